@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The firmware core's API for boards: create a NIC over a HAL and a BAR,
+ * poll it from the board's run-to-completion loop, read its counters.
+ */
+#ifndef SNIC_FW_H
+#define SNIC_FW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snic/hal.h"
+
+struct snic_nic;
+
+struct snic_nic_config {
+	const char *name;        /* "snic0"                                   */
+	const char *host_mem;    /* host-memory file name published in BAR    */
+	uint64_t host_mem_size;
+	uint8_t mac[6];
+	uint32_t ipv4;           /* host order                                */
+	uint32_t eth_mtu;        /* IP MTU of the port, e.g. 4200 or 1500     */
+	uint64_t node_guid;
+	uint32_t fw_pid;         /* published for liveness checks; 0 = none   */
+};
+
+/* Bytes the board must provide (zeroed, 64-byte aligned) for one NIC. */
+size_t snic_nic_size(void);
+
+/* Initialise the NIC in `mem` and the BAR (SNIC_BAR_SIZE bytes, shared with
+ * the host).  Returns the NIC or NULL on a bad argument. */
+struct snic_nic *snic_nic_init(void *mem, const struct snic_nic_config *cfg,
+			       const struct snic_hal *hal, void *bar);
+
+/* One pass of the run-to-completion loop: commands, doorbells, RX burst,
+ * timers, TX flush, each with a budget.  Returns the units of work done
+ * (0 = idle), so the board can back off. */
+unsigned snic_nic_poll(struct snic_nic *nic);
+
+/* The board found that the process owning context slot `slot` is gone:
+ * destroy everything it owned and free the slot. */
+void snic_nic_ctx_dead(struct snic_nic *nic, unsigned slot);
+
+/* Mark the BAR down and drop every context (clean stop). */
+void snic_nic_fini(struct snic_nic *nic);
+
+/* Counters: names and values (the board prints them; snicctl reads). */
+unsigned snic_nic_counter_count(void);
+const char *snic_nic_counter_name(unsigned i);
+uint64_t snic_nic_counter(const struct snic_nic *nic, unsigned i);
+
+#endif /* SNIC_FW_H */

@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snic host interface: the one contract between the host driver and the
+ * firmware.  Everything the two sides share is in this file: the BAR layout
+ * (device header, doorbells, per-context command mailboxes and event queues),
+ * the command formats, and the WQE / CQE / doorbell-record layouts that live
+ * in host memory.
+ *
+ * Conventions
+ *  - All multi-byte fields are little-endian (both x86-64 and aarch64 are);
+ *    fields that carry wire values in network order say so (imm_data, gid).
+ *  - A "pa" is a host physical address: a byte offset into the host-memory
+ *    window.  The firmware reaches it only through the HAL's DMA calls and
+ *    bounds-checks every access.
+ *  - Rings are powers of two; indexes are free-running 32-bit counters and a
+ *    slot is (index & (size - 1)).
+ *  - The BAR is device memory: the host writes commands and doorbells there,
+ *    the firmware reads it directly.  Words used by both sides concurrently
+ *    are accessed with C11 atomics (acquire/release as noted per field).
+ *  - Enumerations that mirror verbs (WR opcodes, WC status/opcodes, QP
+ *    states, access flags, attr masks, MTUs, event types) use the same
+ *    numeric values as rdma-core's <infiniband/verbs.h>, so the host driver
+ *    passes them through; the firmware validates every one of them.
+ */
+#ifndef SNIC_HOSTIF_H
+#define SNIC_HOSTIF_H
+
+#include <stdint.h>
+#include <stdatomic.h>
+
+#define SNIC_HOSTIF_MAGIC   0x43494e53u /* "SNIC" */
+#define SNIC_HOSTIF_VERSION 1u
+
+#define SNIC_PAGE_SHIFT 12
+#define SNIC_PAGE_SIZE  (1u << SNIC_PAGE_SHIFT)
+
+/* ---------------------------------------------------------------------- */
+/* Device limits (the firmware's fixed pools; reported by QUERY_DEVICE).   */
+
+#define SNIC_MAX_CTX        64      /* host contexts (opened devices)     */
+#define SNIC_QP_IDX_BITS    10
+#define SNIC_MAX_QP         (1u << SNIC_QP_IDX_BITS)      /* incl. QPN 0/1 */
+#define SNIC_MAX_CQ         1024
+#define SNIC_MAX_PD         1024
+#define SNIC_MAX_MR         4096
+#define SNIC_MAX_QP_WR      16384
+#define SNIC_MAX_CQE        (1u << 20)
+#define SNIC_MAX_SGE        16
+#define SNIC_MAX_INLINE     256
+#define SNIC_MAX_RD_ATOM    16      /* max_qp_rd_atom / max_qp_init_rd_atom */
+#define SNIC_MAX_MSG_SIZE   (1u << 31)
+#define SNIC_MAX_MTT        (1u << 20) /* pages of registered memory (4 GiB) */
+#define SNIC_EQ_SIZE        256
+
+/* Object handles carry a generation so a stale handle is refused after its
+ * slot is reused.  QPN (24 bits on the wire): index in the low bits. */
+#define SNIC_QPN_IDX(qpn)   ((qpn) & (SNIC_MAX_QP - 1))
+/* Memory keys: table index << 8 | generation byte; rkey == lkey. */
+#define SNIC_KEY_IDX(key)   ((key) >> 8)
+#define SNIC_KEY_GEN(key)   ((key) & 0xffu)
+
+/* ---------------------------------------------------------------------- */
+/* BAR layout (one file / region per NIC).                                */
+
+#define SNIC_BAR_HDR_OFF   0x0000u
+#define SNIC_BAR_DB_OFF    0x1000u
+#define SNIC_BAR_CTX_OFF   0x2000u
+#define SNIC_CTX_SLOT_SIZE 0x2000u
+#define SNIC_BAR_SIZE      (SNIC_BAR_CTX_OFF + SNIC_MAX_CTX * SNIC_CTX_SLOT_SIZE)
+
+enum snic_fw_state {
+	SNIC_FW_DOWN = 0,
+	SNIC_FW_UP = 1,
+};
+
+struct snic_bar_hdr {
+	uint32_t magic;            /* SNIC_HOSTIF_MAGIC once initialised      */
+	uint32_t version;          /* SNIC_HOSTIF_VERSION                     */
+	char name[16];             /* "snic0"                                 */
+	char host_mem[64];         /* host-memory file name, in the run dir   */
+	uint64_t host_mem_size;    /* bytes of the host-memory window         */
+	uint64_t node_guid;        /* host order                              */
+	uint8_t mac[6];
+	uint8_t rsvd0[2];
+	uint32_t ipv4;             /* host order, e.g. 0xc6120001 198.18.0.1  */
+	_Atomic uint32_t fw_state; /* enum snic_fw_state                      */
+	_Atomic uint32_t fw_pid;   /* serving process (emu), 0 when unknown   */
+	_Atomic uint64_t heartbeat;/* firmware bumps it about every 10 ms     */
+	/* Idle back-off handshake (emu board): the firmware sets fw_idle
+	 * before it sleeps on `kick`; a host that rang a doorbell and sees
+	 * fw_idle != 0 increments kick and wakes it (futex on `kick`). */
+	_Atomic uint32_t fw_idle;
+	_Atomic uint32_t kick;
+	uint32_t max_ctx;
+	uint32_t rsvd1;
+};
+
+/*
+ * Doorbells: a two-level bitmap, so the firmware's cost per loop does not
+ * grow with the number of idle QPs and a doorbell can never overflow.
+ * Host, to ring QP index i (after writing the WQEs and the doorbell record
+ * with release order):
+ *     fetch_or(&qp_bits[i / 64], 1 << (i % 64), release);
+ *     fetch_or(&summary, 1 << (i / 64), release);
+ * and a command for context slot c:
+ *     fetch_or(&cmd_bits, 1 << c, release);
+ *     fetch_or(&summary, SNIC_DB_SUMMARY_CMD, release);
+ * Firmware: exchange(summary, 0, acquire), then exchange each flagged word.
+ * A bit set after the firmware's exchange is seen on its next pass.
+ */
+#define SNIC_DB_QP_WORDS    (SNIC_MAX_QP / 64)
+#define SNIC_DB_SUMMARY_CMD (1ull << 63)
+
+struct snic_doorbells {
+	_Atomic uint64_t summary;
+	_Atomic uint64_t cmd_bits;
+	_Atomic uint64_t qp_bits[SNIC_DB_QP_WORDS];
+};
+
+/* ---------------------------------------------------------------------- */
+/* Commands.                                                               */
+
+enum snic_cmd_op {
+	SNIC_CMD_NOP = 0,
+	SNIC_CMD_CTX_OPEN,      /* in: ctx_open          out: -             */
+	SNIC_CMD_CTX_CLOSE,     /* destroys everything the context owns      */
+	SNIC_CMD_QUERY_DEVICE,  /* out: device_attr                          */
+	SNIC_CMD_QUERY_PORT,    /* in: port              out: port_attr      */
+	SNIC_CMD_QUERY_GID,     /* in: gid_query         out: gid_entry      */
+	SNIC_CMD_ALLOC_PD,      /* out: handle                               */
+	SNIC_CMD_DEALLOC_PD,    /* in: handle                                */
+	SNIC_CMD_REG_MR,        /* in: reg_mr            out: handle (key)   */
+	SNIC_CMD_DEREG_MR,      /* in: handle                                */
+	SNIC_CMD_CREATE_CQ,     /* in: create_cq         out: handle (cqn)   */
+	SNIC_CMD_DESTROY_CQ,    /* in: handle                                */
+	SNIC_CMD_CREATE_QP,     /* in: create_qp         out: handle (qpn)   */
+	SNIC_CMD_MODIFY_QP,     /* in: modify_qp                             */
+	SNIC_CMD_QUERY_QP,      /* in: handle            out: qp_attr        */
+	SNIC_CMD_DESTROY_QP,    /* in: handle                                */
+	SNIC_CMD_COUNT
+};
+
+/* Command status; the host driver maps these to errno values. */
+enum snic_status {
+	SNIC_ST_OK = 0,
+	SNIC_ST_INVAL,          /* EINVAL: a field is out of range            */
+	SNIC_ST_NOMEM,          /* ENOMEM: a pool is exhausted                */
+	SNIC_ST_BUSY,           /* EBUSY: object still referenced             */
+	SNIC_ST_NOENT,          /* EINVAL from verbs: no such handle          */
+	SNIC_ST_NOTSUP,         /* EOPNOTSUPP                                 */
+	SNIC_ST_PERM,           /* EACCES: object belongs to another context  */
+	SNIC_ST_FAULT,          /* EFAULT: address outside the host window    */
+	SNIC_ST_BADOP,          /* ENOSYS: unknown command                    */
+};
+
+struct snic_cmd_handle {
+	uint32_t handle;        /* pdn / key / cqn / qpn                      */
+	uint32_t rsvd;
+};
+
+struct snic_cmd_ctx_open {
+	uint32_t pid;
+	uint32_t rsvd;
+};
+
+struct snic_cmd_port {
+	uint32_t port_num;      /* 1                                          */
+	uint32_t rsvd;
+};
+
+struct snic_cmd_gid_query {
+	uint32_t port_num;
+	uint32_t index;
+};
+
+struct snic_gid_entry {
+	uint8_t gid[16];        /* network order                              */
+	uint32_t type;          /* 0 = IB/RoCE v1, 1 = RoCE v2 (IBV_GID_TYPE) */
+	uint32_t rsvd;
+};
+
+struct snic_device_attr {
+	uint64_t node_guid, sys_image_guid, max_mr_size, page_size_cap;
+	uint32_t vendor_id, vendor_part_id, hw_ver, fw_ver_major, fw_ver_minor,
+		fw_ver_sub;
+	uint32_t max_qp, max_qp_wr, device_cap_flags, max_sge, max_sge_rd,
+		max_cq, max_cqe, max_mr, max_pd, max_qp_rd_atom,
+		max_qp_init_rd_atom, max_res_rd_atom, atomic_cap, max_srq,
+		max_srq_wr, max_srq_sge, max_pkeys, max_ah, max_inline,
+		phys_port_cnt, max_msg_size;
+	uint32_t rsvd[5];
+};
+
+struct snic_port_attr {
+	uint32_t state;         /* ibv_port_state                             */
+	uint32_t max_mtu, active_mtu; /* ibv_mtu                              */
+	uint32_t gid_tbl_len, port_cap_flags, max_msg_sz;
+	uint32_t pkey_tbl_len, active_width, active_speed, phys_state;
+	uint32_t link_layer;    /* IBV_LINK_LAYER_ETHERNET = 2                */
+	uint32_t eth_mtu;       /* bytes of IP payload the port carries       */
+	uint32_t rsvd[4];
+};
+
+/* Memory registration.  The page list (npages 32-bit host page numbers,
+ * pa = page << SNIC_PAGE_SHIFT) is in host memory at pages_pa.  The MR
+ * covers [iova, iova + length); iova's offset within its page equals the
+ * first byte's offset within pages[0]. */
+struct snic_cmd_reg_mr {
+	uint32_t pdn;
+	uint32_t access;        /* ibv_access_flags                           */
+	uint64_t iova;
+	uint64_t length;
+	uint64_t pages_pa;
+	uint32_t npages;
+	uint32_t rsvd;
+};
+
+struct snic_cmd_create_cq {
+	uint64_t ring_pa;       /* cqe_cnt * 64 bytes, contiguous             */
+	uint64_t dbrec_pa;      /* struct snic_cq_dbrec                       */
+	uint32_t cqe_cnt;       /* power of two                               */
+	uint32_t rsvd;
+};
+
+struct snic_cmd_create_qp {
+	uint32_t pdn;
+	uint32_t qp_type;       /* IBV_QPT_RC = 2 (others: NOTSUP for now)    */
+	uint32_t send_cqn, recv_cqn;
+	uint32_t sq_wqe_cnt;    /* power of two                               */
+	uint32_t sq_stride_log; /* log2 of the SQ WQE stride (>= 6)           */
+	uint32_t rq_wqe_cnt;    /* power of two                               */
+	uint32_t rq_stride_log; /* log2 of the RQ WQE stride (>= 5)           */
+	uint64_t sq_pa, rq_pa;  /* contiguous rings                           */
+	uint64_t dbrec_pa;      /* struct snic_qp_dbrec                       */
+	uint32_t max_send_sge, max_recv_sge, max_inline;
+	uint32_t sq_sig_all;
+};
+
+/* Attribute mask bits: values of enum ibv_qp_attr_mask. */
+enum snic_qp_attr_mask {
+	SNIC_QP_STATE = 1 << 0,
+	SNIC_QP_CUR_STATE = 1 << 1,
+	SNIC_QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
+	SNIC_QP_ACCESS_FLAGS = 1 << 3,
+	SNIC_QP_PKEY_INDEX = 1 << 4,
+	SNIC_QP_PORT = 1 << 5,
+	SNIC_QP_QKEY = 1 << 6,
+	SNIC_QP_AV = 1 << 7,
+	SNIC_QP_PATH_MTU = 1 << 8,
+	SNIC_QP_TIMEOUT = 1 << 9,
+	SNIC_QP_RETRY_CNT = 1 << 10,
+	SNIC_QP_RNR_RETRY = 1 << 11,
+	SNIC_QP_RQ_PSN = 1 << 12,
+	SNIC_QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	SNIC_QP_ALT_PATH = 1 << 14,
+	SNIC_QP_MIN_RNR_TIMER = 1 << 15,
+	SNIC_QP_SQ_PSN = 1 << 16,
+	SNIC_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	SNIC_QP_PATH_MIG_STATE = 1 << 18,
+	SNIC_QP_CAP = 1 << 19,
+	SNIC_QP_DEST_QPN = 1 << 20,
+	SNIC_QP_RATE_LIMIT = 1 << 25,
+};
+
+/* QP states: values of enum ibv_qp_state. */
+enum snic_qp_state {
+	SNIC_QPS_RESET = 0,
+	SNIC_QPS_INIT,
+	SNIC_QPS_RTR,
+	SNIC_QPS_RTS,
+	SNIC_QPS_SQD,
+	SNIC_QPS_SQE,
+	SNIC_QPS_ERR,
+	SNIC_QPS_UNKNOWN,
+};
+
+struct snic_qp_attr {
+	uint32_t qp_state, cur_qp_state;
+	uint32_t path_mtu;      /* ibv_mtu 1..5                               */
+	uint32_t qkey, rq_psn, sq_psn, dest_qp_num;
+	uint32_t qp_access_flags;
+	uint16_t pkey_index;
+	uint8_t port_num, sq_draining;
+	uint8_t max_rd_atomic, max_dest_rd_atomic, min_rnr_timer, timeout;
+	uint8_t retry_cnt, rnr_retry, en_sqd_async_notify, rsvd0;
+	/* address vector */
+	uint8_t dgid[16];       /* network order                              */
+	uint32_t flow_label;
+	uint8_t sgid_index, hop_limit, traffic_class, is_global;
+	uint8_t sl, static_rate, src_path_bits, rsvd1;
+	uint16_t dlid;
+	uint16_t rsvd2;
+	/* capabilities (query only) */
+	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge,
+		max_inline_data;
+	uint32_t rsvd3[3];
+};
+
+struct snic_cmd_modify_qp {
+	uint32_t qpn;
+	uint32_t attr_mask;
+	struct snic_qp_attr attr;
+};
+
+#define SNIC_CMD_DATA_SIZE 960
+
+struct snic_cmd {
+	uint16_t opcode;        /* enum snic_cmd_op                           */
+	uint16_t rsvd;
+	uint32_t status;        /* enum snic_status, written by the firmware  */
+	uint32_t rsvd1[2];
+	uint8_t in[SNIC_CMD_DATA_SIZE];
+	uint8_t out[SNIC_CMD_DATA_SIZE];
+};
+
+/* ---------------------------------------------------------------------- */
+/* Event queue (per context, in the BAR).                                  */
+
+#define SNIC_EVENT_COMP 0x100u  /* obj = cqn: an armed CQ got a completion */
+/* Other types are enum ibv_event_type values: IBV_EVENT_QP_FATAL (1),
+ * IBV_EVENT_QP_REQ_ERR (2), IBV_EVENT_QP_ACCESS_ERR (3), IBV_EVENT_CQ_ERR
+ * (0), IBV_EVENT_PORT_ACTIVE (9) ... obj = qpn / cqn / port. */
+
+struct snic_eqe {
+	uint32_t type;
+	uint32_t obj;
+	uint32_t data;
+	uint32_t rsvd;
+};
+
+/*
+ * Context slot.  Host: claim with CAS(state, FREE, CLAIMED) and store its
+ * pid, then issue CTX_OPEN.  Command protocol: the host fills `cmd`, does
+ * store-release cmd_seq = n, rings SNIC_DB_SUMMARY_CMD; the firmware copies
+ * the input out of the BAR first (the host may be hostile), executes,
+ * writes out/status and store-releases cmd_done = n, then wakes futex
+ * waiters on cmd_done.  Events: the firmware writes eq[eq_pi & mask] then
+ * store-releases eq_pi + 1 and wakes futex waiters on eq_pi; the host
+ * store-releases eq_ci as it consumes.
+ */
+enum snic_ctx_state {
+	SNIC_CTX_FREE = 0,
+	SNIC_CTX_CLAIMED = 1,
+	SNIC_CTX_OPEN = 2,
+};
+
+struct snic_ctx_slot {
+	_Atomic uint32_t state;
+	_Atomic uint32_t owner_pid;
+	_Atomic uint32_t cmd_seq;
+	_Atomic uint32_t cmd_done;
+	_Atomic uint32_t eq_pi;
+	_Atomic uint32_t eq_ci;
+	uint32_t rsvd[10];
+	struct snic_cmd cmd;
+	struct snic_eqe eq[SNIC_EQ_SIZE];
+};
+
+_Static_assert(sizeof(struct snic_ctx_slot) <= SNIC_CTX_SLOT_SIZE,
+	       "context slot too large");
+_Static_assert(sizeof(struct snic_doorbells) <= SNIC_BAR_CTX_OFF - SNIC_BAR_DB_OFF,
+	       "doorbell area too large");
+
+/* ---------------------------------------------------------------------- */
+/* Host-memory structures: doorbell records, WQEs, CQEs.                   */
+
+/* Per-QP doorbell record, 64-byte aligned, written by the host. */
+struct snic_qp_dbrec {
+	_Atomic uint32_t sq_pi; /* WQEs posted to the SQ (free-running)       */
+	_Atomic uint32_t rq_pi; /* WQEs posted to the RQ                      */
+	uint32_t rsvd[14];
+};
+
+/* Per-CQ doorbell record, 64-byte aligned.  ci: CQEs consumed by the host
+ * (the firmware reports a CQ overrun rather than overwrite).  arm_sn: the
+ * host increments it to request one event for the next completion
+ * (arm_solicited = 1 for solicited-only). */
+struct snic_cq_dbrec {
+	_Atomic uint32_t ci;
+	_Atomic uint32_t arm_sn;
+	_Atomic uint32_t arm_solicited;
+	uint32_t rsvd[13];
+};
+
+/* Send WQE opcodes: values of enum ibv_wr_opcode. */
+enum snic_wr_opcode {
+	SNIC_WR_RDMA_WRITE = 0,
+	SNIC_WR_RDMA_WRITE_WITH_IMM = 1,
+	SNIC_WR_SEND = 2,
+	SNIC_WR_SEND_WITH_IMM = 3,
+	SNIC_WR_RDMA_READ = 4,
+	SNIC_WR_ATOMIC_CMP_AND_SWP = 5,
+	SNIC_WR_ATOMIC_FETCH_AND_ADD = 6,
+};
+
+/* Send flags: values of enum ibv_send_flags. */
+enum snic_send_flags {
+	SNIC_SEND_FENCE = 1 << 0,
+	SNIC_SEND_SIGNALED = 1 << 1,
+	SNIC_SEND_SOLICITED = 1 << 2,
+	SNIC_SEND_INLINE = 1 << 3,
+};
+
+/* Send WQE: a 64-byte header block, then num_sge data segments (16 bytes
+ * each) or inline_len bytes of inline data.  Stride 1 << sq_stride_log. */
+struct snic_wqe_ctrl {
+	uint64_t wr_id;
+	uint8_t opcode;         /* enum snic_wr_opcode                        */
+	uint8_t flags;          /* enum snic_send_flags                       */
+	uint8_t num_sge;
+	uint8_t rsvd0;
+	uint32_t imm_data;      /* network order, as ibv_send_wr.imm_data     */
+	uint32_t inline_len;
+	uint32_t rsvd1;
+	uint64_t rsvd2;
+};
+
+struct snic_wqe_raddr {
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint32_t rsvd;
+};
+
+struct snic_wqe_atomic {
+	uint64_t compare_add;
+	uint64_t swap;
+};
+
+struct snic_wqe_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+struct snic_send_wqe {
+	struct snic_wqe_ctrl ctrl;       /* 32 */
+	struct snic_wqe_raddr raddr;     /* 16 */
+	struct snic_wqe_atomic atomic;   /* 16 */
+	/* struct snic_wqe_sge sge[num_sge] or inline bytes follow */
+};
+
+/* Receive WQE: 16-byte header, then num_sge segments.  Stride
+ * 1 << rq_stride_log. */
+struct snic_recv_wqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	uint32_t rsvd;
+	/* struct snic_wqe_sge sge[num_sge] follow */
+};
+
+/* CQE, 64 bytes; byte 63 bit 0 is the owner bit: the firmware writes CQE
+ * number n with owner = (n / cqe_cnt) & 1 ^ 1, so a zero-filled ring reads
+ * as empty on the first pass.  The host polls slot (ci & mask) and accepts
+ * it when owner == ((ci / cqe_cnt) & 1) ^ 1, reading the rest after an
+ * acquire fence. */
+struct snic_cqe {
+	uint64_t wr_id;
+	uint32_t byte_len;
+	uint32_t imm_data;      /* network order                              */
+	uint32_t qp_num;
+	uint32_t src_qp;
+	uint32_t wqe_idx;       /* SQ/RQ index of the WQE this completes;
+				 * send: every earlier unsignaled WQE is done */
+	uint32_t vendor_err;
+	uint16_t wc_flags;      /* ibv_wc_flags                               */
+	uint8_t status;         /* ibv_wc_status                              */
+	uint8_t opcode;         /* ibv_wc_opcode                              */
+	uint16_t pkey_index;
+	uint16_t slid;
+	uint8_t sl, dlid_path_bits;
+	uint8_t is_send;        /* 1: from the SQ, 0: from the RQ             */
+	uint8_t rsvd[17];
+	uint8_t owner;
+};
+
+_Static_assert(sizeof(struct snic_cqe) == 64, "CQE must be 64 bytes");
+_Static_assert(sizeof(struct snic_send_wqe) == 64, "WQE header block");
+_Static_assert(sizeof(struct snic_wqe_sge) == 16, "SGE must be 16 bytes");
+_Static_assert(sizeof(struct snic_qp_dbrec) == 64, "dbrec 64 bytes");
+_Static_assert(sizeof(struct snic_cq_dbrec) == 64, "dbrec 64 bytes");
+
+/* WC status / opcode values used by the firmware (enum ibv_wc_status,
+ * enum ibv_wc_opcode). */
+enum snic_wc_status {
+	SNIC_WC_SUCCESS = 0,
+	SNIC_WC_LOC_LEN_ERR = 1,
+	SNIC_WC_LOC_QP_OP_ERR = 2,
+	SNIC_WC_LOC_EEC_OP_ERR = 3,
+	SNIC_WC_LOC_PROT_ERR = 4,
+	SNIC_WC_WR_FLUSH_ERR = 5,
+	SNIC_WC_MW_BIND_ERR = 6,
+	SNIC_WC_BAD_RESP_ERR = 7,
+	SNIC_WC_LOC_ACCESS_ERR = 8,
+	SNIC_WC_REM_INV_REQ_ERR = 9,
+	SNIC_WC_REM_ACCESS_ERR = 10,
+	SNIC_WC_REM_OP_ERR = 11,
+	SNIC_WC_RETRY_EXC_ERR = 12,
+	SNIC_WC_RNR_RETRY_EXC_ERR = 13,
+	SNIC_WC_FATAL_ERR = 19,
+	SNIC_WC_GENERAL_ERR = 21,
+};
+
+enum snic_wc_opcode {
+	SNIC_WC_SEND = 0,
+	SNIC_WC_RDMA_WRITE = 1,
+	SNIC_WC_RDMA_READ = 2,
+	SNIC_WC_COMP_SWAP = 3,
+	SNIC_WC_FETCH_ADD = 4,
+	SNIC_WC_RECV = 128,
+	SNIC_WC_RECV_RDMA_WITH_IMM = 129,
+};
+
+enum snic_wc_flags {
+	SNIC_WC_WITH_IMM = 1 << 1,
+};
+
+/* Access flags: values of enum ibv_access_flags. */
+enum snic_access {
+	SNIC_ACCESS_LOCAL_WRITE = 1 << 0,
+	SNIC_ACCESS_REMOTE_WRITE = 1 << 1,
+	SNIC_ACCESS_REMOTE_READ = 1 << 2,
+	SNIC_ACCESS_REMOTE_ATOMIC = 1 << 3,
+};
+
+#endif /* SNIC_HOSTIF_H */

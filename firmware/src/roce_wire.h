@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RoCEv2 wire format: Ethernet / IPv4 / UDP 4791 / BTH / extension headers /
+ * payload / pad / ICRC (IBTA vol. 1 ch. 9.2-9.4, Annex A17).
+ *
+ * One opcode table (roce_opcodes[]) says which extension headers each BTH
+ * opcode carries; parsing and building both derive from it.  Byte order is
+ * converted here and nowhere else: struct roce_hdrs holds host-order values
+ * (imm_data excepted: it stays in network order, as verbs hands it over).
+ */
+#ifndef SNIC_ROCE_WIRE_H
+#define SNIC_ROCE_WIRE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ROCE_UDP_PORT     4791
+#define ROCE_ETH_HLEN     14
+#define ROCE_IPV4_HLEN    20
+#define ROCE_UDP_HLEN     8
+#define ROCE_BTH_LEN      12
+#define ROCE_RETH_LEN     16
+#define ROCE_AETH_LEN     4
+#define ROCE_IMM_LEN      4
+#define ROCE_ATOMIC_LEN   28
+#define ROCE_ATOMICACK_LEN 8
+#define ROCE_DETH_LEN     8
+#define ROCE_ICRC_LEN     4
+/* Eth + IPv4 + UDP: where the BTH starts. */
+#define ROCE_L2L4_LEN     (ROCE_ETH_HLEN + ROCE_IPV4_HLEN + ROCE_UDP_HLEN)
+#define ROCE_ETHERTYPE_IPV4 0x0800
+#define ROCE_ETHERTYPE_ARP  0x0806
+#define ROCE_DEFAULT_PKEY 0xffff
+#define ROCE_PSN_MASK     0xffffffu
+#define ROCE_QPN_MASK     0xffffffu
+
+/* BTH opcodes, RC (IBTA 9.2.1 table 37).  UC = 0x20 | op, UD = 0x60 | op. */
+enum roce_opcode {
+	ROCE_RC_SEND_FIRST = 0x00,
+	ROCE_RC_SEND_MIDDLE = 0x01,
+	ROCE_RC_SEND_LAST = 0x02,
+	ROCE_RC_SEND_LAST_IMM = 0x03,
+	ROCE_RC_SEND_ONLY = 0x04,
+	ROCE_RC_SEND_ONLY_IMM = 0x05,
+	ROCE_RC_WRITE_FIRST = 0x06,
+	ROCE_RC_WRITE_MIDDLE = 0x07,
+	ROCE_RC_WRITE_LAST = 0x08,
+	ROCE_RC_WRITE_LAST_IMM = 0x09,
+	ROCE_RC_WRITE_ONLY = 0x0a,
+	ROCE_RC_WRITE_ONLY_IMM = 0x0b,
+	ROCE_RC_READ_REQ = 0x0c,
+	ROCE_RC_READ_RESP_FIRST = 0x0d,
+	ROCE_RC_READ_RESP_MIDDLE = 0x0e,
+	ROCE_RC_READ_RESP_LAST = 0x0f,
+	ROCE_RC_READ_RESP_ONLY = 0x10,
+	ROCE_RC_ACK = 0x11,
+	ROCE_RC_ATOMIC_ACK = 0x12,
+	ROCE_RC_CMP_SWAP = 0x13,
+	ROCE_RC_FETCH_ADD = 0x14,
+	ROCE_RC_SEND_LAST_INV = 0x16,
+	ROCE_RC_SEND_ONLY_INV = 0x17,
+	ROCE_UC_BASE = 0x20,
+	ROCE_UD_SEND_ONLY = 0x64,
+	ROCE_UD_SEND_ONLY_IMM = 0x65,
+};
+
+/* Opcode properties (roce_opcodes[op].flags). */
+enum roce_op_flags {
+	ROCE_F_VALID = 1u << 0,
+	ROCE_F_RETH = 1u << 1,
+	ROCE_F_AETH = 1u << 2,
+	ROCE_F_IMM = 1u << 3,
+	ROCE_F_ATOMIC = 1u << 4,     /* AtomicETH                          */
+	ROCE_F_ATOMICACK = 1u << 5,  /* AtomicAckETH                       */
+	ROCE_F_DETH = 1u << 6,
+	ROCE_F_PAYLOAD = 1u << 7,    /* may carry payload                  */
+	ROCE_F_FIRST = 1u << 8,      /* FIRST or ONLY                      */
+	ROCE_F_LAST = 1u << 9,       /* LAST or ONLY                       */
+	ROCE_F_REQ = 1u << 10,       /* request (requester -> responder)   */
+	ROCE_F_RESP = 1u << 11,      /* response (ACK, READ resp, atomic ack) */
+	ROCE_F_SEND = 1u << 12,
+	ROCE_F_WRITE = 1u << 13,
+	ROCE_F_READ = 1u << 14,      /* READ request or READ response      */
+	ROCE_F_ATOMIC_OP = 1u << 15, /* CMP_SWAP / FETCH_ADD request       */
+	ROCE_F_INV = 1u << 16,       /* IETH (send with invalidate)        */
+};
+
+struct roce_opcode_info {
+	const char *name;            /* "RC_SEND_FIRST"                    */
+	uint32_t flags;              /* enum roce_op_flags                 */
+	uint8_t ext_len;             /* bytes of extension headers after BTH */
+};
+
+extern const struct roce_opcode_info roce_opcodes[256];
+
+/* AETH syndrome (IBTA 9.7.5.2.1 table 44). */
+#define ROCE_AETH_ACK          0x00 /* | credit count (5 bits)         */
+#define ROCE_AETH_RNR_NAK      0x20 /* | timer (5 bits)                */
+#define ROCE_AETH_NAK          0x60 /* | NAK code                      */
+#define ROCE_NAK_PSN_SEQ_ERR   0x00
+#define ROCE_NAK_INVALID_REQ   0x01
+#define ROCE_NAK_REM_ACCESS    0x02
+#define ROCE_NAK_REM_OP_ERR    0x03
+#define ROCE_NAK_INVALID_RD_REQ 0x04
+#define ROCE_AETH_TYPE_MASK    0x60
+#define ROCE_AETH_CREDIT_INVALID 0x1f
+
+/* Every header field of one RoCEv2 packet, host order. */
+struct roce_hdrs {
+	/* Ethernet */
+	uint8_t dmac[6], smac[6];
+	/* IPv4 */
+	uint32_t sip, dip;
+	uint8_t tos, ttl;
+	/* UDP */
+	uint16_t sport;
+	/* BTH */
+	uint8_t opcode;
+	uint8_t se, mig, pad, tver;
+	uint16_t pkey;
+	uint8_t fecn, becn, ackreq;
+	uint32_t dqpn;               /* 24 bits */
+	uint32_t psn;                /* 24 bits */
+	/* RETH */
+	uint64_t reth_va;
+	uint32_t reth_rkey, reth_len;
+	/* AETH */
+	uint8_t aeth_syndrome;
+	uint32_t aeth_msn;           /* 24 bits */
+	/* ImmDt / IETH: network order, untouched */
+	uint32_t imm;
+	/* AtomicETH */
+	uint64_t atomic_va;
+	uint32_t atomic_rkey;
+	uint64_t atomic_swap_add, atomic_cmp;
+	/* AtomicAckETH */
+	uint64_t atomic_orig;
+	/* DETH */
+	uint32_t deth_qkey, deth_sqpn;
+	/* payload (parse only: points into the frame) */
+	const uint8_t *payload;
+	uint32_t payload_len;        /* without pad and ICRC               */
+};
+
+/* Why a frame was not accepted as RoCEv2 (enum values are counter
+ * indexes offsets; 0 = accepted). */
+enum roce_parse_result {
+	ROCE_OK = 0,
+	ROCE_NOT_ROCE,               /* not IPv4/UDP 4791: ARP or other    */
+	ROCE_ERR_TRUNCATED,          /* shorter than its headers say       */
+	ROCE_ERR_IP_HDR,             /* bad version/IHL/length/checksum/frag */
+	ROCE_ERR_UDP_LEN,            /* UDP length inconsistent            */
+	ROCE_ERR_BAD_OPCODE,         /* opcode not in the table            */
+	ROCE_ERR_BTH,                /* tver != 0, pad inconsistent        */
+	ROCE_ERR_ICRC,               /* invariant CRC mismatch             */
+};
+
+/* Parse and validate a frame (headers, lengths, IPv4 checksum, ICRC). */
+enum roce_parse_result roce_parse(const uint8_t *frame, uint32_t len,
+				  struct roce_hdrs *h);
+
+/* Bytes from the frame start to the payload for this opcode. */
+static inline uint32_t roce_hdr_len(uint8_t opcode)
+{
+	return ROCE_L2L4_LEN + ROCE_BTH_LEN + roce_opcodes[opcode].ext_len;
+}
+
+/* Frame length for a payload of n bytes: headers, payload, pad, ICRC. */
+static inline uint32_t roce_frame_len(uint8_t opcode, uint32_t n)
+{
+	return roce_hdr_len(opcode) + ((n + 3u) & ~3u) + ROCE_ICRC_LEN;
+}
+
+/*
+ * Build a frame in place: the caller has already put payload_len bytes of
+ * payload at frame + roce_hdr_len(h->opcode).  Writes every header from h
+ * (h->pad is derived from payload_len), zero pad, IPv4 checksum and ICRC.
+ * Returns the frame length.  The buffer must hold roce_frame_len() bytes.
+ */
+uint32_t roce_build(uint8_t *frame, const struct roce_hdrs *h,
+		    uint32_t payload_len);
+
+/* ICRC (IBTA A17.3.3): CRC-32 over the masked invariant fields. */
+uint32_t roce_icrc(const uint8_t *frame, uint32_t len_without_icrc);
+
+/* 24-bit PSN arithmetic: signed distance a - b in (-2^23, 2^23]. */
+static inline int32_t roce_psn_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
+
+#endif /* SNIC_ROCE_WIRE_H */

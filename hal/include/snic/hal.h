@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snic HAL: the only way the firmware core touches hardware or an OS.
+ *
+ * A board composes one `struct snic_hal` per NIC from the implementations
+ * in hal/ (posix: host-memory window, clock, console, host wake-ups; dpdk:
+ * ports) and hands it to the core at init.  The ops table is const and
+ * chosen once; the core never tests which implementation it runs on.
+ *
+ * Mandatory: every op below must be non-NULL.
+ */
+#ifndef SNIC_HAL_H
+#define SNIC_HAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A packet buffer owned by the HAL (DPDK: lives in the mbuf's private
+ * area).  The core reads/writes data[0 .. cap) and sets len before TX. */
+struct snic_pkt {
+	uint8_t *data;          /* first byte of the Ethernet frame           */
+	uint16_t len;           /* frame length                               */
+	uint16_t cap;           /* bytes available from data                  */
+	uint16_t port;          /* NIC-local port the frame arrived on        */
+	uint16_t rsvd;
+	void *priv;             /* the implementation's own handle (mbuf)     */
+};
+
+enum snic_log_level {
+	SNIC_LOG_ERR = 0,
+	SNIC_LOG_WARN = 1,
+	SNIC_LOG_INFO = 2,
+	SNIC_LOG_DEBUG = 3,
+};
+
+struct snic_hal_ops {
+	/* Host memory by DMA.  pa is a host physical address (offset into
+	 * the window).  Return 0, or -1 when [pa, pa + len) is not inside
+	 * the window (nothing is copied then). */
+	int (*dma_read)(void *hal, uint64_t pa, void *dst, uint32_t len);
+	int (*dma_write)(void *hal, uint64_t pa, const void *src, uint32_t len);
+	/* Atomic 64-bit operations on host memory (aligned pa), for RDMA
+	 * atomics: executed atomically with respect to every other atomic
+	 * through this HAL.  Return 0 / -1 as above; *old gets the prior
+	 * value.  cmp_swap stores swap when *pa == cmp. */
+	int (*dma_cmp_swap)(void *hal, uint64_t pa, uint64_t cmp,
+			    uint64_t swap, uint64_t *old);
+	int (*dma_fetch_add)(void *hal, uint64_t pa, uint64_t add,
+			     uint64_t *old);
+
+	/* Monotonic time in nanoseconds. */
+	uint64_t (*now_ns)(void *hal);
+
+	/* Ports.  rx_burst hands the core up to n received frames (the core
+	 * frees them).  pkt_alloc gives up to n empty buffers.  tx_burst
+	 * takes ownership of the first k frames it returns; the rest stay
+	 * with the core (retry or free). */
+	uint16_t (*rx_burst)(void *hal, uint16_t port, struct snic_pkt **pkts,
+			     uint16_t n);
+	uint16_t (*tx_burst)(void *hal, uint16_t port, struct snic_pkt **pkts,
+			     uint16_t n);
+	uint16_t (*pkt_alloc)(void *hal, struct snic_pkt **pkts, uint16_t n);
+	void (*pkt_free)(void *hal, struct snic_pkt **pkts, uint16_t n);
+	/* 1 when the port's link is up. */
+	int (*link_up)(void *hal, uint16_t port);
+
+	/* Wake host threads waiting on a 32-bit word in the BAR (futex in
+	 * the posix HAL; a no-op where the host polls). */
+	void (*notify_host)(void *hal, const void *word);
+
+	/* Console. */
+	void (*log)(void *hal, int level, const char *msg);
+};
+
+struct snic_hal {
+	const struct snic_hal_ops *ops;
+	void *ctx;              /* passed back as the first argument          */
+};
+
+#endif /* SNIC_HAL_H */
