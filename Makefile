@@ -46,7 +46,8 @@ HD_SRCS  := $(sort $(wildcard host-driver/*.c))
 HD_OBJS  := $(HD_SRCS:%.c=$(BUILD)/obj/%.o)
 HD_LIB   := $(BUILD)/lib/libibverbs.so.1
 HD_MAP   := host-driver/libibverbs.map
-HD_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -fPIC -fvisibility=hidden -Ihost-driver -pthread
+# Exports are decided by the version script alone (local: *).
+HD_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -fPIC -Ihost-driver -pthread
 
 # Tests.
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
@@ -56,10 +57,12 @@ VT_SRCS   := $(sort $(wildcard tests/verbs/*.c))
 VT_BINS   := $(VT_SRCS:tests/verbs/%.c=$(BUILD)/tests/%)
 TEST_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -Ifirmware/src -Itests/unit
 
+WIRE_SRCS := $(sort $(wildcard tests/wire/*.c))
+WIRE_BINS := $(WIRE_SRCS:tests/wire/%.c=$(BUILD)/tests/wire/%)
 TOOLS_SRCS := $(sort $(wildcard tools/*.c))
 TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 
-ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(VT_BINS) $(TOOLS_BINS)
+ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS)
 
 .PHONY: all deps demo test unit asan clean firmware emu host-driver
 all: $(ALL)
@@ -110,6 +113,11 @@ $(UNIT_BIN): $(UNIT_OBJS) $(FW_LIB)
 $(BUILD)/tests/%: tests/verbs/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE $(SAN) -o $@ $< -libverbs -pthread
+
+# Wire-format helpers (pcap generators for the oracle tests).
+$(BUILD)/tests/wire/%: tests/wire/%.c $(FW_LIB) hal/posix/pcap_file.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -Ihal/posix $(SAN) -o $@ $< hal/posix/pcap_file.c $(FW_LIB)
 
 $(BUILD)/bin/%: tools/%.c
 	@mkdir -p $(@D)
