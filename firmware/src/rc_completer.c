@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RC completer (IBTA 9.7.5.1.5-9.7.5.1.7): matches ACKs, NAKs, READ
+ * responses and atomic ACKs with the in-flight window, writes send CQEs in
+ * SQ order, and turns NAKs into the verbs completion errors.  READ and
+ * atomic responses are implicit ACKs of everything before them.
+ */
+#include <string.h>
+
+#include "nic.h"
+
+/* RNR NAK timer field -> microseconds (IBTA 9.7.5.2.8, table 45). */
+static const uint32_t rnr_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+static struct snic_inflight *oldest(struct snic_qp *qp)
+{
+	return qp->infl_head == qp->infl_tail
+	       ? NULL : &qp->infl[qp->infl_head % SNIC_INFLIGHT];
+}
+
+static bool is_rd_atomic(uint8_t op)
+{
+	return op == SNIC_WR_RDMA_READ || op == SNIC_WR_ATOMIC_CMP_AND_SWP ||
+	       op == SNIC_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static void retire_oldest(struct snic_nic *nic, struct snic_qp *qp,
+			  uint8_t status)
+{
+	struct snic_inflight *f = oldest(qp);
+
+	qp_send_cqe(nic, qp, f, status);
+	if (is_rd_atomic(f->opcode))
+		qp->rd_out--;
+	qp->infl_head++;
+	qp->rnr_left = qp->attr.rnr_retry;
+}
+
+/* Complete every message whose last PSN is at or before `psn`.  With
+ * `upto_excl` the message holding psn itself is left (READ responses and
+ * NAKs acknowledge only what precedes them). */
+static void retire_upto(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
+			bool upto_excl)
+{
+	struct snic_inflight *f;
+
+	while ((f = oldest(qp)) != NULL) {
+		int32_t d = roce_psn_diff(f->last_psn, psn);
+
+		if (d > 0 || (upto_excl && d == 0))
+			break;
+		/* READ/atomic complete on their response, not on an ACK */
+		if (is_rd_atomic(f->opcode) && !f->done)
+			break;
+		retire_oldest(nic, qp, SNIC_WC_SUCCESS);
+	}
+	if (qp->state == SNIC_QPS_RTS)
+		qp_req_schedule(nic, qp); /* window space, fence, rd slots */
+}
+
+static void fail_oldest(struct snic_nic *nic, struct snic_qp *qp, uint8_t status)
+{
+	if (oldest(qp))
+		retire_oldest(nic, qp, status);
+	qp_to_error(nic, qp, UINT32_MAX);
+}
+
+static void on_rnr(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
+		   uint8_t timer)
+{
+	CNT_INC(nic, rnr_nak_recv);
+	retire_upto(nic, qp, psn, true);
+	/* rnr_retry 7 means retry for ever (IBTA 9.7.5.2.8) */
+	if (qp->attr.rnr_retry != 7) {
+		if (qp->rnr_left == 0) {
+			fail_oldest(nic, qp, SNIC_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		qp->rnr_left--;
+	}
+	qp->wait_until = nic->now + (uint64_t)rnr_us[timer & 31] * 1000;
+	if (qp->wait_until == 0)
+		qp->wait_until = 1;
+	req_rewind(nic, qp, psn);
+}
+
+static void on_nak(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
+		   uint8_t code)
+{
+	retire_upto(nic, qp, psn, true);
+	switch (code) {
+	case ROCE_NAK_PSN_SEQ_ERR:
+		CNT_INC(nic, nak_seq_recv);
+		req_rewind(nic, qp, psn);
+		return;
+	case ROCE_NAK_REM_ACCESS:
+		CNT_INC(nic, nak_access_recv);
+		fail_oldest(nic, qp, SNIC_WC_REM_ACCESS_ERR);
+		return;
+	case ROCE_NAK_REM_OP_ERR:
+		CNT_INC(nic, nak_rem_op_recv);
+		fail_oldest(nic, qp, SNIC_WC_REM_OP_ERR);
+		return;
+	default: /* invalid request, invalid RD request, reserved codes */
+		CNT_INC(nic, nak_inv_req_recv);
+		fail_oldest(nic, qp, SNIC_WC_REM_INV_REQ_ERR);
+		return;
+	}
+}
+
+static void on_ack(struct snic_nic *nic, struct snic_qp *qp,
+		   const struct roce_hdrs *h)
+{
+	uint8_t syn = h->aeth_syndrome;
+
+	switch (syn & ROCE_AETH_TYPE_MASK) {
+	case ROCE_AETH_ACK:
+		CNT_INC(nic, acks_recv);
+		if (!qp->acked_valid || roce_psn_diff(h->psn, qp->acked_psn) > 0) {
+			qp->acked_psn = h->psn;
+			qp->acked_valid = true;
+		}
+		retire_upto(nic, qp, h->psn, false);
+		return;
+	case ROCE_AETH_RNR_NAK:
+		on_rnr(nic, qp, h->psn, syn & 0x1f);
+		return;
+	case ROCE_AETH_NAK:
+		on_nak(nic, qp, h->psn, syn & 0x1f);
+		return;
+	default:
+		CNT_INC(nic, rx_drop_unexpected);
+		return;
+	}
+}
+
+/* The oldest READ/atomic still waiting for its response. */
+static struct snic_inflight *pending_rd(struct snic_qp *qp)
+{
+	for (uint32_t i = qp->infl_head; i != qp->infl_tail; i++) {
+		struct snic_inflight *f = &qp->infl[i % SNIC_INFLIGHT];
+
+		if (is_rd_atomic(f->opcode) && !f->done)
+			return f;
+	}
+	return NULL;
+}
+
+/* First response packet of a READ: load its local SGEs again (validated
+ * when the request was sent; the MRs may have changed since). */
+static bool rd_start(struct snic_nic *nic, struct snic_qp *qp,
+		     const struct snic_inflight *f)
+{
+	struct snic_wqe_sge sge[SNIC_MAX_SGE];
+	struct snic_wqe_ctrl c;
+	uint64_t pa = qp->sq_pa +
+		((uint64_t)(f->wqe_idx & (qp->sq_cnt - 1)) << qp->sq_stride_log);
+
+	if (nic_dma_read(nic, pa, &c, sizeof(c)) || c.num_sge > SNIC_MAX_SGE ||
+	    (c.num_sge && nic_dma_read(nic, pa + sizeof(struct snic_send_wqe),
+				       sge, c.num_sge * 16u)))
+		return false;
+	if (sgl_load(nic, &qp->rd_sgl, sge, c.num_sge, qp->pd,
+		     SNIC_ACCESS_LOCAL_WRITE))
+		return false;
+	qp->rd_active = true;
+	qp->rd_psn = f->first_psn;
+	return true;
+}
+
+static void finish_rd(struct snic_nic *nic, struct snic_qp *qp,
+		      struct snic_inflight *f)
+{
+	f->done = 1;
+	qp->rd_active = false;
+	/* everything up to this response, then whatever a later ACK already
+	 * covered (the ACK may overtake the responses, 9.7.5.1.7) */
+	retire_upto(nic, qp, f->last_psn, false);
+	if (qp->acked_valid)
+		retire_upto(nic, qp, qp->acked_psn, false);
+}
+
+static void on_read_resp(struct snic_nic *nic, struct snic_qp *qp,
+			 const struct roce_hdrs *h)
+{
+	struct snic_inflight *f = pending_rd(qp);
+	uint32_t fl = roce_opcodes[h->opcode].flags;
+
+	if (!f || f->opcode != SNIC_WR_RDMA_READ) {
+		CNT_INC(nic, rx_drop_unexpected);
+		return;
+	}
+	if (!qp->rd_active) {
+		if (!(fl & ROCE_F_FIRST) || h->psn != f->first_psn) {
+			CNT_INC(nic, rx_drop_bad_psn);
+			return;
+		}
+		retire_upto(nic, qp, f->first_psn, true);
+		if (!rd_start(nic, qp, f)) {
+			fail_oldest(nic, qp, SNIC_WC_LOC_PROT_ERR);
+			return;
+		}
+	}
+	if (h->psn != qp->rd_psn) {
+		CNT_INC(nic, rx_drop_bad_psn); /* loss recovery: issue 5 */
+		return;
+	}
+	if (h->payload_len &&
+	    sgl_copy_in(nic, &qp->rd_sgl, h->payload, h->payload_len)) {
+		fail_oldest(nic, qp, SNIC_WC_LOC_LEN_ERR);
+		return;
+	}
+	qp->rd_psn = (qp->rd_psn + 1) & ROCE_PSN_MASK;
+	if (fl & ROCE_F_LAST)
+		finish_rd(nic, qp, f);
+}
+
+static void on_atomic_ack(struct snic_nic *nic, struct snic_qp *qp,
+			  const struct roce_hdrs *h)
+{
+	struct snic_inflight *f = pending_rd(qp);
+
+	if (!f || f->opcode == SNIC_WR_RDMA_READ || h->psn != f->first_psn) {
+		CNT_INC(nic, rx_drop_unexpected);
+		return;
+	}
+	retire_upto(nic, qp, f->first_psn, true);
+	if (!rd_start(nic, qp, f) ||
+	    sgl_copy_in(nic, &qp->rd_sgl, &h->atomic_orig, 8)) {
+		fail_oldest(nic, qp, SNIC_WC_LOC_PROT_ERR);
+		return;
+	}
+	finish_rd(nic, qp, f);
+}
+
+void comp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h)
+{
+	if (qp->state != SNIC_QPS_RTS && qp->state != SNIC_QPS_SQD &&
+	    qp->state != SNIC_QPS_SQE) {
+		CNT_INC(nic, rx_drop_qp_state);
+		return;
+	}
+	if (!oldest(qp)) {
+		CNT_INC(nic, rx_drop_unexpected); /* e.g. a duplicate ACK */
+		return;
+	}
+	if (h->opcode == ROCE_RC_ACK)
+		on_ack(nic, qp, h);
+	else if (h->opcode == ROCE_RC_ATOMIC_ACK)
+		on_atomic_ack(nic, qp, h);
+	else
+		on_read_resp(nic, qp, h);
+}
