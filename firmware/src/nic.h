@@ -136,7 +136,11 @@ struct snic_req_cur {
 };
 
 /* A READ being answered by the responder (responder resources). */
+/* Responder resources (IBTA 9.7.4.1.3): READs being answered and atomics
+ * whose ATOMIC ACK waits its turn; responses leave in PSN order. */
 struct snic_rd_res {
+	bool atomic;
+	uint64_t orig;          /* atomic: value before the operation        */
 	uint32_t rkey;          /* re-checked for every response packet      */
 	uint64_t va;
 	uint32_t len, sent;

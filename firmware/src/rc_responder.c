@@ -34,9 +34,13 @@ static void send_aeth(struct snic_nic *nic, struct snic_qp *qp, uint8_t syn,
 		nic_tx(nic, p);
 }
 
+/* The coalesced ACK (psn = epsn - 1).  It waits while READ/atomic
+ * responses are queued: responses leave in PSN order (9.7.5.1.2), and an
+ * ACK covering a READ's PSNs before its data would tell the requester the
+ * data was lost. */
 void resp_flush_acks(struct snic_nic *nic, struct snic_qp *qp)
 {
-	if (!qp->resp.ack_pending)
+	if (!qp->resp.ack_pending || qp->resp.rd_head != qp->resp.rd_tail)
 		return;
 	qp->resp.ack_pending = false;
 	CNT_INC(nic, acks_sent);
@@ -262,6 +266,7 @@ static bool do_read(struct snic_nic *nic, struct snic_qp *qp,
 	/* ACKs for earlier requests go out before the READ's responses */
 	resp_flush_acks(nic, qp);
 	rd = &r->rd[r->rd_tail++ % SNIC_MAX_RD_ATOM];
+	rd->atomic = false;
 	rd->rkey = h->reth_rkey;
 	rd->va = h->reth_va;
 	rd->len = h->reth_len;
@@ -274,8 +279,9 @@ static bool do_read(struct snic_nic *nic, struct snic_qp *qp,
 static bool do_atomic(struct snic_nic *nic, struct snic_qp *qp,
 		      const struct roce_hdrs *h)
 {
-	struct roce_hdrs a;
+	struct snic_resp *r = &qp->resp;
 	const struct snic_mr *mr;
+	struct snic_rd_res *rd;
 	uint64_t pa, orig = 0;
 	int rc;
 
@@ -290,6 +296,10 @@ static bool do_atomic(struct snic_nic *nic, struct snic_qp *qp,
 		nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_ACCESS);
 		return false;
 	}
+	if (r->rd_tail - r->rd_head >= rd_slots(qp)) {
+		nak_fatal(nic, qp, h->psn, ROCE_NAK_INVALID_REQ);
+		return false;
+	}
 	if (h->opcode == ROCE_RC_CMP_SWAP)
 		rc = nic->ops->dma_cmp_swap(nic->hal_ctx, pa, h->atomic_cmp,
 					    h->atomic_swap_add, &orig);
@@ -302,15 +312,12 @@ static bool do_atomic(struct snic_nic *nic, struct snic_qp *qp,
 	}
 	CNT_INC(nic, atomics);
 	resp_flush_acks(nic, qp);
-	qp->resp.msn++;
-	pkt_fill_hdrs(nic, qp, &a, ROCE_RC_ATOMIC_ACK, h->psn);
-	a.aeth_syndrome = ROCE_AETH_ACK | ACK_CREDIT_NONE;
-	a.aeth_msn = qp->resp.msn & ROCE_PSN_MASK;
-	a.atomic_orig = orig;
-	struct snic_pkt *p = pkt_build(nic, &a, NULL, 0);
-
-	if (p)
-		nic_tx(nic, p);
+	rd = &r->rd[r->rd_tail++ % SNIC_MAX_RD_ATOM];
+	memset(rd, 0, sizeof(*rd));
+	rd->atomic = true;
+	rd->orig = orig;
+	rd->psn = rd->first_psn = h->psn;
+	qp_resp_schedule(nic, qp);
 	return true;
 }
 
@@ -431,6 +438,26 @@ static uint8_t rd_opcode(const struct snic_qp *qp, const struct snic_rd_res *rd)
 }
 
 /* One response packet; false when out of buffers or the QP failed. */
+static bool atomic_ack(struct snic_nic *nic, struct snic_qp *qp,
+		       struct snic_rd_res *rd)
+{
+	struct snic_resp *r = &qp->resp;
+	struct roce_hdrs h;
+	struct snic_pkt *p;
+
+	pkt_fill_hdrs(nic, qp, &h, ROCE_RC_ATOMIC_ACK, rd->psn);
+	h.aeth_syndrome = ROCE_AETH_ACK | ACK_CREDIT_NONE;
+	h.aeth_msn = (r->msn + 1) & ROCE_PSN_MASK;
+	h.atomic_orig = rd->orig;
+	p = pkt_build(nic, &h, NULL, 0);
+	if (!p)
+		return false;
+	nic_tx(nic, p);
+	r->msn++;
+	r->rd_head++;
+	return true;
+}
+
 static bool rd_packet(struct snic_nic *nic, struct snic_qp *qp,
 		      struct snic_rd_res *rd)
 {
@@ -475,11 +502,19 @@ static bool resp_qp(struct snic_nic *nic, struct snic_qp *qp)
 	unsigned budget = SNIC_QP_TX_BUDGET;
 
 	while (budget-- && nic->tx_budget) {
-		if (qp->state == SNIC_QPS_ERR || r->rd_head == r->rd_tail)
+		struct snic_rd_res *rd = &r->rd[r->rd_head % SNIC_MAX_RD_ATOM];
+		bool sent;
+
+		if (qp->state == SNIC_QPS_ERR)
 			return false;
+		if (r->rd_head == r->rd_tail) {
+			resp_flush_acks(nic, qp); /* the ACK that waited */
+			return false;
+		}
 		if (!qp->dmac_valid)
 			return true;
-		if (!rd_packet(nic, qp, &r->rd[r->rd_head % SNIC_MAX_RD_ATOM]))
+		sent = rd->atomic ? atomic_ack(nic, qp, rd) : rd_packet(nic, qp, rd);
+		if (!sent)
 			return qp->state != SNIC_QPS_ERR;
 	}
 	return true;
