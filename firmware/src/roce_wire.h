@@ -183,7 +183,7 @@ uint32_t roce_build(uint8_t *frame, const struct roce_hdrs *h,
 /* ICRC (IBTA A17.3.3): CRC-32 over the masked invariant fields. */
 uint32_t roce_icrc(const uint8_t *frame, uint32_t len_without_icrc);
 
-/* 24-bit PSN arithmetic: signed distance a - b in (-2^23, 2^23]. */
+/* 24-bit PSN arithmetic: signed distance a - b in [-2^23, 2^23). */
 static inline int32_t roce_psn_diff(uint32_t a, uint32_t b)
 {
 	return (int32_t)((a - b) << 8) >> 8;
