@@ -1,0 +1,609 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DPDK HAL: EAL start-up, packet pools whose mbufs carry a struct snic_pkt
+ * in their private area, in-process ring pairs, and the port ops of hal.h.
+ *
+ * Data path rules: no allocation, no syscalls, no printing.  Bursts are cut
+ * into chunks of HAL_BURST so the mbuf pointer arrays live on the stack.
+ */
+#include "hal_dpdk.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_eth_ring.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "pcap_file.h"
+
+#define HAL_BURST 64u
+#define POOL_CACHE 256u
+#define PKT_PRIV_SIZE RTE_ALIGN(sizeof(struct snic_pkt), RTE_MBUF_PRIV_ALIGN)
+
+/* What this module made, freed by snic_dpdk_eal_fini. */
+#define MAX_MADE 16
+static struct rte_ring *made_rings[MAX_MADE];
+static unsigned nb_made_rings;
+static struct rte_mempool *made_pools[MAX_MADE];
+static unsigned nb_made_pools;
+
+/* ---------------------------------------------------------------------- */
+/* EAL.                                                                    */
+
+/* Does the user's argument list contain option opt (long options also as
+ * "--opt=value", short ones also as "-xVALUE")? */
+static int user_has(int argc, char **argv, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	for (int i = 0; i < argc; i++) {
+		if (strncmp(argv[i], opt, n) != 0)
+			continue;
+		if (argv[i][n] == '\0' || opt[1] != '-' || argv[i][n] == '=')
+			return 1;
+	}
+	return 0;
+}
+
+static long read_long_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Free hugepages of the default size and that size in kB (from
+ * /proc/meminfo); -1 when unknown. */
+static long huge_free_pages(long *page_kb)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long free_pages = -1;
+
+	*page_kb = 0;
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		sscanf(line, "HugePages_Free: %ld", &free_pages);
+		sscanf(line, "Hugepagesize: %ld kB", page_kb);
+	}
+	fclose(f);
+	return *page_kb > 0 ? free_pages : -1;
+}
+
+/* "--lcores=0@(a,b,...)": lcore 0 may run on every CPU we may use. */
+static int lcores_arg(char *buf, size_t len)
+{
+	cpu_set_t set;
+	size_t off;
+	int first = 1;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return -1;
+	off = (size_t)snprintf(buf, len, "--lcores=0@(");
+	for (int cpu = 0; cpu < CPU_SETSIZE && off < len; cpu++) {
+		if (!CPU_ISSET(cpu, &set))
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%d",
+					first ? "" : ",", cpu);
+		first = 0;
+	}
+	if (first || off + 2 > len)
+		return -1;
+	snprintf(buf + off, len - off, ")");
+	return 0;
+}
+
+/* Choose the memory mode; append its arguments to argv. */
+static int memory_args(char **argv, int argc, int user_argc, char **user_argv)
+{
+	static char in_memory[] = "--in-memory";
+	static char no_huge[] = "--no-huge", no_shconf[] = "--no-shconf";
+	static char m_opt[] = "-m", m_val[16];
+	static const char *const user_mem[] = {
+		"--no-huge", "--in-memory", "-m", "--socket-mem",
+		"--huge-dir", "--legacy-mem",
+	};
+	long nr, page_kb, free_pages;
+	char why[128];
+
+	for (size_t i = 0; i < sizeof(user_mem) / sizeof(user_mem[0]); i++) {
+		if (user_has(user_argc, user_argv, user_mem[i])) {
+			printf("snic: DPDK memory: as given after '--'\n");
+			return argc;
+		}
+	}
+	nr = read_long_file("/proc/sys/vm/nr_hugepages");
+	free_pages = huge_free_pages(&page_kb);
+	if (nr > 0 && free_pages > 0 &&
+	    (uint64_t)free_pages * (uint64_t)page_kb >=
+	    (uint64_t)SNIC_DPDK_HUGE_MIN_MB * 1024u) {
+		printf("snic: DPDK memory: hugepages (--in-memory; %ld free "
+		       "%ld kB pages)\n", free_pages, page_kb);
+		argv[argc++] = in_memory;
+		return argc;
+	}
+	if (nr <= 0)
+		snprintf(why, sizeof(why), "nr_hugepages is %ld", nr < 0 ? 0 : nr);
+	else
+		snprintf(why, sizeof(why), "%ld free %ld kB hugepages, want %u MB",
+			 free_pages < 0 ? 0 : free_pages, page_kb,
+			 SNIC_DPDK_HUGE_MIN_MB);
+	snprintf(m_val, sizeof(m_val), "%u", SNIC_DPDK_NOHUGE_MB);
+	printf("snic: DPDK memory: no hugepages (%s): --no-huge --no-shconf "
+	       "-m %s\n", why, m_val);
+	argv[argc++] = no_huge;
+	argv[argc++] = no_shconf;
+	argv[argc++] = m_opt;
+	argv[argc++] = m_val;
+	return argc;
+}
+
+int snic_dpdk_eal_init(const char *prog, unsigned flags, int user_argc,
+		       char **user_argv)
+{
+	static char prog_buf[64], lcores[512];
+	static char no_pci[] = "--no-pci", no_tel[] = "--no-telemetry";
+	static char quiet[] = "--log-level=lib.eal:warning";
+	char **argv;
+	int argc = 0, ret;
+
+	argv = calloc((size_t)user_argc + 16, sizeof(*argv));
+	if (argv == NULL) {
+		fprintf(stderr, "snic: DPDK EAL init: out of memory\n");
+		return -1;
+	}
+	snprintf(prog_buf, sizeof(prog_buf), "%s", prog);
+	argv[argc++] = prog_buf;
+	argv[argc++] = quiet;
+	argv[argc++] = no_tel;
+	if (!user_has(user_argc, user_argv, "-l") &&
+	    !user_has(user_argc, user_argv, "-c") &&
+	    !user_has(user_argc, user_argv, "--lcores") &&
+	    lcores_arg(lcores, sizeof(lcores)) == 0)
+		argv[argc++] = lcores;
+	if ((flags & SNIC_DPDK_EAL_NO_PCI) &&
+	    !user_has(user_argc, user_argv, "-a") &&
+	    !user_has(user_argc, user_argv, "--allow") &&
+	    !user_has(user_argc, user_argv, "-b") &&
+	    !user_has(user_argc, user_argv, "--block") &&
+	    !user_has(user_argc, user_argv, "--no-pci"))
+		argv[argc++] = no_pci;
+	argc = memory_args(argv, argc, user_argc, user_argv);
+	for (int i = 0; i < user_argc; i++)
+		argv[argc++] = user_argv[i];
+	fflush(stdout);
+
+	ret = rte_eal_init(argc, argv);
+	free(argv);     /* EAL keeps no pointer to the array itself */
+	if (ret < 0) {
+		fprintf(stderr, "snic: DPDK EAL init failed: %s\n",
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+void snic_dpdk_eal_fini(void)
+{
+	struct rte_mbuf *m[HAL_BURST];
+	unsigned k;
+
+	/* Frames still in flight in a ring pair go back to their pools
+	 * before the pools go. */
+	for (unsigned i = 0; i < nb_made_rings; i++) {
+		while ((k = rte_ring_dequeue_burst(made_rings[i], (void **)m,
+						   HAL_BURST, NULL)) != 0)
+			rte_pktmbuf_free_bulk(m, k);
+		rte_ring_free(made_rings[i]);
+	}
+	nb_made_rings = 0;
+	/* The pools are not freed one by one: DPDK's heap zeroes what it
+	 * frees, which faults in every untouched page of the packet buffers
+	 * (~0.5 s without hugepages).  The process is about to exit and EAL
+	 * memory (--in-memory / --no-shconf) goes with it. */
+	nb_made_pools = 0;
+	rte_eal_cleanup();
+}
+
+/* ---------------------------------------------------------------------- */
+/* Pools.                                                                  */
+
+static void pkt_init(struct rte_mempool *mp, void *opaque, void *obj,
+		     unsigned idx)
+{
+	struct rte_mbuf *m = obj;
+	struct snic_pkt *pkt = rte_mbuf_to_priv(m);
+
+	(void)mp;
+	(void)opaque;
+	(void)idx;
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->priv = m;
+	pkt->data = (uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM;
+	pkt->cap = SNIC_DPDK_FRAME_MAX;
+}
+
+struct rte_mempool *snic_dpdk_pool_create(const char *name, unsigned n)
+{
+	struct rte_mempool *mp;
+
+	if (nb_made_pools == MAX_MADE) {
+		fprintf(stderr, "snic: pool %s: too many pools\n", name);
+		return NULL;
+	}
+	mp = rte_pktmbuf_pool_create(name, n, POOL_CACHE, PKT_PRIV_SIZE,
+				     RTE_PKTMBUF_HEADROOM + SNIC_DPDK_FRAME_MAX,
+				     (int)rte_socket_id());
+	if (mp == NULL) {
+		fprintf(stderr, "snic: cannot create packet pool %s (%u buffers "
+			"of %u bytes): %s\n", name, n,
+			RTE_PKTMBUF_HEADROOM + SNIC_DPDK_FRAME_MAX,
+			rte_strerror(rte_errno));
+		return NULL;
+	}
+	rte_mempool_obj_iter(mp, pkt_init, NULL);
+	made_pools[nb_made_pools++] = mp;
+	return mp;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Ports.                                                                  */
+
+static struct rte_ring *make_ring(const char *from, const char *to)
+{
+	char name[RTE_RING_NAMESIZE];
+	struct rte_ring *r;
+
+	snprintf(name, sizeof(name), "%s>%s", from, to);
+	if (nb_made_rings == MAX_MADE) {
+		fprintf(stderr, "snic: ring %s: too many rings\n", name);
+		return NULL;
+	}
+	/* One thread sends into it and one receives from it. */
+	r = rte_ring_create(name, SNIC_DPDK_RING_SIZE, (int)rte_socket_id(),
+			    RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (r == NULL) {
+		fprintf(stderr, "snic: cannot create ring %s: %s\n", name,
+			rte_strerror(rte_errno));
+		return NULL;
+	}
+	made_rings[nb_made_rings++] = r;
+	return r;
+}
+
+int snic_dpdk_ring_pair(const char *name_a, const char *name_b,
+			uint16_t *a, uint16_t *b)
+{
+	struct rte_ring *ab = make_ring(name_a, name_b);
+	struct rte_ring *ba = make_ring(name_b, name_a);
+	int pa, pb;
+
+	if (ab == NULL || ba == NULL)
+		return -1;
+	pa = rte_eth_from_rings(name_a, &ba, 1, &ab, 1, rte_socket_id());
+	if (pa < 0) {
+		fprintf(stderr, "snic: cannot create ring port %s: %s\n", name_a,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	pb = rte_eth_from_rings(name_b, &ab, 1, &ba, 1, rte_socket_id());
+	if (pb < 0) {
+		fprintf(stderr, "snic: cannot create ring port %s: %s\n", name_b,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	*a = (uint16_t)pa;
+	*b = (uint16_t)pb;
+	return 0;
+}
+
+void snic_dpdk_nic_init(struct snic_dpdk_nic *n, struct rte_mempool *pool)
+{
+	memset(n, 0, sizeof(*n));
+	n->pool = pool;
+}
+
+static int port_fail(const struct snic_dpdk_port *p, const char *what,
+		     int err)
+{
+	fprintf(stderr, "snic: port %u (%s): %s: %s\n", p->port_id, p->name,
+		what, rte_strerror(err < 0 ? -err : err));
+	return -1;
+}
+
+int snic_dpdk_port_add(struct snic_dpdk_nic *n, uint16_t port_id,
+		       uint32_t eth_mtu, uint16_t *nic_port)
+{
+	struct snic_dpdk_port *p;
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
+	uint16_t nb_rxd = SNIC_DPDK_RING_SIZE, nb_txd = SNIC_DPDK_RING_SIZE;
+	int socket, ret;
+
+	if (n->nb_ports == SNIC_DPDK_MAX_PORTS) {
+		fprintf(stderr, "snic: port %u: a NIC has at most %d ports\n",
+			port_id, SNIC_DPDK_MAX_PORTS);
+		return -1;
+	}
+	p = &n->port[n->nb_ports];
+	memset(p, 0, sizeof(*p));
+	p->port_id = port_id;
+	if (!rte_eth_dev_is_valid_port(port_id)) {
+		fprintf(stderr, "snic: port %u: no such DPDK port (%u available)"
+			"\n", port_id, rte_eth_dev_count_avail());
+		return -1;
+	}
+	rte_eth_dev_get_name_by_port(port_id, p->name);
+	ret = rte_eth_dev_info_get(port_id, &info);
+	if (ret != 0)
+		return port_fail(p, "cannot get device info", ret);
+	if (eth_mtu < info.min_mtu || eth_mtu > info.max_mtu) {
+		fprintf(stderr, "snic: port %u (%s): MTU %u outside the "
+			"driver's range %u..%u\n", port_id, p->name, eth_mtu,
+			info.min_mtu, info.max_mtu);
+		return -1;
+	}
+	if (eth_mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN > SNIC_DPDK_FRAME_MAX) {
+		fprintf(stderr, "snic: port %u (%s): MTU %u does not fit the "
+			"%u-byte packet buffers\n", port_id, p->name, eth_mtu,
+			SNIC_DPDK_FRAME_MAX);
+		return -1;
+	}
+	memset(&conf, 0, sizeof(conf));
+	conf.rxmode.mtu = eth_mtu;
+	ret = rte_eth_dev_configure(port_id, 1, 1, &conf);
+	if (ret != 0)
+		return port_fail(p, "cannot configure 1 RX + 1 TX queue", ret);
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nb_rxd, &nb_txd);
+	if (ret != 0)
+		return port_fail(p, "cannot adjust descriptor counts", ret);
+	socket = rte_eth_dev_socket_id(port_id);
+	if (socket < 0)
+		socket = SOCKET_ID_ANY;
+	ret = rte_eth_rx_queue_setup(port_id, 0, nb_rxd, (unsigned)socket,
+				     NULL, n->pool);
+	if (ret != 0)
+		return port_fail(p, "cannot set up RX queue 0", ret);
+	ret = rte_eth_tx_queue_setup(port_id, 0, nb_txd, (unsigned)socket,
+				     NULL);
+	if (ret != 0)
+		return port_fail(p, "cannot set up TX queue 0", ret);
+	ret = rte_eth_dev_start(port_id);
+	if (ret != 0)
+		return port_fail(p, "cannot start", ret);
+	p->started = 1;
+	/* The NIC filters by its own MAC; on a shared medium (af_packet,
+	 * tap) the port must hand it every frame.  Not every PMD can. */
+	ret = rte_eth_promiscuous_enable(port_id);
+	if (ret != 0 && ret != -ENOTSUP)
+		return port_fail(p, "cannot enable promiscuous mode", ret);
+	*nic_port = n->nb_ports++;
+	return 0;
+}
+
+void snic_dpdk_nic_fini(struct snic_dpdk_nic *n)
+{
+	for (uint16_t i = 0; i < n->nb_ports; i++) {
+		struct snic_dpdk_port *p = &n->port[i];
+
+		if (p->started) {
+			rte_eth_dev_stop(p->port_id);
+			p->started = 0;
+		}
+		rte_eth_dev_close(p->port_id);
+		p->cap = NULL;
+	}
+	n->nb_ports = 0;
+}
+
+void snic_dpdk_port_capture(struct snic_dpdk_nic *n, uint16_t nic_port,
+			    struct pcap_file *cap)
+{
+	if (nic_port < n->nb_ports)
+		n->port[nic_port].cap = cap;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Data path.                                                              */
+
+static inline uint16_t burst_chunk(uint16_t left)
+{
+	return left < HAL_BURST ? left : (uint16_t)HAL_BURST;
+}
+
+static inline struct snic_pkt *mbuf_pkt(struct rte_mbuf *m, uint16_t port)
+{
+	struct snic_pkt *pkt = rte_mbuf_to_priv(m);
+
+	pkt->data = rte_pktmbuf_mtod(m, uint8_t *);
+	pkt->len = m->data_len;
+	pkt->cap = (uint16_t)(m->buf_len - m->data_off);
+	pkt->port = port;
+	pkt->priv = m;
+	return pkt;
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint16_t snic_dpdk_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
+			    uint16_t n)
+{
+	struct snic_dpdk_nic *nic = hal;
+	struct snic_dpdk_port *p;
+	struct rte_mbuf *m[HAL_BURST];
+	uint16_t nb, k = 0;
+
+	if (unlikely(port >= nic->nb_ports))
+		return 0;
+	p = &nic->port[port];
+	nb = rte_eth_rx_burst(p->port_id, 0, m, n < HAL_BURST ? n : HAL_BURST);
+	for (uint16_t i = 0; i < nb; i++) {
+		/* Only single-segment frames in our own kind of buffer reach
+		 * the core (a chained jumbo frame from a PMD with small
+		 * buffers, or a foreign mbuf, is dropped and counted). */
+		if (unlikely(m[i]->nb_segs != 1 ||
+			     m[i]->priv_size < sizeof(struct snic_pkt))) {
+			rte_pktmbuf_free(m[i]);
+			p->rx_dropped++;
+			continue;
+		}
+		pkts[k++] = mbuf_pkt(m[i], port);
+	}
+	if (unlikely(p->cap != NULL && k != 0)) {
+		uint64_t ts = wall_ns();
+
+		for (uint16_t i = 0; i < k; i++)
+			pcap_file_write(p->cap, pkts[i]->data, pkts[i]->len, ts);
+	}
+	return k;
+}
+
+/* The core may have changed len (and in principle data) since the buffer
+ * was allocated or received: bring the mbuf up to date. */
+static inline struct rte_mbuf *pkt_mbuf_for_tx(struct snic_pkt *pkt)
+{
+	struct rte_mbuf *m = pkt->priv;
+	uint16_t len = pkt->len <= pkt->cap ? pkt->len : pkt->cap;
+
+	m->data_off = (uint16_t)(pkt->data - (uint8_t *)m->buf_addr);
+	m->data_len = len;
+	m->pkt_len = len;
+	m->ol_flags = 0;
+	return m;
+}
+
+/* TX with capture: hold an extra reference so the frames the driver took
+ * (and may already have freed) can still be written; the capture holds
+ * exactly the frames sent, once each, even when some are refused. */
+static uint16_t tx_captured(struct snic_dpdk_port *p, struct rte_mbuf **m,
+			    uint16_t n)
+{
+	uint16_t sent;
+	uint64_t ts = wall_ns();
+
+	for (uint16_t i = 0; i < n; i++)
+		rte_mbuf_refcnt_update(m[i], 1);
+	sent = rte_eth_tx_burst(p->port_id, 0, m, n);
+	for (uint16_t i = 0; i < sent; i++) {
+		pcap_file_write(p->cap, rte_pktmbuf_mtod(m[i], uint8_t *),
+				m[i]->data_len, ts);
+		rte_pktmbuf_free(m[i]);
+	}
+	for (uint16_t i = sent; i < n; i++)
+		rte_mbuf_refcnt_update(m[i], -1);
+	return sent;
+}
+
+uint16_t snic_dpdk_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
+			    uint16_t n)
+{
+	struct snic_dpdk_nic *nic = hal;
+	struct snic_dpdk_port *p;
+	struct rte_mbuf *m[HAL_BURST];
+	uint16_t done = 0;
+
+	if (unlikely(port >= nic->nb_ports))
+		return 0;
+	p = &nic->port[port];
+	while (done < n) {
+		uint16_t chunk = burst_chunk((uint16_t)(n - done));
+		uint16_t sent;
+
+		for (uint16_t i = 0; i < chunk; i++)
+			m[i] = pkt_mbuf_for_tx(pkts[done + i]);
+		if (likely(p->cap == NULL))
+			sent = rte_eth_tx_burst(p->port_id, 0, m, chunk);
+		else
+			sent = tx_captured(p, m, chunk);
+		done += sent;
+		if (sent < chunk)
+			break;
+	}
+	return done;
+}
+
+uint16_t snic_dpdk_pkt_alloc(void *hal, struct snic_pkt **pkts, uint16_t n)
+{
+	struct snic_dpdk_nic *nic = hal;
+	struct rte_mbuf *m[HAL_BURST];
+	uint16_t got = 0;
+
+	while (got < n) {
+		uint16_t chunk = burst_chunk((uint16_t)(n - got));
+		int partial = 0;
+
+		if (unlikely(rte_pktmbuf_alloc_bulk(nic->pool, m, chunk) != 0)) {
+			/* The pool is nearly dry: take what is left. */
+			uint16_t k = 0;
+
+			while (k < chunk && (m[k] = rte_pktmbuf_alloc(nic->pool))
+			       != NULL)
+				k++;
+			chunk = k;
+			partial = 1;
+		}
+		for (uint16_t i = 0; i < chunk; i++) {
+			struct snic_pkt *pkt = mbuf_pkt(m[i], 0);
+
+			pkt->len = 0;
+			pkts[got + i] = pkt;
+		}
+		got += chunk;
+		if (partial)
+			break;
+	}
+	return got;
+}
+
+void snic_dpdk_pkt_free(void *hal, struct snic_pkt **pkts, uint16_t n)
+{
+	struct rte_mbuf *m[HAL_BURST];
+	uint16_t done = 0;
+
+	(void)hal;
+	while (done < n) {
+		uint16_t chunk = burst_chunk((uint16_t)(n - done));
+		uint16_t k = 0;
+
+		for (uint16_t i = 0; i < chunk; i++)
+			if (pkts[done + i] != NULL)
+				m[k++] = pkts[done + i]->priv;
+		rte_pktmbuf_free_bulk(m, k);
+		done += chunk;
+	}
+}
+
+int snic_dpdk_link_up(void *hal, uint16_t port)
+{
+	struct snic_dpdk_nic *nic = hal;
+	struct rte_eth_link link;
+
+	if (port >= nic->nb_ports)
+		return 0;
+	if (rte_eth_link_get_nowait(nic->port[port].port_id, &link) != 0)
+		return 0;
+	return link.link_status == RTE_ETH_LINK_UP;
+}

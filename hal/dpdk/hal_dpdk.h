@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DPDK HAL: a NIC's Ethernet ports as DPDK ethdev ports.
+ *
+ * Packet buffers are mbufs from pools made by snic_dpdk_pool_create: each
+ * mbuf's private area (rte_mbuf_to_priv) holds the struct snic_pkt the core
+ * sees, so converting between the two is pointer arithmetic, never an
+ * allocation.  Every port uses queue 0 only; one thread polls a NIC.
+ *
+ * Set-up functions print what failed (which port, and why) and return -1;
+ * the burst functions never print: they count and drop.
+ */
+#ifndef SNIC_HAL_DPDK_H
+#define SNIC_HAL_DPDK_H
+
+#include <stdint.h>
+
+#include "snic/hal.h"
+
+struct rte_mempool;
+struct pcap_file;
+
+/* Largest Ethernet frame a buffer holds (path MTU 4096 RoCEv2 frames are
+ * ~4.2 KB); the mbuf data room is this plus RTE_PKTMBUF_HEADROOM. */
+#define SNIC_DPDK_FRAME_MAX   (4096u + 256u)
+#define SNIC_DPDK_MAX_PORTS   4
+#define SNIC_DPDK_RING_SIZE   1024u   /* descriptors / ring-pair slots   */
+/* Buffers per NIC: a full ring pair (1023) plus bursts in the core and
+ * the per-lcore cache, with room to spare.  Each costs a page fault at
+ * start-up without hugepages (~20-40 us here), so not more. */
+#define SNIC_DPDK_POOL_MBUFS  4095u
+
+/* Free hugepage memory wanted before the hugepage mode is chosen. */
+#define SNIC_DPDK_HUGE_MIN_MB 128u
+#define SNIC_DPDK_NOHUGE_MB   512u
+
+/* EAL start-up.  Memory mode: hugepages (--in-memory) when the kernel has
+ * at least SNIC_DPDK_HUGE_MIN_MB free in them, else --no-huge --no-shconf
+ * -m SNIC_DPDK_NOHUGE_MB; one line says which.  The main lcore may run on
+ * any CPU of the process's affinity mask (--lcores 0@(cpus)).  Arguments
+ * the user gave (user_argv, e.g. --vdev=...) are passed after ours; when
+ * they choose the memory mode, lcores or PCI devices themselves, ours are
+ * left out.  0, or -1 with the reason printed. */
+#define SNIC_DPDK_EAL_NO_PCI  1u      /* no PCI scan (vdev ports only)    */
+int snic_dpdk_eal_init(const char *prog, unsigned flags, int user_argc,
+		       char **user_argv);
+/* Free the ring pairs made here, then rte_eal_cleanup (pools stay until
+ * the process exits).  Call after snic_dpdk_nic_fini on every NIC. */
+void snic_dpdk_eal_fini(void);
+
+/* A pool of n packet buffers (n + 1 a power of two is best). */
+struct rte_mempool *snic_dpdk_pool_create(const char *name, unsigned n);
+
+/* Two in-process ethdev ports wired back to back through two rings (what
+ * a sends, b receives, and the other way round).  Port ids in *a / *b. */
+int snic_dpdk_ring_pair(const char *name_a, const char *name_b,
+			uint16_t *a, uint16_t *b);
+
+struct snic_dpdk_port {
+	uint16_t port_id;               /* DPDK ethdev port                  */
+	uint8_t started;
+	uint8_t rsvd;
+	struct pcap_file *cap;          /* capture of both directions, or NULL */
+	uint64_t rx_dropped;            /* frames the HAL could not hand over */
+	char name[64];                  /* ethdev name                        */
+};
+
+/* One NIC's DPDK side (the void *hal of the ops below). */
+struct snic_dpdk_nic {
+	struct rte_mempool *pool;       /* pkt_alloc draws from it            */
+	uint16_t nb_ports;
+	struct snic_dpdk_port port[SNIC_DPDK_MAX_PORTS];
+};
+
+void snic_dpdk_nic_init(struct snic_dpdk_nic *n, struct rte_mempool *pool);
+
+/* Configure (1 RX + 1 TX queue, MTU eth_mtu, promiscuous when the PMD
+ * allows) and start DPDK port port_id as the NIC's next port; its NIC-local
+ * number is returned through *nic_port.  0 or -1. */
+int snic_dpdk_port_add(struct snic_dpdk_nic *n, uint16_t port_id,
+		       uint32_t eth_mtu, uint16_t *nic_port);
+/* Stop and close every port of the NIC. */
+void snic_dpdk_nic_fini(struct snic_dpdk_nic *n);
+
+/* Write every frame the port sends and receives to cap (NULL: stop). */
+void snic_dpdk_port_capture(struct snic_dpdk_nic *n, uint16_t nic_port,
+			    struct pcap_file *cap);
+
+/* HAL ops; void *hal is a struct snic_dpdk_nic *. */
+uint16_t snic_dpdk_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
+			    uint16_t n);
+uint16_t snic_dpdk_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
+			    uint16_t n);
+uint16_t snic_dpdk_pkt_alloc(void *hal, struct snic_pkt **pkts, uint16_t n);
+void snic_dpdk_pkt_free(void *hal, struct snic_pkt **pkts, uint16_t n);
+int snic_dpdk_link_up(void *hal, uint16_t port);
+
+#endif /* SNIC_HAL_DPDK_H */

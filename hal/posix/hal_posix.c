@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * POSIX HAL (Linux): host-memory window and BAR files in the run directory,
+ * DMA as bounds-checked copies, atomics, clock, futex wake-ups, console.
+ *
+ * Liveness of runtime files: the owner holds an exclusive flock on each
+ * file it serves for as long as it runs (the kernel drops it when the
+ * process dies, even by SIGKILL), and a BAR also carries fw_pid.  A file is
+ * stale when nobody holds its lock and its fw_pid is not a live process
+ * other than us; stale files are removed and created afresh (a new inode:
+ * host processes still mapping the old one keep a dead BAR, not ours).
+ */
+#include "hal_posix.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "snic/hostif.h"
+
+#ifndef SYS_futex_waitv
+#define SYS_futex_waitv 449     /* same number on x86-64 and aarch64 */
+#endif
+
+/* ---------------------------------------------------------------------- */
+/* Set-up helpers.                                                         */
+
+static int mkdir_one(const char *path)
+{
+	if (mkdir(path, 01777) == 0) {
+		/* mkdir applies the umask: the run directory is shared by
+		 * every user's verbs programs, like /tmp. */
+		if (chmod(path, 01777) != 0) {
+			fprintf(stderr, "snic: cannot chmod run directory %s: %s\n",
+				path, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (errno == EEXIST)
+		return 0;
+	fprintf(stderr, "snic: cannot create run directory %s: %s\n", path,
+		strerror(errno));
+	return -1;
+}
+
+int snic_posix_run_dir(const char *dir, char *out, size_t outlen)
+{
+	struct stat st;
+	int n;
+
+	if (dir == NULL || dir[0] == '\0')
+		dir = getenv("SNIC_RUN_DIR");
+	if (dir == NULL || dir[0] == '\0')
+		dir = SNIC_RUN_DIR_DEFAULT;
+	n = snprintf(out, outlen, "%s", dir);
+	if (n <= 0 || (size_t)n >= outlen) {
+		fprintf(stderr, "snic: run directory path too long: %s\n", dir);
+		return -1;
+	}
+	while (n > 1 && out[n - 1] == '/')
+		out[--n] = '\0';
+	/* Create missing parents first, then the directory itself. */
+	for (char *s = out + 1; *s != '\0'; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		int r = stat(out, &st) == 0 ? 0 : mkdir_one(out);
+		*s = '/';
+		if (r != 0)
+			return -1;
+	}
+	if (mkdir_one(out) != 0)
+		return -1;
+	if (stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "snic: run directory %s is not a directory\n", out);
+		return -1;
+	}
+	return 0;
+}
+
+static int join_path(char *out, size_t outlen, const char *dir,
+		     const char *name, const char *suffix)
+{
+	int n = snprintf(out, outlen, "%s/%s%s", dir, name, suffix);
+
+	if (n <= 0 || (size_t)n >= outlen) {
+		fprintf(stderr, "snic: path too long: %s/%s%s\n", dir, name,
+			suffix);
+		return -1;
+	}
+	return 0;
+}
+
+/* Create path fresh (O_EXCL), lock it, make it shareable, size it. */
+static int create_locked(const char *path, uint64_t size, const char *what)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+
+	if (fd < 0) {
+		fprintf(stderr, "snic: cannot create %s %s: %s%s\n", what, path,
+			strerror(errno),
+			errno == EEXIST ? " (another process created it just now)"
+					: "");
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		fprintf(stderr, "snic: cannot lock %s %s: %s\n", what, path,
+			strerror(errno));
+		goto fail;
+	}
+	/* Verbs programs of any user open these files. */
+	if (fchmod(fd, 0666) != 0) {
+		fprintf(stderr, "snic: cannot chmod %s %s: %s\n", what, path,
+			strerror(errno));
+		goto fail;
+	}
+	if (ftruncate(fd, (off_t)size) != 0) {
+		fprintf(stderr, "snic: cannot size %s %s to %llu bytes: %s\n",
+			what, path, (unsigned long long)size, strerror(errno));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	unlink(path);
+	return -1;
+}
+
+static void *map_shared(int fd, uint64_t size, const char *path,
+			const char *what)
+{
+	void *p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       fd, 0);
+
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "snic: cannot map %s %s (%llu bytes): %s\n",
+			what, path, (unsigned long long)size, strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+int snic_posix_pid_alive(uint32_t pid)
+{
+	if (pid == 0 || pid > (uint32_t)INT32_MAX)
+		return 0;
+	return !(kill((pid_t)pid, 0) == -1 && errno == ESRCH);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Host memory.                                                            */
+
+int snic_hostmem_create(struct snic_hostmem *hm, const char *rundir,
+			const char *name, uint64_t size)
+{
+	int fd;
+
+	memset(hm, 0, sizeof(*hm));
+	hm->fd = -1;
+	if (size < SNIC_PAGE_SIZE || size % SNIC_PAGE_SIZE != 0 ||
+	    size > (uint64_t)SIZE_MAX) {
+		fprintf(stderr, "snic: host memory size %llu must be a non-zero "
+			"multiple of %u bytes\n", (unsigned long long)size,
+			SNIC_PAGE_SIZE);
+		return -1;
+	}
+	if (join_path(hm->path, sizeof(hm->path), rundir, name, "") != 0)
+		return -1;
+
+	/* An existing file may be in use by a running emulator; otherwise
+	 * its old contents must not leak into this run: remove it. */
+	fd = open(hm->path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			fprintf(stderr, "snic: host memory file %s is in use by "
+				"another running emulator\n", hm->path);
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	if (unlink(hm->path) != 0 && errno != ENOENT) {
+		fprintf(stderr, "snic: cannot remove old host memory file %s: "
+			"%s\n", hm->path, strerror(errno));
+		return -1;
+	}
+	fd = create_locked(hm->path, size, "host memory file");
+	if (fd < 0)
+		return -1;
+	hm->base = map_shared(fd, size, hm->path, "host memory file");
+	if (hm->base == NULL) {
+		close(fd);
+		unlink(hm->path);
+		return -1;
+	}
+	hm->size = size;
+	hm->fd = fd;
+	return 0;
+}
+
+void snic_hostmem_destroy(struct snic_hostmem *hm, int remove)
+{
+	if (hm->base != NULL)
+		munmap(hm->base, (size_t)hm->size);
+	if (remove && hm->fd >= 0)
+		unlink(hm->path);
+	if (hm->fd >= 0)
+		close(hm->fd);
+	hm->base = NULL;
+	hm->fd = -1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* BAR files.                                                              */
+
+static int log_level_from_env(void)
+{
+	const char *s = getenv("SNIC_LOG_LEVEL");
+
+	if (s != NULL && s[0] >= '0' && s[0] <= '3' && s[1] == '\0')
+		return s[0] - '0';
+	return SNIC_LOG_INFO;
+}
+
+static uint32_t bar_file_pid(int fd)
+{
+	uint32_t pid = 0;
+
+	if (pread(fd, &pid, sizeof(pid), offsetof(struct snic_bar_hdr, fw_pid))
+	    != (ssize_t)sizeof(pid))
+		return 0;
+	return pid;
+}
+
+/* 0: no live owner (stale file removed or none), -1: refused. */
+static int bar_remove_stale(const char *name, const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	uint32_t pid;
+
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "snic: cannot open existing BAR file %s: %s\n",
+			path, strerror(errno));
+		return -1;
+	}
+	pid = bar_file_pid(fd);
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+	    (pid != (uint32_t)getpid() && snic_posix_pid_alive(pid))) {
+		if (pid != 0)
+			fprintf(stderr, "snic: %s is already served by pid %u "
+				"(%s)\n", name, pid, path);
+		else
+			fprintf(stderr, "snic: %s is already served by another "
+				"process starting up (%s is locked)\n", name,
+				path);
+		close(fd);
+		return -1;
+	}
+	if (unlink(path) != 0 && errno != ENOENT) {
+		fprintf(stderr, "snic: cannot remove stale BAR file %s: %s\n",
+			path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if (pid != 0)
+		fprintf(stderr, "snic: %s: removed stale %s (pid %u is gone)\n",
+			name, path, pid);
+	else
+		fprintf(stderr, "snic: %s: removed stale %s (its server is "
+			"gone)\n", name, path);
+	return 0;
+}
+
+int snic_posix_nic_open(struct snic_posix_nic *p, const char *rundir,
+			const char *name)
+{
+	int fd;
+
+	memset(p, 0, sizeof(*p));
+	p->bar_fd = -1;
+	if (strlen(name) >= sizeof(p->name) || name[0] == '\0' ||
+	    strchr(name, '/') != NULL) {
+		fprintf(stderr, "snic: bad NIC name '%s' (1..%zu characters, "
+			"no '/')\n", name, sizeof(p->name) - 1);
+		return -1;
+	}
+	memcpy(p->name, name, strlen(name) + 1);
+	p->log_level = log_level_from_env();
+	if (join_path(p->bar_path, sizeof(p->bar_path), rundir, name,
+		      ".bar") != 0)
+		return -1;
+	if (bar_remove_stale(name, p->bar_path) != 0)
+		return -1;
+	fd = create_locked(p->bar_path, SNIC_BAR_SIZE, "BAR file");
+	if (fd < 0)
+		return -1;
+	p->bar = map_shared(fd, SNIC_BAR_SIZE, p->bar_path, "BAR file");
+	if (p->bar == NULL) {
+		close(fd);
+		unlink(p->bar_path);
+		return -1;
+	}
+	p->bar_fd = fd;
+	return 0;
+}
+
+void snic_posix_nic_set_hostmem(struct snic_posix_nic *p,
+				const struct snic_hostmem *hm)
+{
+	p->hm = hm;
+	p->hm_base = hm->base;
+	p->hm_size = hm->size;
+}
+
+void snic_posix_nic_close(struct snic_posix_nic *p, int remove)
+{
+	if (p->bar != NULL)
+		munmap(p->bar, SNIC_BAR_SIZE);
+	if (remove && p->bar_fd >= 0)
+		unlink(p->bar_path);
+	if (p->bar_fd >= 0)
+		close(p->bar_fd);
+	p->bar = NULL;
+	p->bar_fd = -1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Futexes.  The words live in MAP_SHARED file mappings seen by other
+ * processes: never FUTEX_PRIVATE_FLAG.                                    */
+
+void snic_futex_wake(const void *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static int futex_waitv_missing = -1;    /* -1: not yet known */
+
+static int futex_wait_one(void *word, uint32_t expected, uint64_t ns)
+{
+	struct timespec rel = {
+		.tv_sec = (time_t)(ns / 1000000000u),
+		.tv_nsec = (long)(ns % 1000000000u),
+	};
+
+	if (syscall(SYS_futex, word, FUTEX_WAIT, expected, &rel, NULL, 0) == 0)
+		return 1;
+	return errno == EAGAIN;
+}
+
+int snic_futex_waitv(void *const *words, const uint32_t *expected,
+		     unsigned n, uint64_t timeout_ns, uint64_t fallback_ns)
+{
+	struct futex_waitv w[SNIC_FUTEX_WAITV_MAX];
+	struct timespec ts;
+	uint64_t abs_ns;
+
+	if (n == 0)
+		return 0;
+	if (futex_waitv_missing < 0) {
+		const char *s = getenv("SNIC_NO_FUTEX_WAITV");
+
+		futex_waitv_missing = s != NULL && s[0] == '1';
+	}
+	if (futex_waitv_missing || n > SNIC_FUTEX_WAITV_MAX)
+		goto fallback;
+	for (unsigned i = 0; i < n; i++) {
+		w[i].val = expected[i];
+		w[i].uaddr = (uint64_t)(uintptr_t)words[i];
+		w[i].flags = FUTEX_32;
+		w[i].__reserved = 0;
+	}
+	/* futex_waitv takes an absolute timeout on the given clock. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	abs_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec +
+		 timeout_ns;
+	ts.tv_sec = (time_t)(abs_ns / 1000000000u);
+	ts.tv_nsec = (long)(abs_ns % 1000000000u);
+	if (syscall(SYS_futex_waitv, w, n, 0, &ts, CLOCK_MONOTONIC) >= 0)
+		return 1;
+	if (errno == EAGAIN)
+		return 1;
+	if (errno != ENOSYS)
+		return 0;               /* ETIMEDOUT, EINTR */
+	futex_waitv_missing = 1;
+fallback:
+	return futex_wait_one(words[0], expected[0],
+			      timeout_ns < fallback_ns ? timeout_ns : fallback_ns);
+}
+
+/* ---------------------------------------------------------------------- */
+/* HAL ops.                                                                */
+
+int snic_posix_dma_read(void *hal, uint64_t pa, void *dst, uint32_t len)
+{
+	const struct snic_posix_nic *p = hal;
+
+	if (pa > p->hm_size || len > p->hm_size - pa)
+		return -1;
+	memcpy(dst, p->hm_base + pa, len);
+	return 0;
+}
+
+int snic_posix_dma_write(void *hal, uint64_t pa, const void *src,
+			 uint32_t len)
+{
+	const struct snic_posix_nic *p = hal;
+
+	if (pa > p->hm_size || len > p->hm_size - pa)
+		return -1;
+	memcpy(p->hm_base + pa, src, len);
+	return 0;
+}
+
+static uint64_t *atomic_word(const struct snic_posix_nic *p, uint64_t pa)
+{
+	if ((pa & 7u) != 0 || p->hm_size < 8 || pa > p->hm_size - 8)
+		return NULL;
+	return (uint64_t *)(void *)(p->hm_base + pa);
+}
+
+int snic_posix_dma_cmp_swap(void *hal, uint64_t pa, uint64_t cmp,
+			    uint64_t swap, uint64_t *old)
+{
+	uint64_t *w = atomic_word(hal, pa);
+
+	if (w == NULL)
+		return -1;
+	/* On failure cmp receives the current value; on success it already
+	 * equals the prior value. */
+	__atomic_compare_exchange_n(w, &cmp, swap, 0, __ATOMIC_SEQ_CST,
+				    __ATOMIC_SEQ_CST);
+	*old = cmp;
+	return 0;
+}
+
+int snic_posix_dma_fetch_add(void *hal, uint64_t pa, uint64_t add,
+			     uint64_t *old)
+{
+	uint64_t *w = atomic_word(hal, pa);
+
+	if (w == NULL)
+		return -1;
+	*old = __atomic_fetch_add(w, add, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+uint64_t snic_posix_now_ns(void *hal)
+{
+	struct timespec ts;
+
+	(void)hal;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void snic_posix_notify_host(void *hal, const void *word)
+{
+	const struct snic_posix_nic *p = hal;
+	uintptr_t w = (uintptr_t)word, bar = (uintptr_t)p->bar;
+
+	/* Only aligned words inside this NIC's BAR: a futex wake elsewhere
+	 * could disturb unrelated waiters. */
+	if (w < bar || w - bar > SNIC_BAR_SIZE - sizeof(uint32_t) || (w & 3u))
+		return;
+	snic_futex_wake(word);
+}
+
+void snic_posix_log(void *hal, int level, const char *msg)
+{
+	const struct snic_posix_nic *p = hal;
+	static const char *const prefix[] = {
+		[SNIC_LOG_ERR] = "error: ",
+		[SNIC_LOG_WARN] = "warning: ",
+		[SNIC_LOG_INFO] = "",
+		[SNIC_LOG_DEBUG] = "debug: ",
+	};
+
+	if (level > p->log_level)
+		return;
+	if (level < SNIC_LOG_ERR)
+		level = SNIC_LOG_ERR;
+	fprintf(stderr, "%s: %s%s\n", p->name, prefix[level], msg);
+}
