@@ -437,14 +437,13 @@ static struct snic_ctx_slot *bar_slot(struct emu_nic *e, unsigned i)
 					(size_t)i * SNIC_CTX_SLOT_SIZE);
 }
 
-/* Every ~10 ms: show the host we are alive, and reclaim the contexts of
- * processes that are gone (they may have died without closing). */
+/* Every ~10 ms: reclaim the contexts of processes that are gone (they may
+ * have died without closing).  The heartbeat is the firmware's own. */
 static void housekeeping(void)
 {
 	for (unsigned i = 0; i < EMU_NICS; i++) {
 		struct emu_nic *e = &emu.nic[i];
 
-		atomic_fetch_add(&bar_hdr(e)->heartbeat, 1);
 		for (unsigned s = 0; s < SNIC_MAX_CTX; s++) {
 			struct snic_ctx_slot *slot = bar_slot(e, s);
 			uint32_t pid;
