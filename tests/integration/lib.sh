@@ -1,0 +1,372 @@
+# shellcheck shell=bash
+# Shared helpers for the integration cases (tests/integration/*.sh) and for
+# tools/demo.sh.  Source it; do not run it.
+#
+# What it gives a case:
+#   snic_emu_start [snic-emu options]  start snic-emu in the background with a
+#                        private run dir, wait for "ready", export SNIC_RUN_DIR
+#                        and LD_LIBRARY_PATH for the verbs programs
+#   snic_emu_stop        SIGTERM; return 1 ("FAIL: ...") unless it exits 0
+#                        within the limit and removed its runtime files
+#   snic_run NAME SECS CMD...   run a program with a hard timeout, its output
+#                        in $SNIC_CASE_DIR/NAME.out and copied to our stdout
+#   snic_pingpong PORT_BASE [ibv_rc_pingpong options]   server on snic1,
+#                        client on snic0, over TCP on 127.0.0.1 only
+#   snic_private_netns "$0" "$@"   re-run the script in a private network
+#                        namespace (only loopback) when the machine allows it
+#   snic_fail MSG        print "FAIL: MSG" and end the case (exit 1)
+# Everything started here is killed by the EXIT trap, whatever happens.
+#
+# Environment (set by tests/run.sh; defaults for running a case by hand):
+#   SNIC_BUILD      build tree (default: build)
+#   SNIC_CASE_DIR   scratch/log folder of this case (default: a temp folder)
+#   SNIC_TEST_LOGS  root of all case logs (default: $SNIC_BUILD/test-logs)
+#   SNIC_TIMEOUT_SCALE  multiply every timeout (default 1; e.g. 3 for ASan)
+
+SNIC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SNIC_BUILD=${SNIC_BUILD:-build}
+case $SNIC_BUILD in
+	/*) ;;
+	*) SNIC_BUILD=$SNIC_ROOT/$SNIC_BUILD ;;
+esac
+SNIC_TEST_LOGS=${SNIC_TEST_LOGS:-$SNIC_BUILD/test-logs}
+SNIC_TIMEOUT_SCALE=${SNIC_TIMEOUT_SCALE:-1}
+export SNIC_BUILD SNIC_TEST_LOGS SNIC_TIMEOUT_SCALE
+# Stable, parseable output from every tool we call.
+export LC_ALL=C
+
+if [[ -z ${SNIC_CASE_DIR:-} ]]; then
+	SNIC_CASE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/snic-case.XXXXXX")
+fi
+mkdir -p "$SNIC_CASE_DIR"
+export SNIC_CASE_DIR
+
+SNIC_EMU_PID=
+SNIC_EMU_LOG=
+SNIC_EMU_RUN_DIR=      # the private run dir we created (removed on exit)
+SNIC_BG_PIDS=()        # other background programs to kill on exit
+
+# Seconds, scaled: snic_secs 30 -> 30 * SNIC_TIMEOUT_SCALE
+snic_secs() {
+	echo $(( $1 * SNIC_TIMEOUT_SCALE ))
+}
+
+snic_log() {
+	printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"
+}
+
+snic_fail() {
+	printf 'FAIL: %s\n' "$*" >&2
+	exit 1
+}
+
+# Print the last lines of a file, indented, to stderr (for failure reports).
+snic_tail() { # FILE [LINES]
+	local f=$1 n=${2:-30}
+	if [[ -s $f ]]; then
+		echo "---- last $n lines of $f" >&2
+		tail -n "$n" -- "$f" | sed 's/^/    /' >&2
+	elif [[ -e $f ]]; then
+		echo "---- $f is empty" >&2
+	fi
+}
+
+# Names in a folder, on one line (for messages).
+snic__ls() { # DIR
+	local f names=()
+	for f in "$1"/* "$1"/.[!.]*; do
+		[[ -e $f ]] && names+=("${f##*/}")
+	done
+	echo "${names[*]}"
+}
+
+snic_need_exec() { # PATH...
+	local p
+	for p in "$@"; do
+		[[ -x $p ]] || snic_fail "$p is missing or not executable (was it built? run 'make')"
+	done
+}
+
+snic_need_cmd() { # CMD...
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 ||
+			snic_fail "'$c' not found (run tools/setup-deps.sh)"
+	done
+}
+
+# ---------------------------------------------------------------- cleanup
+
+snic__kill_wait() { # PID SECS: TERM, wait up to SECS, then KILL
+	local pid=$1 secs=$2 i
+	kill -TERM "$pid" 2>/dev/null || return 0
+	for (( i = 0; i < secs * 10; i++ )); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "cleanup: pid $pid ignored SIGTERM for ${secs}s, sending SIGKILL" >&2
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+}
+
+snic__cleanup() {
+	local rc=$? pid
+	trap - EXIT INT TERM
+	for pid in "${SNIC_BG_PIDS[@]}"; do
+		snic__kill_wait "$pid" 3
+	done
+	if [[ -n $SNIC_EMU_PID ]]; then
+		echo "cleanup: snic-emu (pid $SNIC_EMU_PID) still running, stopping it" >&2
+		snic__kill_wait "$SNIC_EMU_PID" 10
+		SNIC_EMU_PID=
+		[[ -n $SNIC_EMU_LOG ]] && snic_tail "$SNIC_EMU_LOG" 20
+	fi
+	if [[ -n $SNIC_EMU_RUN_DIR ]]; then
+		rm -rf -- "$SNIC_EMU_RUN_DIR"
+	fi
+	exit "$rc"
+}
+trap snic__cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Forget a background pid once it has been waited for.
+snic__untrack() { # PID
+	local p keep=()
+	for p in "${SNIC_BG_PIDS[@]}"; do
+		[[ $p == "$1" ]] || keep+=("$p")
+	done
+	SNIC_BG_PIDS=("${keep[@]}")
+}
+
+# ---------------------------------------------------------------- programs
+
+# Run CMD with a hard timeout; output to $SNIC_CASE_DIR/NAME.out and, indented,
+# to our stdout.  Returns CMD's status (124 = timed out).
+snic_run() { # NAME SECS CMD...
+	local name=$1 secs rc=0
+	secs=$(snic_secs "$2")
+	shift 2
+	local out=$SNIC_CASE_DIR/$name.out
+	snic_log "run: $* (limit ${secs}s)"
+	# --foreground keeps the program in our process group, so the runner's
+	# own timeout reaches it too.
+	timeout --foreground -k 5 "$secs" "$@" >"$out" 2>&1 </dev/null || rc=$?
+	sed "s/^/  $name| /" "$out"
+	if (( rc == 124 || rc == 137 )); then
+		snic_log "$name: timed out after ${secs}s"
+	elif (( rc != 0 )); then
+		snic_log "$name: exit status $rc"
+	fi
+	return "$rc"
+}
+
+# ---------------------------------------------------------------- snic-emu
+
+# Start snic-emu with a private run dir; returns once it printed "ready".
+# Exports SNIC_RUN_DIR (where the host driver finds the NICs) and
+# LD_LIBRARY_PATH (our libibverbs.so.1 first) for the programs run next.
+# shellcheck disable=SC2120 # options are optional
+snic_emu_start() { # [snic-emu options...]
+	local emu=$SNIC_BUILD/bin/snic-emu limit i f base
+	snic_need_exec "$emu"
+	[[ -z $SNIC_EMU_PID ]] || snic_fail "snic_emu_start: snic-emu already running"
+	base=/dev/shm
+	[[ -d $base && -w $base ]] || base=${TMPDIR:-/tmp}
+	SNIC_EMU_RUN_DIR=$(mktemp -d "$base/snic-test.XXXXXX") ||
+		snic_fail "cannot create a run dir under $base"
+	SNIC_EMU_LOG=$SNIC_CASE_DIR/snic-emu.log
+	snic_log "start: snic-emu --run-dir $SNIC_EMU_RUN_DIR $*"
+	# snic-emu gets neither our LD_LIBRARY_PATH nor a stdin.
+	env -u LD_LIBRARY_PATH "$emu" --run-dir "$SNIC_EMU_RUN_DIR" "$@" \
+		>"$SNIC_EMU_LOG" 2>&1 </dev/null &
+	SNIC_EMU_PID=$!
+	limit=$(snic_secs "${SNIC_EMU_READY_TIMEOUT:-30}")
+	for (( i = 0; ; i++ )); do
+		if grep -qw ready "$SNIC_EMU_LOG" 2>/dev/null; then
+			break
+		fi
+		if ! kill -0 "$SNIC_EMU_PID" 2>/dev/null; then
+			local rc=0
+			wait "$SNIC_EMU_PID" || rc=$?
+			SNIC_EMU_PID=
+			snic_tail "$SNIC_EMU_LOG" 40
+			snic_fail "snic-emu exited (status $rc) before printing 'ready'"
+		fi
+		if (( i >= limit * 10 )); then
+			snic_tail "$SNIC_EMU_LOG" 40
+			snic_fail "snic-emu printed no 'ready' within ${limit}s (is its stdout flushed?)"
+		fi
+		sleep 0.1
+	done
+	for f in snic0.bar snic1.bar host0.mem; do
+		[[ -e $SNIC_EMU_RUN_DIR/$f ]] ||
+			snic_fail "snic-emu is ready but $SNIC_EMU_RUN_DIR/$f does not exist (have: $(snic__ls "$SNIC_EMU_RUN_DIR"))"
+	done
+	snic_log "snic-emu ready after ~$(( i / 10 )).$(( i % 10 ))s (pid $SNIC_EMU_PID)"
+	export SNIC_RUN_DIR=$SNIC_EMU_RUN_DIR
+	export LD_LIBRARY_PATH=$SNIC_BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+}
+
+# Stop snic-emu with SIGTERM.  Returns 1 (after printing "FAIL: ...") unless
+# it exits with status 0 within the limit and removed its runtime files.
+# Cases call it as:  snic_emu_stop || exit 1
+snic_emu_stop() {
+	local pid=$SNIC_EMU_PID limit i rc=0 f left=()
+	if [[ -z $pid ]]; then
+		echo "FAIL: snic_emu_stop: snic-emu is not running" >&2
+		return 1
+	fi
+	limit=$(snic_secs "${SNIC_EMU_STOP_TIMEOUT:-20}")
+	snic_log "stop: SIGTERM to snic-emu (pid $pid)"
+	kill -TERM "$pid" 2>/dev/null || true
+	for (( i = 0; i < limit * 10; i++ )); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		SNIC_EMU_PID=
+		snic_tail "$SNIC_EMU_LOG" 40
+		echo "FAIL: snic-emu did not exit within ${limit}s of SIGTERM (killed)" >&2
+		return 1
+	fi
+	wait "$pid" || rc=$?
+	SNIC_EMU_PID=
+	unset SNIC_RUN_DIR
+	if (( rc != 0 )); then
+		snic_tail "$SNIC_EMU_LOG" 40
+		echo "FAIL: snic-emu exited with status $rc after SIGTERM (want 0)" >&2
+		return 1
+	fi
+	for f in snic0.bar snic1.bar host0.mem; do
+		[[ ! -e $SNIC_EMU_RUN_DIR/$f ]] || left+=("$f")
+	done
+	if (( ${#left[@]} )); then
+		echo "FAIL: snic-emu exited but left its runtime files in $SNIC_EMU_RUN_DIR: ${left[*]}" >&2
+		return 1
+	fi
+	if [[ -n $(snic__ls "$SNIC_EMU_RUN_DIR") ]]; then
+		snic_log "note: other files left in the run dir: $(snic__ls "$SNIC_EMU_RUN_DIR")"
+	fi
+	snic_log "snic-emu exited 0 and removed its runtime files"
+	rm -rf -- "$SNIC_EMU_RUN_DIR"
+	SNIC_EMU_RUN_DIR=
+}
+
+# ---------------------------------------------------------------- TCP ports
+
+# /proc/net/tcp{,6} lines whose local port is PORT (state filter optional).
+snic__tcp_port() { # PORT [STATE_HEX]
+	local hex files=() f
+	printf -v hex '%04X' "$1"
+	for f in /proc/net/tcp /proc/net/tcp6; do
+		[[ -r $f ]] && files+=("$f")
+	done
+	(( ${#files[@]} )) || return 1
+	awk -v p=":$hex" -v st="${2:-}" '
+		FNR > 1 && substr($2, length($2) - 4) == p && (st == "" || $4 == st) { found = 1 }
+		END { exit !found }' "${files[@]}"
+}
+
+# First TCP port from BASE on that no local socket uses.
+snic_free_port() { # BASE
+	local p
+	for (( p = $1; p < $1 + 200; p++ )); do
+		if ! snic__tcp_port "$p"; then
+			echo "$p"
+			return 0
+		fi
+	done
+	snic_fail "no free TCP port in $1..$(( $1 + 199 ))"
+}
+
+# Wait until something listens on PORT; give up if PID dies or after SECS.
+snic_wait_listen() { # PORT SECS PID
+	local port=$1 secs pid=$3 i
+	secs=$(snic_secs "$2")
+	for (( i = 0; i < secs * 10; i++ )); do
+		snic__tcp_port "$port" 0A && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# Re-run the calling script inside a private network namespace that has only
+# a loopback interface, when the machine allows it (root, or unprivileged
+# user namespaces).  ibv_rc_pingpong's server binds the wildcard address; in
+# the namespace, nothing outside this test can reach it.  Call it first
+# thing:  snic_private_netns "$0" "$@"
+snic_private_netns() { # SCRIPT [ARGS...]
+	[[ ${SNIC_IN_NETNS:-} == 1 || ${SNIC_NO_NETNS:-} == 1 ]] && return 0
+	if command -v unshare >/dev/null 2>&1 && command -v ip >/dev/null 2>&1; then
+		local flags=(--net)
+		(( EUID == 0 )) || flags=(--user --map-root-user --net)
+		if unshare "${flags[@]}" -- ip link set lo up 2>/dev/null; then
+			trap - EXIT INT TERM
+			exec env SNIC_IN_NETNS=1 SNIC_CASE_DIR="$SNIC_CASE_DIR" \
+				unshare "${flags[@]}" -- bash -c \
+				'ip link set lo up && exec bash "$@"' snic-netns "$@"
+		fi
+	fi
+	snic_log "note: no private network namespace here; TCP stays on 127.0.0.1 (the pingpong server binds the wildcard address)"
+}
+
+# ---------------------------------------------------------------- pingpong
+
+# ibv_rc_pingpong: server on snic1, client on snic0 -> 127.0.0.1.  Both must
+# exit 0 and print the "N bytes in S seconds" line.  Leaves the result lines
+# in $SNIC_CASE_DIR/pingpong-{server,client}.out.
+snic_pingpong() { # PORT_BASE [ibv_rc_pingpong options...]
+	local base=$1 port spid src=0 crc=0 secs ok=1 side
+	shift
+	snic_need_cmd ibv_rc_pingpong
+	port=$(snic_free_port "$base") || return 1
+	secs=$(snic_secs "${SNIC_PINGPONG_TIMEOUT:-60}")
+	local sout=$SNIC_CASE_DIR/pingpong-server.out cout=$SNIC_CASE_DIR/pingpong-client.out
+	rm -f -- "$sout" "$cout"
+	if [[ ${SNIC_IN_NETNS:-} == 1 ]]; then
+		snic_log "TCP for the QP exchange: 127.0.0.1:$port in a private network namespace"
+	fi
+	snic_log "server: ibv_rc_pingpong -d snic1 -g 0 -p $port $*"
+	timeout --foreground -k 5 "$secs" \
+		ibv_rc_pingpong -d snic1 -g 0 -p "$port" "$@" >"$sout" 2>&1 </dev/null &
+	spid=$!
+	SNIC_BG_PIDS+=("$spid")
+	if ! snic_wait_listen "$port" 30 "$spid"; then
+		kill -TERM "$spid" 2>/dev/null || true
+		wait "$spid" || src=$?
+		snic__untrack "$spid"
+		sed 's/^/  server| /' "$sout"
+		snic_fail "ibv_rc_pingpong server never listened on port $port (status $src)"
+	fi
+	snic_log "client: ibv_rc_pingpong -d snic0 -g 0 -p $port $* 127.0.0.1"
+	timeout --foreground -k 5 "$secs" \
+		ibv_rc_pingpong -d snic0 -g 0 -p "$port" "$@" 127.0.0.1 >"$cout" 2>&1 </dev/null || crc=$?
+	if (( crc != 0 )); then
+		# A failed client can leave the server waiting for completions.
+		sleep 1
+		kill -TERM "$spid" 2>/dev/null || true
+	fi
+	wait "$spid" || src=$?
+	snic__untrack "$spid"
+	sed 's/^/  server| /' "$sout"
+	sed 's/^/  client| /' "$cout"
+	for side in server client; do
+		local rc=$src out=$sout
+		[[ $side == client ]] && { rc=$crc; out=$cout; }
+		if (( rc == 124 || rc == 137 )); then
+			echo "ibv_rc_pingpong $side: timed out after ${secs}s" >&2; ok=0
+		elif (( rc != 0 )); then
+			echo "ibv_rc_pingpong $side: exit status $rc" >&2; ok=0
+		fi
+		if ! grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$' "$out"; then
+			echo "ibv_rc_pingpong $side: no 'bytes in ... seconds' line" >&2; ok=0
+		fi
+	done
+	(( ok )) || return 1
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Cases "wire/*": wire conformance of captured RoCEv2 frames, checked by
+# independent oracles.
+#   tests/integration/wire.sh capture   snic-emu --pcap, run snic_verbs_test
+#                                       --only write,read,send, stop
+#   tests/integration/wire.sh scapy     tests/wire/check_roce.py on the capture
+#                                       (ICRC recomputed, headers, opcodes)
+#   tests/integration/wire.sh tshark    tests/wire/check_tshark.sh on it
+#                                       (dissected as InfiniBand)
+# The capture is $SNIC_TEST_LOGS/wire/roce.pcap (override: SNIC_WIRE_PCAP).
+set -euo pipefail
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+pcap=${SNIC_WIRE_PCAP:-$SNIC_TEST_LOGS/wire/roce.pcap}
+
+# RC BTH opcodes a WRITE, READ and SEND exchange at sizes 0, 1, 4095, 4096,
+# 4097 and 1 MiB must produce (any path MTU from 256 to 4096 gives FIRST,
+# MIDDLE, LAST and ONLY packets of each):
+opcodes=(
+	0x00 0x01 0x02 0x04     # SEND first, middle, last, only
+	0x06 0x07 0x08 0x0a     # RDMA WRITE first, middle, last, only
+	0x0c                    # RDMA READ request
+	0x0d 0x0e 0x0f 0x10     # RDMA READ response first, middle, last, only
+	0x11                    # ACKNOWLEDGE
+)
+# Lower bound on frames: one 1 MiB transfer at the largest MTU (4096) alone
+# is 256 data packets.
+min_frames=256
+
+need_pcap() {
+	[[ -s $pcap ]] || snic_fail "no capture at $pcap (it is made by the wire/capture case when that passes)"
+}
+
+case ${1:-} in
+capture)
+	bin=$SNIC_BUILD/tests/snic_verbs_test
+	snic_need_exec "$bin"
+	# Capture into the case folder; only a capture of a run that passed
+	# becomes $pcap, the input of the oracle cases.
+	mkdir -p "$(dirname "$pcap")"
+	rm -f -- "$pcap"
+	raw=$SNIC_CASE_DIR/roce.pcap
+	rm -f -- "$raw"
+	snic_emu_start --pcap "$raw"
+	rc=0
+	snic_run verbs-test 180 "$bin" --dev0 snic0 --dev1 snic1 --only write,read,send || rc=$?
+	snic_emu_stop || exit 1
+	(( rc == 0 )) || snic_fail "snic_verbs_test --only write,read,send failed (status $rc); partial capture (if any): $raw"
+	[[ -s $raw ]] || snic_fail "snic-emu --pcap wrote no capture to $raw"
+	mv -f -- "$raw" "$pcap"
+	snic_log "captured $(stat -c %s "$pcap") bytes to $pcap"
+	;;
+scapy)
+	need_pcap
+	py=/usr/bin/python3 # Debian's python: the one that sees python3-scapy
+	snic_need_exec "$py"
+	[[ -f $SNIC_ROOT/tests/wire/check_roce.py ]] || snic_fail "tests/wire/check_roce.py is missing"
+	list=$(IFS=,; echo "${opcodes[*]}")
+	rc=0
+	snic_run check-roce 100 "$py" "$SNIC_ROOT/tests/wire/check_roce.py" "$pcap" \
+		--min-frames "$min_frames" --expect-opcodes "$list" || rc=$?
+	(( rc == 0 )) || snic_fail "check_roce.py failed (status $rc)"
+	snic_log "scapy oracle: capture conforms"
+	;;
+tshark)
+	need_pcap
+	snic_need_cmd tshark
+	[[ -f $SNIC_ROOT/tests/wire/check_tshark.sh ]] || snic_fail "tests/wire/check_tshark.sh is missing"
+	rc=0
+	snic_run check-tshark 100 bash "$SNIC_ROOT/tests/wire/check_tshark.sh" "$pcap" "${opcodes[@]}" || rc=$?
+	(( rc == 0 )) || snic_fail "check_tshark.sh failed (status $rc)"
+	snic_log "tshark oracle: capture dissects as expected"
+	;;
+*)
+	snic_fail "usage: $0 capture | scapy | tshark"
+	;;
+esac

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# snic test runner.
+#
+#   tests/run.sh [suite|case ...]     default: every suite, in this order
+#   tests/run.sh --list               print the suites and their cases
+#
+# Suites: unit devinfo pingpong verbs wire.  A case can also be named alone
+# (e.g. tests/run.sh pingpong/events).
+#
+# Each case runs as its own process under timeout(1) (a hard limit; the whole
+# process group is killed), its output in $SNIC_BUILD/test-logs/<case>.log and
+# its scratch files in $SNIC_BUILD/test-logs/<case>/.  The runner prints one
+# PASS/FAIL line per case with its duration, the tail of the log of each
+# failure, and ends with the line "N passed, N failed"; it exits 1 if any case
+# failed, 2 on bad usage.
+#
+# Environment:
+#   SNIC_BUILD          build tree to test (default: $BUILD, else build)
+#   SNIC_TIMEOUT_SCALE  multiply every time limit (default 1, 3 for *asan*)
+#   SNIC_LOG_TAIL       log lines shown for a failed case (default 40)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+export LC_ALL=C
+
+SNIC_BUILD=${SNIC_BUILD:-${BUILD:-build}}
+case $SNIC_BUILD in
+/*) ;;
+*) SNIC_BUILD=$ROOT/$SNIC_BUILD ;;
+esac
+if [[ -z ${SNIC_TIMEOUT_SCALE:-} ]]; then
+	case ${SNIC_BUILD##*/} in
+	*asan*) SNIC_TIMEOUT_SCALE=3 ;;
+	*) SNIC_TIMEOUT_SCALE=1 ;;
+	esac
+fi
+[[ $SNIC_TIMEOUT_SCALE =~ ^[1-9][0-9]*$ ]] ||
+	{ echo "tests/run.sh: SNIC_TIMEOUT_SCALE must be a positive integer" >&2; exit 2; }
+SNIC_TEST_LOGS=$SNIC_BUILD/test-logs
+export SNIC_BUILD SNIC_TIMEOUT_SCALE SNIC_TEST_LOGS
+LOG_TAIL=${SNIC_LOG_TAIL:-40}
+IT=tests/integration
+
+# ------------------------------------------------------------------ cases
+# case_add SUITE NAME LIMIT_SECONDS COMMAND...   (limits before scaling)
+# Worst case, every case hitting its limit: about 24 minutes at scale 1.
+SUITES=(unit devinfo pingpong verbs wire)
+C_SUITE=() C_NAME=() C_LIMIT=() C_CMD=()
+case_add() {
+	local suite=$1 name=$2 limit=$3 cmd
+	shift 3
+	printf -v cmd '%q ' "$@"
+	C_SUITE+=("$suite") C_NAME+=("$name") C_LIMIT+=("$limit") C_CMD+=("${cmd% }")
+}
+case_add unit     unit                 180 bash "$IT/unit.sh"
+case_add devinfo  devinfo/list          45 bash "$IT/devinfo.sh" list
+case_add devinfo  devinfo/snic0         45 bash "$IT/devinfo.sh" port snic0 198.18.0.1
+case_add devinfo  devinfo/snic1         45 bash "$IT/devinfo.sh" port snic1 198.18.0.2
+case_add pingpong pingpong/default      90 bash "$IT/pingpong.sh" 18515
+case_add pingpong pingpong/s65536-n1000 180 bash "$IT/pingpong.sh" 18615 -s 65536 -n 1000
+case_add pingpong pingpong/events       90 bash "$IT/pingpong.sh" 18715 -e
+case_add verbs    verbs                300 bash "$IT/verbs.sh"
+case_add wire     wire/capture         240 bash "$IT/wire.sh" capture
+case_add wire     wire/scapy           120 bash "$IT/wire.sh" scapy
+case_add wire     wire/tshark          120 bash "$IT/wire.sh" tshark
+
+usage() {
+	echo "usage: tests/run.sh [--list] [suite|case ...]"
+	echo "suites: ${SUITES[*]}"
+}
+
+list_cases() {
+	local s i
+	for s in "${SUITES[@]}"; do
+		echo "$s:"
+		for i in "${!C_NAME[@]}"; do
+			[[ ${C_SUITE[i]} == "$s" ]] &&
+				printf '  %-24s %4ss  %s\n' "${C_NAME[i]}" "$(( C_LIMIT[i] * SNIC_TIMEOUT_SCALE ))" "${C_CMD[i]}"
+		done
+	done
+}
+
+# ------------------------------------------------------------------ selection
+SELECTED=()      # indexes into C_*, in suite order
+want=()
+for a in "$@"; do
+	case $a in
+	-h|--help) usage; exit 0 ;;
+	--list) list_cases; exit 0 ;;
+	-*) usage >&2; exit 2 ;;
+	*) want+=("$a") ;;
+	esac
+done
+if (( ${#want[@]} == 0 )); then
+	want=("${SUITES[@]}")
+fi
+for a in "${want[@]}"; do
+	hit=0
+	for i in "${!C_NAME[@]}"; do
+		if [[ ${C_SUITE[i]} == "$a" || ${C_NAME[i]} == "$a" ]]; then
+			hit=1
+			[[ " ${SELECTED[*]} " == *" $i "* ]] || SELECTED+=("$i")
+		fi
+	done
+	if (( ! hit )); then
+		echo "tests/run.sh: no suite or case named '$a'" >&2
+		usage >&2
+		exit 2
+	fi
+done
+# Keep the defined order (unit, devinfo, pingpong, verbs, wire) whatever the
+# order of the arguments: wire/scapy needs wire/capture first.
+mapfile -t SELECTED < <(printf '%s\n' "${SELECTED[@]}" | sort -n)
+
+# ------------------------------------------------------------------ running
+mkdir -p "$SNIC_TEST_LOGS"
+CUR_PID=
+# shellcheck disable=SC2317 # reached through the trap
+on_signal() {
+	trap - INT TERM
+	if [[ -n $CUR_PID ]]; then
+		kill -TERM "$CUR_PID" 2>/dev/null || true  # timeout(1) passes it on
+		wait "$CUR_PID" 2>/dev/null || true
+		kill -KILL -- "-$CUR_PID" 2>/dev/null || true
+	fi
+	echo
+	echo "tests/run.sh: interrupted"
+	exit 130
+}
+trap on_signal INT TERM
+
+now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$(( 10#$t ))"; }
+fmt_secs() { printf '%d.%ds' "$(( $1 / 1000000 ))" "$(( $1 % 1000000 / 100000 ))"; }
+
+passed=0 failed=0 failed_names=() last_suite=
+summary=$SNIC_TEST_LOGS/summary.txt
+: >"$summary"
+echo "snic tests: build $SNIC_BUILD, logs $SNIC_TEST_LOGS (time limits x$SNIC_TIMEOUT_SCALE)"
+run_start=$(now_us)
+
+for i in "${SELECTED[@]}"; do
+	suite=${C_SUITE[i]} name=${C_NAME[i]}
+	limit=$(( C_LIMIT[i] * SNIC_TIMEOUT_SCALE ))
+	if [[ $suite != "$last_suite" ]]; then
+		echo "== $suite"
+		last_suite=$suite
+	fi
+	log=$SNIC_TEST_LOGS/$name.log
+	dir=$SNIC_TEST_LOGS/$name
+	rm -rf -- "$dir" "$log"
+	mkdir -p "$dir" "$(dirname "$log")"
+	eval "cmd=(${C_CMD[i]})"
+	{
+		echo "# case $name: ${C_CMD[i]}"
+		echo "# limit ${limit}s, started $(date '+%F %T')"
+	} >"$log"
+	t0=$(now_us)
+	rc=0
+	# timeout(1) puts the case in its own process group and, at the limit,
+	# signals all of it (TERM, then KILL 10 s later).
+	SNIC_CASE_DIR=$dir timeout -k 10 "$limit" "${cmd[@]}" >>"$log" 2>&1 </dev/null &
+	CUR_PID=$!
+	wait "$CUR_PID" || rc=$?
+	# timeout(1) led its own process group: anything of the case still in
+	# it (a grandchild that outlived its parent) is killed now.
+	if kill -0 -- "-$CUR_PID" 2>/dev/null; then
+		echo "# leftover processes of the case killed: $(pgrep -g "$CUR_PID" 2>/dev/null | tr '\n' ' ')" >>"$log"
+		kill -KILL -- "-$CUR_PID" 2>/dev/null || true
+	fi
+	CUR_PID=
+	dt=$(( $(now_us) - t0 ))
+	echo "# exit status $rc after $(fmt_secs "$dt")" >>"$log"
+	if (( rc == 0 )); then
+		passed=$(( passed + 1 ))
+		printf 'PASS  %-26s %8s\n' "$name" "$(fmt_secs "$dt")"
+		echo "PASS $name $(fmt_secs "$dt")" >>"$summary"
+	else
+		failed=$(( failed + 1 ))
+		failed_names+=("$name")
+		why="exit status $rc"
+		if (( rc == 124 || rc == 137 )); then
+			why="timed out after ${limit}s"
+		fi
+		printf 'FAIL  %-26s %8s  (%s)\n' "$name" "$(fmt_secs "$dt")" "$why"
+		echo "FAIL $name $(fmt_secs "$dt") $why" >>"$summary"
+		echo "      ---- last $LOG_TAIL lines of ${log#"$ROOT"/}"
+		tail -n "$LOG_TAIL" -- "$log" | sed 's/^/      | /'
+		echo "      ----"
+	fi
+done
+
+echo "== done in $(fmt_secs "$(( $(now_us) - run_start ))"); logs in ${SNIC_TEST_LOGS#"$ROOT"/}/"
+if (( failed )); then
+	echo "failed: ${failed_names[*]}"
+fi
+echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed" >>"$summary"
+exit $(( failed ? 1 : 0 ))
