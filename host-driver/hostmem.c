@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snic host driver: the host-memory window and its page allocator.
+ *
+ * The window is a shared file in the run dir that stands for the host's
+ * physical memory (pa = byte offset).  It is mapped once per process per
+ * file, and shared by the contexts of every NIC naming that file.
+ *
+ * Page allocator: host-side only; its metadata lives in the first pages of
+ * the file (pages the host never hands to the firmware):
+ *   header | bitmap of 4 KiB pages | extent table {first, npages, pid}
+ * Every allocation and free runs under flock(LOCK_EX) on the file, which
+ * the kernel drops when a process dies, plus an in-process mutex (flock
+ * does not exclude threads sharing one open file description).  Extents
+ * whose owner died are freed when an allocation fails and at context open,
+ * but only once no NIC's context slot still names that pid: until the
+ * firmware has destroyed the dead process's objects it may still DMA into
+ * them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "snic_hd.h"
+
+#define HM_MAGIC   0x314d48434e49534eull /* "SNICHM1" */
+#define HM_VERSION 1u
+
+struct hm_meta {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t npages;        /* pages in the window                      */
+	uint32_t meta_pages;    /* pages 0 .. meta_pages-1 hold the metadata */
+	uint32_t max_ext;
+	uint32_t bitmap_off;    /* bytes from the start of the file         */
+	uint32_t ext_off;
+	uint32_t hint;          /* next-fit search start                    */
+	uint32_t used_ext;
+	uint32_t rsvd[6];
+};
+
+struct hm_ext {
+	uint32_t first;
+	uint32_t npages;        /* 0: free entry                            */
+	uint32_t pid;
+	uint32_t rsvd;
+};
+
+static pthread_mutex_t hm_list_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct snic_hostmem *hm_list;
+static pthread_once_t hm_atfork_once = PTHREAD_ONCE_INIT;
+
+/*
+ * fork(): the child shares the parent's open file description of each
+ * window file, and flock() does not exclude two holders of one open file
+ * description.  Give the child its own (same file, same offsets, so the
+ * mappings stay valid) and fresh mutexes (another thread may have held
+ * one at the fork).
+ */
+static void hm_atfork_child(void)
+{
+	pthread_mutex_init(&hm_list_lock, NULL);
+	for (struct snic_hostmem *h = hm_list; h; h = h->next) {
+		int fd = open(h->path, O_RDWR | O_CLOEXEC);
+
+		pthread_mutex_init(&h->lock, NULL);
+		if (fd >= 0) {
+			dup3(fd, h->fd, O_CLOEXEC);
+			close(fd);
+		}
+	}
+}
+
+static void hm_atfork_register(void)
+{
+	pthread_atfork(NULL, NULL, hm_atfork_child);
+}
+
+static void meta_layout(uint32_t npages, uint32_t *max_ext,
+			uint32_t *bitmap_off, uint32_t *ext_off,
+			uint32_t *meta_pages)
+{
+	uint64_t bitmap_bytes = ((uint64_t)npages + 63) / 64 * 8;
+	uint64_t ext = npages / 8;
+	uint64_t total;
+
+	if (ext < 1024)
+		ext = 1024;
+	if (ext > 65536)
+		ext = 65536;
+	*max_ext = (uint32_t)ext;
+	*bitmap_off = 64;
+	*ext_off = (uint32_t)(64 + bitmap_bytes);
+	total = 64 + bitmap_bytes + ext * sizeof(struct hm_ext);
+	*meta_pages = (uint32_t)((total + SNIC_PAGE_SIZE - 1) >> SNIC_PAGE_SHIFT);
+}
+
+static inline uint64_t *hm_bitmap(struct snic_hostmem *hm,
+				  struct hm_meta *m)
+{
+	return (uint64_t *)(void *)(hm->base + m->bitmap_off);
+}
+
+static inline struct hm_ext *hm_exts(struct snic_hostmem *hm,
+				     struct hm_meta *m)
+{
+	return (struct hm_ext *)(void *)(hm->base + m->ext_off);
+}
+
+static void bits_set(uint64_t *bm, uint32_t first, uint32_t n, int val)
+{
+	for (uint32_t i = first; i < first + n; i++) {
+		if (val)
+			bm[i / 64] |= 1ull << (i % 64);
+		else
+			bm[i / 64] &= ~(1ull << (i % 64));
+	}
+}
+
+/* Lock the allocator (thread mutex, then the file lock) and make sure the
+ * metadata is initialised. */
+static struct hm_meta *hm_lock(struct snic_hostmem *hm)
+{
+	struct hm_meta *m = (struct hm_meta *)(void *)hm->base;
+	uint32_t max_ext, bitmap_off, ext_off, meta_pages;
+
+	pthread_mutex_lock(&hm->lock);
+	while (flock(hm->fd, LOCK_EX) != 0 && errno == EINTR)
+		;
+	meta_layout(hm->npages, &max_ext, &bitmap_off, &ext_off, &meta_pages);
+	if (m->magic != HM_MAGIC || m->version != HM_VERSION ||
+	    m->npages != hm->npages || m->max_ext != max_ext ||
+	    m->meta_pages != meta_pages) {
+		snic_dbg("initialising page allocator in %s (%u pages, %u "
+			 "metadata pages)\n", hm->path, hm->npages, meta_pages);
+		memset(hm->base, 0, (size_t)meta_pages << SNIC_PAGE_SHIFT);
+		m->version = HM_VERSION;
+		m->npages = hm->npages;
+		m->meta_pages = meta_pages;
+		m->max_ext = max_ext;
+		m->bitmap_off = bitmap_off;
+		m->ext_off = ext_off;
+		m->hint = meta_pages;
+		bits_set(hm_bitmap(hm, m), 0, meta_pages, 1);
+		m->magic = HM_MAGIC;
+	}
+	return m;
+}
+
+static void hm_unlock(struct snic_hostmem *hm)
+{
+	flock(hm->fd, LOCK_UN);
+	pthread_mutex_unlock(&hm->lock);
+}
+
+static int scan_run(const uint64_t *bm, uint32_t lo, uint32_t hi, uint32_t n,
+		    uint32_t *first)
+{
+	uint32_t run = 0, run_start = lo, i = lo;
+
+	while (i < hi) {
+		uint64_t w = bm[i / 64];
+
+		if (i % 64 == 0 && w == ~0ull) {
+			run = 0;
+			i += 64;
+			continue;
+		}
+		if (i % 64 == 0 && w == 0) {
+			uint32_t take = hi - i < 64 ? hi - i : 64;
+
+			if (!run)
+				run_start = i;
+			run += take;
+			i += take;
+		} else if (w & (1ull << (i % 64))) {
+			run = 0;
+			i++;
+			continue;
+		} else {
+			if (!run)
+				run_start = i;
+			run++;
+			i++;
+		}
+		if (run >= n) {
+			*first = run_start;
+			return 0;
+		}
+	}
+	return ENOMEM;
+}
+
+/* Next fit: from the hint to the end, then the whole window. */
+static int find_run(struct snic_hostmem *hm, struct hm_meta *m, uint32_t n,
+		    uint32_t *first)
+{
+	const uint64_t *bm = hm_bitmap(hm, m);
+	uint32_t start = m->hint;
+
+	if (start < m->meta_pages || start >= m->npages)
+		start = m->meta_pages;
+	if (scan_run(bm, start, m->npages, n, first) == 0)
+		return 0;
+	if (start == m->meta_pages)
+		return ENOMEM;
+	return scan_run(bm, m->meta_pages, m->npages, n, first);
+}
+
+static int alloc_locked(struct snic_hostmem *hm, struct hm_meta *m,
+			uint32_t n, uint32_t *first)
+{
+	struct hm_ext *ext = hm_exts(hm, m);
+	uint32_t slot;
+
+	for (slot = 0; slot < m->max_ext; slot++)
+		if (ext[slot].npages == 0)
+			break;
+	if (slot == m->max_ext)
+		return ENOMEM;
+	if (find_run(hm, m, n, first))
+		return ENOMEM;
+	bits_set(hm_bitmap(hm, m), *first, n, 1);
+	ext[slot].first = *first;
+	ext[slot].npages = n;
+	ext[slot].pid = (uint32_t)getpid();
+	ext[slot].rsvd = 0;
+	m->hint = *first + n;
+	m->used_ext++;
+	return 0;
+}
+
+static void reap_locked(struct snic_hostmem *hm, struct hm_meta *m)
+{
+	struct hm_ext *ext = hm_exts(hm, m);
+	uint32_t self = (uint32_t)getpid();
+	uint32_t dead[16], alive[16];
+	unsigned ndead = 0, nalive = 0;
+	unsigned long freed = 0;
+
+	for (uint32_t i = 0; i < m->max_ext; i++) {
+		uint32_t pid = ext[i].pid;
+		int is_dead = -1;
+
+		if (!ext[i].npages || pid == self)
+			continue;
+		for (unsigned k = 0; k < ndead && is_dead < 0; k++)
+			if (dead[k] == pid)
+				is_dead = 1;
+		for (unsigned k = 0; k < nalive && is_dead < 0; k++)
+			if (alive[k] == pid)
+				is_dead = 0;
+		if (is_dead < 0) {
+			is_dead = !snic_pid_alive(pid) &&
+				  !snic_fw_holds_pid(hm->name, pid);
+			if (is_dead && ndead < 16)
+				dead[ndead++] = pid;
+			else if (!is_dead && nalive < 16)
+				alive[nalive++] = pid;
+		}
+		if (!is_dead)
+			continue;
+		bits_set(hm_bitmap(hm, m), ext[i].first, ext[i].npages, 0);
+		freed += ext[i].npages;
+		memset(&ext[i], 0, sizeof(ext[i]));
+		m->used_ext--;
+	}
+	if (freed)
+		snic_dbg("reaped %lu pages of dead processes in %s\n", freed,
+			 hm->name);
+}
+
+int snic_hm_alloc(struct snic_hostmem *hm, uint32_t npages, int zero,
+		  uint32_t *first_page)
+{
+	struct hm_meta *m;
+	int err;
+
+	if (npages == 0 || npages >= hm->npages)
+		return ENOMEM;
+	m = hm_lock(hm);
+	err = alloc_locked(hm, m, npages, first_page);
+	if (err) {
+		reap_locked(hm, m);
+		err = alloc_locked(hm, m, npages, first_page);
+	}
+	hm_unlock(hm);
+	if (err) {
+		snic_dbg("host memory %s: no room for %u pages\n", hm->name,
+			 npages);
+		return err;
+	}
+	if (zero)
+		memset(hm->base + snic_page_pa(*first_page), 0,
+		       (size_t)npages << SNIC_PAGE_SHIFT);
+	return 0;
+}
+
+void snic_hm_free(struct snic_hostmem *hm, uint32_t first_page,
+		  uint32_t npages)
+{
+	uint32_t self = (uint32_t)getpid();
+	struct hm_meta *m;
+	struct hm_ext *ext;
+	uint32_t i;
+
+	if (!npages)
+		return;
+	m = hm_lock(hm);
+	ext = hm_exts(hm, m);
+	for (i = 0; i < m->max_ext; i++) {
+		if (ext[i].npages == npages && ext[i].first == first_page &&
+		    ext[i].pid == self) {
+			bits_set(hm_bitmap(hm, m), first_page, npages, 0);
+			memset(&ext[i], 0, sizeof(ext[i]));
+			m->used_ext--;
+			break;
+		}
+	}
+	hm_unlock(hm);
+	if (i == m->max_ext)
+		snic_dbg("free of unknown extent %u+%u in %s ignored\n",
+			 first_page, npages, hm->name);
+}
+
+void snic_hm_reap(struct snic_hostmem *hm)
+{
+	struct hm_meta *m = hm_lock(hm);
+
+	reap_locked(hm, m);
+	hm_unlock(hm);
+}
+
+struct snic_hostmem *snic_hostmem_get(const char *name, uint64_t size,
+				      int *err)
+{
+	struct snic_hostmem *hm;
+	struct stat st;
+	void *base;
+	int fd;
+
+	*err = 0;
+	pthread_once(&hm_atfork_once, hm_atfork_register);
+	if (!name[0] || strchr(name, '/') || strlen(name) >= sizeof(hm->name) ||
+	    size < 2 * (uint64_t)SNIC_PAGE_SIZE ||
+	    (size >> SNIC_PAGE_SHIFT) > UINT32_MAX) {
+		*err = EINVAL;
+		return NULL;
+	}
+	hm = calloc(1, sizeof(*hm));
+	if (!hm) {
+		*err = ENOMEM;
+		return NULL;
+	}
+	snprintf(hm->name, sizeof(hm->name), "%s", name);
+	if ((size_t)snprintf(hm->path, sizeof(hm->path), "%s/%s",
+			     snic_run_dir(), name) >= sizeof(hm->path)) {
+		free(hm);
+		*err = ENAMETOOLONG;
+		return NULL;
+	}
+	fd = open(hm->path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		*err = errno;
+		if (fd >= 0)
+			close(fd);
+		free(hm);
+		return NULL;
+	}
+
+	pthread_mutex_lock(&hm_list_lock);
+	for (struct snic_hostmem *h = hm_list; h; h = h->next) {
+		if (h->st_dev == st.st_dev && h->st_ino == st.st_ino &&
+		    h->size == (size & ~(uint64_t)(SNIC_PAGE_SIZE - 1))) {
+			pthread_mutex_unlock(&hm_list_lock);
+			close(fd);
+			free(hm);
+			return h;
+		}
+	}
+	size &= ~(uint64_t)(SNIC_PAGE_SIZE - 1);
+	if ((uint64_t)st.st_size < size) {
+		pthread_mutex_unlock(&hm_list_lock);
+		snic_dbg("%s is %lld bytes, BAR says %llu\n", hm->path,
+			 (long long)st.st_size, (unsigned long long)size);
+		close(fd);
+		free(hm);
+		*err = EINVAL;
+		return NULL;
+	}
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		*err = errno;
+		pthread_mutex_unlock(&hm_list_lock);
+		close(fd);
+		free(hm);
+		return NULL;
+	}
+	hm->fd = fd;
+	hm->base = base;
+	hm->size = size;
+	hm->npages = (uint32_t)(size >> SNIC_PAGE_SHIFT);
+	hm->st_dev = st.st_dev;
+	hm->st_ino = st.st_ino;
+	pthread_mutex_init(&hm->lock, NULL);
+	hm->next = hm_list;
+	hm_list = hm;
+	pthread_mutex_unlock(&hm_list_lock);
+	snic_dbg("mapped host memory %s (%llu MiB)\n", hm->path,
+		 (unsigned long long)(size >> 20));
+	return hm;
+}

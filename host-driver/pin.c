@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snic host driver: "pinning" application pages.
+ *
+ * The NIC reaches host memory only through the host-memory window file.
+ * To register [addr, addr+len) the driver re-backs the application's pages
+ * with window pages: it writes their current contents into freshly
+ * allocated window pages (pwrite) and maps the file at those offsets over
+ * the same virtual addresses (mmap MAP_SHARED|MAP_FIXED).  The application
+ * keeps its pointers; the NIC sees the same bytes.
+ *
+ * A per-process table of backed ranges ("chunks", each one contiguous
+ * window extent) is reference counted by the registrations using it: two
+ * MRs on one buffer, or one buffer registered on snic0 and snic1 (which
+ * share host0.mem), reuse the backing; a buffer already backed by another
+ * window file cannot be registered (EINVAL).  When the last reference goes,
+ * the contents are copied into fresh private anonymous pages which replace
+ * the mapping (mremap), and the window pages are freed: the application
+ * can keep using or free() the buffer.
+ *
+ * Stack buffers: between the copy and the remap nothing may write the
+ * pages being replaced, but the calling thread's own frames may live
+ * there.  When the range overlaps the calling thread's stack, the copy and
+ * the remap run in a signal handler on an alternate stack (sigaltstack),
+ * during which the interrupted frames are frozen.
+ *
+ * Known hazards (as on real RDMA, see README.md): other threads writing the
+ * range during the re-back lose their writes; fork() shares the backed
+ * pages with the child unless ibv_fork_init / RDMAV_FORK_SAFE asked for
+ * MADV_DONTFORK; glibc may unmap a registered range when it is freed.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "snic_hd.h"
+
+struct snic_chunk {
+	uintptr_t va;               /* page aligned                         */
+	uint32_t npages;
+	uint32_t first;             /* first window page                    */
+	struct snic_hostmem *hm;
+	unsigned refs;
+	struct snic_chunk *next;    /* sorted by va                         */
+};
+
+static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct snic_chunk *chunk_list;
+
+/* ------------------------------------------------------------------ */
+/* Fork support.                                                        */
+
+static _Atomic int fork_init_called;
+
+int snic_fork_safe(void)
+{
+	if (atomic_load(&fork_init_called))
+		return 1;
+	return getenv("RDMAV_FORK_SAFE") || getenv("IBV_FORK_SAFE");
+}
+
+int ibv_fork_init(void)
+{
+	atomic_store(&fork_init_called, 1);
+	return 0;
+}
+
+enum ibv_fork_status ibv_is_fork_initialized(void)
+{
+	return snic_fork_safe() ? IBV_FORK_ENABLED : IBV_FORK_DISABLED;
+}
+
+/* ------------------------------------------------------------------ */
+/* The re-back / restore steps.  run_job() only makes async-signal-safe
+ * calls and writes nothing but the job between its two steps... and not
+ * even that: the job may sit on the page being replaced, so it is written
+ * only after the remap. */
+
+enum { JOB_BACK, JOB_RESTORE };
+
+struct remap_job {
+	int op;
+	uint8_t *va;
+	size_t len;
+	int fd;
+	off_t off;
+	void *tmp;                  /* RESTORE: private anonymous pages     */
+	int dontfork;
+	volatile int err;           /* written by the signal handler        */
+	volatile int done;
+};
+
+static void run_job(struct remap_job *j)
+{
+	void *p;
+
+	if (j->op == JOB_BACK) {
+		size_t done = 0;
+
+		while (done < j->len) {
+			/* The raw system call: the range includes bytes the
+			 * application never allocated (rest of the page), which
+			 * a sanitizer's pwrite interceptor would flag. */
+			ssize_t n = syscall(SYS_pwrite64, j->fd, j->va + done,
+					    j->len - done,
+					    j->off + (off_t)done);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				/* EFAULT: part of the range is not mapped. */
+				j->err = n < 0 ? errno : EFAULT;
+				return;
+			}
+			done += (size_t)n;
+		}
+		p = mmap(j->va, j->len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, j->fd, j->off);
+		if (p == MAP_FAILED) {
+			j->err = errno;
+			return;
+		}
+		if (j->dontfork)
+			madvise(j->va, j->len, MADV_DONTFORK);
+	} else {
+		/* The shared mapping and the file hold the same bytes: read
+		 * them from the file (raw syscall, see above). */
+		size_t done = 0;
+
+		while (done < j->len) {
+			ssize_t n = syscall(SYS_pread64, j->fd,
+					    (uint8_t *)j->tmp + done,
+					    j->len - done,
+					    j->off + (off_t)done);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				j->err = n < 0 ? errno : EIO;
+				return;
+			}
+			done += (size_t)n;
+		}
+		p = mremap(j->tmp, j->len, j->len,
+			   MREMAP_MAYMOVE | MREMAP_FIXED, j->va);
+		if (p == MAP_FAILED) {
+			j->err = errno;
+			return;
+		}
+	}
+	j->done = 1;
+}
+
+/* A real-time signal few programs use; the handler is installed only for
+ * the duration of one job (under pin_lock) and ignores deliveries that
+ * are not ours. */
+#define SNIC_REMAP_SIG (SIGRTMAX - 2)
+
+/* volatile: the compiler must not drop the stores around pthread_kill on
+ * the grounds that nothing in this file reads them (the handler does). */
+static __thread struct remap_job *volatile tl_job;
+
+static void remap_handler(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	struct remap_job *j = tl_job;
+
+	(void)sig;
+	(void)si;
+	(void)uc;
+	if (j && !j->done && !j->err)
+		run_job(j);
+	errno = saved;
+}
+
+static int run_on_altstack(struct remap_job *j)
+{
+	const size_t sz = 256 * 1024;
+	struct sigaction sa, old_sa;
+	stack_t ss, old_ss;
+	sigset_t set, old_set;
+	void *stk;
+
+	stk = mmap(NULL, sz, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (stk == MAP_FAILED)
+		return errno;
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_sp = stk;
+	ss.ss_size = sz;
+	if (sigaltstack(&ss, &old_ss) != 0) {
+		/* EPERM: already running on an alternate stack. */
+		int err = errno;
+
+		munmap(stk, sz);
+		return err;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = remap_handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigfillset(&sa.sa_mask);
+	sigaction(SNIC_REMAP_SIG, &sa, &old_sa);
+
+	tl_job = j;
+	sigemptyset(&set);
+	sigaddset(&set, SNIC_REMAP_SIG);
+	pthread_sigmask(SIG_UNBLOCK, &set, &old_set);
+	/* A signal sent to the calling thread and not blocked is delivered
+	 * before pthread_kill returns. */
+	atomic_signal_fence(memory_order_seq_cst);
+	pthread_kill(pthread_self(), SNIC_REMAP_SIG);
+	atomic_signal_fence(memory_order_seq_cst);
+	pthread_sigmask(SIG_SETMASK, &old_set, NULL);
+	tl_job = NULL;
+
+	sigaction(SNIC_REMAP_SIG, &old_sa, NULL);
+	sigaltstack(&old_ss, NULL);
+	munmap(stk, sz);
+	if (!j->done && !j->err)
+		j->err = EINTR;
+	return 0;
+}
+
+/* Does [lo, hi) overlap the calling thread's stack? */
+static int overlaps_stack(uintptr_t lo, uintptr_t hi)
+{
+	volatile char probe = 0;
+	uintptr_t sp = (uintptr_t)&probe;
+	pthread_attr_t attr;
+	int hit = 0;
+
+	/* Frames live just below sp too (red zone, callees). */
+	if (sp + 65536 > lo && sp < hi + 65536)
+		hit = 1;
+	if (!hit && pthread_getattr_np(pthread_self(), &attr) == 0) {
+		void *saddr;
+		size_t ssize;
+
+		if (pthread_attr_getstack(&attr, &saddr, &ssize) == 0) {
+			uintptr_t s_lo = (uintptr_t)saddr;
+			uintptr_t s_hi = s_lo + ssize;
+
+			hit = lo < s_hi && s_lo < hi;
+		}
+		pthread_attr_destroy(&attr);
+	}
+	return hit;
+}
+
+static int do_job(struct remap_job *j)
+{
+	uintptr_t lo = (uintptr_t)j->va, hi = lo + j->len;
+
+	if (overlaps_stack(lo, hi)) {
+		int err = run_on_altstack(j);
+
+		if (err)
+			return err;
+		snic_dbg("%s %p+%zu on the alternate stack: %s\n",
+			 j->op == JOB_BACK ? "backed" : "restored", (void *)j->va,
+			 j->len, j->done ? "ok" : strerror(j->err));
+	} else {
+		run_job(j);
+	}
+	return j->done ? 0 : (j->err ? j->err : EFAULT);
+}
+
+/* ------------------------------------------------------------------ */
+/* Chunks.                                                              */
+
+static struct snic_chunk *chunk_find(uintptr_t p, struct snic_chunk **next)
+{
+	struct snic_chunk *c;
+
+	*next = NULL;
+	for (c = chunk_list; c; c = c->next) {
+		uintptr_t end = c->va + ((uintptr_t)c->npages << SNIC_PAGE_SHIFT);
+
+		if (p < c->va) {
+			*next = c;
+			return NULL;
+		}
+		if (p < end)
+			return c;
+	}
+	return NULL;
+}
+
+static void chunk_insert(struct snic_chunk *c)
+{
+	struct snic_chunk **pp = &chunk_list;
+
+	while (*pp && (*pp)->va < c->va)
+		pp = &(*pp)->next;
+	c->next = *pp;
+	*pp = c;
+}
+
+static void chunk_remove(struct snic_chunk *c)
+{
+	struct snic_chunk **pp = &chunk_list;
+
+	while (*pp && *pp != c)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = c->next;
+}
+
+static int chunk_back(struct snic_hostmem *hm, uintptr_t lo, uintptr_t hi,
+		      struct snic_chunk **out)
+{
+	uint32_t npages = (uint32_t)((hi - lo) >> SNIC_PAGE_SHIFT);
+	struct snic_chunk *c;
+	struct remap_job j;
+	uint32_t first;
+	int err;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return ENOMEM;
+	err = snic_hm_alloc(hm, npages, 0, &first);
+	if (err) {
+		free(c);
+		return err;
+	}
+	memset(&j, 0, sizeof(j));
+	j.op = JOB_BACK;
+	j.va = (uint8_t *)lo;
+	j.len = hi - lo;
+	j.fd = hm->fd;
+	j.off = (off_t)snic_page_pa(first);
+	j.dontfork = snic_fork_safe();
+	err = do_job(&j);
+	if (err) {
+		snic_dbg("cannot back %p+%zu: %s\n", (void *)lo, hi - lo,
+			 strerror(err));
+		snic_hm_free(hm, first, npages);
+		free(c);
+		return err;
+	}
+	c->va = lo;
+	c->npages = npages;
+	c->first = first;
+	c->hm = hm;
+	c->refs = 0;
+	chunk_insert(c);
+	*out = c;
+	return 0;
+}
+
+/* Last reference gone: give the range private pages again. */
+static void chunk_release(struct snic_chunk *c)
+{
+	size_t len = (size_t)c->npages << SNIC_PAGE_SHIFT;
+	struct remap_job j;
+	void *tmp;
+	int err;
+
+	chunk_remove(c);
+	/* The application may already have unmapped the range (free() of a
+	 * large block): then there is nothing to restore. */
+	if (msync((void *)c->va, len, MS_ASYNC) != 0 && errno == ENOMEM) {
+		snic_dbg("range %p+%zu already unmapped\n", (void *)c->va, len);
+		goto free_pages;
+	}
+	tmp = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (tmp == MAP_FAILED) {
+		/* Leave the range backed and leak the window pages rather
+		 * than hand pages the application still maps to others. */
+		snic_dbg("cannot restore %p+%zu: %s\n", (void *)c->va, len,
+			 strerror(errno));
+		free(c);
+		return;
+	}
+	memset(&j, 0, sizeof(j));
+	j.op = JOB_RESTORE;
+	j.va = (uint8_t *)c->va;
+	j.len = len;
+	j.tmp = tmp;
+	j.fd = c->hm->fd;
+	j.off = (off_t)snic_page_pa(c->first);
+	err = do_job(&j);
+	if (err) {
+		munmap(tmp, len);
+		snic_dbg("cannot restore %p+%zu: %s\n", (void *)c->va, len,
+			 strerror(err));
+		free(c);
+		return;
+	}
+free_pages:
+	snic_hm_free(c->hm, c->first, c->npages);
+	free(c);
+}
+
+static void pin_drop_refs(struct snic_pin *pin)
+{
+	for (uint32_t i = 0; i < pin->nchunks; i++) {
+		struct snic_chunk *c = pin->chunks[i];
+
+		if (--c->refs == 0)
+			chunk_release(c);
+	}
+	pin->nchunks = 0;
+}
+
+int snic_pin(struct snic_hostmem *hm, void *addr, size_t len,
+	     struct snic_pin **out)
+{
+	uintptr_t a = (uintptr_t)addr, start, end, p;
+	uint32_t cap = 0, idx = 0;
+	struct snic_pin *pin;
+	uint64_t npages;
+	int err = 0;
+
+	if (len == 0 || a + len < a)
+		return EINVAL;
+	start = a & ~(uintptr_t)(SNIC_PAGE_SIZE - 1);
+	end = (a + len + SNIC_PAGE_SIZE - 1) & ~(uintptr_t)(SNIC_PAGE_SIZE - 1);
+	if (end < a + len)
+		return EINVAL;
+	npages = (end - start) >> SNIC_PAGE_SHIFT;
+	if (npages > SNIC_MAX_MTT)
+		return ENOMEM;
+	if (start == 0)
+		return EFAULT;
+
+	pin = calloc(1, sizeof(*pin));
+	if (!pin)
+		return ENOMEM;
+	pin->hm = hm;
+	pin->start = start;
+	pin->npages = (uint32_t)npages;
+	pin->pages = malloc(npages * sizeof(uint32_t));
+	if (!pin->pages) {
+		free(pin);
+		return ENOMEM;
+	}
+
+	pthread_mutex_lock(&pin_lock);
+	for (p = start; p < end;) {
+		struct snic_chunk *next, *c = chunk_find(p, &next);
+		uintptr_t lim;
+
+		if (c) {
+			if (c->hm != hm) {
+				snic_dbg("%p is backed by %s, not %s\n",
+					 (void *)p, c->hm->name, hm->name);
+				err = EINVAL;
+				break;
+			}
+			lim = c->va + ((uintptr_t)c->npages << SNIC_PAGE_SHIFT);
+			if (lim > end)
+				lim = end;
+		} else {
+			lim = (next && next->va < end) ? next->va : end;
+			err = chunk_back(hm, p, lim, &c);
+			if (err)
+				break;
+		}
+		if (pin->nchunks == cap) {
+			uint32_t ncap = cap ? cap * 2 : 4;
+			struct snic_chunk **nc = realloc(
+				pin->chunks, ncap * sizeof(*nc));
+
+			if (!nc) {
+				if (c->refs == 0)
+					chunk_release(c);
+				err = ENOMEM;
+				break;
+			}
+			pin->chunks = nc;
+			cap = ncap;
+		}
+		c->refs++;
+		pin->chunks[pin->nchunks++] = c;
+		for (; p < lim; p += SNIC_PAGE_SIZE)
+			pin->pages[idx++] = c->first + (uint32_t)(
+				(p - c->va) >> SNIC_PAGE_SHIFT);
+	}
+	if (err)
+		pin_drop_refs(pin);
+	pthread_mutex_unlock(&pin_lock);
+
+	if (err) {
+		free(pin->chunks);
+		free(pin->pages);
+		free(pin);
+		return err;
+	}
+	*out = pin;
+	return 0;
+}
+
+void snic_unpin(struct snic_pin *pin)
+{
+	if (!pin)
+		return;
+	pthread_mutex_lock(&pin_lock);
+	pin_drop_refs(pin);
+	pthread_mutex_unlock(&pin_lock);
+	free(pin->chunks);
+	free(pin->pages);
+	free(pin);
+}

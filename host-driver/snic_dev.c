@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snic host driver: the run directory, device discovery and the device
+ * list.  A device is a file <rundir>/<name>.bar (SNIC_BAR_SIZE bytes) whose
+ * header says the firmware behind it is up.
+ */
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "snic_hd.h"
+
+int snic_debug_level;
+
+__attribute__((constructor)) static void snic_ctor(void)
+{
+	snic_debug_init();
+}
+
+void snic_debug_init(void)
+{
+	const char *s = getenv("SNIC_DEBUG");
+	int v;
+
+	if (!s || !*s || strcmp(s, "0") == 0) {
+		snic_debug_level = 0;
+		return;
+	}
+	v = atoi(s);
+	snic_debug_level = v > 0 ? v : 1;
+}
+
+const char *snic_run_dir(void)
+{
+	const char *s = getenv("SNIC_RUN_DIR");
+
+	return (s && *s) ? s : SNIC_DEFAULT_RUN_DIR;
+}
+
+int snic_pid_alive(uint32_t pid)
+{
+	if (pid == 0)
+		return 0;
+	if (kill((pid_t)pid, 0) == 0)
+		return 1;
+	return errno != ESRCH; /* EPERM: alive, owned by another user */
+}
+
+/* Read and check a BAR header.  Returns 0 when the file is a usable device
+ * (firmware up and alive). */
+static int read_bar_hdr(const char *path, struct snic_bar_hdr *hdr)
+{
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size < SNIC_BAR_SIZE) {
+		close(fd);
+		return -1;
+	}
+	n = pread(fd, hdr, sizeof(*hdr), SNIC_BAR_HDR_OFF);
+	close(fd);
+	if (n != (ssize_t)sizeof(*hdr))
+		return -1;
+	hdr->name[sizeof(hdr->name) - 1] = '\0';
+	hdr->host_mem[sizeof(hdr->host_mem) - 1] = '\0';
+	if (hdr->magic != SNIC_HOSTIF_MAGIC ||
+	    hdr->version != SNIC_HOSTIF_VERSION)
+		return -1;
+	if (atomic_load(&hdr->fw_state) != SNIC_FW_UP)
+		return -1;
+	if (atomic_load(&hdr->fw_pid) != 0 &&
+	    !snic_pid_alive(atomic_load(&hdr->fw_pid)))
+		return -1;
+	if (!hdr->name[0] || !hdr->host_mem[0] || strchr(hdr->host_mem, '/'))
+		return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Device registry: devices live for the whole process (pyverbs frees the
+ * list right after opening, and ibv_device pointers must stay valid). */
+
+static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct snic_device *dev_registry;
+static int dev_next_index;
+
+struct found {
+	char name[16];
+	char path[512];
+	uint64_t guid;
+};
+
+static int cmp_found(const void *a, const void *b)
+{
+	return strcmp(((const struct found *)a)->name,
+		      ((const struct found *)b)->name);
+}
+
+static struct snic_device *dev_get(const struct found *f)
+{
+	struct snic_device *d;
+
+	for (d = dev_registry; d; d = d->next)
+		if (strcmp(d->ibdev.name, f->name) == 0)
+			break;
+	if (!d) {
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			return NULL;
+		d->index = dev_next_index++;
+		d->ibdev.node_type = IBV_NODE_CA;
+		d->ibdev.transport_type = IBV_TRANSPORT_IB;
+		snprintf(d->ibdev.name, sizeof(d->ibdev.name), "%s", f->name);
+		snprintf(d->ibdev.dev_name, sizeof(d->ibdev.dev_name),
+			 "uverbs%d", d->index);
+		snprintf(d->ibdev.dev_path, sizeof(d->ibdev.dev_path),
+			 "/sys/class/infiniband_verbs/uverbs%d", d->index);
+		snprintf(d->ibdev.ibdev_path, sizeof(d->ibdev.ibdev_path),
+			 "/sys/class/infiniband/%s", f->name);
+		d->next = dev_registry;
+		dev_registry = d;
+	}
+	snprintf(d->bar_path, sizeof(d->bar_path), "%s", f->path);
+	d->node_guid = f->guid;
+	return d;
+}
+
+struct ibv_device **ibv_get_device_list(int *num_devices)
+{
+	const char *dir = snic_run_dir();
+	struct found *found = NULL;
+	struct ibv_device **list;
+	size_t nfound = 0, cap = 0;
+	struct dirent *de;
+	DIR *dp;
+	int n = 0;
+
+	dp = opendir(dir);
+	while (dp && (de = readdir(dp)) != NULL) {
+		size_t len = strlen(de->d_name);
+		struct snic_bar_hdr hdr;
+		struct found f;
+
+		if (len <= 4 || strcmp(de->d_name + len - 4, ".bar") != 0)
+			continue;
+		if ((size_t)snprintf(f.path, sizeof(f.path), "%s/%s", dir,
+				     de->d_name) >= sizeof(f.path))
+			continue;
+		if (read_bar_hdr(f.path, &hdr) != 0) {
+			snic_dbg("skipping %s (not a live snic BAR)\n", f.path);
+			continue;
+		}
+		memcpy(f.name, hdr.name, sizeof(f.name));
+		f.guid = hdr.node_guid;
+		if (nfound == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			struct found *nf = realloc(found, ncap * sizeof(*nf));
+
+			if (!nf)
+				break;
+			found = nf;
+			cap = ncap;
+		}
+		found[nfound++] = f;
+	}
+	if (dp)
+		closedir(dp);
+	if (nfound)
+		qsort(found, nfound, sizeof(*found), cmp_found);
+
+	list = calloc(nfound + 1, sizeof(*list));
+	if (!list) {
+		free(found);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&dev_lock);
+	for (size_t i = 0; i < nfound; i++) {
+		struct snic_device *d;
+
+		/* Two BAR files claiming the same name: keep the first. */
+		if (i && strcmp(found[i].name, found[i - 1].name) == 0)
+			continue;
+		d = dev_get(&found[i]);
+		if (d)
+			list[n++] = &d->ibdev;
+	}
+	pthread_mutex_unlock(&dev_lock);
+	free(found);
+	if (num_devices)
+		*num_devices = n;
+	snic_dbg("%d device(s) in %s\n", n, dir);
+	return list;
+}
+
+void ibv_free_device_list(struct ibv_device **list)
+{
+	free(list);
+}
+
+const char *ibv_get_device_name(struct ibv_device *device)
+{
+	return device->name;
+}
+
+__be64 ibv_get_device_guid(struct ibv_device *device)
+{
+	return htobe64(to_sdev(device)->node_guid);
+}
+
+int ibv_get_device_index(struct ibv_device *device)
+{
+	return to_sdev(device)->index;
+}
+
+/* ------------------------------------------------------------------ */
+
+int snic_fw_holds_pid(const char *host_mem, uint32_t pid)
+{
+	const char *dir = snic_run_dir();
+	struct dirent *de;
+	int held = 0;
+	DIR *dp;
+
+	dp = opendir(dir);
+	if (!dp)
+		return 0;
+	while (!held && (de = readdir(dp)) != NULL) {
+		size_t len = strlen(de->d_name);
+		struct snic_bar_hdr hdr;
+		char path[512];
+		uint8_t *bar;
+		int fd;
+
+		if (len <= 4 || strcmp(de->d_name + len - 4, ".bar") != 0)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+				     de->d_name) >= sizeof(path))
+			continue;
+		if (read_bar_hdr(path, &hdr) != 0 ||
+		    strcmp(hdr.host_mem, host_mem) != 0)
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		bar = mmap(NULL, SNIC_BAR_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+		close(fd);
+		if (bar == MAP_FAILED)
+			continue;
+		for (unsigned i = 0; i < SNIC_MAX_CTX; i++) {
+			struct snic_ctx_slot *s = (struct snic_ctx_slot *)(
+				bar + SNIC_BAR_CTX_OFF + i * SNIC_CTX_SLOT_SIZE);
+
+			if (atomic_load(&s->state) != SNIC_CTX_FREE &&
+			    atomic_load(&s->owner_pid) == pid) {
+				held = 1;
+				break;
+			}
+		}
+		munmap(bar, SNIC_BAR_SIZE);
+	}
+	closedir(dp);
+	return held;
+}

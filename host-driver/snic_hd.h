@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snic host driver: private structures shared by the host-driver sources.
+ * Nothing here is exported (the version script exports ibv_* only); every
+ * non-static helper carries the snic_ prefix.
+ */
+#ifndef SNIC_HD_H
+#define SNIC_HD_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <infiniband/verbs.h>
+
+#include <snic/hostif.h>
+
+#define snic_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+#define SNIC_DEFAULT_RUN_DIR "/dev/shm/snic"
+
+/* ------------------------------------------------------------------ */
+/* Debug output (SNIC_DEBUG=1).                                         */
+
+extern int snic_debug_level;
+void snic_debug_init(void);
+#define snic_dbg(...)                                                        \
+	do {                                                                 \
+		if (snic_debug_level)                                        \
+			fprintf(stderr, "snic: " __VA_ARGS__);               \
+	} while (0)
+
+/* ------------------------------------------------------------------ */
+/* Devices (snic_dev.c).                                                */
+
+struct snic_device {
+	struct ibv_device ibdev;
+	char bar_path[512];
+	uint64_t node_guid;         /* host order                           */
+	int index;                  /* stable per process: uverbsN          */
+	struct snic_device *next;
+};
+
+static inline struct snic_device *to_sdev(struct ibv_device *d)
+{
+	return snic_container_of(d, struct snic_device, ibdev);
+}
+
+const char *snic_run_dir(void);
+/* Process `pid` still owns a context slot in a BAR that uses the host
+ * memory file `host_mem` (the firmware has not cleaned up after it yet). */
+int snic_fw_holds_pid(const char *host_mem, uint32_t pid);
+int snic_pid_alive(uint32_t pid);
+
+/* ------------------------------------------------------------------ */
+/* Host memory window (hostmem.c).                                      */
+
+struct snic_hostmem {
+	char name[64];              /* file name in the run dir             */
+	char path[512];
+	dev_t st_dev;
+	ino_t st_ino;
+	int fd;
+	uint8_t *base;
+	uint64_t size;
+	uint32_t npages;
+	pthread_mutex_t lock;       /* in-process half of the allocator lock */
+	struct snic_hostmem *next;
+};
+
+/* Map the host-memory file (once per process per file). */
+struct snic_hostmem *snic_hostmem_get(const char *name, uint64_t size,
+				      int *err);
+/* Allocate npages contiguous window pages (zeroed when `zero`).
+ * Returns 0 and the first page number, or an errno value. */
+int snic_hm_alloc(struct snic_hostmem *hm, uint32_t npages, int zero,
+		  uint32_t *first_page);
+void snic_hm_free(struct snic_hostmem *hm, uint32_t first_page,
+		  uint32_t npages);
+/* Free the extents of dead processes (the firmware no longer uses). */
+void snic_hm_reap(struct snic_hostmem *hm);
+
+static inline void *snic_hm_ptr(struct snic_hostmem *hm, uint64_t pa)
+{
+	return hm->base + pa;
+}
+
+static inline uint64_t snic_page_pa(uint32_t page)
+{
+	return (uint64_t)page << SNIC_PAGE_SHIFT;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pinning: re-backing application pages with window pages (pin.c).     */
+
+struct snic_chunk;
+
+struct snic_pin {
+	struct snic_hostmem *hm;
+	uintptr_t start;            /* page aligned                         */
+	uint32_t npages;
+	uint32_t *pages;            /* window page of every page            */
+	uint32_t nchunks;
+	struct snic_chunk **chunks; /* one reference on each                */
+};
+
+int snic_pin(struct snic_hostmem *hm, void *addr, size_t len,
+	     struct snic_pin **out);
+void snic_unpin(struct snic_pin *pin);
+int snic_fork_safe(void);
+
+/* ------------------------------------------------------------------ */
+/* Contexts (snic_ctx.c).                                               */
+
+struct snic_qp;
+struct snic_cq;
+
+struct snic_async_node {
+	struct ibv_async_event ev;
+	struct snic_async_node *next;
+};
+
+struct snic_context {
+	struct verbs_context vctx;  /* ibv_context is its last member       */
+	struct snic_device *dev;
+	int bar_fd;
+	uint8_t *bar;
+	struct snic_bar_hdr *hdr;
+	struct snic_doorbells *db;
+	struct snic_ctx_slot *slot;
+	unsigned slot_idx;
+	struct snic_hostmem *hm;
+
+	pthread_mutex_t cmd_lock;
+	uint32_t cmd_seq;
+	_Atomic int dead;           /* firmware gone: commands fail with EIO */
+
+	pthread_t evt_thread;
+	int evt_started;
+	_Atomic int stop;
+
+	/* Objects: CQ list, QP table writers, async event queue. */
+	pthread_mutex_t obj_lock;
+	struct snic_cq *cq_list;
+	struct snic_qp *_Atomic qp_table[SNIC_MAX_QP];
+	struct snic_async_node *aq_head, *aq_tail;
+	unsigned aq_skip;           /* reads of async_fd owed to removed events */
+
+	struct snic_device_attr dattr;
+};
+
+static inline struct snic_context *to_sctx(struct ibv_context *c)
+{
+	return snic_container_of(c, struct snic_context, vctx.context);
+}
+
+/* Run one command.  snic_cmd_raw returns 0 with the firmware's status in
+ * *status, or an errno value when the command did not complete (EIO:
+ * firmware down; ETIMEDOUT: no answer).  snic_cmd maps the status to an
+ * errno value (0 = OK). */
+int snic_cmd_raw(struct snic_context *ctx, uint16_t op, const void *in,
+		 size_t in_len, void *out, size_t out_len, uint32_t *status);
+int snic_cmd(struct snic_context *ctx, uint16_t op, const void *in,
+	     size_t in_len, void *out, size_t out_len);
+int snic_status_errno(uint32_t status);
+void snic_kick(struct snic_context *ctx);
+/* errno value meaning "the firmware is gone": destroy verbs then succeed
+ * after releasing host resources, as rdma-core does for a disassociated
+ * device. */
+static inline int snic_fw_gone(int err)
+{
+	return err == EIO || err == ETIMEDOUT;
+}
+void snic_eventfd_signal(int fd);
+void snic_async_purge(struct snic_context *ctx, void *obj, int is_qp);
+
+/* ------------------------------------------------------------------ */
+/* CQs and completion channels (verbs_cq.c).                            */
+
+struct snic_cq_event {
+	struct snic_cq *cq;
+	struct snic_cq_event *next;
+};
+
+struct snic_channel {
+	struct ibv_comp_channel ch;
+	pthread_mutex_t lock;
+	struct snic_cq_event *head, *tail;
+	unsigned skip;              /* fd reads owed to purged events       */
+};
+
+static inline struct snic_channel *to_schan(struct ibv_comp_channel *c)
+{
+	return snic_container_of(c, struct snic_channel, ch);
+}
+
+struct snic_cq {
+	struct ibv_cq ibcq;
+	struct snic_context *ctx;
+	pthread_spinlock_t lock;
+	uint32_t cqn;
+	uint32_t cnt;               /* ring entries, power of two           */
+	uint32_t log_cnt;
+	uint32_t ci;                /* consumer index (under lock)          */
+	struct snic_cqe *ring;
+	struct snic_cq_dbrec *dbrec;
+	uint32_t ext_page, ext_npages;
+	uint32_t comp_events_got;   /* returned by ibv_get_cq_event (mutex) */
+	uint32_t async_events_got;  /* returned by ibv_get_async_event      */
+	struct snic_cq *next;       /* ctx->cq_list                         */
+};
+
+static inline struct snic_cq *to_scq(struct ibv_cq *c)
+{
+	return snic_container_of(c, struct snic_cq, ibcq);
+}
+
+struct snic_cq *snic_find_cq(struct snic_context *ctx, uint32_t cqn);
+void snic_cq_deliver_comp(struct snic_context *ctx, uint32_t cqn);
+/* Remove the CQEs of `qpn` still in the ring (CQ lock held). */
+void snic_cq_clean_locked(struct snic_cq *cq, uint32_t qpn);
+int snic_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
+/* ibv_close_device: free the host memory of a CQ the application did not
+ * destroy (the firmware destroyed it with the context). */
+void snic_cq_free_leftover(struct snic_cq *cq);
+int snic_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+
+/* ------------------------------------------------------------------ */
+/* QPs (verbs_qp.c).                                                    */
+
+struct snic_qp {
+	struct ibv_qp ibqp;
+	struct snic_context *ctx;
+	struct snic_cq *scq, *rcq;
+	uint32_t ext_page, ext_npages;
+	struct snic_qp_dbrec *dbrec;
+	uint8_t *sq, *rq;
+	uint32_t sq_cnt, sq_log_stride, rq_cnt, rq_log_stride;
+	uint32_t max_send_sge, max_recv_sge, max_inline;
+	int sq_sig_all;
+	pthread_spinlock_t sq_lock, rq_lock;
+	uint32_t sq_pi, rq_pi;      /* under sq_lock / rq_lock              */
+	_Atomic uint32_t sq_ci;     /* advanced by poll_cq                  */
+	_Atomic uint32_t rq_ci;
+	uint32_t async_events_got;
+};
+
+static inline struct snic_qp *to_sqp(struct ibv_qp *q)
+{
+	return snic_container_of(q, struct snic_qp, ibqp);
+}
+
+static inline struct snic_qp *snic_find_qp(struct snic_context *ctx,
+					   uint32_t qpn)
+{
+	struct snic_qp *qp = atomic_load_explicit(
+		&ctx->qp_table[SNIC_QPN_IDX(qpn)], memory_order_acquire);
+
+	return (qp && qp->ibqp.qp_num == qpn) ? qp : NULL;
+}
+
+/* poll_cq: a send CQE completed SQ index wqe_idx (and all before it). */
+void snic_qp_sq_complete(struct snic_qp *qp, uint32_t wqe_idx);
+void snic_qp_free_leftover(struct snic_qp *qp);
+int snic_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int snic_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+
+/* ------------------------------------------------------------------ */
+/* rdma-core's private <infiniband/driver.h> (not installed): the type of
+ * ibv_query_gid_type@IBVERBS_PRIVATE_34, which ibv_devinfo calls. */
+enum ibv_gid_type_sysfs {
+	IBV_GID_TYPE_SYSFS_IB_ROCE_V1,
+	IBV_GID_TYPE_SYSFS_ROCE_V2,
+};
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+		       unsigned int index, enum ibv_gid_type_sysfs *type);
+
+int snic_query_port(struct ibv_context *context, uint8_t port_num,
+		    struct ibv_port_attr *attr, size_t attr_len);
+int snic_query_device_ex(struct ibv_context *context,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size);
+
+/* Futex on a shared (non-private) word; timeout in ns, 0 = none. */
+int snic_futex_wait(_Atomic uint32_t *addr, uint32_t val, long timeout_ns);
+void snic_futex_wake(_Atomic uint32_t *addr);
+
+static inline void snic_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* Small helpers.                                                       */
+
+static inline uint32_t snic_roundup_pow2(uint32_t v)
+{
+	uint32_t r = 1;
+
+	while (r < v && r < (1u << 31))
+		r <<= 1;
+	return r;
+}
+
+static inline uint32_t snic_ilog2(uint32_t v)
+{
+	uint32_t l = 0;
+
+	while ((1u << (l + 1)) <= v && l < 31)
+		l++;
+	return l;
+}
+
+#endif /* SNIC_HD_H */

@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snic host driver: completion queues and completion channels.
+ *
+ * A CQ is one window extent: a page holding its doorbell record, then the
+ * ring of 64-byte CQEs.  The firmware writes CQE number n with owner bit
+ * ((n / cnt) & 1) ^ 1; poll_cq accepts the CQE at ci when its owner bit
+ * has that value for ci, and publishes ci in the doorbell record.
+ *
+ * Completion channel: an eventfd in semaphore mode (one read per event,
+ * pollable, EAGAIN when the application made it non-blocking) plus a queue
+ * of CQs with a pending event.  The event thread (snic_ctx.c) queues and
+ * signals; ibv_get_cq_event reads one count and pops one CQ.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "snic_hd.h"
+
+/* ------------------------------------------------------------------ */
+/* Completion channels.                                                 */
+
+struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
+{
+	struct snic_channel *ch = calloc(1, sizeof(*ch));
+
+	if (!ch) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ch->ch.fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+	if (ch->ch.fd < 0) {
+		int err = errno;
+
+		free(ch);
+		errno = err;
+		return NULL;
+	}
+	ch->ch.context = context;
+	ch->ch.refcnt = 0;
+	pthread_mutex_init(&ch->lock, NULL);
+	return &ch->ch;
+}
+
+int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	struct snic_channel *ch = to_schan(channel);
+	struct snic_cq_event *e;
+
+	pthread_mutex_lock(&ch->lock);
+	if (channel->refcnt) {
+		pthread_mutex_unlock(&ch->lock);
+		return EBUSY;   /* CQs still use it (as rdma-core) */
+	}
+	while ((e = ch->head) != NULL) {
+		ch->head = e->next;
+		free(e);
+	}
+	pthread_mutex_unlock(&ch->lock);
+	close(channel->fd);
+	pthread_mutex_destroy(&ch->lock);
+	free(ch);
+	return 0;
+}
+
+/* Event thread: an armed CQ got a completion. */
+void snic_cq_deliver_comp(struct snic_context *ctx, uint32_t cqn)
+{
+	struct snic_cq_event *e = malloc(sizeof(*e));
+	struct snic_channel *ch;
+	struct snic_cq *cq;
+
+	if (!e)
+		return;
+	e->next = NULL;
+	/* obj_lock keeps the CQ alive (destroy_cq unlinks it under the
+	 * lock before purging its queued events). */
+	pthread_mutex_lock(&ctx->obj_lock);
+	cq = snic_find_cq(ctx, cqn);
+	if (!cq || !cq->ibcq.channel) {
+		pthread_mutex_unlock(&ctx->obj_lock);
+		free(e);
+		return;
+	}
+	ch = to_schan(cq->ibcq.channel);
+	e->cq = cq;
+	pthread_mutex_lock(&ch->lock);
+	if (ch->tail)
+		ch->tail->next = e;
+	else
+		ch->head = e;
+	ch->tail = e;
+	pthread_mutex_unlock(&ch->lock);
+	pthread_mutex_unlock(&ctx->obj_lock);
+	snic_eventfd_signal(ch->ch.fd);
+}
+
+int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
+		     void **cq_context)
+{
+	struct snic_channel *ch = to_schan(channel);
+
+	for (;;) {
+		struct snic_cq_event *e;
+		struct snic_cq *scq;
+		uint64_t v;
+
+		/* Blocks unless the application made the fd non-blocking;
+		 * then -1 with errno EAGAIN, as rdma-core. */
+		if (read(channel->fd, &v, sizeof(v)) != sizeof(v))
+			return -1;
+		pthread_mutex_lock(&ch->lock);
+		if (ch->skip) {
+			/* this count was for an event of a destroyed CQ */
+			ch->skip--;
+			pthread_mutex_unlock(&ch->lock);
+			continue;
+		}
+		e = ch->head;
+		if (!e) {
+			pthread_mutex_unlock(&ch->lock);
+			continue;
+		}
+		ch->head = e->next;
+		if (!ch->head)
+			ch->tail = NULL;
+		scq = e->cq;
+		/* Counted while the channel lock still keeps the CQ from
+		 * being purged, so destroy_cq waits for this event's ack. */
+		pthread_mutex_lock(&scq->ibcq.mutex);
+		scq->comp_events_got++;
+		pthread_mutex_unlock(&scq->ibcq.mutex);
+		pthread_mutex_unlock(&ch->lock);
+		free(e);
+		*cq = &scq->ibcq;
+		*cq_context = scq->ibcq.cq_context;
+		return 0;
+	}
+}
+
+void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	pthread_mutex_lock(&cq->mutex);
+	cq->comp_events_completed += nevents;
+	pthread_cond_broadcast(&cq->cond);
+	pthread_mutex_unlock(&cq->mutex);
+}
+
+/* ------------------------------------------------------------------ */
+/* CQ objects.                                                          */
+
+/* obj_lock held. */
+struct snic_cq *snic_find_cq(struct snic_context *ctx, uint32_t cqn)
+{
+	for (struct snic_cq *cq = ctx->cq_list; cq; cq = cq->next)
+		if (cq->cqn == cqn)
+			return cq;
+	return NULL;
+}
+
+struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
+			     void *cq_context, struct ibv_comp_channel *channel,
+			     int comp_vector)
+{
+	struct snic_context *ctx = to_sctx(context);
+	struct snic_cmd_create_cq in;
+	struct snic_cmd_handle out;
+	struct snic_cq *cq;
+	uint32_t cnt, ring_pages;
+	int err;
+
+	if (cqe < 1 || (uint32_t)cqe >= SNIC_MAX_CQE ||
+	    comp_vector < 0 || comp_vector >= context->num_comp_vectors ||
+	    (channel && channel->context != context)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cnt = snic_roundup_pow2((uint32_t)cqe + 1);
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ring_pages = (uint32_t)(((uint64_t)cnt * sizeof(struct snic_cqe) +
+				 SNIC_PAGE_SIZE - 1) >> SNIC_PAGE_SHIFT);
+	cq->ext_npages = 1 + ring_pages;
+	err = snic_hm_alloc(ctx->hm, cq->ext_npages, 1, &cq->ext_page);
+	if (err) {
+		free(cq);
+		errno = err;
+		return NULL;
+	}
+	cq->ctx = ctx;
+	cq->cnt = cnt;
+	cq->log_cnt = snic_ilog2(cnt);
+	cq->dbrec = snic_hm_ptr(ctx->hm, snic_page_pa(cq->ext_page));
+	cq->ring = snic_hm_ptr(ctx->hm, snic_page_pa(cq->ext_page + 1));
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+
+	memset(&in, 0, sizeof(in));
+	in.ring_pa = snic_page_pa(cq->ext_page + 1);
+	in.dbrec_pa = snic_page_pa(cq->ext_page);
+	in.cqe_cnt = cnt;
+	err = snic_cmd(ctx, SNIC_CMD_CREATE_CQ, &in, sizeof(in), &out,
+		       sizeof(out));
+	if (err) {
+		if (!snic_fw_gone(err))
+			snic_hm_free(ctx->hm, cq->ext_page, cq->ext_npages);
+		pthread_spin_destroy(&cq->lock);
+		free(cq);
+		errno = err;
+		return NULL;
+	}
+	cq->cqn = out.handle;
+	cq->ibcq.context = context;
+	cq->ibcq.channel = channel;
+	cq->ibcq.cq_context = cq_context;
+	cq->ibcq.handle = out.handle;
+	cq->ibcq.cqe = (int)(cnt - 1);
+	pthread_mutex_init(&cq->ibcq.mutex, NULL);
+	pthread_cond_init(&cq->ibcq.cond, NULL);
+	if (channel) {
+		struct snic_channel *ch = to_schan(channel);
+
+		pthread_mutex_lock(&ch->lock);
+		channel->refcnt++;
+		pthread_mutex_unlock(&ch->lock);
+	}
+	pthread_mutex_lock(&ctx->obj_lock);
+	cq->next = ctx->cq_list;
+	ctx->cq_list = cq;
+	pthread_mutex_unlock(&ctx->obj_lock);
+	snic_dbg("CQ 0x%x: %u entries\n", cq->cqn, cnt);
+	return &cq->ibcq;
+}
+
+int ibv_resize_cq(struct ibv_cq *cq, int cqe)
+{
+	(void)cq;
+	(void)cqe;
+	return EOPNOTSUPP;
+}
+
+static void cq_unlink(struct snic_context *ctx, struct snic_cq *cq)
+{
+	struct snic_cq **pp = &ctx->cq_list;
+
+	while (*pp && *pp != cq)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = cq->next;
+}
+
+int ibv_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct snic_cq *cq = to_scq(ibcq);
+	struct snic_context *ctx = cq->ctx;
+	struct snic_cmd_handle in = { .handle = cq->cqn };
+	int err;
+
+	/* BUSY while QPs still use it. */
+	err = snic_cmd(ctx, SNIC_CMD_DESTROY_CQ, &in, sizeof(in), NULL, 0);
+	if (err && !snic_fw_gone(err))
+		return err;
+
+	pthread_mutex_lock(&ctx->obj_lock);
+	cq_unlink(ctx, cq);
+	snic_async_purge(ctx, ibcq, 0);
+	if (ibcq->channel) {
+		struct snic_channel *ch = to_schan(ibcq->channel);
+		struct snic_cq_event **pp, *e;
+
+		/* Events queued but not read yet disappear with the CQ (as
+		 * the kernel drops them from the channel). */
+		pthread_mutex_lock(&ch->lock);
+		ch->tail = NULL;
+		for (pp = &ch->head; (e = *pp) != NULL;) {
+			if (e->cq == cq) {
+				*pp = e->next;
+				ch->skip++;
+				free(e);
+			} else {
+				ch->tail = e;
+				pp = &e->next;
+			}
+		}
+		ibcq->channel->refcnt--;
+		pthread_mutex_unlock(&ch->lock);
+	}
+	pthread_mutex_unlock(&ctx->obj_lock);
+
+	/* ibv_destroy_cq waits until every event handed out by
+	 * ibv_get_cq_event / ibv_get_async_event has been acknowledged
+	 * (ibv_get_cq_event(3)). */
+	pthread_mutex_lock(&ibcq->mutex);
+	while (ibcq->comp_events_completed != cq->comp_events_got ||
+	       ibcq->async_events_completed != cq->async_events_got)
+		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
+	pthread_mutex_unlock(&ibcq->mutex);
+
+	if (!err)
+		snic_hm_free(ctx->hm, cq->ext_page, cq->ext_npages);
+	pthread_spin_destroy(&cq->lock);
+	pthread_mutex_destroy(&ibcq->mutex);
+	pthread_cond_destroy(&ibcq->cond);
+	free(cq);
+	return 0;
+}
+
+/* ibv_close_device: the firmware destroyed the CQ with the context. */
+void snic_cq_free_leftover(struct snic_cq *cq)
+{
+	snic_hm_free(cq->ctx->hm, cq->ext_page, cq->ext_npages);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+}
+
+/* ------------------------------------------------------------------ */
+/* Polling.                                                             */
+
+static inline struct snic_cqe *cqe_at(struct snic_cq *cq, uint32_t idx)
+{
+	return &cq->ring[idx & (cq->cnt - 1)];
+}
+
+static inline uint8_t owner_for(struct snic_cq *cq, uint32_t idx)
+{
+	return (uint8_t)(((idx >> cq->log_cnt) & 1) ^ 1);
+}
+
+/* Acquire-load of the owner byte: the rest of the CQE is read after it. */
+static inline int cqe_valid(struct snic_cq *cq, uint32_t idx)
+{
+	struct snic_cqe *c = cqe_at(cq, idx);
+
+	return (__atomic_load_n(&c->owner, __ATOMIC_ACQUIRE) & 1) ==
+	       owner_for(cq, idx);
+}
+
+int snic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct snic_cq *cq = to_scq(ibcq);
+	struct snic_context *ctx = cq->ctx;
+	int n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	while (n < ne && cqe_valid(cq, cq->ci)) {
+		const struct snic_cqe *c = cqe_at(cq, cq->ci);
+		struct ibv_wc *w = &wc[n];
+		struct snic_qp *qp;
+
+		w->wr_id = c->wr_id;
+		w->status = (enum ibv_wc_status)c->status;
+		w->opcode = (enum ibv_wc_opcode)c->opcode;
+		w->vendor_err = c->vendor_err;
+		w->byte_len = c->byte_len;
+		w->imm_data = c->imm_data;      /* already network order */
+		w->qp_num = c->qp_num;
+		w->src_qp = c->src_qp;
+		w->wc_flags = c->wc_flags;
+		w->pkey_index = c->pkey_index;
+		w->slid = c->slid;
+		w->sl = c->sl;
+		w->dlid_path_bits = c->dlid_path_bits;
+
+		qp = snic_find_qp(ctx, c->qp_num);
+		if (qp) {
+			if (c->is_send)
+				snic_qp_sq_complete(qp, c->wqe_idx);
+			else
+				atomic_fetch_add_explicit(&qp->rq_ci, 1,
+							  memory_order_release);
+		}
+		cq->ci++;
+		n++;
+	}
+	if (n)
+		atomic_store_explicit(&cq->dbrec->ci, cq->ci,
+				      memory_order_release);
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+int snic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct snic_cq *cq = to_scq(ibcq);
+
+	atomic_store_explicit(&cq->dbrec->arm_solicited, solicited_only ? 1 : 0,
+			      memory_order_relaxed);
+	/*
+	 * Dekker-style handshake with the firmware, which writes a CQE,
+	 * fences, then reads arm_sn to decide whether to raise an event.
+	 * This seq_cst RMW orders the arm before the application's next
+	 * poll of the ring: either the firmware sees the new arm_sn (and
+	 * raises the event) or the poll after arming sees the CQE.
+	 */
+	atomic_fetch_add_explicit(&cq->dbrec->arm_sn, 1, memory_order_seq_cst);
+	return 0;
+}
+
+/*
+ * Drop the CQEs of `qpn` still in the ring (destroy_qp, modify to RESET),
+ * like mlx5's __mlx5_cq_clean: walk the valid CQEs from the newest back to
+ * ci, move the survivors up over the removed ones (keeping each
+ * destination's owner bit), then advance ci by the number removed.  The
+ * firmware only writes beyond the last valid CQE, so it never races with
+ * the slots moved here.  CQ lock held.
+ */
+void snic_cq_clean_locked(struct snic_cq *cq, uint32_t qpn)
+{
+	uint32_t nvalid = 0, nfreed = 0;
+
+	while (nvalid < cq->cnt && cqe_valid(cq, cq->ci + nvalid))
+		nvalid++;
+	for (uint32_t i = cq->ci + nvalid; i-- != cq->ci;) {
+		struct snic_cqe *c = cqe_at(cq, i);
+
+		if (c->qp_num == qpn) {
+			nfreed++;
+		} else if (nfreed) {
+			struct snic_cqe *d = cqe_at(cq, i + nfreed);
+
+			memcpy(d, c, offsetof(struct snic_cqe, owner));
+		}
+	}
+	if (nfreed) {
+		cq->ci += nfreed;
+		atomic_store_explicit(&cq->dbrec->ci, cq->ci,
+				      memory_order_release);
+	}
+}

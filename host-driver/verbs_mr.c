@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snic host driver: protection domains and memory registration.
+ *
+ * ibv_reg_mr pins the range (pin.c re-backs it with host-memory window
+ * pages), writes the page list (32-bit window page numbers) into a window
+ * buffer and hands its pa to the firmware in REG_MR.  The firmware copies
+ * the list into its translation table while executing the command, so the
+ * buffer is freed as soon as the command completes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snic_hd.h"
+
+/* The verbs.h macros would rewrite our definitions. */
+#undef ibv_reg_mr
+#undef ibv_reg_mr_iova
+
+struct snic_mr {
+	struct ibv_mr ibmr;
+	struct snic_pin *pin;
+};
+
+/* ------------------------------------------------------------------ */
+/* PD.                                                                  */
+
+struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+{
+	struct snic_context *ctx = to_sctx(context);
+	struct snic_cmd_handle out;
+	struct ibv_pd *pd;
+	int err;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = snic_cmd(ctx, SNIC_CMD_ALLOC_PD, NULL, 0, &out, sizeof(out));
+	if (err) {
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+	pd->context = context;
+	pd->handle = out.handle;
+	return pd;
+}
+
+int ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	struct snic_cmd_handle in = { .handle = pd->handle };
+	int err;
+
+	err = snic_cmd(to_sctx(pd->context), SNIC_CMD_DEALLOC_PD, &in,
+		       sizeof(in), NULL, 0);
+	if (err && !snic_fw_gone(err))
+		return err;
+	free(pd);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* MR.                                                                  */
+
+#define SNIC_MR_BASIC_ACCESS                                              \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |               \
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+static int check_access(unsigned int *access)
+{
+	unsigned int a = *access & ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
+
+	/* As the kernel's ib_check_mr_access(): remote write or atomic
+	 * access needs local write. */
+	if ((a & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(a & IBV_ACCESS_LOCAL_WRITE))
+		return EINVAL;
+	if (a & IBV_ACCESS_ON_DEMAND)
+		return EOPNOTSUPP;      /* no on-demand paging */
+	/* MW_BIND and HUGETLB are hints with nothing to do here. */
+	if (a & ~(unsigned int)(SNIC_MR_BASIC_ACCESS | IBV_ACCESS_MW_BIND |
+				 IBV_ACCESS_HUGETLB))
+		return EINVAL;
+	*access = a & SNIC_MR_BASIC_ACCESS;
+	return 0;
+}
+
+static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			     uint64_t iova, unsigned int access)
+{
+	struct snic_context *ctx = to_sctx(pd->context);
+	struct snic_cmd_reg_mr in;
+	struct snic_cmd_handle out;
+	struct snic_mr *mr;
+	uint32_t pl_page, pl_npages;
+	size_t pl_bytes;
+	int err;
+
+	err = check_access(&access);
+	if (err)
+		goto fail;
+	/* A zero-length MR has no pages to map (mlx5 refuses it too). */
+	if (length == 0) {
+		err = EINVAL;
+		goto fail;
+	}
+	if (!addr) {
+		err = EFAULT;
+		goto fail;
+	}
+	/* The MR maps iova to addr page by page: same offset in the page. */
+	if (((uintptr_t)addr ^ iova) & (SNIC_PAGE_SIZE - 1)) {
+		err = EINVAL;
+		goto fail;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		err = ENOMEM;
+		goto fail;
+	}
+	err = snic_pin(ctx->hm, addr, length, &mr->pin);
+	if (err)
+		goto fail_free;
+
+	pl_bytes = (size_t)mr->pin->npages * sizeof(uint32_t);
+	pl_npages = (uint32_t)((pl_bytes + SNIC_PAGE_SIZE - 1) >>
+			       SNIC_PAGE_SHIFT);
+	err = snic_hm_alloc(ctx->hm, pl_npages, 0, &pl_page);
+	if (err)
+		goto fail_unpin;
+	memcpy(snic_hm_ptr(ctx->hm, snic_page_pa(pl_page)), mr->pin->pages,
+	       pl_bytes);
+
+	memset(&in, 0, sizeof(in));
+	in.pdn = pd->handle;
+	in.access = access;
+	in.iova = iova;
+	in.length = length;
+	in.pages_pa = snic_page_pa(pl_page);
+	in.npages = mr->pin->npages;
+	err = snic_cmd(ctx, SNIC_CMD_REG_MR, &in, sizeof(in), &out,
+		       sizeof(out));
+	if (snic_fw_gone(err)) {
+		/* The firmware may still read the list: leave it. */
+		snic_dbg("REG_MR: page list %u+%u left allocated\n", pl_page,
+			 pl_npages);
+	} else {
+		snic_hm_free(ctx->hm, pl_page, pl_npages);
+	}
+	if (err)
+		goto fail_unpin;
+
+	mr->ibmr.context = pd->context;
+	mr->ibmr.pd = pd;
+	mr->ibmr.addr = addr;
+	mr->ibmr.length = length;
+	mr->ibmr.handle = out.handle;
+	/* rkey == lkey (meaningful remotely only with remote access). */
+	mr->ibmr.lkey = out.handle;
+	mr->ibmr.rkey = out.handle;
+	snic_dbg("MR %p+%zu iova 0x%llx access 0x%x -> key 0x%x (%u pages)\n",
+		 addr, length, (unsigned long long)iova, access, out.handle,
+		 mr->pin->npages);
+	return &mr->ibmr;
+
+fail_unpin:
+	snic_unpin(mr->pin);
+fail_free:
+	free(mr);
+fail:
+	snic_dbg("reg_mr %p+%zu failed: %s\n", addr, length, strerror(err));
+	errno = err;
+	return NULL;
+}
+
+struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			  int access)
+{
+	return reg_mr(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
+}
+
+struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
+			       uint64_t iova, int access)
+{
+	return reg_mr(pd, addr, length, iova, (unsigned int)access);
+}
+
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
+				uint64_t iova, unsigned int access)
+{
+	return reg_mr(pd, addr, length, iova, access);
+}
+
+int ibv_dereg_mr(struct ibv_mr *ibmr)
+{
+	struct snic_mr *mr = snic_container_of(ibmr, struct snic_mr, ibmr);
+	struct snic_cmd_handle in = { .handle = ibmr->handle };
+	int err;
+
+	err = snic_cmd(to_sctx(ibmr->context), SNIC_CMD_DEREG_MR, &in,
+		       sizeof(in), NULL, 0);
+	if (err && !snic_fw_gone(err))
+		return err;
+	/* Only now may the pages go back to private memory: the firmware
+	 * no longer translates through them. */
+	snic_unpin(mr->pin);
+	free(mr);
+	return 0;
+}
