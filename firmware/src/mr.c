@@ -138,7 +138,7 @@ int mr_reg(struct snic_nic *nic, unsigned ctx,
 		return st;
 	}
 	struct snic_mr *mr = &nic->mrs[i];
-	mr->gen = (uint8_t)(mr->gen + 1 ? mr->gen + 1 : 1); /* never key 0 */
+	mr->gen = (uint8_t)(mr->gen == 0xff ? 1 : mr->gen + 1); /* never gen 0 */
 	mr->in_use = true;
 	mr->ctx = (uint8_t)ctx;
 	mr->pd = pd_idx;

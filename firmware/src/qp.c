@@ -353,6 +353,9 @@ static void qp_reset(struct snic_qp *qp)
 	qp->rd_out = 0;
 	qp->cur.valid = false;
 	qp->rd_active = false;
+	qp->acked_valid = false; /* else a stale ACK PSN retires new WQEs */
+	qp->acked_psn = 0;
+	qp->wait_until = 0;
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	memset(&qp->attr, 0, sizeof(qp->attr));
 	qp->npsn = 0;
@@ -371,6 +374,8 @@ int qp_modify(struct snic_nic *nic, unsigned ctx,
 	cur = qp->state;
 	if ((mask & M(CUR_STATE)) && in->attr.cur_qp_state != cur)
 		return SNIC_ST_INVAL;
+	if ((mask & M(STATE)) && in->attr.qp_state > SNIC_QPS_ERR)
+		return SNIC_ST_INVAL; /* before the narrowing below */
 	next = (mask & M(STATE)) ? (uint8_t)in->attr.qp_state : cur;
 	if (!qp_valid_transition(cur, next, mask))
 		return SNIC_ST_INVAL;

@@ -210,6 +210,9 @@ static bool do_write(struct snic_nic *nic, struct snic_qp *qp,
 	/* the immediate needs a RECV: without one, RNR before any write */
 	if ((fl & ROCE_F_IMM) && !r->in_send) {
 		if (!recv_take(nic, qp, &st)) {
+			/* not consumed: the retry starts the message again */
+			if (fl & ROCE_F_FIRST)
+				r->in_write = false;
 			rnr_nak(nic, qp, h->psn);
 			return false;
 		}

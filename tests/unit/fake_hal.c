@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: MIT */
+/* The fake HAL of fake_hal.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_hal.h"
+
+#define FH_SLOT (FH_BUF_CAP + FH_GUARD)
+#define FH_CANARY 0xa5
+
+static struct fake_hal *FH(void *p)
+{
+	return p;
+}
+
+static bool range_ok(const struct fake_hal *fh, uint64_t pa, uint64_t len)
+{
+	return pa + len >= pa && pa + len <= fh->mem_size;
+}
+
+static int fh_dma_read(void *hal, uint64_t pa, void *dst, uint32_t len)
+{
+	struct fake_hal *fh = FH(hal);
+
+	if (!range_ok(fh, pa, len)) {
+		fh->dma_faults++;
+		return -1;
+	}
+	memcpy(dst, fh->mem + pa, len);
+	fh->dma_reads++;
+	return 0;
+}
+
+static int fh_dma_write(void *hal, uint64_t pa, const void *src, uint32_t len)
+{
+	struct fake_hal *fh = FH(hal);
+
+	if (!range_ok(fh, pa, len)) {
+		fh->dma_faults++;
+		return -1;
+	}
+	memcpy(fh->mem + pa, src, len);
+	fh->dma_writes++;
+	return 0;
+}
+
+static int fh_cmp_swap(void *hal, uint64_t pa, uint64_t cmp, uint64_t swap,
+		       uint64_t *old)
+{
+	struct fake_hal *fh = FH(hal);
+	uint64_t v;
+
+	if ((pa & 7) || !range_ok(fh, pa, 8)) {
+		fh->dma_faults++;
+		return -1;
+	}
+	memcpy(&v, fh->mem + pa, 8);
+	*old = v;
+	if (v == cmp)
+		memcpy(fh->mem + pa, &swap, 8);
+	fh->atomics++;
+	return 0;
+}
+
+static int fh_fetch_add(void *hal, uint64_t pa, uint64_t add, uint64_t *old)
+{
+	struct fake_hal *fh = FH(hal);
+	uint64_t v;
+
+	if ((pa & 7) || !range_ok(fh, pa, 8)) {
+		fh->dma_faults++;
+		return -1;
+	}
+	memcpy(&v, fh->mem + pa, 8);
+	*old = v;
+	v += add;
+	memcpy(fh->mem + pa, &v, 8);
+	fh->atomics++;
+	return 0;
+}
+
+static uint64_t fh_now(void *hal)
+{
+	return *FH(hal)->clock;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Pool.                                                                   */
+
+static struct snic_pkt *pool_get(struct fake_hal *fh)
+{
+	uint32_t out = FH_POOL_SIZE - fh->nfree;
+
+	if (fh->nfree == 0 || (fh->alloc_limit && out >= fh->alloc_limit))
+		return NULL;
+	uint16_t i = fh->free_stack[--fh->nfree];
+	struct snic_pkt *p = &fh->pkts[i];
+
+	fh->in_use[i] = true;
+	p->len = 0;
+	p->port = 0;
+	fh->allocs++;
+	return p;
+}
+
+static void pool_put(struct fake_hal *fh, struct snic_pkt *p)
+{
+	ptrdiff_t i = p - fh->pkts;
+
+	if (i < 0 || i >= FH_POOL_SIZE || &fh->pkts[i] != p || !fh->in_use[i]) {
+		fh->bad_frees++;
+		return;
+	}
+	for (unsigned g = 0; g < FH_GUARD; g++)
+		if (p->data[FH_BUF_CAP + g] != FH_CANARY) {
+			fh->overflows++;
+			memset(p->data + FH_BUF_CAP, FH_CANARY, FH_GUARD);
+			break;
+		}
+	fh->in_use[i] = false;
+	fh->free_stack[fh->nfree++] = (uint16_t)i;
+	fh->frees++;
+}
+
+static uint16_t fh_pkt_alloc(void *hal, struct snic_pkt **pkts, uint16_t n)
+{
+	struct fake_hal *fh = FH(hal);
+	uint16_t k;
+
+	for (k = 0; k < n; k++) {
+		pkts[k] = pool_get(fh);
+		if (!pkts[k])
+			break;
+	}
+	return k;
+}
+
+static void fh_pkt_free(void *hal, struct snic_pkt **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++)
+		pool_put(FH(hal), pkts[i]);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Ports.                                                                  */
+
+static int fifo_push(struct fake_link *l, int to, const uint8_t *data,
+		     uint16_t len)
+{
+	struct fl_frame *f;
+
+	if (l->tail[to] - l->head[to] >= FL_FIFO_SIZE)
+		return -1;
+	f = &l->fifo[to][l->tail[to] % FL_FIFO_SIZE];
+	f->data = malloc(len ? len : 1);
+	if (!f->data)
+		abort();
+	memcpy(f->data, data, len);
+	f->len = len;
+	l->tail[to]++;
+	return 0;
+}
+
+static uint16_t fh_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
+			    uint16_t n)
+{
+	struct fake_hal *fh = FH(hal);
+	struct fake_link *l = fh->link;
+	int to = !fh->side;
+	uint16_t k;
+
+	if (port != 0)
+		return 0;
+	for (k = 0; k < n; k++) {
+		struct snic_pkt *p = pkts[k];
+		enum fl_action a = FL_PASS;
+
+		if (!l) {
+			fh->tx_dropped_nolink++;
+			pool_put(fh, p);
+			continue;
+		}
+		/* need room for a duplicate too */
+		if (l->tail[to] - l->head[to] + 2 > FL_FIFO_SIZE)
+			break;
+		if (p->len > FH_BUF_CAP)
+			fh->overflows++;
+		if (l->hook)
+			a = l->hook(l->hook_arg, fh->side, p->data, &p->len);
+		l->sent[fh->side]++;
+		fh->tx_frames++;
+		if (a == FL_DROP) {
+			l->dropped[fh->side]++;
+		} else {
+			fifo_push(l, to, p->data, p->len);
+			if (a == FL_DUP) {
+				l->duplicated[fh->side]++;
+				fifo_push(l, to, p->data, p->len);
+			}
+		}
+		pool_put(fh, p);
+	}
+	return k;
+}
+
+static uint16_t fh_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
+			    uint16_t n)
+{
+	struct fake_hal *fh = FH(hal);
+	struct fake_link *l = fh->link;
+	int me = fh->side;
+	uint16_t k = 0;
+
+	if (port != 0 || !l)
+		return 0;
+	while (k < n && l->head[me] != l->tail[me]) {
+		struct fl_frame *f = &l->fifo[me][l->head[me] % FL_FIFO_SIZE];
+		struct snic_pkt *p = pool_get(fh);
+
+		if (!p)
+			break;
+		memcpy(p->data, f->data, f->len);
+		p->len = f->len;
+		p->port = 0;
+		free(f->data);
+		f->data = NULL;
+		l->head[me]++;
+		fh->rx_frames++;
+		pkts[k++] = p;
+	}
+	return k;
+}
+
+static int fh_link_up(void *hal, uint16_t port)
+{
+	return port == 0 && FH(hal)->link_is_up;
+}
+
+static void fh_notify(void *hal, const void *word)
+{
+	FH(hal)->notifies++;
+	FH(hal)->last_notify = word;
+}
+
+static void fh_log(void *hal, int level, const char *msg)
+{
+	struct fake_hal *fh = FH(hal);
+
+	if (level >= 0 && level < 4)
+		fh->log_count[level]++;
+	snprintf(fh->log[fh->nlog++ % FH_LOG_KEEP], FH_LOG_LEN, "%s", msg);
+	if (fh->verbose)
+		fprintf(stderr, "[fw %d] %s\n", level, msg);
+}
+
+static const struct snic_hal_ops fake_ops = {
+	.dma_read = fh_dma_read,
+	.dma_write = fh_dma_write,
+	.dma_cmp_swap = fh_cmp_swap,
+	.dma_fetch_add = fh_fetch_add,
+	.now_ns = fh_now,
+	.rx_burst = fh_rx_burst,
+	.tx_burst = fh_tx_burst,
+	.pkt_alloc = fh_pkt_alloc,
+	.pkt_free = fh_pkt_free,
+	.link_up = fh_link_up,
+	.notify_host = fh_notify,
+	.log = fh_log,
+};
+
+int fake_hal_init(struct fake_hal *fh, uint64_t mem_size)
+{
+	memset(fh, 0, sizeof(*fh));
+	fh->hal.ops = &fake_ops;
+	fh->hal.ctx = fh;
+	fh->mem = calloc(1, mem_size);
+	fh->bufs = malloc((size_t)FH_POOL_SIZE * FH_SLOT);
+	if (!fh->mem || !fh->bufs)
+		abort();
+	fh->mem_size = mem_size;
+	fh->clock = &fh->own_clock;
+	fh->own_clock = 1000000; /* not 0: "0 = unset" bugs show up */
+	fh->link_is_up = 1;
+	for (uint32_t i = 0; i < FH_POOL_SIZE; i++) {
+		struct snic_pkt *p = &fh->pkts[i];
+
+		p->data = fh->bufs + (size_t)i * FH_SLOT;
+		p->cap = FH_BUF_CAP;
+		p->priv = fh;
+		memset(p->data + FH_BUF_CAP, FH_CANARY, FH_GUARD);
+		fh->free_stack[i] = (uint16_t)(FH_POOL_SIZE - 1 - i);
+	}
+	fh->nfree = FH_POOL_SIZE;
+	fh->verbose = getenv("FAKE_HAL_VERBOSE") != NULL;
+	return 0;
+}
+
+unsigned fake_hal_outstanding(const struct fake_hal *fh)
+{
+	return FH_POOL_SIZE - fh->nfree;
+}
+
+unsigned fake_hal_fini(struct fake_hal *fh)
+{
+	unsigned leaked = fake_hal_outstanding(fh);
+
+	free(fh->mem);
+	free(fh->bufs);
+	fh->mem = NULL;
+	fh->bufs = NULL;
+	return leaked;
+}
+
+bool fake_hal_log_has(const struct fake_hal *fh, const char *needle)
+{
+	uint32_t n = fh->nlog < FH_LOG_KEEP ? fh->nlog : FH_LOG_KEEP;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (strstr(fh->log[i], needle))
+			return true;
+	return false;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Link.                                                                   */
+
+void fake_link_init(struct fake_link *l, struct fake_hal *a, struct fake_hal *b)
+{
+	memset(l, 0, sizeof(*l));
+	l->side[0] = a;
+	l->side[1] = b;
+	a->link = l;
+	a->side = 0;
+	b->link = l;
+	b->side = 1;
+}
+
+void fake_link_fini(struct fake_link *l)
+{
+	for (int d = 0; d < 2; d++) {
+		while (l->head[d] != l->tail[d]) {
+			free(l->fifo[d][l->head[d] % FL_FIFO_SIZE].data);
+			l->head[d]++;
+		}
+		if (l->side[d])
+			l->side[d]->link = NULL;
+	}
+}
+
+void fake_link_set_hook(struct fake_link *l, fl_hook_fn fn, void *arg)
+{
+	l->hook = fn;
+	l->hook_arg = arg;
+}
+
+int fake_link_inject(struct fake_link *l, int to, const void *frame,
+		     uint16_t len)
+{
+	if (fifo_push(l, to, frame, len))
+		return -1;
+	l->injected[to]++;
+	return 0;
+}
+
+uint32_t fake_link_pending(const struct fake_link *l, int to)
+{
+	return l->tail[to] - l->head[to];
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A fake HAL for unit tests: host memory is a calloc'd window with
+ * bounds-checked DMA and atomics, time is a virtual clock the test
+ * advances, ports are in-memory FIFOs joined back to back by a "link"
+ * (with hooks to drop, corrupt, duplicate or inject frames), packet
+ * buffers come from a fixed pool with leak and overflow accounting.
+ * Everything is deterministic: no threads, no wall clock, no randomness.
+ */
+#ifndef SNIC_TESTS_FAKE_HAL_H
+#define SNIC_TESTS_FAKE_HAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snic/hal.h"
+
+#define FH_POOL_SIZE   1024     /* packet buffers per HAL              */
+#define FH_BUF_CAP     4608     /* bytes per buffer (eth_mtu 4200 + L2) */
+#define FH_GUARD       64       /* canary bytes after each buffer       */
+#define FH_LOG_KEEP    64       /* log lines kept                       */
+#define FH_LOG_LEN     160
+#define FL_FIFO_SIZE   8192     /* frames per link direction            */
+
+struct fake_link;
+
+struct fake_hal {
+	struct snic_hal hal;          /* hand &hal to snic_nic_init          */
+	/* host memory */
+	uint8_t *mem;
+	uint64_t mem_size;
+	uint64_t dma_reads, dma_writes, dma_faults, atomics;
+	/* clock: *clock, which is `own_clock` unless shared (sim) */
+	uint64_t own_clock;
+	uint64_t *clock;
+	/* ports */
+	struct fake_link *link;
+	int side;                     /* 0 or 1 on the link                  */
+	int link_is_up;
+	uint64_t tx_frames, rx_frames, tx_dropped_nolink;
+	/* packet pool */
+	struct snic_pkt pkts[FH_POOL_SIZE];
+	uint8_t *bufs;                /* FH_POOL_SIZE * (cap + guard)        */
+	bool in_use[FH_POOL_SIZE];
+	uint16_t free_stack[FH_POOL_SIZE];
+	uint32_t nfree;
+	uint64_t allocs, frees;
+	uint64_t bad_frees;           /* double free or foreign pointer      */
+	uint64_t overflows;           /* canary damaged                      */
+	uint32_t alloc_limit;         /* refuse pkt_alloc past this many
+				       * buffers out (0 = no limit)          */
+	/* host wake-ups and console */
+	uint64_t notifies;
+	const void *last_notify;
+	uint64_t log_count[4];
+	char log[FH_LOG_KEEP][FH_LOG_LEN];
+	uint32_t nlog;
+	bool verbose;                 /* echo log lines to stderr            */
+};
+
+/* Set up with a host-memory window of mem_size bytes.  Returns 0. */
+int fake_hal_init(struct fake_hal *fh, uint64_t mem_size);
+/* Frees the window and buffers.  Returns the number of buffers that did
+ * not come back (0 when none leaked). */
+unsigned fake_hal_fini(struct fake_hal *fh);
+/* Buffers currently owned by the core. */
+unsigned fake_hal_outstanding(const struct fake_hal *fh);
+
+static inline uint64_t fake_hal_now(const struct fake_hal *fh)
+{
+	return *fh->clock;
+}
+
+static inline void fake_hal_advance(struct fake_hal *fh, uint64_t ns)
+{
+	*fh->clock += ns;
+}
+
+static inline void *fake_hal_ptr(struct fake_hal *fh, uint64_t pa)
+{
+	return fh->mem + pa;
+}
+
+/* Does any captured log line contain `needle`? */
+bool fake_hal_log_has(const struct fake_hal *fh, const char *needle);
+
+/* ---------------------------------------------------------------------- */
+/* Link: side 0 <-> side 1, one FIFO per direction.                        */
+
+enum fl_action {
+	FL_PASS = 0,
+	FL_DROP,
+	FL_DUP,      /* deliver twice */
+};
+
+/* Called for every frame a side transmits, before it is queued for the
+ * other side.  The hook may rewrite the frame (up to FH_BUF_CAP bytes)
+ * and its length.  `from` is the transmitting side. */
+typedef enum fl_action (*fl_hook_fn)(void *arg, int from, uint8_t *frame,
+				     uint16_t *len);
+
+struct fl_frame {
+	uint8_t *data;
+	uint16_t len;
+};
+
+struct fake_link {
+	struct fake_hal *side[2];
+	struct fl_frame fifo[2][FL_FIFO_SIZE]; /* [to side]               */
+	uint32_t head[2], tail[2];
+	fl_hook_fn hook;
+	void *hook_arg;
+	uint64_t sent[2];             /* frames transmitted by side          */
+	uint64_t dropped[2], duplicated[2], injected[2];
+};
+
+void fake_link_init(struct fake_link *l, struct fake_hal *a,
+		    struct fake_hal *b);
+/* Frees frames still queued. */
+void fake_link_fini(struct fake_link *l);
+void fake_link_set_hook(struct fake_link *l, fl_hook_fn fn, void *arg);
+/* Queue a frame for delivery to side `to` (as if the other side sent
+ * it, without the hook).  Returns 0, -1 when the FIFO is full. */
+int fake_link_inject(struct fake_link *l, int to, const void *frame,
+		     uint16_t len);
+/* Frames waiting for side `to`. */
+uint32_t fake_link_pending(const struct fake_link *l, int to);
+
+#endif
