@@ -122,6 +122,19 @@ static void bits_set(uint64_t *bm, uint32_t first, uint32_t n, int val)
 	}
 }
 
+/* The allocator's file lock: an OFD byte-range lock on byte 0, released by
+ * the kernel when the process dies.  Not flock(): the emulator holds an
+ * flock on the file for as long as it serves it (its liveness mark), and
+ * on Linux the two kinds of lock do not interact. */
+static void file_lock(int fd, short type)
+{
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = 0,
+			    .l_len = 1 };
+
+	while (fcntl(fd, F_OFD_SETLKW, &fl) != 0 && errno == EINTR)
+		;
+}
+
 /* Lock the allocator (thread mutex, then the file lock) and make sure the
  * metadata is initialised. */
 static struct hm_meta *hm_lock(struct snic_hostmem *hm)
@@ -130,8 +143,7 @@ static struct hm_meta *hm_lock(struct snic_hostmem *hm)
 	uint32_t max_ext, bitmap_off, ext_off, meta_pages;
 
 	pthread_mutex_lock(&hm->lock);
-	while (flock(hm->fd, LOCK_EX) != 0 && errno == EINTR)
-		;
+	file_lock(hm->fd, F_WRLCK);
 	meta_layout(hm->npages, &max_ext, &bitmap_off, &ext_off, &meta_pages);
 	if (m->magic != HM_MAGIC || m->version != HM_VERSION ||
 	    m->npages != hm->npages || m->max_ext != max_ext ||
@@ -154,7 +166,7 @@ static struct hm_meta *hm_lock(struct snic_hostmem *hm)
 
 static void hm_unlock(struct snic_hostmem *hm)
 {
-	flock(hm->fd, LOCK_UN);
+	file_lock(hm->fd, F_UNLCK);
 	pthread_mutex_unlock(&hm->lock);
 }
 
