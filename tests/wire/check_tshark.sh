@@ -39,13 +39,17 @@ tshark_quiet() {
 	return $rc
 }
 
-# Payload heuristics are registered per protocol; disable those protocols
-# (but not "ethertype", which Ethernet itself needs).
-heur=$(tshark_quiet -G heuristic-decodes |
-       awk '$1 == "infiniband.payload" && $2 != "ethertype" { print $2 }' |
-       paste -sd, -)
-disable=()
-[ -n "$heur" ] && disable=(--disable-protocol "$heur")
+# RDMA payload is opaque bytes: turn off every heuristic that guesses at
+# what it carries, or random payload is dissected as a malformed upper
+# protocol (seen: RPCoRDMA, and "EtherType encapsulated" -> bogus IPv4).
+# These are the heuristics' short names in tshark 4.0 (bookworm); `tshark
+# -G heuristic-decodes` lists their protocols, not these names.
+disable=(--disable-protocol nvme-rdma)
+for h in eth_over_ib mellanox_eoib fc_infiniband sdp_infiniband \
+	 iser_infiniband lnet_ib rpcrdma_infiniband smb_direct_infiniband \
+	 smcr_infiniband; do
+	disable+=(--disable-heuristic "$h")
+done
 
 # Expert severity: PI_WARN = 0x00600000; PI_ERROR (malformed) above it.
 tshark_quiet -r "$PCAP" -n "${disable[@]}" -T fields -E separator=/t \
