@@ -23,6 +23,8 @@
 	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 #define SNIC_DEFAULT_RUN_DIR "/dev/shm/snic"
+/* poll_cq gives the core away after this many empty polls in a row */
+#define SNIC_EMPTY_POLLS_YIELD 64
 
 /* ------------------------------------------------------------------ */
 /* Debug output (SNIC_DEBUG=1).                                         */
@@ -207,6 +209,7 @@ struct snic_cq {
 	uint32_t cnt;               /* ring entries, power of two           */
 	uint32_t log_cnt;
 	uint32_t ci;                /* consumer index (under lock)          */
+	uint32_t empty_polls;       /* consecutive empty polls (under lock) */
 	struct snic_cqe *ring;
 	struct snic_cq_dbrec *dbrec;
 	uint32_t ext_page, ext_npages;
