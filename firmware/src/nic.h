@@ -198,6 +198,7 @@ struct snic_qp {
 	uint32_t sq_pi;         /* producer index last read from the host    */
 	uint32_t sq_fetch;      /* next WQE to start                          */
 	uint32_t npsn;          /* next PSN to send                           */
+	uint32_t psn_hi;        /* PSN of the last packet sent                */
 	uint32_t rd_out;        /* READ/atomic requests in flight             */
 	struct snic_inflight infl[SNIC_INFLIGHT];
 	uint32_t infl_head, infl_tail; /* head: oldest                       */

@@ -244,8 +244,10 @@ void comp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h
 		CNT_INC(nic, rx_drop_qp_state);
 		return;
 	}
-	if (!oldest(qp)) {
-		CNT_INC(nic, rx_drop_unexpected); /* e.g. a duplicate ACK */
+	/* nothing outstanding, or a PSN we never sent: a duplicate or a
+	 * stray response (IBTA 9.7.5.1.6: ghost ACKs are ignored) */
+	if (!oldest(qp) || roce_psn_diff(h->psn, qp->psn_hi) > 0) {
+		CNT_INC(nic, rx_drop_unexpected);
 		return;
 	}
 	if (h->opcode == ROCE_RC_ACK)

@@ -93,6 +93,37 @@ static uint8_t load_data(struct snic_nic *nic, struct snic_qp *qp,
 	return SNIC_WC_SUCCESS;
 }
 
+/* The message enters the in-flight window with its first packet, so ACKs
+ * for the PSNs of a long message find it (and a retransmission timer can
+ * cover it) while the rest is still being sent. */
+static void msg_start(struct snic_qp *qp)
+{
+	struct snic_req_cur *cur = &qp->cur;
+	struct snic_inflight *f = &qp->infl[qp->infl_tail++ % SNIC_INFLIGHT];
+	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
+
+	f->wr_id = c->wr_id;
+	f->wqe_idx = cur->wqe_idx;
+	f->first_psn = cur->first_psn;
+	f->last_psn = (cur->first_psn + cur->npkts - 1) & ROCE_PSN_MASK;
+	f->len = cur->len;
+	f->opcode = c->opcode;
+	f->signaled = (c->flags & SNIC_SEND_SIGNALED) || qp->sq_sig_all;
+	f->done = 0;
+	if (is_rd_atomic(c->opcode))
+		qp->rd_out++;
+}
+
+/* Its last packet is on the wire. */
+static void msg_sent(struct snic_qp *qp)
+{
+	struct snic_req_cur *cur = &qp->cur;
+
+	qp->npsn = (cur->first_psn + cur->npkts) & ROCE_PSN_MASK;
+	qp->sq_fetch = cur->wqe_idx + 1;
+	cur->valid = false;
+}
+
 static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 {
 	struct snic_req_cur *cur = &qp->cur;
@@ -119,6 +150,7 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 	cur->first_psn = qp->npsn;
 	cur->npkts = msg_pkts(qp, c->opcode, cur->len);
 	cur->valid = true;
+	msg_start(qp);
 	CNT_INC(nic, send_wqes);
 	return FETCH_OK;
 }
@@ -181,28 +213,6 @@ static void fill_ext(const struct snic_req_cur *cur, struct roce_hdrs *h)
 	}
 }
 
-/* The message is on the wire: hand it to the completer. */
-static void msg_sent(struct snic_qp *qp)
-{
-	struct snic_req_cur *cur = &qp->cur;
-	struct snic_inflight *f = &qp->infl[qp->infl_tail++ % SNIC_INFLIGHT];
-	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
-
-	f->wr_id = c->wr_id;
-	f->wqe_idx = cur->wqe_idx;
-	f->first_psn = cur->first_psn;
-	f->last_psn = (cur->first_psn + cur->npkts - 1) & ROCE_PSN_MASK;
-	f->len = cur->len;
-	f->opcode = c->opcode;
-	f->signaled = (c->flags & SNIC_SEND_SIGNALED) || qp->sq_sig_all;
-	f->done = 0;
-	if (is_rd_atomic(c->opcode))
-		qp->rd_out++;
-	qp->npsn = (cur->first_psn + cur->npkts) & ROCE_PSN_MASK;
-	qp->sq_fetch = cur->wqe_idx + 1;
-	cur->valid = false;
-}
-
 /* Build and queue the next packet of the current message.  Returns false
  * when no buffer was available (try again next pass). */
 static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
@@ -239,6 +249,9 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 	}
 	p->len = (uint16_t)roce_build(p->data, &h, n);
 	nic_tx(nic, p);
+	/* a READ request owns the PSNs of all its responses (9.7.4.1.4) */
+	qp->psn_hi = (fl & ROCE_F_READ)
+		     ? (cur->first_psn + cur->npkts - 1) & ROCE_PSN_MASK : h.psn;
 	cur->sent += n;
 	if ((fl & ROCE_F_LAST) || !(fl & ROCE_F_PAYLOAD))
 		msg_sent(qp);
@@ -311,21 +324,17 @@ void req_rewind(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 		if (roce_psn_diff(f->last_psn, psn) >= 0)
 			break;
 	}
-	if (i == qp->infl_tail && !qp->cur.valid)
-		return;
-	qp->cur.valid = false;
-	if (i != qp->infl_tail) {
-		struct snic_inflight *f = &qp->infl[i % SNIC_INFLIGHT];
+	if (i == qp->infl_tail)
+		return; /* nothing in flight at or after psn */
+	struct snic_inflight *f = &qp->infl[i % SNIC_INFLIGHT];
 
-		qp->sq_fetch = f->wqe_idx;
-		qp->npsn = f->first_psn;
-		for (uint32_t j = i; j != qp->infl_tail; j++)
-			if (is_rd_atomic(qp->infl[j % SNIC_INFLIGHT].opcode))
-				qp->rd_out--;
-		qp->infl_tail = i;
-	} else {
-		qp->npsn = qp->cur.first_psn;
-	}
+	qp->cur.valid = false;
+	qp->sq_fetch = f->wqe_idx;
+	qp->npsn = f->first_psn;
+	for (uint32_t j = i; j != qp->infl_tail; j++)
+		if (is_rd_atomic(qp->infl[j % SNIC_INFLIGHT].opcode))
+			qp->rd_out--;
+	qp->infl_tail = i;
 	qp->rd_active = false;
 	CNT_INC(nic, retransmits);
 	qp_req_schedule(nic, qp);
