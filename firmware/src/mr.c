@@ -219,40 +219,36 @@ static uint32_t mr_extent(const struct snic_nic *nic, const struct snic_mr *mr,
 	return n < len ? n : len;
 }
 
-int mr_read(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
-	    void *dst, uint32_t len)
+/* Copy between a buffer and [va, va + len) of the MR, one DMA per
+ * physically contiguous piece. */
+static int mr_copy(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
+		   uint8_t *buf, uint32_t len, bool to_host)
 {
-	uint8_t *d = dst;
-
 	while (len) {
 		uint64_t pa;
 		uint32_t n = mr_extent(nic, mr, va, len, &pa);
+		int rc = to_host ? nic_dma_write(nic, pa, buf, n)
+				 : nic_dma_read(nic, pa, buf, n);
 
-		if (nic_dma_read(nic, pa, d, n))
+		if (rc)
 			return -1;
-		d += n;
+		buf += n;
 		va += n;
 		len -= n;
 	}
 	return 0;
 }
 
+int mr_read(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
+	    void *dst, uint32_t len)
+{
+	return mr_copy(nic, mr, va, dst, len, false);
+}
+
 int mr_write(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 	     const void *src, uint32_t len)
 {
-	const uint8_t *s = src;
-
-	while (len) {
-		uint64_t pa;
-		uint32_t n = mr_extent(nic, mr, va, len, &pa);
-
-		if (nic_dma_write(nic, pa, s, n))
-			return -1;
-		s += n;
-		va += n;
-		len -= n;
-	}
-	return 0;
+	return mr_copy(nic, mr, va, (uint8_t *)(uintptr_t)src, len, true);
 }
 
 /* ---------------------------------------------------------------------- */
