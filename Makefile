@@ -145,4 +145,7 @@ asan:
 clean:
 	rm -rf build build-asan
 
+# Boards other than emu bring their own rules (e.g. the bare-metal image).
+include $(sort $(wildcard boards/*/board.mk))
+
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
