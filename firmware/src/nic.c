@@ -242,6 +242,20 @@ static void mtu_init(struct snic_nic *nic)
 	nic->active_mtu = mtu_enum_to_bytes(nic->active_mtu_enum);
 }
 
+/* The HAL's buffers must hold the largest frame the port MTU allows:
+ * checked once here, so the data path never has to (loud set-up). */
+static bool pkt_room_ok(struct snic_nic *nic)
+{
+	struct snic_pkt *p = nic_pkt_alloc(nic);
+	bool ok = p && p->cap >= nic->cfg.eth_mtu + ROCE_ETH_HLEN;
+
+	if (p)
+		nic->pkt_cache[nic->npkt_cache++] = p;
+	if (!ok)
+		nic_log(nic, SNIC_LOG_ERR, "packet buffers smaller than the port MTU");
+	return ok;
+}
+
 struct snic_nic *snic_nic_init(void *mem, const struct snic_nic_config *cfg,
 			       const struct snic_hal *hal, void *bar)
 {
@@ -260,7 +274,7 @@ struct snic_nic *snic_nic_init(void *mem, const struct snic_nic_config *cfg,
 	nic->hdr = (struct snic_bar_hdr *)((uint8_t *)bar + SNIC_BAR_HDR_OFF);
 	nic->db = (struct snic_doorbells *)((uint8_t *)bar + SNIC_BAR_DB_OFF);
 	mtu_init(nic);
-	if (nic->active_mtu_enum == 0)
+	if (nic->active_mtu_enum == 0 || !pkt_room_ok(nic))
 		return NULL;
 	mr_init(nic);
 	bar_init(nic);

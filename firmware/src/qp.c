@@ -101,8 +101,13 @@ int qp_create(struct snic_nic *nic, unsigned ctx,
 		return SNIC_ST_NOMEM;
 	struct snic_qp *qp = &nic->qps[i];
 	uint16_t gen = (uint16_t)((qp->gen + 1) & QP_GEN_MASK);
+	/* A destroyed QP may still sit on a work list (lists skip unused
+	 * QPs): keep its flags so the index is never queued twice. */
+	bool on_req = qp->on_req_list, on_resp = qp->on_resp_list;
 
 	memset(qp, 0, sizeof(*qp));
+	qp->on_req_list = on_req;
+	qp->on_resp_list = on_resp;
 	qp->in_use = true;
 	qp->ctx = (uint8_t)ctx;
 	qp->gen = gen;
