@@ -311,6 +311,7 @@ void snic_nic_ctx_dead(struct snic_nic *nic, unsigned slot)
 {
 	if (slot >= SNIC_MAX_CTX)
 		return;
+	CNT_INC(nic, ctx_reclaimed);
 	ctx_destroy(nic, slot);
 	atomic_store_explicit(&ctx_slot(nic, slot)->state, SNIC_CTX_FREE,
 			      memory_order_release);
