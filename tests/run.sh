@@ -4,7 +4,7 @@
 #   tests/run.sh [suite|case ...]     default: every suite, in this order
 #   tests/run.sh --list               print the suites and their cases
 #
-# Suites: unit devinfo pingpong verbs wire.  A case can also be named alone
+# Suites: unit devinfo pingpong verbs wire perftest.  A case can also be named alone
 # (e.g. tests/run.sh pingpong/events).
 #
 # Each case runs as its own process under timeout(1) (a hard limit; the whole
@@ -45,7 +45,7 @@ IT=tests/integration
 # ------------------------------------------------------------------ cases
 # case_add SUITE NAME LIMIT_SECONDS COMMAND...   (limits before scaling)
 # Worst case, every case hitting its limit: about 24 minutes at scale 1.
-SUITES=(unit devinfo pingpong verbs wire)
+SUITES=(unit devinfo pingpong verbs wire perftest)
 C_SUITE=() C_NAME=() C_LIMIT=() C_CMD=()
 case_add() {
 	local suite=$1 name=$2 limit=$3 cmd
@@ -65,6 +65,16 @@ case_add verbs    verbs/ctxdeath       180 bash "$IT/ctxdeath.sh" 20515
 case_add wire     wire/capture         240 bash "$IT/wire.sh" capture
 case_add wire     wire/scapy           120 bash "$IT/wire.sh" scapy
 case_add wire     wire/tshark          120 bash "$IT/wire.sh" tshark
+# perftest: small iteration counts and sizes (they print figures, not verdicts)
+PT=(-n 200)
+case_add perftest perftest/write_bw      90 bash "$IT/perftest.sh" 19515 ib_write_bw "${PT[@]}" -s 4096
+case_add perftest perftest/write_lat     90 bash "$IT/perftest.sh" 19615 ib_write_lat "${PT[@]}" -s 64
+case_add perftest perftest/read_bw       90 bash "$IT/perftest.sh" 19715 ib_read_bw "${PT[@]}" -s 4096
+case_add perftest perftest/read_lat      90 bash "$IT/perftest.sh" 19815 ib_read_lat "${PT[@]}" -s 64
+case_add perftest perftest/send_bw       90 bash "$IT/perftest.sh" 19915 ib_send_bw "${PT[@]}" -s 4096
+case_add perftest perftest/send_lat      90 bash "$IT/perftest.sh" 20015 ib_send_lat "${PT[@]}" -s 64
+case_add perftest perftest/atomic_bw     90 bash "$IT/perftest.sh" 20115 ib_atomic_bw "${PT[@]}"
+case_add perftest perftest/atomic_lat    90 bash "$IT/perftest.sh" 20215 ib_atomic_lat "${PT[@]}"
 
 usage() {
 	echo "usage: tests/run.sh [--list] [suite|case ...]"
@@ -110,7 +120,7 @@ for a in "${want[@]}"; do
 		exit 2
 	fi
 done
-# Keep the defined order (unit, devinfo, pingpong, verbs, wire) whatever the
+# Keep the defined order (unit, devinfo, pingpong, verbs, wire, perftest) whatever the
 # order of the arguments: wire/scapy needs wire/capture first.
 mapfile -t SELECTED < <(printf '%s\n' "${SELECTED[@]}" | sort -n)
 

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Cases "perftest/*": Debian's unmodified perftest programs (ib_write_bw,
+# ib_read_lat, ...) with the server on snic1 and the client on snic0, GID
+# index 0 (RoCE v2).  perftest exchanges its QP data over TCP on 127.0.0.1,
+# in a private network namespace when the machine allows it.  Both sides must
+# exit 0 and the client must print its result table (the "#bytes" header and
+# at least one row of numbers under it).
+#   tests/integration/perftest.sh PORT_BASE PROGRAM [perftest options...]
+#   e.g. tests/integration/perftest.sh 19515 ib_send_bw -c UD -n 200
+set -euo pipefail
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+[[ $# -ge 2 && $1 =~ ^[0-9]+$ ]] || snic_fail "usage: $0 PORT_BASE PROGRAM [options]"
+snic_private_netns "$0" "$@"
+base=$1 prog=$2
+shift 2
+snic_need_cmd "$prog"
+
+snic_emu_start
+port=$(snic_free_port "$base")
+secs=$(snic_secs "${SNIC_PERFTEST_TIMEOUT:-60}")
+sout=$SNIC_CASE_DIR/$prog-server.out cout=$SNIC_CASE_DIR/$prog-client.out
+# -F: no warning about the CPU frequency governor (a VM has none).
+common=(-F -x 0 -p "$port")
+snic_log "server: $prog -d snic1 ${common[*]} $*"
+timeout --foreground -k 5 "$secs" "$prog" -d snic1 "${common[@]}" "$@" \
+	>"$sout" 2>&1 </dev/null &
+spid=$!
+SNIC_BG_PIDS+=("$spid")
+src=0 crc=0
+if ! snic_wait_listen "$port" 30 "$spid"; then
+	kill -TERM "$spid" 2>/dev/null || true
+	wait "$spid" || src=$?
+	snic__untrack "$spid"
+	sed 's/^/  server| /' "$sout"
+	snic_fail "$prog server never listened on port $port (status $src)"
+fi
+snic_log "client: $prog -d snic0 ${common[*]} $* 127.0.0.1"
+timeout --foreground -k 5 "$secs" "$prog" -d snic0 "${common[@]}" "$@" 127.0.0.1 \
+	>"$cout" 2>&1 </dev/null || crc=$?
+if (( crc != 0 )); then
+	sleep 1
+	kill -TERM "$spid" 2>/dev/null || true
+fi
+wait "$spid" || src=$?
+snic__untrack "$spid"
+sed 's/^/  server| /' "$sout"
+sed 's/^/  client| /' "$cout"
+snic_emu_stop || exit 1
+(( src == 0 )) || snic_fail "$prog server: exit status $src"
+(( crc == 0 )) || snic_fail "$prog client: exit status $crc"
+# The result table: a header line starting with "#bytes", then a row that
+# starts with the message size and holds only numbers.
+awk '/^[[:space:]]*#bytes/ { hdr = 1; next }
+     hdr && /^[[:space:]]*[0-9]+([[:space:]]+[0-9.]+)+[[:space:]]*$/ { row = 1 }
+     END { exit !(hdr && row) }' "$cout" ||
+	snic_fail "$prog client printed no result table"
+snic_log "$prog $*: server and client exited 0, result table printed"
