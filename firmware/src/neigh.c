@@ -135,3 +135,13 @@ void neigh_rx_arp(struct snic_nic *nic, struct snic_pkt *pkt)
 		arp_send(nic, 2, a + 8, a + 8, spa);
 	}
 }
+
+/* Gratuitous ARP (a request for our own address): peers that cached an
+ * older MAC for our IP, or restarted, learn the current one at once. */
+void neigh_announce(struct snic_nic *nic)
+{
+	static const uint8_t zero[6];
+
+	CNT_INC(nic, arp_requests_sent);
+	arp_send(nic, 1, bcast, zero, nic->cfg.ipv4);
+}

@@ -102,12 +102,27 @@ void nic_tx(struct snic_nic *nic, struct snic_pkt *pkt)
 	nic->txq[nic->txq_tail++ % SNIC_TXQ_SIZE] = pkt;
 }
 
+/* The link is down: drop what is queued, as a real port does (frames held
+ * until a peer comes back would reach its new QPs with stale PSNs). */
+static unsigned tx_drop_link_down(struct snic_nic *nic)
+{
+	while (nic->txq_head != nic->txq_tail) {
+		struct snic_pkt *p = nic->txq[nic->txq_head++ % SNIC_TXQ_SIZE];
+
+		nic->ops->pkt_free(nic->hal_ctx, &p, 1);
+		CNT_INC(nic, tx_drop_link_down);
+	}
+	return 0;
+}
+
 /* Hand queued frames to the port in bursts; what it does not take stays
  * queued for the next pass. */
 static unsigned tx_flush(struct snic_nic *nic)
 {
 	unsigned sent_total = 0;
 
+	if (!nic->link_up)
+		return tx_drop_link_down(nic);
 	while (nic->txq_head != nic->txq_tail) {
 		struct snic_pkt *burst[SNIC_BURST];
 		uint32_t n = nic->txq_tail - nic->txq_head, i;
@@ -218,6 +233,7 @@ static void bar_init(struct snic_nic *nic)
 	memcpy(h->mac, nic->cfg.mac, 6);
 	h->ipv4 = nic->cfg.ipv4;
 	h->max_ctx = SNIC_MAX_CTX;
+	stats_init(nic);
 	atomic_store(&h->fw_pid, nic->cfg.fw_pid);
 	atomic_store(&h->fw_state, SNIC_FW_UP);
 	/* magic last: a host that sees it sees everything above */
@@ -295,6 +311,7 @@ unsigned snic_nic_poll(struct snic_nic *nic)
 
 	nic->now = nic->ops->now_ns(nic->hal_ctx);
 	heartbeat(nic);
+	stats_poll(nic);
 	work += doorbell_poll(nic);
 	work += rx_poll(nic);
 	nic->tx_budget = SNIC_TX_BUDGET;

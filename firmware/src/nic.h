@@ -51,6 +51,7 @@
 	X(arp_requests_sent) X(arp_replies_sent) X(neigh_learned)            \
 	X(wqe_errors) X(dma_errors) X(cq_overruns) X(eq_overruns)            \
 	X(commands) X(command_errors) X(doorbells) X(doorbells_spurious)     \
+	X(tx_drop_link_down) X(link_down_events)                             \
 	X(qp_errors) X(send_wqes) X(recv_wqes) X(read_responses)             \
 	X(atomics) X(ctx_reclaimed)
 
@@ -63,6 +64,29 @@ enum snic_counter {
 
 #define CNT_INC(nic, n)    ((nic)->cnt[SNIC_CNT_##n]++)
 #define CNT_ADD(nic, n, v) ((nic)->cnt[SNIC_CNT_##n] += (v))
+
+/* Per-QP counters (published per QP by stats.c).  Each name is also a NIC
+ * counter: QCNT_INC counts the event on the NIC and on the QP at once. */
+#define SNIC_QP_COUNTERS(X)                                                  \
+	X(rx_frames) X(rx_bytes) X(tx_frames)                                \
+	X(rx_drop_qp_state) X(rx_drop_opcode_seq) X(rx_drop_bad_length)      \
+	X(rx_drop_bad_psn) X(rx_drop_unexpected) X(rx_dup_requests)          \
+	X(nak_seq_sent) X(nak_inv_req_sent) X(nak_access_sent)               \
+	X(nak_rem_op_sent) X(rnr_nak_sent)                                   \
+	X(nak_seq_recv) X(nak_inv_req_recv) X(nak_access_recv)               \
+	X(nak_rem_op_recv) X(rnr_nak_recv)                                   \
+	X(acks_sent) X(acks_recv) X(retransmits) X(send_wqes) X(recv_wqes)
+
+enum snic_qp_counter {
+#define SNIC_QCNT_ENUM(n) SNIC_QCNT_##n,
+	SNIC_QP_COUNTERS(SNIC_QCNT_ENUM)
+#undef SNIC_QCNT_ENUM
+	SNIC_QCNT_MAX
+};
+
+#define QCNT_INC(nic, qp, n) (CNT_INC(nic, n), (qp)->qcnt[SNIC_QCNT_##n]++)
+#define QCNT_ADD(nic, qp, n, v) \
+	(CNT_ADD(nic, n, v), (qp)->qcnt[SNIC_QCNT_##n] += (v))
 
 /* ---------------------------------------------------------------------- */
 /* Objects.  Every object records its owning context slot.                */
@@ -213,6 +237,8 @@ struct snic_qp {
 	uint8_t rnr_left;       /* RNR retries left (7 = infinite)           */
 	/* responder */
 	struct snic_resp resp;
+	/* counters, published by stats.c */
+	uint64_t qcnt[SNIC_QCNT_MAX];
 };
 
 struct snic_neigh {
@@ -268,6 +294,13 @@ struct snic_nic {
 	uint32_t neigh_next;
 
 	uint64_t cnt[SNIC_CNT_MAX];
+
+	/* statistics area in the BAR (stats.c) */
+	struct snic_stats *stats;
+	uint64_t next_stats;
+	uint32_t stats_qp_next; /* next QP entry to refresh                  */
+	uint32_t reset_seen;    /* last reset_req honoured                   */
+	bool link_up;           /* port 0, refreshed with the statistics     */
 };
 
 /* ---------------------------------------------------------------------- */
@@ -349,9 +382,10 @@ bool neigh_lookup(struct snic_nic *nic, uint32_t ip, uint8_t mac[6]);
 void neigh_learn(struct snic_nic *nic, uint32_t ip, const uint8_t mac[6]);
 void neigh_resolve(struct snic_nic *nic, uint32_t ip);
 void neigh_rx_arp(struct snic_nic *nic, struct snic_pkt *pkt);
+void neigh_announce(struct snic_nic *nic);
 
 /* pkt.c: common header filling for a QP's packets */
-void pkt_fill_hdrs(const struct snic_nic *nic, const struct snic_qp *qp,
+void pkt_fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
 		   struct roce_hdrs *h, uint8_t opcode, uint32_t psn);
 struct snic_pkt *pkt_build(struct snic_nic *nic, struct roce_hdrs *h,
 			   const void *payload, uint32_t len);
@@ -372,6 +406,10 @@ void comp_rx(struct snic_nic *nic, struct snic_qp *qp,
 
 /* rx.c */
 unsigned rx_poll(struct snic_nic *nic);
+
+/* stats.c */
+void stats_init(struct snic_nic *nic);
+void stats_poll(struct snic_nic *nic);
 
 static inline uint32_t qp_idx(const struct snic_nic *nic,
 			      const struct snic_qp *qp)

@@ -4,9 +4,12 @@
 
 #include "nic.h"
 
-void pkt_fill_hdrs(const struct snic_nic *nic, const struct snic_qp *qp,
+void pkt_fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
 		   struct roce_hdrs *h, uint8_t opcode, uint32_t psn)
 {
+	/* every frame of a QP starts here: count it for the QP (the NIC
+	 * counts frames when the port takes them) */
+	qp->qcnt[SNIC_QCNT_tx_frames]++;
 	memset(h, 0, sizeof(*h));
 	memcpy(h->dmac, qp->dmac, 6);
 	memcpy(h->smac, nic->cfg.mac, 6);

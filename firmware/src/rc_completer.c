@@ -72,7 +72,7 @@ static void fail_oldest(struct snic_nic *nic, struct snic_qp *qp, uint8_t status
 static void on_rnr(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
 		   uint8_t timer)
 {
-	CNT_INC(nic, rnr_nak_recv);
+	QCNT_INC(nic, qp, rnr_nak_recv);
 	retire_upto(nic, qp, psn, true);
 	/* rnr_retry 7 means retry for ever (IBTA 9.7.5.2.8) */
 	if (qp->attr.rnr_retry != 7) {
@@ -94,19 +94,19 @@ static void on_nak(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
 	retire_upto(nic, qp, psn, true);
 	switch (code) {
 	case ROCE_NAK_PSN_SEQ_ERR:
-		CNT_INC(nic, nak_seq_recv);
+		QCNT_INC(nic, qp, nak_seq_recv);
 		req_rewind(nic, qp, psn);
 		return;
 	case ROCE_NAK_REM_ACCESS:
-		CNT_INC(nic, nak_access_recv);
+		QCNT_INC(nic, qp, nak_access_recv);
 		fail_oldest(nic, qp, SNIC_WC_REM_ACCESS_ERR);
 		return;
 	case ROCE_NAK_REM_OP_ERR:
-		CNT_INC(nic, nak_rem_op_recv);
+		QCNT_INC(nic, qp, nak_rem_op_recv);
 		fail_oldest(nic, qp, SNIC_WC_REM_OP_ERR);
 		return;
 	default: /* invalid request, invalid RD request, reserved codes */
-		CNT_INC(nic, nak_inv_req_recv);
+		QCNT_INC(nic, qp, nak_inv_req_recv);
 		fail_oldest(nic, qp, SNIC_WC_REM_INV_REQ_ERR);
 		return;
 	}
@@ -119,7 +119,7 @@ static void on_ack(struct snic_nic *nic, struct snic_qp *qp,
 
 	switch (syn & ROCE_AETH_TYPE_MASK) {
 	case ROCE_AETH_ACK:
-		CNT_INC(nic, acks_recv);
+		QCNT_INC(nic, qp, acks_recv);
 		if (!qp->acked_valid || roce_psn_diff(h->psn, qp->acked_psn) > 0) {
 			qp->acked_psn = h->psn;
 			qp->acked_valid = true;
@@ -133,7 +133,7 @@ static void on_ack(struct snic_nic *nic, struct snic_qp *qp,
 		on_nak(nic, qp, h->psn, syn & 0x1f);
 		return;
 	default:
-		CNT_INC(nic, rx_drop_unexpected);
+		QCNT_INC(nic, qp, rx_drop_unexpected);
 		return;
 	}
 }
@@ -191,12 +191,12 @@ static void on_read_resp(struct snic_nic *nic, struct snic_qp *qp,
 	uint32_t fl = roce_opcodes[h->opcode].flags;
 
 	if (!f || f->opcode != SNIC_WR_RDMA_READ) {
-		CNT_INC(nic, rx_drop_unexpected);
+		QCNT_INC(nic, qp, rx_drop_unexpected);
 		return;
 	}
 	if (!qp->rd_active) {
 		if (!(fl & ROCE_F_FIRST) || h->psn != f->first_psn) {
-			CNT_INC(nic, rx_drop_bad_psn);
+			QCNT_INC(nic, qp, rx_drop_bad_psn);
 			return;
 		}
 		retire_upto(nic, qp, f->first_psn, true);
@@ -206,7 +206,7 @@ static void on_read_resp(struct snic_nic *nic, struct snic_qp *qp,
 		}
 	}
 	if (h->psn != qp->rd_psn) {
-		CNT_INC(nic, rx_drop_bad_psn); /* loss recovery: issue 5 */
+		QCNT_INC(nic, qp, rx_drop_bad_psn); /* loss recovery: issue 5 */
 		return;
 	}
 	if (h->payload_len &&
@@ -225,7 +225,7 @@ static void on_atomic_ack(struct snic_nic *nic, struct snic_qp *qp,
 	struct snic_inflight *f = pending_rd(qp);
 
 	if (!f || f->opcode == SNIC_WR_RDMA_READ || h->psn != f->first_psn) {
-		CNT_INC(nic, rx_drop_unexpected);
+		QCNT_INC(nic, qp, rx_drop_unexpected);
 		return;
 	}
 	retire_upto(nic, qp, f->first_psn, true);
@@ -241,13 +241,13 @@ void comp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h
 {
 	if (qp->state != SNIC_QPS_RTS && qp->state != SNIC_QPS_SQD &&
 	    qp->state != SNIC_QPS_SQE) {
-		CNT_INC(nic, rx_drop_qp_state);
+		QCNT_INC(nic, qp, rx_drop_qp_state);
 		return;
 	}
 	/* nothing outstanding, or a PSN we never sent: a duplicate or a
 	 * stray response (IBTA 9.7.5.1.6: ghost ACKs are ignored) */
 	if (!oldest(qp) || roce_psn_diff(h->psn, qp->psn_hi) > 0) {
-		CNT_INC(nic, rx_drop_unexpected);
+		QCNT_INC(nic, qp, rx_drop_unexpected);
 		return;
 	}
 	if (h->opcode == ROCE_RC_ACK)

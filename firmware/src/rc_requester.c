@@ -151,7 +151,7 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 	cur->npkts = msg_pkts(qp, c->opcode, cur->len);
 	cur->valid = true;
 	msg_start(qp);
-	CNT_INC(nic, send_wqes);
+	QCNT_INC(nic, qp, send_wqes);
 	return FETCH_OK;
 }
 
@@ -336,6 +336,6 @@ void req_rewind(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 			qp->rd_out--;
 	qp->infl_tail = i;
 	qp->rd_active = false;
-	CNT_INC(nic, retransmits);
+	QCNT_INC(nic, qp, retransmits);
 	qp_req_schedule(nic, qp);
 }

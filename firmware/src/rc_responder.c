@@ -43,7 +43,7 @@ void resp_flush_acks(struct snic_nic *nic, struct snic_qp *qp)
 	if (!qp->resp.ack_pending || qp->resp.rd_head != qp->resp.rd_tail)
 		return;
 	qp->resp.ack_pending = false;
-	CNT_INC(nic, acks_sent);
+	QCNT_INC(nic, qp, acks_sent);
 	send_aeth(nic, qp, ROCE_AETH_ACK | ACK_CREDIT_NONE,
 		  psn_add(qp->resp.epsn, ROCE_PSN_MASK)); /* epsn - 1 */
 }
@@ -55,11 +55,11 @@ static void nak_fatal(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
 	uint32_t ev = code == ROCE_NAK_REM_ACCESS ? EV_QP_ACCESS_ERR : EV_QP_REQ_ERR;
 
 	if (code == ROCE_NAK_REM_ACCESS)
-		CNT_INC(nic, nak_access_sent);
+		QCNT_INC(nic, qp, nak_access_sent);
 	else if (code == ROCE_NAK_REM_OP_ERR)
-		CNT_INC(nic, nak_rem_op_sent);
+		QCNT_INC(nic, qp, nak_rem_op_sent);
 	else
-		CNT_INC(nic, nak_inv_req_sent);
+		QCNT_INC(nic, qp, nak_inv_req_sent);
 	resp_flush_acks(nic, qp);
 	send_aeth(nic, qp, ROCE_AETH_NAK | code, psn);
 	qp_to_error(nic, qp, ev);
@@ -117,7 +117,7 @@ static bool recv_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st)
 	r->recv_wr_id = w.hdr.wr_id;
 	r->recv_len = 0;
 	r->in_send = true;
-	CNT_INC(nic, recv_wqes);
+	QCNT_INC(nic, qp, recv_wqes);
 	if (*st == SNIC_WC_SUCCESS)
 		*st = (uint8_t)sgl_load(nic, &r->rsgl, w.sge, w.hdr.num_sge, qp->pd,
 					SNIC_ACCESS_LOCAL_WRITE);
@@ -126,7 +126,7 @@ static bool recv_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st)
 
 static void rnr_nak(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 {
-	CNT_INC(nic, rnr_nak_sent);
+	QCNT_INC(nic, qp, rnr_nak_sent);
 	resp_flush_acks(nic, qp);
 	send_aeth(nic, qp, ROCE_AETH_RNR_NAK | (qp->attr.min_rnr_timer & 0x1f), psn);
 }
@@ -365,7 +365,7 @@ static uint32_t req_psns(const struct snic_qp *qp, const struct roce_hdrs *h)
 static void on_duplicate(struct snic_nic *nic, struct snic_qp *qp,
 			 const struct roce_hdrs *h)
 {
-	CNT_INC(nic, rx_dup_requests);
+	QCNT_INC(nic, qp, rx_dup_requests);
 	/* re-ACK so a requester that lost our ACK moves on (9.7.5.2.2);
 	 * duplicate READs/atomics are answered again in issue 5's work */
 	if (h->opcode != ROCE_RC_READ_REQ && !(roce_opcodes[h->opcode].flags &
@@ -381,7 +381,7 @@ void resp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h
 	bool ok;
 
 	if (qp->state < SNIC_QPS_RTR || qp->state == SNIC_QPS_ERR) {
-		CNT_INC(nic, rx_drop_qp_state);
+		QCNT_INC(nic, qp, rx_drop_qp_state);
 		return;
 	}
 	d = roce_psn_diff(h->psn, r->epsn);
@@ -390,10 +390,10 @@ void resp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h
 		return;
 	}
 	if (d > 0) {
-		CNT_INC(nic, rx_drop_bad_psn);
+		QCNT_INC(nic, qp, rx_drop_bad_psn);
 		if (!r->nak_sent) { /* one NAK per sequence error (C9-?) */
 			r->nak_sent = true;
-			CNT_INC(nic, nak_seq_sent);
+			QCNT_INC(nic, qp, nak_seq_sent);
 			resp_flush_acks(nic, qp);
 			send_aeth(nic, qp, ROCE_AETH_NAK | ROCE_NAK_PSN_SEQ_ERR, r->epsn);
 		}
@@ -401,12 +401,12 @@ void resp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h
 	}
 	r->nak_sent = false;
 	if (!opcode_seq_ok(r, fl)) {
-		CNT_INC(nic, rx_drop_opcode_seq);
+		QCNT_INC(nic, qp, rx_drop_opcode_seq);
 		nak_fatal(nic, qp, h->psn, ROCE_NAK_INVALID_REQ);
 		return;
 	}
 	if (!length_ok(qp, h, fl)) {
-		CNT_INC(nic, rx_drop_bad_length);
+		QCNT_INC(nic, qp, rx_drop_bad_length);
 		nak_fatal(nic, qp, h->psn, ROCE_NAK_INVALID_REQ);
 		return;
 	}

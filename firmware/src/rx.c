@@ -56,6 +56,8 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 		CNT_INC(nic, rx_drop_unknown_qpn);
 		return NULL;
 	}
+	qp->qcnt[SNIC_QCNT_rx_frames]++;
+	qp->qcnt[SNIC_QCNT_rx_bytes] += p->len;
 	if (fl & ROCE_F_REQ) {
 		resp_rx(nic, qp, &h);
 		return qp->resp.ack_pending ? qp : NULL;

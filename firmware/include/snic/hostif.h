@@ -29,7 +29,7 @@
 #include <stdatomic.h>
 
 #define SNIC_HOSTIF_MAGIC   0x43494e53u /* "SNIC" */
-#define SNIC_HOSTIF_VERSION 1u
+#define SNIC_HOSTIF_VERSION 2u /* 2: statistics area */
 
 #define SNIC_PAGE_SHIFT 12
 #define SNIC_PAGE_SIZE  (1u << SNIC_PAGE_SHIFT)
@@ -66,7 +66,10 @@
 #define SNIC_BAR_DB_OFF    0x1000u
 #define SNIC_BAR_CTX_OFF   0x2000u
 #define SNIC_CTX_SLOT_SIZE 0x2000u
-#define SNIC_BAR_SIZE      (SNIC_BAR_CTX_OFF + SNIC_MAX_CTX * SNIC_CTX_SLOT_SIZE)
+/* Statistics (read-only for hosts except reset_req), after the slots. */
+#define SNIC_BAR_STATS_OFF (SNIC_BAR_CTX_OFF + SNIC_MAX_CTX * SNIC_CTX_SLOT_SIZE)
+#define SNIC_BAR_STATS_SIZE 0x50000u
+#define SNIC_BAR_SIZE      (SNIC_BAR_STATS_OFF + SNIC_BAR_STATS_SIZE)
 
 enum snic_fw_state {
 	SNIC_FW_DOWN = 0,
@@ -360,6 +363,71 @@ _Static_assert(sizeof(struct snic_ctx_slot) <= SNIC_CTX_SLOT_SIZE,
 	       "context slot too large");
 _Static_assert(sizeof(struct snic_doorbells) <= SNIC_BAR_CTX_OFF - SNIC_BAR_DB_OFF,
 	       "doorbell area too large");
+
+/* ---------------------------------------------------------------------- */
+/* Statistics area (SNIC_BAR_STATS_OFF), for inspection tools (snicctl).    */
+
+/*
+ * The firmware publishes its counters here at most every
+ * SNIC_STATS_PERIOD_NS (from its poll loop), so a reader outside the NIC
+ * process never touches the firmware's own state.  Names are written once
+ * at init (cnt_name[i] names cnt[i], qp_cnt_name[k] names qp[].cnt[k]), so
+ * tools need no copy of the lists.
+ *
+ * Consistency: a seqlock.  The firmware makes seq odd, writes, makes it
+ * even again (release).  A reader loads seq (acquire), copies, fences
+ * (acquire), reloads seq and retries while it was odd or changed.
+ *
+ * QP table: entry i is QP index i (SNIC_QPN_IDX(qpn)); valid != 0 while the
+ * QP exists.  The firmware refreshes a bounded number of entries per
+ * update, so its cost does not depend on how many QPs exist; the whole
+ * table is current within SNIC_MAX_QP / SNIC_STATS_QPS_PER_UPDATE updates.
+ *
+ * Reset: a tool increments reset_req (atomic); the firmware zeroes every
+ * counter (NIC and QPs) and then stores reset_done = reset_req.
+ */
+#define SNIC_STATS_MAX_CNT        96
+#define SNIC_STATS_MAX_QP_CNT     32
+#define SNIC_STATS_NAME_LEN       32
+#define SNIC_STATS_PERIOD_NS      1000000ull  /* 1 ms */
+#define SNIC_STATS_QPS_PER_UPDATE 128
+
+struct snic_stats_qp {
+	uint32_t qpn;
+	uint8_t valid;
+	uint8_t state;             /* enum snic_qp_state                      */
+	uint8_t ctx;               /* owning context slot                     */
+	uint8_t rsvd0;
+	uint32_t dest_qpn;
+	uint32_t sq_psn;           /* next PSN the requester sends (npsn)     */
+	uint32_t acked_psn;        /* highest PSN acknowledged                */
+	uint32_t epsn;             /* responder: next PSN expected            */
+	uint32_t dip;              /* peer IPv4, host order                   */
+	uint32_t rsvd1;
+	uint64_t cnt[SNIC_STATS_MAX_QP_CNT];
+};
+
+struct snic_stats {
+	_Atomic uint32_t seq;      /* seqlock, odd while being written        */
+	uint32_t ncnt;             /* NIC counters in use                     */
+	uint32_t nqp_cnt;          /* per-QP counters in use                  */
+	uint32_t max_qp;           /* entries in qp[]                         */
+	uint64_t update_ns;        /* firmware clock at the last update       */
+	uint64_t updates;          /* updates published                       */
+	uint32_t link_up;          /* port 1 link state seen by the firmware  */
+	uint32_t active_mtu;       /* path MTU in bytes                       */
+	uint32_t eth_mtu;
+	_Atomic uint32_t reset_req;/* tools increment it                      */
+	_Atomic uint32_t reset_done;
+	uint32_t rsvd[5];
+	char cnt_name[SNIC_STATS_MAX_CNT][SNIC_STATS_NAME_LEN];
+	char qp_cnt_name[SNIC_STATS_MAX_QP_CNT][SNIC_STATS_NAME_LEN];
+	uint64_t cnt[SNIC_STATS_MAX_CNT];
+	struct snic_stats_qp qp[SNIC_MAX_QP];
+};
+
+_Static_assert(sizeof(struct snic_stats) <= SNIC_BAR_STATS_SIZE,
+	       "statistics area too large");
 
 /* ---------------------------------------------------------------------- */
 /* Host-memory structures: doorbell records, WQEs, CQEs.                   */

@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snicctl: inspect running snic NICs from outside their process, in the
+ * spirit of `rdma statistic`, `ethtool -S` and `ibv_devinfo`.
+ *
+ *   snicctl [options] [list]              the NICs in the run directory
+ *   snicctl [options] show [NIC...]       port and QP counters, QP states
+ *   snicctl [options] qp NIC [QPN]        one NIC's QPs (or one QP)
+ *   snicctl [options] reset NIC...        zero the counters
+ *
+ * Everything comes from the BAR files (<run dir>/<name>.bar): the header
+ * and the statistics area the firmware publishes (hostif.h, struct
+ * snic_stats).  Counter names come from the BAR too, so this tool has no
+ * copy of the firmware's lists.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "snic/hostif.h"
+
+#define RUN_DIR_DEFAULT "/dev/shm/snic"
+#define MAX_NICS 64
+#define SNAP_TRIES 10000
+#define RESET_WAIT_MS 2000
+
+struct opts {
+	const char *run_dir;
+	bool json;
+	bool all;               /* show zero counters too */
+};
+
+struct nic {
+	char name[16];
+	char path[512];
+	uint8_t *bar;           /* mapped BAR, NULL when unusable */
+	struct snic_bar_hdr hdr;
+	bool alive;
+	struct snic_stats *st;  /* consistent snapshot */
+};
+
+static struct opts o;
+
+/* ---------------------------------------------------------------------- */
+/* Reading BARs.                                                           */
+
+static bool pid_alive(uint32_t pid)
+{
+	if (pid == 0)
+		return false;
+	return !(kill((pid_t)pid, 0) == -1 && errno == ESRCH);
+}
+
+static int nic_map(struct nic *n, bool writable)
+{
+	int fd = open(n->path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0) {
+		fprintf(stderr, "snicctl: cannot open %s: %s\n", n->path,
+			strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < SNIC_BAR_SIZE) {
+		fprintf(stderr, "snicctl: %s: not a snic BAR of this version "
+			"(%lld bytes, want %u)\n", n->path,
+			(long long)st.st_size, SNIC_BAR_SIZE);
+		close(fd);
+		return -1;
+	}
+	n->bar = mmap(NULL, SNIC_BAR_SIZE, PROT_READ | (writable ? PROT_WRITE : 0),
+		      MAP_SHARED, fd, 0);
+	close(fd);
+	if (n->bar == MAP_FAILED) {
+		n->bar = NULL;
+		fprintf(stderr, "snicctl: cannot map %s: %s\n", n->path,
+			strerror(errno));
+		return -1;
+	}
+	memcpy(&n->hdr, n->bar + SNIC_BAR_HDR_OFF, sizeof(n->hdr));
+	n->hdr.name[sizeof(n->hdr.name) - 1] = '\0';
+	n->hdr.host_mem[sizeof(n->hdr.host_mem) - 1] = '\0';
+	if (n->hdr.magic != SNIC_HOSTIF_MAGIC ||
+	    n->hdr.version != SNIC_HOSTIF_VERSION) {
+		fprintf(stderr, "snicctl: %s: bad magic or host interface "
+			"version %u (want %u)\n", n->path, n->hdr.version,
+			SNIC_HOSTIF_VERSION);
+		munmap(n->bar, SNIC_BAR_SIZE);
+		n->bar = NULL;
+		return -1;
+	}
+	n->alive = atomic_load(&n->hdr.fw_state) == SNIC_FW_UP &&
+		   (atomic_load(&n->hdr.fw_pid) == 0 ||
+		    pid_alive(atomic_load(&n->hdr.fw_pid)));
+	return 0;
+}
+
+static struct snic_stats *stats_of(const struct nic *n)
+{
+	return (struct snic_stats *)(n->bar + SNIC_BAR_STATS_OFF);
+}
+
+/* Copy the statistics area under its seqlock. */
+static int nic_snapshot(struct nic *n)
+{
+	struct snic_stats *src = stats_of(n);
+
+	n->st = malloc(sizeof(*n->st));
+	if (n->st == NULL)
+		return -1;
+	for (int i = 0; i < SNAP_TRIES; i++) {
+		uint32_t s1 = atomic_load_explicit(&src->seq,
+						   memory_order_acquire);
+
+		if (s1 & 1u) {
+			sched_yield();
+			continue;
+		}
+		memcpy(n->st, src, sizeof(*n->st));
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&src->seq, memory_order_relaxed) == s1)
+			goto ok;
+	}
+	fprintf(stderr, "snicctl: %s: no consistent snapshot (firmware "
+		"stuck mid-update?)\n", n->name);
+	return -1;
+ok:
+	if (n->st->ncnt > SNIC_STATS_MAX_CNT)
+		n->st->ncnt = SNIC_STATS_MAX_CNT;
+	if (n->st->nqp_cnt > SNIC_STATS_MAX_QP_CNT)
+		n->st->nqp_cnt = SNIC_STATS_MAX_QP_CNT;
+	if (n->st->max_qp > SNIC_MAX_QP)
+		n->st->max_qp = SNIC_MAX_QP;
+	for (unsigned i = 0; i < SNIC_STATS_MAX_CNT; i++)
+		n->st->cnt_name[i][SNIC_STATS_NAME_LEN - 1] = '\0';
+	for (unsigned i = 0; i < SNIC_STATS_MAX_QP_CNT; i++)
+		n->st->qp_cnt_name[i][SNIC_STATS_NAME_LEN - 1] = '\0';
+	return 0;
+}
+
+static int cmp_nic(const void *a, const void *b)
+{
+	return strcmp(((const struct nic *)a)->name,
+		      ((const struct nic *)b)->name);
+}
+
+/* Every *.bar in the run directory, sorted by name. */
+static int scan(struct nic *nics, bool writable)
+{
+	DIR *d = opendir(o.run_dir);
+	struct dirent *de;
+	int n = 0;
+
+	if (d == NULL) {
+		fprintf(stderr, "snicctl: cannot open run directory %s: %s\n",
+			o.run_dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL && n < MAX_NICS) {
+		size_t len = strlen(de->d_name);
+		struct nic *x = &nics[n];
+
+		if (len <= 4 || len - 4 >= sizeof(x->name) ||
+		    strcmp(de->d_name + len - 4, ".bar") != 0)
+			continue;
+		memset(x, 0, sizeof(*x));
+		memcpy(x->name, de->d_name, len - 4);
+		snprintf(x->path, sizeof(x->path), "%s/%s", o.run_dir,
+			 de->d_name);
+		if (nic_map(x, writable) == 0)
+			n++;
+	}
+	closedir(d);
+	qsort(nics, (size_t)n, sizeof(*nics), cmp_nic);
+	return n;
+}
+
+static struct nic *find(struct nic *nics, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(nics[i].name, name) == 0)
+			return &nics[i];
+	fprintf(stderr, "snicctl: no NIC named %s in %s\n", name, o.run_dir);
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Output.                                                                 */
+
+static const char *qp_state_name(unsigned s)
+{
+	static const char *const names[] = {
+		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
+	};
+
+	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "UNKNOWN";
+}
+
+static void fmt_ip(char *buf, size_t len, uint32_t ip)
+{
+	snprintf(buf, len, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xff,
+		 (ip >> 8) & 0xff, ip & 0xff);
+}
+
+static void fmt_mac(char *buf, size_t len, const uint8_t *m)
+{
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2],
+		 m[3], m[4], m[5]);
+}
+
+static void print_list_text(const struct nic *n)
+{
+	char ip[16], mac[18];
+
+	fmt_ip(ip, sizeof(ip), n->hdr.ipv4);
+	fmt_mac(mac, sizeof(mac), n->hdr.mac);
+	printf("%-8s %-5s pid %-7u link %-4s IPv4 %-15s MAC %s MTU %u/%u "
+	       "host-mem %s\n", n->name, n->alive ? "up" : "stale",
+	       atomic_load(&n->hdr.fw_pid),
+	       n->st->link_up ? "up" : "down", ip, mac, n->st->eth_mtu,
+	       n->st->active_mtu, n->hdr.host_mem);
+}
+
+static void print_counters_text(const char *indent, const char (*names)[SNIC_STATS_NAME_LEN],
+				const uint64_t *v, unsigned count)
+{
+	unsigned shown = 0;
+
+	for (unsigned i = 0; i < count; i++) {
+		if (v[i] == 0 && !o.all)
+			continue;
+		printf("%s%-28s %" PRIu64 "\n", indent, names[i], v[i]);
+		shown++;
+	}
+	if (shown == 0)
+		printf("%s(all zero)\n", indent);
+}
+
+static void print_qp_text(const struct snic_stats *st,
+			  const struct snic_stats_qp *q)
+{
+	char ip[16];
+
+	fmt_ip(ip, sizeof(ip), q->dip);
+	printf("  qp 0x%06x  state %-5s ctx %-2u dest 0x%06x peer %-15s "
+	       "sq_psn 0x%06x acked_psn 0x%06x epsn 0x%06x\n", q->qpn,
+	       qp_state_name(q->state), q->ctx, q->dest_qpn, ip, q->sq_psn,
+	       q->acked_psn, q->epsn);
+	print_counters_text("    ", st->qp_cnt_name, q->cnt, st->nqp_cnt);
+}
+
+static void print_nic_text(const struct nic *n, int qpn)
+{
+	const struct snic_stats *st = n->st;
+	unsigned nqp = 0;
+
+	print_list_text(n);
+	if (qpn < 0) {
+		printf("  port 1 counters%s:\n", o.all ? "" : " (non-zero)");
+		print_counters_text("    ", st->cnt_name, st->cnt, st->ncnt);
+	}
+	for (unsigned i = 0; i < st->max_qp; i++) {
+		const struct snic_stats_qp *q = &st->qp[i];
+
+		if (!q->valid || (qpn >= 0 && q->qpn != (uint32_t)qpn))
+			continue;
+		print_qp_text(st, q);
+		nqp++;
+	}
+	if (nqp == 0)
+		printf("  %s\n", qpn >= 0 ? "no such QP" : "no QPs");
+}
+
+static void json_counters(const char (*names)[SNIC_STATS_NAME_LEN],
+			  const uint64_t *v, unsigned count)
+{
+	printf("{");
+	for (unsigned i = 0; i < count; i++)
+		printf("%s\"%s\": %" PRIu64, i ? ", " : "", names[i], v[i]);
+	printf("}");
+}
+
+static void json_nic(const struct nic *n, bool with_stats, int qpn)
+{
+	const struct snic_stats *st = n->st;
+	char ip[16], mac[18];
+	bool first = true;
+
+	fmt_ip(ip, sizeof(ip), n->hdr.ipv4);
+	fmt_mac(mac, sizeof(mac), n->hdr.mac);
+	printf("{\"name\": \"%s\", \"state\": \"%s\", \"pid\": %u, "
+	       "\"link\": \"%s\", \"ipv4\": \"%s\", \"mac\": \"%s\", "
+	       "\"eth_mtu\": %u, \"active_mtu\": %u, \"host_mem\": \"%s\", "
+	       "\"updates\": %" PRIu64, n->name, n->alive ? "up" : "stale",
+	       atomic_load(&n->hdr.fw_pid), st->link_up ? "up" : "down", ip,
+	       mac, st->eth_mtu, st->active_mtu, n->hdr.host_mem, st->updates);
+	if (with_stats) {
+		printf(", \"port\": {\"port\": 1, \"counters\": ");
+		json_counters(st->cnt_name, st->cnt, st->ncnt);
+		printf("}, \"qps\": [");
+		for (unsigned i = 0; i < st->max_qp; i++) {
+			const struct snic_stats_qp *q = &st->qp[i];
+
+			if (!q->valid || (qpn >= 0 && q->qpn != (uint32_t)qpn))
+				continue;
+			printf("%s{\"qpn\": %u, \"state\": \"%s\", \"ctx\": %u, "
+			       "\"dest_qpn\": %u, \"sq_psn\": %u, "
+			       "\"acked_psn\": %u, \"epsn\": %u, \"counters\": ",
+			       first ? "" : ", ", q->qpn, qp_state_name(q->state),
+			       q->ctx, q->dest_qpn, q->sq_psn, q->acked_psn,
+			       q->epsn);
+			json_counters(st->qp_cnt_name, q->cnt, st->nqp_cnt);
+			printf("}");
+			first = false;
+		}
+		printf("]");
+	}
+	printf("}");
+}
+
+/* ---------------------------------------------------------------------- */
+/* Commands.                                                               */
+
+static int output(struct nic **sel, int nsel, bool with_stats, int qpn)
+{
+	for (int i = 0; i < nsel; i++)
+		if (nic_snapshot(sel[i]) != 0)
+			return 1;
+	if (o.json) {
+		printf("{\"run_dir\": \"%s\", \"nics\": [", o.run_dir);
+		for (int i = 0; i < nsel; i++) {
+			printf("%s", i ? ", " : "");
+			json_nic(sel[i], with_stats, qpn);
+		}
+		printf("]}\n");
+		return 0;
+	}
+	if (nsel == 0)
+		printf("no NICs in %s\n", o.run_dir);
+	for (int i = 0; i < nsel; i++) {
+		if (with_stats)
+			print_nic_text(sel[i], qpn);
+		else
+			print_list_text(sel[i]);
+	}
+	return 0;
+}
+
+static int select_nics(struct nic *nics, int n, char **names, int nnames,
+		       struct nic **sel)
+{
+	if (nnames == 0) {
+		for (int i = 0; i < n; i++)
+			sel[i] = &nics[i];
+		return n;
+	}
+	for (int i = 0; i < nnames; i++) {
+		sel[i] = find(nics, n, names[i]);
+		if (sel[i] == NULL)
+			return -1;
+	}
+	return nnames;
+}
+
+static int reset_one(struct nic *n)
+{
+	struct snic_stats *st = stats_of(n);
+	uint32_t req = atomic_fetch_add(&st->reset_req, 1) + 1;
+
+	for (int ms = 0; ms < RESET_WAIT_MS; ms++) {
+		if (atomic_load_explicit(&st->reset_done,
+					 memory_order_acquire) == req) {
+			if (!o.json)
+				printf("%s: counters reset\n", n->name);
+			return 0;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+	fprintf(stderr, "snicctl: %s: the firmware did not confirm the reset "
+		"within %d ms (is it running?)\n", n->name, RESET_WAIT_MS);
+	return 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: snicctl [options] [list]\n"
+		"       snicctl [options] show [NIC...]\n"
+		"       snicctl [options] qp NIC [QPN]\n"
+		"       snicctl [options] reset NIC...\n"
+		"Inspect the snic NICs served in the run directory.\n"
+		"  list     each NIC: state, serving pid, link, addresses, MTU\n"
+		"  show     port counters (frames, bytes, drops by reason, NAKs,\n"
+		"           retransmissions, RNR) and every QP: state, PSNs,\n"
+		"           per-QP counters\n"
+		"  qp       one NIC's QPs, or the QP numbered QPN\n"
+		"  reset    zero every counter of the NICs (waits for the firmware)\n"
+		"options:\n"
+		"  -d, --run-dir DIR  run directory (default $SNIC_RUN_DIR or "
+		RUN_DIR_DEFAULT ")\n"
+		"  -j, --json         machine-readable output (all counters)\n"
+		"  -a, --all          show zero counters too\n"
+		"  -h, --help         this text\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "run-dir", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct nic nics[MAX_NICS];
+	struct nic *sel[MAX_NICS];
+	const char *cmd = "list";
+	int c, n, nsel, qpn = -1, rc = 0;
+
+	o.run_dir = getenv("SNIC_RUN_DIR");
+	if (o.run_dir == NULL || o.run_dir[0] == '\0')
+		o.run_dir = RUN_DIR_DEFAULT;
+	while ((c = getopt_long(argc, argv, "d:jah", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o.run_dir = optarg; break;
+		case 'j': o.json = true; break;
+		case 'a': o.all = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc)
+		cmd = argv[optind++];
+	if (strcmp(cmd, "list") != 0 && strcmp(cmd, "show") != 0 &&
+	    strcmp(cmd, "qp") != 0 && strcmp(cmd, "reset") != 0) {
+		fprintf(stderr, "snicctl: unknown command '%s'\n", cmd);
+		usage(stderr);
+		return 2;
+	}
+	if ((strcmp(cmd, "reset") == 0 && optind >= argc) ||
+	    (strcmp(cmd, "qp") == 0 && (optind >= argc || argc - optind > 2)) ||
+	    (strcmp(cmd, "list") == 0 && optind < argc)) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(cmd, "qp") == 0 && argc - optind == 2) {
+		char *end;
+
+		qpn = (int)strtol(argv[optind + 1], &end, 0);
+		if (*end != '\0' || qpn < 0) {
+			fprintf(stderr, "snicctl: bad QPN '%s'\n",
+				argv[optind + 1]);
+			return 2;
+		}
+		argc--;
+	}
+	n = scan(nics, strcmp(cmd, "reset") == 0);
+	if (n < 0)
+		return 1;
+	nsel = select_nics(nics, n, argv + optind, argc - optind, sel);
+	if (nsel < 0)
+		return 1;
+	if (strcmp(cmd, "reset") == 0) {
+		for (int i = 0; i < nsel; i++)
+			rc |= reset_one(sel[i]);
+		return rc;
+	}
+	return output(sel, nsel, strcmp(cmd, "list") != 0, qpn);
+}
