@@ -62,6 +62,7 @@ case_add pingpong pingpong/s65536-n1000 180 bash "$IT/pingpong.sh" 18615 -s 6553
 case_add pingpong pingpong/events       90 bash "$IT/pingpong.sh" 18715 -e
 case_add verbs    verbs                300 bash "$IT/verbs.sh"
 case_add verbs    verbs/ctxdeath       180 bash "$IT/ctxdeath.sh" 20515
+case_add verbs    verbs/ext            300 bash "$IT/verbs-ext.sh"
 case_add wire     wire/capture         240 bash "$IT/wire.sh" capture
 case_add wire     wire/scapy           120 bash "$IT/wire.sh" scapy
 case_add wire     wire/tshark          120 bash "$IT/wire.sh" tshark

@@ -1,0 +1,1262 @@
+/*
+ * snic_verbs_ext - the rest of the verbs data path, values checked:
+ * atomics (results, memory, concurrent FETCH_ADD from several QPs and the
+ * host CPU summing exactly), immediates, inline data, 16-SGE scatter and
+ * gather, zero-length messages, fences, unsignaled completions, solicited
+ * events, and the error cases (unaligned atomic, atomic without
+ * REMOTE_ATOMIC, full queues, limits exceeded).
+ *
+ *   snic_verbs_ext [--dev0 snic0] [--dev1 snic1] [--only LIST] [--list]
+ *                  [--gid-index 0] [--timeout-ms 10000] [-v]
+ *
+ * LIST is comma-separated case names (see --list).  Only the standard
+ * verbs API is used.  Every case prints "ok <name>" or "FAIL <name>:
+ * <reason>"; the run ends with "ext: N passed, N failed".  Exit status: 0
+ * all passed, 1 a case or the set-up failed, 2 bad usage.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include <infiniband/verbs.h>
+
+enum {
+	PORT = 1,
+	BUF_LEN = 4 << 20,      /* per device, one MR over all of it        */
+	NOATOM_OFF = 3 << 20,   /* second MR without REMOTE_ATOMIC from here */
+};
+
+#define ACCESS_ALL (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+		    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+struct dev {
+	const char *name;
+	struct ibv_context *ctx;
+	struct ibv_device_attr attr;
+	struct ibv_port_attr port;
+	union ibv_gid gid;
+	struct ibv_pd *pd;
+	uint8_t *buf;
+	struct ibv_mr *mr;      /* all of buf, ACCESS_ALL                   */
+	struct ibv_mr *mr_noatom; /* [NOATOM_OFF, BUF_LEN), no REMOTE_ATOMIC */
+};
+
+struct ep {
+	struct dev *d;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *qp;
+	uint32_t psn;
+	struct ibv_qp_cap cap;
+};
+
+struct qp_cfg {
+	uint32_t send_wr, recv_wr, send_sge, recv_sge, inl;
+	int sig_all;
+	bool channel;           /* recv CQ gets a completion channel        */
+	int access;             /* QP access flags (0: ACCESS_ALL)          */
+};
+
+static const struct qp_cfg CFG = { 64, 64, 4, 4, 0, 1, false, 0 };
+
+static struct {
+	struct dev dev[2];
+	int gid_index;
+	bool verbose;
+	unsigned timeout_ms;
+	unsigned passed, failed;
+	uint32_t seq;
+	char why[1024];
+} T = { .gid_index = 0, .timeout_ms = 10000 };
+
+__attribute__((format(printf, 1, 2)))
+static bool fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (T.why[0])
+		return false; /* keep the first reason */
+	va_start(ap, fmt);
+	vsnprintf(T.why, sizeof T.why, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+__attribute__((format(printf, 1, 2)))
+static void vlog(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!T.verbose)
+		return;
+	va_start(ap, fmt);
+	fputs("# ", stdout);
+	vprintf(fmt, ap);
+	fputc('\n', stdout);
+	va_end(ap);
+	fflush(stdout);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void fill(uint8_t *p, size_t n, uint32_t seed)
+{
+	for (size_t i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		p[i] = (uint8_t)(seed >> 16);
+	}
+}
+
+#define CHECK(cond, ...) do { if (!(cond)) return fail(__VA_ARGS__); } while (0)
+
+/* ------------------------------------------------------------------ */
+/* Devices, QPs, connections.                                          */
+
+static bool dev_open(struct dev *d, const char *name)
+{
+	struct ibv_device **list;
+	int n = 0;
+
+	d->name = name;
+	list = ibv_get_device_list(&n);
+	CHECK(list, "ibv_get_device_list: %s", strerror(errno));
+	for (int i = 0; i < n && !d->ctx; i++)
+		if (strcmp(ibv_get_device_name(list[i]), name) == 0)
+			d->ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	CHECK(d->ctx, "cannot open %s (is snic-emu running, LD_LIBRARY_PATH set?)", name);
+	CHECK(!ibv_query_device(d->ctx, &d->attr), "ibv_query_device(%s)", name);
+	CHECK(!ibv_query_port(d->ctx, PORT, &d->port), "ibv_query_port(%s)", name);
+	CHECK(!ibv_query_gid(d->ctx, PORT, T.gid_index, &d->gid), "ibv_query_gid(%s)", name);
+	d->pd = ibv_alloc_pd(d->ctx);
+	CHECK(d->pd, "ibv_alloc_pd(%s): %s", name, strerror(errno));
+	d->buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(d->buf != MAP_FAILED, "mmap: %s", strerror(errno));
+	memset(d->buf, 0, BUF_LEN);
+	d->mr = ibv_reg_mr(d->pd, d->buf, BUF_LEN, ACCESS_ALL);
+	CHECK(d->mr, "ibv_reg_mr(%s): %s", name, strerror(errno));
+	d->mr_noatom = ibv_reg_mr(d->pd, d->buf + NOATOM_OFF, BUF_LEN - NOATOM_OFF,
+				  ACCESS_ALL & ~IBV_ACCESS_REMOTE_ATOMIC);
+	CHECK(d->mr_noatom, "ibv_reg_mr(%s, no atomic): %s", name, strerror(errno));
+	return true;
+}
+
+static void dev_close(struct dev *d)
+{
+	if (d->mr_noatom)
+		ibv_dereg_mr(d->mr_noatom);
+	if (d->mr)
+		ibv_dereg_mr(d->mr);
+	if (d->buf && d->buf != MAP_FAILED)
+		munmap(d->buf, BUF_LEN);
+	if (d->pd)
+		ibv_dealloc_pd(d->pd);
+	if (d->ctx)
+		ibv_close_device(d->ctx);
+}
+
+static void ep_destroy(struct ep *e)
+{
+	if (e->qp)
+		ibv_destroy_qp(e->qp);
+	if (e->scq)
+		ibv_destroy_cq(e->scq);
+	if (e->rcq)
+		ibv_destroy_cq(e->rcq);
+	if (e->ch)
+		ibv_destroy_comp_channel(e->ch);
+	memset(e, 0, sizeof *e);
+}
+
+static bool ep_create(struct ep *e, struct dev *d, const struct qp_cfg *c)
+{
+	struct ibv_qp_init_attr ia;
+
+	memset(e, 0, sizeof *e);
+	e->d = d;
+	e->psn = (0xfffff0u + T.seq++ * 0x3579u) & 0xffffff;
+	if (c->channel) {
+		e->ch = ibv_create_comp_channel(d->ctx);
+		CHECK(e->ch, "ibv_create_comp_channel: %s", strerror(errno));
+	}
+	e->scq = ibv_create_cq(d->ctx, 256, NULL, NULL, 0);
+	e->rcq = ibv_create_cq(d->ctx, 256, NULL, e->ch, 0);
+	CHECK(e->scq && e->rcq, "ibv_create_cq: %s", strerror(errno));
+	memset(&ia, 0, sizeof ia);
+	ia.send_cq = e->scq;
+	ia.recv_cq = e->rcq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.sq_sig_all = c->sig_all;
+	ia.cap.max_send_wr = c->send_wr;
+	ia.cap.max_recv_wr = c->recv_wr;
+	ia.cap.max_send_sge = c->send_sge;
+	ia.cap.max_recv_sge = c->recv_sge;
+	ia.cap.max_inline_data = c->inl;
+	e->qp = ibv_create_qp(d->pd, &ia);
+	CHECK(e->qp, "ibv_create_qp(%s): %s", d->name, strerror(errno));
+	e->cap = ia.cap;
+	return true;
+}
+
+static bool ep_connect(struct ep *e, const struct ep *peer, int access)
+{
+	struct ibv_qp_attr a;
+	int rc;
+
+	memset(&a, 0, sizeof a);
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = PORT;
+	a.qp_access_flags = access ? access : ACCESS_ALL;
+	rc = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			   IBV_QP_ACCESS_FLAGS);
+	CHECK(!rc, "modify to INIT: %s", strerror(rc));
+	memset(&a, 0, sizeof a);
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = peer->qp->qp_num;
+	a.rq_psn = peer->psn;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = peer->d->gid;
+	a.ah_attr.grh.sgid_index = (uint8_t)T.gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = PORT;
+	rc = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			   IBV_QP_MIN_RNR_TIMER);
+	CHECK(!rc, "modify to RTR: %s", strerror(rc));
+	memset(&a, 0, sizeof a);
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = e->psn;
+	a.max_rd_atomic = 16;
+	rc = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			   IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	CHECK(!rc, "modify to RTS: %s", strerror(rc));
+	return true;
+}
+
+/* e[0] on dev0 (requester), e[1] on dev1 (responder). */
+static bool pair_up(struct ep e[2], const struct qp_cfg *c, int access1)
+{
+	if (!ep_create(&e[0], &T.dev[0], c) || !ep_create(&e[1], &T.dev[1], c))
+		return false;
+	return ep_connect(&e[0], &e[1], 0) && ep_connect(&e[1], &e[0], access1);
+}
+
+static void pair_down(struct ep e[2])
+{
+	ep_destroy(&e[0]);
+	ep_destroy(&e[1]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Posting and polling.                                                */
+
+static bool poll_one(struct ibv_cq *cq, struct ibv_wc *wc, const char *what)
+{
+	uint64_t end = now_ns() + (uint64_t)T.timeout_ms * 1000000u;
+
+	for (;;) {
+		int n = ibv_poll_cq(cq, 1, wc);
+
+		CHECK(n >= 0, "ibv_poll_cq(%s) returned %d", what, n);
+		if (n == 1)
+			return true;
+		CHECK(now_ns() < end, "%s: no completion within %u ms", what, T.timeout_ms);
+	}
+}
+
+static bool wc_ok(const struct ibv_wc *wc, enum ibv_wc_opcode op, const char *what)
+{
+	CHECK(wc->status == IBV_WC_SUCCESS, "%s: status %s (%d)", what,
+	      ibv_wc_status_str(wc->status), wc->status);
+	CHECK(wc->opcode == op, "%s: opcode %d, want %d", what, wc->opcode, op);
+	return true;
+}
+
+/* The CQ stays empty for `ms` milliseconds. */
+static bool no_cqe(struct ibv_cq *cq, unsigned ms, const char *what)
+{
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000u;
+	struct ibv_wc wc;
+
+	while (now_ns() < end) {
+		int n = ibv_poll_cq(cq, 1, &wc);
+
+		CHECK(n == 0, "%s: unexpected completion (wr_id 0x%" PRIx64 " status %s)", what,
+		      wc.wr_id, ibv_wc_status_str(wc.status));
+	}
+	return true;
+}
+
+static struct ibv_sge sge_of(struct dev *d, size_t off, uint32_t len)
+{
+	struct ibv_sge s = { (uintptr_t)(d->buf + off), len, d->mr->lkey };
+
+	return s;
+}
+
+static bool post(struct ibv_qp *qp, struct ibv_send_wr *wr, const char *what)
+{
+	struct ibv_send_wr *bad = NULL;
+	int rc = ibv_post_send(qp, wr, &bad);
+
+	CHECK(!rc, "ibv_post_send(%s): %s", what, strerror(rc));
+	return true;
+}
+
+static bool post_recv(struct ibv_qp *qp, uint64_t id, struct ibv_sge *sg, int n)
+{
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = sg, .num_sge = n }, *bad;
+	int rc = ibv_post_recv(qp, &wr, &bad);
+
+	CHECK(!rc, "ibv_post_recv: %s", strerror(rc));
+	return true;
+}
+
+static bool atomic(struct ep *e, enum ibv_wr_opcode op, size_t loc_off, uint64_t raddr,
+		   uint32_t rkey, uint64_t cmp_add, uint64_t swap, uint64_t id)
+{
+	struct ibv_sge s = sge_of(e->d, loc_off, 8);
+	struct ibv_send_wr wr;
+
+	memset(&wr, 0, sizeof wr);
+	wr.wr_id = id;
+	wr.opcode = op;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.compare_add = cmp_add;
+	wr.wr.atomic.swap = swap;
+	return post(e->qp, &wr, "atomic");
+}
+
+static uint64_t raddr_of(const struct ep *e, size_t off)
+{
+	return (uintptr_t)(e->d->buf + off);
+}
+
+/* ------------------------------------------------------------------ */
+/* Cases.                                                              */
+
+static bool c_atomic(void)
+{
+	struct ep e[2];
+	struct ibv_wc wc;
+	uint64_t *w = (uint64_t *)(void *)T.dev[1].buf;
+	uint64_t *res = (uint64_t *)(void *)T.dev[0].buf;
+	bool ok = false;
+
+	if (!pair_up(e, &CFG, 0))
+		goto out;
+	*w = 100;
+	res[0] = res[1] = res[2] = 0xdeadbeef;
+	uint32_t rk = T.dev[1].mr->rkey;
+
+	if (!atomic(&e[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 0, raddr_of(&e[1], 0), rk, 5, 0, 1) ||
+	    !poll_one(e[0].scq, &wc, "fetch_add") || !wc_ok(&wc, IBV_WC_FETCH_ADD, "fetch_add"))
+		goto out;
+	if (wc.byte_len != 8 && wc.byte_len != 0) {
+		fail("fetch_add: byte_len %u", wc.byte_len);
+		goto out;
+	}
+	if (res[0] != 100 || *w != 105) {
+		fail("fetch_add: returned %" PRIu64 " (want 100), memory %" PRIu64 " (want 105)",
+		     res[0], *w);
+		goto out;
+	}
+	if (!atomic(&e[0], IBV_WR_ATOMIC_CMP_AND_SWP, 8, raddr_of(&e[1], 0), rk, 105, 7, 2) ||
+	    !poll_one(e[0].scq, &wc, "cmp_swap") || !wc_ok(&wc, IBV_WC_COMP_SWAP, "cmp_swap"))
+		goto out;
+	if (res[1] != 105 || *w != 7) {
+		fail("cmp_swap (equal): returned %" PRIu64 " (want 105), memory %" PRIu64
+		     " (want 7)", res[1], *w);
+		goto out;
+	}
+	if (!atomic(&e[0], IBV_WR_ATOMIC_CMP_AND_SWP, 16, raddr_of(&e[1], 0), rk, 999, 1, 3) ||
+	    !poll_one(e[0].scq, &wc, "cmp_swap") || !wc_ok(&wc, IBV_WC_COMP_SWAP, "cmp_swap"))
+		goto out;
+	if (res[2] != 7 || *w != 7) {
+		fail("cmp_swap (different): returned %" PRIu64 " (want 7), memory %" PRIu64
+		     " (want 7, unchanged)", res[2], *w);
+		goto out;
+	}
+	/* 64-bit wrap and the full width */
+	*w = UINT64_MAX - 1;
+	if (!atomic(&e[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 24, raddr_of(&e[1], 0), rk, 3, 0, 4) ||
+	    !poll_one(e[0].scq, &wc, "fetch_add wrap") || !wc_ok(&wc, IBV_WC_FETCH_ADD, "wrap"))
+		goto out;
+	if (res[3] != UINT64_MAX - 1 || *w != 1) {
+		fail("fetch_add wrap: returned 0x%" PRIx64 ", memory %" PRIu64, res[3], *w);
+		goto out;
+	}
+	ok = true;
+out:
+	pair_down(e);
+	return ok;
+}
+
+enum { CONC_QPS = 4, CONC_OPS = 300, HOST_ADDS = 20000 };
+#define HOST_ADD (1ull << 40)
+
+static void *host_adder(void *arg)
+{
+	uint64_t *w = arg;
+
+	for (int i = 0; i < HOST_ADDS; i++)
+		__atomic_fetch_add(w, HOST_ADD, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* Several QPs FETCH_ADD one word while the host CPU adds to it too: the
+ * total is exact and every QP-side result is a distinct prior count. */
+static bool c_atomic_concurrent(void)
+{
+	struct ep e[CONC_QPS][2];
+	uint64_t *w = (uint64_t *)(void *)(T.dev[1].buf + 4096);
+	uint64_t *res = (uint64_t *)(void *)(T.dev[0].buf + 65536);
+	unsigned posted[CONC_QPS] = { 0 }, done[CONC_QPS] = { 0 }, total = 0;
+	pthread_t th;
+	bool ok = false, th_started = false;
+	uint8_t *seen = calloc(CONC_QPS * CONC_OPS, 1);
+
+	memset(e, 0, sizeof e);
+	*w = 0;
+	for (int q = 0; q < CONC_QPS; q++)
+		if (!pair_up(e[q], &CFG, 0))
+			goto out;
+	if (pthread_create(&th, NULL, host_adder, w) != 0) {
+		fail("pthread_create");
+		goto out;
+	}
+	th_started = true;
+	uint64_t end = now_ns() + (uint64_t)T.timeout_ms * 1000000u;
+
+	while (total < CONC_QPS * CONC_OPS) {
+		for (int q = 0; q < CONC_QPS; q++) {
+			struct ibv_wc wc[16];
+			int n;
+
+			while (posted[q] < CONC_OPS && posted[q] - done[q] < 32) {
+				unsigned i = q * CONC_OPS + posted[q];
+
+				if (!atomic(&e[q][0], IBV_WR_ATOMIC_FETCH_AND_ADD, 65536 + 8 * i,
+					    raddr_of(&e[q][1], 4096), T.dev[1].mr->rkey, 1, 0, i))
+					goto out;
+				posted[q]++;
+			}
+			n = ibv_poll_cq(e[q][0].scq, 16, wc);
+			for (int k = 0; k < n; k++) {
+				if (!wc_ok(&wc[k], IBV_WC_FETCH_ADD, "concurrent fetch_add"))
+					goto out;
+				done[q]++;
+				total++;
+			}
+		}
+		if (now_ns() > end) {
+			fail("only %u of %u FETCH_ADDs completed", total, CONC_QPS * CONC_OPS);
+			goto out;
+		}
+	}
+	pthread_join(th, NULL);
+	th_started = false;
+	if (*w != (uint64_t)HOST_ADDS * HOST_ADD + CONC_QPS * CONC_OPS) {
+		fail("word is 0x%" PRIx64 ", want 0x%" PRIx64, *w,
+		     (uint64_t)(HOST_ADDS * HOST_ADD + CONC_QPS * CONC_OPS));
+		goto out;
+	}
+	for (unsigned i = 0; i < CONC_QPS * CONC_OPS; i++) {
+		uint64_t v = res[i] & (HOST_ADD - 1);
+
+		if (v >= CONC_QPS * CONC_OPS || seen[v]++) {
+			fail("result %u: prior count %" PRIu64 " out of range or seen twice", i, v);
+			goto out;
+		}
+	}
+	vlog("%d QPs x %d FETCH_ADD + %d host adds: 0x%" PRIx64, CONC_QPS, CONC_OPS, HOST_ADDS, *w);
+	ok = true;
+out:
+	if (th_started)
+		pthread_join(th, NULL);
+	for (int q = 0; q < CONC_QPS; q++)
+		pair_down(e[q]);
+	free(seen);
+	return ok;
+}
+
+static bool c_imm(void)
+{
+	struct ep e[2];
+	struct ibv_wc wc;
+	struct ibv_sge s, r;
+	uint8_t *src = T.dev[0].buf, *dst = T.dev[1].buf;
+	struct ibv_send_wr wr;
+	bool ok = false;
+
+	if (!pair_up(e, &CFG, 0))
+		goto out;
+	fill(src, 8192, 11);
+	memset(dst, 0xee, 16384);
+	/* SEND_WITH_IMM */
+	r = sge_of(&T.dev[1], 0, 4096);
+	s = sge_of(&T.dev[0], 0, 100);
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.imm_data = htonl(0x12345678);
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (!post_recv(e[1].qp, 77, &r, 1) || !post(e[0].qp, &wr, "send_imm") ||
+	    !poll_one(e[1].rcq, &wc, "recv") || !wc_ok(&wc, IBV_WC_RECV, "send_imm recv"))
+		goto out;
+	if (!(wc.wc_flags & IBV_WC_WITH_IMM) || wc.imm_data != htonl(0x12345678) ||
+	    wc.byte_len != 100 || wc.wr_id != 77 || memcmp(dst, src, 100) != 0) {
+		fail("send_imm: flags 0x%x imm 0x%x byte_len %u wr_id %" PRIu64 " data %s",
+		     wc.wc_flags, ntohl(wc.imm_data), wc.byte_len, wc.wr_id,
+		     memcmp(dst, src, 100) ? "differs" : "ok");
+		goto out;
+	}
+	if (!poll_one(e[0].scq, &wc, "send") || !wc_ok(&wc, IBV_WC_SEND, "send_imm"))
+		goto out;
+	/* RDMA_WRITE_WITH_IMM, 3 packets: consumes a RECV, whose buffer
+	 * stays untouched; the data lands at the remote address. */
+	memset(dst, 0xee, 16384);
+	r = sge_of(&T.dev[1], 0, 4096);
+	s = sge_of(&T.dev[0], 0, 3000);
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.imm_data = htonl(0xcafe0001);
+	wr.wr.rdma.remote_addr = raddr_of(&e[1], 8192);
+	wr.wr.rdma.rkey = T.dev[1].mr->rkey;
+	if (!post_recv(e[1].qp, 78, &r, 1) || !post(e[0].qp, &wr, "write_imm") ||
+	    !poll_one(e[1].rcq, &wc, "recv") ||
+	    !wc_ok(&wc, IBV_WC_RECV_RDMA_WITH_IMM, "write_imm recv"))
+		goto out;
+	if (!(wc.wc_flags & IBV_WC_WITH_IMM) || wc.imm_data != htonl(0xcafe0001) ||
+	    wc.wr_id != 78 || wc.byte_len != 3000) {
+		fail("write_imm: flags 0x%x imm 0x%x byte_len %u wr_id %" PRIu64, wc.wc_flags,
+		     ntohl(wc.imm_data), wc.byte_len, wc.wr_id);
+		goto out;
+	}
+	for (int i = 0; i < 8192; i++)
+		if (dst[i] != 0xee) {
+			fail("write_imm wrote into the RECV buffer (byte %d)", i);
+			goto out;
+		}
+	if (memcmp(dst + 8192, src, 3000) != 0 || dst[8192 + 3000] != 0xee) {
+		fail("write_imm: remote data wrong");
+		goto out;
+	}
+	if (!poll_one(e[0].scq, &wc, "send") || !wc_ok(&wc, IBV_WC_RDMA_WRITE, "write_imm"))
+		goto out;
+	ok = true;
+out:
+	pair_down(e);
+	return ok;
+}
+
+static bool c_inline(void)
+{
+	struct qp_cfg c = CFG;
+	struct ep e[2];
+	struct ibv_wc wc;
+	uint8_t stackbuf[256], want[256];
+	struct ibv_sge s[3], r;
+	struct ibv_send_wr wr, *bad;
+	uint8_t *dst = T.dev[1].buf;
+	bool ok = false;
+
+	c.inl = 256;
+	if (!pair_up(e, &c, 0))
+		goto out;
+	if (e[0].cap.max_inline_data < 256) {
+		fail("max_inline_data %u < 256", e[0].cap.max_inline_data);
+		goto out;
+	}
+	fill(stackbuf, sizeof stackbuf, 5);
+	memcpy(want, stackbuf, sizeof want);
+	memset(dst, 0xee, 8192);
+	/* inline SEND from unregistered stack memory, lkey ignored */
+	s[0] = (struct ibv_sge){ (uintptr_t)stackbuf, 256, 0 };
+	r = sge_of(&T.dev[1], 0, 4096);
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+	if (!post_recv(e[1].qp, 1, &r, 1) || !post(e[0].qp, &wr, "inline send"))
+		goto out;
+	memset(stackbuf, 0, sizeof stackbuf); /* the WR was copied at post time */
+	if (!poll_one(e[1].rcq, &wc, "recv") || !wc_ok(&wc, IBV_WC_RECV, "inline recv"))
+		goto out;
+	if (wc.byte_len != 256 || memcmp(dst, want, 256) != 0) {
+		fail("inline send: byte_len %u, data %s", wc.byte_len,
+		     memcmp(dst, want, 256) ? "differs" : "ok");
+		goto out;
+	}
+	if (!poll_one(e[0].scq, &wc, "send") || !wc_ok(&wc, IBV_WC_SEND, "inline send"))
+		goto out;
+	/* inline WRITE gathered from 3 pieces */
+	fill(stackbuf, sizeof stackbuf, 6);
+	s[0] = (struct ibv_sge){ (uintptr_t)stackbuf, 10, 0 };
+	s[1] = (struct ibv_sge){ (uintptr_t)stackbuf + 100, 90, 0 };
+	s[2] = (struct ibv_sge){ (uintptr_t)stackbuf + 200, 56, 0 };
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.num_sge = 3;
+	wr.wr.rdma.remote_addr = raddr_of(&e[1], 4096);
+	wr.wr.rdma.rkey = T.dev[1].mr->rkey;
+	if (!post(e[0].qp, &wr, "inline write") || !poll_one(e[0].scq, &wc, "write") ||
+	    !wc_ok(&wc, IBV_WC_RDMA_WRITE, "inline write"))
+		goto out;
+	if (memcmp(dst + 4096, stackbuf, 10) || memcmp(dst + 4106, stackbuf + 100, 90) ||
+	    memcmp(dst + 4196, stackbuf + 200, 56) || dst[4096 + 156] != 0xee) {
+		fail("inline write: remote data wrong");
+		goto out;
+	}
+	/* more than max_inline_data: EINVAL, nothing posted */
+	uint8_t big[1024];
+
+	s[0] = (struct ibv_sge){ (uintptr_t)big, e[0].cap.max_inline_data + 1, 0 };
+	wr.num_sge = 1;
+	bad = NULL;
+	int rc = ibv_post_send(e[0].qp, &wr, &bad);
+
+	if (rc != EINVAL || bad != &wr) {
+		fail("inline of max_inline_data + 1 bytes: ibv_post_send returned %d (want EINVAL)",
+		     rc);
+		goto out;
+	}
+	ok = no_cqe(e[0].scq, 50, "after refused inline");
+out:
+	pair_down(e);
+	return ok;
+}
+
+/* 16 SGEs: SEND gathered from 16 pieces into a RECV of 16 other pieces,
+ * WRITE gathered from 16, READ scattered into 16. */
+static bool c_sge16(void)
+{
+	struct qp_cfg c = CFG;
+	struct ep e[2];
+	struct ibv_wc wc;
+	struct ibv_sge s[16], r[16];
+	uint8_t *src = T.dev[0].buf, *dst = T.dev[1].buf;
+	uint8_t *msg = malloc(65536);
+	size_t total = 0, rt = 0;
+	bool ok = false;
+
+	c.send_sge = c.recv_sge = 16;
+	if (!msg || !pair_up(e, &c, 0))
+		goto out;
+	if (e[0].cap.max_send_sge < 16 || e[1].cap.max_recv_sge < 16 ||
+	    T.dev[0].attr.max_sge < 16) {
+		fail("max_sge %d / cap send %u recv %u < 16", T.dev[0].attr.max_sge,
+		     e[0].cap.max_send_sge, e[1].cap.max_recv_sge);
+		goto out;
+	}
+	fill(src, 262144, 21);
+	memset(dst, 0xee, 393216);
+	for (int i = 0; i < 16; i++) {       /* send pieces: 1..~1700 bytes */
+		uint32_t len = 1 + (uint32_t)(i * 97 + (i % 3) * 511);
+
+		s[i] = sge_of(&T.dev[0], (size_t)i * 4096 + (size_t)i, len);
+		memcpy(msg + total, src + (size_t)i * 4096 + i, len);
+		total += len;
+	}
+	for (int i = 0; i < 16; i++) {       /* recv pieces: uneven, enough room */
+		uint32_t len = i == 15 ? 16384 : (uint32_t)(3 + i * 61);
+
+		r[i] = sge_of(&T.dev[1], 65536 + (size_t)i * 8192 + 7, len);
+		rt += len;
+	}
+	struct ibv_send_wr wr;
+
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = s;
+	wr.num_sge = 16;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (!post_recv(e[1].qp, 5, r, 16) || !post(e[0].qp, &wr, "send 16 sge") ||
+	    !poll_one(e[1].rcq, &wc, "recv") || !wc_ok(&wc, IBV_WC_RECV, "recv 16 sge") ||
+	    !poll_one(e[0].scq, &wc, "send") || !wc_ok(&wc, IBV_WC_SEND, "send 16 sge"))
+		goto out;
+	size_t at = 0;
+
+	for (int i = 0; i < 16 && at < total; i++) {
+		size_t n = total - at < r[i].length ? total - at : r[i].length;
+
+		if (memcmp((void *)(uintptr_t)r[i].addr, msg + at, n) != 0) {
+			fail("send 16 sge: recv piece %d differs", i);
+			goto out;
+		}
+		at += n;
+	}
+	/* WRITE gathered from the 16 send pieces */
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = raddr_of(&e[1], 300000);
+	wr.wr.rdma.rkey = T.dev[1].mr->rkey;
+	if (!post(e[0].qp, &wr, "write 16 sge") || !poll_one(e[0].scq, &wc, "write") ||
+	    !wc_ok(&wc, IBV_WC_RDMA_WRITE, "write 16 sge"))
+		goto out;
+	if (memcmp(dst + 300000, msg, total) != 0) {
+		fail("write 16 sge: remote data differs");
+		goto out;
+	}
+	/* READ scattered into 16 pieces of dev0 (max_sge_rd permitting) */
+	int nrd = T.dev[0].attr.max_sge_rd < 16 ? T.dev[0].attr.max_sge_rd : 16;
+
+	memset(src + 131072, 0xee, 131072);
+	for (int i = 0; i < nrd; i++)
+		r[i] = sge_of(&T.dev[0], 131072 + (size_t)i * 4096 + 3, s[i].length);
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.sg_list = r;
+	wr.num_sge = nrd;
+	if (!post(e[0].qp, &wr, "read 16 sge") || !poll_one(e[0].scq, &wc, "read") ||
+	    !wc_ok(&wc, IBV_WC_RDMA_READ, "read 16 sge"))
+		goto out;
+	at = 0;
+	for (int i = 0; i < nrd; i++) {
+		if (memcmp((void *)(uintptr_t)r[i].addr, msg + at, r[i].length) != 0) {
+			fail("read 16 sge: piece %d differs", i);
+			goto out;
+		}
+		at += r[i].length;
+	}
+	vlog("16 SGEs: %zu bytes sent into %zu bytes of RECV; READ into %d SGEs", total, rt, nrd);
+	ok = true;
+out:
+	pair_down(e);
+	free(msg);
+	return ok;
+}
+
+static bool c_zero_length(void)
+{
+	struct ep e[2];
+	struct ibv_wc wc;
+	struct ibv_sge r = sge_of(&T.dev[1], 0, 64);
+	struct ibv_send_wr wr;
+	bool ok = false;
+
+	if (!pair_up(e, &CFG, 0))
+		goto out;
+	memset(T.dev[1].buf, 0xee, 64);
+	memset(&wr, 0, sizeof wr);
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = raddr_of(&e[1], 0);
+	wr.wr.rdma.rkey = T.dev[1].mr->rkey;
+	static const struct { enum ibv_wr_opcode op; enum ibv_wc_opcode sop, rop; bool recv; }
+	ops[] = {
+		{ IBV_WR_SEND, IBV_WC_SEND, IBV_WC_RECV, true },
+		{ IBV_WR_SEND_WITH_IMM, IBV_WC_SEND, IBV_WC_RECV, true },
+		{ IBV_WR_RDMA_WRITE, IBV_WC_RDMA_WRITE, 0, false },
+		{ IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WC_RDMA_WRITE, IBV_WC_RECV_RDMA_WITH_IMM, true },
+		{ IBV_WR_RDMA_READ, IBV_WC_RDMA_READ, 0, false },
+	};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+		wr.opcode = ops[i].op;
+		wr.num_sge = 0;
+		wr.imm_data = htonl(0x1000 + (uint32_t)i);
+		if ((ops[i].recv && !post_recv(e[1].qp, i, &r, 1)) || !post(e[0].qp, &wr, "zero"))
+			goto out;
+		if (!poll_one(e[0].scq, &wc, "zero send") || !wc_ok(&wc, ops[i].sop, "zero send"))
+			goto out;
+		if (wc.byte_len != 0 && ops[i].op == IBV_WR_RDMA_READ) {
+			fail("zero-length READ: byte_len %u", wc.byte_len);
+			goto out;
+		}
+		if (ops[i].recv) {
+			if (!poll_one(e[1].rcq, &wc, "zero recv") ||
+			    !wc_ok(&wc, ops[i].rop, "zero recv"))
+				goto out;
+			if (wc.byte_len != 0) {
+				fail("zero-length op %d: recv byte_len %u", ops[i].op, wc.byte_len);
+				goto out;
+			}
+		}
+	}
+	for (int i = 0; i < 64; i++)
+		if (T.dev[1].buf[i] != 0xee) {
+			fail("a zero-length message wrote byte %d", i);
+			goto out;
+		}
+	ok = true;
+out:
+	pair_down(e);
+	return ok;
+}
+
+/* READ remote X into local L, then a fenced WRITE of L to remote Y: Y must
+ * hold X's data (IBV_SEND_FENCE waits for the READ). */
+static bool c_fence(void)
+{
+	struct ep e[2];
+	struct ibv_wc wc;
+	const uint32_t len = 16384;
+	bool ok = false;
+
+	if (!pair_up(e, &CFG, 0))
+		goto out;
+	for (int it = 0; it < 20; it++) {
+		uint8_t *x = T.dev[1].buf, *y = T.dev[1].buf + 65536, *l = T.dev[0].buf;
+		struct ibv_sge ls = sge_of(&T.dev[0], 0, len), ls2 = ls;
+		struct ibv_send_wr rd, wr;
+
+		fill(x, len, 100 + it);
+		fill(l, len, 200 + it);
+		memset(y, 0, len);
+		memset(&rd, 0, sizeof rd);
+		memset(&wr, 0, sizeof wr);
+		rd.opcode = IBV_WR_RDMA_READ;
+		rd.sg_list = &ls;
+		rd.num_sge = 1;
+		rd.wr.rdma.remote_addr = raddr_of(&e[1], 0);
+		rd.wr.rdma.rkey = T.dev[1].mr->rkey;
+		rd.next = &wr;
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		wr.sg_list = &ls2;
+		wr.num_sge = 1;
+		wr.send_flags = IBV_SEND_FENCE | IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = raddr_of(&e[1], 65536);
+		wr.wr.rdma.rkey = T.dev[1].mr->rkey;
+		/* CFG has sq_sig_all: both complete */
+		if (!post(e[0].qp, &rd, "read+fenced write") ||
+		    !poll_one(e[0].scq, &wc, "read") || !wc_ok(&wc, IBV_WC_RDMA_READ, "read") ||
+		    !poll_one(e[0].scq, &wc, "write") || !wc_ok(&wc, IBV_WC_RDMA_WRITE, "write"))
+			goto out;
+		if (memcmp(y, x, len) != 0) {
+			fail("iteration %d: the fenced WRITE did not carry the READ's data", it);
+			goto out;
+		}
+	}
+	ok = true;
+out:
+	pair_down(e);
+	return ok;
+}
+
+/* sq_sig_all = 0: only signaled WRs complete, and the SQ slots of the
+ * unsignaled ones are freed by the next signaled completion. */
+static bool c_unsignaled(void)
+{
+	struct qp_cfg c = CFG;
+	struct ep e[2];
+	struct ibv_wc wc;
+	struct ibv_sge s = sge_of(&T.dev[0], 0, 32);
+	struct ibv_send_wr wr;
+	bool ok = false;
+
+	c.sig_all = 0;
+	c.send_wr = 16;
+	if (!pair_up(e, &c, 0))
+		goto out;
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.wr.rdma.rkey = T.dev[1].mr->rkey;
+	for (unsigned round = 0; round < 20; round++) {
+		for (unsigned i = 0; i < e[0].cap.max_send_wr; i++) {
+			bool last = i == e[0].cap.max_send_wr - 1;
+
+			wr.wr_id = round * 1000 + i;
+			wr.send_flags = last ? IBV_SEND_SIGNALED : 0;
+			wr.wr.rdma.remote_addr = raddr_of(&e[1], 64 * i);
+			if (!post(e[0].qp, &wr, "unsignaled write"))
+				goto out;
+		}
+		if (!poll_one(e[0].scq, &wc, "signaled write") ||
+		    !wc_ok(&wc, IBV_WC_RDMA_WRITE, "signaled write"))
+			goto out;
+		if (wc.wr_id != round * 1000 + e[0].cap.max_send_wr - 1) {
+			fail("round %u: completion for wr_id %" PRIu64 ", want only the signaled one",
+			     round, wc.wr_id);
+			goto out;
+		}
+	}
+	ok = no_cqe(e[0].scq, 50, "unsignaled");
+out:
+	pair_down(e);
+	return ok;
+}
+
+/* A CQ armed for solicited completions only: an unsolicited SEND raises no
+ * event, a solicited one does. */
+static bool c_solicited(void)
+{
+	struct qp_cfg c = CFG;
+	struct ep e[2];
+	struct ibv_wc wc;
+	struct ibv_sge s = sge_of(&T.dev[0], 0, 16), r = sge_of(&T.dev[1], 0, 64);
+	struct ibv_send_wr wr;
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	struct pollfd pfd;
+	bool ok = false;
+
+	c.channel = true;
+	if (!pair_up(e, &c, 0))
+		goto out;
+	pfd.fd = e[1].ch->fd;
+	pfd.events = POLLIN;
+	if (ibv_req_notify_cq(e[1].rcq, 1)) {
+		fail("ibv_req_notify_cq(solicited_only)");
+		goto out;
+	}
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	if (!post_recv(e[1].qp, 1, &r, 1) || !post_recv(e[1].qp, 2, &r, 1) ||
+	    !post(e[0].qp, &wr, "unsolicited send") || !poll_one(e[0].scq, &wc, "send") ||
+	    !wc_ok(&wc, IBV_WC_SEND, "send"))
+		goto out;
+	if (poll(&pfd, 1, 300) != 0) {
+		fail("an unsolicited completion raised an event on a solicited-only CQ");
+		goto out;
+	}
+	wr.send_flags = IBV_SEND_SOLICITED;
+	if (!post(e[0].qp, &wr, "solicited send"))
+		goto out;
+	if (poll(&pfd, 1, (int)T.timeout_ms) != 1) {
+		fail("no event for the solicited completion");
+		goto out;
+	}
+	if (ibv_get_cq_event(e[1].ch, &ev_cq, &ev_ctx) || ev_cq != e[1].rcq) {
+		fail("ibv_get_cq_event");
+		goto out;
+	}
+	ibv_ack_cq_events(ev_cq, 1);
+	for (uint64_t id = 1; id <= 2; id++) {
+		if (!poll_one(e[1].rcq, &wc, "recv") || !wc_ok(&wc, IBV_WC_RECV, "recv"))
+			goto out;
+		if (wc.wr_id != id) {
+			fail("recv order: wr_id %" PRIu64 ", want %" PRIu64, wc.wr_id, id);
+			goto out;
+		}
+	}
+	ok = true;
+out:
+	pair_down(e);
+	return ok;
+}
+
+/* An atomic that fails on the responder: the requester's completion
+ * carries `want`, and its QP ends in the error state. */
+static bool atomic_error(uint64_t raddr_off, uint32_t rkey, int qp_access,
+			 enum ibv_wc_status want, const char *what)
+{
+	struct ep e[2];
+	struct ibv_wc wc;
+	bool ok = false;
+
+	if (!pair_up(e, &CFG, qp_access))
+		goto out;
+	*(uint64_t *)(void *)(T.dev[1].buf + (raddr_off & ~7ull)) = 42;
+	if (!atomic(&e[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 0, raddr_of(&e[1], raddr_off), rkey, 1,
+		    0, 9) || !poll_one(e[0].scq, &wc, what))
+		goto out;
+	if (wc.status != want) {
+		fail("%s: status %s, want %s", what, ibv_wc_status_str(wc.status),
+		     ibv_wc_status_str(want));
+		goto out;
+	}
+	if (*(uint64_t *)(void *)(T.dev[1].buf + (raddr_off & ~7ull)) != 42) {
+		fail("%s: memory changed", what);
+		goto out;
+	}
+	ok = true;
+out:
+	pair_down(e);
+	return ok;
+}
+
+static bool c_err_atomic_unaligned(void)
+{
+	return atomic_error(4100, T.dev[1].mr->rkey, 0, IBV_WC_REM_INV_REQ_ERR,
+			    "FETCH_ADD to an address not 8-byte aligned");
+}
+
+static bool c_err_atomic_mr_access(void)
+{
+	return atomic_error(NOATOM_OFF + 64, T.dev[1].mr_noatom->rkey, 0,
+			    IBV_WC_REM_ACCESS_ERR, "FETCH_ADD into an MR without REMOTE_ATOMIC");
+}
+
+static bool c_err_atomic_qp_access(void)
+{
+	return atomic_error(64, T.dev[1].mr->rkey,
+			    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+			    IBV_WC_REM_ACCESS_ERR, "FETCH_ADD to a QP without REMOTE_ATOMIC");
+}
+
+/* Posting to a full SQ or RQ: ENOMEM, *bad_wr at the first WR left out. */
+static bool c_err_full_queue(void)
+{
+	struct qp_cfg c = CFG;
+	struct ep e[2];
+	struct ibv_sge s = sge_of(&T.dev[0], 0, 8);
+	struct ibv_send_wr sw[40], *sbad = NULL;
+	struct ibv_recv_wr rw[40], *rbad = NULL;
+	bool ok = false;
+	int rc;
+
+	c.send_wr = 8;
+	c.recv_wr = 8;
+	if (!ep_create(&e[0], &T.dev[0], &c) || !ep_create(&e[1], &T.dev[1], &c) ||
+	    !ep_connect(&e[0], &e[1], 0) || !ep_connect(&e[1], &e[0], 0))
+		goto out;
+	/* The peer has no RECVs: SENDs wait in RNR, the SQ stays full. */
+	memset(sw, 0, sizeof sw);
+	memset(rw, 0, sizeof rw);
+	for (int i = 0; i < 40; i++) {
+		sw[i].wr_id = (uint64_t)i;
+		sw[i].opcode = IBV_WR_SEND;
+		sw[i].sg_list = &s;
+		sw[i].num_sge = 1;
+		sw[i].next = i < 39 ? &sw[i + 1] : NULL;
+		rw[i].wr_id = (uint64_t)i;
+		rw[i].sg_list = &s;
+		rw[i].num_sge = 1;
+		rw[i].next = i < 39 ? &rw[i + 1] : NULL;
+	}
+	rc = ibv_post_send(e[0].qp, sw, &sbad);
+	if (rc != ENOMEM || sbad != &sw[e[0].cap.max_send_wr]) {
+		fail("SQ of %u: posting 40 returned %d, bad_wr at %td (want ENOMEM at %u)",
+		     e[0].cap.max_send_wr, rc, sbad ? sbad - sw : -1, e[0].cap.max_send_wr);
+		goto out;
+	}
+	rc = ibv_post_recv(e[0].qp, rw, &rbad);
+	if (rc != ENOMEM || rbad != &rw[e[0].cap.max_recv_wr]) {
+		fail("RQ of %u: posting 40 returned %d, bad_wr at %td (want ENOMEM at %u)",
+		     e[0].cap.max_recv_wr, rc, rbad ? rbad - rw : -1, e[0].cap.max_recv_wr);
+		goto out;
+	}
+	ok = true;
+out:
+	pair_down(e);
+	return ok;
+}
+
+/* Create/modify/post beyond the device's and the QP's limits: EINVAL, as
+ * rdma-core's providers answer. */
+static bool c_err_limits(void)
+{
+	struct dev *d = &T.dev[0];
+	struct ibv_cq *cq = ibv_create_cq(d->ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp *qp;
+	bool ok = false;
+
+	if (!cq)
+		return fail("ibv_create_cq: %s", strerror(errno));
+	static const char *const what[] = { "max_send_wr", "max_recv_wr", "max_send_sge",
+					    "max_recv_sge", "max_inline_data" };
+	for (int k = 0; k < 5; k++) {
+		memset(&ia, 0, sizeof ia);
+		ia.send_cq = ia.recv_cq = cq;
+		ia.qp_type = IBV_QPT_RC;
+		ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
+		ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+		switch (k) {
+		case 0: ia.cap.max_send_wr = (uint32_t)d->attr.max_qp_wr + 1; break;
+		case 1: ia.cap.max_recv_wr = (uint32_t)d->attr.max_qp_wr + 1; break;
+		case 2: ia.cap.max_send_sge = (uint32_t)d->attr.max_sge + 1; break;
+		case 3: ia.cap.max_recv_sge = (uint32_t)d->attr.max_sge + 1; break;
+		default: ia.cap.max_inline_data = 1u << 20; break;
+		}
+		errno = 0;
+		qp = ibv_create_qp(d->pd, &ia);
+		if (qp || errno != EINVAL) {
+			fail("ibv_create_qp with %s beyond the device limit: %s (errno %d, want EINVAL)",
+			     what[k], qp ? "created" : "refused", errno);
+			if (qp)
+				ibv_destroy_qp(qp);
+			goto out;
+		}
+	}
+	errno = 0;
+	struct ibv_cq *big = ibv_create_cq(d->ctx, d->attr.max_cqe + 1, NULL, NULL, 0);
+
+	if (big || errno != EINVAL) {
+		fail("ibv_create_cq(max_cqe + 1): %s (errno %d, want EINVAL)",
+		     big ? "created" : "refused", errno);
+		if (big)
+			ibv_destroy_cq(big);
+		goto out;
+	}
+	/* a QP with small caps: WRs beyond them, modify beyond rd_atom limits */
+	struct ep e[2];
+	struct qp_cfg c = CFG;
+
+	c.send_sge = c.recv_sge = 2;
+	memset(e, 0, sizeof e);
+	if (!pair_up(e, &c, 0)) {
+		pair_down(e);
+		goto out;
+	}
+	struct ibv_sge sg[17];
+	struct ibv_send_wr wr, *bad;
+	struct ibv_recv_wr rw, *rbad;
+	int rc;
+
+	for (int i = 0; i < 17; i++)
+		sg[i] = sge_of(d, (size_t)i * 8, 8);
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = sg;
+	wr.num_sge = (int)e[0].cap.max_send_sge + 1;
+	rc = ibv_post_send(e[0].qp, &wr, &bad);
+	memset(&rw, 0, sizeof rw);
+	rw.sg_list = sg;
+	rw.num_sge = (int)e[0].cap.max_recv_sge + 1;
+	int rc2 = ibv_post_recv(e[0].qp, &rw, &rbad);
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof a);
+	a.max_rd_atomic = (uint8_t)(d->attr.max_qp_init_rd_atom + 1);
+	int rc3 = ibv_modify_qp(e[0].qp, &a, IBV_QP_MAX_QP_RD_ATOMIC);
+
+	pair_down(e);
+	if (rc != EINVAL || rc2 != EINVAL || rc3 != EINVAL) {
+		fail("beyond the QP's caps: post_send %d, post_recv %d, modify max_rd_atomic %d "
+		     "(want EINVAL each)", rc, rc2, rc3);
+		goto out;
+	}
+	ok = true;
+out:
+	ibv_destroy_cq(cq);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+
+struct tcase {
+	const char *name;
+	bool (*fn)(void);
+};
+
+static const struct tcase cases[] = {
+	{ "atomic", c_atomic },
+	{ "atomic_concurrent", c_atomic_concurrent },
+	{ "imm", c_imm },
+	{ "inline", c_inline },
+	{ "sge16", c_sge16 },
+	{ "zero_length", c_zero_length },
+	{ "fence", c_fence },
+	{ "unsignaled", c_unsignaled },
+	{ "solicited", c_solicited },
+	{ "err_atomic_unaligned", c_err_atomic_unaligned },
+	{ "err_atomic_mr_access", c_err_atomic_mr_access },
+	{ "err_atomic_qp_access", c_err_atomic_qp_access },
+	{ "err_full_queue", c_err_full_queue },
+	{ "err_limits", c_err_limits },
+};
+#define NCASES (sizeof cases / sizeof cases[0])
+
+static bool selected(const char *only, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!only)
+		return true;
+	for (const char *p = only; *p;) {
+		const char *c = strchr(p, ',');
+		size_t l = c ? (size_t)(c - p) : strlen(p);
+
+		if (l == n && strncmp(p, name, n) == 0)
+			return true;
+		p += l + (c ? 1 : 0);
+	}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dev0", required_argument, NULL, 'a' },
+		{ "dev1", required_argument, NULL, 'b' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "gid-index", required_argument, NULL, 'g' },
+		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dev0 = "snic0", *dev1 = "snic1", *only = NULL;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a': dev0 = optarg; break;
+		case 'b': dev1 = optarg; break;
+		case 'o': only = optarg; break;
+		case 'g': T.gid_index = atoi(optarg); break;
+		case 't': T.timeout_ms = (unsigned)atoi(optarg); break;
+		case 'v': T.verbose = true; break;
+		case 'l':
+			for (size_t i = 0; i < NCASES; i++)
+				puts(cases[i].name);
+			return 0;
+		default:
+			fprintf(stderr, "usage: %s [--dev0 D] [--dev1 D] [--only LIST] [--list] "
+				"[--gid-index N] [--timeout-ms MS] [-v]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (!dev_open(&T.dev[0], dev0) || !dev_open(&T.dev[1], dev1)) {
+		printf("FAIL setup: %s\n", T.why);
+		dev_close(&T.dev[0]);
+		dev_close(&T.dev[1]);
+		return 1;
+	}
+	for (size_t i = 0; i < NCASES; i++) {
+		bool ok;
+
+		if (!selected(only, cases[i].name))
+			continue;
+		T.why[0] = '\0';
+		ok = cases[i].fn();
+		if (ok) {
+			T.passed++;
+			printf("ok %s\n", cases[i].name);
+		} else {
+			T.failed++;
+			printf("FAIL %s: %s\n", cases[i].name, T.why[0] ? T.why : "(no reason)");
+		}
+		fflush(stdout);
+	}
+	dev_close(&T.dev[0]);
+	dev_close(&T.dev[1]);
+	printf("ext: %u passed, %u failed\n", T.passed, T.failed);
+	if (T.passed + T.failed == 0) {
+		fprintf(stderr, "no case matched --only %s\n", only ? only : "");
+		return 2;
+	}
+	return T.failed ? 1 : 0;
+}
