@@ -60,6 +60,7 @@ case_add devinfo  devinfo/snic1         45 bash "$IT/devinfo.sh" port snic1 198.
 case_add pingpong pingpong/default      90 bash "$IT/pingpong.sh" 18515
 case_add pingpong pingpong/s65536-n1000 180 bash "$IT/pingpong.sh" 18615 -s 65536 -n 1000
 case_add pingpong pingpong/events       90 bash "$IT/pingpong.sh" 18715 -e
+case_add pingpong pingpong/loopback     90 env SNIC_PP_SERVER_DEV=snic0 bash "$IT/pingpong.sh" 18915
 case_add verbs    verbs                300 bash "$IT/verbs.sh"
 case_add verbs    verbs/ctxdeath       180 bash "$IT/ctxdeath.sh" 20515
 case_add verbs    verbs/ext            300 bash "$IT/verbs-ext.sh"

@@ -30,6 +30,10 @@ static void wr32(uint8_t *p, uint32_t v)
 
 bool neigh_lookup(struct snic_nic *nic, uint32_t ip, uint8_t mac[6])
 {
+	if (ip == nic->cfg.ipv4) { /* our own address: loopback (nic.c) */
+		memcpy(mac, nic->cfg.mac, 6);
+		return true;
+	}
 	for (uint32_t i = 0; i < SNIC_NEIGH_SIZE; i++) {
 		if (nic->neigh[i].valid && nic->neigh[i].ip == ip) {
 			memcpy(mac, nic->neigh[i].mac, 6);

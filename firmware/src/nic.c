@@ -90,8 +90,39 @@ uint32_t nic_tx_room(const struct snic_nic *nic)
 	return SNIC_TXQ_SIZE - (nic->txq_tail - nic->txq_head);
 }
 
+/* Loopback: a frame addressed to our own MAC (two QPs of this NIC
+ * connected through its own GID) never reaches the port; it goes round to
+ * our own receive path, which applies the same transport rules. */
+static bool loop_to_self(struct snic_nic *nic, struct snic_pkt *pkt)
+{
+	if (pkt->len < 6 || memcmp(pkt->data, nic->cfg.mac, 6) != 0)
+		return false;
+	if (nic->loopq_tail - nic->loopq_head >= SNIC_LOOPQ_SIZE) {
+		CNT_INC(nic, tx_queue_full);
+		nic->ops->pkt_free(nic->hal_ctx, &pkt, 1);
+		return true;
+	}
+	if (nic->tx_budget)
+		nic->tx_budget--;
+	CNT_INC(nic, loopback_frames);
+	nic->loopq[nic->loopq_tail++ % SNIC_LOOPQ_SIZE] = pkt;
+	return true;
+}
+
+/* rx.c: up to n looped-back frames, oldest first. */
+uint16_t nic_loop_take(struct snic_nic *nic, struct snic_pkt **pkts, uint16_t n)
+{
+	uint16_t k = 0;
+
+	while (k < n && nic->loopq_head != nic->loopq_tail)
+		pkts[k++] = nic->loopq[nic->loopq_head++ % SNIC_LOOPQ_SIZE];
+	return k;
+}
+
 void nic_tx(struct snic_nic *nic, struct snic_pkt *pkt)
 {
+	if (loop_to_self(nic, pkt))
+		return;
 	if (nic_tx_room(nic) == 0) {
 		CNT_INC(nic, tx_queue_full);
 		nic->ops->pkt_free(nic->hal_ctx, &pkt, 1);
@@ -342,6 +373,11 @@ void snic_nic_fini(struct snic_nic *nic)
 			ctx_destroy(nic, c);
 	while (nic->txq_head != nic->txq_tail) {
 		struct snic_pkt *p = nic->txq[nic->txq_head++ % SNIC_TXQ_SIZE];
+
+		nic->ops->pkt_free(nic->hal_ctx, &p, 1);
+	}
+	while (nic->loopq_head != nic->loopq_tail) {
+		struct snic_pkt *p = nic->loopq[nic->loopq_head++ % SNIC_LOOPQ_SIZE];
 
 		nic->ops->pkt_free(nic->hal_ctx, &p, 1);
 	}

@@ -18,11 +18,16 @@
 
 #define SNIC_BURST          32   /* RX / TX burst (DPDK's usual)          */
 #define SNIC_TXQ_SIZE       1024 /* frames waiting for the port           */
+#define SNIC_LOOPQ_SIZE     1024 /* frames sent to ourselves (loopback)   */
 #define SNIC_TX_BUDGET      128  /* new frames per poll pass              */
 #define SNIC_QP_TX_BUDGET   16   /* frames per QP per turn (fairness)     */
 #define SNIC_CMD_BUDGET     8    /* commands per poll pass                */
 #define SNIC_INFLIGHT       128  /* send WQEs in flight per QP            */
 #define SNIC_ACKREQ_EVERY   16   /* AckReq at least every N packets       */
+#define SNIC_PSN_WINDOW     8192 /* outstanding PSNs per QP (< 2^23, so
+				  * 24-bit PSN distances stay unambiguous) */
+#define SNIC_TW_SLOTS       256  /* timer wheel: slots ...                */
+#define SNIC_TW_SHIFT       13   /* ... of 2^13 ns (8.2 us) each          */
 #define SNIC_NEIGH_SIZE     64
 #define SNIC_ARP_RETRY_NS   (100u * 1000 * 1000)
 #define SNIC_HEARTBEAT_NS   (10u * 1000 * 1000)
@@ -42,6 +47,7 @@
 	X(rx_drop_qp_state) X(rx_drop_opcode_seq) X(rx_drop_bad_length)      \
 	X(rx_drop_bad_psn) X(rx_drop_unexpected)                             \
 	X(rx_dup_requests) X(rx_arp)                                         \
+	X(rx_drop_qkey) X(rx_drop_no_recv) X(loopback_frames)                \
 	X(nak_seq_sent) X(nak_inv_req_sent) X(nak_access_sent)               \
 	X(nak_rem_op_sent) X(rnr_nak_sent)                                   \
 	X(nak_seq_recv) X(nak_inv_req_recv) X(nak_access_recv)               \
@@ -301,6 +307,10 @@ struct snic_nic {
 	uint32_t stats_qp_next; /* next QP entry to refresh                  */
 	uint32_t reset_seen;    /* last reset_req honoured                   */
 	bool link_up;           /* port 0, refreshed with the statistics     */
+
+	/* loopback: frames sent to our own MAC, drained by rx_poll (nic.c) */
+	struct snic_pkt *loopq[SNIC_LOOPQ_SIZE];
+	uint32_t loopq_head, loopq_tail;
 };
 
 /* ---------------------------------------------------------------------- */
@@ -403,9 +413,11 @@ void resp_flush_acks(struct snic_nic *nic, struct snic_qp *qp);
 /* rc_completer.c */
 void comp_rx(struct snic_nic *nic, struct snic_qp *qp,
 	     const struct roce_hdrs *h);
+void comp_timeout(struct snic_nic *nic, struct snic_qp *qp);
 
 /* rx.c */
 unsigned rx_poll(struct snic_nic *nic);
+uint16_t nic_loop_take(struct snic_nic *nic, struct snic_pkt **pkts, uint16_t n);
 
 /* stats.c */
 void stats_init(struct snic_nic *nic);

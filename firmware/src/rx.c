@@ -68,10 +68,13 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 
 unsigned rx_poll(struct snic_nic *nic)
 {
-	struct snic_pkt *pkts[SNIC_BURST];
-	struct snic_qp *acks[SNIC_BURST];
+	struct snic_pkt *pkts[2 * SNIC_BURST];
+	struct snic_qp *acks[2 * SNIC_BURST];
 	uint16_t n = nic->ops->rx_burst(nic->hal_ctx, 0, pkts, SNIC_BURST);
 	unsigned nacks = 0;
+
+	/* then a burst of frames we sent to ourselves (nic.c, loopback) */
+	n = (uint16_t)(n + nic_loop_take(nic, pkts + n, SNIC_BURST));
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct snic_qp *qp;

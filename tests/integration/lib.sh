@@ -12,6 +12,9 @@
 #                        in $SNIC_CASE_DIR/NAME.out and copied to our stdout
 #   snic_pingpong PORT_BASE [ibv_rc_pingpong options]   server on snic1,
 #                        client on snic0, over TCP on 127.0.0.1 only
+#                        (SNIC_PP_PROG: ibv_ud/uc/srq_pingpong instead;
+#                        SNIC_PP_SERVER_DEV/SNIC_PP_CLIENT_DEV: other NICs,
+#                        e.g. both snic0 for loopback)
 #   snic_private_netns "$0" "$@"   re-run the script in a private network
 #                        namespace (only loopback) when the machine allows it
 #   snic_fail MSG        print "FAIL: MSG" and end the case (exit 1)
@@ -323,8 +326,10 @@ snic_private_netns() { # SCRIPT [ARGS...]
 # in $SNIC_CASE_DIR/pingpong-{server,client}.out.
 snic_pingpong() { # PORT_BASE [ibv_rc_pingpong options...]
 	local base=$1 port spid src=0 crc=0 secs ok=1 side
+	local prog=${SNIC_PP_PROG:-ibv_rc_pingpong}
+	local sdev=${SNIC_PP_SERVER_DEV:-snic1} cdev=${SNIC_PP_CLIENT_DEV:-snic0}
 	shift
-	snic_need_cmd ibv_rc_pingpong
+	snic_need_cmd "$prog"
 	port=$(snic_free_port "$base") || return 1
 	secs=$(snic_secs "${SNIC_PINGPONG_TIMEOUT:-60}")
 	local sout=$SNIC_CASE_DIR/pingpong-server.out cout=$SNIC_CASE_DIR/pingpong-client.out
@@ -332,9 +337,9 @@ snic_pingpong() { # PORT_BASE [ibv_rc_pingpong options...]
 	if [[ ${SNIC_IN_NETNS:-} == 1 ]]; then
 		snic_log "TCP for the QP exchange: 127.0.0.1:$port in a private network namespace"
 	fi
-	snic_log "server: ibv_rc_pingpong -d snic1 -g 0 -p $port $*"
+	snic_log "server: $prog -d $sdev -g 0 -p $port $*"
 	timeout --foreground -k 5 "$secs" \
-		ibv_rc_pingpong -d snic1 -g 0 -p "$port" "$@" >"$sout" 2>&1 </dev/null &
+		"$prog" -d "$sdev" -g 0 -p "$port" "$@" >"$sout" 2>&1 </dev/null &
 	spid=$!
 	SNIC_BG_PIDS+=("$spid")
 	if ! snic_wait_listen "$port" 30 "$spid"; then
@@ -342,11 +347,11 @@ snic_pingpong() { # PORT_BASE [ibv_rc_pingpong options...]
 		wait "$spid" || src=$?
 		snic__untrack "$spid"
 		sed 's/^/  server| /' "$sout"
-		snic_fail "ibv_rc_pingpong server never listened on port $port (status $src)"
+		snic_fail "$prog server never listened on port $port (status $src)"
 	fi
-	snic_log "client: ibv_rc_pingpong -d snic0 -g 0 -p $port $* 127.0.0.1"
+	snic_log "client: $prog -d $cdev -g 0 -p $port $* 127.0.0.1"
 	timeout --foreground -k 5 "$secs" \
-		ibv_rc_pingpong -d snic0 -g 0 -p "$port" "$@" 127.0.0.1 >"$cout" 2>&1 </dev/null || crc=$?
+		"$prog" -d "$cdev" -g 0 -p "$port" "$@" 127.0.0.1 >"$cout" 2>&1 </dev/null || crc=$?
 	if (( crc != 0 )); then
 		# A failed client can leave the server waiting for completions.
 		sleep 1
@@ -360,12 +365,12 @@ snic_pingpong() { # PORT_BASE [ibv_rc_pingpong options...]
 		local rc=$src out=$sout
 		[[ $side == client ]] && { rc=$crc; out=$cout; }
 		if (( rc == 124 || rc == 137 )); then
-			echo "ibv_rc_pingpong $side: timed out after ${secs}s" >&2; ok=0
+			echo "$prog $side: timed out after ${secs}s" >&2; ok=0
 		elif (( rc != 0 )); then
-			echo "ibv_rc_pingpong $side: exit status $rc" >&2; ok=0
+			echo "$prog $side: exit status $rc" >&2; ok=0
 		fi
 		if ! grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$' "$out"; then
-			echo "ibv_rc_pingpong $side: no 'bytes in ... seconds' line" >&2; ok=0
+			echo "$prog $side: no 'bytes in ... seconds' line" >&2; ok=0
 		fi
 	done
 	(( ok )) || return 1

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Cases "pingpong/*": Debian's unmodified ibv_rc_pingpong between snic0
-# (client) and snic1 (server), GID index 0 (RoCE v2).  The QP numbers are
+# (client) and snic1 (server), GID index 0 (RoCE v2).  SNIC_PP_PROG runs
+# ibv_ud_pingpong, ibv_uc_pingpong or ibv_srq_pingpong instead;
+# SNIC_PP_SERVER_DEV / SNIC_PP_CLIENT_DEV pick other NICs (both snic0:
+# loopback through the NIC's own GID).  The QP numbers are
 # exchanged over TCP on 127.0.0.1, in a private network namespace when the
 # machine allows it.
 #   tests/integration/pingpong.sh PORT_BASE [ibv_rc_pingpong options...]
@@ -15,6 +18,6 @@ base=$1
 shift
 
 snic_emu_start
-snic_pingpong "$base" "$@" || snic_fail "ibv_rc_pingpong $* failed"
+snic_pingpong "$base" "$@" || snic_fail "${SNIC_PP_PROG:-ibv_rc_pingpong} $* failed"
 snic_emu_stop || exit 1
-snic_log "ibv_rc_pingpong $*: server and client exited 0"
+snic_log "${SNIC_PP_PROG:-ibv_rc_pingpong} $*: server and client exited 0"
