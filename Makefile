@@ -33,13 +33,15 @@ DPDK_LDLIBS := -Wl,--whole-archive $(DPDK_PMDS:%=$(DPDK_LIBDIR)/librte_%.a) \
 	-lpcap -lnuma -lfdt -lbsd -lelf -lm -ldl -pthread
 POSIX_HAL_SRCS := $(sort $(wildcard hal/posix/*.c))
 DPDK_HAL_SRCS  := $(sort $(wildcard hal/dpdk/*.c))
+FAULT_HAL_SRCS := $(sort $(wildcard hal/fault/*.c))
+FAULT_HAL_OBJS := $(FAULT_HAL_SRCS:%.c=$(BUILD)/obj/%.o)
 EMU_SRCS := $(sort $(wildcard boards/emu/*.c))
 EMU_OBJS := $(POSIX_HAL_SRCS:%.c=$(BUILD)/obj/%.o) \
-	    $(DPDK_HAL_SRCS:%.c=$(BUILD)/obj/%.o) \
+	    $(DPDK_HAL_SRCS:%.c=$(BUILD)/obj/%.o) $(FAULT_HAL_OBJS) \
 	    $(EMU_SRCS:%.c=$(BUILD)/obj/%.o)
 EMU_BIN  := $(BUILD)/bin/snic-emu
 # DPDK headers are not -Wextra clean everywhere; our own code still is.
-EMU_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE $(DPDK_CFLAGS) -Ihal/posix -Ihal/dpdk -Iboards/emu
+EMU_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE $(DPDK_CFLAGS) -Ihal/posix -Ihal/dpdk -Ihal/fault -Iboards/emu
 
 # The host driver: a drop-in libibverbs.so.1.
 HD_SRCS  := $(sort $(wildcard host-driver/*.c))
@@ -55,7 +57,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN  := $(BUILD)/tests/unit-tests
 VT_SRCS   := $(sort $(wildcard tests/verbs/*.c))
 VT_BINS   := $(VT_SRCS:tests/verbs/%.c=$(BUILD)/tests/%)
-TEST_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -Ifirmware/src -Itests/unit
+TEST_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -Ifirmware/src -Itests/unit -Ihal/fault
 
 WIRE_SRCS := $(sort $(wildcard tests/wire/*.c))
 WIRE_BINS := $(WIRE_SRCS:tests/wire/%.c=$(BUILD)/tests/wire/%)
@@ -104,9 +106,9 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(UNIT_BIN): $(UNIT_OBJS) $(FW_LIB)
+$(UNIT_BIN): $(UNIT_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(SAN) -o $@ $(UNIT_OBJS) $(FW_LIB) -lcunit
+	$(CC) $(SAN) -o $@ $(UNIT_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB) -lcunit
 
 # Our verbs programs are built against Debian's libibverbs (as any user
 # program is) and run against build/lib with LD_LIBRARY_PATH.

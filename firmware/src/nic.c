@@ -342,6 +342,7 @@ unsigned snic_nic_poll(struct snic_nic *nic)
 
 	nic->now = nic->ops->now_ns(nic->hal_ctx);
 	heartbeat(nic);
+	work += timer_poll(nic);
 	stats_poll(nic);
 	work += doorbell_poll(nic);
 	work += rx_poll(nic);

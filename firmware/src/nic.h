@@ -28,6 +28,10 @@
 				  * 24-bit PSN distances stay unambiguous) */
 #define SNIC_TW_SLOTS       256  /* timer wheel: slots ...                */
 #define SNIC_TW_SHIFT       13   /* ... of 2^13 ns (8.2 us) each          */
+#define SNIC_PSN_WINDOW     8192 /* outstanding PSNs per QP (< 2^23, so
+				  * 24-bit PSN distances stay unambiguous) */
+#define SNIC_TW_SLOTS       256  /* timer wheel: slots ...                */
+#define SNIC_TW_SHIFT       13   /* ... of 2^13 ns (8.2 us) each          */
 #define SNIC_NEIGH_SIZE     64
 #define SNIC_ARP_RETRY_NS   (100u * 1000 * 1000)
 #define SNIC_HEARTBEAT_NS   (10u * 1000 * 1000)
@@ -59,7 +63,9 @@
 	X(commands) X(command_errors) X(doorbells) X(doorbells_spurious)     \
 	X(tx_drop_link_down) X(link_down_events)                             \
 	X(qp_errors) X(send_wqes) X(recv_wqes) X(read_responses)             \
-	X(atomics) X(ctx_reclaimed)
+	X(atomics) X(ctx_reclaimed)                                          \
+	X(timeouts) X(retry_exc_errors) X(read_reissues)                     \
+	X(dup_reads_replayed) X(dup_atomics_replayed) X(dup_rd_unmatched)
 
 enum snic_counter {
 #define SNIC_CNT_ENUM(n) SNIC_CNT_##n,
@@ -170,12 +176,17 @@ struct snic_req_cur {
  * whose ATOMIC ACK waits its turn; responses leave in PSN order. */
 struct snic_rd_res {
 	bool atomic;
+	bool valid;             /* holds a request (history for duplicates) */
+	bool pending;           /* responses (still) to send                 */
+	bool replay;            /* pending because of a duplicate request    */
 	uint64_t orig;          /* atomic: value before the operation        */
 	uint32_t rkey;          /* re-checked for every response packet      */
 	uint64_t va;
 	uint32_t len, sent;
 	uint32_t psn;           /* next response PSN                          */
 	uint32_t first_psn;
+	uint32_t end_psn;       /* last PSN the request owns                  */
+	uint32_t start_psn;     /* where the current (re)play began           */
 };
 
 struct snic_resp {
@@ -198,7 +209,10 @@ struct snic_resp {
 	uint32_t wr_left, wr_len;
 	/* READ responses */
 	struct snic_rd_res rd[SNIC_MAX_RD_ATOM];
-	uint32_t rd_head, rd_tail; /* rd_head: oldest being answered         */
+	uint32_t rd_head, rd_tail; /* rd_head: oldest that may be pending;
+				    * [rd_tail - SNIC_MAX_RD_ATOM, rd_tail) is
+				    * the history duplicates are matched in */
+	uint32_t rd_npend;      /* resources with pending set                */
 };
 
 struct snic_qp {
@@ -241,6 +255,14 @@ struct snic_qp {
 	uint32_t rd_psn;        /* next READ response PSN expected           */
 	uint64_t wait_until;    /* RNR back-off: requester idle until then   */
 	uint8_t rnr_left;       /* RNR retries left (7 = infinite)           */
+	uint8_t retry_left;     /* transport retries left (retry_cnt)        */
+	bool rd_gap_valid;      /* a READ was re-issued from rd_gap_psn      */
+	uint32_t rd_gap_psn;
+	uint64_t rto_at;        /* transport timer deadline, 0 = stopped     */
+	/* timer wheel (timer.c): one entry per QP, filed under tw_tick */
+	bool on_wheel;
+	uint16_t tw_next, tw_prev; /* QP index + 1, 0 = none                 */
+	uint64_t tw_tick;
 	/* responder */
 	struct snic_resp resp;
 	/* counters, published by stats.c */
@@ -289,6 +311,9 @@ struct snic_nic {
 	uint32_t resp_head, resp_tail;
 	uint16_t dirty_cqs[SNIC_MAX_CQ];
 	uint32_t ndirty;
+	/* timer wheel of QPs with a deadline (timer.c) */
+	uint16_t tw_slot[SNIC_TW_SLOTS]; /* first QP index + 1, 0 = empty    */
+	uint64_t tw_done;       /* last tick processed                       */
 
 	/* TX queue: frames built, not yet taken by the port */
 	struct snic_pkt *txq[SNIC_TXQ_SIZE];
@@ -404,6 +429,13 @@ struct snic_pkt *pkt_build(struct snic_nic *nic, struct roce_hdrs *h,
 unsigned req_poll(struct snic_nic *nic);
 void req_rewind(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
 
+/* timer.c: transport and RNR timers on a per-NIC wheel */
+unsigned timer_poll(struct snic_nic *nic);
+void timer_arm(struct snic_nic *nic, struct snic_qp *qp);
+void timer_cancel(struct snic_nic *nic, struct snic_qp *qp);
+void timer_progress(struct snic_nic *nic, struct snic_qp *qp);
+void timer_sent(struct snic_nic *nic, struct snic_qp *qp);
+
 /* rc_responder.c */
 void resp_rx(struct snic_nic *nic, struct snic_qp *qp,
 	     const struct roce_hdrs *h);
@@ -413,6 +445,7 @@ void resp_flush_acks(struct snic_nic *nic, struct snic_qp *qp);
 /* rc_completer.c */
 void comp_rx(struct snic_nic *nic, struct snic_qp *qp,
 	     const struct roce_hdrs *h);
+void comp_timeout(struct snic_nic *nic, struct snic_qp *qp);
 void comp_timeout(struct snic_nic *nic, struct snic_qp *qp);
 
 /* rx.c */

@@ -139,6 +139,7 @@ int qp_create(struct snic_nic *nic, unsigned ctx,
 
 static void qp_release(struct snic_nic *nic, struct snic_qp *qp)
 {
+	timer_cancel(nic, qp); /* its wheel links die with it */
 	nic->pds[qp->pd].refs--;
 	nic->cqs[qp->scq].refs--;
 	nic->cqs[qp->rcq].refs--;
@@ -323,8 +324,10 @@ static void apply_attrs(struct snic_nic *nic, struct snic_qp *qp,
 		s->min_rnr_timer = a->min_rnr_timer;
 	if (mask & M(TIMEOUT))
 		s->timeout = a->timeout;
-	if (mask & M(RETRY_CNT))
+	if (mask & M(RETRY_CNT)) {
 		s->retry_cnt = a->retry_cnt;
+		qp->retry_left = a->retry_cnt;
+	}
 	if (mask & M(RNR_RETRY)) {
 		s->rnr_retry = a->rnr_retry;
 		qp->rnr_left = a->rnr_retry;
@@ -361,6 +364,7 @@ static void qp_reset(struct snic_qp *qp)
 	qp->acked_valid = false; /* else a stale ACK PSN retires new WQEs */
 	qp->acked_psn = 0;
 	qp->wait_until = 0;
+	qp->rd_gap_valid = false;
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	memset(&qp->attr, 0, sizeof(qp->attr));
 	qp->npsn = 0;
@@ -388,6 +392,7 @@ int qp_modify(struct snic_nic *nic, unsigned ctx,
 	if (st)
 		return st;
 	if (next == SNIC_QPS_RESET) {
+		timer_cancel(nic, qp);
 		qp_reset(qp);
 		qp->state = next;
 		return SNIC_ST_OK;

@@ -249,6 +249,7 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 	}
 	p->len = (uint16_t)roce_build(p->data, &h, n);
 	nic_tx(nic, p);
+	timer_sent(nic, qp);
 	/* a READ request owns the PSNs of all its responses (9.7.4.1.4) */
 	qp->psn_hi = (fl & ROCE_F_READ)
 		     ? (cur->first_psn + cur->npkts - 1) & ROCE_PSN_MASK : h.psn;
@@ -258,6 +259,28 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 	return true;
 }
 
+/* The oldest PSN not yet acknowledged (the window's left edge). */
+static uint32_t unacked_psn(const struct snic_qp *qp)
+{
+	const struct snic_inflight *f = &qp->infl[qp->infl_head % SNIC_INFLIGHT];
+	uint32_t psn = f->first_psn;
+
+	if (qp->acked_valid && roce_psn_diff(qp->acked_psn, psn) >= 0 &&
+	    roce_psn_diff(qp->acked_psn, f->last_psn) < 0)
+		psn = (qp->acked_psn + 1) & ROCE_PSN_MASK;
+	return psn;
+}
+
+/* A bounded window of outstanding PSNs (IBTA 9.7.4.1.? leaves its size to
+ * the requester): go-back-N resends at most this much, and 24-bit PSN
+ * distances stay far from ambiguity across the wrap. */
+static bool window_full(const struct snic_qp *qp)
+{
+	uint32_t next = (qp->cur.first_psn + qp->cur.sent / qp->mtu) & ROCE_PSN_MASK;
+
+	return roce_psn_diff(next, unacked_psn(qp)) >= SNIC_PSN_WINDOW;
+}
+
 /* Work for one QP; returns true when it should stay scheduled. */
 static bool req_qp(struct snic_nic *nic, struct snic_qp *qp)
 {
@@ -265,9 +288,8 @@ static bool req_qp(struct snic_nic *nic, struct snic_qp *qp)
 
 	if (qp->state != SNIC_QPS_RTS && !(qp->state == SNIC_QPS_SQD && qp->cur.valid))
 		return false;
-	if (qp->wait_until && nic->now < qp->wait_until)
-		return true; /* RNR back-off */
-	qp->wait_until = 0;
+	if (qp->wait_until)
+		return false; /* RNR back-off: the timer reschedules us */
 	if (!qp->dmac_valid) {
 		if (nic->now >= qp->arp_next_ns) {
 			qp->arp_next_ns = nic->now + SNIC_ARP_RETRY_NS;
@@ -284,6 +306,8 @@ static bool req_qp(struct snic_nic *nic, struct snic_qp *qp)
 			if (req_fetch(nic, qp) != FETCH_OK)
 				return false;
 		}
+		if (window_full(qp))
+			return false; /* completer reschedules */
 		if (!send_packet(nic, qp))
 			return true;
 		budget--;
@@ -311,9 +335,54 @@ unsigned req_poll(struct snic_nic *nic)
 	return work;
 }
 
+/* Resume a READ whose responses arrived up to rd_psn: ask only for the
+ * rest, from the first missing response PSN, with the RETH's address and
+ * length moved on by what arrived (IBTA 9.7.5.1.? lets a requester re-issue
+ * a READ for the remaining part; the responder answers it from memory). */
+static bool reissue_read_rest(struct snic_nic *nic, struct snic_qp *qp,
+			      const struct snic_inflight *f)
+{
+	struct snic_req_cur *cur = &qp->cur;
+	uint32_t done = (uint32_t)roce_psn_diff(qp->rd_psn, f->first_psn);
+	uint32_t off = done * qp->mtu;
+
+	if (nic_dma_read(nic, wqe_pa(qp, f->wqe_idx), &cur->hdr, sizeof(cur->hdr)))
+		return false;
+	cur->hdr.raddr.remote_addr += off;
+	cur->wqe_idx = f->wqe_idx;
+	cur->len = f->len - off;
+	cur->sent = 0;
+	cur->first_psn = qp->rd_psn;
+	cur->npkts = (uint32_t)roce_psn_diff(f->last_psn, qp->rd_psn) + 1;
+	cur->valid = true;
+	qp->sq_fetch = f->wqe_idx;
+	qp->npsn = qp->rd_psn;
+	CNT_INC(nic, read_reissues);
+	return true;
+}
+
+/* Is psn inside the READ whose responses are arriving (rd_active)? */
+static bool in_active_read(const struct snic_qp *qp,
+			   const struct snic_inflight *f)
+{
+	return qp->rd_active && f->opcode == SNIC_WR_RDMA_READ && !f->done &&
+	       roce_psn_diff(qp->rd_psn, f->first_psn) > 0 &&
+	       roce_psn_diff(qp->rd_psn, f->last_psn) <= 0;
+}
+
+/* Drop messages [i, tail) from the window: they are fetched again. */
+static void infl_truncate(struct snic_qp *qp, uint32_t i)
+{
+	for (uint32_t j = i; j != qp->infl_tail; j++)
+		if (is_rd_atomic(qp->infl[j % SNIC_INFLIGHT].opcode))
+			qp->rd_out--;
+	qp->infl_tail = i;
+}
+
 /* Go back N (IBTA 9.7.5.1.? C9-153): resend from `psn`, which lies in one
  * of the in-flight messages.  Messages from that one on leave the window
- * and are fetched again from the SQ. */
+ * and are fetched again from the SQ; a READ whose responses are partly
+ * here is re-issued for its remaining part only. */
 void req_rewind(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 {
 	uint32_t i;
@@ -329,13 +398,14 @@ void req_rewind(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 	struct snic_inflight *f = &qp->infl[i % SNIC_INFLIGHT];
 
 	qp->cur.valid = false;
-	qp->sq_fetch = f->wqe_idx;
-	qp->npsn = f->first_psn;
-	for (uint32_t j = i; j != qp->infl_tail; j++)
-		if (is_rd_atomic(qp->infl[j % SNIC_INFLIGHT].opcode))
-			qp->rd_out--;
-	qp->infl_tail = i;
-	qp->rd_active = false;
+	if (in_active_read(qp, f) && reissue_read_rest(nic, qp, f)) {
+		infl_truncate(qp, i + 1);
+	} else {
+		qp->sq_fetch = f->wqe_idx;
+		qp->npsn = f->first_psn;
+		infl_truncate(qp, i);
+		qp->rd_active = false;
+	}
 	QCNT_INC(nic, qp, retransmits);
 	qp_req_schedule(nic, qp);
 }

@@ -20,6 +20,8 @@ static uint32_t psn_add(uint32_t psn, uint32_t n)
 	return (psn + n) & ROCE_PSN_MASK;
 }
 
+static uint32_t req_psns(const struct snic_qp *qp, const struct roce_hdrs *h);
+
 static void send_aeth(struct snic_nic *nic, struct snic_qp *qp, uint8_t syn,
 		      uint32_t psn)
 {
@@ -40,7 +42,7 @@ static void send_aeth(struct snic_nic *nic, struct snic_qp *qp, uint8_t syn,
  * data was lost. */
 void resp_flush_acks(struct snic_nic *nic, struct snic_qp *qp)
 {
-	if (!qp->resp.ack_pending || qp->resp.rd_head != qp->resp.rd_tail)
+	if (!qp->resp.ack_pending || qp->resp.rd_npend)
 		return;
 	qp->resp.ack_pending = false;
 	QCNT_INC(nic, qp, acks_sent);
@@ -250,6 +252,46 @@ static uint32_t rd_slots(const struct snic_qp *qp)
 	return qp->attr.max_dest_rd_atomic ? qp->attr.max_dest_rd_atomic : 1;
 }
 
+/* READs/atomics accepted and not yet answered once (duplicates being
+ * answered again do not count against max_dest_rd_atomic). */
+static uint32_t rd_first_pending(const struct snic_resp *r)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < SNIC_MAX_RD_ATOM; i++)
+		n += r->rd[i].pending && !r->rd[i].replay;
+	return n;
+}
+
+static void rd_unpend(struct snic_resp *r, struct snic_rd_res *rd)
+{
+	if (rd->pending) {
+		rd->pending = false;
+		r->rd_npend--;
+	}
+}
+
+/* The next responder resource, for the request at h->psn owning npsn
+ * PSNs.  It takes the place of the oldest one in the history; a replay
+ * still pending there is dropped (its requester has long moved on). */
+static struct snic_rd_res *rd_new(struct snic_resp *r,
+				  const struct roce_hdrs *h, uint32_t npsn)
+{
+	struct snic_rd_res *rd = &r->rd[r->rd_tail % SNIC_MAX_RD_ATOM];
+
+	rd_unpend(r, rd);
+	r->rd_tail++;
+	if (r->rd_tail - r->rd_head > SNIC_MAX_RD_ATOM)
+		r->rd_head = r->rd_tail - SNIC_MAX_RD_ATOM;
+	memset(rd, 0, sizeof(*rd));
+	rd->valid = true;
+	rd->pending = true;
+	r->rd_npend++;
+	rd->psn = rd->first_psn = rd->start_psn = h->psn;
+	rd->end_psn = psn_add(h->psn, npsn - 1);
+	return rd;
+}
+
 static bool do_read(struct snic_nic *nic, struct snic_qp *qp,
 		    const struct roce_hdrs *h)
 {
@@ -262,19 +304,16 @@ static bool do_read(struct snic_nic *nic, struct snic_qp *qp,
 		return false;
 	}
 	/* more outstanding READs than max_dest_rd_atomic (C9-140) */
-	if (r->rd_tail - r->rd_head >= rd_slots(qp)) {
+	if (rd_first_pending(r) >= rd_slots(qp)) {
 		nak_fatal(nic, qp, h->psn, ROCE_NAK_INVALID_REQ);
 		return false;
 	}
 	/* ACKs for earlier requests go out before the READ's responses */
 	resp_flush_acks(nic, qp);
-	rd = &r->rd[r->rd_tail++ % SNIC_MAX_RD_ATOM];
-	rd->atomic = false;
+	rd = rd_new(r, h, req_psns(qp, h));
 	rd->rkey = h->reth_rkey;
 	rd->va = h->reth_va;
 	rd->len = h->reth_len;
-	rd->sent = 0;
-	rd->psn = rd->first_psn = h->psn;
 	qp_resp_schedule(nic, qp);
 	return true;
 }
@@ -299,7 +338,7 @@ static bool do_atomic(struct snic_nic *nic, struct snic_qp *qp,
 		nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_ACCESS);
 		return false;
 	}
-	if (r->rd_tail - r->rd_head >= rd_slots(qp)) {
+	if (rd_first_pending(r) >= rd_slots(qp)) {
 		nak_fatal(nic, qp, h->psn, ROCE_NAK_INVALID_REQ);
 		return false;
 	}
@@ -315,11 +354,9 @@ static bool do_atomic(struct snic_nic *nic, struct snic_qp *qp,
 	}
 	CNT_INC(nic, atomics);
 	resp_flush_acks(nic, qp);
-	rd = &r->rd[r->rd_tail++ % SNIC_MAX_RD_ATOM];
-	memset(rd, 0, sizeof(*rd));
+	rd = rd_new(r, h, 1);
 	rd->atomic = true;
-	rd->orig = orig;
-	rd->psn = rd->first_psn = h->psn;
+	rd->orig = orig; /* kept: a duplicate gets this again (9.7.5.2.?) */
 	qp_resp_schedule(nic, qp);
 	return true;
 }
@@ -362,15 +399,98 @@ static uint32_t req_psns(const struct snic_qp *qp, const struct roce_hdrs *h)
 	return (h->reth_len + qp->mtu - 1) / qp->mtu;
 }
 
+/* The resource of the request owning `psn`, newest first, within the
+ * history; its ring index in *idx. */
+static struct snic_rd_res *rd_find(struct snic_resp *r, uint32_t psn,
+				   uint32_t *idx)
+{
+	for (uint32_t k = 1; k <= SNIC_MAX_RD_ATOM; k++) {
+		uint32_t i = r->rd_tail - k;
+		struct snic_rd_res *rd = &r->rd[i % SNIC_MAX_RD_ATOM];
+
+		if (!rd->valid)
+			break;
+		if (roce_psn_diff(psn, rd->first_psn) >= 0 &&
+		    roce_psn_diff(psn, rd->end_psn) <= 0) {
+			*idx = i;
+			return rd;
+		}
+	}
+	return NULL;
+}
+
+/* Point a READ resource at the duplicate's RETH: the requester asks from
+ * h->psn on, for the rest of the original (it may have had the start).
+ * The rkey is checked again, as for a new request. */
+static bool rd_rearm_read(struct snic_nic *nic, struct snic_qp *qp,
+			  struct snic_rd_res *rd, const struct roce_hdrs *h)
+{
+	uint32_t npsn = req_psns(qp, h);
+
+	if (roce_psn_diff(rd->end_psn, h->psn) != (int32_t)npsn - 1)
+		return false; /* not the rest of that READ */
+	if (!rkey_ok(nic, qp, h->reth_rkey, h->reth_va, h->reth_len,
+		     SNIC_ACCESS_REMOTE_READ)) {
+		nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_ACCESS);
+		return false;
+	}
+	rd->rkey = h->reth_rkey;
+	rd->va = h->reth_va;
+	rd->len = h->reth_len;
+	rd->sent = 0;
+	return true;
+}
+
+/* A duplicate READ or atomic (IBTA 9.7.5.2.2): answered again from the
+ * responder resources, in PSN order with the other responses.  A READ is
+ * executed again from memory from the duplicate's PSN; an atomic is never
+ * executed twice: its saved result is sent again. */
+static void dup_rd(struct snic_nic *nic, struct snic_qp *qp,
+		   const struct roce_hdrs *h)
+{
+	struct snic_resp *r = &qp->resp;
+	bool atomic = roce_opcodes[h->opcode].flags & ROCE_F_ATOMIC_OP;
+	struct snic_rd_res *rd;
+	uint32_t i;
+
+	rd = rd_find(r, h->psn, &i);
+	if (!rd || rd->atomic != atomic ||
+	    (atomic && h->psn != rd->first_psn)) {
+		CNT_INC(nic, dup_rd_unmatched);
+		return;
+	}
+	if (rd->pending && rd->start_psn == h->psn)
+		return; /* already answering exactly this */
+	if (!atomic && !rd_rearm_read(nic, qp, rd, h)) {
+		if (qp->state != SNIC_QPS_ERR)
+			CNT_INC(nic, dup_rd_unmatched);
+		return;
+	}
+	rd->psn = rd->start_psn = h->psn;
+	if (!rd->pending) {
+		rd->pending = true;
+		rd->replay = true;
+		r->rd_npend++;
+	}
+	if ((int32_t)(i - r->rd_head) < 0)
+		r->rd_head = i;
+	if (atomic)
+		CNT_INC(nic, dup_atomics_replayed);
+	else
+		CNT_INC(nic, dup_reads_replayed);
+	qp_resp_schedule(nic, qp);
+}
+
 static void on_duplicate(struct snic_nic *nic, struct snic_qp *qp,
 			 const struct roce_hdrs *h)
 {
 	QCNT_INC(nic, qp, rx_dup_requests);
-	/* re-ACK so a requester that lost our ACK moves on (9.7.5.2.2);
-	 * duplicate READs/atomics are answered again in issue 5's work */
+	/* re-ACK so a requester that lost our ACK moves on (9.7.5.2.2) */
 	if (h->opcode != ROCE_RC_READ_REQ && !(roce_opcodes[h->opcode].flags &
 					       ROCE_F_ATOMIC_OP))
 		qp->resp.ack_pending = true;
+	else
+		dup_rd(nic, qp, h);
 }
 
 void resp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h)
@@ -428,6 +548,19 @@ void resp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h
 /* ---------------------------------------------------------------------- */
 /* READ responses.                                                         */
 
+static struct snic_rd_res *rd_at_head(struct snic_resp *r)
+{
+	return &r->rd[r->rd_head % SNIC_MAX_RD_ATOM];
+}
+
+/* Its last response is out: off the pending set, on to the next. */
+static void rd_done(struct snic_resp *r, struct snic_rd_res *rd)
+{
+	rd_unpend(r, rd);
+	rd->replay = false;
+	r->rd_head++;
+}
+
 static uint8_t rd_opcode(const struct snic_qp *qp, const struct snic_rd_res *rd)
 {
 	bool first = rd->sent == 0;
@@ -450,14 +583,15 @@ static bool atomic_ack(struct snic_nic *nic, struct snic_qp *qp,
 
 	pkt_fill_hdrs(nic, qp, &h, ROCE_RC_ATOMIC_ACK, rd->psn);
 	h.aeth_syndrome = ROCE_AETH_ACK | ACK_CREDIT_NONE;
-	h.aeth_msn = (r->msn + 1) & ROCE_PSN_MASK;
+	h.aeth_msn = (r->msn + !rd->replay) & ROCE_PSN_MASK;
 	h.atomic_orig = rd->orig;
 	p = pkt_build(nic, &h, NULL, 0);
 	if (!p)
 		return false;
 	nic_tx(nic, p);
-	r->msn++;
-	r->rd_head++;
+	if (!rd->replay)
+		r->msn++; /* counted once */
+	rd_done(r, rd);
 	return true;
 }
 
@@ -484,7 +618,7 @@ static bool rd_packet(struct snic_nic *nic, struct snic_qp *qp,
 		return false;
 	if (n && mr_read(nic, mr, rd->va + rd->sent, p->data + roce_hdr_len(op), n))
 		CNT_INC(nic, dma_errors);
-	if (roce_opcodes[op].flags & ROCE_F_LAST)
+	if ((roce_opcodes[op].flags & ROCE_F_LAST) && !rd->replay)
 		r->msn++;
 	pkt_fill_hdrs(nic, qp, &h, op, rd->psn);
 	h.aeth_syndrome = ROCE_AETH_ACK | ACK_CREDIT_NONE;
@@ -494,8 +628,9 @@ static bool rd_packet(struct snic_nic *nic, struct snic_qp *qp,
 	CNT_INC(nic, read_responses);
 	rd->sent += n;
 	rd->psn = psn_add(rd->psn, 1);
-	if (roce_opcodes[op].flags & ROCE_F_LAST)
-		r->rd_head++;
+	if (roce_opcodes[op].flags & ROCE_F_LAST) {
+		rd_done(r, rd);
+	}
 	return true;
 }
 
@@ -505,11 +640,14 @@ static bool resp_qp(struct snic_nic *nic, struct snic_qp *qp)
 	unsigned budget = SNIC_QP_TX_BUDGET;
 
 	while (budget-- && nic->tx_budget) {
-		struct snic_rd_res *rd = &r->rd[r->rd_head % SNIC_MAX_RD_ATOM];
+		struct snic_rd_res *rd;
 		bool sent;
 
 		if (qp->state == SNIC_QPS_ERR)
 			return false;
+		while (r->rd_head != r->rd_tail && !rd_at_head(r)->pending)
+			r->rd_head++; /* answered already, or never replayed */
+		rd = rd_at_head(r);
 		if (r->rd_head == r->rd_tail) {
 			resp_flush_acks(nic, qp); /* the ACK that waited */
 			return false;

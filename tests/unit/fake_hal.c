@@ -204,6 +204,34 @@ static uint16_t fh_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 	return k;
 }
 
+static void fh_fault_free(void *ctx, struct snic_pkt *p)
+{
+	pool_put(FH(ctx), p);
+}
+
+static struct snic_pkt *fh_fault_clone(void *ctx, const struct snic_pkt *p)
+{
+	struct snic_pkt *c = pool_get(FH(ctx));
+
+	if (c) {
+		memcpy(c->data, p->data, p->len);
+		c->len = p->len;
+	}
+	return c;
+}
+
+void fake_hal_set_fault(struct fake_hal *fh, const struct snic_fault_cfg *cfg)
+{
+	fh->fault_io.ctx = fh;
+	fh->fault_io.free = fh_fault_free;
+	fh->fault_io.clone = fh_fault_clone;
+	if (fh->fault_on)
+		snic_fault_drain(&fh->fault, &fh->fault_io);
+	fh->fault_on = cfg != NULL;
+	if (cfg)
+		snic_fault_init(&fh->fault, cfg);
+}
+
 static uint16_t fh_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 			    uint16_t n)
 {
@@ -214,6 +242,8 @@ static uint16_t fh_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 
 	if (port != 0 || !l)
 		return 0;
+	if (fh->fault_on && n > SNIC_FAULT_BURST)
+		n = SNIC_FAULT_BURST;
 	while (k < n && l->head[me] != l->tail[me]) {
 		struct fl_frame *f = &l->fifo[me][l->head[me] % FL_FIFO_SIZE];
 		struct snic_pkt *p = pool_get(fh);
@@ -229,6 +259,8 @@ static uint16_t fh_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 		fh->rx_frames++;
 		pkts[k++] = p;
 	}
+	if (fh->fault_on)
+		k = snic_fault_rx(&fh->fault, pkts, k, n, *fh->clock, &fh->fault_io);
 	return k;
 }
 
@@ -343,8 +375,10 @@ void fake_link_fini(struct fake_link *l)
 			free(l->fifo[d][l->head[d] % FL_FIFO_SIZE].data);
 			l->head[d]++;
 		}
-		if (l->side[d])
+		if (l->side[d]) {
+			fake_hal_set_fault(l->side[d], NULL);
 			l->side[d]->link = NULL;
+		}
 	}
 }
 

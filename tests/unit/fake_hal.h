@@ -5,7 +5,8 @@
  * advances, ports are in-memory FIFOs joined back to back by a "link"
  * (with hooks to drop, corrupt, duplicate or inject frames), packet
  * buffers come from a fixed pool with leak and overflow accounting.
- * Everything is deterministic: no threads, no wall clock, no randomness.
+ * Everything is deterministic: no threads, no wall clock; the optional
+ * receive faults (hal/fault) come from a seeded generator.
  */
 #ifndef SNIC_TESTS_FAKE_HAL_H
 #define SNIC_TESTS_FAKE_HAL_H
@@ -14,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fault.h"
 #include "snic/hal.h"
 
 #define FH_POOL_SIZE   1024     /* packet buffers per HAL              */
@@ -57,6 +59,11 @@ struct fake_hal {
 	char log[FH_LOG_KEEP][FH_LOG_LEN];
 	uint32_t nlog;
 	bool verbose;                 /* echo log lines to stderr            */
+	/* receive faults (fake_hal_set_fault): loss, duplication, reordering
+	 * by a delay in virtual time, bit corruption */
+	bool fault_on;
+	struct snic_fault fault;
+	struct snic_fault_io fault_io;
 };
 
 /* Set up with a host-memory window of mem_size bytes.  Returns 0. */
@@ -81,6 +88,10 @@ static inline void *fake_hal_ptr(struct fake_hal *fh, uint64_t pa)
 {
 	return fh->mem + pa;
 }
+
+/* Faults on what this side receives (NULL: none).  Frames held back are
+ * given back by fake_link_fini. */
+void fake_hal_set_fault(struct fake_hal *fh, const struct snic_fault_cfg *cfg);
 
 /* Does any captured log line contain `needle`? */
 bool fake_hal_log_has(const struct fake_hal *fh, const char *needle);

@@ -1,0 +1,768 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reliable connection under loss, duplication, reordering and corruption
+ * (suite "loss"): seeded mixed traffic over a faulty simulated link must
+ * complete exactly once, in order, with the right data, and without a
+ * stall longer than the transport timer allows; plus the PSN wrap, a
+ * silent peer (IBV_WC_RETRY_EXC_ERR after the time the attributes imply),
+ * READ response loss and duplicate READ/atomic requests.
+ *
+ * Every run prints its seed; LOSS_SEED=N replays it, LOSS_MSGS=N changes
+ * the number of messages of the long runs.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_host.h"
+#include "nic.h"
+#include "unit.h"
+
+#define NQP        4
+#define NSLOT      128            /* > SQ depth: a slot is reused only
+				   * after its message completed         */
+#define SLOT       8192           /* largest message                    */
+#define QP_SPAN    (4u << 20)     /* buffer bytes per QP, each side      */
+#define B_RECV     (1u << 20)     /* B: RECV buffers                     */
+#define B_RSRC     (2u << 20)     /* B: READ source (static pattern)     */
+#define B_ATOMIC   (3u << 20)     /* B: the QP's fetch-and-add counter   */
+#define RSRC_LEN   (64u << 10)
+#define SQ_DEPTH   64
+#define RQ_DEPTH   64
+#define OUTSTANDING 48            /* messages in flight per QP           */
+
+struct msg {
+	uint64_t id;
+	uint8_t op;             /* enum snic_wr_opcode                 */
+	uint32_t len;
+	uint32_t slot;          /* A slot (src or dst)                 */
+	uint32_t roff;          /* READ: offset in B's READ source     */
+	uint64_t fa_expect;     /* FETCH_ADD: value before the add     */
+};
+
+struct lqp {
+	struct fqp a, b;
+	struct msg ring[SQ_DEPTH * 2];
+	uint64_t posted, completed;   /* A send side                   */
+	uint64_t sends_posted, sends_recvd, recvs_posted;
+	uint64_t send_ids[SQ_DEPTH * 4]; /* SEND message ids, in order   */
+	uint32_t send_lens[SQ_DEPTH * 4];
+	uint64_t atomics;
+};
+
+struct lenv {
+	struct fsim *s;
+	struct fpair p;
+	struct fconn conn;
+	struct lqp q[NQP];
+	uint64_t rng;
+	uint64_t errors;
+};
+
+static uint64_t env_seed(uint64_t dflt)
+{
+	const char *e = getenv("LOSS_SEED");
+
+	return e ? strtoull(e, NULL, 0) : dflt;
+}
+
+static uint64_t env_msgs(uint64_t dflt)
+{
+	const char *e = getenv("LOSS_MSGS");
+
+	return e ? strtoull(e, NULL, 0) : dflt;
+}
+
+static uint64_t rnd(struct lenv *e)
+{
+	uint64_t x = e->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	e->rng = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+static uint8_t pat(uint64_t id, uint32_t i)
+{
+	return (uint8_t)((id * 0x9e37u) ^ (i * 131u) ^ (i >> 8));
+}
+
+static uint8_t *A(struct lenv *e, uint32_t q, uint64_t off)
+{
+	return fdev_ptr(&e->s->a, e->p.bufa + (uint64_t)q * QP_SPAN + off);
+}
+
+static uint8_t *B(struct lenv *e, uint32_t q, uint64_t off)
+{
+	return fdev_ptr(&e->s->b, e->p.bufb + (uint64_t)q * QP_SPAN + off);
+}
+
+static uint64_t cA(struct lenv *e, const char *n)
+{
+	return fdev_counter(&e->s->a, n);
+}
+
+static uint64_t cB(struct lenv *e, const char *n)
+{
+	return fdev_counter(&e->s->b, n);
+}
+
+/* Both sides of NQP connected QPs, sharing contexts, CQs and MRs. */
+static struct lenv *lenv_new(const struct fconn *conn, uint64_t seed)
+{
+	struct lenv *e = calloc(1, sizeof(*e));
+	struct fqp_caps caps = { .sq_cnt = SQ_DEPTH, .rq_cnt = RQ_DEPTH,
+				 .max_send_sge = 2, .max_recv_sge = 2 };
+
+	e->s = fsim_new(4200);
+	e->conn = *conn;
+	e->rng = seed | 1;
+	CU_ASSERT_EQUAL_FATAL(fpair_setup(&e->p, e->s, conn,
+					  (uint64_t)NQP * QP_SPAN, 2048),
+			      SNIC_ST_OK);
+	e->q[0].a = e->p.qa;
+	e->q[0].b = e->p.qb;
+	for (uint32_t q = 1; q < NQP; q++) {
+		CU_ASSERT_EQUAL_FATAL(fqp_create(&e->q[q].a, &e->p.ca, e->p.pda,
+						 &e->p.cqa, &e->p.cqa, &caps),
+				      SNIC_ST_OK);
+		CU_ASSERT_EQUAL_FATAL(fqp_create(&e->q[q].b, &e->p.cb, e->p.pdb,
+						 &e->p.cqb, &e->p.cqb, &caps),
+				      SNIC_ST_OK);
+		CU_ASSERT_EQUAL_FATAL(fqp_connect(&e->q[q].a, &e->q[q].b, conn),
+				      SNIC_ST_OK);
+	}
+	for (uint32_t q = 0; q < NQP; q++)
+		for (uint32_t i = 0; i < RSRC_LEN; i++)
+			*B(e, q, B_RSRC + i) = pat(0xbeef + q, i);
+	return e;
+}
+
+static void lenv_free(struct lenv *e)
+{
+	struct fake_hal *ha = &e->s->a.hal, *hb = &e->s->b.hal;
+
+	CU_ASSERT_EQUAL(ha->bad_frees + hb->bad_frees, 0);
+	CU_ASSERT_EQUAL(ha->overflows + hb->overflows, 0);
+	CU_ASSERT_EQUAL(fsim_free(e->s), 0);
+	free(e);
+}
+
+static void set_faults(struct lenv *e, uint32_t loss_ppm, uint64_t seed)
+{
+	struct snic_fault_cfg c;
+
+	memset(&c, 0, sizeof(c));
+	c.loss = loss_ppm;
+	c.dup = loss_ppm / 4;
+	c.reorder = loss_ppm / 4;
+	c.corrupt = loss_ppm / 10;
+	c.delay_min_ns = 2000;
+	c.delay_max_ns = 30000;
+	c.seed = seed;
+	fake_hal_set_fault(&e->s->b.hal, &c); /* what B receives */
+	c.seed = seed + 1;
+	fake_hal_set_fault(&e->s->a.hal, &c); /* what A receives */
+}
+
+/* ---------------------------------------------------------------------- */
+/* Traffic: posting and checking.                                          */
+
+static void recv_fill(struct lenv *e, uint32_t q)
+{
+	struct lqp *l = &e->q[q];
+
+	while (l->recvs_posted - l->sends_recvd < RQ_DEPTH) {
+		uint32_t k = (uint32_t)(l->recvs_posted % RQ_DEPTH);
+		struct snic_wqe_sge s = { e->p.bufb + (uint64_t)q * QP_SPAN +
+					  B_RECV + (uint64_t)k * SLOT, SLOT,
+					  e->p.mrb };
+
+		fqp_post_recv(&l->b, l->recvs_posted, &s, 1);
+		l->recvs_posted++;
+	}
+}
+
+static uint32_t pick_len(struct lenv *e)
+{
+	uint64_t r = rnd(e) % 1000;
+
+	if (r < 880)
+		return (uint32_t)(rnd(e) % 257);       /* 0..256: one packet */
+	if (r < 990)
+		return 257 + (uint32_t)(rnd(e) % 3840); /* up to 4 packets   */
+	return 4097 + (uint32_t)(rnd(e) % (SLOT - 4096)); /* up to 8        */
+}
+
+static uint8_t pick_op(struct lenv *e)
+{
+	uint64_t r = rnd(e) % 100;
+
+	if (r < 40)
+		return SNIC_WR_SEND;
+	if (r < 70)
+		return SNIC_WR_RDMA_WRITE;
+	if (r < 96)
+		return SNIC_WR_RDMA_READ;
+	return SNIC_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static void post_one(struct lenv *e, uint32_t q)
+{
+	struct lqp *l = &e->q[q];
+	struct msg *m = &l->ring[l->posted % (SQ_DEPTH * 2)];
+	struct snic_wqe_sge s;
+	struct fwr w;
+
+	memset(m, 0, sizeof(*m));
+	m->id = ((uint64_t)q << 40) | l->posted;
+	m->op = pick_op(e);
+	m->len = m->op == SNIC_WR_ATOMIC_FETCH_AND_ADD ? 8 : pick_len(e);
+	m->slot = (uint32_t)(l->posted % NSLOT);
+	s.addr = e->p.bufa + (uint64_t)q * QP_SPAN + (uint64_t)m->slot * SLOT;
+	s.length = m->len;
+	s.lkey = e->p.mra;
+	memset(&w, 0, sizeof(w));
+	w.wr_id = m->id;
+	w.opcode = m->op;
+	w.flags = SNIC_SEND_SIGNALED;
+	w.sge = &s;
+	w.num_sge = 1;
+	w.rkey = e->p.mrb;
+	if (m->op == SNIC_WR_SEND || m->op == SNIC_WR_RDMA_WRITE) {
+		for (uint32_t i = 0; i < m->len; i++)
+			*A(e, q, (uint64_t)m->slot * SLOT + i) = pat(m->id, i);
+	} else {
+		memset(A(e, q, (uint64_t)m->slot * SLOT), 0xee, m->len);
+	}
+	switch (m->op) {
+	case SNIC_WR_SEND:
+		l->send_ids[l->sends_posted % (SQ_DEPTH * 4)] = m->id;
+		l->send_lens[l->sends_posted % (SQ_DEPTH * 4)] = m->len;
+		l->sends_posted++;
+		break;
+	case SNIC_WR_RDMA_WRITE:
+		w.remote_addr = e->p.bufb + (uint64_t)q * QP_SPAN +
+				(uint64_t)m->slot * SLOT;
+		break;
+	case SNIC_WR_RDMA_READ:
+		m->roff = (uint32_t)(rnd(e) % (RSRC_LEN - SLOT));
+		w.remote_addr = e->p.bufb + (uint64_t)q * QP_SPAN + B_RSRC + m->roff;
+		break;
+	default:
+		w.remote_addr = e->p.bufb + (uint64_t)q * QP_SPAN + B_ATOMIC;
+		w.compare_add = 1;
+		m->fa_expect = l->atomics++;
+		break;
+	}
+	fqp_post_send(&l->a, &w);
+	l->posted++;
+}
+
+static bool check_data(struct lenv *e, uint32_t q, const struct msg *m)
+{
+	const uint8_t *a = A(e, q, (uint64_t)m->slot * SLOT);
+	uint64_t v;
+
+	switch (m->op) {
+	case SNIC_WR_RDMA_WRITE:
+		return memcmp(B(e, q, (uint64_t)m->slot * SLOT), a, m->len) == 0;
+	case SNIC_WR_RDMA_READ:
+		return memcmp(B(e, q, B_RSRC + m->roff), a, m->len) == 0;
+	case SNIC_WR_ATOMIC_FETCH_AND_ADD:
+		memcpy(&v, a, 8);
+		return v == m->fa_expect;
+	default:
+		return true; /* SEND: checked on the receive side */
+	}
+}
+
+static void fail(struct lenv *e, const char *what, uint32_t q, uint64_t id)
+{
+	if (e->errors++ < 10)
+		fprintf(stderr, "  loss: %s (qp %u, message %" PRIu64 ")\n",
+			what, q, (uint64_t)(id & 0xffffffffffull));
+}
+
+/* A's send CQE: the oldest message of its QP, whole and exactly once. */
+static void on_send_cqe(struct lenv *e, const struct snic_cqe *c)
+{
+	uint32_t q = (uint32_t)(c->wr_id >> 40);
+	struct lqp *l;
+	struct msg *m;
+
+	if (q >= NQP) {
+		fail(e, "send CQE with a foreign wr_id", 0, c->wr_id);
+		return;
+	}
+	l = &e->q[q];
+	m = &l->ring[l->completed % (SQ_DEPTH * 2)];
+	if (l->completed == l->posted || c->wr_id != m->id) {
+		fail(e, "send CQE out of order or twice", q, c->wr_id);
+		return;
+	}
+	if (c->status != SNIC_WC_SUCCESS)
+		fail(e, "send CQE error", q, c->wr_id);
+	else if (!check_data(e, q, m))
+		fail(e, "wrong data", q, m->id);
+	l->completed++;
+}
+
+/* B's receive CQE: the next SEND of its QP, its bytes. */
+static void on_recv_cqe(struct lenv *e, const struct snic_cqe *c)
+{
+	uint32_t q;
+	struct lqp *l = NULL;
+
+	for (q = 0; q < NQP; q++)
+		if (e->q[q].b.qpn == c->qp_num)
+			l = &e->q[q];
+	if (!l) {
+		fail(e, "receive CQE of an unknown QP", 0, 0);
+		return;
+	}
+	q = (uint32_t)(l - e->q);
+	uint64_t n = l->sends_recvd;
+	uint64_t id = l->send_ids[n % (SQ_DEPTH * 4)];
+	uint32_t len = l->send_lens[n % (SQ_DEPTH * 4)];
+	const uint8_t *buf = B(e, q, B_RECV + (c->wr_id % RQ_DEPTH) * SLOT);
+
+	if (n == l->sends_posted || c->wr_id != n) {
+		fail(e, "receive CQE out of order or twice", q, c->wr_id);
+		return;
+	}
+	if (c->status != SNIC_WC_SUCCESS || c->byte_len != len)
+		fail(e, "receive CQE status or length", q, id);
+	for (uint32_t i = 0; i < len && c->status == SNIC_WC_SUCCESS; i++)
+		if (buf[i] != pat(id, i)) {
+			fail(e, "received bytes differ", q, id);
+			break;
+		}
+	l->sends_recvd++;
+}
+
+static unsigned drain_cqs(struct lenv *e)
+{
+	struct snic_cqe c;
+	unsigned n = 0;
+
+	while (fcq_poll(&e->p.cqa, &c)) {
+		on_send_cqe(e, &c);
+		n++;
+	}
+	while (fcq_poll(&e->p.cqb, &c)) {
+		on_recv_cqe(e, &c);
+		n++;
+	}
+	return n;
+}
+
+static uint64_t rto_ns(const struct fconn *c)
+{
+	return 4096ull << c->timeout;
+}
+
+static bool all_done(struct lenv *e, uint64_t total)
+{
+	uint64_t posted = 0;
+
+	for (uint32_t q = 0; q < NQP; q++) {
+		const struct lqp *l = &e->q[q];
+
+		if (l->completed != l->posted || l->sends_recvd != l->sends_posted)
+			return false;
+		posted += l->posted;
+	}
+	return posted >= total;
+}
+
+/*
+ * Post `total` messages round robin over the QPs (at most OUTSTANDING
+ * each), run the simulation, check every completion.  Fails when no
+ * completion arrives for 16 transport timeouts (a hang: with retry_cnt 7
+ * every loss is retried, and 16 timeouts in a row without progress on all
+ * QPs is beyond any sane luck).
+ */
+static void run_traffic(struct lenv *e, uint64_t total, const char *name,
+			uint64_t seed)
+{
+	uint64_t stall_ns = 16 * rto_ns(&e->conn), last_progress, t0;
+	uint64_t posted = 0;
+	bool hung = false;
+
+	t0 = last_progress = e->s->clock;
+	while (!all_done(e, total)) {
+		for (uint32_t q = 0; q < NQP; q++) {
+			struct lqp *l = &e->q[q];
+
+			recv_fill(e, q);
+			while (posted < total &&
+			       l->posted - l->completed < OUTSTANDING) {
+				post_one(e, q);
+				posted++;
+			}
+		}
+		fsim_step(e->s);
+		if (drain_cqs(e))
+			last_progress = e->s->clock;
+		else if (e->s->clock - last_progress > stall_ns) {
+			hung = true;
+			break;
+		}
+		if (e->errors > 100)
+			break;
+	}
+	printf("\n    %s seed %" PRIu64 ": %" PRIu64 " messages, %.1f ms virtual, "
+	       "timeouts %" PRIu64 ", retransmits %" PRIu64 ", seq NAKs %" PRIu64
+	       ", dup requests %" PRIu64 ", READ re-issues %" PRIu64
+	       ", replays %" PRIu64 "/%" PRIu64 ", ICRC drops %" PRIu64 "\n    ",
+	       name, seed, posted, (double)(e->s->clock - t0) / 1e6,
+	       cA(e, "timeouts"), cA(e, "retransmits"), cA(e, "nak_seq_recv"),
+	       cB(e, "rx_dup_requests"), cA(e, "read_reissues"),
+	       cB(e, "dup_reads_replayed"), cB(e, "dup_atomics_replayed"),
+	       cA(e, "rx_drop_icrc") + cB(e, "rx_drop_icrc"));
+	fflush(stdout);
+	CU_ASSERT_FALSE(hung);
+	CU_ASSERT_EQUAL(e->errors, 0);
+	CU_ASSERT_TRUE(all_done(e, total));
+	/* nothing more arrives afterwards: exactly once */
+	fsim_idle(e->s, 2000);
+	CU_ASSERT_EQUAL(drain_cqs(e), 0);
+	CU_ASSERT_EQUAL(e->errors, 0);
+	for (uint32_t q = 0; q < NQP; q++) {
+		uint64_t v;
+
+		memcpy(&v, B(e, q, B_ATOMIC), 8);
+		CU_ASSERT_EQUAL(v, e->q[q].atomics); /* each added once */
+		CU_ASSERT_EQUAL(fqp_state(&e->q[q].a), SNIC_QPS_RTS);
+		CU_ASSERT_EQUAL(fqp_state(&e->q[q].b), SNIC_QPS_RTS);
+	}
+}
+
+static void lossy_run(uint32_t loss_ppm, uint64_t dflt_seed, uint64_t msgs,
+		      const char *name)
+{
+	uint64_t seed = env_seed(dflt_seed);
+	struct fconn conn;
+	struct lenv *e;
+
+	fconn_default(&conn);
+	conn.timeout = 5;       /* 131 us: a few round trips of the sim */
+	conn.retry_cnt = 7;
+	e = lenv_new(&conn, seed);
+	set_faults(e, loss_ppm, seed);
+	run_traffic(e, env_msgs(msgs), name, seed);
+	CU_ASSERT_TRUE(cB(e, "rx_dup_requests") > 0);
+	CU_ASSERT_TRUE(cA(e, "retransmits") > 0);
+	lenv_free(e);
+}
+
+static void test_loss_1pct(void)
+{
+	lossy_run(10000, 101, 100000, "1% loss");
+}
+
+static void test_loss_5pct(void)
+{
+	lossy_run(50000, 505, 100000, "5% loss");
+}
+
+static void test_loss_20pct(void)
+{
+	lossy_run(200000, 2020, 100000, "20% loss");
+}
+
+/* Start a few hundred PSNs before 2^24: the traffic crosses the wrap on
+ * every QP, in both PSN spaces (requests and READ responses). */
+static void test_loss_psn_wrap(void)
+{
+	uint64_t seed = env_seed(7);
+	struct fconn conn;
+	struct lenv *e;
+	uint32_t before;
+
+	fconn_default(&conn);
+	conn.timeout = 5;
+	conn.sq_psn_a = ROCE_PSN_MASK - 500;
+	conn.sq_psn_b = ROCE_PSN_MASK - 10;
+	e = lenv_new(&conn, seed);
+	set_faults(e, 50000, seed);
+	before = e->s->a.nic->qps[SNIC_QPN_IDX(e->q[0].a.qpn)].npsn;
+	run_traffic(e, 5000, "PSN wrap, 5% loss", seed);
+	for (uint32_t q = 0; q < NQP; q++) {
+		uint32_t npsn = e->s->a.nic->qps[SNIC_QPN_IDX(e->q[q].a.qpn)].npsn;
+
+		CU_ASSERT_TRUE(npsn < before); /* it wrapped */
+	}
+	lenv_free(e);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Directed cases.                                                         */
+
+struct drop_hook {
+	int from;               /* side whose frames are looked at      */
+	uint8_t opcode;         /* BTH opcode to drop ...               */
+	unsigned nth, seen;     /* ... its nth occurrence (1-based)     */
+	bool all;               /* drop every frame of `from`           */
+	unsigned dropped;
+};
+
+static enum fl_action drop_hook_fn(void *arg, int from, uint8_t *frame,
+				   uint16_t *len)
+{
+	struct drop_hook *d = arg;
+	struct roce_hdrs h;
+
+	if (from != d->from)
+		return FL_PASS;
+	if (d->all) {
+		d->dropped++;
+		return FL_DROP;
+	}
+	if (roce_parse(frame, *len, &h) != ROCE_OK || h.opcode != d->opcode)
+		return FL_PASS;
+	if (++d->seen == d->nth) {
+		d->dropped++;
+		return FL_DROP;
+	}
+	return FL_PASS;
+}
+
+static bool wait_cqe(struct lenv *e, struct fcq *cq, struct snic_cqe *c,
+		     unsigned steps)
+{
+	return fsim_poll_cq(e->s, cq, c, steps);
+}
+
+static struct lenv *directed_env(uint8_t timeout, uint8_t retry_cnt)
+{
+	struct fconn conn;
+
+	fconn_default(&conn);
+	conn.timeout = timeout;
+	conn.retry_cnt = retry_cnt;
+	return lenv_new(&conn, 1);
+}
+
+/* A silent peer: every frame A sends is lost.  The first WQE completes
+ * with IBV_WC_RETRY_EXC_ERR after the first try and retry_cnt retries,
+ * each one transport timeout; the rest flush; the QP is in ERR. */
+static void test_loss_silent_peer(void)
+{
+	struct lenv *e = directed_env(10, 3); /* 4.19 ms, 3 retries */
+	struct drop_hook d = { .from = 0, .all = true };
+	struct snic_wqe_sge s = { e->p.bufa, 100, e->p.mra };
+	struct fwr w = { .wr_id = 1, .opcode = SNIC_WR_SEND,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	uint64_t rto = 4096ull << 10, t0, dt;
+	struct snic_cqe c;
+
+	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
+	fqp_post_send(&e->q[0].a, &w);
+	w.wr_id = 2;
+	w.opcode = SNIC_WR_RDMA_WRITE;
+	w.remote_addr = e->p.bufb;
+	w.rkey = e->p.mrb;
+	fqp_post_send(&e->q[0].a, &w);
+	t0 = e->s->clock;
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 40000));
+	dt = e->s->clock - t0;
+	printf("\n    RETRY_EXC_ERR after %.3f ms (4 x %.3f ms expected)\n    ",
+	       (double)dt / 1e6, (double)rto / 1e6);
+	CU_ASSERT_EQUAL(c.wr_id, 1);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_RETRY_EXC_ERR);
+	/* the first try and 3 retries, each waited out, +1 wheel tick */
+	CU_ASSERT_TRUE(dt >= 4 * rto);
+	CU_ASSERT_TRUE(dt <= 4 * rto + 4 * (2u << SNIC_TW_SHIFT) + 10000);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 10));
+	CU_ASSERT_EQUAL(c.wr_id, 2);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_WR_FLUSH_ERR);
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 4);
+	CU_ASSERT_EQUAL(cA(e, "retry_exc_errors"), 1);
+	CU_ASSERT_EQUAL(fqp_state(&e->q[0].a), SNIC_QPS_ERR);
+	/* a WQE posted in ERR flushes too */
+	w.wr_id = 3;
+	fqp_post_send(&e->q[0].a, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 10));
+	CU_ASSERT_EQUAL(c.wr_id, 3);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_WR_FLUSH_ERR);
+	/* the other QPs did not notice */
+	CU_ASSERT_EQUAL(fqp_state(&e->q[1].a), SNIC_QPS_RTS);
+	lenv_free(e);
+}
+
+/* timeout 0: the transport timer is off (IBTA: infinite). */
+static void test_loss_timeout_infinite(void)
+{
+	struct lenv *e = directed_env(0, 0);
+	struct drop_hook d = { .from = 0, .all = true };
+	struct snic_wqe_sge s = { e->p.bufa, 100, e->p.mra };
+	struct fwr w = { .wr_id = 1, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	struct snic_cqe c;
+
+	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
+	fqp_post_send(&e->q[0].a, &w);
+	CU_ASSERT_FALSE(wait_cqe(e, &e->p.cqa, &c, 50000)); /* 50 ms */
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	CU_ASSERT_EQUAL(d.dropped, 1);
+	CU_ASSERT_EQUAL(fqp_state(&e->q[0].a), SNIC_QPS_RTS);
+	lenv_free(e);
+}
+
+/* A READ of 8 packets whose 3rd response is lost: the requester notices
+ * the gap at the 4th and asks for the rest from the 3rd's PSN with the
+ * RETH moved on; the responder answers that from memory. */
+static void test_loss_read_response_gap(void)
+{
+	struct lenv *e = directed_env(14, 7);
+	struct drop_hook d = { .from = 1, .opcode = ROCE_RC_READ_RESP_MIDDLE,
+			       .nth = 2 };
+	struct snic_wqe_sge s = { e->p.bufa, 8000, e->p.mra };
+	struct fwr w = { .wr_id = 9, .opcode = SNIC_WR_RDMA_READ,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb + B_RSRC + 5, .rkey = e->p.mrb };
+	struct snic_cqe c;
+
+	memset(A(e, 0, 0), 0xee, 8000);
+	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
+	fqp_post_send(&e->q[0].a, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 2000));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(c.byte_len, 8000);
+	CU_ASSERT_EQUAL(memcmp(A(e, 0, 0), B(e, 0, B_RSRC + 5), 8000), 0);
+	CU_ASSERT_EQUAL(d.dropped, 1);
+	CU_ASSERT_EQUAL(cA(e, "read_reissues"), 1);
+	CU_ASSERT_EQUAL(cB(e, "dup_reads_replayed"), 1);
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0); /* no wait for the timer */
+	/* 8 first responses (one lost) + 6 for the rest */
+	CU_ASSERT_EQUAL(cB(e, "read_responses"), 8 + 6);
+	lenv_free(e);
+}
+
+/* The last READ response is lost: nothing follows, the transport timer
+ * expires and the READ is re-issued for that one packet. */
+static void test_loss_read_last_response(void)
+{
+	struct lenv *e = directed_env(8, 7); /* 1 ms */
+	struct drop_hook d = { .from = 1, .opcode = ROCE_RC_READ_RESP_LAST,
+			       .nth = 1 };
+	struct snic_wqe_sge s = { e->p.bufa + 3, 3000, e->p.mra };
+	struct fwr w = { .wr_id = 9, .opcode = SNIC_WR_RDMA_READ,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb + B_RSRC, .rkey = e->p.mrb };
+	struct snic_cqe c;
+
+	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
+	fqp_post_send(&e->q[0].a, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(memcmp(A(e, 0, 3), B(e, 0, B_RSRC), 3000), 0);
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 1);
+	CU_ASSERT_EQUAL(cA(e, "read_reissues"), 1);
+	CU_ASSERT_EQUAL(cB(e, "read_responses"), 3 + 1);
+	lenv_free(e);
+}
+
+/* The ATOMIC ACK is lost: the requester retries, the responder sends the
+ * saved result again and never adds twice. */
+static void test_loss_atomic_replay(void)
+{
+	struct lenv *e = directed_env(8, 7);
+	struct drop_hook d = { .from = 1, .opcode = ROCE_RC_ATOMIC_ACK, .nth = 1 };
+	struct snic_wqe_sge s = { e->p.bufa, 8, e->p.mra };
+	struct fwr w = { .wr_id = 4, .opcode = SNIC_WR_ATOMIC_FETCH_AND_ADD,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb + B_ATOMIC, .rkey = e->p.mrb,
+			 .compare_add = 5 };
+	uint64_t v = 40, got;
+	struct snic_cqe c;
+
+	memcpy(B(e, 0, B_ATOMIC), &v, 8);
+	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
+	fqp_post_send(&e->q[0].a, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	memcpy(&got, A(e, 0, 0), 8);
+	CU_ASSERT_EQUAL(got, 40);
+	memcpy(&got, B(e, 0, B_ATOMIC), 8);
+	CU_ASSERT_EQUAL(got, 45);
+	CU_ASSERT_EQUAL(cB(e, "atomics"), 1);
+	CU_ASSERT_EQUAL(cB(e, "dup_atomics_replayed"), 1);
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 1);
+	lenv_free(e);
+}
+
+/* The last packet of a SEND is lost, and nothing follows it: only the
+ * transport timer can recover; the RECV completes once. */
+static void test_loss_tail_drop(void)
+{
+	struct lenv *e = directed_env(8, 7);
+	struct drop_hook d = { .from = 0, .opcode = ROCE_RC_SEND_LAST, .nth = 1 };
+	struct snic_wqe_sge s = { e->p.bufa, 2500, e->p.mra };
+	struct snic_wqe_sge rs = { e->p.bufb + B_RECV, SLOT, e->p.mrb };
+	struct fwr w = { .wr_id = 4, .opcode = SNIC_WR_SEND,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	struct snic_cqe c;
+
+	for (uint32_t i = 0; i < 2500; i++)
+		*A(e, 0, i) = pat(4, i);
+	fqp_post_recv(&e->q[0].b, 77, &rs, 1);
+	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
+	fqp_post_send(&e->q[0].a, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqb, &c, 10));
+	CU_ASSERT_EQUAL(c.wr_id, 77);
+	CU_ASSERT_EQUAL(c.byte_len, 2500);
+	CU_ASSERT_EQUAL(memcmp(B(e, 0, B_RECV), A(e, 0, 0), 2500), 0);
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 1);
+	fsim_idle(e->s, 3000);
+	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqb, &c), 0);
+	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqa, &c), 0);
+	lenv_free(e);
+}
+
+/* The timer wheel visits only QPs that have a deadline: idle QPs cost
+ * nothing, and a QP with nothing outstanding leaves the wheel. */
+static void test_loss_timer_idle_qps(void)
+{
+	struct lenv *e = directed_env(8, 7);
+	struct snic_nic *nic = e->s->a.nic;
+	struct snic_wqe_sge s = { e->p.bufa, 64, e->p.mra };
+	struct fwr w = { .wr_id = 1, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	struct snic_cqe c;
+	unsigned on = 0;
+
+	fqp_post_send(&e->q[0].a, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 100));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	fsim_idle(e->s, 3000); /* > 1 ms: the stale entry comes round */
+	for (uint32_t i = 0; i < SNIC_MAX_QP; i++)
+		on += nic->qps[i].on_wheel;
+	CU_ASSERT_EQUAL(on, 0);
+	for (uint32_t i = 0; i < SNIC_TW_SLOTS; i++)
+		CU_ASSERT_EQUAL(nic->tw_slot[i], 0);
+	lenv_free(e);
+}
+
+UNIT_SUITE(loss, NULL, NULL,
+	   UNIT_TEST(test_loss_silent_peer),
+	   UNIT_TEST(test_loss_timeout_infinite),
+	   UNIT_TEST(test_loss_tail_drop),
+	   UNIT_TEST(test_loss_read_response_gap),
+	   UNIT_TEST(test_loss_read_last_response),
+	   UNIT_TEST(test_loss_atomic_replay),
+	   UNIT_TEST(test_loss_timer_idle_qps),
+	   UNIT_TEST(test_loss_psn_wrap),
+	   UNIT_TEST(test_loss_1pct),
+	   UNIT_TEST(test_loss_5pct),
+	   UNIT_TEST(test_loss_20pct));
