@@ -106,6 +106,10 @@ static const char *const op_names[SNIC_CMD_COUNT] = {
 	[SNIC_CMD_MODIFY_QP] = "MODIFY_QP",
 	[SNIC_CMD_QUERY_QP] = "QUERY_QP",
 	[SNIC_CMD_DESTROY_QP] = "DESTROY_QP",
+	[SNIC_CMD_CREATE_SRQ] = "CREATE_SRQ",
+	[SNIC_CMD_MODIFY_SRQ] = "MODIFY_SRQ",
+	[SNIC_CMD_QUERY_SRQ] = "QUERY_SRQ",
+	[SNIC_CMD_DESTROY_SRQ] = "DESTROY_SRQ",
 };
 
 static const char *op_name(uint16_t op)
@@ -264,6 +268,11 @@ static int event_is_port(uint32_t type)
 	}
 }
 
+static int is_srq_event(uint32_t type)
+{
+	return type == IBV_EVENT_SRQ_LIMIT_REACHED || type == IBV_EVENT_SRQ_ERR;
+}
+
 static void deliver_async(struct snic_context *ctx, const struct snic_eqe *e)
 {
 	struct snic_async_node *n;
@@ -285,6 +294,13 @@ static void deliver_async(struct snic_context *ctx, const struct snic_eqe *e)
 		if (!qp)
 			goto drop;
 		n->ev.element.qp = &qp->ibqp;
+	} else if (e->type == IBV_EVENT_SRQ_LIMIT_REACHED ||
+		   e->type == IBV_EVENT_SRQ_ERR) {
+		struct snic_srq *s = snic_find_srq(ctx, e->obj);
+
+		if (!s)
+			goto drop;
+		n->ev.element.srq = &s->ibsrq;
 	} else if (event_is_port(e->type)) {
 		n->ev.element.port_num = (int)e->obj;
 	} else if (e->type == IBV_EVENT_DEVICE_FATAL) {
@@ -381,6 +397,12 @@ int ibv_get_async_event(struct ibv_context *context,
 			pthread_mutex_lock(&cq->ibcq.mutex);
 			cq->async_events_got++;
 			pthread_mutex_unlock(&cq->ibcq.mutex);
+		} else if (is_srq_event(event->event_type)) {
+			struct snic_srq *s = to_ssrq(event->element.srq);
+
+			pthread_mutex_lock(&s->ibsrq.mutex);
+			s->async_events_got++;
+			pthread_mutex_unlock(&s->ibsrq.mutex);
 		}
 		pthread_mutex_unlock(&ctx->obj_lock);
 		free(n);
@@ -404,19 +426,28 @@ void ibv_ack_async_event(struct ibv_async_event *event)
 		cq->async_events_completed++;
 		pthread_cond_broadcast(&cq->cond);
 		pthread_mutex_unlock(&cq->mutex);
+	} else if (is_srq_event(event->event_type)) {
+		struct ibv_srq *srq = event->element.srq;
+
+		pthread_mutex_lock(&srq->mutex);
+		srq->events_completed++;
+		pthread_cond_broadcast(&srq->cond);
+		pthread_mutex_unlock(&srq->mutex);
 	}
 }
 
-/* Remove the queued (not yet read) async events of a QP or CQ being
- * destroyed; their async_fd counts are skipped by the next reads.  Called
- * with obj_lock held. */
+/* Remove the queued (not yet read) async events of a QP (is_qp 1), CQ
+ * (0) or SRQ (2) being destroyed; their async_fd counts are skipped by the
+ * next reads.  Called with obj_lock held. */
 void snic_async_purge(struct snic_context *ctx, void *obj, int is_qp)
 {
 	struct snic_async_node **pp = &ctx->aq_head, *n;
 
 	ctx->aq_tail = NULL;
 	while ((n = *pp) != NULL) {
-		int match = is_qp ? (event_is_qp(n->ev.event_type) &&
+		int match = is_qp == 2 ? (is_srq_event(n->ev.event_type) &&
+					  (void *)n->ev.element.srq == obj)
+			  : is_qp ? (event_is_qp(n->ev.event_type) &&
 				     n->ev.element.qp == obj)
 				  : (n->ev.event_type == IBV_EVENT_CQ_ERR &&
 				     n->ev.element.cq == obj);
@@ -572,6 +603,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ic->ops.post_recv = snic_post_recv;
 	ic->ops.poll_cq = snic_poll_cq;
 	ic->ops.req_notify_cq = snic_req_notify_cq;
+	ic->ops.post_srq_recv = snic_post_srq_recv;
 	ctx->vctx.sz = sizeof(struct verbs_context);
 	ctx->vctx.query_port = snic_query_port;
 	ctx->vctx.query_device_ex = snic_query_device_ex;
@@ -619,6 +651,12 @@ int ibv_close_device(struct ibv_context *context)
 
 		if (qp)
 			snic_qp_free_leftover(qp);
+	}
+	while (ctx->srq_list) {
+		struct snic_srq *s = ctx->srq_list;
+
+		ctx->srq_list = s->next;
+		snic_srq_free_leftover(s);
 	}
 	while (ctx->cq_list) {
 		struct snic_cq *cq = ctx->cq_list;

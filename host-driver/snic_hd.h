@@ -149,6 +149,7 @@ struct snic_context {
 	/* Objects: CQ list, QP table writers, async event queue. */
 	pthread_mutex_t obj_lock;
 	struct snic_cq *cq_list;
+	struct snic_srq *srq_list;
 	struct snic_qp *_Atomic qp_table[SNIC_MAX_QP];
 	struct snic_async_node *aq_head, *aq_tail;
 	unsigned aq_skip;           /* reads of async_fd owed to removed events */
@@ -251,6 +252,7 @@ struct snic_qp {
 	_Atomic uint32_t sq_ci;     /* advanced by poll_cq                  */
 	_Atomic uint32_t rq_ci;
 	uint32_t async_events_got;
+	struct snic_srq *srq;       /* receives come from it (NULL: own RQ) */
 };
 
 static inline struct snic_qp *to_sqp(struct ibv_qp *q)
@@ -274,6 +276,45 @@ int snic_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int snic_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
+
+/* ------------------------------------------------------------------ */
+/* SRQs (verbs_srq.c) and address handles (verbs_ah.c).                */
+
+struct snic_srq {
+	struct ibv_srq ibsrq;
+	struct snic_context *ctx;
+	pthread_spinlock_t lock;
+	uint32_t srqn;
+	uint32_t cnt, log_stride, max_sge;
+	uint32_t pi;                /* under lock                           */
+	_Atomic uint32_t ci;        /* receive CQEs seen by poll_cq         */
+	uint8_t *ring;
+	struct snic_srq_dbrec *dbrec;
+	uint32_t ext_page, ext_npages;
+	uint32_t async_events_got;
+	struct snic_srq *next;      /* ctx->srq_list                        */
+};
+
+static inline struct snic_srq *to_ssrq(struct ibv_srq *s)
+{
+	return snic_container_of(s, struct snic_srq, ibsrq);
+}
+
+int snic_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+/* obj_lock held. */
+struct snic_srq *snic_find_srq(struct snic_context *ctx, uint32_t srqn);
+void snic_srq_free_leftover(struct snic_srq *srq);
+
+struct snic_ah {
+	struct ibv_ah ibah;
+	struct snic_wqe_ud av;      /* copied into each UD send WQE         */
+};
+
+static inline struct snic_ah *to_sah(struct ibv_ah *a)
+{
+	return snic_container_of(a, struct snic_ah, ibah);
+}
 
 /* ------------------------------------------------------------------ */
 /* rdma-core's private <infiniband/driver.h> (not installed): the type of

@@ -306,39 +306,7 @@ static void *null_eopnotsupp(void)
  * Public verbs (IBVERBS_1.x) snic does not implement
  * ====================================================================== */
 
-/* Shared receive queues. */
-struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
-			       struct ibv_srq_init_attr *srq_init_attr)
-{
-	return null_eopnotsupp();
-}
-
-int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
-		   int srq_attr_mask)
-{
-	return EOPNOTSUPP;
-}
-
-int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
-{
-	return EOPNOTSUPP;
-}
-
-int ibv_destroy_srq(struct ibv_srq *srq)
-{
-	return EOPNOTSUPP;
-}
-
-/* Address handles (UD).  Note: ibv_create_ah_from_wc lives in verbs_*.c. */
-struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
-{
-	return null_eopnotsupp();
-}
-
-int ibv_destroy_ah(struct ibv_ah *ah)
-{
-	return EOPNOTSUPP;
-}
+/* Shared receive queues: verbs_srq.c; address handles: verbs_ah.c. */
 
 /* Multicast. */
 int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)

@@ -372,6 +372,9 @@ int snic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 		if (qp) {
 			if (c->is_send)
 				snic_qp_sq_complete(qp, c->wqe_idx);
+			else if (qp->srq) /* one SRQ slot is free again */
+				atomic_fetch_add_explicit(&qp->srq->ci, 1,
+							  memory_order_release);
 			else
 				atomic_fetch_add_explicit(&qp->rq_ci, 1,
 							  memory_order_release);

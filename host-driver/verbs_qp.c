@@ -74,7 +74,8 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 			     struct ibv_qp_init_attr *attr)
 {
 	struct snic_context *ctx = to_sctx(pd->context);
-	struct snic_cmd_create_qp in;
+	struct snic_cmd_create_qp_ext inx;
+	struct snic_cmd_create_qp *in_p = &inx.qp;
 	struct snic_cmd_handle out;
 	uint32_t sq_pages, rq_pages;
 	struct snic_qp *qp;
@@ -86,10 +87,15 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 		errno = EINVAL;
 		return NULL;
 	}
-	/* RC only for now; no SRQ.  The kernel (e.g. rxe_qp_chk_init)
-	 * answers EOPNOTSUPP for a QP type the device does not do. */
-	if (attr->qp_type != IBV_QPT_RC || attr->srq) {
+	/* RC, UC and UD.  The kernel (e.g. rxe_qp_chk_init) answers
+	 * EOPNOTSUPP for a QP type the device does not do. */
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->srq && attr->srq->context != pd->context) {
+		errno = EINVAL;
 		return NULL;
 	}
 	qp = calloc(1, sizeof(*qp));
@@ -117,23 +123,28 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 
-	memset(&in, 0, sizeof(in));
-	in.pdn = pd->handle;
-	in.qp_type = IBV_QPT_RC;
-	in.send_cqn = qp->scq->cqn;
-	in.recv_cqn = qp->rcq->cqn;
-	in.sq_wqe_cnt = qp->sq_cnt;
-	in.sq_stride_log = qp->sq_log_stride;
-	in.rq_wqe_cnt = qp->rq_cnt;
-	in.rq_stride_log = qp->rq_log_stride;
-	in.sq_pa = snic_page_pa(qp->ext_page + 1);
-	in.rq_pa = snic_page_pa(qp->ext_page + 1 + sq_pages);
-	in.dbrec_pa = snic_page_pa(qp->ext_page);
-	in.max_send_sge = qp->max_send_sge;
-	in.max_recv_sge = qp->max_recv_sge;
-	in.max_inline = qp->max_inline;
-	in.sq_sig_all = (uint32_t)qp->sq_sig_all;
-	err = snic_cmd(ctx, SNIC_CMD_CREATE_QP, &in, sizeof(in), &out,
+	memset(&inx, 0, sizeof(inx));
+	in_p->pdn = pd->handle;
+	in_p->qp_type = attr->qp_type;
+	in_p->send_cqn = qp->scq->cqn;
+	in_p->recv_cqn = qp->rcq->cqn;
+	in_p->sq_wqe_cnt = qp->sq_cnt;
+	in_p->sq_stride_log = qp->sq_log_stride;
+	in_p->rq_wqe_cnt = qp->rq_cnt;
+	in_p->rq_stride_log = qp->rq_log_stride;
+	in_p->sq_pa = snic_page_pa(qp->ext_page + 1);
+	in_p->rq_pa = snic_page_pa(qp->ext_page + 1 + sq_pages);
+	in_p->dbrec_pa = snic_page_pa(qp->ext_page);
+	in_p->max_send_sge = qp->max_send_sge;
+	in_p->max_recv_sge = qp->max_recv_sge;
+	in_p->max_inline = qp->max_inline;
+	in_p->sq_sig_all = (uint32_t)qp->sq_sig_all;
+	if (attr->srq) {
+		inx.flags = SNIC_QP_F_SRQ;
+		inx.srqn = to_ssrq(attr->srq)->srqn;
+		qp->srq = to_ssrq(attr->srq);
+	}
+	err = snic_cmd(ctx, SNIC_CMD_CREATE_QP, &inx, sizeof(inx), &out,
 		       sizeof(out));
 	if (err) {
 		if (!snic_fw_gone(err))
@@ -148,7 +159,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	qp->ibqp.pd = pd;
 	qp->ibqp.send_cq = attr->send_cq;
 	qp->ibqp.recv_cq = attr->recv_cq;
-	qp->ibqp.srq = NULL;
+	qp->ibqp.srq = attr->srq;
 	qp->ibqp.handle = out.handle;
 	qp->ibqp.qp_num = out.handle;
 	qp->ibqp.state = IBV_QPS_RESET;
@@ -455,6 +466,20 @@ static int wr_opcode_ok(enum ibv_wr_opcode op)
 	}
 }
 
+/* UC: SEND and WRITE (with immediate); UD: SEND (with immediate). */
+static int wr_opcode_ok_for(const struct snic_qp *qp, enum ibv_wr_opcode op)
+{
+	switch (qp->ibqp.qp_type) {
+	case IBV_QPT_UD:
+		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
+	case IBV_QPT_UC:
+		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+		       op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+	default:
+		return wr_opcode_ok(op);
+	}
+}
+
 static int build_send_wqe(struct snic_qp *qp, struct ibv_send_wr *wr,
 			  uint8_t *slot)
 {
@@ -462,7 +487,9 @@ static int build_send_wqe(struct snic_qp *qp, struct ibv_send_wr *wr,
 	uint8_t flags = 0;
 	int inl;
 
-	if (!wr_opcode_ok(wr->opcode))
+	if (!wr_opcode_ok_for(qp, wr->opcode))
+		return EINVAL;
+	if (qp->ibqp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
 		return EINVAL;
@@ -533,6 +560,13 @@ static int build_send_wqe(struct snic_qp *qp, struct ibv_send_wr *wr,
 	default:
 		break;
 	}
+	if (qp->ibqp.qp_type == IBV_QPT_UD) {
+		struct snic_wqe_ud *ud = (struct snic_wqe_ud *)(void *)&w->raddr;
+
+		*ud = to_sah(wr->wr.ud.ah)->av;
+		ud->remote_qpn = wr->wr.ud.remote_qpn;
+		ud->remote_qkey = wr->wr.ud.remote_qkey;
+	}
 	return 0;
 }
 
@@ -593,8 +627,9 @@ int snic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 
 	pthread_spin_lock(&qp->rq_lock);
 	/* Receives may be posted from INIT on; in RESET Linux rxe refuses
-	 * them with EINVAL (rxe_post_recv). */
-	if (ibqp->state == IBV_QPS_RESET) {
+	 * them with EINVAL (rxe_post_recv), and a QP with an SRQ has no RQ
+	 * of its own (EINVAL, as rxe). */
+	if (ibqp->state == IBV_QPS_RESET || qp->srq) {
 		*bad_wr = wr;
 		pthread_spin_unlock(&qp->rq_lock);
 		return EINVAL;

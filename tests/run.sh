@@ -61,6 +61,9 @@ case_add pingpong pingpong/default      90 bash "$IT/pingpong.sh" 18515
 case_add pingpong pingpong/s65536-n1000 180 bash "$IT/pingpong.sh" 18615 -s 65536 -n 1000
 case_add pingpong pingpong/events       90 bash "$IT/pingpong.sh" 18715 -e
 case_add pingpong pingpong/loopback     90 env SNIC_PP_SERVER_DEV=snic0 bash "$IT/pingpong.sh" 18915
+case_add pingpong pingpong/ud           90 env SNIC_PP_PROG=ibv_ud_pingpong bash "$IT/pingpong.sh" 19015
+case_add pingpong pingpong/srq          90 env SNIC_PP_PROG=ibv_srq_pingpong bash "$IT/pingpong.sh" 19115
+case_add pingpong pingpong/uc           90 env SNIC_PP_PROG=ibv_uc_pingpong bash "$IT/pingpong.sh" 19215
 case_add verbs    verbs                300 bash "$IT/verbs.sh"
 case_add verbs    verbs/ctxdeath       180 bash "$IT/ctxdeath.sh" 20515
 case_add verbs    verbs/ext            300 bash "$IT/verbs-ext.sh"
@@ -74,6 +77,7 @@ case_add perftest perftest/write_lat     90 bash "$IT/perftest.sh" 19615 ib_writ
 case_add perftest perftest/read_bw       90 bash "$IT/perftest.sh" 19715 ib_read_bw "${PT[@]}" -s 4096
 case_add perftest perftest/read_lat      90 bash "$IT/perftest.sh" 19815 ib_read_lat "${PT[@]}" -s 64
 case_add perftest perftest/send_bw       90 bash "$IT/perftest.sh" 19915 ib_send_bw "${PT[@]}" -s 4096
+case_add perftest perftest/send_bw_ud    90 bash "$IT/perftest.sh" 20315 ib_send_bw "${PT[@]}" -c UD -s 1024
 case_add perftest perftest/send_lat      90 bash "$IT/perftest.sh" 20015 ib_send_lat "${PT[@]}" -s 64
 case_add perftest perftest/atomic_bw     90 bash "$IT/perftest.sh" 20115 ib_atomic_bw "${PT[@]}"
 case_add perftest perftest/atomic_lat    90 bash "$IT/perftest.sh" 20215 ib_atomic_lat "${PT[@]}"

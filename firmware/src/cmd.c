@@ -25,6 +25,9 @@ void ctx_destroy(struct snic_nic *nic, unsigned ctx)
 		if (qp->in_use && qp->ctx == ctx)
 			qp_destroy(nic, ctx, qp->qpn);
 	}
+	for (uint32_t i = 0; i < SNIC_MAX_SRQ; i++)
+		if (nic->srqs[i].in_use && nic->srqs[i].ctx == ctx)
+			srq_destroy(nic, ctx, (nic->srqs[i].gen << 10) | i);
 	for (uint32_t i = 0; i < SNIC_MAX_CQ; i++)
 		if (nic->cqs[i].in_use && nic->cqs[i].ctx == ctx)
 			nic->cqs[i].in_use = false;
@@ -66,6 +69,10 @@ static void query_device(struct snic_nic *nic, struct snic_device_attr *d)
 	d->max_qp_init_rd_atom = SNIC_MAX_RD_ATOM;
 	d->max_res_rd_atom = SNIC_MAX_RD_ATOM * (SNIC_MAX_QP - 2);
 	d->atomic_cap = 1; /* IBV_ATOMIC_HCA */
+	d->max_srq = SNIC_MAX_SRQ;
+	d->max_srq_wr = SNIC_MAX_SRQ_WR;
+	d->max_srq_sge = SNIC_MAX_SGE;
+	d->max_ah = SNIC_MAX_AH;
 	d->max_pkeys = 1;
 	d->max_inline = SNIC_MAX_INLINE;
 	d->phys_port_cnt = 1;
@@ -144,13 +151,21 @@ static int cmd_exec(struct snic_nic *nic, unsigned ctx, uint16_t op,
 	case SNIC_CMD_DESTROY_CQ:
 		return cq_destroy(nic, ctx, hi->handle);
 	case SNIC_CMD_CREATE_QP:
-		return qp_create(nic, ctx, (const void *)in, &ho->handle);
+		return qp_create_ext(nic, ctx, (const void *)in, &ho->handle);
 	case SNIC_CMD_MODIFY_QP:
 		return qp_modify(nic, ctx, (const void *)in);
 	case SNIC_CMD_QUERY_QP:
 		return qp_query(nic, ctx, hi->handle, (void *)out);
 	case SNIC_CMD_DESTROY_QP:
 		return qp_destroy(nic, ctx, hi->handle);
+	case SNIC_CMD_CREATE_SRQ:
+		return srq_create(nic, ctx, (const void *)in, &ho->handle);
+	case SNIC_CMD_MODIFY_SRQ:
+		return srq_modify(nic, ctx, (const void *)in);
+	case SNIC_CMD_QUERY_SRQ:
+		return srq_query(nic, ctx, hi->handle, (void *)out);
+	case SNIC_CMD_DESTROY_SRQ:
+		return srq_destroy(nic, ctx, hi->handle);
 	default:
 		return SNIC_ST_BADOP;
 	}

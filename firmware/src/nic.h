@@ -267,6 +267,27 @@ struct snic_qp {
 	struct snic_resp resp;
 	/* counters, published by stats.c */
 	uint64_t qcnt[SNIC_QCNT_MAX];
+	/* transport type and shared receive queue (ud.c, srq.c) */
+	uint8_t type;           /* enum snic_qp_type                          */
+	bool has_srq;
+	bool uc_keep;           /* UC: a taken RECV waits for the next message */
+	uint16_t srq;           /* SRQ index                                  */
+};
+
+/* A shared receive queue (srq.c). */
+struct snic_srq {
+	bool in_use;
+	uint8_t ctx;
+	uint16_t gen;
+	uint32_t pd;            /* index                                     */
+	uint32_t cnt;           /* WQEs in the ring (power of two)           */
+	uint8_t stride_log;
+	uint32_t max_sge;
+	uint32_t limit;         /* armed limit, 0 = not armed                */
+	uint32_t ci;            /* next WQE to take                          */
+	uint32_t pi;            /* producer index last read from the host    */
+	uint32_t refs;          /* QPs using it                              */
+	uint64_t ring_pa, dbrec_pa;
 };
 
 struct snic_neigh {
@@ -332,6 +353,8 @@ struct snic_nic {
 	uint32_t stats_qp_next; /* next QP entry to refresh                  */
 	uint32_t reset_seen;    /* last reset_req honoured                   */
 	bool link_up;           /* port 0, refreshed with the statistics     */
+
+	struct snic_srq srqs[SNIC_MAX_SRQ];
 
 	/* loopback: frames sent to our own MAC, drained by rx_poll (nic.c) */
 	struct snic_pkt *loopq[SNIC_LOOPQ_SIZE];
@@ -451,6 +474,33 @@ void comp_timeout(struct snic_nic *nic, struct snic_qp *qp);
 /* rx.c */
 unsigned rx_poll(struct snic_nic *nic);
 uint16_t nic_loop_take(struct snic_nic *nic, struct snic_pkt **pkts, uint16_t n);
+
+/* srq.c: shared receive queues */
+int srq_create(struct snic_nic *nic, unsigned ctx,
+	       const struct snic_cmd_create_srq *in, uint32_t *srqn);
+int srq_modify(struct snic_nic *nic, unsigned ctx,
+	       const struct snic_cmd_modify_srq *in);
+int srq_query(struct snic_nic *nic, unsigned ctx, uint32_t srqn,
+	      struct snic_srq_attr *out);
+int srq_destroy(struct snic_nic *nic, unsigned ctx, uint32_t srqn);
+struct snic_srq *srq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t srqn,
+			    uint32_t *idx);
+/* CREATE_QP with the extension fields (SRQ binding). */
+int qp_create_ext(struct snic_nic *nic, unsigned ctx,
+		  const struct snic_cmd_create_qp_ext *in, uint32_t *qpn);
+void qp_release_srq(struct snic_nic *nic, struct snic_qp *qp);
+/* The responder's RECV for a QP: from its SRQ or its RQ.  Fills
+ * qp->resp (recv_wr_id, rsgl, in_send); false when none is posted. */
+bool recv_take_any(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st);
+bool srq_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st);
+/* A QP with an SRQ goes to error: only the RECV it holds is flushed. */
+void srq_flush_qp(struct snic_nic *nic, struct snic_qp *qp);
+
+/* ud.c: the unreliable transports, UD and UC */
+void ud_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
+bool ud_req_qp(struct snic_nic *nic, struct snic_qp *qp);
+bool qp_valid_transition_type(uint8_t type, uint8_t cur, uint8_t next,
+			      uint32_t mask);
 
 /* stats.c */
 void stats_init(struct snic_nic *nic);

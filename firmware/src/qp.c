@@ -63,8 +63,9 @@ static int create_args_ok(const struct snic_nic *nic,
 				 ? in->max_send_sge * 16 : in->max_inline);
 	uint32_t rq_need = 16 + in->max_recv_sge * 16;
 
-	if (in->qp_type != 2 /* IBV_QPT_RC */)
-		return SNIC_ST_NOTSUP;
+	if (in->qp_type != SNIC_QPT_RC && in->qp_type != SNIC_QPT_UC &&
+	    in->qp_type != SNIC_QPT_UD)
+		return SNIC_ST_NOTSUP; /* XRC, raw packet, ... */
 	if (!pow2(in->sq_wqe_cnt) || !pow2(in->rq_wqe_cnt) ||
 	    in->sq_wqe_cnt > SNIC_MAX_QP_WR || in->rq_wqe_cnt > SNIC_MAX_QP_WR)
 		return SNIC_ST_INVAL;
@@ -126,6 +127,7 @@ int qp_create(struct snic_nic *nic, unsigned ctx,
 	qp->max_send_sge = in->max_send_sge;
 	qp->max_recv_sge = in->max_recv_sge;
 	qp->max_inline = in->max_inline;
+	qp->type = (uint8_t)in->qp_type;
 	qp->state = SNIC_QPS_RESET;
 	/* A per-QP UDP source port spreads flows (A17.3.3 leaves it free);
 	 * >= 0xC000 so dissectors do not take it for a well-known service. */
@@ -154,6 +156,7 @@ int qp_destroy(struct snic_nic *nic, unsigned ctx, uint32_t qpn)
 	if (!qp)
 		return SNIC_ST_NOENT;
 	/* The work lists skip QPs that are no longer in use. */
+	qp_release_srq(nic, qp);
 	qp_release(nic, qp);
 	return SNIC_ST_OK;
 }
@@ -332,6 +335,8 @@ static void apply_attrs(struct snic_nic *nic, struct snic_qp *qp,
 		s->rnr_retry = a->rnr_retry;
 		qp->rnr_left = a->rnr_retry;
 	}
+	if (mask & M(QKEY))
+		s->qkey = a->qkey;
 	if (mask & M(EN_SQD_ASYNC_NOTIFY))
 		s->en_sqd_async_notify = a->en_sqd_async_notify;
 	if (mask & M(AV)) {
@@ -386,7 +391,7 @@ int qp_modify(struct snic_nic *nic, unsigned ctx,
 	if ((mask & M(STATE)) && in->attr.qp_state > SNIC_QPS_ERR)
 		return SNIC_ST_INVAL; /* before the narrowing below */
 	next = (mask & M(STATE)) ? (uint8_t)in->attr.qp_state : cur;
-	if (!qp_valid_transition(cur, next, mask))
+	if (!qp_valid_transition_type(qp->type, cur, next, mask))
 		return SNIC_ST_INVAL;
 	st = attr_values_ok(nic, mask, &in->attr);
 	if (st)
@@ -462,6 +467,10 @@ static void recv_flush(struct snic_nic *nic, struct snic_qp *qp)
 	struct snic_qp_dbrec db;
 	struct snic_resp *r = &qp->resp;
 
+	if (qp->has_srq) { /* the SRQ's WQEs stay for its other QPs */
+		srq_flush_qp(nic, qp);
+		return;
+	}
 	if (nic_dma_read(nic, qp->dbrec_pa, &db, 8) == 0) {
 		uint32_t pi = atomic_load_explicit(&db.rq_pi, memory_order_relaxed);
 

@@ -328,7 +328,7 @@ unsigned req_poll(struct snic_nic *nic)
 			continue;
 		uint32_t before = nic->tx_budget;
 
-		if (req_qp(nic, qp))
+		if (qp->type != SNIC_QPT_RC ? ud_req_qp(nic, qp) : req_qp(nic, qp))
 			qp_req_schedule(nic, qp); /* round robin */
 		work += before - nic->tx_budget;
 	}

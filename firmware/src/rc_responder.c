@@ -103,6 +103,8 @@ static bool recv_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st)
 	} w;
 	uint64_t pa;
 
+	if (qp->has_srq)
+		return srq_take(nic, qp, st); /* srq.c */
 	*st = SNIC_WC_SUCCESS;
 	if (r->rq_ci == r->rq_pi)
 		qp_doorbell(nic, qp); /* posted but not yet rung for? */

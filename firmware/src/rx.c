@@ -51,13 +51,16 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 	}
 	qp = qp_by_qpn(nic, h.dqpn);
 	fl = roce_opcodes[h.opcode].flags;
-	if (!qp || h.opcode >= ROCE_UC_BASE) {
-		/* only RC QPs exist so far: UC/UD opcodes have no taker */
+	if (!qp) {
 		CNT_INC(nic, rx_drop_unknown_qpn);
 		return NULL;
 	}
 	qp->qcnt[SNIC_QCNT_rx_frames]++;
 	qp->qcnt[SNIC_QCNT_rx_bytes] += p->len;
+	if (qp->type != SNIC_QPT_RC || h.opcode >= ROCE_UC_BASE) {
+		ud_rx(nic, qp, &h); /* UD and UC (ud.c) */
+		return NULL;
+	}
 	if (fl & ROCE_F_REQ) {
 		resp_rx(nic, qp, &h);
 		return qp->resp.ack_pending ? qp : NULL;

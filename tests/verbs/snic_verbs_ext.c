@@ -69,9 +69,11 @@ struct qp_cfg {
 	int sig_all;
 	bool channel;           /* recv CQ gets a completion channel        */
 	int access;             /* QP access flags (0: ACCESS_ALL)          */
+	enum ibv_qp_type type;  /* 0: RC                                    */
+	struct ibv_srq *srq;
 };
 
-static const struct qp_cfg CFG = { 64, 64, 4, 4, 0, 1, false, 0 };
+static const struct qp_cfg CFG = { 64, 64, 4, 4, 0, 1, false, 0, 0, NULL };
 
 static struct {
 	struct dev dev[2];
@@ -205,7 +207,8 @@ static bool ep_create(struct ep *e, struct dev *d, const struct qp_cfg *c)
 	memset(&ia, 0, sizeof ia);
 	ia.send_cq = e->scq;
 	ia.recv_cq = e->rcq;
-	ia.qp_type = IBV_QPT_RC;
+	ia.qp_type = c->type ? c->type : IBV_QPT_RC;
+	ia.srq = c->srq;
 	ia.sq_sig_all = c->sig_all;
 	ia.cap.max_send_wr = c->send_wr;
 	ia.cap.max_recv_wr = c->recv_wr;
@@ -1154,6 +1157,428 @@ out:
 	return ok;
 }
 
+/* RC loopback: both QPs on dev0, connected through its own GID. */
+static bool c_loopback(void)
+{
+	struct ep e[2];
+	struct ibv_wc wc;
+	uint8_t *b = T.dev[0].buf;
+	struct ibv_sge s = sge_of(&T.dev[0], 0, 5000), r = sge_of(&T.dev[0], 65536, 8192);
+	struct ibv_send_wr wr;
+	bool ok = false;
+
+	memset(e, 0, sizeof e);
+	if (!ep_create(&e[0], &T.dev[0], &CFG) || !ep_create(&e[1], &T.dev[0], &CFG) ||
+	    !ep_connect(&e[0], &e[1], 0) || !ep_connect(&e[1], &e[0], 0))
+		goto out;
+	fill(b, 5000, 77);
+	memset(b + 65536, 0xee, 3 * 65536);
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	if (!post_recv(e[1].qp, 1, &r, 1) || !post(e[0].qp, &wr, "loopback send") ||
+	    !poll_one(e[1].rcq, &wc, "recv") || !wc_ok(&wc, IBV_WC_RECV, "loopback recv") ||
+	    !poll_one(e[0].scq, &wc, "send") || !wc_ok(&wc, IBV_WC_SEND, "loopback send"))
+		goto out;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = (uintptr_t)(b + 131072);
+	wr.wr.rdma.rkey = T.dev[0].mr->rkey;
+	if (!post(e[0].qp, &wr, "loopback write") || !poll_one(e[0].scq, &wc, "write") ||
+	    !wc_ok(&wc, IBV_WC_RDMA_WRITE, "loopback write"))
+		goto out;
+	s = sge_of(&T.dev[0], 196608, 5000);
+	wr.opcode = IBV_WR_RDMA_READ;
+	if (!post(e[0].qp, &wr, "loopback read") || !poll_one(e[0].scq, &wc, "read") ||
+	    !wc_ok(&wc, IBV_WC_RDMA_READ, "loopback read"))
+		goto out;
+	if (memcmp(b + 65536, b, 5000) || memcmp(b + 131072, b, 5000) ||
+	    memcmp(b + 196608, b, 5000)) {
+		fail("loopback: SEND %s, WRITE %s, READ %s",
+		     memcmp(b + 65536, b, 5000) ? "differs" : "ok",
+		     memcmp(b + 131072, b, 5000) ? "differs" : "ok",
+		     memcmp(b + 196608, b, 5000) ? "differs" : "ok");
+		goto out;
+	}
+	ok = true;
+out:
+	pair_down(e);
+	return ok;
+}
+
+/* UD QPs, RESET -> INIT (Q_Key) -> RTR -> RTS (SQ PSN). */
+static bool ud_up(struct ep *e, struct dev *d, uint32_t qkey)
+{
+	struct qp_cfg c = CFG;
+	struct ibv_qp_attr a;
+	int rc;
+
+	c.type = IBV_QPT_UD;
+	if (!ep_create(e, d, &c))
+		return false;
+	memset(&a, 0, sizeof a);
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = PORT;
+	a.qkey = qkey;
+	rc = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			   IBV_QP_QKEY);
+	CHECK(!rc, "UD to INIT: %s", strerror(rc));
+	a.qp_state = IBV_QPS_RTR;
+	rc = ibv_modify_qp(e->qp, &a, IBV_QP_STATE);
+	CHECK(!rc, "UD to RTR: %s", strerror(rc));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = e->psn;
+	rc = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	CHECK(!rc, "UD to RTS: %s", strerror(rc));
+	return true;
+}
+
+static struct ibv_ah *ah_to(struct dev *from, struct dev *to)
+{
+	struct ibv_ah_attr aa;
+
+	memset(&aa, 0, sizeof aa);
+	aa.is_global = 1;
+	aa.grh.dgid = to->gid;
+	aa.grh.sgid_index = (uint8_t)T.gid_index;
+	aa.grh.hop_limit = 64;
+	aa.port_num = PORT;
+	return ibv_create_ah(from->pd, &aa);
+}
+
+static uint16_t ip_csum(const uint8_t *h)
+{
+	uint32_t sum = 0;
+
+	for (int i = 0; i < 20; i += 2)
+		sum += (uint32_t)(h[i] << 8 | h[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* UD: GRH area (IPv4 header in its last 20 bytes), payload, source QPN,
+ * immediate; a message with another Q_Key is dropped; the path MTU bounds
+ * a message. */
+static bool c_ud(void)
+{
+	struct ep e[2];
+	struct ibv_ah *ah = NULL;
+	struct ibv_wc wc;
+	uint8_t *rb = T.dev[1].buf;
+	struct ibv_sge s = sge_of(&T.dev[0], 0, 1000), r = sge_of(&T.dev[1], 0, 4096 + 40);
+	struct ibv_send_wr wr, *bad;
+	bool ok = false;
+
+	memset(e, 0, sizeof e);
+	if (!ud_up(&e[0], &T.dev[0], 0x11111111) || !ud_up(&e[1], &T.dev[1], 0x22222222))
+		goto out;
+	ah = ah_to(&T.dev[0], &T.dev[1]);
+	if (!ah) {
+		fail("ibv_create_ah: %s", strerror(errno));
+		goto out;
+	}
+	fill(T.dev[0].buf, 8192, 99);
+	memset(rb, 0xee, 16384);
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.imm_data = htonl(0xabcd0001);
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = e[1].qp->qp_num;
+	wr.wr.ud.remote_qkey = 0x22222222;
+	if (!post_recv(e[1].qp, 1, &r, 1) || !post(e[0].qp, &wr, "ud send") ||
+	    !poll_one(e[0].scq, &wc, "ud send") || !wc_ok(&wc, IBV_WC_SEND, "ud send") ||
+	    !poll_one(e[1].rcq, &wc, "ud recv") || !wc_ok(&wc, IBV_WC_RECV, "ud recv"))
+		goto out;
+	if (wc.byte_len != 1040 || !(wc.wc_flags & IBV_WC_GRH) ||
+	    !(wc.wc_flags & IBV_WC_WITH_IMM) || wc.imm_data != htonl(0xabcd0001) ||
+	    wc.src_qp != e[0].qp->qp_num || wc.wr_id != 1) {
+		fail("ud recv: byte_len %u flags 0x%x imm 0x%x src_qp 0x%x (want 0x%x)",
+		     wc.byte_len, wc.wc_flags, ntohl(wc.imm_data), wc.src_qp, e[0].qp->qp_num);
+		goto out;
+	}
+	/* GRH area: 20 zero bytes, then the IPv4 header: version 4, IHL 5,
+	 * UDP, source and destination = the two GIDs' IPv4 addresses, a valid
+	 * checksum, total length 20 + 8 + 12 + 8 + 4 + 1000 + 4 */
+	const uint8_t *ip = rb + 20;
+	static const uint8_t zero[20];
+
+	if (memcmp(rb, zero, 20) || ip[0] != 0x45 || ip[9] != 17 ||
+	    memcmp(ip + 12, T.dev[0].gid.raw + 12, 4) || memcmp(ip + 16, T.dev[1].gid.raw + 12, 4) ||
+	    ip_csum(ip) != 0 || (ip[2] << 8 | ip[3]) != 20 + 8 + 12 + 8 + 4 + 1000 + 4) {
+		fail("GRH area: %02x %02x .. proto %u len %u csum %s", ip[0], ip[1], ip[9],
+		     ip[2] << 8 | ip[3], ip_csum(ip) ? "bad" : "ok");
+		goto out;
+	}
+	if (memcmp(rb + 40, T.dev[0].buf, 1000) || rb[1040] != 0xee) {
+		fail("ud payload differs");
+		goto out;
+	}
+	/* Q_Key mismatch: dropped (counted by the NIC), no completion; the
+	 * next datagram with the right Q_Key takes the RECV */
+	wr.opcode = IBV_WR_SEND;
+	wr.wr.ud.remote_qkey = 0x33333333;
+	wr.wr_id = 2;
+	if (!post_recv(e[1].qp, 2, &r, 1) || !post(e[0].qp, &wr, "bad qkey") ||
+	    !poll_one(e[0].scq, &wc, "bad qkey send") || !wc_ok(&wc, IBV_WC_SEND, "bad qkey") ||
+	    !no_cqe(e[1].rcq, 100, "datagram with another Q_Key"))
+		goto out;
+	wr.wr.ud.remote_qkey = 0x22222222;
+	s.length = 1;
+	if (!post(e[0].qp, &wr, "good qkey") || !poll_one(e[0].scq, &wc, "send") ||
+	    !poll_one(e[1].rcq, &wc, "recv") || !wc_ok(&wc, IBV_WC_RECV, "recv"))
+		goto out;
+	if (wc.byte_len != 41 || wc.wr_id != 2) {
+		fail("after the Q_Key drop: byte_len %u wr_id %" PRIu64, wc.byte_len, wc.wr_id);
+		goto out;
+	}
+	/* more than the MTU: a local length error */
+	unsigned mtu = 128u << T.dev[0].port.active_mtu;
+
+	s.length = mtu + 1;
+	wr.wr_id = 3;
+	bad = NULL;
+	if (ibv_post_send(e[0].qp, &wr, &bad) == 0) {
+		if (!poll_one(e[0].scq, &wc, "oversized") || wc.status != IBV_WC_LOC_LEN_ERR) {
+			fail("UD send of MTU + 1 bytes: status %s, want LOC_LEN_ERR",
+			     ibv_wc_status_str(wc.status));
+			goto out;
+		}
+	}
+	ok = true;
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	pair_down(e);
+	return ok;
+}
+
+enum { SRQ_QPS = 3, SRQ_MSGS = 10 };
+
+/* One SRQ shared by three QPs of dev1: every message lands in a RECV of
+ * the SRQ, whichever QP it came in on; the limit event fires once armed. */
+static bool c_srq(void)
+{
+	struct ep e[SRQ_QPS][2];
+	struct ibv_srq_init_attr si;
+	struct ibv_srq *srq;
+	struct ibv_srq_attr sa;
+	struct qp_cfg c = CFG;
+	struct ibv_async_event ev;
+	unsigned got[SRQ_QPS] = { 0 };
+	bool ok = false;
+
+	memset(e, 0, sizeof e);
+	memset(&si, 0, sizeof si);
+	si.attr.max_wr = 64;
+	si.attr.max_sge = 2;
+	srq = ibv_create_srq(T.dev[1].pd, &si);
+	if (!srq)
+		return fail("ibv_create_srq: %s", strerror(errno));
+	for (int q = 0; q < SRQ_QPS; q++) {
+		c.srq = NULL;
+		if (!ep_create(&e[q][0], &T.dev[0], &c))
+			goto out;
+		c.srq = srq;
+		if (!ep_create(&e[q][1], &T.dev[1], &c) || !ep_connect(&e[q][0], &e[q][1], 0) ||
+		    !ep_connect(&e[q][1], &e[q][0], 0))
+			goto out;
+	}
+	/* a QP with an SRQ has no RQ of its own */
+	struct ibv_sge r = sge_of(&T.dev[1], 0, 64);
+	struct ibv_recv_wr rw = { .sg_list = &r, .num_sge = 1 }, *rbad;
+
+	if (ibv_post_recv(e[0][1].qp, &rw, &rbad) != EINVAL) {
+		fail("ibv_post_recv on a QP with an SRQ: not EINVAL");
+		goto out;
+	}
+	for (unsigned i = 0; i < SRQ_QPS * SRQ_MSGS + 2; i++) {
+		r = sge_of(&T.dev[1], (size_t)i * 128, 128);
+		rw.wr_id = 1000 + i;
+		if (ibv_post_srq_recv(srq, &rw, &rbad)) {
+			fail("ibv_post_srq_recv %u", i);
+			goto out;
+		}
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.srq_limit = 4;
+	if (ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT) || ibv_query_srq(srq, &sa) ||
+	    sa.srq_limit != 4 || sa.max_wr < 64) {
+		fail("modify/query SRQ: limit %u max_wr %u", sa.srq_limit, sa.max_wr);
+		goto out;
+	}
+	for (int q = 0; q < SRQ_QPS; q++)
+		for (int m = 0; m < SRQ_MSGS; m++) {
+			uint8_t *p = T.dev[0].buf + 8192 + (size_t)(q * SRQ_MSGS + m) * 64;
+			struct ibv_sge s = sge_of(&T.dev[0], (size_t)(p - T.dev[0].buf), 64);
+			struct ibv_send_wr wr = { .opcode = IBV_WR_SEND, .sg_list = &s,
+						  .num_sge = 1 };
+
+			fill(p, 64, (uint32_t)(q * 100 + m));
+			p[0] = (uint8_t)q;
+			p[1] = (uint8_t)m;
+			if (!post(e[q][0].qp, &wr, "send to SRQ"))
+				goto out;
+		}
+	for (int n = 0; n < SRQ_QPS * SRQ_MSGS; n++) {
+		struct ibv_wc wc;
+		int q = -1;
+
+		/* each dev1 QP has its own recv CQ: poll them in turn */
+		for (uint64_t end = now_ns() + (uint64_t)T.timeout_ms * 1000000u; q < 0;) {
+			for (int k = 0; k < SRQ_QPS && q < 0; k++)
+				if (ibv_poll_cq(e[k][1].rcq, 1, &wc) == 1)
+					q = k;
+			if (q < 0 && now_ns() > end) {
+				fail("only %d of %d messages received", n, SRQ_QPS * SRQ_MSGS);
+				goto out;
+			}
+		}
+		if (!wc_ok(&wc, IBV_WC_RECV, "srq recv"))
+			goto out;
+		uint8_t *buf = T.dev[1].buf + (wc.wr_id - 1000) * 128;
+		uint8_t *src = T.dev[0].buf + 8192 + (size_t)(buf[0] * SRQ_MSGS + buf[1]) * 64;
+
+		if (wc.wr_id < 1000 || wc.byte_len != 64 || buf[0] != q ||
+		    wc.qp_num != e[q][1].qp->qp_num || memcmp(buf, src, 64)) {
+			fail("srq recv: wr_id %" PRIu64 " qp 0x%x byte_len %u sender %u data %s",
+			     wc.wr_id, wc.qp_num, wc.byte_len, buf[0],
+			     memcmp(buf, src, 64) ? "differs" : "ok");
+			goto out;
+		}
+		got[q]++;
+	}
+	for (int q = 0; q < SRQ_QPS; q++)
+		if (got[q] != SRQ_MSGS) {
+			fail("QP %d received %u messages, want %d", q, got[q], SRQ_MSGS);
+			goto out;
+		}
+	/* 2 WQEs left < limit 4: IBV_EVENT_SRQ_LIMIT_REACHED, once */
+	struct pollfd pfd = { .fd = T.dev[1].ctx->async_fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, (int)T.timeout_ms) != 1 || ibv_get_async_event(T.dev[1].ctx, &ev)) {
+		fail("no async event for the SRQ limit");
+		goto out;
+	}
+	if (ev.event_type != IBV_EVENT_SRQ_LIMIT_REACHED || ev.element.srq != srq) {
+		fail("async event %s, want SRQ_LIMIT_REACHED for our SRQ",
+		     ibv_event_type_str(ev.event_type));
+		ibv_ack_async_event(&ev);
+		goto out;
+	}
+	ibv_ack_async_event(&ev);
+	if (ibv_query_srq(srq, &sa) || sa.srq_limit != 0) {
+		fail("the limit is not disarmed after its event (%u)", sa.srq_limit);
+		goto out;
+	}
+	if (ibv_destroy_srq(srq) != EBUSY) {
+		fail("ibv_destroy_srq while QPs use it: not EBUSY");
+		goto out;
+	}
+	ok = true;
+out:
+	for (int q = 0; q < SRQ_QPS; q++)
+		pair_down(e[q]);
+	if (ibv_destroy_srq(srq))
+		ok = ok ? fail("ibv_destroy_srq") : false;
+	return ok;
+}
+
+/* UC: SEND, WRITE and WRITE_WITH_IMM across several packets. */
+static bool c_uc(void)
+{
+	struct qp_cfg c = CFG;
+	struct ep e[2];
+	struct ibv_wc wc;
+	uint8_t *src = T.dev[0].buf, *dst = T.dev[1].buf;
+	struct ibv_sge s = sge_of(&T.dev[0], 0, 5000), r = sge_of(&T.dev[1], 0, 8192);
+	struct ibv_send_wr wr;
+	bool ok = false;
+
+	c.type = IBV_QPT_UC;
+	memset(e, 0, sizeof e);
+	if (!ep_create(&e[0], &T.dev[0], &c) || !ep_create(&e[1], &T.dev[1], &c))
+		goto out;
+	for (int i = 0; i < 2; i++) {
+		struct ibv_qp_attr a;
+		struct ep *x = &e[i], *peer = &e[1 - i];
+		int rc;
+
+		memset(&a, 0, sizeof a);
+		a.qp_state = IBV_QPS_INIT;
+		a.port_num = PORT;
+		a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+		rc = ibv_modify_qp(x->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				   IBV_QP_ACCESS_FLAGS);
+		memset(&a, 0, sizeof a);
+		a.qp_state = IBV_QPS_RTR;
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = peer->qp->qp_num;
+		a.rq_psn = peer->psn;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.dgid = peer->d->gid;
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.port_num = PORT;
+		if (!rc)
+			rc = ibv_modify_qp(x->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+					   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN);
+		memset(&a, 0, sizeof a);
+		a.qp_state = IBV_QPS_RTS;
+		a.sq_psn = x->psn;
+		if (!rc)
+			rc = ibv_modify_qp(x->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+		if (rc) {
+			fail("UC connect: %s", strerror(rc));
+			goto out;
+		}
+	}
+	fill(src, 5000, 3);
+	memset(dst, 0xee, 32768);
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (!post_recv(e[1].qp, 1, &r, 1) || !post(e[0].qp, &wr, "uc send") ||
+	    !poll_one(e[0].scq, &wc, "send") || !wc_ok(&wc, IBV_WC_SEND, "uc send") ||
+	    !poll_one(e[1].rcq, &wc, "recv") || !wc_ok(&wc, IBV_WC_RECV, "uc recv"))
+		goto out;
+	if (wc.byte_len != 5000 || memcmp(dst, src, 5000)) {
+		fail("uc send: byte_len %u, data %s", wc.byte_len,
+		     memcmp(dst, src, 5000) ? "differs" : "ok");
+		goto out;
+	}
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.imm_data = htonl(7);
+	wr.wr.rdma.remote_addr = (uintptr_t)(dst + 16384);
+	wr.wr.rdma.rkey = T.dev[1].mr->rkey;
+	if (!post_recv(e[1].qp, 2, &r, 1) || !post(e[0].qp, &wr, "uc write_imm") ||
+	    !poll_one(e[0].scq, &wc, "write") || !wc_ok(&wc, IBV_WC_RDMA_WRITE, "uc write") ||
+	    !poll_one(e[1].rcq, &wc, "recv") ||
+	    !wc_ok(&wc, IBV_WC_RECV_RDMA_WITH_IMM, "uc write_imm recv"))
+		goto out;
+	if (wc.imm_data != htonl(7) || wc.byte_len != 5000 || memcmp(dst + 16384, src, 5000)) {
+		fail("uc write_imm: imm %u byte_len %u data %s", ntohl(wc.imm_data), wc.byte_len,
+		     memcmp(dst + 16384, src, 5000) ? "differs" : "ok");
+		goto out;
+	}
+	/* READ is not a UC operation: refused at post time */
+	struct ibv_send_wr *bad;
+
+	wr.opcode = IBV_WR_RDMA_READ;
+	if (ibv_post_send(e[0].qp, &wr, &bad) != EINVAL) {
+		fail("RDMA READ on a UC QP was not refused with EINVAL");
+		goto out;
+	}
+	ok = true;
+out:
+	pair_down(e);
+	return ok;
+}
+
 /* ------------------------------------------------------------------ */
 
 struct tcase {
@@ -1176,6 +1601,10 @@ static const struct tcase cases[] = {
 	{ "err_atomic_qp_access", c_err_atomic_qp_access },
 	{ "err_full_queue", c_err_full_queue },
 	{ "err_limits", c_err_limits },
+	{ "loopback", c_loopback },
+	{ "ud", c_ud },
+	{ "srq", c_srq },
+	{ "uc", c_uc },
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

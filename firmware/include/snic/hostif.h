@@ -140,6 +140,10 @@ enum snic_cmd_op {
 	SNIC_CMD_MODIFY_QP,     /* in: modify_qp                             */
 	SNIC_CMD_QUERY_QP,      /* in: handle            out: qp_attr        */
 	SNIC_CMD_DESTROY_QP,    /* in: handle                                */
+	SNIC_CMD_CREATE_SRQ,    /* in: create_srq        out: handle (srqn)  */
+	SNIC_CMD_MODIFY_SRQ,    /* in: modify_srq                            */
+	SNIC_CMD_QUERY_SRQ,     /* in: handle            out: srq_attr       */
+	SNIC_CMD_DESTROY_SRQ,   /* in: handle                                */
 	SNIC_CMD_COUNT
 };
 
@@ -589,5 +593,86 @@ enum snic_access {
 	SNIC_ACCESS_REMOTE_READ = 1 << 2,
 	SNIC_ACCESS_REMOTE_ATOMIC = 1 << 3,
 };
+
+/* ---------------------------------------------------------------------- */
+/* Shared receive queues, UD and UC QPs.                                   */
+
+#define SNIC_MAX_SRQ        1024
+#define SNIC_MAX_SRQ_WR     16384
+#define SNIC_MAX_AH         (1u << 20) /* host-side objects: not a pool    */
+
+/* QP types: values of enum ibv_qp_type. */
+enum snic_qp_type {
+	SNIC_QPT_RC = 2,
+	SNIC_QPT_UC = 3,
+	SNIC_QPT_UD = 4,
+};
+
+/* CREATE_QP input: the command's `in` area holds a snic_cmd_create_qp
+ * followed by these fields (zero from hosts that do not know them). */
+struct snic_cmd_create_qp_ext {
+	struct snic_cmd_create_qp qp;
+	uint32_t flags;         /* SNIC_QP_F_*                                */
+	uint32_t srqn;          /* with SNIC_QP_F_SRQ: receives come from it  */
+};
+#define SNIC_QP_F_SRQ 1u
+
+/* SRQ: a ring of receive WQEs (struct snic_recv_wqe layout) and a
+ * doorbell record whose producer index the host advances; the firmware
+ * consumes in order and reads the record when it runs out. */
+struct snic_srq_dbrec {
+	_Atomic uint32_t pi;    /* WQEs posted (free-running)                 */
+	uint32_t rsvd[15];
+};
+
+struct snic_cmd_create_srq {
+	uint32_t pdn;
+	uint32_t wqe_cnt;       /* power of two                               */
+	uint32_t stride_log;    /* log2 of the WQE stride (>= 5)              */
+	uint32_t max_sge;
+	uint32_t srq_limit;     /* 0: not armed                               */
+	uint32_t rsvd;
+	uint64_t ring_pa;
+	uint64_t dbrec_pa;      /* struct snic_srq_dbrec                      */
+};
+
+/* attr_mask: values of enum ibv_srq_attr_mask. */
+#define SNIC_SRQ_MAX_WR 1u
+#define SNIC_SRQ_LIMIT  2u
+
+struct snic_cmd_modify_srq {
+	uint32_t srqn;
+	uint32_t attr_mask;
+	uint32_t max_wr;        /* resizing is not supported (NOTSUP)         */
+	uint32_t srq_limit;     /* arms the limit event (IBTA 10.2.9.6)      */
+};
+
+struct snic_srq_attr {
+	uint32_t max_wr, max_sge, srq_limit, rsvd;
+};
+
+/* IBV_EVENT_SRQ_LIMIT_REACHED: obj = srqn; fires once per arming. */
+#define SNIC_EVENT_SRQ_LIMIT 15u
+
+/* UD send WQE: the remote-address and atomic segments of the header block
+ * carry the destination instead (from the host's address handle). */
+struct snic_wqe_ud {
+	uint32_t remote_qpn;
+	uint32_t remote_qkey;   /* MSB set: use the QP's own Q_Key (C10-15)   */
+	uint8_t dgid[16];       /* network order; IPv4-mapped                 */
+	uint8_t hop_limit, traffic_class;
+	uint16_t rsvd;
+	uint32_t flow_label;
+};
+
+_Static_assert(sizeof(struct snic_wqe_ud) ==
+	       sizeof(struct snic_wqe_raddr) + sizeof(struct snic_wqe_atomic),
+	       "UD address fits the raddr + atomic segments");
+
+/* UD receives: the first 40 bytes of the buffer hold the GRH; for RoCE v2
+ * over IPv4 its last 20 bytes are the packet's IPv4 header (as Linux rxe
+ * and mlx5 do) and wc_flags has SNIC_WC_GRH. */
+#define SNIC_GRH_LEN 40u
+#define SNIC_WC_GRH  (1u << 0)
 
 #endif /* SNIC_HOSTIF_H */
