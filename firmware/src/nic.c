@@ -204,6 +204,15 @@ void nic_event(struct snic_nic *nic, unsigned ctx, uint32_t type, uint32_t obj)
 	nic->ops->notify_host(nic->hal_ctx, &s->eq_pi);
 }
 
+/* The port went up or down: IBV_EVENT_PORT_ACTIVE / IBV_EVENT_PORT_ERR
+ * (obj = port 1) to every open context (IBTA 11.6.3.3, unaffiliated). */
+void nic_port_event(struct snic_nic *nic, bool up)
+{
+	for (unsigned c = 0; c < SNIC_MAX_CTX; c++)
+		if (nic->ctx_open[c])
+			nic_event(nic, c, up ? 9u : 10u, 1);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Doorbells: the two-level bitmap of hostif.h.                            */
 

@@ -372,6 +372,7 @@ int nic_dma_write(struct snic_nic *nic, uint64_t pa, const void *src,
 		  uint32_t len);
 void nic_event(struct snic_nic *nic, unsigned ctx, uint32_t type,
 	       uint32_t obj);
+void nic_port_event(struct snic_nic *nic, bool up);
 
 /* cmd.c */
 unsigned cmd_poll(struct snic_nic *nic, uint64_t bits);

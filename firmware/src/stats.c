@@ -100,6 +100,7 @@ static void link_refresh(struct snic_nic *nic)
 	if (up == nic->link_up)
 		return;
 	nic->link_up = up;
+	nic_port_event(nic, up); /* PORT_ACTIVE / PORT_ERR to the hosts */
 	if (!up) {
 		CNT_INC(nic, link_down_events);
 		return;

@@ -969,10 +969,29 @@ out:
 	return ok;
 }
 
+/* The next async event of a context: `type` for QP `qp`. */
+static bool async_event(struct ibv_context *ctx, enum ibv_event_type type, struct ibv_qp *qp,
+			const char *what)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	bool ok;
+
+	if (poll(&pfd, 1, (int)T.timeout_ms) != 1 || ibv_get_async_event(ctx, &ev))
+		return fail("%s: no async event (want %s)", what, ibv_event_type_str(type));
+	ok = ev.event_type == type && ev.element.qp == qp;
+	if (!ok)
+		fail("%s: async event %s (want %s for QP 0x%x)", what,
+		     ibv_event_type_str(ev.event_type), ibv_event_type_str(type), qp->qp_num);
+	ibv_ack_async_event(&ev);
+	return ok;
+}
+
 /* An atomic that fails on the responder: the requester's completion
- * carries `want`, and its QP ends in the error state. */
+ * carries `want`, its QP ends in the error state, and the responder's
+ * context gets the affiliated event `ev` for its QP. */
 static bool atomic_error(uint64_t raddr_off, uint32_t rkey, int qp_access,
-			 enum ibv_wc_status want, const char *what)
+			 enum ibv_wc_status want, enum ibv_event_type evt, const char *what)
 {
 	struct ep e[2];
 	struct ibv_wc wc;
@@ -993,7 +1012,7 @@ static bool atomic_error(uint64_t raddr_off, uint32_t rkey, int qp_access,
 		fail("%s: memory changed", what);
 		goto out;
 	}
-	ok = true;
+	ok = async_event(T.dev[1].ctx, evt, e[1].qp, what);
 out:
 	pair_down(e);
 	return ok;
@@ -1002,20 +1021,22 @@ out:
 static bool c_err_atomic_unaligned(void)
 {
 	return atomic_error(4100, T.dev[1].mr->rkey, 0, IBV_WC_REM_INV_REQ_ERR,
-			    "FETCH_ADD to an address not 8-byte aligned");
+			    IBV_EVENT_QP_REQ_ERR, "FETCH_ADD to an address not 8-byte aligned");
 }
 
 static bool c_err_atomic_mr_access(void)
 {
 	return atomic_error(NOATOM_OFF + 64, T.dev[1].mr_noatom->rkey, 0,
-			    IBV_WC_REM_ACCESS_ERR, "FETCH_ADD into an MR without REMOTE_ATOMIC");
+			    IBV_WC_REM_ACCESS_ERR, IBV_EVENT_QP_ACCESS_ERR,
+			    "FETCH_ADD into an MR without REMOTE_ATOMIC");
 }
 
 static bool c_err_atomic_qp_access(void)
 {
 	return atomic_error(64, T.dev[1].mr->rkey,
 			    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
-			    IBV_WC_REM_ACCESS_ERR, "FETCH_ADD to a QP without REMOTE_ATOMIC");
+			    IBV_WC_REM_ACCESS_ERR, IBV_EVENT_QP_ACCESS_ERR,
+			    "FETCH_ADD to a QP without REMOTE_ATOMIC");
 }
 
 /* Posting to a full SQ or RQ: ENOMEM, *bad_wr at the first WR left out. */
@@ -1335,6 +1356,22 @@ static bool c_ud(void)
 		fail("after the Q_Key drop: byte_len %u wr_id %" PRIu64, wc.byte_len, wc.wr_id);
 		goto out;
 	}
+	/* a RECV too small for GRH + payload: LOC_LEN_ERR, and the QP is
+	 * lost (IBV_EVENT_QP_FATAL) */
+	struct ibv_sge small = sge_of(&T.dev[1], 0, 50);
+
+	s.length = 100;
+	wr.wr_id = 4;
+	if (!post_recv(e[1].qp, 5, &small, 1) || !post(e[0].qp, &wr, "to a small RECV") ||
+	    !poll_one(e[0].scq, &wc, "send") || !poll_one(e[1].rcq, &wc, "small recv"))
+		goto out;
+	if (wc.status != IBV_WC_LOC_LEN_ERR || wc.wr_id != 5) {
+		fail("datagram larger than the RECV: status %s wr_id %" PRIu64,
+		     ibv_wc_status_str(wc.status), wc.wr_id);
+		goto out;
+	}
+	if (!async_event(T.dev[1].ctx, IBV_EVENT_QP_FATAL, e[1].qp, "UD receive error"))
+		goto out;
 	/* more than the MTU: a local length error */
 	unsigned mtu = 128u << T.dev[0].port.active_mtu;
 
@@ -1579,6 +1616,130 @@ out:
 	return ok;
 }
 
+/* Pools: create objects until the device refuses; it must refuse with
+ * ENOMEM exactly at the limit ibv_query_device reports (counting what
+ * this context already holds). */
+enum { POOL_PD, POOL_MR, POOL_CQ, POOL_QP, POOL_SRQ, NPOOLS };
+
+static bool pool_fill(int kind, int max, int have)
+{
+	static const char *const name[] = { "PD", "MR", "CQ", "QP", "SRQ" };
+	struct dev *d = &T.dev[0];
+	void **obj = calloc((size_t)max + 16, sizeof(void *));
+	struct ibv_cq *cq = NULL;
+	int n = 0, err = 0;
+	bool ok = false;
+
+	if (!obj)
+		return fail("calloc");
+	if (kind == POOL_QP && !(cq = ibv_create_cq(d->ctx, 4, NULL, NULL, 0))) {
+		free(obj);
+		return fail("ibv_create_cq: %s", strerror(errno));
+	}
+	for (; n < max + 16; n++) {
+		errno = 0;
+		switch (kind) {
+		case POOL_PD:
+			obj[n] = ibv_alloc_pd(d->ctx);
+			break;
+		case POOL_MR:
+			obj[n] = ibv_reg_mr(d->pd, d->buf + 8192, 64, IBV_ACCESS_LOCAL_WRITE);
+			break;
+		case POOL_CQ:
+			obj[n] = ibv_create_cq(d->ctx, 1, NULL, NULL, 0);
+			break;
+		case POOL_QP: {
+			struct ibv_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq,
+						       .qp_type = IBV_QPT_RC,
+						       .cap = { 1, 1, 1, 1, 0 } };
+
+			obj[n] = ibv_create_qp(d->pd, &ia);
+			break;
+		}
+		default: {
+			struct ibv_srq_init_attr si = { .attr = { 1, 1, 0 } };
+
+			obj[n] = ibv_create_srq(d->pd, &si);
+			break;
+		}
+		}
+		if (!obj[n]) {
+			err = errno;
+			break;
+		}
+	}
+	if (n + have != max || err != ENOMEM)
+		fail("%s pool: %d created (+%d held) before errno %d (%s); max %d, want ENOMEM",
+		     name[kind], n, have, err, strerror(err), max);
+	else
+		ok = true;
+	vlog("%s pool: %d + %d = max %d, then %s", name[kind], n, have, max, strerror(err));
+	while (n-- > 0) {
+		switch (kind) {
+		case POOL_PD: ibv_dealloc_pd(obj[n]); break;
+		case POOL_MR: ibv_dereg_mr(obj[n]); break;
+		case POOL_CQ: ibv_destroy_cq(obj[n]); break;
+		case POOL_QP: ibv_destroy_qp(obj[n]); break;
+		default: ibv_destroy_srq(obj[n]); break;
+		}
+	}
+	if (cq)
+		ibv_destroy_cq(cq);
+	free(obj);
+	return ok;
+}
+
+static bool c_limits(void)
+{
+	struct ibv_device_attr *a = &T.dev[0].attr;
+	struct qp_cfg c = CFG;
+	struct ep e[2];
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	bool ok = false;
+
+	if (a->max_sge < 16 || a->max_qp_wr < 1024 || a->max_qp_rd_atom < 1 ||
+	    a->atomic_cap != IBV_ATOMIC_HCA || a->max_srq < 1 || a->max_srq_wr < 1 ||
+	    a->max_ah < 1 || a->max_cqe < 1024)
+		return fail("device attributes: max_sge %d max_qp_wr %d rd_atom %d atomic_cap %d "
+			    "max_srq %d/%d/%d max_ah %d max_cqe %d", a->max_sge, a->max_qp_wr,
+			    a->max_qp_rd_atom, a->atomic_cap, a->max_srq, a->max_srq_wr,
+			    a->max_srq_sge, a->max_ah, a->max_cqe);
+	/* ibv_query_qp reports the capacities create returned */
+	c.send_wr = 100;
+	c.recv_wr = 50;
+	c.send_sge = 3;
+	c.recv_sge = 5;
+	c.inl = 100;
+	memset(e, 0, sizeof e);
+	if (!pair_up(e, &c, 0))
+		goto out;
+	if (ibv_query_qp(e[0].qp, &qa, IBV_QP_CAP | IBV_QP_STATE, &qi)) {
+		fail("ibv_query_qp");
+		goto out;
+	}
+	if (memcmp(&qa.cap, &e[0].cap, sizeof qa.cap) || memcmp(&qi.cap, &e[0].cap, sizeof qi.cap) ||
+	    e[0].cap.max_send_wr < 100 || e[0].cap.max_recv_wr < 50 ||
+	    e[0].cap.max_send_sge < 3 || e[0].cap.max_recv_sge < 5 ||
+	    e[0].cap.max_inline_data < 100 || qa.qp_state != IBV_QPS_RTS ||
+	    qa.max_rd_atomic != 16 || qa.max_dest_rd_atomic != 16) {
+		fail("ibv_query_qp: cap %u/%u/%u/%u/%u (created %u/%u/%u/%u/%u), state %d, rd_atomic "
+		     "%u/%u", qa.cap.max_send_wr, qa.cap.max_recv_wr, qa.cap.max_send_sge,
+		     qa.cap.max_recv_sge, qa.cap.max_inline_data, e[0].cap.max_send_wr,
+		     e[0].cap.max_recv_wr, e[0].cap.max_send_sge, e[0].cap.max_recv_sge,
+		     e[0].cap.max_inline_data, qa.qp_state, qa.max_rd_atomic,
+		     qa.max_dest_rd_atomic);
+		goto out;
+	}
+	pair_down(e);
+	ok = pool_fill(POOL_PD, a->max_pd, 1) && pool_fill(POOL_MR, a->max_mr, 2) &&
+	     pool_fill(POOL_CQ, a->max_cq, 0) && pool_fill(POOL_QP, a->max_qp, 0) &&
+	     pool_fill(POOL_SRQ, a->max_srq, 0);
+out:
+	pair_down(e);
+	return ok;
+}
+
 /* ------------------------------------------------------------------ */
 
 struct tcase {
@@ -1605,6 +1766,7 @@ static const struct tcase cases[] = {
 	{ "ud", c_ud },
 	{ "srq", c_srq },
 	{ "uc", c_uc },
+	{ "limits", c_limits },
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
