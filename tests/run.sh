@@ -82,6 +82,18 @@ case_add perftest perftest/send_lat      90 bash "$IT/perftest.sh" 20015 ib_send
 case_add perftest perftest/atomic_bw     90 bash "$IT/perftest.sh" 20115 ib_atomic_bw "${PT[@]}"
 case_add perftest perftest/atomic_lat    90 bash "$IT/perftest.sh" 20215 ib_atomic_lat "${PT[@]}"
 
+# The qemu-virt board: the bare-metal aarch64 image in QEMU (qemu.sh).
+# qemu/build builds newlib once per machine (minutes) and the image.
+SUITES+=(qemu)
+case_add qemu     qemu/build           1200 bash "$IT/qemu.sh" build
+case_add qemu     qemu/devinfo           90 bash "$IT/qemu.sh" devinfo
+case_add qemu     qemu/fault             90 bash "$IT/qemu.sh" fault
+case_add qemu     qemu/nostart           90 bash "$IT/qemu.sh" nostart
+case_add qemu     qemu/pingpong         180 bash "$IT/qemu.sh" pingpong 21515
+case_add qemu     qemu/verbs            300 bash "$IT/qemu.sh" verbs
+case_add qemu     qemu/interop-pingpong 180 bash "$IT/qemu.sh" interop-pingpong 21615
+case_add qemu     qemu/interop-verbs    300 bash "$IT/qemu.sh" interop-verbs
+
 usage() {
 	echo "usage: tests/run.sh [--list] [suite|case ...]"
 	echo "suites: ${SUITES[*]}"

@@ -11,6 +11,12 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
+# --- qemu-virt board (issue 4): `make demo BOARD=qemu-virt` runs the same
+# demo on two NICs that are bare-metal images in QEMU.
+if [[ ${BOARD:-emu} == qemu-virt ]]; then
+	exec "$ROOT/tools/demo-qemu.sh" "$@"
+fi
+# --- end qemu-virt
 SNIC_BUILD=${SNIC_BUILD:-${BUILD:-build}}
 export SNIC_CASE_DIR=${SNIC_CASE_DIR:-$SNIC_BUILD/demo}
 # shellcheck source=tests/integration/lib.sh

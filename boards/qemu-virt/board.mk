@@ -1,0 +1,69 @@
+# qemu-virt board: the firmware core as a bare-metal aarch64 image (newlib)
+# for QEMU's `virt` machine.  Included by the top-level Makefile.
+#
+#   make qemu      build/qemu-virt/snic-fw.elf (the image) and
+#                  build/qemu-virt/snic-fw-fault.elf (the fault-test image)
+#
+# Needs gcc-aarch64-linux-gnu and newlib-source (tools/setup-deps.sh); the
+# first build also builds newlib into a per-machine cache outside the clone
+# (tools/build-newlib.sh, ~4-5 min once).  Not part of `make all`: the
+# qemu test cases (tests/integration/qemu.sh) build it.
+
+QV_CROSS   ?= aarch64-linux-gnu-
+QV_CC      := $(QV_CROSS)gcc
+QV_BUILD   := $(BUILD)/qemu-virt
+QV_ELF     := $(QV_BUILD)/snic-fw.elf
+QV_FAULT_ELF := $(QV_BUILD)/snic-fw-fault.elf
+QV_NEWLIB_PREFIX := $(shell tools/build-newlib.sh --print-prefix 2>/dev/null)
+QV_NEWLIB  := $(QV_NEWLIB_PREFIX)/aarch64-none-elf
+QV_NEWLIB_STAMP := $(QV_NEWLIB_PREFIX)/.snic-built
+QV_GCC_INC := $(shell $(QV_CC) -print-file-name=include 2>/dev/null)
+
+# Cortex-A72 (a BlueField-2-class core, ARMv8.0: LL/SC atomics).  No
+# outline atomics: their run-time LSE check needs Linux's getauxval.
+QV_CFLAGS  := $(CSTD) $(OPT) -g $(WARN) -fno-strict-aliasing \
+	-mcpu=cortex-a72 -mno-outline-atomics -fno-pie -fno-pic \
+	-ffunction-sections -fdata-sections \
+	-nostdinc -isystem $(QV_GCC_INC) -isystem $(QV_NEWLIB)/include \
+	-Ifirmware/include -Ifirmware/src -Ihal/include -Ihal/aarch64 \
+	-Ihal/virtio -Iboards/qemu-virt
+QV_LDFLAGS := -nostdlib -static -no-pie -T linker/qemu-virt.ld \
+	-Wl,--gc-sections -Wl,--no-warn-rwx-segments -Wl,--build-id=none
+QV_LDLIBS  := -Wl,--start-group -L$(QV_NEWLIB)/lib -lc -lm -lgcc -Wl,--end-group
+
+QV_SRCS    := $(FW_SRCS) $(sort $(wildcard hal/aarch64/*.c hal/virtio/*.c)) \
+	$(filter-out boards/qemu-virt/main.c,$(sort $(wildcard boards/qemu-virt/*.c)))
+QV_OBJS    := $(QV_SRCS:%.c=$(QV_BUILD)/obj/%.o) \
+	$(QV_BUILD)/obj/boards/qemu-virt/start.o
+QV_MAIN    := $(QV_BUILD)/obj/boards/qemu-virt/main.o
+QV_MAIN_FAULT := $(QV_BUILD)/obj/boards/qemu-virt/main-fault.o
+
+.PHONY: qemu newlib
+qemu: $(QV_ELF) $(QV_FAULT_ELF)
+newlib: $(QV_NEWLIB_STAMP)
+
+$(QV_NEWLIB_STAMP):
+	tools/build-newlib.sh >/dev/null
+
+$(QV_BUILD)/obj/%.o: %.c | $(QV_NEWLIB_STAMP)
+	@mkdir -p $(@D)
+	$(QV_CC) $(QV_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(QV_MAIN_FAULT): boards/qemu-virt/main.c | $(QV_NEWLIB_STAMP)
+	@mkdir -p $(@D)
+	$(QV_CC) $(QV_CFLAGS) -DQV_FAULT_TEST $(DEPFLAGS) -c $< -o $@
+
+$(QV_BUILD)/obj/%.o: %.S
+	@mkdir -p $(@D)
+	$(QV_CC) $(QV_CFLAGS) -D__ASSEMBLER__ $(DEPFLAGS) -c $< -o $@
+
+$(QV_ELF): $(QV_OBJS) $(QV_MAIN) linker/qemu-virt.ld
+	$(QV_CC) $(QV_LDFLAGS) -Wl,-Map,$@.map -o $@ $(QV_OBJS) $(QV_MAIN) $(QV_LDLIBS)
+	@$(QV_CROSS)size $@ | tail -n 1 | awk '{ printf "qemu-virt: %s: text %d data %d bss %d bytes\n", "$@", $$1, $$2, $$3 }'
+
+$(QV_FAULT_ELF): $(QV_OBJS) $(QV_MAIN_FAULT) linker/qemu-virt.ld
+	$(QV_CC) $(QV_LDFLAGS) -Wl,-Map,$@.map -o $@ $(QV_OBJS) $(QV_MAIN_FAULT) $(QV_LDLIBS)
+
+# Header dependencies of the aarch64 objects (the top-level Makefile only
+# reads those under $(BUILD)/obj).
+-include $(shell find $(QV_BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# Cases "qemu/*": the qemu-virt board (the firmware as a bare-metal aarch64
+# image with newlib, in QEMU under TCG) driven by the unchanged host driver.
+#   tests/integration/qemu.sh build            make qemu (builds newlib once
+#                                              per machine: minutes)
+#   tests/integration/qemu.sh devinfo          ibv_devinfo lists a QEMU NIC
+#   tests/integration/qemu.sh pingpong PORT [ibv_rc_pingpong options]
+#                                              two QEMU NICs (unix datagrams)
+#   tests/integration/qemu.sh verbs            snic_verbs_test between them
+#   tests/integration/qemu.sh interop-pingpong PORT | interop-verbs
+#                                              a QEMU NIC and an emu NIC: QEMU
+#                                              on a tap, snic-emu's DPDK
+#                                              af_packet port on the same tap
+#   tests/integration/qemu.sh fault            the fault image reports and
+#                                              QEMU exits non-zero
+#   tests/integration/qemu.sh nostart          a QEMU that cannot start
+set -euo pipefail
+# shellcheck source=tests/integration/qemu-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/qemu-lib.sh"
+
+what=${1:-}
+shift || true
+
+# Two QEMU NICs: snic2 (198.18.0.3) and snic3 (198.18.0.4), one host-memory
+# file, wired by unix datagram sockets.
+two_qemu_nics() {
+	qv_run_dir
+	local a=$SNIC_CASE_DIR/snic2.sock b=$SNIC_CASE_DIR/snic3.sock
+	qv_start snic2 198.18.0.3 "unix:$a:$b" --host-mem-size 256M
+	qv_start snic3 198.18.0.4 "unix:$b:$a"
+}
+
+# snic0 in snic-emu on a DPDK af_packet port over tap snq0, snic2 in QEMU
+# on the same tap.  In the case's private network namespace only.
+TAP=snq0
+emu_and_qemu() {
+	[[ ${SNIC_IN_NETNS:-} == 1 ]] ||
+		snic_fail "the interop cases need a private network namespace (root or user namespaces) for their tap device"
+	snic_need_cmd ip
+	ip tuntap add dev "$TAP" mode tap || snic_fail "cannot create tap $TAP"
+	ip link set "$TAP" up || snic_fail "cannot set $TAP up"
+	sysctl -qw "net.ipv6.conf.$TAP.disable_ipv6=1" 2>/dev/null || true
+	qv_emu_start --link-timeout 0 \
+		--nic snic0,port=net_af_packet0,ip=198.18.0.1 --host-mem host0.mem -- \
+		"--vdev=net_af_packet0,iface=$TAP,framesz=2048,blocksz=4096"
+	qv_run_dir
+	qv_start snic2 198.18.0.3 "tap:$TAP" --host-mem host0.mem --mtu 1500
+}
+
+pingpong() { # SERVER_DEV CLIENT_DEV PORT_BASE [options]
+	local sdev=$1 cdev=$2
+	shift 2
+	SNIC_PINGPONG_TIMEOUT=120 snic_pingpong_devs "$sdev" "$cdev" "$@"
+}
+
+# ibv_rc_pingpong server on SDEV, client on CDEV (lib.sh's snic_pingpong
+# with other device names, when it has them; else the same steps here).
+snic_pingpong_devs() { # SDEV CDEV PORT_BASE [options]
+	local sdev=$1 cdev=$2 base=$3 port spid src=0 crc=0 secs
+	shift 3
+	snic_need_cmd ibv_rc_pingpong
+	port=$(snic_free_port "$base")
+	secs=$(snic_secs 120)
+	local sout=$SNIC_CASE_DIR/pingpong-server.out cout=$SNIC_CASE_DIR/pingpong-client.out
+	snic_log "server: ibv_rc_pingpong -d $sdev -g 0 -p $port $*"
+	timeout --foreground -k 5 "$secs" \
+		ibv_rc_pingpong -d "$sdev" -g 0 -p "$port" "$@" >"$sout" 2>&1 </dev/null &
+	spid=$!
+	SNIC_BG_PIDS+=("$spid")
+	snic_wait_listen "$port" 30 "$spid" || {
+		sed 's/^/  server| /' "$sout"
+		snic_fail "ibv_rc_pingpong server never listened on port $port"
+	}
+	snic_log "client: ibv_rc_pingpong -d $cdev -g 0 -p $port $* 127.0.0.1"
+	timeout --foreground -k 5 "$secs" \
+		ibv_rc_pingpong -d "$cdev" -g 0 -p "$port" "$@" 127.0.0.1 >"$cout" 2>&1 </dev/null || crc=$?
+	(( crc == 0 )) || { sleep 1; kill -TERM "$spid" 2>/dev/null || true; }
+	wait "$spid" || src=$?
+	snic__untrack "$spid"
+	sed 's/^/  server| /' "$sout"
+	sed 's/^/  client| /' "$cout"
+	(( src == 0 && crc == 0 )) || snic_fail "ibv_rc_pingpong: server status $src, client status $crc"
+	grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds' "$sout" &&
+		grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds' "$cout" ||
+		snic_fail "ibv_rc_pingpong: no 'bytes in ... seconds' line"
+}
+
+verbs() { # DEV0 DEV1
+	snic_need_exec "$SNIC_BUILD/tests/snic_verbs_test"
+	snic_run verbs 240 "$SNIC_BUILD/tests/snic_verbs_test" --dev0 "$1" --dev1 "$2" \
+		--only write,read,send || snic_fail "snic_verbs_test $1 -> $2 failed"
+	grep -Eq '^verbs: [0-9]+ passed, 0 failed' "$SNIC_CASE_DIR/verbs.out" ||
+		snic_fail "snic_verbs_test: no '0 failed' summary"
+}
+
+case $what in
+build)
+	cd "$SNIC_ROOT"
+	snic_need_cmd aarch64-linux-gnu-gcc
+	snic_log "make qemu (newlib is built once per machine into $(tools/build-newlib.sh --print-prefix || true))"
+	make -s BUILD="$SNIC_BUILD" qemu || snic_fail "make qemu failed"
+	for f in "$QV_IMAGE" "$QV_FAULT_IMAGE"; do
+		[[ -s $f ]] || snic_fail "$f was not built"
+	done
+	aarch64-linux-gnu-size "$QV_IMAGE"
+	;;
+devinfo)
+	qv_need_image
+	qv_run_dir
+	qv_start snic2 198.18.0.3 "unix:$SNIC_CASE_DIR/a.sock:$SNIC_CASE_DIR/b.sock" --host-mem-size 64M
+	snic_run devinfo 30 ibv_devinfo || snic_fail "ibv_devinfo failed"
+	grep -Eq '^hca_id:[[:space:]]+snic2$' "$SNIC_CASE_DIR/devinfo.out" ||
+		snic_fail "ibv_devinfo does not list snic2"
+	grep -q 'PORT_ACTIVE' "$SNIC_CASE_DIR/devinfo.out" || snic_fail "snic2's port is not PORT_ACTIVE"
+	snic_run devinfo-v 30 ibv_devinfo -v -d snic2 || snic_fail "ibv_devinfo -v failed"
+	grep -q 'GID\[  0\]:.*::ffff:198.18.0.3, RoCE v2' "$SNIC_CASE_DIR/devinfo-v.out" ||
+		snic_fail "no RoCE v2 GID ::ffff:198.18.0.3 at index 0"
+	qv_stop snic2 || exit 1
+	[[ ! -e $SNIC_RUN_DIR/host0.mem ]] || snic_fail "host0.mem left behind"
+	;;
+pingpong)
+	snic_private_netns "$0" pingpong "$@"
+	qv_need_image
+	two_qemu_nics
+	base=${1:?port}
+	shift
+	pingpong snic3 snic2 "$base" "$@"
+	qv_stop snic2 || exit 1
+	qv_stop snic3 || exit 1
+	;;
+verbs)
+	qv_need_image
+	two_qemu_nics
+	verbs snic2 snic3
+	qv_stop snic2 || exit 1
+	qv_stop snic3 || exit 1
+	;;
+interop-pingpong)
+	snic_private_netns "$0" interop-pingpong "$@"
+	qv_need_image
+	emu_and_qemu
+	base=${1:?port}
+	shift
+	pingpong snic2 snic0 "$base" "$@"
+	qv_stop snic2 || exit 1
+	snic_emu_stop || exit 1
+	;;
+interop-verbs)
+	snic_private_netns "$0" interop-verbs "$@"
+	qv_need_image
+	emu_and_qemu
+	verbs snic0 snic2
+	verbs snic2 snic0
+	qv_stop snic2 || exit 1
+	snic_emu_stop || exit 1
+	;;
+fault)
+	qv_need_image
+	qv_run_dir
+	rc=0
+	snic_log "start: snic-qemu with the fault image (it must stop with an exception report)"
+	timeout --foreground -k 5 "$(snic_secs 60)" "$QV_LAUNCHER" --name snicf --ip 198.18.0.9 \
+		--net "unix:$SNIC_CASE_DIR/f.sock:$SNIC_CASE_DIR/g.sock" --host-mem-size 16M \
+		--run-dir "$SNIC_RUN_DIR" --image "$QV_FAULT_IMAGE" \
+		--console "$SNIC_CASE_DIR/console.log" >"$SNIC_CASE_DIR/launcher.out" 2>&1 || rc=$?
+	sed 's/^/  launcher| /' "$SNIC_CASE_DIR/launcher.out"
+	sed 's/^/  console| /' "$SNIC_CASE_DIR/console.log"
+	(( rc == 1 )) || snic_fail "snic-qemu exited with $rc, want 1"
+	grep -q 'QEMU exit status 3' "$SNIC_CASE_DIR/launcher.out" || snic_fail "QEMU did not exit with status 3"
+	for pat in 'EXCEPTION: sync (EL1h): data abort' 'ESR_EL1  0x00000000960000' \
+		   'FAR_EL1  0x0000000000dead00' 'ELR_EL1  0x00000000400'; do
+		grep -qF "$pat" "$SNIC_CASE_DIR/console.log" || snic_fail "no '$pat' in the exception report"
+	done
+	[[ -z $(snic__ls "$SNIC_RUN_DIR") ]] || snic_fail "files left in the run dir: $(snic__ls "$SNIC_RUN_DIR")"
+	;;
+nostart)
+	qv_need_image
+	qv_run_dir
+	net="unix:$SNIC_CASE_DIR/f.sock:$SNIC_CASE_DIR/g.sock"
+	# 1. No QEMU binary at all.
+	rc=0
+	"$QV_LAUNCHER" --name snicx --ip 198.18.0.9 --net "$net" --run-dir "$SNIC_RUN_DIR" \
+		--qemu /nonexistent/qemu-system-aarch64 >"$SNIC_CASE_DIR/1.out" 2>&1 || rc=$?
+	sed 's/^/  1| /' "$SNIC_CASE_DIR/1.out"
+	(( rc == 1 )) && grep -q "error: QEMU ('/nonexistent/qemu-system-aarch64') not found" "$SNIC_CASE_DIR/1.out" ||
+		snic_fail "no clear error for a missing QEMU (status $rc)"
+	# 2. QEMU refuses its arguments (a tap it may not create: bad name).
+	rc=0
+	timeout --foreground -k 5 "$(snic_secs 60)" "$QV_LAUNCHER" --name snicx --ip 198.18.0.9 \
+		--netdev "no-such-backend" --host-mem-size 16M --run-dir "$SNIC_RUN_DIR" \
+		>"$SNIC_CASE_DIR/2.out" 2>&1 || rc=$?
+	sed 's/^/  2| /' "$SNIC_CASE_DIR/2.out"
+	(( rc == 1 )) && grep -q 'error: snicx: QEMU exited before the firmware came up (QEMU exit status 1)' "$SNIC_CASE_DIR/2.out" &&
+		grep -q 'qemu: .*no-such-backend' "$SNIC_CASE_DIR/2.out" ||
+		snic_fail "no clear error for a QEMU that cannot start (status $rc)"
+	# 3. The image is missing.
+	rc=0
+	"$QV_LAUNCHER" --name snicx --ip 198.18.0.9 --net "$net" --run-dir "$SNIC_RUN_DIR" \
+		--image /nonexistent.elf >"$SNIC_CASE_DIR/3.out" 2>&1 || rc=$?
+	sed 's/^/  3| /' "$SNIC_CASE_DIR/3.out"
+	(( rc == 1 )) && grep -q "make qemu" "$SNIC_CASE_DIR/3.out" || snic_fail "no clear error for a missing image"
+	[[ -z $(snic__ls "$SNIC_RUN_DIR") ]] || snic_fail "files left in the run dir: $(snic__ls "$SNIC_RUN_DIR")"
+	;;
+*)
+	snic_fail "usage: $0 build|devinfo|pingpong PORT|verbs|interop-pingpong PORT|interop-verbs|fault|nostart"
+	;;
+esac
+snic_log "qemu $what: ok"
