@@ -607,6 +607,8 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ctx->vctx.sz = sizeof(struct verbs_context);
 	ctx->vctx.query_port = snic_query_port;
 	ctx->vctx.query_device_ex = snic_query_device_ex;
+	ctx->vctx.create_cq_ex = snic_create_cq_ex;
+	ctx->vctx.create_qp_ex = snic_create_qp_ex;
 
 	/* The event thread takes no application signals. */
 	sigfillset(&all);

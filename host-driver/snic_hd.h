@@ -203,7 +203,11 @@ static inline struct snic_channel *to_schan(struct ibv_comp_channel *c)
 }
 
 struct snic_cq {
-	struct ibv_cq ibcq;
+	union {                     /* ibv_cq_ex starts with ibv_cq's fields */
+		struct ibv_cq ibcq;
+		struct ibv_cq_ex ibcq_ex;
+	};
+	const struct snic_cqe *cur; /* extended polling: the CQE being read */
 	struct snic_context *ctx;
 	pthread_spinlock_t lock;
 	uint32_t cqn;
@@ -233,12 +237,21 @@ int snic_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
  * destroy (the firmware destroyed it with the context). */
 void snic_cq_free_leftover(struct snic_cq *cq);
 int snic_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+struct ibv_cq_ex *snic_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
 
 /* ------------------------------------------------------------------ */
 /* QPs (verbs_qp.c).                                                    */
 
 struct snic_qp {
-	struct ibv_qp ibqp;
+	union {                     /* ibv_qp_ex starts with an ibv_qp      */
+		struct ibv_qp ibqp;
+		struct ibv_qp_ex ibqpx;
+	};
+	int ex;                     /* created with send ops (ibv_wr_*)      */
+	uint32_t ex_pi;             /* wr_start..wr_complete: WQEs built     */
+	uint8_t *ex_wqe;            /* the WQE being built, NULL: none       */
+	int ex_err;
 	struct snic_context *ctx;
 	struct snic_cq *scq, *rcq;
 	uint32_t ext_page, ext_npages;
@@ -276,6 +289,8 @@ int snic_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int snic_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
+struct ibv_qp *snic_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr);
 
 /* ------------------------------------------------------------------ */
 /* SRQs (verbs_srq.c) and address handles (verbs_ah.c).                */

@@ -374,11 +374,6 @@ void ibv_unimport_dm(struct ibv_dm *dm)
 
 /* Extended QP post API: only QPs created by ibv_create_qp_ex with send_ops
  * have an ibv_qp_ex; snic creates none, so there is never one to return. */
-struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
-{
-	return null_eopnotsupp();
-}
-
 /* Enhanced Connection Establishment (mlx5-specific options). */
 int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {

@@ -163,9 +163,9 @@ struct snic_cq *snic_find_cq(struct snic_context *ctx, uint32_t cqn)
 	return NULL;
 }
 
-struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
-			     void *cq_context, struct ibv_comp_channel *channel,
-			     int comp_vector)
+static struct snic_cq *cq_create(struct ibv_context *context, int cqe,
+				  void *cq_context, struct ibv_comp_channel *channel,
+				  int comp_vector)
 {
 	struct snic_context *ctx = to_sctx(context);
 	struct snic_cmd_create_cq in;
@@ -236,7 +236,17 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 	ctx->cq_list = cq;
 	pthread_mutex_unlock(&ctx->obj_lock);
 	snic_dbg("CQ 0x%x: %u entries\n", cq->cqn, cnt);
-	return &cq->ibcq;
+	return cq;
+}
+
+struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
+			     void *cq_context, struct ibv_comp_channel *channel,
+			     int comp_vector)
+{
+	struct snic_cq *cq = cq_create(context, cqe, cq_context, channel,
+				       comp_vector);
+
+	return cq ? &cq->ibcq : NULL;
 }
 
 int ibv_resize_cq(struct ibv_cq *cq, int cqe)
@@ -342,17 +352,33 @@ static inline int cqe_valid(struct snic_cq *cq, uint32_t idx)
 	       owner_for(cq, idx);
 }
 
+/* A CQE was read: its WQE's ring slot is free again (CQ lock held). */
+static void cqe_consume(struct snic_cq *cq, const struct snic_cqe *c)
+{
+	struct snic_qp *qp = snic_find_qp(cq->ctx, c->qp_num);
+
+	if (qp) {
+		if (c->is_send)
+			snic_qp_sq_complete(qp, c->wqe_idx);
+		else if (qp->srq) /* one SRQ slot is free again */
+			atomic_fetch_add_explicit(&qp->srq->ci, 1,
+						  memory_order_release);
+		else
+			atomic_fetch_add_explicit(&qp->rq_ci, 1,
+						  memory_order_release);
+	}
+	cq->ci++;
+}
+
 int snic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
 	struct snic_cq *cq = to_scq(ibcq);
-	struct snic_context *ctx = cq->ctx;
 	int n = 0;
 
 	pthread_spin_lock(&cq->lock);
 	while (n < ne && cqe_valid(cq, cq->ci)) {
 		const struct snic_cqe *c = cqe_at(cq, cq->ci);
 		struct ibv_wc *w = &wc[n];
-		struct snic_qp *qp;
 
 		w->wr_id = c->wr_id;
 		w->status = (enum ibv_wc_status)c->status;
@@ -367,19 +393,7 @@ int snic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 		w->slid = c->slid;
 		w->sl = c->sl;
 		w->dlid_path_bits = c->dlid_path_bits;
-
-		qp = snic_find_qp(ctx, c->qp_num);
-		if (qp) {
-			if (c->is_send)
-				snic_qp_sq_complete(qp, c->wqe_idx);
-			else if (qp->srq) /* one SRQ slot is free again */
-				atomic_fetch_add_explicit(&qp->srq->ci, 1,
-							  memory_order_release);
-			else
-				atomic_fetch_add_explicit(&qp->rq_ci, 1,
-							  memory_order_release);
-		}
-		cq->ci++;
+		cqe_consume(cq, c);
 		n++;
 	}
 	if (n) {
@@ -449,4 +463,162 @@ void snic_cq_clean_locked(struct snic_cq *cq, uint32_t qpn)
 		atomic_store_explicit(&cq->dbrec->ci, cq->ci,
 				      memory_order_release);
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Extended CQs (ibv_create_cq_ex): the standard work-completion fields.
+ * start_poll takes the CQ lock and keeps it until end_poll (as mlx5);
+ * when it finds nothing it releases it and returns ENOENT.             */
+
+static inline struct snic_cq *cqx(struct ibv_cq_ex *c)
+{
+	return snic_container_of(c, struct snic_cq, ibcq_ex);
+}
+
+static void cqx_load(struct snic_cq *cq)
+{
+	cq->cur = cqe_at(cq, cq->ci);
+	cq->ibcq_ex.status = (enum ibv_wc_status)cq->cur->status;
+	cq->ibcq_ex.wr_id = cq->cur->wr_id;
+}
+
+static int cqx_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
+{
+	struct snic_cq *cq = cqx(ibcq);
+	int yield;
+
+	if (attr && attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	if (cqe_valid(cq, cq->ci)) {
+		cq->empty_polls = 0;
+		cqx_load(cq);
+		return 0;
+	}
+	/* the emulated NIC needs the core now and then (snic_poll_cq) */
+	yield = ++cq->empty_polls % SNIC_EMPTY_POLLS_YIELD == 0;
+	cq->cur = NULL;
+	pthread_spin_unlock(&cq->lock);
+	if (yield)
+		sched_yield();
+	return ENOENT;
+}
+
+static int cqx_next_poll(struct ibv_cq_ex *ibcq)
+{
+	struct snic_cq *cq = cqx(ibcq);
+
+	if (cq->cur)
+		cqe_consume(cq, cq->cur);
+	cq->cur = NULL;
+	if (!cqe_valid(cq, cq->ci))
+		return ENOENT;
+	cqx_load(cq);
+	return 0;
+}
+
+static void cqx_end_poll(struct ibv_cq_ex *ibcq)
+{
+	struct snic_cq *cq = cqx(ibcq);
+
+	if (cq->cur)
+		cqe_consume(cq, cq->cur);
+	cq->cur = NULL;
+	atomic_store_explicit(&cq->dbrec->ci, cq->ci, memory_order_release);
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode cqx_opcode(struct ibv_cq_ex *c)
+{
+	return (enum ibv_wc_opcode)cqx(c)->cur->opcode;
+}
+
+static uint32_t cqx_vendor_err(struct ibv_cq_ex *c)
+{
+	return cqx(c)->cur->vendor_err;
+}
+
+static uint32_t cqx_byte_len(struct ibv_cq_ex *c)
+{
+	return cqx(c)->cur->byte_len;
+}
+
+static __be32 cqx_imm_data(struct ibv_cq_ex *c)
+{
+	return cqx(c)->cur->imm_data; /* network order already */
+}
+
+static uint32_t cqx_qp_num(struct ibv_cq_ex *c)
+{
+	return cqx(c)->cur->qp_num;
+}
+
+static uint32_t cqx_src_qp(struct ibv_cq_ex *c)
+{
+	return cqx(c)->cur->src_qp;
+}
+
+static unsigned int cqx_wc_flags(struct ibv_cq_ex *c)
+{
+	return cqx(c)->cur->wc_flags;
+}
+
+static uint32_t cqx_slid(struct ibv_cq_ex *c)
+{
+	return cqx(c)->cur->slid;
+}
+
+static uint8_t cqx_sl(struct ibv_cq_ex *c)
+{
+	return cqx(c)->cur->sl;
+}
+
+static uint8_t cqx_dlid_path_bits(struct ibv_cq_ex *c)
+{
+	return cqx(c)->cur->dlid_path_bits;
+}
+
+struct ibv_cq_ex *snic_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr)
+{
+	struct snic_cq *cq;
+
+	/* rdma-core's providers: unknown mask bits EINVAL; fields the
+	 * device cannot report (timestamps, flow tags...), parent domains
+	 * and CQ flags EOPNOTSUPP */
+	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+					  IBV_CQ_INIT_ATTR_MASK_PD)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((attr->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS) ||
+	    (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->cqe > INT32_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = cq_create(context, (int)attr->cqe, attr->cq_context, attr->channel,
+		       (int)attr->comp_vector);
+	if (!cq)
+		return NULL;
+	cq->ibcq_ex.comp_mask = 0;
+	cq->ibcq_ex.start_poll = cqx_start_poll;
+	cq->ibcq_ex.next_poll = cqx_next_poll;
+	cq->ibcq_ex.end_poll = cqx_end_poll;
+	cq->ibcq_ex.read_opcode = cqx_opcode;
+	cq->ibcq_ex.read_vendor_err = cqx_vendor_err;
+	cq->ibcq_ex.read_byte_len = cqx_byte_len;
+	cq->ibcq_ex.read_imm_data = cqx_imm_data;
+	cq->ibcq_ex.read_qp_num = cqx_qp_num;
+	cq->ibcq_ex.read_src_qp = cqx_src_qp;
+	cq->ibcq_ex.read_wc_flags = cqx_wc_flags;
+	cq->ibcq_ex.read_slid = cqx_slid;
+	cq->ibcq_ex.read_sl = cqx_sl;
+	cq->ibcq_ex.read_dlid_path_bits = cqx_dlid_path_bits;
+	return &cq->ibcq_ex;
 }

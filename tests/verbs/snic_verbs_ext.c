@@ -1740,6 +1740,131 @@ out:
 	return ok;
 }
 
+/* The extended API: CQs from ibv_create_cq_ex read with start/next/
+ * end_poll, a QP from ibv_create_qp_ex posting through ibv_wr_*. */
+static bool cqx_poll(struct ibv_cq_ex *cq, enum ibv_wc_opcode op, uint32_t len,
+		     uint32_t qpn, const char *what)
+{
+	struct ibv_poll_cq_attr pa = { 0 };
+	uint64_t end = now_ns() + (uint64_t)T.timeout_ms * 1000000u;
+	int rc;
+
+	while ((rc = ibv_start_poll(cq, &pa)) == ENOENT)
+		CHECK(now_ns() < end, "%s: no completion", what);
+	CHECK(rc == 0, "%s: ibv_start_poll returned %d", what, rc);
+	bool ok = cq->status == IBV_WC_SUCCESS && ibv_wc_read_opcode(cq) == op &&
+		  ibv_wc_read_byte_len(cq) == len && ibv_wc_read_qp_num(cq) == qpn;
+
+	if (!ok)
+		fail("%s: status %s opcode %d byte_len %u qp 0x%x", what,
+		     ibv_wc_status_str(cq->status), ibv_wc_read_opcode(cq),
+		     ibv_wc_read_byte_len(cq), ibv_wc_read_qp_num(cq));
+	ibv_end_poll(cq);
+	return ok;
+}
+
+static bool c_ext_api(void)
+{
+	struct ibv_cq_init_attr_ex ca = { .cqe = 64, .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct ibv_cq_ex *cq[2] = { NULL, NULL };
+	struct ep e[2];
+	struct ibv_qp_ex *qx;
+	uint64_t *word = (uint64_t *)(void *)(T.dev[1].buf + 65536);
+	uint8_t *src = T.dev[0].buf, *dst = T.dev[1].buf;
+	char msg[] = "inline through ibv_wr_set_inline_data";
+	bool ok = false;
+
+	memset(e, 0, sizeof e);
+	for (int i = 0; i < 2; i++) {
+		cq[i] = ibv_create_cq_ex(T.dev[i].ctx, &ca);
+		if (!cq[i]) {
+			fail("ibv_create_cq_ex: %s", strerror(errno));
+			goto out;
+		}
+		struct ibv_qp_init_attr_ex qa = {
+			.send_cq = ibv_cq_ex_to_cq(cq[i]), .recv_cq = ibv_cq_ex_to_cq(cq[i]),
+			.qp_type = IBV_QPT_RC, .sq_sig_all = 0,
+			.cap = { 16, 16, 2, 2, 64 },
+			.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+			.pd = T.dev[i].pd,
+			.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND_WITH_IMM |
+					  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+					  IBV_QP_EX_WITH_RDMA_READ,
+		};
+		e[i].d = &T.dev[i];
+		e[i].psn = 0x100 + (uint32_t)i;
+		e[i].qp = ibv_create_qp_ex(T.dev[i].ctx, &qa);
+		if (!e[i].qp) {
+			fail("ibv_create_qp_ex: %s", strerror(errno));
+			goto out;
+		}
+	}
+	if (!ep_connect(&e[0], &e[1], 0) || !ep_connect(&e[1], &e[0], 0))
+		goto out;
+	qx = ibv_qp_to_qp_ex(e[0].qp);
+	if (!qx) {
+		fail("ibv_qp_to_qp_ex returned NULL");
+		goto out;
+	}
+	fill(src, 4096, 5);
+	memset(dst, 0xee, 8192);
+	*word = 1000;
+	struct ibv_sge r = sge_of(&T.dev[1], 4096, 256);
+
+	if (!post_recv(e[1].qp, 9, &r, 1))
+		goto out;
+	ibv_wr_start(qx);
+	qx->wr_id = 1;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(qx, T.dev[1].mr->rkey, (uintptr_t)dst);
+	ibv_wr_set_sge(qx, T.dev[0].mr->lkey, (uintptr_t)src, 3000);
+	qx->wr_id = 2;
+	ibv_wr_send_imm(qx, htonl(0x5150));
+	ibv_wr_set_inline_data(qx, msg, sizeof msg);
+	qx->wr_id = 3;
+	ibv_wr_atomic_fetch_add(qx, T.dev[1].mr->rkey, (uintptr_t)word, 5);
+	ibv_wr_set_sge(qx, T.dev[0].mr->lkey, (uintptr_t)(src + 8192), 8);
+	int rc = ibv_wr_complete(qx);
+
+	if (rc) {
+		fail("ibv_wr_complete returned %d", rc);
+		goto out;
+	}
+	if (!cqx_poll(cq[0], IBV_WC_RDMA_WRITE, 3000, e[0].qp->qp_num, "wr write") ||
+	    !cqx_poll(cq[0], IBV_WC_SEND, sizeof msg, e[0].qp->qp_num, "wr send") ||
+	    !cqx_poll(cq[0], IBV_WC_FETCH_ADD, 8, e[0].qp->qp_num, "wr fetch_add") ||
+	    !cqx_poll(cq[1], IBV_WC_RECV, sizeof msg, e[1].qp->qp_num, "recv"))
+		goto out;
+	if (memcmp(dst, src, 3000) || memcmp(dst + 4096, msg, sizeof msg) || *word != 1005 ||
+	    *(uint64_t *)(void *)(src + 8192) != 1000) {
+		fail("ibv_wr_*: write %s, send %s, fetch_add word %" PRIu64, memcmp(dst, src, 3000)
+		     ? "differs" : "ok", memcmp(dst + 4096, msg, sizeof msg) ? "differs" : "ok", *word);
+		goto out;
+	}
+	/* an error inside the batch posts nothing: too many SGEs */
+	struct ibv_sge many[17];
+
+	for (int i = 0; i < 17; i++)
+		many[i] = sge_of(&T.dev[0], (size_t)i * 8, 8);
+	ibv_wr_start(qx);
+	ibv_wr_rdma_write(qx, T.dev[1].mr->rkey, (uintptr_t)dst);
+	ibv_wr_set_sge_list(qx, 17, many);
+	rc = ibv_wr_complete(qx);
+	if (rc != EINVAL) {
+		fail("ibv_wr_set_sge_list beyond max_send_sge: ibv_wr_complete returned %d", rc);
+		goto out;
+	}
+	ok = true;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (e[i].qp)
+			ibv_destroy_qp(e[i].qp);
+		if (cq[i])
+			ibv_destroy_cq(ibv_cq_ex_to_cq(cq[i]));
+	}
+	return ok;
+}
+
 /* ------------------------------------------------------------------ */
 
 struct tcase {
@@ -1767,6 +1892,7 @@ static const struct tcase cases[] = {
 	{ "srq", c_srq },
 	{ "uc", c_uc },
 	{ "limits", c_limits },
+	{ "ext_api", c_ext_api },
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
