@@ -4,7 +4,7 @@
 #   tests/run.sh [suite|case ...]     default: every suite, in this order
 #   tests/run.sh --list               print the suites and their cases
 #
-# Suites: unit devinfo pingpong verbs wire perftest.  A case can also be named alone
+# Suites: unit devinfo pingpong verbs wire perftest multi badconfig.  A case can also be named alone
 # (e.g. tests/run.sh pingpong/events).
 #
 # Each case runs as its own process under timeout(1) (a hard limit; the whole
@@ -45,7 +45,7 @@ IT=tests/integration
 # ------------------------------------------------------------------ cases
 # case_add SUITE NAME LIMIT_SECONDS COMMAND...   (limits before scaling)
 # Worst case, every case hitting its limit: about 24 minutes at scale 1.
-SUITES=(unit devinfo pingpong verbs wire perftest)
+SUITES=(unit devinfo pingpong verbs wire perftest multi badconfig)
 C_SUITE=() C_NAME=() C_LIMIT=() C_CMD=()
 case_add() {
 	local suite=$1 name=$2 limit=$3 cmd
@@ -81,6 +81,16 @@ case_add perftest perftest/send_bw_ud    90 bash "$IT/perftest.sh" 20315 ib_send
 case_add perftest perftest/send_lat      90 bash "$IT/perftest.sh" 20015 ib_send_lat "${PT[@]}" -s 64
 case_add perftest perftest/atomic_bw     90 bash "$IT/perftest.sh" 20115 ib_atomic_bw "${PT[@]}"
 case_add perftest perftest/atomic_lat    90 bash "$IT/perftest.sh" 20215 ib_atomic_lat "${PT[@]}"
+# NICs as separate snic-emu processes over memif and af_packet (multi.sh),
+# bad configurations (badconfig.sh).
+case_add multi    multi/memif-server-first 240 bash "$IT/multi.sh" memif-server-first
+case_add multi    multi/memif-client-first 240 bash "$IT/multi.sh" memif-client-first
+case_add multi    multi/memif-restart    240 bash "$IT/multi.sh" memif-restart
+case_add multi    multi/afpacket         600 bash "$IT/multi.sh" afpacket
+case_add multi    multi/snicctl          180 bash "$IT/multi.sh" snicctl
+for b in unknown-vdev eal-args port-down socket-dir nic-name no-port socket-in-use; do
+	case_add badconfig "badconfig/$b"     60 bash "$IT/badconfig.sh" "$b"
+done
 
 # The qemu-virt board: the bare-metal aarch64 image in QEMU (qemu.sh).
 # qemu/build builds newlib once per machine (minutes) and the image.

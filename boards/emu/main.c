@@ -1,17 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * snic-emu: the emu board.  A Linux process that serves two NICs, snic0 and
- * snic1, wired back to back through an in-process DPDK ring pair and
- * sharing one host-memory file.  This file only composes: runtime files
- * and clock from hal/posix, ports from hal/dpdk, the RDMA engine from the
- * firmware core.  It holds no protocol logic.
+ * snic-emu: the emu board.  A Linux process, and a DPDK application, that
+ * serves one or more emulated RDMA NICs:
+ *  - by default two NICs, snic0 and snic1, wired back to back through an
+ *    in-process DPDK ring pair and sharing one host-memory file;
+ *  - with --nic, one NIC per --nic on the DPDK port it names (a --vdev such
+ *    as net_memif or net_af_packet, or a PCI device), the process being one
+ *    host with its own host-memory file.
+ * This file only composes: runtime files and clock from hal/posix, ports
+ * from hal/dpdk, the RDMA engine from the firmware core; the command line
+ * is in opts.c, checks of DPDK device arguments in vdev_check.c.  It holds
+ * no protocol logic.
  *
  * One thread polls every NIC.  When they are all idle it backs off (spin,
- * then sched_yield, then futex sleeps on the BARs' kick words, see
- * idle_sleep) so it does not starve the verbs programs on a small machine.
+ * then sched_yield, then futex sleeps on the BARs' kick words, see run())
+ * so it does not starve the verbs programs on a small machine.  Every
+ * ~10 ms it reclaims dead host contexts, watches the links (restarting a
+ * port whose link stayed down, which is how a memif client reconnects to
+ * a restarted server) and writes out the captures.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
@@ -19,30 +27,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <rte_ethdev.h>
 #include <rte_pause.h>
 
+#include "emu.h"
 #include "hal_dpdk.h"
 #include "hal_posix.h"
 #include "pcap_file.h"
 #include "snic/fw.h"
 #include "snic/hostif.h"
 
-#define EMU_NICS        2
-/* IP MTU of the ports: a path-MTU-4096 RoCEv2 packet carries 4096 bytes of
- * payload behind IPv4 20 + UDP 8 + BTH 12 + RETH 16 + ImmDt 4 + ICRC 4
- * bytes (IPv6: 20 more), so 4200 leaves room; frames are up to 4214 bytes
- * and fit SNIC_DPDK_FRAME_MAX. */
-#define EMU_ETH_MTU     4200u
-
 /* Idle back-off. */
-#define SPIN_ITERS      4096u           /* idle passes spun before yielding */
+#define SPIN_ITERS      64u           /* idle passes spun before yielding */
 #define YIELD_NS        2000000ull      /* then sched_yield for 2 ms        */
 #define SLEEP_NS        1000000ull      /* then futex sleeps of 1 ms        */
 #define SLEEP_FALLBACK_NS 200000ull     /* without futex_waitv: 200 us      */
-#define HOUSEKEEP_NS    10000000ull     /* heartbeat + dead contexts: 10 ms */
-#define PCAP_FLUSH_NS   100000000ull    /* capture written out every 100 ms */
+#define HOUSEKEEP_NS    10000000ull     /* dead contexts, links: 10 ms      */
+#define PCAP_FLUSH_NS   100000000ull    /* captures written every 100 ms    */
+#define LINK_POLL_NS    10000000ull     /* link wait at start-up: 10 ms     */
 
 struct emu_nic {
 	struct snic_posix_nic posix;    /* first: the hal ctx points here   */
@@ -51,15 +56,19 @@ struct emu_nic {
 	struct snic_nic_config cfg;
 	struct snic_nic *fw;
 	void *fw_mem;
+	const struct emu_nic_spec *spec;
+	struct pcap_file *cap;
 	uint16_t dpdk_port;             /* DPDK port id of NIC port 0       */
 	int bar_open;
 	char dev_name[64];
 };
 
 static struct {
-	struct emu_nic nic[EMU_NICS];
+	struct emu_nic nic[EMU_MAX_NICS];
+	unsigned nnics;
+	struct emu_nic_spec pair[2];    /* the default pair's specs          */
 	struct snic_hostmem hm;
-	struct pcap_file *cap;
+	char host_mem[64];
 	char run_dir[PATH_MAX];
 	int hm_open;
 	int eal_up;
@@ -156,150 +165,70 @@ static const struct snic_hal_ops emu_hal_ops = {
 };
 
 /* ---------------------------------------------------------------------- */
-/* Options.                                                                */
+/* Configuration.                                                          */
 
-struct emu_opts {
-	const char *pcap;
-	const char *run_dir;
-	uint64_t host_mem_size;
-	int eal_argc;
-	char **eal_argv;
-};
-
-static void usage(FILE *f, const char *prog)
+/* The default pair: snicN at 198.18.0.N+1, MAC 02:00:c6:12:00:0N+1. */
+static void pair_specs(void)
 {
-	fprintf(f,
-		"usage: %s [options] [-- DPDK EAL arguments]\n"
-		"Serve two emulated RDMA NICs, snic0 and snic1, wired back to\n"
-		"back, until SIGINT or SIGTERM.\n"
-		"  --pcap FILE            capture every frame of the pair (snic0's\n"
-		"                         port, both directions) to FILE\n"
-		"  --run-dir DIR          runtime files (default $SNIC_RUN_DIR or\n"
-		"                         " SNIC_RUN_DIR_DEFAULT ")\n"
-		"  --host-mem-size BYTES  host-memory window (default 1G; K/M/G\n"
-		"                         suffixes, multiple of 4096)\n"
-		"  --help                 this text\n", prog);
+	for (unsigned i = 0; i < 2; i++) {
+		struct emu_nic_spec *s = &emu.pair[i];
+
+		memset(s, 0, sizeof(*s));
+		snprintf(s->name, sizeof(s->name), "snic%u", i);
+		s->ipv4 = 0xc6120000u | (i + 1);
+		s->mac[0] = 0x02;
+		for (int k = 0; k < 4; k++)
+			s->mac[2 + k] = (uint8_t)(s->ipv4 >> (24 - 8 * k));
+		s->mtu = EMU_ETH_MTU;
+	}
 }
 
-static int parse_size(const char *s, uint64_t *out)
+static void nic_config(struct emu_nic *e, const struct emu_nic_spec *s,
+		       uint64_t hm_size)
 {
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
+	struct snic_nic_config *c = &e->cfg;
+	const uint8_t *m = s->mac;
 
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno != 0 || end == s || s[0] == '-')
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	default: break;
-	}
-	if (*end != '\0' || (shift != 0 && v > (UINT64_MAX >> shift)))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
-static int parse_opts(int argc, char **argv, struct emu_opts *o)
-{
-	static const struct option longopts[] = {
-		{ "pcap", required_argument, NULL, 'p' },
-		{ "run-dir", required_argument, NULL, 'r' },
-		{ "host-mem-size", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	memset(o, 0, sizeof(*o));
-	o->host_mem_size = SNIC_HOSTMEM_SIZE_DEFAULT;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			o->pcap = optarg;
-			break;
-		case 'r':
-			o->run_dir = optarg;
-			break;
-		case 's':
-			if (parse_size(optarg, &o->host_mem_size) != 0) {
-				fprintf(stderr, "snic-emu: bad --host-mem-size "
-					"'%s'\n", optarg);
-				return -1;
-			}
-			break;
-		case 'h':
-			usage(stdout, argv[0]);
-			exit(0);
-		default:
-			usage(stderr, argv[0]);
-			return -1;
-		}
-	}
-	/* getopt stops after "--" (optind past it) or at a non-option. */
-	if (optind < argc && strcmp(argv[optind - 1], "--") != 0) {
-		fprintf(stderr, "snic-emu: unexpected argument '%s' (DPDK EAL "
-			"arguments go after '--')\n", argv[optind]);
-		return -1;
-	}
-	o->eal_argc = argc - optind;
-	o->eal_argv = argv + optind;
-	return 0;
+	e->spec = s;
+	memset(c, 0, sizeof(*c));
+	c->name = s->name;
+	c->host_mem = emu.host_mem;
+	c->host_mem_size = hm_size;
+	memcpy(c->mac, s->mac, 6);
+	c->ipv4 = s->ipv4;
+	c->eth_mtu = s->mtu;    /* 0 until the port is known (setup_port) */
+	/* EUI-64 from the MAC (flip the U/L bit, insert ff:fe). */
+	c->node_guid = (uint64_t)(m[0] ^ 0x02) << 56 | (uint64_t)m[1] << 48 |
+		       (uint64_t)m[2] << 40 | 0xfffeull << 24 |
+		       (uint64_t)m[3] << 16 | (uint64_t)m[4] << 8 | m[5];
+	c->fw_pid = (uint32_t)getpid();
 }
 
 /* ---------------------------------------------------------------------- */
 /* Set-up and tear-down.                                                   */
 
-static void nic_config(struct emu_nic *e, unsigned i, uint64_t hm_size)
-{
-	struct snic_nic_config *c = &e->cfg;
-	static const char *const names[EMU_NICS] = { "snic0", "snic1" };
-
-	memset(c, 0, sizeof(*c));
-	c->name = names[i];
-	c->host_mem = SNIC_HOSTMEM_DEFAULT;
-	c->host_mem_size = hm_size;
-	/* 02:00:c6:12:00:0N (locally administered), 198.18.0.N (RFC 2544
-	 * benchmarking range). */
-	c->mac[0] = 0x02;
-	c->mac[1] = 0x00;
-	c->mac[2] = 0xc6;
-	c->mac[3] = 0x12;
-	c->mac[4] = 0x00;
-	c->mac[5] = (uint8_t)(i + 1);
-	c->ipv4 = 0xc6120000u | (i + 1);
-	c->eth_mtu = EMU_ETH_MTU;
-	/* EUI-64 from the MAC (flip the U/L bit, insert ff:fe). */
-	c->node_guid = (uint64_t)(c->mac[0] ^ 0x02) << 56 |
-		       (uint64_t)c->mac[1] << 48 | (uint64_t)c->mac[2] << 40 |
-		       0xfffeull << 24 | (uint64_t)c->mac[3] << 16 |
-		       (uint64_t)c->mac[4] << 8 | c->mac[5];
-	c->fw_pid = (uint32_t)getpid();
-}
-
-/* Undo whatever set-up reached; safe to call at any point. */
+/* Undo whatever set-up reached; safe to call at any point.  Traffic stops
+ * first (firmware down), then the ports (a memif peer sees a clean
+ * disconnect with nothing in flight), then EAL and the runtime files. */
 static void shutdown_all(void)
 {
-	for (unsigned i = 0; i < EMU_NICS; i++) {
+	for (unsigned i = 0; i < emu.nnics; i++) {
 		if (emu.nic[i].fw != NULL)
 			snic_nic_fini(emu.nic[i].fw);
 	}
 	if (emu.eal_up) {
-		for (unsigned i = 0; i < EMU_NICS; i++)
+		for (unsigned i = 0; i < emu.nnics; i++)
 			snic_dpdk_nic_fini(&emu.nic[i].dpdk);
 	}
-	if (emu.cap != NULL) {
-		pcap_file_close(emu.cap);
-		emu.cap = NULL;
+	for (unsigned i = 0; i < emu.nnics; i++) {
+		pcap_file_close(emu.nic[i].cap);
+		emu.nic[i].cap = NULL;
 	}
 	if (emu.eal_up) {
 		snic_dpdk_eal_fini();
 		emu.eal_up = 0;
 	}
-	for (unsigned i = 0; i < EMU_NICS; i++) {
+	for (unsigned i = 0; i < emu.nnics; i++) {
 		if (emu.nic[i].bar_open)
 			snic_posix_nic_close(&emu.nic[i].posix, 1);
 		emu.nic[i].bar_open = 0;
@@ -333,32 +262,175 @@ static void install_signals(void)
 	sigaction(SIGPIPE, &sa, NULL);
 }
 
-static void setup_ports(void)
+static struct rte_mempool *nic_pool(const struct emu_nic *e)
 {
-	uint16_t port[EMU_NICS], nic_port;
 	char pool_name[32];
+	struct rte_mempool *mp;
 
-	if (snic_dpdk_ring_pair("snic0", "snic1", &port[0], &port[1]) != 0)
+	snprintf(pool_name, sizeof(pool_name), "%s_pkts", e->cfg.name);
+	mp = snic_dpdk_pool_create(pool_name, SNIC_DPDK_POOL_MBUFS);
+	if (mp == NULL)
 		die();
-	for (unsigned i = 0; i < EMU_NICS; i++) {
-		struct emu_nic *e = &emu.nic[i];
-		struct rte_mempool *mp;
+	return mp;
+}
 
-		snprintf(pool_name, sizeof(pool_name), "%s_pkts", e->cfg.name);
-		mp = snic_dpdk_pool_create(pool_name, SNIC_DPDK_POOL_MBUFS);
-		if (mp == NULL)
+/* "net_memif0" or a port number -> DPDK port id; -1 with a message. */
+static int find_port(const struct emu_nic *e, uint16_t *id)
+{
+	const char *name = e->spec->port;
+	char list[512] = "", pname[RTE_ETH_NAME_MAX_LEN];
+	size_t off = 0;
+	uint16_t p;
+
+	if (rte_eth_dev_get_port_by_name(name, id) == 0)
+		return 0;
+	RTE_ETH_FOREACH_DEV(p) {
+		if (rte_eth_dev_get_name_by_port(p, pname) == 0 &&
+		    off < sizeof(list))
+			off += (size_t)snprintf(list + off, sizeof(list) - off,
+						"%s%s", off ? ", " : "", pname);
+	}
+	fprintf(stderr, "snic-emu: %s: no DPDK port named '%s' (ports: %s); "
+		"give it to EAL after '--', e.g. --vdev=%s,... (did DPDK "
+		"reject that device? see its messages above)\n", e->cfg.name,
+		name, off ? list : "none", name);
+	return -1;
+}
+
+/* MTU: as given, else 4200 or the driver's maximum if lower. */
+static int choose_mtu(struct emu_nic *e, uint16_t port_id)
+{
+	uint32_t max = snic_dpdk_port_max_mtu(port_id);
+
+	if (e->cfg.eth_mtu == 0)
+		e->cfg.eth_mtu = max < EMU_ETH_MTU ? max : EMU_ETH_MTU;
+	if (e->cfg.eth_mtu > max) {
+		fprintf(stderr, "snic-emu: %s: mtu=%u is more than port %s "
+			"takes (%u; for memif raise bsize=, for af_packet "
+			"framesz=)\n", e->cfg.name, e->cfg.eth_mtu,
+			e->spec->port, max);
+		return -1;
+	}
+	return 0;
+}
+
+static void setup_port(struct emu_nic *e, uint16_t port_id, int start)
+{
+	uint16_t nic_port;
+	int r;
+
+	snic_dpdk_nic_init(&e->dpdk, nic_pool(e));
+	if (choose_mtu(e, port_id) != 0)
+		die();
+	r = start ? snic_dpdk_port_add(&e->dpdk, port_id, e->cfg.eth_mtu,
+				       &nic_port)
+		  : snic_dpdk_port_setup(&e->dpdk, port_id, e->cfg.eth_mtu,
+					 &nic_port);
+	if (r != 0) {
+		fprintf(stderr, "snic-emu: %s: port set-up failed\n",
+			e->cfg.name);
+		die();
+	}
+	e->dpdk_port = port_id;
+	snprintf(e->dev_name, sizeof(e->dev_name), "%s",
+		 e->dpdk.port[nic_port].name);
+}
+
+static void setup_ports(int eal_argc, char **eal_argv)
+{
+	uint16_t port[2];
+
+	if (emu.nnics == 2 && emu.nic[0].spec == &emu.pair[0]) {
+		if (snic_dpdk_ring_pair("snic0", "snic1", &port[0], &port[1]))
 			die();
-		snic_dpdk_nic_init(&e->dpdk, mp);
-		if (snic_dpdk_port_add(&e->dpdk, port[i], e->cfg.eth_mtu,
-				       &nic_port) != 0) {
-			fprintf(stderr, "snic-emu: %s: port set-up failed\n",
-				e->cfg.name);
+		for (unsigned i = 0; i < 2; i++)
+			setup_port(&emu.nic[i], port[i], 1);
+		return;
+	}
+	if (rte_eth_dev_count_avail() == 0) {
+		fprintf(stderr, "snic-emu: DPDK found no ports (give them "
+			"after '--': --vdev=... or -a PCI_ADDRESS)\n");
+		die();
+	}
+	for (unsigned i = 0; i < emu.nnics; i++) {
+		uint16_t id;
+
+		if (find_port(&emu.nic[i], &id) != 0)
+			die();
+		/* Started by the link watch: a memif client whose server
+		 * is not up yet fails dev_start and retries. */
+		setup_port(&emu.nic[i], id, 0);
+		snic_dpdk_port_set_restart(&emu.nic[i].dpdk, 0,
+					   emu_vdev_restartable(eal_argc,
+						eal_argv, emu.nic[i].spec->port));
+	}
+}
+
+static void setup_captures(const char *pair_pcap)
+{
+	for (unsigned i = 0; i < emu.nnics; i++) {
+		struct emu_nic *e = &emu.nic[i];
+		const char *path = e->spec->pcap;
+
+		/* On the pair, snic0's port sees every frame, both ways. */
+		if (i == 0 && pair_pcap != NULL)
+			path = pair_pcap;
+		if (path == NULL)
+			continue;
+		e->cap = pcap_file_open(path);
+		if (e->cap == NULL) {
+			fprintf(stderr, "snic-emu: %s: cannot open capture file "
+				"%s: %s\n", e->cfg.name, path, strerror(errno));
 			die();
 		}
-		e->dpdk_port = port[i];
-		snprintf(e->dev_name, sizeof(e->dev_name), "%s",
-			 e->dpdk.port[nic_port].name);
+		snic_dpdk_port_capture(&e->dpdk, 0, e->cap);
 	}
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
+			       .tv_nsec = (long)(ns % 1000000000u) };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Every port up within the timeout (0: do not wait), or exit 1. */
+static void wait_links(unsigned timeout_s)
+{
+	uint64_t t0 = snic_posix_now_ns(NULL), now = t0;
+	uint64_t limit = (uint64_t)timeout_s * 1000000000u;
+	unsigned up;
+
+	for (;;) {
+		up = 0;
+		for (unsigned i = 0; i < emu.nnics; i++)
+			up += snic_dpdk_port_watch(&emu.nic[i].dpdk, now) != 0;
+		if (up == emu.nnics || timeout_s == 0)
+			return;
+		if (stop_signal) {
+			printf("snic-emu: %s while waiting for links\n",
+			       strsignal(stop_signal));
+			shutdown_all();
+			exit(0);
+		}
+		if (now - t0 >= limit)
+			break;
+		sleep_ns(LINK_POLL_NS);
+		now = snic_posix_now_ns(NULL);
+	}
+	for (unsigned i = 0; i < emu.nnics; i++) {
+		const struct snic_dpdk_port *p = &emu.nic[i].dpdk.port[0];
+
+		if (p->started && p->link_up)
+			continue;
+		fprintf(stderr, "snic-emu: %s: port %s did not come up within "
+			"%u s (%s%s; is the peer running? --link-timeout "
+			"changes the limit)\n", emu.nic[i].cfg.name, p->name,
+			timeout_s, p->last_err ? "cannot start: " : "link down",
+			p->last_err ? strerror(-p->last_err) : "");
+	}
+	die();
 }
 
 static void setup_nic_fw(struct emu_nic *e)
@@ -377,7 +449,8 @@ static void setup_nic_fw(struct emu_nic *e)
 	e->fw = snic_nic_init(e->fw_mem, &e->cfg, &e->hal, e->posix.bar);
 	if (e->fw == NULL) {
 		fprintf(stderr, "snic-emu: %s: firmware refused the "
-			"configuration\n", e->cfg.name);
+			"configuration (MTU %u too small for RoCE?)\n",
+			e->cfg.name, e->cfg.eth_mtu);
 		die();
 	}
 }
@@ -390,16 +463,30 @@ static void print_nic(const struct emu_nic *e)
 	snprintf(ip, sizeof(ip), "%u.%u.%u.%u", c->ipv4 >> 24,
 		 (c->ipv4 >> 16) & 0xff, (c->ipv4 >> 8) & 0xff, c->ipv4 & 0xff);
 	printf("%s: MAC %02x:%02x:%02x:%02x:%02x:%02x IPv4 %s GID ::ffff:%s "
-	       "port %u (%s) MTU %u BAR %s\n", c->name, c->mac[0], c->mac[1],
-	       c->mac[2], c->mac[3], c->mac[4], c->mac[5], ip, ip,
-	       e->dpdk_port, e->dev_name, c->eth_mtu, e->posix.bar_path);
+	       "port %u (%s) MTU %u BAR %s%s%s\n", c->name, c->mac[0],
+	       c->mac[1], c->mac[2], c->mac[3], c->mac[4], c->mac[5], ip, ip,
+	       e->dpdk_port, e->dev_name, c->eth_mtu, e->posix.bar_path,
+	       e->cap ? " capture " : "", e->cap ? (e->spec->pcap ?
+	       e->spec->pcap : "on") : "");
+}
+
+static void print_port_counters(const struct snic_dpdk_port *p)
+{
+	if (p->rx_dropped != 0)
+		printf("  %-32s %" PRIu64 "\n", "hal_rx_dropped_unusable_mbuf",
+		       p->rx_dropped);
+	if (p->link_downs != 0)
+		printf("  %-32s %" PRIu64 "\n", "hal_link_downs", p->link_downs);
+	if (p->restarts != 0)
+		printf("  %-32s %" PRIu64 "\n", "hal_port_restarts",
+		       p->restarts);
 }
 
 static void print_counters(void)
 {
 	unsigned n = snic_nic_counter_count();
 
-	for (unsigned i = 0; i < EMU_NICS; i++) {
+	for (unsigned i = 0; i < emu.nnics; i++) {
 		struct emu_nic *e = &emu.nic[i];
 
 		if (e->fw == NULL)
@@ -412,12 +499,8 @@ static void print_counters(void)
 				printf("  %-32s %" PRIu64 "\n",
 				       snic_nic_counter_name(k), v);
 		}
-		for (uint16_t p = 0; p < SNIC_DPDK_MAX_PORTS; p++) {
-			if (e->dpdk.port[p].rx_dropped != 0)
-				printf("  %-32s %" PRIu64 "\n",
-				       "hal_rx_dropped_unusable_mbuf",
-				       e->dpdk.port[p].rx_dropped);
-		}
+		for (uint16_t p = 0; p < SNIC_DPDK_MAX_PORTS; p++)
+			print_port_counters(&e->dpdk.port[p]);
 	}
 }
 
@@ -438,11 +521,14 @@ static struct snic_ctx_slot *bar_slot(struct emu_nic *e, unsigned i)
 }
 
 /* Every ~10 ms: reclaim the contexts of processes that are gone (they may
- * have died without closing).  The heartbeat is the firmware's own. */
-static void housekeeping(void)
+ * have died without closing) and watch the links.  The heartbeat is the
+ * firmware's own. */
+static void housekeeping(uint64_t now)
 {
-	for (unsigned i = 0; i < EMU_NICS; i++) {
+	for (unsigned i = 0; i < emu.nnics; i++) {
 		struct emu_nic *e = &emu.nic[i];
+
+		snic_dpdk_port_watch(&e->dpdk, now);
 
 		for (unsigned s = 0; s < SNIC_MAX_CTX; s++) {
 			struct snic_ctx_slot *slot = bar_slot(e, s);
@@ -460,11 +546,18 @@ static void housekeeping(void)
 	}
 }
 
+static void flush_captures(void)
+{
+	for (unsigned i = 0; i < emu.nnics; i++)
+		if (emu.nic[i].cap != NULL)
+			pcap_file_flush(emu.nic[i].cap);
+}
+
 static unsigned poll_all(void)
 {
 	unsigned work = 0;
 
-	for (unsigned i = 0; i < EMU_NICS; i++)
+	for (unsigned i = 0; i < emu.nnics; i++)
 		work += snic_nic_poll(emu.nic[i].fw);
 	return work;
 }
@@ -474,7 +567,7 @@ static void set_idle(uint32_t v)
 	/* seq_cst: pairs with the host's doorbell store followed by its
 	 * load of fw_idle (Dekker-style: one of the two sides sees the
 	 * other's store). */
-	for (unsigned i = 0; i < EMU_NICS; i++)
+	for (unsigned i = 0; i < emu.nnics; i++)
 		atomic_store(&bar_hdr(&emu.nic[i])->fw_idle, v);
 }
 
@@ -490,13 +583,13 @@ static void set_idle(uint32_t v)
  */
 static void run(void)
 {
-	void *kick[EMU_NICS];
-	uint32_t expect[EMU_NICS];
+	void *kick[EMU_MAX_NICS];
+	uint32_t expect[EMU_MAX_NICS];
 	uint64_t now, next_hk, next_flush, yield_until = 0;
 	unsigned idle = 0;
 	int sleeping = 0;
 
-	for (unsigned i = 0; i < EMU_NICS; i++)
+	for (unsigned i = 0; i < emu.nnics; i++)
 		kick[i] = &bar_hdr(&emu.nic[i])->kick;
 	now = snic_posix_now_ns(NULL);
 	next_hk = now + HOUSEKEEP_NS;
@@ -504,7 +597,7 @@ static void run(void)
 
 	while (!stop_signal) {
 		if (sleeping) {
-			for (unsigned i = 0; i < EMU_NICS; i++)
+			for (unsigned i = 0; i < emu.nnics; i++)
 				expect[i] = atomic_load(
 					(_Atomic uint32_t *)kick[i]);
 		}
@@ -512,10 +605,10 @@ static void run(void)
 
 		now = snic_posix_now_ns(NULL);
 		if (now >= next_hk) {
-			housekeeping();
+			housekeeping(now);
 			next_hk = now + HOUSEKEEP_NS;
-			if (emu.cap != NULL && now >= next_flush) {
-				pcap_file_flush(emu.cap);
+			if (now >= next_flush) {
+				flush_captures();
 				next_flush = now + PCAP_FLUSH_NS;
 			}
 		}
@@ -540,7 +633,7 @@ static void run(void)
 			}
 			continue;
 		}
-		if (snic_futex_waitv(kick, expect, EMU_NICS, SLEEP_NS,
+		if (snic_futex_waitv(kick, expect, emu.nnics, SLEEP_NS,
 				     SLEEP_FALLBACK_NS)) {
 			/* Kicked: the host has work for us. */
 			set_idle(0);
@@ -551,52 +644,68 @@ static void run(void)
 	set_idle(0);
 }
 
-int main(int argc, char **argv)
+/* The NICs, their BARs and the host memory, before any DPDK work (fail
+ * fast when another emulator serves one of the NICs). */
+static void setup_runtime_files(const struct emu_opts *o)
 {
-	struct emu_opts o;
+	const struct emu_nic_spec *specs = o->nnics ? o->nic : emu.pair;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (parse_opts(argc, argv, &o) != 0)
-		return 2;
-	install_signals();
-
-	/* Runtime files first (fail fast when another emulator runs). */
-	if (snic_posix_run_dir(o.run_dir, emu.run_dir, sizeof(emu.run_dir)) != 0)
-		return 1;
-	for (unsigned i = 0; i < EMU_NICS; i++)
-		nic_config(&emu.nic[i], i, o.host_mem_size);
-	for (unsigned i = 0; i < EMU_NICS; i++) {
+	emu.nnics = o->nnics ? o->nnics : 2;
+	if (o->host_mem != NULL)
+		snprintf(emu.host_mem, sizeof(emu.host_mem), "%s", o->host_mem);
+	else if (o->nnics == 0)
+		snprintf(emu.host_mem, sizeof(emu.host_mem), "%s",
+			 SNIC_HOSTMEM_DEFAULT);
+	else
+		snprintf(emu.host_mem, sizeof(emu.host_mem), "%s.mem",
+			 specs[0].name);
+	if (snic_posix_run_dir(o->run_dir, emu.run_dir, sizeof(emu.run_dir)))
+		exit(1);
+	for (unsigned i = 0; i < emu.nnics; i++)
+		nic_config(&emu.nic[i], &specs[i], o->host_mem_size);
+	for (unsigned i = 0; i < emu.nnics; i++) {
 		if (snic_posix_nic_open(&emu.nic[i].posix, emu.run_dir,
 					emu.nic[i].cfg.name) != 0)
 			die();
 		emu.nic[i].bar_open = 1;
 	}
-	if (snic_hostmem_create(&emu.hm, emu.run_dir, SNIC_HOSTMEM_DEFAULT,
-				o.host_mem_size) != 0)
+	if (snic_hostmem_create(&emu.hm, emu.run_dir, emu.host_mem,
+				o->host_mem_size) != 0)
 		die();
 	emu.hm_open = 1;
-	for (unsigned i = 0; i < EMU_NICS; i++)
+	for (unsigned i = 0; i < emu.nnics; i++)
 		snic_posix_nic_set_hostmem(&emu.nic[i].posix, &emu.hm);
+}
 
-	if (snic_dpdk_eal_init(argv[0], SNIC_DPDK_EAL_NO_PCI, o.eal_argc,
-			       o.eal_argv) != 0)
+int main(int argc, char **argv)
+{
+	struct emu_opts o;
+	char prefix[32];
+	int rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	rc = emu_parse_opts(argc, argv, &o);
+	if (rc != 0)
+		return rc;
+	install_signals();
+	pair_specs();
+	setup_runtime_files(&o);
+	if (emu_check_vdevs(o.eal_argc, o.eal_argv) != 0)
+		die();
+
+	/* One EAL file prefix per process: its first NIC's name. */
+	snprintf(prefix, sizeof(prefix), "snic-%s", emu.nic[0].cfg.name);
+	if (snic_dpdk_eal_init(argv[0], SNIC_DPDK_EAL_NO_PCI, prefix,
+			       o.eal_argc, o.eal_argv) != 0)
 		die();
 	emu.eal_up = 1;
-	setup_ports();
-	if (o.pcap != NULL) {
-		emu.cap = pcap_file_open(o.pcap);
-		if (emu.cap == NULL) {
-			fprintf(stderr, "snic-emu: cannot open capture file %s: "
-				"%s\n", o.pcap, strerror(errno));
-			die();
-		}
-		/* snic0's port sees every frame of the pair, both ways. */
-		snic_dpdk_port_capture(&emu.nic[0].dpdk, 0, emu.cap);
-	}
-	for (unsigned i = 0; i < EMU_NICS; i++)
+	setup_ports(o.eal_argc, o.eal_argv);
+	setup_captures(o.pcap);
+	wait_links(o.link_timeout_s);
+	for (unsigned i = 0; i < emu.nnics; i++)
 		setup_nic_fw(&emu.nic[i]);
 
-	for (unsigned i = 0; i < EMU_NICS; i++)
+	for (unsigned i = 0; i < emu.nnics; i++)
 		print_nic(&emu.nic[i]);
 	printf("ready: run dir %s, host memory %s (%" PRIu64 " bytes)%s%s\n",
 	       emu.run_dir, emu.hm.path, emu.hm.size,
@@ -607,7 +716,7 @@ int main(int argc, char **argv)
 	printf("snic-emu: %s, stopping\n", strsignal(stop_signal));
 	shutdown_all();
 	print_counters();
-	for (unsigned i = 0; i < EMU_NICS; i++)
+	for (unsigned i = 0; i < emu.nnics; i++)
 		free(emu.nic[i].fw_mem);
 	return 0;
 }

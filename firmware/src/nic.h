@@ -28,10 +28,8 @@
 				  * 24-bit PSN distances stay unambiguous) */
 #define SNIC_TW_SLOTS       256  /* timer wheel: slots ...                */
 #define SNIC_TW_SHIFT       13   /* ... of 2^13 ns (8.2 us) each          */
-#define SNIC_PSN_WINDOW     8192 /* outstanding PSNs per QP (< 2^23, so
-				  * 24-bit PSN distances stay unambiguous) */
-#define SNIC_TW_SLOTS       256  /* timer wheel: slots ...                */
-#define SNIC_TW_SHIFT       13   /* ... of 2^13 ns (8.2 us) each          */
+#define SNIC_LINGER_NS      (1000ull * 1000 * 1000) /* a destroyed RC QP
+				  * re-ACKs duplicates this long (rc_responder.c) */
 #define SNIC_NEIGH_SIZE     64
 #define SNIC_ARP_RETRY_NS   (100u * 1000 * 1000)
 #define SNIC_HEARTBEAT_NS   (10u * 1000 * 1000)
@@ -65,7 +63,8 @@
 	X(qp_errors) X(send_wqes) X(recv_wqes) X(read_responses)             \
 	X(atomics) X(ctx_reclaimed)                                          \
 	X(timeouts) X(retry_exc_errors) X(read_reissues)                     \
-	X(dup_reads_replayed) X(dup_atomics_replayed) X(dup_rd_unmatched)
+	X(dup_reads_replayed) X(dup_atomics_replayed) X(dup_rd_unmatched)   \
+	X(linger_acks)
 
 enum snic_counter {
 #define SNIC_CNT_ENUM(n) SNIC_CNT_##n,
@@ -263,6 +262,7 @@ struct snic_qp {
 	bool on_wheel;
 	uint16_t tw_next, tw_prev; /* QP index + 1, 0 = none                 */
 	uint64_t tw_tick;
+	uint64_t linger_until;  /* destroyed: duplicates re-ACKed until then */
 	/* responder */
 	struct snic_resp resp;
 	/* counters, published by stats.c */
@@ -465,11 +465,11 @@ void resp_rx(struct snic_nic *nic, struct snic_qp *qp,
 	     const struct roce_hdrs *h);
 unsigned resp_poll(struct snic_nic *nic);
 void resp_flush_acks(struct snic_nic *nic, struct snic_qp *qp);
+bool resp_linger_rx(struct snic_nic *nic, const struct roce_hdrs *h);
 
 /* rc_completer.c */
 void comp_rx(struct snic_nic *nic, struct snic_qp *qp,
 	     const struct roce_hdrs *h);
-void comp_timeout(struct snic_nic *nic, struct snic_qp *qp);
 void comp_timeout(struct snic_nic *nic, struct snic_qp *qp);
 
 /* rx.c */

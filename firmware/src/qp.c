@@ -83,6 +83,25 @@ static int create_args_ok(const struct snic_nic *nic,
 	return SNIC_ST_OK;
 }
 
+/* A free slot, preferring those not lingering after a destroy.  QPN 0
+ * and 1 are the special QPs of IBTA 10.2.4: not ours to give. */
+static uint32_t qp_free_slot(const struct snic_nic *nic)
+{
+	uint32_t any = SNIC_MAX_QP;
+
+	for (uint32_t i = 2; i < SNIC_MAX_QP; i++) {
+		const struct snic_qp *qp = &nic->qps[i];
+
+		if (qp->in_use)
+			continue;
+		if (nic->now >= qp->linger_until)
+			return i;
+		if (any == SNIC_MAX_QP)
+			any = i;
+	}
+	return any;
+}
+
 int qp_create(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_create_qp *in, uint32_t *qpn)
 {
@@ -95,9 +114,7 @@ int qp_create(struct snic_nic *nic, unsigned ctx,
 	    !cq_lookup(nic, ctx, in->send_cqn, &scq) ||
 	    !cq_lookup(nic, ctx, in->recv_cqn, &rcq))
 		return SNIC_ST_NOENT;
-	/* QPN 0 and 1 are the special QPs of IBTA 10.2.4; not ours to give */
-	for (i = 2; i < SNIC_MAX_QP && nic->qps[i].in_use; i++)
-		;
+	i = qp_free_slot(nic);
 	if (i == SNIC_MAX_QP)
 		return SNIC_ST_NOMEM;
 	struct snic_qp *qp = &nic->qps[i];
@@ -142,6 +159,9 @@ int qp_create(struct snic_nic *nic, unsigned ctx,
 static void qp_release(struct snic_nic *nic, struct snic_qp *qp)
 {
 	timer_cancel(nic, qp); /* its wheel links die with it */
+	/* a connected RC QP lingers: see resp_linger_rx */
+	qp->linger_until = qp->state >= SNIC_QPS_RTR && qp->state <= SNIC_QPS_SQE
+			   ? nic->now + SNIC_LINGER_NS : 0;
 	nic->pds[qp->pd].refs--;
 	nic->cqs[qp->scq].refs--;
 	nic->cqs[qp->rcq].refs--;

@@ -547,6 +547,32 @@ void resp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h
 		r->ack_pending = true;
 }
 
+/*
+ * A QP destroyed a moment ago (SNIC_LINGER_NS) still answers duplicates of
+ * requests it had accepted with an ACK, as TCP's TIME_WAIT answers a
+ * repeated FIN: the ACK of the last message may have been lost, and its
+ * requester would otherwise retry into silence and fail a message that
+ * did arrive.  Only SEND/WRITE duplicates from the same peer, below the
+ * PSN the QP expected; nothing is executed.  Returns true when the frame
+ * was such a duplicate (answered).
+ */
+bool resp_linger_rx(struct snic_nic *nic, const struct roce_hdrs *h)
+{
+	struct snic_qp *qp = &nic->qps[SNIC_QPN_IDX(h->dqpn)];
+	uint32_t fl = roce_opcodes[h->opcode].flags;
+
+	if (qp->in_use || qp->qpn != h->dqpn || nic->now >= qp->linger_until ||
+	    qp->type != SNIC_QPT_RC || h->sip != qp->dip ||
+	    h->opcode >= ROCE_UC_BASE ||
+	    !(fl & (ROCE_F_SEND | ROCE_F_WRITE)) ||
+	    roce_psn_diff(h->psn, qp->resp.epsn) >= 0)
+		return false;
+	CNT_INC(nic, linger_acks);
+	send_aeth(nic, qp, ROCE_AETH_ACK | ACK_CREDIT_NONE,
+		  psn_add(qp->resp.epsn, ROCE_PSN_MASK)); /* epsn - 1 */
+	return true;
+}
+
 /* ---------------------------------------------------------------------- */
 /* READ responses.                                                         */
 

@@ -52,7 +52,8 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 	qp = qp_by_qpn(nic, h.dqpn);
 	fl = roce_opcodes[h.opcode].flags;
 	if (!qp) {
-		CNT_INC(nic, rx_drop_unknown_qpn);
+		if (!resp_linger_rx(nic, &h))
+			CNT_INC(nic, rx_drop_unknown_qpn);
 		return NULL;
 	}
 	qp->qcnt[SNIC_QCNT_rx_frames]++;

@@ -155,10 +155,11 @@ static int memory_args(char **argv, int argc, int user_argc, char **user_argv)
 	return argc;
 }
 
-int snic_dpdk_eal_init(const char *prog, unsigned flags, int user_argc,
+int snic_dpdk_eal_init(const char *prog, unsigned flags,
+		       const char *file_prefix, int user_argc,
 		       char **user_argv)
 {
-	static char prog_buf[64], lcores[512];
+	static char prog_buf[64], lcores[512], prefix[128];
 	static char no_pci[] = "--no-pci", no_tel[] = "--no-telemetry";
 	static char quiet[] = "--log-level=lib.eal:warning";
 	char **argv;
@@ -185,6 +186,11 @@ int snic_dpdk_eal_init(const char *prog, unsigned flags, int user_argc,
 	    !user_has(user_argc, user_argv, "--block") &&
 	    !user_has(user_argc, user_argv, "--no-pci"))
 		argv[argc++] = no_pci;
+	if (file_prefix != NULL &&
+	    !user_has(user_argc, user_argv, "--file-prefix")) {
+		snprintf(prefix, sizeof(prefix), "--file-prefix=%s", file_prefix);
+		argv[argc++] = prefix;
+	}
 	argc = memory_args(argv, argc, user_argc, user_argv);
 	for (int i = 0; i < user_argc; i++)
 		argv[argc++] = user_argv[i];
@@ -193,8 +199,9 @@ int snic_dpdk_eal_init(const char *prog, unsigned flags, int user_argc,
 	ret = rte_eal_init(argc, argv);
 	free(argv);     /* EAL keeps no pointer to the array itself */
 	if (ret < 0) {
-		fprintf(stderr, "snic: DPDK EAL init failed: %s\n",
-			rte_strerror(rte_errno));
+		fprintf(stderr, "snic: DPDK EAL init failed: %s (see EAL's "
+			"messages above; were the arguments after '--' "
+			"right?)\n", rte_strerror(rte_errno));
 		return -1;
 	}
 	return 0;
@@ -328,8 +335,27 @@ static int port_fail(const struct snic_dpdk_port *p, const char *what,
 	return -1;
 }
 
-int snic_dpdk_port_add(struct snic_dpdk_nic *n, uint16_t port_id,
-		       uint32_t eth_mtu, uint16_t *nic_port)
+uint32_t snic_dpdk_port_max_mtu(uint16_t port_id)
+{
+	struct rte_eth_dev_info info;
+	uint32_t fit = SNIC_DPDK_FRAME_MAX - RTE_ETHER_HDR_LEN - RTE_VLAN_HLEN;
+	uint32_t max, overhead = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+
+	if (!rte_eth_dev_is_valid_port(port_id) ||
+	    rte_eth_dev_info_get(port_id, &info) != 0)
+		return 0;
+	/* ethdev checks MTU + overhead against max_rx_pktlen too (memif:
+	 * 1518 whatever its max_mtu says); overhead as ethdev computes it */
+	if (info.max_mtu != UINT16_MAX && info.max_rx_pktlen > info.max_mtu)
+		overhead = info.max_rx_pktlen - info.max_mtu;
+	max = info.max_mtu;
+	if (info.max_rx_pktlen > overhead && info.max_rx_pktlen - overhead < max)
+		max = info.max_rx_pktlen - overhead;
+	return max < fit ? max : fit;
+}
+
+int snic_dpdk_port_setup(struct snic_dpdk_nic *n, uint16_t port_id,
+			 uint32_t eth_mtu, uint16_t *nic_port)
 {
 	struct snic_dpdk_port *p;
 	struct rte_eth_dev_info info;
@@ -385,17 +411,119 @@ int snic_dpdk_port_add(struct snic_dpdk_nic *n, uint16_t port_id,
 				     NULL);
 	if (ret != 0)
 		return port_fail(p, "cannot set up TX queue 0", ret);
-	ret = rte_eth_dev_start(port_id);
-	if (ret != 0)
-		return port_fail(p, "cannot start", ret);
-	p->started = 1;
-	/* The NIC filters by its own MAC; on a shared medium (af_packet,
-	 * tap) the port must hand it every frame.  Not every PMD can. */
-	ret = rte_eth_promiscuous_enable(port_id);
-	if (ret != 0 && ret != -ENOTSUP)
-		return port_fail(p, "cannot enable promiscuous mode", ret);
 	*nic_port = n->nb_ports++;
 	return 0;
+}
+
+/* Start a configured port.  0, or the driver's negative errno (quiet: the
+ * callers decide whether a failure is final). */
+static int port_start(struct snic_dpdk_port *p, uint64_t now_ns)
+{
+	struct rte_eth_link link;
+	int ret = rte_eth_dev_start(p->port_id);
+
+	p->last_err = ret;
+	if (ret != 0)
+		return ret;
+	p->started = 1;
+	/* A fresh start gets the full grace period before a restart: a
+	 * memif client stopped mid-handshake can crash its server. */
+	p->down_since_ns = now_ns;
+	/* The NIC filters by its own MAC; on a shared medium (af_packet,
+	 * tap) the port must hand it every frame.  Not every PMD can. */
+	if (!rte_eth_promiscuous_get(p->port_id)) {
+		ret = rte_eth_promiscuous_enable(p->port_id);
+		if (ret != 0 && ret != -ENOTSUP)
+			return port_fail(p, "cannot enable promiscuous mode",
+					 ret);
+		p->promisc_set = ret == 0;
+	}
+	if (rte_eth_link_get_nowait(p->port_id, &link) == 0)
+		p->link_up = link.link_status == RTE_ETH_LINK_UP;
+	return 0;
+}
+
+int snic_dpdk_port_add(struct snic_dpdk_nic *n, uint16_t port_id,
+		       uint32_t eth_mtu, uint16_t *nic_port)
+{
+	int ret = snic_dpdk_port_setup(n, port_id, eth_mtu, nic_port);
+
+	if (ret != 0)
+		return ret;
+	ret = port_start(&n->port[*nic_port], 0);
+	if (ret != 0)
+		return port_fail(&n->port[*nic_port], "cannot start", ret);
+	return 0;
+}
+
+/* Stop the port; the watch starts it again at once.  Said once per outage
+ * (a port waiting for its peer restarts every second, quietly). */
+static void port_restart(struct snic_dpdk_port *p, uint64_t now_ns)
+{
+	if (!p->restart_said)
+		printf("snic: port %u (%s): link down for %llu ms, restarting "
+		       "the port (every %llu ms until it comes up)\n",
+		       p->port_id, p->name,
+		       (unsigned long long)((now_ns - p->down_since_ns) /
+					    1000000u),
+		       SNIC_DPDK_RESTART_NS / 1000000u);
+	p->restart_said = 1;
+	rte_eth_dev_stop(p->port_id);
+	p->started = 0;
+	p->restarts++;
+	p->down_since_ns = now_ns;
+	p->next_try_ns = now_ns;
+}
+
+static void port_watch_one(struct snic_dpdk_port *p, uint64_t now_ns)
+{
+	struct rte_eth_link link;
+	uint8_t up = 0;
+
+	if (!p->started) {
+		if (now_ns < p->next_try_ns)
+			return;
+		p->next_try_ns = now_ns + SNIC_DPDK_RETRY_NS;
+		if (port_start(p, now_ns) != 0)
+			return;
+	}
+	if (rte_eth_link_get_nowait(p->port_id, &link) == 0)
+		up = link.link_status == RTE_ETH_LINK_UP;
+	if (up != p->link_up) {
+		printf("snic: port %u (%s): link %s\n", p->port_id, p->name,
+		       up ? "up" : "down");
+		if (!up) {
+			p->down_since_ns = now_ns;
+			p->link_downs++;
+		}
+		p->restart_said = 0;
+		p->link_up = up;
+	}
+	if (!up && p->restart &&
+	    now_ns - p->down_since_ns >= SNIC_DPDK_RESTART_NS)
+		port_restart(p, now_ns);
+}
+
+void snic_dpdk_port_set_restart(struct snic_dpdk_nic *n, uint16_t nic_port,
+				int on)
+{
+	if (nic_port < n->nb_ports)
+		n->port[nic_port].restart = on != 0;
+}
+
+unsigned snic_dpdk_port_watch(struct snic_dpdk_nic *n, uint64_t now_ns)
+{
+	unsigned up = 0;
+
+	for (uint16_t i = 0; i < n->nb_ports; i++) {
+		struct snic_dpdk_port *p = &n->port[i];
+
+		if (p->down_since_ns == 0)
+			p->down_since_ns = now_ns;
+		port_watch_one(p, now_ns);
+		up += p->link_up;
+	}
+	return up;
 }
 
 void snic_dpdk_nic_fini(struct snic_dpdk_nic *n)
@@ -403,6 +531,10 @@ void snic_dpdk_nic_fini(struct snic_dpdk_nic *n)
 	for (uint16_t i = 0; i < n->nb_ports; i++) {
 		struct snic_dpdk_port *p = &n->port[i];
 
+		/* af_packet sets IFF_PROMISC on the kernel interface and does
+		 * not clear it on close: leave the interface as we found it. */
+		if (p->promisc_set)
+			rte_eth_promiscuous_disable(p->port_id);
 		if (p->started) {
 			rte_eth_dev_stop(p->port_id);
 			p->started = 0;
@@ -459,6 +591,8 @@ uint16_t snic_dpdk_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 	if (unlikely(port >= nic->nb_ports))
 		return 0;
 	p = &nic->port[port];
+	if (unlikely(!p->started))
+		return 0;
 	nb = rte_eth_rx_burst(p->port_id, 0, m, n < HAL_BURST ? n : HAL_BURST);
 	for (uint16_t i = 0; i < nb; i++) {
 		/* Only single-segment frames in our own kind of buffer reach
@@ -472,6 +606,11 @@ uint16_t snic_dpdk_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 		}
 		pkts[k++] = mbuf_pkt(m[i], port);
 	}
+	/* The receive hook (e.g. fault injection) sees frames before the
+	 * capture: the capture shows what the core got. */
+	if (unlikely(p->rx_hook != NULL))
+		k = p->rx_hook(p->rx_hook_arg, port, pkts, k,
+			       n < HAL_BURST ? n : HAL_BURST);
 	if (unlikely(p->cap != NULL && k != 0)) {
 		uint64_t ts = wall_ns();
 
@@ -528,6 +667,8 @@ uint16_t snic_dpdk_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 	if (unlikely(port >= nic->nb_ports))
 		return 0;
 	p = &nic->port[port];
+	if (unlikely(!p->started))
+		return 0;
 	while (done < n) {
 		uint16_t chunk = burst_chunk((uint16_t)(n - done));
 		uint16_t sent;
@@ -596,14 +737,13 @@ void snic_dpdk_pkt_free(void *hal, struct snic_pkt **pkts, uint16_t n)
 	}
 }
 
+/* The state snic_dpdk_port_watch last saw: no driver call (and so no
+ * syscall, e.g. af_packet's ioctl) on the firmware's path. */
 int snic_dpdk_link_up(void *hal, uint16_t port)
 {
 	struct snic_dpdk_nic *nic = hal;
-	struct rte_eth_link link;
 
 	if (port >= nic->nb_ports)
 		return 0;
-	if (rte_eth_link_get_nowait(nic->port[port].port_id, &link) != 0)
-		return 0;
-	return link.link_status == RTE_ETH_LINK_UP;
+	return nic->port[port].started && nic->port[port].link_up;
 }

@@ -42,7 +42,10 @@ struct pcap_file;
  * they choose the memory mode, lcores or PCI devices themselves, ours are
  * left out.  0, or -1 with the reason printed. */
 #define SNIC_DPDK_EAL_NO_PCI  1u      /* no PCI scan (vdev ports only)    */
-int snic_dpdk_eal_init(const char *prog, unsigned flags, int user_argc,
+/* file_prefix (may be NULL): --file-prefix given to EAL, unless the user
+ * gave one; separate processes need separate prefixes. */
+int snic_dpdk_eal_init(const char *prog, unsigned flags,
+		       const char *file_prefix, int user_argc,
 		       char **user_argv);
 /* Free the ring pairs made here, then rte_eal_cleanup (pools stay until
  * the process exits).  Call after snic_dpdk_nic_fini on every NIC. */
@@ -56,12 +59,30 @@ struct rte_mempool *snic_dpdk_pool_create(const char *name, unsigned n);
 int snic_dpdk_ring_pair(const char *name_a, const char *name_b,
 			uint16_t *a, uint16_t *b);
 
+/* Receive hook (fault injection and the like): sees each received burst
+ * (n frames in pkts, room for cap) before the core and returns how many
+ * frames it left there (it frees what it drops, and may add frames it
+ * held back, up to cap).  NULL: none; the data path pays one branch. */
+typedef uint16_t (*snic_dpdk_rx_hook)(void *arg, uint16_t port,
+				      struct snic_pkt **pkts, uint16_t n,
+				      uint16_t cap);
+
 struct snic_dpdk_port {
 	uint16_t port_id;               /* DPDK ethdev port                  */
 	uint8_t started;
-	uint8_t rsvd;
+	uint8_t link_up;                /* cached by snic_dpdk_port_watch    */
+	uint8_t restart_said;           /* restarts of this outage announced */
+	uint8_t promisc_set;            /* we enabled promiscuous mode        */
+	uint8_t restart;                /* restart after a long link loss     */
 	struct pcap_file *cap;          /* capture of both directions, or NULL */
+	snic_dpdk_rx_hook rx_hook;
+	void *rx_hook_arg;
 	uint64_t rx_dropped;            /* frames the HAL could not hand over */
+	uint64_t down_since_ns;         /* link down (or not started) since   */
+	uint64_t next_try_ns;           /* next start attempt                 */
+	uint64_t restarts;              /* stop/start after a long link loss  */
+	uint64_t link_downs;
+	int last_err;                   /* last start error (negative errno)  */
 	char name[64];                  /* ethdev name                        */
 };
 
@@ -79,6 +100,29 @@ void snic_dpdk_nic_init(struct snic_dpdk_nic *n, struct rte_mempool *pool);
  * number is returned through *nic_port.  0 or -1. */
 int snic_dpdk_port_add(struct snic_dpdk_nic *n, uint16_t port_id,
 		       uint32_t eth_mtu, uint16_t *nic_port);
+/* The same in two steps, for ports that may start late (a memif client
+ * whose server is not up yet): configure without starting, then let
+ * snic_dpdk_port_watch start it.  0 or -1 (printed). */
+int snic_dpdk_port_setup(struct snic_dpdk_nic *n, uint16_t port_id,
+			 uint32_t eth_mtu, uint16_t *nic_port);
+/* Largest MTU port_id accepts that also fits our packet buffers; 0 when
+ * the port is unknown. */
+uint32_t snic_dpdk_port_max_mtu(uint16_t port_id);
+
+/* Link watch, every few ms from the board's loop (never from the data
+ * path: it may sleep briefly in the driver).  Starts ports not yet started
+ * (retrying every SNIC_DPDK_RETRY_NS), refreshes the cached link state
+ * that link_up returns, prints each transition, and stops/starts a port
+ * marked restartable whose link stayed down for SNIC_DPDK_RESTART_NS (a
+ * memif client does not reconnect by itself after its server restarted).
+ * Returns the number of ports with link up. */
+#define SNIC_DPDK_RETRY_NS   500000000ull   /* 500 ms */
+#define SNIC_DPDK_RESTART_NS 1000000000ull  /* 1 s    */
+unsigned snic_dpdk_port_watch(struct snic_dpdk_nic *n, uint64_t now_ns);
+/* Let the watch restart this port after a long link loss (default: no). */
+void snic_dpdk_port_set_restart(struct snic_dpdk_nic *n, uint16_t nic_port,
+				int on);
+
 /* Stop and close every port of the NIC. */
 void snic_dpdk_nic_fini(struct snic_dpdk_nic *n);
 

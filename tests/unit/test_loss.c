@@ -59,6 +59,7 @@ struct lenv {
 	struct lqp q[NQP];
 	uint64_t rng;
 	uint64_t errors;
+	uint32_t rq_limit;      /* RECVs kept posted per QP (RQ_DEPTH)  */
 };
 
 static uint64_t env_seed(uint64_t dflt)
@@ -176,7 +177,9 @@ static void recv_fill(struct lenv *e, uint32_t q)
 {
 	struct lqp *l = &e->q[q];
 
-	while (l->recvs_posted - l->sends_recvd < RQ_DEPTH) {
+	uint32_t limit = e->rq_limit ? e->rq_limit : RQ_DEPTH;
+
+	while (l->recvs_posted - l->sends_recvd < limit) {
 		uint32_t k = (uint32_t)(l->recvs_posted % RQ_DEPTH);
 		struct snic_wqe_sge s = { e->p.bufb + (uint64_t)q * QP_SPAN +
 					  B_RECV + (uint64_t)k * SLOT, SLOT,
@@ -501,6 +504,27 @@ static void test_loss_psn_wrap(void)
 	lenv_free(e);
 }
 
+/* Receivers short of RECVs (two posted per QP, refilled as they complete)
+ * on a lossy link: RNR NAKs and losses together, every message still
+ * exactly once. */
+static void test_loss_rnr(void)
+{
+	uint64_t seed = env_seed(31);
+	struct fconn conn;
+	struct lenv *e;
+
+	fconn_default(&conn);
+	conn.timeout = 5;
+	conn.min_rnr_timer = 1; /* 10 us */
+	e = lenv_new(&conn, seed);
+	e->rq_limit = 2;
+	set_faults(e, 50000, seed);
+	run_traffic(e, 20000, "RNR, 5% loss", seed);
+	CU_ASSERT_TRUE(cA(e, "rnr_nak_recv") > 0);
+	CU_ASSERT_EQUAL(cA(e, "rnr_nak_recv") > cB(e, "rnr_nak_sent"), 0);
+	lenv_free(e);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Directed cases.                                                         */
 
@@ -729,6 +753,43 @@ static void test_loss_tail_drop(void)
 	lenv_free(e);
 }
 
+/* The ACK of the last message is lost and the receiver destroys its QP
+ * at once (ibv_rc_pingpong's end): the destroyed QP lingers and ACKs the
+ * retransmission, so the sender completes with success, not with
+ * RETRY_EXC_ERR for a message that arrived.  A QP created meanwhile takes
+ * another slot. */
+static void test_loss_linger_after_destroy(void)
+{
+	struct lenv *e = directed_env(8, 3);
+	struct drop_hook d = { .from = 1, .opcode = ROCE_RC_ACK, .nth = 1 };
+	struct snic_wqe_sge s = { e->p.bufa, 100, e->p.mra };
+	struct snic_wqe_sge rs = { e->p.bufb + B_RECV, SLOT, e->p.mrb };
+	struct fwr w = { .wr_id = 4, .opcode = SNIC_WR_SEND,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	struct fqp_caps caps = { .sq_cnt = 16, .rq_cnt = 16, .max_send_sge = 1,
+				 .max_recv_sge = 1 };
+	struct fqp extra;
+	struct snic_cqe c;
+
+	fqp_post_recv(&e->q[0].b, 1, &rs, 1);
+	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
+	fqp_post_send(&e->q[0].a, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqb, &c, 100));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(fqp_destroy(&e->q[0].b), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(fqp_create(&extra, &e->p.cb, e->p.pdb, &e->p.cqb,
+				   &e->p.cqb, &caps), SNIC_ST_OK);
+	CU_ASSERT_NOT_EQUAL(SNIC_QPN_IDX(extra.qpn), SNIC_QPN_IDX(e->q[0].b.qpn));
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 5000));
+	CU_ASSERT_EQUAL(c.wr_id, 4);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(d.dropped, 1);
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 1);
+	CU_ASSERT_EQUAL(cB(e, "linger_acks"), 1);
+	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqb, &c), 0); /* nothing executed */
+	lenv_free(e);
+}
+
 /* The timer wheel visits only QPs that have a deadline: idle QPs cost
  * nothing, and a QP with nothing outstanding leaves the wheel. */
 static void test_loss_timer_idle_qps(void)
@@ -762,7 +823,9 @@ UNIT_SUITE(loss, NULL, NULL,
 	   UNIT_TEST(test_loss_read_last_response),
 	   UNIT_TEST(test_loss_atomic_replay),
 	   UNIT_TEST(test_loss_timer_idle_qps),
+	   UNIT_TEST(test_loss_linger_after_destroy),
 	   UNIT_TEST(test_loss_psn_wrap),
+	   UNIT_TEST(test_loss_rnr),
 	   UNIT_TEST(test_loss_1pct),
 	   UNIT_TEST(test_loss_5pct),
 	   UNIT_TEST(test_loss_20pct));
