@@ -34,6 +34,7 @@
 #include <rte_pause.h>
 
 #include "emu.h"
+#include "emu_fault.h"
 #include "hal_dpdk.h"
 #include "hal_posix.h"
 #include "pcap_file.h"
@@ -212,6 +213,7 @@ static void nic_config(struct emu_nic *e, const struct emu_nic_spec *s,
  * disconnect with nothing in flight), then EAL and the runtime files. */
 static void shutdown_all(void)
 {
+	emu_fault_fini(); /* held frames back to the pools, totals printed */
 	for (unsigned i = 0; i < emu.nnics; i++) {
 		if (emu.nic[i].fw != NULL)
 			snic_nic_fini(emu.nic[i].fw);
@@ -334,6 +336,7 @@ static void setup_port(struct emu_nic *e, uint16_t port_id, int start)
 	e->dpdk_port = port_id;
 	snprintf(e->dev_name, sizeof(e->dev_name), "%s",
 		 e->dpdk.port[nic_port].name);
+	emu_fault_attach(&e->dpdk, e->cfg.name); /* --fault */
 }
 
 static void setup_ports(int eal_argc, char **eal_argv)

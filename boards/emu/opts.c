@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "emu.h"
+#include "emu_fault.h"
 #include "hal_posix.h"
 
 static void usage(FILE *f, const char *prog)
@@ -42,6 +43,10 @@ static void usage(FILE *f, const char *prog)
 "                         " SNIC_RUN_DIR_DEFAULT ")\n"
 "  --link-timeout SECS    fail unless every port's link is up within SECS\n"
 "                         of start (default %u; 0 = do not wait)\n"
+"  --fault SPEC           faults on every port's receive path, e.g.\n"
+"                         loss=0.05,dup=0.01,reorder=0.01,corrupt=0.001,seed=N\n"
+"                         (rates 0..1; delay_us=, delay_min_us=: hold time\n"
+"                         of reordered frames)\n"
 "  --help                 this text\n"
 "\n"
 "Common set-ups (each process needs its own CPU when busy; EAL's\n"
@@ -281,6 +286,8 @@ static int parse_one(int c, struct emu_opts *o)
 	case 'r':
 		o->run_dir = optarg;
 		return 0;
+	case 'f':
+		return emu_fault_parse(optarg);
 	case 't':
 		if (parse_uint(optarg, 3600, &v) != 0) {
 			fprintf(stderr, "snic-emu: bad --link-timeout '%s' "
@@ -310,6 +317,7 @@ int emu_parse_opts(int argc, char **argv, struct emu_opts *o)
 		{ "run-dir", required_argument, NULL, 'r' },
 		{ "host-mem-size", required_argument, NULL, 's' },
 		{ "link-timeout", required_argument, NULL, 't' },
+		{ "fault", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

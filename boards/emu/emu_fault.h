@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snic-emu --fault SPEC: the fault injection of hal/fault on the receive
+ * path of every NIC's ports (each port its own seeded generator: seed,
+ * seed + 1, ...), through the DPDK HAL's receive hook.
+ */
+#ifndef SNIC_EMU_FAULT_H
+#define SNIC_EMU_FAULT_H
+
+struct snic_dpdk_nic;
+
+/* Remember SPEC ("loss=0.05,dup=0.01,reorder=0.01,corrupt=0.001,seed=N").
+ * 0, or -1 after a message. */
+int emu_fault_parse(const char *spec);
+/* Hook every port of the NIC (no-op without --fault). */
+void emu_fault_attach(struct snic_dpdk_nic *n, const char *nic_name);
+/* Print what was injected, one line per port; give back held frames. */
+void emu_fault_fini(void);
+
+#endif /* SNIC_EMU_FAULT_H */
