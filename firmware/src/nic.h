@@ -50,6 +50,7 @@
 	X(rx_drop_bad_psn) X(rx_drop_unexpected)                             \
 	X(rx_dup_requests) X(rx_arp)                                         \
 	X(rx_drop_qkey) X(rx_drop_no_recv) X(loopback_frames)                \
+	X(tx_drop_no_neigh)                                                  \
 	X(nak_seq_sent) X(nak_inv_req_sent) X(nak_access_sent)               \
 	X(nak_rem_op_sent) X(rnr_nak_sent)                                   \
 	X(nak_seq_recv) X(nak_inv_req_recv) X(nak_access_recv)               \

@@ -23,6 +23,9 @@
 #include "nic.h"
 
 #define M(x) SNIC_QP_##x
+/* ARP requests for a UD destination before its datagram is given up as
+ * lost (one every SNIC_ARP_RETRY_NS: about a second). */
+#define UD_ARP_TRIES 10
 
 /* ---------------------------------------------------------------------- */
 /* State machine: UD and UC columns of IBTA 11.2.4.2.                      */
@@ -210,6 +213,7 @@ static uint8_t fetch(struct snic_nic *nic, struct snic_qp *qp)
 	if (cur->len > lim)
 		return SNIC_WC_LOC_LEN_ERR;
 	cur->first_psn = qp->npsn;
+	cur->npkts = 0; /* UD: ARP requests sent for this datagram */
 	return SNIC_WC_SUCCESS;
 }
 
@@ -222,7 +226,8 @@ static uint32_t v4mapped_ip(const uint8_t *g, bool *ok)
 	       (uint32_t)g[14] << 8 | g[15];
 }
 
-/* UD headers from the WQE's address; false while its MAC is unknown. */
+/* UD headers from the WQE's address: 1 ready, 0 while its MAC is being
+ * resolved, -1 not routable, -2 no answer to ARP (the datagram is lost). */
 static int ud_hdrs(struct snic_nic *nic, struct snic_qp *qp, struct roce_hdrs *h)
 {
 	const struct snic_wqe_ud *a =
@@ -236,6 +241,8 @@ static int ud_hdrs(struct snic_nic *nic, struct snic_qp *qp, struct roce_hdrs *h
 	memset(h, 0, sizeof(*h));
 	if (!neigh_lookup(nic, dip, h->dmac)) {
 		if (nic->now >= qp->arp_next_ns) {
+			if (qp->cur.npkts++ >= UD_ARP_TRIES)
+				return -2;
 			qp->arp_next_ns = nic->now + SNIC_ARP_RETRY_NS;
 			neigh_resolve(nic, dip);
 		}
@@ -292,6 +299,13 @@ static bool send_one(struct snic_nic *nic, struct snic_qp *qp, int *wait)
 	if (qp->type == SNIC_QPT_UD) {
 		int r = ud_hdrs(nic, qp, &h);
 
+		if (r == -2) {
+			/* unreliable datagram: lost on the way, not an error of
+			 * the QP (which may talk to many other peers) */
+			CNT_INC(nic, tx_drop_no_neigh);
+			send_done(nic, qp, SNIC_WC_SUCCESS);
+			return true;
+		}
 		if (r < 0) {
 			send_done(nic, qp, SNIC_WC_LOC_QP_OP_ERR); /* unroutable */
 			return true;

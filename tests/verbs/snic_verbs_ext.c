@@ -1356,6 +1356,33 @@ static bool c_ud(void)
 		fail("after the Q_Key drop: byte_len %u wr_id %" PRIu64, wc.byte_len, wc.wr_id);
 		goto out;
 	}
+	/* a destination nobody answers ARP for: the datagram is lost (the
+	 * send completes after the NIC gave up, about a second), and the
+	 * next one to a live peer goes through */
+	struct ibv_ah_attr da;
+	struct ibv_ah *dead;
+
+	memset(&da, 0, sizeof da);
+	da.is_global = 1;
+	da.grh.dgid = T.dev[1].gid;
+	da.grh.dgid.raw[15] ^= 0x40; /* 198.18.0.x + 64: nobody */
+	da.grh.hop_limit = 64;
+	da.port_num = PORT;
+	dead = ibv_create_ah(T.dev[0].pd, &da);
+	if (!dead) {
+		fail("ibv_create_ah: %s", strerror(errno));
+		goto out;
+	}
+	wr.wr.ud.ah = dead;
+	wr.wr_id = 6;
+	bool lost_ok = post(e[0].qp, &wr, "to nobody") && poll_one(e[0].scq, &wc, "to nobody") &&
+		       wc_ok(&wc, IBV_WC_SEND, "datagram to nobody") &&
+		       no_cqe(e[1].rcq, 50, "datagram to nobody");
+
+	ibv_destroy_ah(dead);
+	wr.wr.ud.ah = ah;
+	if (!lost_ok)
+		goto out;
 	/* a RECV too small for GRH + payload: LOC_LEN_ERR, and the QP is
 	 * lost (IBV_EVENT_QP_FATAL) */
 	struct ibv_sge small = sge_of(&T.dev[1], 0, 50);
