@@ -44,7 +44,8 @@ IT=tests/integration
 
 # ------------------------------------------------------------------ cases
 # case_add SUITE NAME LIMIT_SECONDS COMMAND...   (limits before scaling)
-# Worst case, every case hitting its limit: about 24 minutes at scale 1.
+# A normal run takes 3-6 minutes here (plus newlib's one-time build for
+# qemu/build); the limits only bound a hang, they are not expectations.
 SUITES=(unit devinfo pingpong verbs wire perftest multi badconfig)
 C_SUITE=() C_NAME=() C_LIMIT=() C_CMD=()
 case_add() {
@@ -65,8 +66,8 @@ case_add pingpong pingpong/ud           90 env SNIC_PP_PROG=ibv_ud_pingpong bash
 case_add pingpong pingpong/srq          90 env SNIC_PP_PROG=ibv_srq_pingpong bash "$IT/pingpong.sh" 19115
 case_add pingpong pingpong/uc           90 env SNIC_PP_PROG=ibv_uc_pingpong bash "$IT/pingpong.sh" 19215
 case_add pingpong pingpong/lossy       180 bash "$IT/lossy.sh" 22515 -n 300
+case_add pingpong pingpong/ctxdeath    180 bash "$IT/ctxdeath.sh" 20515
 case_add verbs    verbs                300 bash "$IT/verbs.sh"
-case_add verbs    verbs/ctxdeath       180 bash "$IT/ctxdeath.sh" 20515
 case_add verbs    verbs/ext            300 bash "$IT/verbs-ext.sh"
 case_add wire     wire/capture         240 bash "$IT/wire.sh" capture
 case_add wire     wire/scapy           120 bash "$IT/wire.sh" scapy

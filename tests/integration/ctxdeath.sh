@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Case "lifecycle/ctxdeath": verbs processes killed with SIGKILL in the
+# Case "pingpong/ctxdeath": verbs processes killed with SIGKILL in the
 # middle of traffic.  The NIC must reclaim everything they owned (their
 # contexts, QPs, CQs, MRs; counted as ctx_reclaimed) and keep serving other
 # processes: a fresh ibv_rc_pingpong and our verbs test must pass after it.
