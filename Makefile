@@ -66,7 +66,7 @@ TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 
 ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS)
 
-.PHONY: all deps demo test unit asan clean firmware emu host-driver
+.PHONY: all deps demo test unit asan bench clean firmware emu host-driver
 all: $(ALL)
 firmware: $(FW_LIB)
 emu: $(EMU_BIN)
@@ -135,6 +135,10 @@ demo: deps
 test: deps
 	$(MAKE) all
 	tests/run.sh
+
+# Figures against this machine's own limits; no pass/fail on time.
+bench: all
+	tools/bench.sh
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN)

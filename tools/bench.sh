@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# make bench: figures, not verdicts.  Measures this machine's own limit
+# (single-core memcpy bandwidth) and, in the same run, what Debian's
+# unmodified perftest moves through two emu NICs (snic-emu, ring pair),
+# then prints each figure with its ratio to that limit.  Nothing here
+# passes or fails on time; the script fails only if a program fails.
+set -euo pipefail
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tests/integration/lib.sh"
+snic_private_netns "$0" "$@"
+
+ITERS=${SNIC_BENCH_ITERS:-5000}
+echo "snic bench: $(nproc) cores, $(uname -m); perftest -n $ITERS; server snic1, client snic0"
+echo
+echo "== machine limits (one core)"
+mapfile -t mem < <("$SNIC_BUILD/bin/snic-membench")
+declare -A mc
+for l in "${mem[@]}"; do
+	read -r _ size gbps <<<"$l"
+	mc[$size]=$gbps
+	printf '  memcpy %8s B    %8s GB/s\n' "$size" "$gbps"
+done
+
+snic_emu_start >/dev/null
+port=$(snic_free_port 23515)
+
+# run_pt PROGRAM ARGS...: print the client's result row.
+run_pt() {
+	local prog=$1 out=$SNIC_CASE_DIR/bench-client.out
+	shift
+	timeout -k 5 120 "$prog" -d snic1 -F -x 0 -p "$port" "$@" >/dev/null 2>&1 </dev/null &
+	local spid=$!
+	snic_wait_listen "$port" 30 "$spid" >/dev/null || { kill "$spid" 2>/dev/null; return 1; }
+	timeout -k 5 120 "$prog" -d snic0 -F -x 0 -p "$port" "$@" 127.0.0.1 >"$out" 2>&1 </dev/null
+	wait "$spid"
+	awk '/#bytes/ { hdr = 1; next } hdr && $1 ~ /^[0-9]+$/ { print; exit }' "$out"
+}
+
+echo
+echo "== bandwidth (BW average; ratio = payload rate / single-core memcpy rate)"
+for t in "ib_write_bw -s 65536" "ib_read_bw -s 65536" "ib_send_bw -s 65536" "ib_write_bw -s 4096"; do
+	read -r prog _ size <<<"$t"
+	row=$(run_pt "$prog" -s "$size" -n "$ITERS")
+	mbs=$(awk '{ print $4 }' <<<"$row")        # MB/s (perftest: 2^20)
+	gbs=$(awk -v m="$mbs" 'BEGIN { printf "%.2f", m * 1048576 / 1e9 }')
+	lim=${mc[$size]:-${mc[65536]}}
+	printf '  %-12s %7s B  %8s GB/s   %5.1f %% of memcpy at that size\n' \
+		"$prog" "$size" "$gbs" "$(awk -v a="$gbs" -v b="$lim" 'BEGIN { print 100 * a / b }')"
+done
+
+echo
+echo "== latency (typical, one way as perftest reports it)"
+for t in "ib_write_lat -s 64" "ib_send_lat -s 64" "ib_read_lat -s 64" "ib_atomic_lat"; do
+	read -r prog _ size <<<"$t"
+	if [[ -n ${size:-} ]]; then
+		row=$(run_pt "$prog" -s "$size" -n "$ITERS")
+	else
+		row=$(run_pt "$prog" -n "$ITERS")
+	fi
+	printf '  %-12s %7s B  %8s us typical (min %s us)\n' "$prog" "${size:-8}" \
+		"$(awk '{ print $5 }' <<<"$row")" "$(awk '{ print $3 }' <<<"$row")"
+done
+snic_emu_stop >/dev/null
+echo
+echo "(figures from a shared 2-core VM are noisy; compare ratios, not absolutes)"
