@@ -206,12 +206,17 @@ static void test_crc32_vs_reference(void)
 		x = x * 1103515245u + 12345u;
 		buf[i] = (uint8_t)(x >> 16);
 	}
+	/* every length across the table / carry-less multiplication switch
+	 * (128 bytes) and every lane/fold boundary up to 1 KiB */
 	for (size_t off = 0; off < 16; off++)
-		for (size_t n = 0; n < 300; n++)
+		for (size_t n = 0; n < 1040; n++)
 			CU_ASSERT_EQUAL(crc32_update(0, buf + off, n),
 					crc32_ref(buf + off, n));
 	CU_ASSERT_EQUAL(crc32_update(0, buf + 3, 4096),
 			crc32_ref(buf + 3, 4096));
+	/* chaining through both paths */
+	CU_ASSERT_EQUAL(crc32_update(crc32_update(0, buf, 77), buf + 77, 3000),
+			crc32_ref(buf, 3077));
 }
 
 /* ---- opcode table ---- */

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CRC-32 (reflected 0xEDB88320) by carry-less multiplication: the folding
+ * method of Gopal et al., "Fast CRC Computation for Generic Polynomials
+ * Using PCLMULQDQ Instruction" (Intel, 2009).  The ICRC is computed over
+ * every byte a NIC sends and receives; the table method runs at ~1.5 GB/s
+ * and was ~90 % of the emulator's cycles at 64 KiB messages.
+ *
+ * Four 128-bit lanes are folded forward 512 bits at a time, then into one
+ * lane, then 128 -> 64 -> 32 bits with a Barrett reduction.  Constants are
+ * x^n mod P(x) for the fold distances (bit-reflected, 33 bits), and
+ * P'(x) / mu for the reduction, as derived in that paper.
+ *
+ * x86-64 only, chosen at run time; elsewhere (the aarch64 image)
+ * crc32_clmul_ok() is false and crc32.c's tables do the work.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crc32_clmul.h"
+
+#if defined(__x86_64__) && !defined(SNIC_NO_SIMD)
+#include <immintrin.h>
+
+#define CLMUL __attribute__((target("pclmul,sse4.1")))
+
+bool crc32_clmul_ok(void)
+{
+	static int ok = -1;
+
+	if (ok < 0)
+		ok = __builtin_cpu_supports("pclmul") &&
+		     __builtin_cpu_supports("sse4.1");
+	return ok != 0;
+}
+
+/* Fold lane x forward by the distance whose constants are in k, and add
+ * the data d that lies there. */
+CLMUL static inline __m128i fold(__m128i x, __m128i k, __m128i d)
+{
+	__m128i lo = _mm_clmulepi64_si128(x, k, 0x00);
+	__m128i hi = _mm_clmulepi64_si128(x, k, 0x11);
+
+	return _mm_xor_si128(_mm_xor_si128(lo, hi), d);
+}
+
+static inline __m128i ld(const uint8_t *p)
+{
+	return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
+/* 128 -> 32 bits: fold to 64 bits, then Barrett reduction. */
+CLMUL static uint32_t reduce(__m128i x)
+{
+	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
+	const __m128i k5 = _mm_set_epi64x(0, 0x0163cd6124LL);
+	const __m128i poly = _mm_set_epi64x(0x01f7011641LL, 0x01db710641LL);
+	const __m128i mask32 = _mm_setr_epi32(-1, 0, -1, 0);
+	__m128i t;
+
+	t = _mm_clmulepi64_si128(x, k3k4, 0x10);
+	x = _mm_xor_si128(_mm_srli_si128(x, 8), t);
+	t = _mm_srli_si128(x, 4);
+	x = _mm_clmulepi64_si128(_mm_and_si128(x, mask32), k5, 0x00);
+	x = _mm_xor_si128(x, t);
+	t = _mm_clmulepi64_si128(_mm_and_si128(x, mask32), poly, 0x10);
+	t = _mm_clmulepi64_si128(_mm_and_si128(t, mask32), poly, 0x00);
+	x = _mm_xor_si128(x, t);
+	return (uint32_t)_mm_extract_epi32(x, 1);
+}
+
+CLMUL uint32_t crc32_clmul(uint32_t c, const uint8_t *p, size_t n)
+{
+	const __m128i k1k2 = _mm_set_epi64x(0x01c6e41596LL, 0x0154442bd4LL);
+	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
+	__m128i x1 = ld(p), x2 = ld(p + 16), x3 = ld(p + 32), x4 = ld(p + 48);
+
+	x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128((int)c));
+	p += 64;
+	n -= 64;
+	for (; n >= 64; p += 64, n -= 64) {
+		x1 = fold(x1, k1k2, ld(p));
+		x2 = fold(x2, k1k2, ld(p + 16));
+		x3 = fold(x3, k1k2, ld(p + 32));
+		x4 = fold(x4, k1k2, ld(p + 48));
+	}
+	x1 = fold(x1, k3k4, x2);
+	x1 = fold(x1, k3k4, x3);
+	x1 = fold(x1, k3k4, x4);
+	for (; n >= 16; p += 16, n -= 16)
+		x1 = fold(x1, k3k4, ld(p));
+	return reduce(x1);
+}
+
+#else
+
+bool crc32_clmul_ok(void)
+{
+	return false;
+}
+
+uint32_t crc32_clmul(uint32_t c, const uint8_t *p, size_t n)
+{
+	(void)p;
+	(void)n;
+	return c; /* never called: crc32_clmul_ok() is false */
+}
+
+#endif
