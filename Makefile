@@ -35,13 +35,13 @@ POSIX_HAL_SRCS := $(sort $(wildcard hal/posix/*.c))
 DPDK_HAL_SRCS  := $(sort $(wildcard hal/dpdk/*.c))
 FAULT_HAL_SRCS := $(sort $(wildcard hal/fault/*.c))
 FAULT_HAL_OBJS := $(FAULT_HAL_SRCS:%.c=$(BUILD)/obj/%.o)
-EMU_SRCS := $(sort $(wildcard boards/emu/*.c))
+EMU_SRCS := $(sort $(wildcard boards/emu/*.c boards/common/*.c))
 EMU_OBJS := $(POSIX_HAL_SRCS:%.c=$(BUILD)/obj/%.o) \
 	    $(DPDK_HAL_SRCS:%.c=$(BUILD)/obj/%.o) $(FAULT_HAL_OBJS) \
 	    $(EMU_SRCS:%.c=$(BUILD)/obj/%.o)
 EMU_BIN  := $(BUILD)/bin/snic-emu
 # DPDK headers are not -Wextra clean everywhere; our own code still is.
-EMU_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE $(DPDK_CFLAGS) -Ihal/posix -Ihal/dpdk -Ihal/fault -Iboards/emu
+EMU_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE $(DPDK_CFLAGS) -Ihal/posix -Ihal/dpdk -Ihal/fault -Iboards/emu -Iboards/common
 
 # The host driver: a drop-in libibverbs.so.1.
 HD_SRCS  := $(sort $(wildcard host-driver/*.c))
@@ -84,7 +84,7 @@ $(BUILD)/obj/hal/%.o: hal/%.c
 	@mkdir -p $(@D)
 	$(CC) $(EMU_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/obj/boards/emu/%.o: boards/emu/%.c
+$(BUILD)/obj/boards/%.o: boards/%.c
 	@mkdir -p $(@D)
 	$(CC) $(EMU_CFLAGS) $(DEPFLAGS) -c $< -o $@
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "emu.h"
+#include "netaddr.h"
 #include "emu_fault.h"
 #include "hal_posix.h"
 
@@ -96,34 +97,6 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 		*out > max) ? -1 : 0;
 }
 
-static int parse_ipv4(const char *s, uint32_t *ip)
-{
-	unsigned a, b, c, d;
-	char tail;
-
-	if (sscanf(s, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) != 4 ||
-	    a > 255 || b > 255 || c > 255 || d > 255)
-		return -1;
-	*ip = a << 24 | b << 16 | c << 8 | d;
-	return 0;
-}
-
-static int parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned m[6];
-	char tail;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &m[0], &m[1], &m[2], &m[3],
-		   &m[4], &m[5], &tail) != 6)
-		return -1;
-	for (int i = 0; i < 6; i++) {
-		if (m[i] > 255)
-			return -1;
-		mac[i] = (uint8_t)m[i];
-	}
-	return (mac[0] & 1) ? -1 : 0;   /* no multicast address */
-}
-
 /* Device names end up in file names and in verbs' ibv_device.name. */
 static int valid_name(const char *s)
 {
@@ -162,9 +135,9 @@ static int nic_key(struct emu_nic_spec *n, const char *key, char *val)
 			return -1;
 		strcpy(n->port, val);
 	} else if (strcmp(key, "ip") == 0) {
-		return parse_ipv4(val, &n->ipv4);
+		return snic_parse_ipv4(val, &n->ipv4);
 	} else if (strcmp(key, "mac") == 0) {
-		return parse_mac(val, n->mac);
+		return snic_parse_mac(val, n->mac);
 	} else if (strcmp(key, "mtu") == 0) {
 		if (parse_uint(val, 65535, &v) != 0 || v < 576)
 			return -1;

@@ -26,12 +26,12 @@ QV_CFLAGS  := $(CSTD) $(OPT) -g $(WARN) -fno-strict-aliasing \
 	-ffunction-sections -fdata-sections \
 	-nostdinc -isystem $(QV_GCC_INC) -isystem $(QV_NEWLIB)/include \
 	-Ifirmware/include -Ifirmware/src -Ihal/include -Ihal/aarch64 \
-	-Ihal/virtio -Iboards/qemu-virt
+	-Ihal/virtio -Iboards/qemu-virt -Iboards/common
 QV_LDFLAGS := -nostdlib -static -no-pie -T linker/qemu-virt.ld \
 	-Wl,--gc-sections -Wl,--no-warn-rwx-segments -Wl,--build-id=none
 QV_LDLIBS  := -Wl,--start-group -L$(QV_NEWLIB)/lib -lc -lm -lgcc -Wl,--end-group
 
-QV_SRCS    := $(FW_SRCS) $(sort $(wildcard hal/aarch64/*.c hal/virtio/*.c)) \
+QV_SRCS    := $(FW_SRCS) $(sort $(wildcard hal/aarch64/*.c hal/virtio/*.c boards/common/*.c)) \
 	$(filter-out boards/qemu-virt/main.c,$(sort $(wildcard boards/qemu-virt/*.c)))
 QV_OBJS    := $(QV_SRCS:%.c=$(QV_BUILD)/obj/%.o) \
 	$(QV_BUILD)/obj/boards/qemu-virt/start.o

@@ -23,6 +23,7 @@
 #include "gtimer.h"
 #include "hostwin.h"
 #include "mmu.h"
+#include "netaddr.h"
 #include "platform.h"
 #include "snic/fw.h"
 #include "snic/hostif.h"
@@ -171,34 +172,6 @@ static int parse_u64(const char *s, uint64_t *out)
 	return *end == '\0' ? 0 : -1;
 }
 
-static int parse_ipv4(const char *s, uint32_t *out)
-{
-	unsigned a, b, c, d;
-	char tail;
-
-	if (sscanf(s, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) != 4 ||
-	    a > 255 || b > 255 || c > 255 || d > 255)
-		return -1;
-	*out = a << 24 | b << 16 | c << 8 | d;
-	return 0;
-}
-
-static int parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned m[6];
-	char tail;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &m[0], &m[1], &m[2], &m[3],
-		   &m[4], &m[5], &tail) != 6)
-		return -1;
-	for (int i = 0; i < 6; i++) {
-		if (m[i] > 255)
-			return -1;
-		mac[i] = (uint8_t)m[i];
-	}
-	return 0;
-}
-
 static void config_set(struct qv_nic *q, const char *k, const char *v)
 {
 	struct snic_nic_config *c = &q->cfg;
@@ -220,10 +193,10 @@ static void config_set(struct qv_nic *q, const char *k, const char *v)
 				     "up to 2.8 GiB", v);
 		c->host_mem_size = n;
 	} else if (strcmp(k, "ipv4") == 0) {
-		if (parse_ipv4(v, &c->ipv4))
+		if (snic_parse_ipv4(v, &c->ipv4))
 			config_error("bad ipv4", v);
 	} else if (strcmp(k, "mac") == 0) {
-		if (parse_mac(v, c->mac))
+		if (snic_parse_mac(v, c->mac))
 			config_error("bad mac", v);
 	} else if (strcmp(k, "eth_mtu") == 0) {
 		if (parse_u64(v, &n) || n < 576 ||
