@@ -47,7 +47,7 @@
 	X(rx_drop_udp_len) X(rx_drop_bad_opcode) X(rx_drop_bth)              \
 	X(rx_drop_icrc) X(rx_drop_not_for_us) X(rx_drop_unknown_qpn)         \
 	X(rx_drop_qp_state) X(rx_drop_opcode_seq) X(rx_drop_bad_length)      \
-	X(rx_drop_bad_psn) X(rx_drop_unexpected)                             \
+	X(rx_drop_bad_psn) X(rx_drop_unexpected) X(rx_drop_wrong_peer)      \
 	X(rx_dup_requests) X(rx_arp)                                         \
 	X(rx_drop_qkey) X(rx_drop_no_recv) X(loopback_frames)                \
 	X(tx_drop_no_neigh)                                                  \

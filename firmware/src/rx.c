@@ -62,6 +62,12 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 		ud_rx(nic, qp, &h); /* UD and UC (ud.c) */
 		return NULL;
 	}
+	/* A connected QP takes packets from its peer only (IBTA 9.6.1.5:
+	 * the source must match the QP's path). */
+	if (h.sip != qp->dip) {
+		CNT_INC(nic, rx_drop_wrong_peer);
+		return NULL;
+	}
 	if (fl & ROCE_F_REQ) {
 		resp_rx(nic, qp, &h);
 		return qp->resp.ack_pending ? qp : NULL;

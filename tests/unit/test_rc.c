@@ -771,6 +771,32 @@ static void test_rc_malformed_frames(void)
 	env_free(e);
 }
 
+/* A request at the right QPN and PSN but from another address: dropped
+ * and counted, the connected QP never sees it. */
+static void test_rc_wrong_peer(void)
+{
+	struct rc_env *e = env_new();
+	static uint8_t f[FH_BUF_CAP];
+	uint8_t pay[64];
+	struct roce_hdrs h;
+	uint32_t epsn;
+	uint16_t n;
+
+	pattern(pay, sizeof(pay), 3);
+	CU_ASSERT_TRUE(send_ok(e, 100, 1));
+	epsn = epsn_b(e);
+	n = mk_frame(e, f, ROCE_RC_SEND_ONLY, e->p.qb.qpn, epsn, pay, 64);
+	CU_ASSERT_EQUAL_FATAL(roce_parse(f, n, &h), ROCE_OK);
+	h.sip = FSIM_IP_A ^ 0x10;
+	n = (uint16_t)roce_build(f, &h, 64);
+	inject_b(e, f, n);
+	CU_ASSERT_EQUAL(cB(e, "rx_drop_wrong_peer"), 1);
+	CU_ASSERT_EQUAL(epsn_b(e), epsn);
+	CU_ASSERT_EQUAL(fqp_state(&e->p.qb), SNIC_QPS_RTS);
+	CU_ASSERT_TRUE(send_ok(e, 200, 2));
+	env_free(e);
+}
+
 /* A SEND MIDDLE with no FIRST at the expected PSN: an invalid request
  * (opcode sequence).  That QP ends in ERR; another QP pair on the same
  * NICs keeps working. */
@@ -1081,6 +1107,7 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_rnr_retry_exceeded),
 	   UNIT_TEST(test_rc_rnr_write_imm),
 	   UNIT_TEST(test_rc_malformed_frames),
+	   UNIT_TEST(test_rc_wrong_peer),
 	   UNIT_TEST(test_rc_opcode_sequence),
 	   UNIT_TEST(test_rc_psn_out_of_sequence),
 	   UNIT_TEST(test_rc_loss_go_back_n),
