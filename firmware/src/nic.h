@@ -24,6 +24,7 @@
 #define SNIC_CMD_BUDGET     8    /* commands per poll pass                */
 #define SNIC_INFLIGHT       128  /* send WQEs in flight per QP            */
 #define SNIC_ACKREQ_EVERY   16   /* AckReq at least every N packets       */
+#define SNIC_READ_MAX_PSNS  (1u << 22) /* PSNs one READ may span        */
 #define SNIC_PSN_WINDOW     8192 /* outstanding PSNs per QP (< 2^23, so
 				  * 24-bit PSN distances stay unambiguous) */
 #define SNIC_TW_SLOTS       256  /* timer wheel: slots ...                */

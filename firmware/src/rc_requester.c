@@ -146,6 +146,12 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 	st = load_data(nic, qp, cur);
 	if (st)
 		return wqe_fail(nic, qp, c, st);
+	/* One READ request owns the PSNs of all its responses at once; past
+	 * 2^22 of them (a READ over 1 GiB at path MTU 256) 24-bit PSN
+	 * distances would turn ambiguous (9.7.1): refuse it. */
+	if (c->opcode == SNIC_WR_RDMA_READ &&
+	    msg_pkts(qp, c->opcode, cur->len) > SNIC_READ_MAX_PSNS)
+		return wqe_fail(nic, qp, c, SNIC_WC_LOC_LEN_ERR);
 	cur->sent = 0;
 	cur->first_psn = qp->npsn;
 	cur->npkts = msg_pkts(qp, c->opcode, cur->len);

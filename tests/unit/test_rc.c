@@ -771,6 +771,47 @@ static void test_rc_malformed_frames(void)
 	env_free(e);
 }
 
+/* A READ spanning more than 2^22 PSNs (here 1 GiB + 256 bytes at path MTU
+ * 256) would make 24-bit PSN distances ambiguous: refused locally with
+ * LOC_LEN_ERR, nothing goes on the wire.  The local MR maps one page over
+ * and over, so 1 GiB fits the fake window. */
+static void test_rc_read_psn_span(void)
+{
+	struct fconn conn;
+	struct rc_env *e;
+	const uint32_t npages = (1u << 18) + 1;
+	uint32_t *pages = malloc(npages * sizeof(*pages)), key;
+	uint64_t len = (1ull << 30) + 256, tx0;
+	struct snic_cqe c;
+
+	fconn_default(&conn);
+	conn.path_mtu = 1; /* 256 */
+	e = env_new_conn(&conn, 256);
+	for (uint32_t i = 0; i < npages; i++)
+		pages[i] = (uint32_t)(e->p.bufa >> SNIC_PAGE_SHIFT);
+	/* max_mr_size is the window size: let the firmware believe in a
+	 * 4 GiB window (every page used here lies in the real one) */
+	e->s->a.nic->cfg.host_mem_size = 4ull << 30;
+	CU_ASSERT_EQUAL_FATAL(fctx_reg_mr_pages(&e->p.ca, e->p.pda, 1ull << 40, len,
+						pages, npages,
+						SNIC_ACCESS_LOCAL_WRITE, &key),
+			      SNIC_ST_OK);
+	struct snic_wqe_sge sg = { .addr = 1ull << 40, .length = (uint32_t)len,
+				   .lkey = key };
+	struct fwr w = { .wr_id = 77, .opcode = SNIC_WR_RDMA_READ,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &sg, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	tx0 = cA(e, "tx_frames");
+	fqp_post_send(&e->p.qa, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+	CU_ASSERT_EQUAL(c.wr_id, 77);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_LOC_LEN_ERR);
+	CU_ASSERT_EQUAL(fqp_state(&e->p.qa), SNIC_QPS_ERR);
+	CU_ASSERT_EQUAL(cA(e, "tx_frames"), tx0);
+	free(pages);
+	env_free(e);
+}
+
 /* A request at the right QPN and PSN but from another address: dropped
  * and counted, the connected QP never sees it. */
 static void test_rc_wrong_peer(void)
@@ -1108,6 +1149,7 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_rnr_write_imm),
 	   UNIT_TEST(test_rc_malformed_frames),
 	   UNIT_TEST(test_rc_wrong_peer),
+	   UNIT_TEST(test_rc_read_psn_span),
 	   UNIT_TEST(test_rc_opcode_sequence),
 	   UNIT_TEST(test_rc_psn_out_of_sequence),
 	   UNIT_TEST(test_rc_loss_go_back_n),
