@@ -473,6 +473,24 @@ static void ctx_release_slot(struct snic_context *ctx)
 			      memory_order_release);
 }
 
+/* Contexts whose owner died without closing: hand them to the firmware
+ * for reclaim (hostif.h, SNIC_CTX_ORPHAN).  Only OPEN slots: a CLAIMED
+ * slot may still carry the previous owner's pid for an instant. */
+static void mark_orphans(struct snic_context *ctx)
+{
+	for (unsigned i = 0; i < SNIC_MAX_CTX; i++) {
+		struct snic_ctx_slot *s = (struct snic_ctx_slot *)(
+			ctx->bar + SNIC_BAR_CTX_OFF + i * SNIC_CTX_SLOT_SIZE);
+		uint32_t open = SNIC_CTX_OPEN;
+		uint32_t pid = atomic_load(&s->owner_pid);
+
+		if (atomic_load(&s->state) == SNIC_CTX_OPEN && pid &&
+		    !snic_pid_alive(pid))
+			atomic_compare_exchange_strong(&s->state, &open,
+						       SNIC_CTX_ORPHAN);
+	}
+}
+
 static int claim_slot(struct snic_context *ctx)
 {
 	unsigned max = ctx->hdr->max_ctx;
@@ -561,6 +579,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	if (!ctx->hm)
 		goto fail;
 
+	mark_orphans(ctx);
 	err = claim_slot(ctx);
 	if (err) {
 		snic_dbg("%s: no free context slot\n", device->name);

@@ -393,6 +393,32 @@ static int reset_one(struct nic *n)
 	return 1;
 }
 
+/* Hand contexts whose owner process died to the firmware (hostif.h,
+ * SNIC_CTX_ORPHAN): what the emu board does by itself, for boards that
+ * cannot see host processes (the qemu-virt launcher runs this). */
+static int reap_one(struct nic *n)
+{
+	unsigned reaped = 0;
+
+	for (unsigned i = 0; i < SNIC_MAX_CTX; i++) {
+		struct snic_ctx_slot *s = (struct snic_ctx_slot *)(
+			n->bar + SNIC_BAR_CTX_OFF + (size_t)i * SNIC_CTX_SLOT_SIZE);
+		uint32_t open = SNIC_CTX_OPEN;
+		uint32_t pid = atomic_load(&s->owner_pid);
+
+		if (atomic_load(&s->state) != SNIC_CTX_OPEN || pid == 0 ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (atomic_compare_exchange_strong(&s->state, &open,
+						   SNIC_CTX_ORPHAN))
+			reaped++;
+	}
+	if (reaped && !o.json)
+		printf("%s: %u context(s) of dead processes handed back\n",
+		       n->name, reaped);
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -400,6 +426,7 @@ static void usage(FILE *f)
 		"       snicctl [options] show [NIC...]\n"
 		"       snicctl [options] qp NIC [QPN]\n"
 		"       snicctl [options] reset NIC...\n"
+		"       snicctl [options] reap NIC...\n"
 		"Inspect the snic NICs served in the run directory.\n"
 		"  list     each NIC: state, serving pid, link, addresses, MTU\n"
 		"  show     port counters (frames, bytes, drops by reason, NAKs,\n"
@@ -407,6 +434,7 @@ static void usage(FILE *f)
 		"           per-QP counters\n"
 		"  qp       one NIC's QPs, or the QP numbered QPN\n"
 		"  reset    zero every counter of the NICs (waits for the firmware)\n"
+		"  reap     hand the contexts of dead processes back to the NICs\n"
 		"options:\n"
 		"  -d, --run-dir DIR  run directory (default $SNIC_RUN_DIR or "
 		RUN_DIR_DEFAULT ")\n"
@@ -444,12 +472,15 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		cmd = argv[optind++];
 	if (strcmp(cmd, "list") != 0 && strcmp(cmd, "show") != 0 &&
-	    strcmp(cmd, "qp") != 0 && strcmp(cmd, "reset") != 0) {
+	    strcmp(cmd, "qp") != 0 && strcmp(cmd, "reset") != 0 &&
+	    strcmp(cmd, "reap") != 0) {
 		fprintf(stderr, "snicctl: unknown command '%s'\n", cmd);
 		usage(stderr);
 		return 2;
 	}
-	if ((strcmp(cmd, "reset") == 0 && optind >= argc) ||
+	bool writes = strcmp(cmd, "reset") == 0 || strcmp(cmd, "reap") == 0;
+
+	if ((writes && optind >= argc) ||
 	    (strcmp(cmd, "qp") == 0 && (optind >= argc || argc - optind > 2)) ||
 	    (strcmp(cmd, "list") == 0 && optind < argc)) {
 		usage(stderr);
@@ -466,15 +497,16 @@ int main(int argc, char **argv)
 		}
 		argc--;
 	}
-	n = scan(nics, strcmp(cmd, "reset") == 0);
+	n = scan(nics, writes);
 	if (n < 0)
 		return 1;
 	nsel = select_nics(nics, n, argv + optind, argc - optind, sel);
 	if (nsel < 0)
 		return 1;
-	if (strcmp(cmd, "reset") == 0) {
+	if (writes) {
 		for (int i = 0; i < nsel; i++)
-			rc |= reset_one(sel[i]);
+			rc |= strcmp(cmd, "reset") == 0 ? reset_one(sel[i])
+							 : reap_one(sel[i]);
 		return rc;
 	}
 	return output(sel, nsel, strcmp(cmd, "list") != 0, qpn);

@@ -67,3 +67,7 @@ $(QV_FAULT_ELF): $(QV_OBJS) $(QV_MAIN_FAULT) linker/qemu-virt.ld
 # Header dependencies of the aarch64 objects (the top-level Makefile only
 # reads those under $(BUILD)/obj).
 -include $(shell find $(QV_BUILD)/obj -name '*.d' 2>/dev/null)
+
+# Header dependencies of the image objects (the top Makefile includes only
+# those under $(BUILD)/obj).
+-include $(shell find $(QV_BUILD)/obj -name '*.d' 2>/dev/null)

@@ -135,6 +135,46 @@ verbs)
 	qv_stop snic2 || exit 1
 	qv_stop snic3 || exit 1
 	;;
+ctxdeath)
+	# verbs processes SIGKILLed mid-traffic on QEMU NICs: the guest cannot
+	# see host pids, so the launcher's snicctl reap hands their contexts
+	# back (SNIC_CTX_ORPHAN) and the firmware reclaims them.
+	snic_private_netns "$0" ctxdeath "$@"
+	qv_need_image
+	two_qemu_nics
+	port=$(snic_free_port "${1:?port}")
+	ibv_rc_pingpong -d snic3 -g 0 -p "$port" -n 100000000 \
+		>"$SNIC_CASE_DIR/victim-server.out" 2>&1 </dev/null &
+	spid=$!
+	SNIC_BG_PIDS+=("$spid")
+	snic_wait_listen "$port" 60 "$spid" || snic_fail "victim server never listened"
+	ibv_rc_pingpong -d snic2 -g 0 -p "$port" -n 100000000 127.0.0.1 \
+		>"$SNIC_CASE_DIR/victim-client.out" 2>&1 </dev/null &
+	cpid=$!
+	SNIC_BG_PIDS+=("$cpid")
+	sleep 3
+	kill -0 "$cpid" 2>/dev/null || snic_fail "victim client ended early"
+	kill -KILL "$cpid" "$spid"
+	wait "$cpid" "$spid" 2>/dev/null || true
+	snic__untrack "$cpid"
+	snic__untrack "$spid"
+	snic_log "killed both victims (SIGKILL) while traffic was flowing"
+	reclaimed=0
+	for (( i = 0; i < 100; i++ )); do
+		reclaimed=$("$SNIC_BUILD/bin/snicctl" --json show snic2 snic3 |
+			/usr/bin/python3 -c 'import json,sys
+d = json.load(sys.stdin)
+nics = d["nics"] if isinstance(d, dict) else d
+print(sum(n["port"]["counters"].get("ctx_reclaimed", 0) for n in nics))')
+		(( reclaimed >= 2 )) && break
+		sleep 0.1
+	done
+	(( reclaimed >= 2 )) || snic_fail "expected 2 reclaimed contexts on the QEMU NICs, snicctl says $reclaimed"
+	snic_log "the QEMU NICs reclaimed $reclaimed contexts of killed processes"
+	pingpong snic3 snic2 "$(( ${1} + 10 ))"
+	qv_stop snic2 || exit 1
+	qv_stop snic3 || exit 1
+	;;
 interop-pingpong)
 	snic_private_netns "$0" interop-pingpong "$@"
 	qv_need_image

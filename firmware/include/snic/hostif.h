@@ -349,6 +349,11 @@ enum snic_ctx_state {
 	SNIC_CTX_FREE = 0,
 	SNIC_CTX_CLAIMED = 1,
 	SNIC_CTX_OPEN = 2,
+	/* The owner process died without closing (seen by a host-side
+	 * watcher: CAS OPEN -> ORPHAN, never from another state).  The
+	 * firmware destroys what the context owned and frees the slot: the
+	 * way for boards that cannot see host processes (qemu-virt). */
+	SNIC_CTX_ORPHAN = 3,
 };
 
 struct snic_ctx_slot {
