@@ -12,10 +12,10 @@
  * The unit tests check every length/alignment against a bitwise reference.
  */
 #include "crc32.h"
-#include "crc32_clmul.h"
+#include "crc32_hw.h"
 
 /* Below this the tables win (set-up and reduction cost). */
-#define CRC32_CLMUL_MIN 128
+#define CRC32_HW_MIN 128
 
 static const uint32_t crc32_tab[8][256] = {
 	{
@@ -492,11 +492,11 @@ uint32_t crc32_update(uint32_t crc, const void *buf, size_t n)
 	uint32_t c = ~crc;          /* undo the previous final complement */
 	size_t head = (size_t)(-(uintptr_t)p & 7u);
 
-	/* Long runs by carry-less multiplication where the CPU has it. */
-	if (n >= CRC32_CLMUL_MIN && crc32_clmul_ok()) {
+	/* Long runs with the CPU's help where it has it. */
+	if (n >= CRC32_HW_MIN && crc32_hw_ok()) {
 		size_t m = n & ~(size_t)15;
 
-		c = crc32_clmul(c, p, m);
+		c = crc32_hw(c, p, m);
 		p += m;
 		n -= m;
 		head = n;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CRC-32 (reflected 0xEDB88320) by carry-less multiplication: the folding
+ * CRC-32 (reflected 0xEDB88320) with the CPU's help.
+ *
+ * x86-64: carry-less multiplication, the folding
  * method of Gopal et al., "Fast CRC Computation for Generic Polynomials
  * Using PCLMULQDQ Instruction" (Intel, 2009).  The ICRC is computed over
  * every byte a NIC sends and receives; the table method runs at ~1.5 GB/s
@@ -13,22 +15,26 @@
  *
  * Two variants, chosen at run time: SSE/PCLMULQDQ (four xmm lanes,
  * ~14 GB/s here) and AVX-512/VPCLMULQDQ (four zmm accumulators, ~50 GB/s
- * here) for runs of 512 bytes and more.  x86-64 only; elsewhere (the
- * aarch64 image) crc32_clmul_ok() is false and crc32.c's tables do the
- * work.
+ * here) for runs of 512 bytes and more.
+ *
+ * aarch64: the ARMv8 CRC32 instructions (CRC32X, 8 bytes each), when
+ * ID_AA64ISAR0_EL1 says they are there (readable at EL1 in the bare-metal
+ * image, emulated for EL0 by Linux).
+ *
+ * Elsewhere crc32_hw_ok() is false and crc32.c's tables do the work.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "crc32_clmul.h"
+#include "crc32_hw.h"
 
 #if defined(__x86_64__) && !defined(SNIC_NO_SIMD)
 #include <immintrin.h>
 
 #define CLMUL __attribute__((target("pclmul,sse4.1")))
 
-bool crc32_clmul_ok(void)
+bool crc32_hw_ok(void)
 {
 	static int ok = -1;
 
@@ -167,7 +173,7 @@ CLMUL static uint32_t crc32_clmul128(uint32_t c, const uint8_t *p, size_t n)
 	return reduce(x1);
 }
 
-uint32_t crc32_clmul(uint32_t c, const uint8_t *p, size_t n)
+uint32_t crc32_hw(uint32_t c, const uint8_t *p, size_t n)
 {
 	/* below 512 bytes the zmm set-up and lane reduction do not pay */
 	if (n >= 512 && vclmul_ok())
@@ -175,18 +181,49 @@ uint32_t crc32_clmul(uint32_t c, const uint8_t *p, size_t n)
 	return crc32_clmul128(c, p, n);
 }
 
+#elif defined(__aarch64__) && !defined(SNIC_NO_SIMD)
+#include <arm_acle.h>
+#include <string.h>
+
+bool crc32_hw_ok(void)
+{
+	static int ok = -1;
+
+	if (ok < 0) {
+		uint64_t isar0;
+
+		__asm__ volatile("mrs %0, ID_AA64ISAR0_EL1" : "=r"(isar0));
+		ok = ((isar0 >> 16) & 0xf) >= 1; /* CRC32 field */
+	}
+	return ok != 0;
+}
+
+__attribute__((target("+crc")))
+uint32_t crc32_hw(uint32_t c, const uint8_t *p, size_t n)
+{
+	for (; n >= 8; p += 8, n -= 8) {
+		uint64_t w;
+
+		memcpy(&w, p, 8); /* little-endian, any alignment */
+		c = __crc32d(c, w);
+	}
+	for (; n; p++, n--)
+		c = __crc32b(c, *p);
+	return c;
+}
+
 #else
 
-bool crc32_clmul_ok(void)
+bool crc32_hw_ok(void)
 {
 	return false;
 }
 
-uint32_t crc32_clmul(uint32_t c, const uint8_t *p, size_t n)
+uint32_t crc32_hw(uint32_t c, const uint8_t *p, size_t n)
 {
 	(void)p;
 	(void)n;
-	return c; /* never called: crc32_clmul_ok() is false */
+	return c; /* never called: crc32_hw_ok() is false */
 }
 
 #endif
