@@ -16,7 +16,8 @@ VERSION=3.3.0
 TARBALL=/usr/src/newlib/newlib-${VERSION}.tar.xz
 CROSS=aarch64-linux-gnu-
 TARGET=aarch64-none-elf
-CACHE_ROOT=${SNIC_NEWLIB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/snic}
+# HOME may be unset under some CI runners: fall back to a system cache.
+CACHE_ROOT=${SNIC_NEWLIB_CACHE:-${XDG_CACHE_HOME:-${HOME:-/var/cache}/.cache}/snic}
 PREFIX=$CACHE_ROOT/newlib-${VERSION}-aarch64
 STAMP=$PREFIX/.snic-built
 
