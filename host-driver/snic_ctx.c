@@ -473,6 +473,15 @@ static void ctx_release_slot(struct snic_context *ctx)
 			      memory_order_release);
 }
 
+void snic_wait_events_acked(pthread_mutex_t *m, pthread_cond_t *cv,
+			    const uint32_t *completed, uint32_t got)
+{
+	pthread_mutex_lock(m);
+	while (*completed != got)
+		pthread_cond_wait(cv, m);
+	pthread_mutex_unlock(m);
+}
+
 /* Contexts whose owner died without closing: hand them to the firmware
  * for reclaim (hostif.h, SNIC_CTX_ORPHAN).  Only OPEN slots: a CLAIMED
  * slot may still carry the previous owner's pid for an instant. */

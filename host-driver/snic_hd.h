@@ -58,6 +58,10 @@ const char *snic_run_dir(void);
  * memory file `host_mem` (the firmware has not cleaned up after it yet). */
 int snic_fw_holds_pid(const char *host_mem, uint32_t pid);
 int snic_pid_alive(uint32_t pid);
+/* ibv_destroy_qp/srq: block until the application acked every async event
+ * handed out for the object (*completed, under m, reaches got). */
+void snic_wait_events_acked(pthread_mutex_t *m, pthread_cond_t *cv,
+			    const uint32_t *completed, uint32_t got);
 
 /* ------------------------------------------------------------------ */
 /* Host memory window (hostmem.c).                                      */

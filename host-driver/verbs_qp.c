@@ -392,10 +392,8 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	pthread_mutex_unlock(&ctx->obj_lock);
 
 	/* Wait for the acknowledgement of every async event handed out. */
-	pthread_mutex_lock(&ibqp->mutex);
-	while (ibqp->events_completed != qp->async_events_got)
-		pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
-	pthread_mutex_unlock(&ibqp->mutex);
+	snic_wait_events_acked(&ibqp->mutex, &ibqp->cond,
+			       &ibqp->events_completed, qp->async_events_got);
 
 	if (!err)
 		snic_hm_free(ctx->hm, qp->ext_page, qp->ext_npages);

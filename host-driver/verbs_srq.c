@@ -166,10 +166,8 @@ int ibv_destroy_srq(struct ibv_srq *ibsrq)
 	srq_unlink(ctx, s);
 	snic_async_purge(ctx, ibsrq, 2);
 	pthread_mutex_unlock(&ctx->obj_lock);
-	pthread_mutex_lock(&ibsrq->mutex);
-	while (ibsrq->events_completed != s->async_events_got)
-		pthread_cond_wait(&ibsrq->cond, &ibsrq->mutex);
-	pthread_mutex_unlock(&ibsrq->mutex);
+	snic_wait_events_acked(&ibsrq->mutex, &ibsrq->cond,
+			       &ibsrq->events_completed, s->async_events_got);
 	if (!err)
 		snic_hm_free(ctx->hm, s->ext_page, s->ext_npages);
 	pthread_spin_destroy(&s->lock);

@@ -607,10 +607,8 @@ void qp_doorbell(struct snic_nic *nic, struct snic_qp *qp)
 	struct snic_qp_dbrec db;
 	uint32_t sq_pi, rq_pi;
 
-	if (nic_dma_read(nic, qp->dbrec_pa, &db, 8)) {
-		CNT_INC(nic, dma_errors);
-		return;
-	}
+	if (nic_dma_read(nic, qp->dbrec_pa, &db, 8))
+		return; /* counted in dma_errors by nic_dma_read */
 	sq_pi = atomic_load_explicit(&db.sq_pi, memory_order_relaxed);
 	rq_pi = atomic_load_explicit(&db.rq_pi, memory_order_relaxed);
 	/* A producer index that runs more than a ring ahead is a host bug:
