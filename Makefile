@@ -16,10 +16,10 @@ CFLAGS_BASE := $(CSTD) $(OPT) -g $(WARN) $(SAN) $(INC) -fno-strict-aliasing
 
 # The firmware core: portable, freestanding C11 (only <stdint.h>, <stddef.h>,
 # <stdbool.h>, <stdatomic.h> and <string.h>-level functions).
-FW_SRCS  := $(sort $(wildcard firmware/src/*.c))
+FW_SRCS  := $(sort $(wildcard firmware/src/*/*.c firmware/arch/*/*.c))
 FW_OBJS  := $(FW_SRCS:%.c=$(BUILD)/obj/%.o)
 FW_LIB   := $(BUILD)/lib/libsnicfw.a
-FW_CFLAGS := $(CFLAGS_BASE) -fPIC -Ifirmware/src
+FW_CFLAGS := $(CFLAGS_BASE) -fPIC -Ifirmware/src -Ifirmware
 
 # HAL implementations and the emu board (Linux process with DPDK ports).
 DPDK_CFLAGS := $(shell pkg-config --cflags libdpdk 2>/dev/null)
@@ -57,7 +57,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN  := $(BUILD)/tests/unit-tests
 VT_SRCS   := $(sort $(wildcard tests/verbs/*.c))
 VT_BINS   := $(VT_SRCS:tests/verbs/%.c=$(BUILD)/tests/%)
-TEST_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -Ifirmware/src -Itests/unit -Ihal/fault
+TEST_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -Ifirmware/src -Ifirmware -Itests/unit -Ihal/fault
 
 WIRE_SRCS := $(sort $(wildcard tests/wire/*.c))
 WIRE_BINS := $(WIRE_SRCS:tests/wire/%.c=$(BUILD)/tests/wire/%)

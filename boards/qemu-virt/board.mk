@@ -25,7 +25,7 @@ QV_CFLAGS  := $(CSTD) $(OPT) -g $(WARN) -fno-strict-aliasing \
 	-mcpu=cortex-a72 -mno-outline-atomics -fno-pie -fno-pic \
 	-ffunction-sections -fdata-sections \
 	-nostdinc -isystem $(QV_GCC_INC) -isystem $(QV_NEWLIB)/include \
-	-Ifirmware/include -Ifirmware/src -Ihal/include -Ihal/aarch64 \
+	-Ifirmware/include -Ifirmware/src -Ifirmware -Ihal/include -Ihal/aarch64 \
 	-Ihal/virtio -Iboards/qemu-virt -Iboards/common
 QV_LDFLAGS := -nostdlib -static -no-pie -T linker/qemu-virt.ld \
 	-Wl,--gc-sections -Wl,--no-warn-rwx-segments -Wl,--build-id=none

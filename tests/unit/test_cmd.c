@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fake_host.h"
-#include "nic.h"
+#include "nic/top.h"
 #include "unit.h"
 
 static const uint8_t MAC0[6] = { 2, 0, 0, 0, 0, 1 };

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "fake_host.h"
-#include "nic.h"
+#include "nic/top.h"
 #include "unit.h"
 
 #define NQP        4
@@ -808,10 +808,10 @@ static void test_loss_timer_idle_qps(void)
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
 	fsim_idle(e->s, 3000); /* > 1 ms: the stale entry comes round */
 	for (uint32_t i = 0; i < SNIC_MAX_QP; i++)
-		on += nic->qps[i].on_wheel;
+		on += nic->core.tw.ent[i + 1].on;
 	CU_ASSERT_EQUAL(on, 0);
 	for (uint32_t i = 0; i < SNIC_TW_SLOTS; i++)
-		CU_ASSERT_EQUAL(nic->tw_slot[i], 0);
+		CU_ASSERT_EQUAL(nic->core.tw.slot[i], 0);
 	lenv_free(e);
 }
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fake_host.h"
-#include "nic.h"
+#include "nic/top.h"
 #include "unit.h"
 
 #define M(x) SNIC_QP_##x

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "fake_host.h"
-#include "nic.h"
+#include "nic/top.h"
 #include "unit.h"
 
 #define STEPS 4000
@@ -766,8 +766,8 @@ static void test_rc_malformed_frames(void)
 	CU_ASSERT_TRUE(send_ok(e, 3000, 2));
 	CU_ASSERT_EQUAL(cB(e, "recv_wqes"), rx0 + 1);
 	CU_ASSERT_EQUAL(fake_hal_outstanding(&e->s->b.hal),
-			e->s->b.nic->npkt_cache + (e->s->b.nic->txq_tail -
-						   e->s->b.nic->txq_head));
+			e->s->b.nic->core.npkt_cache + (e->s->b.nic->core.txq_tail -
+						   e->s->b.nic->core.txq_head));
 	env_free(e);
 }
 
@@ -791,7 +791,7 @@ static void test_rc_read_psn_span(void)
 		pages[i] = (uint32_t)(e->p.bufa >> SNIC_PAGE_SHIFT);
 	/* max_mr_size is the window size: let the firmware believe in a
 	 * 4 GiB window (every page used here lies in the real one) */
-	e->s->a.nic->cfg.host_mem_size = 4ull << 30;
+	e->s->a.nic->core.cfg.host_mem_size = 4ull << 30;
 	CU_ASSERT_EQUAL_FATAL(fctx_reg_mr_pages(&e->p.ca, e->p.pda, 1ull << 40, len,
 						pages, npages,
 						SNIC_ACCESS_LOCAL_WRITE, &key),

@@ -2,8 +2,8 @@
 /* RoCEv2 framing (roce_wire.c) and CRC-32 (crc32.c). */
 #include <string.h>
 
-#include "crc32.h"
-#include "roce_wire.h"
+#include "wire/crc32.h"
+#include "wire/roce_wire.h"
 #include "unit.h"
 
 #define BUF 2048

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "pcap_file.h"
-#include "roce_wire.h"
+#include "wire/roce_wire.h"
 
 #define PMTU      1024u
 #define START_PSN 0xfffffeu

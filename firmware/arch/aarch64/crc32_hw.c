@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CRC-32 (reflected 0xEDB88320) with the CPU's help, aarch64: the ARMv8
+ * CRC32 instructions (CRC32X, 8 bytes each), when ID_AA64ISAR0_EL1 says
+ * they are there (readable at EL1 in the bare-metal image, emulated for
+ * EL0 by Linux).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/crc32_hw.h"
+
+#if defined(__aarch64__) && !defined(SNIC_NO_SIMD)
+#include <arm_acle.h>
+#include <string.h>
+
+bool crc32_hw_ok(void)
+{
+	static int ok = -1;
+
+	if (ok < 0) {
+		uint64_t isar0;
+
+		__asm__ volatile("mrs %0, ID_AA64ISAR0_EL1" : "=r"(isar0));
+		ok = ((isar0 >> 16) & 0xf) >= 1; /* CRC32 field */
+	}
+	return ok != 0;
+}
+
+__attribute__((target("+crc")))
+uint32_t crc32_hw(uint32_t c, const uint8_t *p, size_t n)
+{
+	for (; n >= 8; p += 8, n -= 8) {
+		uint64_t w;
+
+		memcpy(&w, p, 8); /* little-endian, any alignment */
+		c = __crc32d(c, w);
+	}
+	for (; n; p++, n--)
+		c = __crc32b(c, *p);
+	return c;
+}
+
+#endif

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* CRC-32 with the CPU's help (arch/<cpu>/crc32_hw.c), used by wire/crc32.c. */
+#ifndef SNIC_CRC32_HW_H
+#define SNIC_CRC32_HW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The CPU has the instructions (checked once). */
+bool crc32_hw_ok(void);
+
+/* Advance the CRC register c (not complemented) over n bytes at p;
+ * n >= 64 and a multiple of 16. */
+uint32_t crc32_hw(uint32_t c, const uint8_t *p, size_t n);
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CRC-32 without CPU help: crc32_hw_ok() is false and wire/crc32.c's
+ * tables do the work.  Built on CPUs arch/ has no folder for, and when
+ * SNIC_NO_SIMD asks for the portable path.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/crc32_hw.h"
+
+#if !(defined(__x86_64__) && !defined(SNIC_NO_SIMD)) && \
+    !(defined(__aarch64__) && !defined(SNIC_NO_SIMD))
+
+bool crc32_hw_ok(void)
+{
+	return false;
+}
+
+uint32_t crc32_hw(uint32_t c, const uint8_t *p, size_t n)
+{
+	(void)p;
+	(void)n;
+	return c; /* never called: crc32_hw_ok() is false */
+}
+
+#endif

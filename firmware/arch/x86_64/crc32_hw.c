@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CRC-32 (reflected 0xEDB88320) with the CPU's help, x86-64: carry-less
+ * multiplication, the folding method of Gopal et al., "Fast CRC
+ * Computation for Generic Polynomials Using PCLMULQDQ Instruction" (Intel,
+ * 2009).  The ICRC is computed over every byte a NIC sends and receives;
+ * the table method runs at ~1.5 GB/s and was ~90 % of the emulator's
+ * cycles at 64 KiB messages.
+ *
+ * Four 128-bit lanes are folded forward 512 bits at a time, then into one
+ * lane, then 128 -> 64 -> 32 bits with a Barrett reduction.  Constants are
+ * x^n mod P(x) for the fold distances (bit-reflected, 33 bits), and
+ * P'(x) / mu for the reduction, as derived in that paper.
+ *
+ * Two variants, chosen at run time: SSE/PCLMULQDQ (four xmm lanes,
+ * ~14 GB/s here) and AVX-512/VPCLMULQDQ (four zmm accumulators, ~50 GB/s
+ * here) for runs of 512 bytes and more.
+ *
+ * Every arch/ file is compiled on every target; each builds only where its
+ * CPU is (the #if below), generic/ where none is.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/crc32_hw.h"
+
+#if defined(__x86_64__) && !defined(SNIC_NO_SIMD)
+#include <immintrin.h>
+
+#define CLMUL __attribute__((target("pclmul,sse4.1")))
+
+bool crc32_hw_ok(void)
+{
+	static int ok = -1;
+
+	if (ok < 0)
+		ok = __builtin_cpu_supports("pclmul") &&
+		     __builtin_cpu_supports("sse4.1");
+	return ok != 0;
+}
+
+/* Fold lane x forward by the distance whose constants are in k, and add
+ * the data d that lies there. */
+CLMUL static inline __m128i fold(__m128i x, __m128i k, __m128i d)
+{
+	__m128i lo = _mm_clmulepi64_si128(x, k, 0x00);
+	__m128i hi = _mm_clmulepi64_si128(x, k, 0x11);
+
+	return _mm_xor_si128(_mm_xor_si128(lo, hi), d);
+}
+
+static inline __m128i ld(const uint8_t *p)
+{
+	return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
+/* 128 -> 32 bits: fold to 64 bits, then Barrett reduction. */
+CLMUL static uint32_t reduce(__m128i x)
+{
+	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
+	const __m128i k5 = _mm_set_epi64x(0, 0x0163cd6124LL);
+	const __m128i poly = _mm_set_epi64x(0x01f7011641LL, 0x01db710641LL);
+	const __m128i mask32 = _mm_setr_epi32(-1, 0, -1, 0);
+	__m128i t;
+
+	t = _mm_clmulepi64_si128(x, k3k4, 0x10);
+	x = _mm_xor_si128(_mm_srli_si128(x, 8), t);
+	t = _mm_srli_si128(x, 4);
+	x = _mm_clmulepi64_si128(_mm_and_si128(x, mask32), k5, 0x00);
+	x = _mm_xor_si128(x, t);
+	t = _mm_clmulepi64_si128(_mm_and_si128(x, mask32), poly, 0x10);
+	t = _mm_clmulepi64_si128(_mm_and_si128(t, mask32), poly, 0x00);
+	x = _mm_xor_si128(x, t);
+	return (uint32_t)_mm_extract_epi32(x, 1);
+}
+
+/* ---- AVX-512: four 128-bit lanes per instruction ------------------- */
+
+#define CLMUL512 __attribute__((target("avx512f,avx512vl,vpclmulqdq,pclmul,sse4.1")))
+
+static bool vclmul_ok(void)
+{
+	static int ok = -1;
+
+	if (ok < 0)
+		ok = __builtin_cpu_supports("avx512f") &&
+		     __builtin_cpu_supports("avx512vl") &&
+		     __builtin_cpu_supports("vpclmulqdq");
+	return ok != 0;
+}
+
+/* Fold constants for a distance of D bits: x^(D+32) and x^(D-32) mod P,
+ * bit-reflected and shifted left by one (the paper's k-pairs; the xmm
+ * path's k1k2 and k3k4 are D = 512 and D = 128). */
+#define KPAIR(lo, hi) _mm_set_epi64x((long long)(hi), (long long)(lo))
+
+CLMUL512 static inline __m512i fold4(__m512i x, __m512i k, __m512i d)
+{
+	__m512i lo = _mm512_clmulepi64_epi128(x, k, 0x00);
+	__m512i hi = _mm512_clmulepi64_epi128(x, k, 0x11);
+
+	return _mm512_ternarylogic_epi64(lo, hi, d, 0x96); /* lo ^ hi ^ d */
+}
+
+CLMUL512 static inline __m512i ld4(const uint8_t *p)
+{
+	return _mm512_loadu_si512((const void *)p);
+}
+
+/* n >= 256, a multiple of 16: four zmm accumulators 256 bytes apart, then
+ * into one zmm, its four lanes into one xmm, the rest as the xmm path. */
+CLMUL512 static uint32_t crc32_vclmul(uint32_t c, const uint8_t *p, size_t n)
+{
+	const __m512i k2048 = _mm512_broadcast_i32x4(KPAIR(0x11542778aULL, 0x1322d1430ULL));
+	const __m512i k512 = _mm512_broadcast_i32x4(KPAIR(0x154442bd4ULL, 0x1c6e41596ULL));
+	const __m128i k384 = KPAIR(0x03db1ecdcULL, 0x174359406ULL);
+	const __m128i k256 = KPAIR(0x0f1da05aaULL, 0x15a546366ULL);
+	const __m128i k128 = KPAIR(0x1751997d0ULL, 0x0ccaa009eULL);
+	__m512i z0 = ld4(p), z1 = ld4(p + 64), z2 = ld4(p + 128), z3 = ld4(p + 192);
+	__m128i x;
+
+	z0 = _mm512_xor_si512(z0, _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)c)));
+	p += 256;
+	n -= 256;
+	for (; n >= 256; p += 256, n -= 256) {
+		z0 = fold4(z0, k2048, ld4(p));
+		z1 = fold4(z1, k2048, ld4(p + 64));
+		z2 = fold4(z2, k2048, ld4(p + 128));
+		z3 = fold4(z3, k2048, ld4(p + 192));
+	}
+	z1 = fold4(z0, k512, z1);
+	z2 = fold4(z1, k512, z2);
+	z3 = fold4(z2, k512, z3);
+	for (; n >= 64; p += 64, n -= 64)
+		z3 = fold4(z3, k512, ld4(p));
+	/* lane 0 is the earliest data: fold it 384 bits, lane 1 256, ... */
+	x = fold(_mm512_extracti32x4_epi32(z3, 2), k128,
+		 _mm512_extracti32x4_epi32(z3, 3));
+	x = fold(_mm512_extracti32x4_epi32(z3, 1), k256, x);
+	x = fold(_mm512_extracti32x4_epi32(z3, 0), k384, x);
+	for (; n >= 16; p += 16, n -= 16)
+		x = fold(x, k128, ld(p));
+	return reduce(x);
+}
+
+/* ---- SSE: four xmm accumulators 64 bytes apart --------------------- */
+
+CLMUL static uint32_t crc32_clmul128(uint32_t c, const uint8_t *p, size_t n)
+{
+	const __m128i k1k2 = _mm_set_epi64x(0x01c6e41596LL, 0x0154442bd4LL);
+	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
+	__m128i x1 = ld(p), x2 = ld(p + 16), x3 = ld(p + 32), x4 = ld(p + 48);
+
+	x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128((int)c));
+	p += 64;
+	n -= 64;
+	for (; n >= 64; p += 64, n -= 64) {
+		x1 = fold(x1, k1k2, ld(p));
+		x2 = fold(x2, k1k2, ld(p + 16));
+		x3 = fold(x3, k1k2, ld(p + 32));
+		x4 = fold(x4, k1k2, ld(p + 48));
+	}
+	x1 = fold(x1, k3k4, x2);
+	x1 = fold(x1, k3k4, x3);
+	x1 = fold(x1, k3k4, x4);
+	for (; n >= 16; p += 16, n -= 16)
+		x1 = fold(x1, k3k4, ld(p));
+	return reduce(x1);
+}
+
+uint32_t crc32_hw(uint32_t c, const uint8_t *p, size_t n)
+{
+	/* below 512 bytes the zmm set-up and lane reduction do not pay */
+	if (n >= 512 && vclmul_ok())
+		return crc32_vclmul(c, p, n);
+	return crc32_clmul128(c, p, n);
+}
+
+#endif

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The core layer: what every poll pass and every upper layer uses, and
+ * nothing that knows an RDMA object.  The HAL binding, the clock, DMA with
+ * error counting, the TX queue, loopback and buffer cache, the event
+ * queues to the host, counters and the generic timer wheel.  Everything
+ * here takes a struct snic_core, which the NIC embeds (objects/objects.h).
+ */
+#ifndef SNIC_CORE_H
+#define SNIC_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/counters.h"
+#include "core/timer_wheel.h"
+#include "snic/fw.h"
+#include "snic/hal.h"
+#include "snic/hostif.h"
+
+#define SNIC_BURST          32   /* RX / TX burst (DPDK's usual)          */
+#define SNIC_TXQ_SIZE       1024 /* frames waiting for the port           */
+#define SNIC_LOOPQ_SIZE     1024 /* frames sent to ourselves (loopback)   */
+#define SNIC_TX_BUDGET      128  /* new frames per poll pass              */
+#define SNIC_CMD_BUDGET     8    /* commands per poll pass                */
+#define SNIC_HEARTBEAT_NS   (10u * 1000 * 1000)
+
+struct snic_core {
+	const struct snic_hal *hal;
+	void *hal_ctx;
+	const struct snic_hal_ops *ops;
+	uint8_t *bar;
+	struct snic_bar_hdr *hdr;
+	struct snic_doorbells *db;
+	struct snic_nic_config cfg;
+	char name[16];
+	uint64_t now;           /* ns, read once per poll pass                */
+	uint64_t next_heartbeat;
+	uint32_t active_mtu;    /* bytes                                      */
+	uint32_t active_mtu_enum;
+	bool link_up;           /* port 0, refreshed with the statistics     */
+	bool ctx_open[SNIC_MAX_CTX];
+	uint32_t eq_pi[SNIC_MAX_CTX]; /* our copy: the host may scribble     */
+	/* free TX buffers taken from the HAL in bursts */
+	struct snic_pkt *pkt_cache[SNIC_BURST];
+	uint32_t npkt_cache;
+	/* TX queue: frames built, not yet taken by the port */
+	struct snic_pkt *txq[SNIC_TXQ_SIZE];
+	uint32_t txq_head, txq_tail;
+	uint32_t tx_budget;     /* frames the transport may still build in
+				 * this pass                                  */
+	/* loopback: frames sent to our own MAC, drained by the RX path */
+	struct snic_pkt *loopq[SNIC_LOOPQ_SIZE];
+	uint32_t loopq_head, loopq_tail;
+
+	uint64_t cnt[SNIC_CNT_MAX];
+	/* statistics area in the BAR (published by nic/stats.c) */
+	struct snic_stats *stats;
+	uint64_t next_stats;
+	uint32_t stats_qp_next; /* next QP entry to refresh                  */
+	uint32_t reset_seen;    /* last reset_req honoured                   */
+
+	struct snic_tw tw;      /* deadlines (transport/timers.c files QPs)  */
+};
+
+/* core.c */
+bool core_init(struct snic_core *c, const struct snic_nic_config *cfg,
+	       const struct snic_hal *hal, void *bar);
+void core_log(struct snic_core *c, int level, const char *msg);
+struct snic_ctx_slot *core_ctx_slot(struct snic_core *c, unsigned ctx);
+
+/* dma.c */
+int core_dma_read(struct snic_core *c, uint64_t pa, void *dst, uint32_t len);
+int core_dma_write(struct snic_core *c, uint64_t pa, const void *src,
+		   uint32_t len);
+
+/* tx.c */
+struct snic_pkt *core_pkt_alloc(struct snic_core *c);
+void core_tx(struct snic_core *c, struct snic_pkt *pkt);
+uint32_t core_tx_room(const struct snic_core *c);
+unsigned core_tx_flush(struct snic_core *c);
+uint16_t core_loop_take(struct snic_core *c, struct snic_pkt **pkts,
+			uint16_t n);
+void core_tx_drop_all(struct snic_core *c);
+
+/* event.c */
+void core_event(struct snic_core *c, unsigned ctx, uint32_t type,
+		uint32_t obj);
+void core_port_event(struct snic_core *c, bool up);
+
+static inline uint32_t mtu_enum_to_bytes(uint32_t e)
+{
+	return (e >= 1 && e <= 5) ? (128u << e) : 0;
+}
+
+#endif /* SNIC_CORE_H */

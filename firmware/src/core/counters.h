@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Counters: one enum and a matching name table (counters.c).  The NIC
+ * counts in struct snic_core; per-QP counters live in each QP (objects/)
+ * and are published per QP by nic/stats.c.
+ */
+#ifndef SNIC_CORE_COUNTERS_H
+#define SNIC_CORE_COUNTERS_H
+
+#define SNIC_COUNTERS(X)                                                     \
+	X(rx_frames) X(rx_bytes) X(tx_frames) X(tx_bytes)                    \
+	X(rx_drop_not_roce) X(rx_drop_truncated) X(rx_drop_ip_hdr)           \
+	X(rx_drop_udp_len) X(rx_drop_bad_opcode) X(rx_drop_bth)              \
+	X(rx_drop_icrc) X(rx_drop_not_for_us) X(rx_drop_unknown_qpn)         \
+	X(rx_drop_qp_state) X(rx_drop_opcode_seq) X(rx_drop_bad_length)      \
+	X(rx_drop_bad_psn) X(rx_drop_unexpected) X(rx_drop_wrong_peer)      \
+	X(rx_dup_requests) X(rx_arp)                                         \
+	X(rx_drop_qkey) X(rx_drop_no_recv) X(loopback_frames)                \
+	X(tx_drop_no_neigh)                                                  \
+	X(nak_seq_sent) X(nak_inv_req_sent) X(nak_access_sent)               \
+	X(nak_rem_op_sent) X(rnr_nak_sent)                                   \
+	X(nak_seq_recv) X(nak_inv_req_recv) X(nak_access_recv)               \
+	X(nak_rem_op_recv) X(rnr_nak_recv)                                   \
+	X(acks_sent) X(acks_recv) X(retransmits)                             \
+	X(tx_no_buffer) X(tx_queue_full)                                     \
+	X(arp_requests_sent) X(arp_replies_sent) X(neigh_learned)            \
+	X(wqe_errors) X(dma_errors) X(cq_overruns) X(eq_overruns)            \
+	X(commands) X(command_errors) X(doorbells) X(doorbells_spurious)     \
+	X(tx_drop_link_down) X(link_down_events)                             \
+	X(qp_errors) X(send_wqes) X(recv_wqes) X(read_responses)             \
+	X(atomics) X(ctx_reclaimed)                                          \
+	X(timeouts) X(retry_exc_errors) X(read_reissues)                     \
+	X(dup_reads_replayed) X(dup_atomics_replayed) X(dup_rd_unmatched)   \
+	X(linger_acks)
+
+enum snic_counter {
+#define SNIC_CNT_ENUM(n) SNIC_CNT_##n,
+	SNIC_COUNTERS(SNIC_CNT_ENUM)
+#undef SNIC_CNT_ENUM
+	SNIC_CNT_MAX
+};
+
+/* c: a struct snic_core * */
+#define CNT_INC(c, n)    ((c)->cnt[SNIC_CNT_##n]++)
+#define CNT_ADD(c, n, v) ((c)->cnt[SNIC_CNT_##n] += (v))
+
+/* Per-QP counters.  Each name is also a NIC counter: QCNT_INC
+ * (objects/objects.h) counts the event on the NIC and on the QP at once. */
+#define SNIC_QP_COUNTERS(X)                                                  \
+	X(rx_frames) X(rx_bytes) X(tx_frames)                                \
+	X(rx_drop_qp_state) X(rx_drop_opcode_seq) X(rx_drop_bad_length)      \
+	X(rx_drop_bad_psn) X(rx_drop_unexpected) X(rx_dup_requests)          \
+	X(nak_seq_sent) X(nak_inv_req_sent) X(nak_access_sent)               \
+	X(nak_rem_op_sent) X(rnr_nak_sent)                                   \
+	X(nak_seq_recv) X(nak_inv_req_recv) X(nak_access_recv)               \
+	X(nak_rem_op_recv) X(rnr_nak_recv)                                   \
+	X(acks_sent) X(acks_recv) X(retransmits) X(send_wqes) X(recv_wqes)
+
+enum snic_qp_counter {
+#define SNIC_QCNT_ENUM(n) SNIC_QCNT_##n,
+	SNIC_QP_COUNTERS(SNIC_QCNT_ENUM)
+#undef SNIC_QCNT_ENUM
+	SNIC_QCNT_MAX
+};
+
+const char *core_counter_name(unsigned i);
+
+#endif /* SNIC_CORE_COUNTERS_H */

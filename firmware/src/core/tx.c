@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Transmit: the HAL's buffers taken in bursts, the TX queue handed to the
+ * port once per pass, and loopback for frames addressed to ourselves.
+ */
+#include <string.h>
+
+#include "core/core.h"
+
+struct snic_pkt *core_pkt_alloc(struct snic_core *c)
+{
+	if (c->npkt_cache == 0) {
+		c->npkt_cache = c->ops->pkt_alloc(c->hal_ctx, c->pkt_cache,
+						  SNIC_BURST);
+		if (c->npkt_cache == 0) {
+			CNT_INC(c, tx_no_buffer);
+			return NULL;
+		}
+	}
+	return c->pkt_cache[--c->npkt_cache];
+}
+
+uint32_t core_tx_room(const struct snic_core *c)
+{
+	return SNIC_TXQ_SIZE - (c->txq_tail - c->txq_head);
+}
+
+/* Loopback: a frame addressed to our own MAC (two QPs of this NIC
+ * connected through its own GID) never reaches the port; it goes round to
+ * our own receive path, which applies the same transport rules. */
+static bool loop_to_self(struct snic_core *c, struct snic_pkt *pkt)
+{
+	if (pkt->len < 6 || memcmp(pkt->data, c->cfg.mac, 6) != 0)
+		return false;
+	if (c->loopq_tail - c->loopq_head >= SNIC_LOOPQ_SIZE) {
+		CNT_INC(c, tx_queue_full);
+		c->ops->pkt_free(c->hal_ctx, &pkt, 1);
+		return true;
+	}
+	if (c->tx_budget)
+		c->tx_budget--;
+	CNT_INC(c, loopback_frames);
+	c->loopq[c->loopq_tail++ % SNIC_LOOPQ_SIZE] = pkt;
+	return true;
+}
+
+/* Up to n looped-back frames, oldest first (the RX path takes them). */
+uint16_t core_loop_take(struct snic_core *c, struct snic_pkt **pkts, uint16_t n)
+{
+	uint16_t k = 0;
+
+	while (k < n && c->loopq_head != c->loopq_tail)
+		pkts[k++] = c->loopq[c->loopq_head++ % SNIC_LOOPQ_SIZE];
+	return k;
+}
+
+void core_tx(struct snic_core *c, struct snic_pkt *pkt)
+{
+	if (loop_to_self(c, pkt))
+		return;
+	if (core_tx_room(c) == 0) {
+		CNT_INC(c, tx_queue_full);
+		c->ops->pkt_free(c->hal_ctx, &pkt, 1);
+		return;
+	}
+	if (c->tx_budget)
+		c->tx_budget--;
+	c->txq[c->txq_tail++ % SNIC_TXQ_SIZE] = pkt;
+}
+
+/* The link is down: drop what is queued, as a real port does (frames held
+ * until a peer comes back would reach its new QPs with stale PSNs). */
+static unsigned tx_drop_link_down(struct snic_core *c)
+{
+	while (c->txq_head != c->txq_tail) {
+		struct snic_pkt *p = c->txq[c->txq_head++ % SNIC_TXQ_SIZE];
+
+		c->ops->pkt_free(c->hal_ctx, &p, 1);
+		CNT_INC(c, tx_drop_link_down);
+	}
+	return 0;
+}
+
+/* Hand queued frames to the port in bursts; what it does not take stays
+ * queued for the next pass. */
+unsigned core_tx_flush(struct snic_core *c)
+{
+	unsigned sent_total = 0;
+
+	if (!c->link_up)
+		return tx_drop_link_down(c);
+	while (c->txq_head != c->txq_tail) {
+		struct snic_pkt *burst[SNIC_BURST];
+		uint32_t n = c->txq_tail - c->txq_head, i;
+		uint16_t sent;
+
+		if (n > SNIC_BURST)
+			n = SNIC_BURST;
+		for (i = 0; i < n; i++)
+			burst[i] = c->txq[(c->txq_head + i) % SNIC_TXQ_SIZE];
+		sent = c->ops->tx_burst(c->hal_ctx, 0, burst, (uint16_t)n);
+		for (i = 0; i < sent; i++)
+			CNT_ADD(c, tx_bytes, burst[i]->len);
+		CNT_ADD(c, tx_frames, sent);
+		c->txq_head += sent;
+		sent_total += sent;
+		if (sent < n)
+			break;
+	}
+	return sent_total;
+}
+
+/* Stop: every buffer we hold goes back to the HAL. */
+void core_tx_drop_all(struct snic_core *c)
+{
+	while (c->txq_head != c->txq_tail) {
+		struct snic_pkt *p = c->txq[c->txq_head++ % SNIC_TXQ_SIZE];
+
+		c->ops->pkt_free(c->hal_ctx, &p, 1);
+	}
+	while (c->loopq_head != c->loopq_tail) {
+		struct snic_pkt *p = c->loopq[c->loopq_head++ % SNIC_LOOPQ_SIZE];
+
+		c->ops->pkt_free(c->hal_ctx, &p, 1);
+	}
+	if (c->npkt_cache)
+		c->ops->pkt_free(c->hal_ctx, c->pkt_cache, (uint16_t)c->npkt_cache);
+	c->npkt_cache = 0;
+}

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The command channel: one mailbox per host context in the BAR
+ * (hostif.h).  Inputs are copied out of the BAR before they are looked at
+ * (the host may change them under us), every field is validated by the
+ * object's module, and the status goes back with the output.
+ */
+#include <string.h>
+
+#include "nic/top.h"
+
+void ctx_destroy(struct snic_nic *nic, unsigned ctx)
+{
+	for (uint32_t i = 0; i < SNIC_MAX_QP; i++) {
+		struct snic_qp *qp = &nic->qps[i];
+
+		if (qp->in_use && qp->ctx == ctx)
+			qp_destroy(nic, ctx, qp->qpn);
+	}
+	for (uint32_t i = 0; i < SNIC_MAX_SRQ; i++)
+		if (nic->srqs[i].in_use && nic->srqs[i].ctx == ctx)
+			srq_destroy(nic, ctx, (nic->srqs[i].gen << 10) | i);
+	for (uint32_t i = 0; i < SNIC_MAX_CQ; i++)
+		if (nic->cqs[i].in_use && nic->cqs[i].ctx == ctx)
+			nic->cqs[i].in_use = false;
+	for (uint32_t i = 0; i < SNIC_MAX_MR; i++) {
+		struct snic_mr *mr = &nic->mrs[i];
+
+		if (mr->in_use && mr->ctx == ctx)
+			mr_dereg(nic, ctx, (i << 8) | mr->gen);
+	}
+	for (uint32_t i = 0; i < SNIC_MAX_PD; i++)
+		if (nic->pds[i].in_use && nic->pds[i].ctx == ctx)
+			nic->pds[i].in_use = false;
+	nic->core.ctx_open[ctx] = false;
+}
+
+static void query_device(struct snic_nic *nic, struct snic_device_attr *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->node_guid = nic->core.cfg.node_guid;
+	d->sys_image_guid = nic->core.cfg.node_guid;
+	d->max_mr_size = nic->core.cfg.host_mem_size;
+	d->page_size_cap = SNIC_PAGE_SIZE;
+	d->vendor_id = SNIC_VENDOR_ID;
+	d->vendor_part_id = SNIC_VENDOR_PART;
+	d->hw_ver = 1;
+	d->fw_ver_major = SNIC_FW_VER_MAJOR;
+	d->fw_ver_minor = SNIC_FW_VER_MINOR;
+	d->fw_ver_sub = SNIC_FW_VER_SUB;
+	d->max_qp = SNIC_MAX_QP - 2;
+	d->max_qp_wr = SNIC_MAX_QP_WR;
+	d->device_cap_flags = 0;
+	d->max_sge = SNIC_MAX_SGE;
+	d->max_sge_rd = SNIC_MAX_SGE;
+	d->max_cq = SNIC_MAX_CQ;
+	d->max_cqe = SNIC_MAX_CQE - 1;
+	d->max_mr = SNIC_MAX_MR;
+	d->max_pd = SNIC_MAX_PD;
+	d->max_qp_rd_atom = SNIC_MAX_RD_ATOM;
+	d->max_qp_init_rd_atom = SNIC_MAX_RD_ATOM;
+	d->max_res_rd_atom = SNIC_MAX_RD_ATOM * (SNIC_MAX_QP - 2);
+	d->atomic_cap = 1; /* IBV_ATOMIC_HCA */
+	d->max_srq = SNIC_MAX_SRQ;
+	d->max_srq_wr = SNIC_MAX_SRQ_WR;
+	d->max_srq_sge = SNIC_MAX_SGE;
+	d->max_ah = SNIC_MAX_AH;
+	d->max_pkeys = 1;
+	d->max_inline = SNIC_MAX_INLINE;
+	d->phys_port_cnt = 1;
+	d->max_msg_size = SNIC_MAX_MSG_SIZE;
+}
+
+static int query_port(struct snic_nic *nic, const struct snic_cmd_port *in,
+		      struct snic_port_attr *p)
+{
+	if (in->port_num != 1)
+		return SNIC_ST_INVAL;
+	memset(p, 0, sizeof(*p));
+	bool up = nic->core.ops->link_up(nic->core.hal_ctx, 0) != 0;
+
+	p->state = up ? 4 /* IBV_PORT_ACTIVE */ : 1 /* IBV_PORT_DOWN */;
+	p->phys_state = up ? 5 /* LinkUp */ : 3 /* Disabled */;
+	p->max_mtu = nic->core.active_mtu_enum;
+	p->active_mtu = nic->core.active_mtu_enum;
+	p->gid_tbl_len = 1;
+	p->port_cap_flags = 1u << 26; /* IBV_PORT_IP_BASED_GIDS */
+	p->max_msg_sz = SNIC_MAX_MSG_SIZE;
+	p->pkey_tbl_len = 1;
+	p->active_width = 1;  /* 1X */
+	p->active_speed = 32; /* 25 Gb/s (EDR lane): nominal for software */
+	p->link_layer = 2;    /* IBV_LINK_LAYER_ETHERNET */
+	p->eth_mtu = nic->core.cfg.eth_mtu;
+	return SNIC_ST_OK;
+}
+
+/* GID 0: RoCE v2, the port's IPv4 address mapped into IPv6 (A17.4.5). */
+static int query_gid(struct snic_nic *nic, const struct snic_cmd_gid_query *in,
+		     struct snic_gid_entry *g)
+{
+	uint32_t ip = nic->core.cfg.ipv4;
+
+	if (in->port_num != 1 || in->index != 0)
+		return SNIC_ST_INVAL;
+	memset(g, 0, sizeof(*g));
+	g->gid[10] = 0xff;
+	g->gid[11] = 0xff;
+	g->gid[12] = (uint8_t)(ip >> 24);
+	g->gid[13] = (uint8_t)(ip >> 16);
+	g->gid[14] = (uint8_t)(ip >> 8);
+	g->gid[15] = (uint8_t)ip;
+	g->type = 1;
+	return SNIC_ST_OK;
+}
+
+/* Execute one command for an open context; in/out are our own copies. */
+static int cmd_exec(struct snic_nic *nic, unsigned ctx, uint16_t op,
+		    const uint8_t *in, uint8_t *out)
+{
+	struct snic_cmd_handle *ho = (struct snic_cmd_handle *)out;
+	const struct snic_cmd_handle *hi = (const struct snic_cmd_handle *)in;
+
+	switch (op) {
+	case SNIC_CMD_NOP:
+		return SNIC_ST_OK;
+	case SNIC_CMD_QUERY_DEVICE:
+		query_device(nic, (struct snic_device_attr *)out);
+		return SNIC_ST_OK;
+	case SNIC_CMD_QUERY_PORT:
+		return query_port(nic, (const void *)in, (void *)out);
+	case SNIC_CMD_QUERY_GID:
+		return query_gid(nic, (const void *)in, (void *)out);
+	case SNIC_CMD_ALLOC_PD:
+		return pd_alloc(nic, ctx, &ho->handle);
+	case SNIC_CMD_DEALLOC_PD:
+		return pd_dealloc(nic, ctx, hi->handle);
+	case SNIC_CMD_REG_MR:
+		return mr_reg(nic, ctx, (const void *)in, &ho->handle);
+	case SNIC_CMD_DEREG_MR:
+		return mr_dereg(nic, ctx, hi->handle);
+	case SNIC_CMD_CREATE_CQ:
+		return cq_create(nic, ctx, (const void *)in, &ho->handle);
+	case SNIC_CMD_DESTROY_CQ:
+		return cq_destroy(nic, ctx, hi->handle);
+	case SNIC_CMD_CREATE_QP:
+		return qp_create_ext(nic, ctx, (const void *)in, &ho->handle);
+	case SNIC_CMD_MODIFY_QP:
+		return qp_modify(nic, ctx, (const void *)in);
+	case SNIC_CMD_QUERY_QP:
+		return qp_query(nic, ctx, hi->handle, (void *)out);
+	case SNIC_CMD_DESTROY_QP:
+		return qp_destroy(nic, ctx, hi->handle);
+	case SNIC_CMD_CREATE_SRQ:
+		return srq_create(nic, ctx, (const void *)in, &ho->handle);
+	case SNIC_CMD_MODIFY_SRQ:
+		return srq_modify(nic, ctx, (const void *)in);
+	case SNIC_CMD_QUERY_SRQ:
+		return srq_query(nic, ctx, hi->handle, (void *)out);
+	case SNIC_CMD_DESTROY_SRQ:
+		return srq_destroy(nic, ctx, hi->handle);
+	default:
+		return SNIC_ST_BADOP;
+	}
+}
+
+static int ctx_cmd(struct snic_nic *nic, unsigned ctx, uint16_t op,
+		   const uint8_t *in, uint8_t *out)
+{
+	struct snic_ctx_slot *s = core_ctx_slot(&nic->core, ctx);
+
+	if (op == SNIC_CMD_CTX_OPEN) {
+		if (nic->core.ctx_open[ctx])
+			return SNIC_ST_BUSY;
+		nic->core.ctx_open[ctx] = true;
+		nic->core.eq_pi[ctx] = 0;
+		atomic_store_explicit(&s->eq_pi, 0, memory_order_release);
+		atomic_store_explicit(&s->state, SNIC_CTX_OPEN, memory_order_release);
+		return SNIC_ST_OK;
+	}
+	if (!nic->core.ctx_open[ctx])
+		return SNIC_ST_INVAL;
+	if (op == SNIC_CMD_CTX_CLOSE) {
+		ctx_destroy(nic, ctx);
+		return SNIC_ST_OK;
+	}
+	return cmd_exec(nic, ctx, op, in, out);
+}
+
+static unsigned cmd_one(struct snic_nic *nic, unsigned ctx)
+{
+	struct snic_ctx_slot *s = core_ctx_slot(&nic->core, ctx);
+	/* aligned to 8: command structs hold 64-bit fields */
+	uint64_t in[SNIC_CMD_DATA_SIZE / 8], out[SNIC_CMD_DATA_SIZE / 8];
+	uint32_t seq = atomic_load_explicit(&s->cmd_seq, memory_order_acquire);
+	uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
+	uint16_t op;
+	int st;
+
+	if (seq == atomic_load_explicit(&s->cmd_done, memory_order_relaxed))
+		return 0;
+	op = s->cmd.opcode;
+	memcpy(in, s->cmd.in, sizeof(in));
+	memset(out, 0, sizeof(out));
+	CNT_INC(&nic->core, commands);
+	if (state == SNIC_CTX_FREE)
+		st = SNIC_ST_INVAL;
+	else
+		st = ctx_cmd(nic, ctx, op, (const uint8_t *)in, (uint8_t *)out);
+	if (st)
+		CNT_INC(&nic->core, command_errors);
+	memcpy(s->cmd.out, out, sizeof(out));
+	s->cmd.status = (uint32_t)st;
+	atomic_store_explicit(&s->cmd_done, seq, memory_order_release);
+	nic->core.ops->notify_host(nic->core.hal_ctx, &s->cmd_done);
+	return 1;
+}
+
+unsigned cmd_poll(struct snic_nic *nic, uint64_t bits)
+{
+	unsigned work = 0;
+
+	while (bits && work < SNIC_CMD_BUDGET) {
+		unsigned ctx = (unsigned)__builtin_ctzll(bits);
+
+		bits &= bits - 1;
+		work += cmd_one(nic, ctx);
+	}
+	/* over budget: ring again for ourselves so nothing is lost */
+	if (bits) {
+		atomic_fetch_or_explicit(&nic->core.db->cmd_bits, bits, memory_order_relaxed);
+		atomic_fetch_or_explicit(&nic->core.db->summary, SNIC_DB_SUMMARY_CMD,
+					 memory_order_release);
+	}
+	return work;
+}

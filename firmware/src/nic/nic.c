@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The NIC: initialisation, the run-to-completion poll pass, stop.  The
+ * composition of the layers (README.md): it may use every one of them.
+ *
+ * One pass: read the clock once; doorbells and commands; one RX burst;
+ * the requester and responder build new frames within a TX budget; CQ
+ * events; flush the TX queue.  Each source has a budget, so none can
+ * starve another (DESIGN.md "Firmware rules").
+ */
+#include <string.h>
+
+#include "nic/top.h"
+
+unsigned snic_nic_counter_count(void)
+{
+	return SNIC_CNT_MAX;
+}
+
+const char *snic_nic_counter_name(unsigned i)
+{
+	return core_counter_name(i);
+}
+
+uint64_t snic_nic_counter(const struct snic_nic *nic, unsigned i)
+{
+	return i < SNIC_CNT_MAX ? nic->core.cnt[i] : 0;
+}
+
+size_t snic_nic_size(void)
+{
+	return sizeof(struct snic_nic);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Init / poll / fini.                                                     */
+
+static void bar_init(struct snic_nic *nic)
+{
+	struct snic_bar_hdr *h = nic->core.hdr;
+
+	memset(nic->core.bar, 0, SNIC_BAR_SIZE);
+	h->version = SNIC_HOSTIF_VERSION;
+	strncpy(h->name, nic->core.cfg.name, sizeof(h->name) - 1);
+	if (nic->core.cfg.host_mem)
+		strncpy(h->host_mem, nic->core.cfg.host_mem, sizeof(h->host_mem) - 1);
+	h->host_mem_size = nic->core.cfg.host_mem_size;
+	h->node_guid = nic->core.cfg.node_guid;
+	memcpy(h->mac, nic->core.cfg.mac, 6);
+	h->ipv4 = nic->core.cfg.ipv4;
+	h->max_ctx = SNIC_MAX_CTX;
+	stats_init(nic);
+	atomic_store(&h->fw_pid, nic->core.cfg.fw_pid);
+	atomic_store(&h->fw_state, SNIC_FW_UP);
+	/* magic last: a host that sees it sees everything above */
+	atomic_thread_fence(memory_order_release);
+	h->magic = SNIC_HOSTIF_MAGIC;
+}
+
+/* The largest IB MTU whose RoCEv2 frame fits the port's IP MTU
+ * (IP + UDP + BTH + RETH + ICRC around the payload, IBTA A17.4). */
+static void mtu_init(struct snic_nic *nic)
+{
+	uint32_t over = ROCE_IPV4_HLEN + ROCE_UDP_HLEN + ROCE_BTH_LEN +
+			ROCE_RETH_LEN + ROCE_ICRC_LEN;
+
+	nic->core.active_mtu_enum = 0;
+	for (uint32_t e = 5; e >= 1; e--) {
+		if (mtu_enum_to_bytes(e) + over <= nic->core.cfg.eth_mtu) {
+			nic->core.active_mtu_enum = e;
+			break;
+		}
+	}
+	nic->core.active_mtu = mtu_enum_to_bytes(nic->core.active_mtu_enum);
+}
+
+/* The HAL's buffers must hold the largest frame the port MTU allows:
+ * checked once here, so the data path never has to (loud set-up). */
+static bool pkt_room_ok(struct snic_nic *nic)
+{
+	struct snic_pkt *p = core_pkt_alloc(&nic->core);
+	bool ok = p && p->cap >= nic->core.cfg.eth_mtu + ROCE_ETH_HLEN;
+
+	if (p)
+		nic->core.pkt_cache[nic->core.npkt_cache++] = p;
+	if (!ok)
+		core_log(&nic->core, SNIC_LOG_ERR, "packet buffers smaller than the port MTU");
+	return ok;
+}
+
+struct snic_nic *snic_nic_init(void *mem, const struct snic_nic_config *cfg,
+			       const struct snic_hal *hal, void *bar)
+{
+	struct snic_nic *nic = mem;
+
+	if (!mem || !cfg || !hal || !hal->ops || !bar || !cfg->name)
+		return NULL;
+	memset(nic, 0, sizeof(*nic));
+	core_init(&nic->core, cfg, hal, bar);
+	neigh_init(&nic->neigh, &nic->core);
+	mtu_init(nic);
+	if (nic->core.active_mtu_enum == 0 || !pkt_room_ok(nic))
+		return NULL;
+	mr_init(nic);
+	bar_init(nic);
+	return nic;
+}
+
+/* Contexts a host-side watcher marked orphaned (hostif.h): their owner
+ * died, reclaim them.  64 loads every 10 ms, whatever the load. */
+static void reap_orphans(struct snic_nic *nic)
+{
+	for (unsigned c = 0; c < SNIC_MAX_CTX; c++)
+		if (atomic_load_explicit(&core_ctx_slot(&nic->core, c)->state,
+					 memory_order_acquire) == SNIC_CTX_ORPHAN)
+			snic_nic_ctx_dead(nic, c);
+}
+
+static void heartbeat(struct snic_nic *nic)
+{
+	if (nic->core.now < nic->core.next_heartbeat)
+		return;
+	nic->core.next_heartbeat = nic->core.now + SNIC_HEARTBEAT_NS;
+	atomic_fetch_add_explicit(&nic->core.hdr->heartbeat, 1, memory_order_relaxed);
+	reap_orphans(nic);
+}
+
+unsigned snic_nic_poll(struct snic_nic *nic)
+{
+	unsigned work = 0;
+
+	nic->core.now = nic->core.ops->now_ns(nic->core.hal_ctx);
+	heartbeat(nic);
+	work += timer_poll(nic);
+	stats_poll(nic);
+	work += doorbell_poll(nic);
+	work += rx_poll(nic);
+	nic->core.tx_budget = SNIC_TX_BUDGET;
+	if (nic->core.tx_budget > core_tx_room(&nic->core))
+		nic->core.tx_budget = core_tx_room(&nic->core);
+	work += resp_poll(nic);
+	work += req_poll(nic);
+	cq_flush_events(nic);
+	work += core_tx_flush(&nic->core);
+	return work;
+}
+
+void snic_nic_ctx_dead(struct snic_nic *nic, unsigned slot)
+{
+	if (slot >= SNIC_MAX_CTX)
+		return;
+	CNT_INC(&nic->core, ctx_reclaimed);
+	ctx_destroy(nic, slot);
+	atomic_store_explicit(&core_ctx_slot(&nic->core, slot)->state, SNIC_CTX_FREE,
+			      memory_order_release);
+}
+
+void snic_nic_fini(struct snic_nic *nic)
+{
+	atomic_store(&nic->core.hdr->fw_state, SNIC_FW_DOWN);
+	for (unsigned c = 0; c < SNIC_MAX_CTX; c++)
+		if (nic->core.ctx_open[c])
+			ctx_destroy(nic, c);
+	core_tx_drop_all(&nic->core);
+}

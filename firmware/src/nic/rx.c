@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Receive: one burst per pass (the port's, then our own loopback), each
+ * frame classified by the wire layer, then handed to the transport of its
+ * QP: the responder (requests) or the completer (responses) for RC, the
+ * QP type's receive routine otherwise.  ACKs owed for the burst are sent
+ * once at its end (coalescing: IBTA 9.7.5.1.2 allows one ACK for several
+ * requests).
+ */
+#include "nic/top.h"
+
+static void rx_arp(struct snic_nic *nic, struct snic_pkt *p)
+{
+	uint8_t mac[6];
+	uint32_t ip;
+
+	/* rare (once per peer): a scan of the QP table is fine here */
+	if (neigh_rx_arp(&nic->neigh, p, &ip, mac))
+		qp_neigh_update(nic, ip, mac);
+}
+
+/* Returns the QP that may owe an ACK, or NULL. */
+static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
+{
+	struct roce_hdrs h;
+	struct snic_qp *qp;
+	uint32_t fl;
+
+	switch (wire_classify(&nic->core, p, &h)) {
+	case WIRE_RX_DROP:
+		return NULL;
+	case WIRE_RX_ARP:
+		rx_arp(nic, p);
+		return NULL;
+	case WIRE_RX_ROCE:
+		break;
+	}
+	qp = qp_by_qpn(nic, h.dqpn);
+	fl = roce_opcodes[h.opcode].flags;
+	if (!qp) {
+		if (!resp_linger_rx(nic, &h))
+			CNT_INC(&nic->core, rx_drop_unknown_qpn);
+		return NULL;
+	}
+	qp->qcnt[SNIC_QCNT_rx_frames]++;
+	qp->qcnt[SNIC_QCNT_rx_bytes] += p->len;
+	if (qp->type != SNIC_QPT_RC || h.opcode >= ROCE_UC_BASE) {
+		ud_rx(nic, qp, &h); /* UD and UC (ud.c) */
+		return NULL;
+	}
+	/* A connected QP takes packets from its peer only (IBTA 9.6.1.5:
+	 * the source must match the QP's path). */
+	if (h.sip != qp->dip) {
+		CNT_INC(&nic->core, rx_drop_wrong_peer);
+		return NULL;
+	}
+	if (fl & ROCE_F_REQ) {
+		resp_rx(nic, qp, &h);
+		return qp->resp.ack_pending ? qp : NULL;
+	}
+	comp_rx(nic, qp, &h);
+	return NULL;
+}
+
+unsigned rx_poll(struct snic_nic *nic)
+{
+	struct snic_core *c = &nic->core;
+	struct snic_pkt *pkts[2 * SNIC_BURST];
+	struct snic_qp *acks[2 * SNIC_BURST];
+	uint16_t n = c->ops->rx_burst(c->hal_ctx, 0, pkts, SNIC_BURST);
+	unsigned nacks = 0;
+
+	/* then a burst of frames we sent to ourselves (core/tx.c, loopback) */
+	n = (uint16_t)(n + core_loop_take(c, pkts + n, SNIC_BURST));
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct snic_qp *qp;
+
+		CNT_INC(c, rx_frames);
+		CNT_ADD(c, rx_bytes, pkts[i]->len);
+		qp = rx_one(nic, pkts[i]);
+		if (qp && (nacks == 0 || acks[nacks - 1] != qp))
+			acks[nacks++] = qp;
+	}
+	if (n)
+		c->ops->pkt_free(c->hal_ctx, pkts, n);
+	for (unsigned i = 0; i < nacks; i++)
+		resp_flush_acks(nic, acks[i]);
+	return n;
+}

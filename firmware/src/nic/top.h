@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The top of the firmware: the composition that may use every layer.
+ * nic.c (init, the poll pass, fini), doorbell.c, cmd.c (the command
+ * channel), rx.c (RX dispatch to the transport), stats.c (the statistics
+ * area and link events).
+ */
+#ifndef SNIC_NIC_TOP_H
+#define SNIC_NIC_TOP_H
+
+#include "transport/transport.h"
+
+/* cmd.c */
+unsigned cmd_poll(struct snic_nic *nic, uint64_t bits);
+void ctx_destroy(struct snic_nic *nic, unsigned ctx);
+
+/* doorbell.c */
+unsigned doorbell_poll(struct snic_nic *nic);
+
+/* rx.c */
+unsigned rx_poll(struct snic_nic *nic);
+
+/* stats.c */
+void stats_init(struct snic_nic *nic);
+void stats_poll(struct snic_nic *nic);
+
+#endif /* SNIC_NIC_TOP_H */

@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory regions and the on-card translation table (MTT).
+ *
+ * An MR maps [iova, iova + length) onto host physical pages listed in the
+ * MTT.  Every access, local (lkey in an SGE) or remote (rkey in a RETH or
+ * AtomicETH), goes through mr_check(): the key's slot and generation, the
+ * PD, the access rights and the bounds (IBTA 10.6.3, C10-43..C10-48).
+ */
+#include <string.h>
+
+#include "objects/objects.h"
+
+#define ACCESS_KNOWN (SNIC_ACCESS_LOCAL_WRITE | SNIC_ACCESS_REMOTE_WRITE |   \
+		      SNIC_ACCESS_REMOTE_READ | SNIC_ACCESS_REMOTE_ATOMIC)
+
+void mr_init(struct snic_nic *nic)
+{
+	nic->mtt_free_start[0] = 0;
+	nic->mtt_free_len[0] = SNIC_MAX_MTT;
+	nic->mtt_free_n = 1;
+}
+
+/* First fit over the sorted free-extent list. */
+static int mtt_alloc(struct snic_nic *nic, uint32_t n, uint32_t *first)
+{
+	for (uint32_t i = 0; i < nic->mtt_free_n; i++) {
+		if (nic->mtt_free_len[i] < n)
+			continue;
+		*first = nic->mtt_free_start[i];
+		nic->mtt_free_start[i] += n;
+		nic->mtt_free_len[i] -= n;
+		if (nic->mtt_free_len[i] == 0) {
+			nic->mtt_free_n--;
+			for (uint32_t j = i; j < nic->mtt_free_n; j++) {
+				nic->mtt_free_start[j] = nic->mtt_free_start[j + 1];
+				nic->mtt_free_len[j] = nic->mtt_free_len[j + 1];
+			}
+		}
+		return 0;
+	}
+	return -1;
+}
+
+/* Insert [first, first + n) back, merging with its neighbours.  The list
+ * has at most SNIC_MAX_MR + 1 extents: one more than live MRs. */
+static void mtt_free(struct snic_nic *nic, uint32_t first, uint32_t n)
+{
+	uint32_t i = 0;
+
+	if (n == 0)
+		return;
+	while (i < nic->mtt_free_n && nic->mtt_free_start[i] < first)
+		i++;
+	bool merge_prev = i > 0 && nic->mtt_free_start[i - 1] +
+				   nic->mtt_free_len[i - 1] == first;
+	bool merge_next = i < nic->mtt_free_n &&
+			  first + n == nic->mtt_free_start[i];
+	if (merge_prev && merge_next) {
+		nic->mtt_free_len[i - 1] += n + nic->mtt_free_len[i];
+		nic->mtt_free_n--;
+		for (uint32_t j = i; j < nic->mtt_free_n; j++) {
+			nic->mtt_free_start[j] = nic->mtt_free_start[j + 1];
+			nic->mtt_free_len[j] = nic->mtt_free_len[j + 1];
+		}
+	} else if (merge_prev) {
+		nic->mtt_free_len[i - 1] += n;
+	} else if (merge_next) {
+		nic->mtt_free_start[i] = first;
+		nic->mtt_free_len[i] += n;
+	} else {
+		for (uint32_t j = nic->mtt_free_n; j > i; j--) {
+			nic->mtt_free_start[j] = nic->mtt_free_start[j - 1];
+			nic->mtt_free_len[j] = nic->mtt_free_len[j - 1];
+		}
+		nic->mtt_free_start[i] = first;
+		nic->mtt_free_len[i] = n;
+		nic->mtt_free_n++;
+	}
+}
+
+static int reg_args_ok(const struct snic_nic *nic,
+		       const struct snic_cmd_reg_mr *in)
+{
+	uint64_t off = in->iova & (SNIC_PAGE_SIZE - 1);
+	uint64_t need = (off + in->length + SNIC_PAGE_SIZE - 1) >> SNIC_PAGE_SHIFT;
+
+	if (in->access & ~ACCESS_KNOWN)
+		return SNIC_ST_NOTSUP;
+	/* Remote write or atomic access needs local write (IBTA C10-44). */
+	if ((in->access & (SNIC_ACCESS_REMOTE_WRITE | SNIC_ACCESS_REMOTE_ATOMIC)) &&
+	    !(in->access & SNIC_ACCESS_LOCAL_WRITE))
+		return SNIC_ST_INVAL;
+	if (in->length > nic->core.cfg.host_mem_size || in->iova + in->length < in->iova)
+		return SNIC_ST_INVAL;
+	if (in->npages != need || in->npages > SNIC_MAX_MTT)
+		return SNIC_ST_INVAL;
+	return SNIC_ST_OK;
+}
+
+/* Read the page list from host memory into the MTT and check each page
+ * lies inside the host-memory window. */
+static int load_pages(struct snic_nic *nic, const struct snic_cmd_reg_mr *in,
+		      uint32_t first)
+{
+	uint64_t max_page = nic->core.cfg.host_mem_size >> SNIC_PAGE_SHIFT;
+
+	if (in->npages && core_dma_read(&nic->core, in->pages_pa, &nic->mtt[first],
+				       in->npages * 4u))
+		return SNIC_ST_FAULT;
+	for (uint32_t i = 0; i < in->npages; i++)
+		if (nic->mtt[first + i] >= max_page)
+			return SNIC_ST_FAULT;
+	return SNIC_ST_OK;
+}
+
+int mr_reg(struct snic_nic *nic, unsigned ctx,
+	   const struct snic_cmd_reg_mr *in, uint32_t *key)
+{
+	uint32_t pd_idx, first = 0, i;
+	struct snic_pd *pd = pd_lookup(nic, ctx, in->pdn, &pd_idx);
+	int st;
+
+	if (!pd)
+		return SNIC_ST_NOENT;
+	st = reg_args_ok(nic, in);
+	if (st)
+		return st;
+	for (i = 0; i < SNIC_MAX_MR && nic->mrs[i].in_use; i++)
+		;
+	if (i == SNIC_MAX_MR)
+		return SNIC_ST_NOMEM;
+	if (in->npages && mtt_alloc(nic, in->npages, &first))
+		return SNIC_ST_NOMEM;
+	st = load_pages(nic, in, first);
+	if (st) {
+		mtt_free(nic, first, in->npages);
+		return st;
+	}
+	struct snic_mr *mr = &nic->mrs[i];
+	mr->gen = (uint8_t)(mr->gen == 0xff ? 1 : mr->gen + 1); /* never gen 0 */
+	mr->in_use = true;
+	mr->ctx = (uint8_t)ctx;
+	mr->pd = pd_idx;
+	mr->access = in->access;
+	mr->iova = in->iova;
+	mr->length = in->length;
+	mr->mtt = first;
+	mr->npages = in->npages;
+	mr->page_off = (uint32_t)(in->iova & (SNIC_PAGE_SIZE - 1));
+	pd->refs++;
+	*key = (i << 8) | mr->gen;
+	return SNIC_ST_OK;
+}
+
+int mr_dereg(struct snic_nic *nic, unsigned ctx, uint32_t key)
+{
+	uint32_t i = SNIC_KEY_IDX(key);
+	struct snic_mr *mr;
+
+	if (i >= SNIC_MAX_MR)
+		return SNIC_ST_NOENT;
+	mr = &nic->mrs[i];
+	if (!mr->in_use || mr->ctx != ctx || mr->gen != SNIC_KEY_GEN(key))
+		return SNIC_ST_NOENT;
+	mtt_free(nic, mr->mtt, mr->npages);
+	nic->pds[mr->pd].refs--;
+	mr->in_use = false;
+	return SNIC_ST_OK;
+}
+
+struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,
+			 uint32_t access, uint64_t va, uint64_t len)
+{
+	uint32_t i = SNIC_KEY_IDX(key);
+	struct snic_mr *mr;
+
+	if (i >= SNIC_MAX_MR)
+		return NULL;
+	mr = &nic->mrs[i];
+	if (!mr->in_use || mr->gen != SNIC_KEY_GEN(key) || mr->pd != pd)
+		return NULL;
+	if ((mr->access & access) != access)
+		return NULL;
+	/* [va, va + len) inside [iova, iova + length), without overflow */
+	if (va < mr->iova || len > mr->length || va - mr->iova > mr->length - len)
+		return NULL;
+	return mr;
+}
+
+int mr_va_to_pa(const struct snic_nic *nic, const struct snic_mr *mr,
+		uint64_t va, uint64_t *pa)
+{
+	uint64_t off = va - mr->iova + mr->page_off;
+	uint64_t page = off >> SNIC_PAGE_SHIFT;
+
+	if (va < mr->iova || page >= mr->npages)
+		return -1;
+	*pa = ((uint64_t)nic->mtt[mr->mtt + page] << SNIC_PAGE_SHIFT) |
+	      (off & (SNIC_PAGE_SIZE - 1));
+	return 0;
+}
+
+/* Largest physically contiguous piece of [va, va + len): the DMA unit. */
+static uint32_t mr_extent(const struct snic_nic *nic, const struct snic_mr *mr,
+			  uint64_t va, uint32_t len, uint64_t *pa)
+{
+	uint64_t off = va - mr->iova + mr->page_off;
+	uint32_t page = (uint32_t)(off >> SNIC_PAGE_SHIFT);
+	uint32_t in = (uint32_t)(off & (SNIC_PAGE_SIZE - 1));
+	uint32_t n = SNIC_PAGE_SIZE - in;
+	const uint32_t *pg = &nic->mtt[mr->mtt];
+
+	*pa = ((uint64_t)pg[page] << SNIC_PAGE_SHIFT) | in;
+	while (n < len && page + 1 < mr->npages && pg[page + 1] == pg[page] + 1) {
+		page++;
+		n += SNIC_PAGE_SIZE;
+	}
+	return n < len ? n : len;
+}
+
+/* Copy between a buffer and [va, va + len) of the MR, one DMA per
+ * physically contiguous piece. */
+static int mr_copy(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
+		   uint8_t *buf, uint32_t len, bool to_host)
+{
+	while (len) {
+		uint64_t pa;
+		uint32_t n = mr_extent(nic, mr, va, len, &pa);
+		int rc = to_host ? core_dma_write(&nic->core, pa, buf, n)
+				 : core_dma_read(&nic->core, pa, buf, n);
+
+		if (rc)
+			return -1;
+		buf += n;
+		va += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int mr_read(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
+	    void *dst, uint32_t len)
+{
+	return mr_copy(nic, mr, va, dst, len, false);
+}
+
+int mr_write(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
+	     const void *src, uint32_t len)
+{
+	return mr_copy(nic, mr, va, (uint8_t *)(uintptr_t)src, len, true);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Scatter/gather lists.                                                   */
+
+int sgl_load(struct snic_nic *nic, struct snic_sgl *sgl,
+	     const struct snic_wqe_sge *sge, uint32_t num, uint32_t pd,
+	     uint32_t access)
+{
+	sgl->num = 0;
+	sgl->idx = 0;
+	sgl->off = 0;
+	sgl->total = 0;
+	for (uint32_t i = 0; i < num; i++) {
+		if (sge[i].length == 0)
+			continue; /* nothing to access, nothing to check */
+		if (!mr_check(nic, sge[i].lkey, pd, access, sge[i].addr,
+			      sge[i].length))
+			return SNIC_WC_LOC_PROT_ERR;
+		sgl->sge[sgl->num++] = sge[i];
+		sgl->total += sge[i].length;
+	}
+	if (sgl->total > SNIC_MAX_MSG_SIZE)
+		return SNIC_WC_LOC_LEN_ERR;
+	return SNIC_WC_SUCCESS;
+}
+
+/* The MR behind an SGE's lkey, re-checked: it may have been deregistered
+ * since the WQE was validated. */
+static const struct snic_mr *sge_mr(struct snic_nic *nic,
+				    const struct snic_wqe_sge *s)
+{
+	uint32_t i = SNIC_KEY_IDX(s->lkey);
+	const struct snic_mr *mr;
+
+	if (i >= SNIC_MAX_MR)
+		return NULL;
+	mr = &nic->mrs[i];
+	if (!mr->in_use || mr->gen != SNIC_KEY_GEN(s->lkey))
+		return NULL;
+	return mr;
+}
+
+static int sgl_walk(struct snic_nic *nic, struct snic_sgl *sgl, uint8_t *buf,
+		    uint32_t len, bool to_host)
+{
+	while (len) {
+		if (sgl->idx >= sgl->num)
+			return -1;
+		const struct snic_wqe_sge *s = &sgl->sge[sgl->idx];
+		const struct snic_mr *mr = sge_mr(nic, s);
+		uint32_t n = s->length - sgl->off;
+		int rc;
+
+		if (!mr)
+			return -1;
+		if (n > len)
+			n = len;
+		rc = to_host ? mr_write(nic, mr, s->addr + sgl->off, buf, n)
+			     : mr_read(nic, mr, s->addr + sgl->off, buf, n);
+		if (rc)
+			return -1;
+		buf += n;
+		len -= n;
+		sgl->off += n;
+		if (sgl->off == s->length) {
+			sgl->idx++;
+			sgl->off = 0;
+		}
+	}
+	return 0;
+}
+
+int sgl_copy_out(struct snic_nic *nic, struct snic_sgl *sgl, void *dst,
+		 uint32_t len)
+{
+	return sgl_walk(nic, sgl, dst, len, false);
+}
+
+int sgl_copy_in(struct snic_nic *nic, struct snic_sgl *sgl, const void *src,
+		uint32_t len)
+{
+	return sgl_walk(nic, sgl, (uint8_t *)(uintptr_t)src, len, true);
+}

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The objects layer: PD, MR + MTT + SGL walk, CQ, SRQ and QP, their fixed
+ * pools, handles and lifecycles, the QP state table and flush, and the
+ * work lists a QP is scheduled on.  struct snic_nic is the aggregate the
+ * layers above (transport/, nic/) work on: the core, the neighbour table
+ * and the pools.  A QP's transport state is data here (as a QP context is
+ * on a NIC); the code that runs it lives in transport/.
+ * Nothing here is visible to boards (they use snic/fw.h).
+ */
+#ifndef SNIC_OBJECTS_H
+#define SNIC_OBJECTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/core.h"
+#include "wire/wire.h"
+
+#define SNIC_QP_TX_BUDGET   16   /* frames per QP per turn (fairness)     */
+#define SNIC_INFLIGHT       128  /* send WQEs in flight per QP            */
+#define SNIC_ACKREQ_EVERY   16   /* AckReq at least every N packets       */
+#define SNIC_READ_MAX_PSNS  (1u << 22) /* PSNs one READ may span        */
+#define SNIC_PSN_WINDOW     8192 /* outstanding PSNs per QP (< 2^23, so
+				  * 24-bit PSN distances stay unambiguous) */
+#define SNIC_LINGER_NS      (1000ull * 1000 * 1000) /* a destroyed RC QP
+				  * re-ACKs duplicates this long (rc_responder.c) */
+#define SNIC_ARP_RETRY_NS   (100u * 1000 * 1000)
+#define SNIC_FW_VER_MAJOR   0
+#define SNIC_FW_VER_MINOR   1
+#define SNIC_FW_VER_SUB     0
+#define SNIC_VENDOR_ID      0x1af4 /* placeholder: no PCI vendor of ours  */
+#define SNIC_VENDOR_PART    0x5301 /* not an mlx5/EFA id: perftest takes
+				    * the generic verbs paths              */
+
+/* Count on the NIC and on the QP at once (core/counters.h). */
+#define QCNT_INC(nic, qp, n) (CNT_INC(&(nic)->core, n), (qp)->qcnt[SNIC_QCNT_##n]++)
+#define QCNT_ADD(nic, qp, n, v) \
+	(CNT_ADD(&(nic)->core, n, v), (qp)->qcnt[SNIC_QCNT_##n] += (v))
+
+/* ---------------------------------------------------------------------- */
+/* Objects.  Every object records its owning context slot.                */
+
+struct snic_pd {
+	bool in_use;
+	uint8_t ctx;
+	uint16_t gen;
+	uint32_t refs;          /* MRs and QPs using it                      */
+};
+
+struct snic_mr {
+	bool in_use;
+	uint8_t ctx;
+	uint8_t gen;            /* key = idx << 8 | gen                      */
+	uint32_t pd;            /* PD index                                  */
+	uint32_t access;        /* enum snic_access                          */
+	uint64_t iova, length;
+	uint32_t mtt;           /* first MTT entry                           */
+	uint32_t npages;
+	uint32_t page_off;      /* iova's offset within its first page       */
+};
+
+struct snic_cq {
+	bool in_use;
+	bool dirty;             /* CQEs written this pass: check arming      */
+	bool error;             /* overrun: CQ unusable                      */
+	bool sol_pending;       /* solicited/error CQE since the last event  */
+	uint8_t ctx;
+	uint16_t gen;
+	uint32_t cnt;           /* CQEs in the ring (power of two)           */
+	uint32_t pi;            /* CQEs written                              */
+	uint32_t ci_cache;      /* last consumer index read from the host    */
+	uint32_t arm_seen;      /* arm_sn already answered with an event     */
+	uint32_t refs;          /* QPs using it                              */
+	uint64_t ring_pa, dbrec_pa;
+};
+
+/* A send WQE the requester has put on the wire and not yet completed. */
+struct snic_inflight {
+	uint64_t wr_id;
+	uint32_t wqe_idx;
+	uint32_t first_psn, last_psn;
+	uint32_t len;
+	uint8_t opcode;         /* enum snic_wr_opcode                       */
+	uint8_t signaled;
+	uint8_t done;           /* READ / atomic: response data arrived      */
+	uint8_t rsvd;
+};
+
+/* Message cursor over a scatter/gather list (validated SGEs). */
+struct snic_sgl {
+	struct snic_wqe_sge sge[SNIC_MAX_SGE]; /* validated, zero-length dropped */
+	uint32_t num;
+	uint32_t idx;           /* current SGE                               */
+	uint32_t off;           /* offset inside it                          */
+	uint64_t total;
+};
+
+/* The requester's current WQE (being segmented onto the wire). */
+struct snic_req_cur {
+	bool valid;
+	struct snic_send_wqe hdr;
+	struct snic_sgl sgl;
+	uint8_t inline_data[SNIC_MAX_INLINE];
+	uint32_t wqe_idx;
+	uint32_t len;           /* message length                            */
+	uint32_t sent;          /* payload bytes already sent                */
+	uint32_t first_psn;
+	uint32_t npkts;         /* packets (PSNs) this message takes          */
+};
+
+/* A READ being answered by the responder (responder resources). */
+/* Responder resources (IBTA 9.7.4.1.3): READs being answered and atomics
+ * whose ATOMIC ACK waits its turn; responses leave in PSN order. */
+struct snic_rd_res {
+	bool atomic;
+	bool valid;             /* holds a request (history for duplicates) */
+	bool pending;           /* responses (still) to send                 */
+	bool replay;            /* pending because of a duplicate request    */
+	uint64_t orig;          /* atomic: value before the operation        */
+	uint32_t rkey;          /* re-checked for every response packet      */
+	uint64_t va;
+	uint32_t len, sent;
+	uint32_t psn;           /* next response PSN                          */
+	uint32_t first_psn;
+	uint32_t end_psn;       /* last PSN the request owns                  */
+	uint32_t start_psn;     /* where the current (re)play began           */
+};
+
+struct snic_resp {
+	uint32_t epsn;          /* expected PSN                              */
+	uint32_t msn;           /* completed request messages                */
+	uint32_t rq_ci;         /* next RQ WQE to consume                    */
+	uint32_t rq_pi;         /* last producer index read from the host    */
+	bool nak_sent;          /* one seq NAK per gap (IBTA 9.7.5.2.2)      */
+	bool ack_pending;
+	uint8_t last_op;        /* opcode of the previous request packet     */
+	/* multi-packet SEND in progress */
+	bool in_send;
+	struct snic_sgl rsgl;
+	uint64_t recv_wr_id;
+	uint32_t recv_len;
+	/* multi-packet WRITE in progress */
+	bool in_write;
+	uint32_t wr_mr;
+	uint64_t wr_va;
+	uint32_t wr_left, wr_len;
+	/* READ responses */
+	struct snic_rd_res rd[SNIC_MAX_RD_ATOM];
+	uint32_t rd_head, rd_tail; /* rd_head: oldest that may be pending;
+				    * [rd_tail - SNIC_MAX_RD_ATOM, rd_tail) is
+				    * the history duplicates are matched in */
+	uint32_t rd_npend;      /* resources with pending set                */
+};
+
+struct snic_qp {
+	bool in_use;
+	bool on_req_list;       /* in nic->req_list (has something to send)  */
+	bool on_resp_list;      /* in nic->resp_list (READ responses due)    */
+	bool dmac_valid;
+	uint8_t ctx;
+	uint8_t state;          /* enum snic_qp_state                        */
+	uint16_t gen;
+	uint32_t qpn;
+	uint32_t pd, scq, rcq;  /* indexes                                   */
+	/* rings in host memory */
+	uint64_t sq_pa, rq_pa, dbrec_pa;
+	uint32_t sq_cnt, rq_cnt;
+	uint8_t sq_stride_log, rq_stride_log;
+	bool sq_sig_all;
+	uint32_t max_send_sge, max_recv_sge, max_inline;
+	/* attributes as last modified (source of QUERY_QP) */
+	struct snic_qp_attr attr;
+	uint32_t mtu;           /* path MTU in bytes                          */
+	uint8_t dmac[6];
+	uint32_t dip;
+	uint16_t sport;
+	uint64_t arp_next_ns;
+	/* requester / completer */
+	uint32_t sq_pi;         /* producer index last read from the host    */
+	uint32_t sq_fetch;      /* next WQE to start                          */
+	uint32_t npsn;          /* next PSN to send                           */
+	uint32_t psn_hi;        /* PSN of the last packet sent                */
+	uint32_t rd_out;        /* READ/atomic requests in flight             */
+	struct snic_inflight infl[SNIC_INFLIGHT];
+	uint32_t infl_head, infl_tail; /* head: oldest                       */
+	struct snic_req_cur cur;
+	/* completer */
+	uint32_t acked_psn;     /* highest PSN a plain ACK covered            */
+	bool acked_valid;
+	bool rd_active;         /* the oldest READ's response is arriving    */
+	struct snic_sgl rd_sgl;
+	uint32_t rd_psn;        /* next READ response PSN expected           */
+	uint64_t wait_until;    /* RNR back-off: requester idle until then   */
+	uint8_t rnr_left;       /* RNR retries left (7 = infinite)           */
+	uint8_t retry_left;     /* transport retries left (retry_cnt)        */
+	bool rd_gap_valid;      /* a READ was re-issued from rd_gap_psn      */
+	uint32_t rd_gap_psn;
+	uint64_t rto_at;        /* transport timer deadline, 0 = stopped     */
+	uint64_t linger_until;  /* destroyed: duplicates re-ACKed until then */
+	/* responder */
+	struct snic_resp resp;
+	/* counters, published by stats.c */
+	uint64_t qcnt[SNIC_QCNT_MAX];
+	/* transport type and shared receive queue (ud.c, srq.c) */
+	uint8_t type;           /* enum snic_qp_type                          */
+	bool has_srq;
+	bool uc_keep;           /* UC: a taken RECV waits for the next message */
+	uint16_t srq;           /* SRQ index                                  */
+};
+
+/* A shared receive queue (srq.c). */
+struct snic_srq {
+	bool in_use;
+	uint8_t ctx;
+	uint16_t gen;
+	uint32_t pd;            /* index                                     */
+	uint32_t cnt;           /* WQEs in the ring (power of two)           */
+	uint8_t stride_log;
+	uint32_t max_sge;
+	uint32_t limit;         /* armed limit, 0 = not armed                */
+	uint32_t ci;            /* next WQE to take                          */
+	uint32_t pi;            /* producer index last read from the host    */
+	uint32_t refs;          /* QPs using it                              */
+	uint64_t ring_pa, dbrec_pa;
+};
+
+struct snic_nic {
+	struct snic_core core;  /* core/core.h                               */
+	struct snic_neigh_tbl neigh; /* wire/neigh.c                         */
+
+	struct snic_pd pds[SNIC_MAX_PD];
+	struct snic_mr mrs[SNIC_MAX_MR];
+	struct snic_cq cqs[SNIC_MAX_CQ];
+	struct snic_qp qps[SNIC_MAX_QP];
+	struct snic_srq srqs[SNIC_MAX_SRQ];
+	uint32_t mtt[SNIC_MAX_MTT];
+	/* MTT allocator: free extents (start, len), sorted by start */
+	uint32_t mtt_free_start[SNIC_MAX_MR + 1];
+	uint32_t mtt_free_len[SNIC_MAX_MR + 1];
+	uint32_t mtt_free_n;
+
+	/* work lists: QP indexes, each QP at most once per list */
+	uint16_t req_list[SNIC_MAX_QP];
+	uint32_t req_head, req_tail;
+	uint16_t resp_list[SNIC_MAX_QP];
+	uint32_t resp_head, resp_tail;
+	uint16_t dirty_cqs[SNIC_MAX_CQ];
+	uint32_t ndirty;
+};
+
+/* ---------------------------------------------------------------------- */
+/* Handles of PD, CQ, SRQ and QP: generation above a 10-bit index, 24 bits
+ * in all so a QPN fits the BTH's DestQP (IBTA 9.2).  A handle of a freed
+ * and re-used slot differs from the old one by its generation.  (MR keys
+ * follow hostif.h: index above an 8-bit generation, mr.c.) */
+#define SNIC_HANDLE_IDX_BITS 10
+#define SNIC_HANDLE_GEN_MASK ((1u << (24 - SNIC_HANDLE_IDX_BITS)) - 1)
+
+static inline uint32_t handle_make(uint16_t gen, uint32_t idx)
+{
+	return ((uint32_t)gen << SNIC_HANDLE_IDX_BITS) | idx;
+}
+
+static inline uint32_t handle_idx(uint32_t h)
+{
+	return h & ((1u << SNIC_HANDLE_IDX_BITS) - 1);
+}
+
+static inline uint16_t handle_next_gen(uint16_t gen)
+{
+	return (uint16_t)((gen + 1) & SNIC_HANDLE_GEN_MASK);
+}
+
+/* pd.c */
+int pd_alloc(struct snic_nic *nic, unsigned ctx, uint32_t *pdn);
+int pd_dealloc(struct snic_nic *nic, unsigned ctx, uint32_t pdn);
+struct snic_pd *pd_lookup(struct snic_nic *nic, unsigned ctx, uint32_t pdn,
+			  uint32_t *idx);
+
+/* mr.c */
+int mr_reg(struct snic_nic *nic, unsigned ctx,
+	   const struct snic_cmd_reg_mr *in, uint32_t *key);
+int mr_dereg(struct snic_nic *nic, unsigned ctx, uint32_t key);
+void mr_init(struct snic_nic *nic);
+/* Key checks: the MR for key, in PD pd, allowing `access` over
+ * [va, va + len).  Returns the MR or NULL. */
+struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,
+			 uint32_t access, uint64_t va, uint64_t len);
+int mr_read(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
+	    void *dst, uint32_t len);
+int mr_write(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
+	     const void *src, uint32_t len);
+int mr_va_to_pa(const struct snic_nic *nic, const struct snic_mr *mr,
+		uint64_t va, uint64_t *pa);
+/* Validate a list of SGEs against lkeys (PD, access, bounds). */
+int sgl_load(struct snic_nic *nic, struct snic_sgl *sgl,
+	     const struct snic_wqe_sge *sge, uint32_t num, uint32_t pd,
+	     uint32_t access);
+int sgl_copy_out(struct snic_nic *nic, struct snic_sgl *sgl, void *dst,
+		 uint32_t len);
+int sgl_copy_in(struct snic_nic *nic, struct snic_sgl *sgl, const void *src,
+		uint32_t len);
+
+/* cq.c */
+int cq_create(struct snic_nic *nic, unsigned ctx,
+	      const struct snic_cmd_create_cq *in, uint32_t *cqn);
+int cq_destroy(struct snic_nic *nic, unsigned ctx, uint32_t cqn);
+struct snic_cq *cq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t cqn,
+			  uint32_t *idx);
+void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
+	     bool solicited);
+void cq_flush_events(struct snic_nic *nic);
+
+/* srq.c: shared receive queues */
+int srq_create(struct snic_nic *nic, unsigned ctx,
+	       const struct snic_cmd_create_srq *in, uint32_t *srqn);
+int srq_modify(struct snic_nic *nic, unsigned ctx,
+	       const struct snic_cmd_modify_srq *in);
+int srq_query(struct snic_nic *nic, unsigned ctx, uint32_t srqn,
+	      struct snic_srq_attr *out);
+int srq_destroy(struct snic_nic *nic, unsigned ctx, uint32_t srqn);
+struct snic_srq *srq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t srqn,
+			    uint32_t *idx);
+uint32_t srqn_of(const struct snic_srq *s, uint32_t idx);
+
+/* qp.c: the QP table, create / destroy / query */
+int qp_create(struct snic_nic *nic, unsigned ctx,
+	      const struct snic_cmd_create_qp *in, uint32_t *qpn);
+/* CREATE_QP with the extension fields (SRQ binding). */
+int qp_create_ext(struct snic_nic *nic, unsigned ctx,
+		  const struct snic_cmd_create_qp_ext *in, uint32_t *qpn);
+int qp_destroy(struct snic_nic *nic, unsigned ctx, uint32_t qpn);
+int qp_query(struct snic_nic *nic, unsigned ctx, uint32_t qpn,
+	     struct snic_qp_attr *out);
+struct snic_qp *qp_by_qpn(struct snic_nic *nic, uint32_t qpn);
+struct snic_qp *qp_lookup(struct snic_nic *nic, unsigned ctx, uint32_t qpn);
+
+/* qp_modify.c: ibv_modify_qp */
+int qp_modify(struct snic_nic *nic, unsigned ctx,
+	      const struct snic_cmd_modify_qp *in);
+
+/* qp_states.c: the state table [type][current][next] */
+bool qp_valid_transition(uint8_t cur, uint8_t next, uint32_t mask);
+bool qp_valid_transition_type(uint8_t type, uint8_t cur, uint8_t next,
+			      uint32_t mask);
+const char *qp_state_name(uint8_t state);
+
+/* qp_flush.c: errors and flushing */
+void qp_send_cqe(struct snic_nic *nic, struct snic_qp *qp,
+		 const struct snic_inflight *f, uint8_t status);
+void qp_to_error(struct snic_nic *nic, struct snic_qp *qp, uint32_t event);
+void qp_flush(struct snic_nic *nic, struct snic_qp *qp);
+
+/* qp_sched.c: doorbells, work lists, deadlines, neighbours */
+void qp_doorbell(struct snic_nic *nic, struct snic_qp *qp);
+void qp_req_schedule(struct snic_nic *nic, struct snic_qp *qp);
+void qp_resp_schedule(struct snic_nic *nic, struct snic_qp *qp);
+void qp_timer_stop(struct snic_nic *nic, struct snic_qp *qp);
+void qp_neigh_update(struct snic_nic *nic, uint32_t ip, const uint8_t mac[6]);
+
+static inline uint32_t qp_idx(const struct snic_nic *nic,
+			      const struct snic_qp *qp)
+{
+	return (uint32_t)(qp - nic->qps);
+}
+
+/* The QP's id on the core's timer wheel (0 means none there). */
+static inline uint16_t qp_tw_id(const struct snic_nic *nic,
+				const struct snic_qp *qp)
+{
+	return (uint16_t)(qp_idx(nic, qp) + 1);
+}
+
+#endif /* SNIC_OBJECTS_H */

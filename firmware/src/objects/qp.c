@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The QP table: handles, creation (with its SRQ binding), destruction and
+ * query.  State changes are qp_modify.c, errors and flushing qp_flush.c.
+ */
+#include <string.h>
+
+#include "objects/objects.h"
+
+_Static_assert((1u << SNIC_HANDLE_IDX_BITS) == SNIC_MAX_QP, "QP handles");
+
+static uint32_t qpn_of(const struct snic_qp *qp, uint32_t idx)
+{
+	return handle_make(qp->gen, idx);
+}
+
+struct snic_qp *qp_by_qpn(struct snic_nic *nic, uint32_t qpn)
+{
+	uint32_t i = handle_idx(qpn);
+	struct snic_qp *qp = &nic->qps[i];
+
+	if (!qp->in_use || qp->qpn != qpn)
+		return NULL;
+	return qp;
+}
+
+struct snic_qp *qp_lookup(struct snic_nic *nic, unsigned ctx,
+				 uint32_t qpn)
+{
+	struct snic_qp *qp = qp_by_qpn(nic, qpn);
+
+	return qp && qp->ctx == ctx ? qp : NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Create / destroy.                                                       */
+
+static bool pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static bool ring_ok(const struct snic_nic *nic, uint64_t pa, uint32_t cnt,
+		    uint32_t stride_log)
+{
+	uint64_t len = (uint64_t)cnt << stride_log;
+
+	return (pa & 63) == 0 && pa + len >= pa &&
+	       pa + len <= nic->core.cfg.host_mem_size;
+}
+
+static int create_args_ok(const struct snic_nic *nic,
+			  const struct snic_cmd_create_qp *in)
+{
+	uint32_t sq_need = 64 + (in->max_send_sge * 16 > in->max_inline
+				 ? in->max_send_sge * 16 : in->max_inline);
+	uint32_t rq_need = 16 + in->max_recv_sge * 16;
+
+	if (in->qp_type != SNIC_QPT_RC && in->qp_type != SNIC_QPT_UC &&
+	    in->qp_type != SNIC_QPT_UD)
+		return SNIC_ST_NOTSUP; /* XRC, raw packet, ... */
+	if (!pow2(in->sq_wqe_cnt) || !pow2(in->rq_wqe_cnt) ||
+	    in->sq_wqe_cnt > SNIC_MAX_QP_WR || in->rq_wqe_cnt > SNIC_MAX_QP_WR)
+		return SNIC_ST_INVAL;
+	if (in->max_send_sge > SNIC_MAX_SGE || in->max_recv_sge > SNIC_MAX_SGE ||
+	    in->max_inline > SNIC_MAX_INLINE)
+		return SNIC_ST_INVAL;
+	if (in->sq_stride_log > 12 || in->rq_stride_log > 12 ||
+	    (1u << in->sq_stride_log) < sq_need ||
+	    (1u << in->rq_stride_log) < rq_need)
+		return SNIC_ST_INVAL;
+	if (!ring_ok(nic, in->sq_pa, in->sq_wqe_cnt, in->sq_stride_log) ||
+	    !ring_ok(nic, in->rq_pa, in->rq_wqe_cnt, in->rq_stride_log) ||
+	    !ring_ok(nic, in->dbrec_pa, 1, 6))
+		return SNIC_ST_FAULT;
+	return SNIC_ST_OK;
+}
+
+/* A free slot, preferring those not lingering after a destroy.  QPN 0
+ * and 1 are the special QPs of IBTA 10.2.4: not ours to give. */
+static uint32_t qp_free_slot(const struct snic_nic *nic)
+{
+	uint32_t any = SNIC_MAX_QP;
+
+	for (uint32_t i = 2; i < SNIC_MAX_QP; i++) {
+		const struct snic_qp *qp = &nic->qps[i];
+
+		if (qp->in_use)
+			continue;
+		if (nic->core.now >= qp->linger_until)
+			return i;
+		if (any == SNIC_MAX_QP)
+			any = i;
+	}
+	return any;
+}
+
+int qp_create(struct snic_nic *nic, unsigned ctx,
+	      const struct snic_cmd_create_qp *in, uint32_t *qpn)
+{
+	uint32_t pd, scq, rcq, i;
+	int st = create_args_ok(nic, in);
+
+	if (st)
+		return st;
+	if (!pd_lookup(nic, ctx, in->pdn, &pd) ||
+	    !cq_lookup(nic, ctx, in->send_cqn, &scq) ||
+	    !cq_lookup(nic, ctx, in->recv_cqn, &rcq))
+		return SNIC_ST_NOENT;
+	i = qp_free_slot(nic);
+	if (i == SNIC_MAX_QP)
+		return SNIC_ST_NOMEM;
+	struct snic_qp *qp = &nic->qps[i];
+	uint16_t gen = handle_next_gen(qp->gen);
+	/* A destroyed QP may still sit on a work list (lists skip unused
+	 * QPs): keep its flags so the index is never queued twice. */
+	bool on_req = qp->on_req_list, on_resp = qp->on_resp_list;
+
+	memset(qp, 0, sizeof(*qp));
+	qp->on_req_list = on_req;
+	qp->on_resp_list = on_resp;
+	qp->in_use = true;
+	qp->ctx = (uint8_t)ctx;
+	qp->gen = gen;
+	qp->qpn = qpn_of(qp, i);
+	qp->pd = pd;
+	qp->scq = scq;
+	qp->rcq = rcq;
+	qp->sq_pa = in->sq_pa;
+	qp->rq_pa = in->rq_pa;
+	qp->dbrec_pa = in->dbrec_pa;
+	qp->sq_cnt = in->sq_wqe_cnt;
+	qp->rq_cnt = in->rq_wqe_cnt;
+	qp->sq_stride_log = (uint8_t)in->sq_stride_log;
+	qp->rq_stride_log = (uint8_t)in->rq_stride_log;
+	qp->sq_sig_all = in->sq_sig_all != 0;
+	qp->max_send_sge = in->max_send_sge;
+	qp->max_recv_sge = in->max_recv_sge;
+	qp->max_inline = in->max_inline;
+	qp->type = (uint8_t)in->qp_type;
+	qp->state = SNIC_QPS_RESET;
+	/* A per-QP UDP source port spreads flows (A17.3.3 leaves it free);
+	 * >= 0xC000 so dissectors do not take it for a well-known service. */
+	qp->sport = (uint16_t)(0xc000 | (qp->qpn & 0x3fff));
+	nic->pds[pd].refs++;
+	nic->cqs[scq].refs++;
+	nic->cqs[rcq].refs++;
+	*qpn = qp->qpn;
+	return SNIC_ST_OK;
+}
+
+static void qp_release_srq(struct snic_nic *nic, struct snic_qp *qp)
+{
+	if (!qp->has_srq)
+		return;
+	nic->srqs[qp->srq].refs--;
+	qp->has_srq = false;
+}
+
+static void qp_release(struct snic_nic *nic, struct snic_qp *qp)
+{
+	qp_release_srq(nic, qp);
+	qp_timer_stop(nic, qp); /* its wheel links die with it */
+	/* a connected RC QP lingers: see resp_linger_rx */
+	qp->linger_until = qp->state >= SNIC_QPS_RTR && qp->state <= SNIC_QPS_SQE
+			   ? nic->core.now + SNIC_LINGER_NS : 0;
+	nic->pds[qp->pd].refs--;
+	nic->cqs[qp->scq].refs--;
+	nic->cqs[qp->rcq].refs--;
+	qp->in_use = false;
+	qp->state = SNIC_QPS_RESET;
+}
+
+int qp_destroy(struct snic_nic *nic, unsigned ctx, uint32_t qpn)
+{
+	struct snic_qp *qp = qp_lookup(nic, ctx, qpn);
+
+	if (!qp)
+		return SNIC_ST_NOENT;
+	/* The work lists skip QPs that are no longer in use. */
+	qp_release(nic, qp);
+	return SNIC_ST_OK;
+}
+
+int qp_create_ext(struct snic_nic *nic, unsigned ctx,
+		  const struct snic_cmd_create_qp_ext *in, uint32_t *qpn)
+{
+	struct snic_srq *s = NULL;
+	uint32_t si = 0;
+	int st;
+
+	if (in->flags & ~SNIC_QP_F_SRQ)
+		return SNIC_ST_INVAL;
+	if (in->flags & SNIC_QP_F_SRQ) {
+		uint32_t pd;
+
+		s = srq_lookup(nic, ctx, in->srqn, &si);
+		if (!s || !pd_lookup(nic, ctx, in->qp.pdn, &pd))
+			return SNIC_ST_NOENT;
+		if (pd != s->pd)
+			return SNIC_ST_INVAL; /* an SRQ serves QPs of its PD */
+	}
+	st = qp_create(nic, ctx, &in->qp, qpn);
+	if (st || !s)
+		return st;
+	struct snic_qp *qp = qp_by_qpn(nic, *qpn);
+
+	qp->has_srq = true;
+	qp->srq = (uint16_t)si;
+	s->refs++;
+	return SNIC_ST_OK;
+}
+
+int qp_query(struct snic_nic *nic, unsigned ctx, uint32_t qpn,
+	     struct snic_qp_attr *out)
+{
+	struct snic_qp *qp = qp_lookup(nic, ctx, qpn);
+
+	if (!qp)
+		return SNIC_ST_NOENT;
+	*out = qp->attr;
+	out->qp_state = qp->state;
+	out->cur_qp_state = qp->state;
+	out->sq_draining = 0;
+	out->sq_psn = qp->state >= SNIC_QPS_RTS ? qp->npsn : qp->attr.sq_psn;
+	out->max_send_wr = qp->sq_cnt;
+	out->max_recv_wr = qp->rq_cnt;
+	out->max_send_sge = qp->max_send_sge;
+	out->max_recv_sge = qp->max_recv_sge;
+	out->max_inline_data = qp->max_inline;
+	return SNIC_ST_OK;
+}
+

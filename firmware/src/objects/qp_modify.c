@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ibv_modify_qp: the transition checked against the state table
+ * (qp_states.c), attribute values checked, then applied.
+ */
+#include <string.h>
+
+#include "objects/objects.h"
+
+#define M(x) SNIC_QP_##x
+
+/* Attribute values (IBTA 11.2.4.2 ranges, our device limits). */
+static int attr_values_ok(const struct snic_nic *nic, uint32_t mask,
+			  const struct snic_qp_attr *a)
+{
+	if ((mask & M(PORT)) && a->port_num != 1)
+		return SNIC_ST_INVAL;
+	if ((mask & M(PKEY_INDEX)) && a->pkey_index != 0)
+		return SNIC_ST_INVAL;
+	if ((mask & M(PATH_MTU)) &&
+	    (a->path_mtu < 1 || a->path_mtu > nic->core.active_mtu_enum))
+		return SNIC_ST_INVAL;
+	if ((mask & M(MAX_DEST_RD_ATOMIC)) && a->max_dest_rd_atomic > SNIC_MAX_RD_ATOM)
+		return SNIC_ST_INVAL;
+	if ((mask & M(MAX_QP_RD_ATOMIC)) && a->max_rd_atomic > SNIC_MAX_RD_ATOM)
+		return SNIC_ST_INVAL;
+	if ((mask & M(TIMEOUT)) && a->timeout > 31)
+		return SNIC_ST_INVAL;
+	if ((mask & M(RETRY_CNT)) && a->retry_cnt > 7)
+		return SNIC_ST_INVAL;
+	if ((mask & M(RNR_RETRY)) && a->rnr_retry > 7)
+		return SNIC_ST_INVAL;
+	if ((mask & M(MIN_RNR_TIMER)) && a->min_rnr_timer > 31)
+		return SNIC_ST_INVAL;
+	if ((mask & M(DEST_QPN)) && a->dest_qp_num > ROCE_QPN_MASK)
+		return SNIC_ST_INVAL;
+	if ((mask & M(ACCESS_FLAGS)) && (a->qp_access_flags & ~0xfu))
+		return SNIC_ST_INVAL;
+	if (mask & M(ALT_PATH))
+		return SNIC_ST_NOTSUP; /* automatic path migration */
+	if (mask & M(AV)) {
+		static const uint8_t v4map[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+						   0xff, 0xff };
+		/* RoCE needs a GRH; we route IPv4-mapped GIDs only */
+		if (!a->is_global || a->sgid_index != 0)
+			return SNIC_ST_INVAL;
+		if (memcmp(a->dgid, v4map, 12) != 0)
+			return SNIC_ST_NOTSUP;
+	}
+	return SNIC_ST_OK;
+}
+
+static uint32_t dgid_ipv4(const uint8_t *gid)
+{
+	return (uint32_t)gid[12] << 24 | (uint32_t)gid[13] << 16 |
+	       (uint32_t)gid[14] << 8 | gid[15];
+}
+
+static void apply_attrs(struct snic_nic *nic, struct snic_qp *qp,
+			uint32_t mask, const struct snic_qp_attr *a)
+{
+	struct snic_qp_attr *s = &qp->attr;
+
+	if (mask & M(ACCESS_FLAGS))
+		s->qp_access_flags = a->qp_access_flags;
+	if (mask & M(PKEY_INDEX))
+		s->pkey_index = a->pkey_index;
+	if (mask & M(PORT))
+		s->port_num = a->port_num;
+	if (mask & M(PATH_MTU)) {
+		s->path_mtu = a->path_mtu;
+		qp->mtu = mtu_enum_to_bytes(a->path_mtu);
+	}
+	if (mask & M(DEST_QPN))
+		s->dest_qp_num = a->dest_qp_num;
+	if (mask & M(RQ_PSN)) {
+		s->rq_psn = a->rq_psn & ROCE_PSN_MASK;
+		qp->resp.epsn = s->rq_psn;
+	}
+	if (mask & M(SQ_PSN)) {
+		s->sq_psn = a->sq_psn & ROCE_PSN_MASK;
+		qp->npsn = s->sq_psn;
+	}
+	if (mask & M(MAX_DEST_RD_ATOMIC))
+		s->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (mask & M(MAX_QP_RD_ATOMIC))
+		s->max_rd_atomic = a->max_rd_atomic;
+	if (mask & M(MIN_RNR_TIMER))
+		s->min_rnr_timer = a->min_rnr_timer;
+	if (mask & M(TIMEOUT))
+		s->timeout = a->timeout;
+	if (mask & M(RETRY_CNT)) {
+		s->retry_cnt = a->retry_cnt;
+		qp->retry_left = a->retry_cnt;
+	}
+	if (mask & M(RNR_RETRY)) {
+		s->rnr_retry = a->rnr_retry;
+		qp->rnr_left = a->rnr_retry;
+	}
+	if (mask & M(QKEY))
+		s->qkey = a->qkey;
+	if (mask & M(EN_SQD_ASYNC_NOTIFY))
+		s->en_sqd_async_notify = a->en_sqd_async_notify;
+	if (mask & M(AV)) {
+		memcpy(s->dgid, a->dgid, 16);
+		s->flow_label = a->flow_label;
+		s->sgid_index = a->sgid_index;
+		s->hop_limit = a->hop_limit;
+		s->traffic_class = a->traffic_class;
+		s->is_global = a->is_global;
+		s->sl = a->sl;
+		s->dlid = a->dlid;
+		s->static_rate = a->static_rate;
+		s->src_path_bits = a->src_path_bits;
+		qp->dip = dgid_ipv4(a->dgid);
+		qp->dmac_valid = neigh_lookup(&nic->neigh, qp->dip, qp->dmac);
+		if (!qp->dmac_valid)
+			neigh_resolve(&nic->neigh, qp->dip);
+	}
+}
+
+/* Back to RESET: forget every index and in-flight message (IBTA
+ * 10.3.1.1); the host resets its rings likewise. */
+static void qp_reset(struct snic_qp *qp)
+{
+	qp->sq_pi = qp->sq_fetch = 0;
+	qp->infl_head = qp->infl_tail = 0;
+	qp->rd_out = 0;
+	qp->cur.valid = false;
+	qp->rd_active = false;
+	qp->acked_valid = false; /* else a stale ACK PSN retires new WQEs */
+	qp->acked_psn = 0;
+	qp->wait_until = 0;
+	qp->rd_gap_valid = false;
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	memset(&qp->attr, 0, sizeof(qp->attr));
+	qp->npsn = 0;
+}
+
+int qp_modify(struct snic_nic *nic, unsigned ctx,
+	      const struct snic_cmd_modify_qp *in)
+{
+	struct snic_qp *qp = qp_lookup(nic, ctx, in->qpn);
+	uint32_t mask = in->attr_mask;
+	uint8_t cur, next;
+	int st;
+
+	if (!qp)
+		return SNIC_ST_NOENT;
+	cur = qp->state;
+	if ((mask & M(CUR_STATE)) && in->attr.cur_qp_state != cur)
+		return SNIC_ST_INVAL;
+	if ((mask & M(STATE)) && in->attr.qp_state > SNIC_QPS_ERR)
+		return SNIC_ST_INVAL; /* before the narrowing below */
+	next = (mask & M(STATE)) ? (uint8_t)in->attr.qp_state : cur;
+	if (!qp_valid_transition_type(qp->type, cur, next, mask))
+		return SNIC_ST_INVAL;
+	st = attr_values_ok(nic, mask, &in->attr);
+	if (st)
+		return st;
+	if (next == SNIC_QPS_RESET) {
+		qp_timer_stop(nic, qp);
+		qp_reset(qp);
+		qp->state = next;
+		return SNIC_ST_OK;
+	}
+	apply_attrs(nic, qp, mask, &in->attr);
+	qp->state = next;
+	if (next == SNIC_QPS_ERR && cur != SNIC_QPS_ERR)
+		qp_flush(nic, qp);
+	else if (next == SNIC_QPS_RTS)
+		qp_doorbell(nic, qp); /* WQEs posted before RTS may wait */
+	return SNIC_ST_OK;
+}
+

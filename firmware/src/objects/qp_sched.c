@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A QP's scheduling: its doorbell record, the work lists the requester
+ * and responder take QPs from, its deadlines on the core's timer wheel,
+ * and its destination MAC when a neighbour is learnt.
+ */
+#include <string.h>
+
+#include "objects/objects.h"
+
+void qp_req_schedule(struct snic_nic *nic, struct snic_qp *qp)
+{
+	if (qp->on_req_list)
+		return;
+	qp->on_req_list = true;
+	nic->req_list[nic->req_tail++ % SNIC_MAX_QP] = (uint16_t)qp_idx(nic, qp);
+}
+
+void qp_resp_schedule(struct snic_nic *nic, struct snic_qp *qp)
+{
+	if (qp->on_resp_list)
+		return;
+	qp->on_resp_list = true;
+	nic->resp_list[nic->resp_tail++ % SNIC_MAX_QP] = (uint16_t)qp_idx(nic, qp);
+}
+
+/* The host rang this QP: read its doorbell record once. */
+void qp_doorbell(struct snic_nic *nic, struct snic_qp *qp)
+{
+	struct snic_qp_dbrec db;
+	uint32_t sq_pi, rq_pi;
+
+	if (core_dma_read(&nic->core, qp->dbrec_pa, &db, 8))
+		return; /* counted in dma_errors by nic_dma_read */
+	sq_pi = atomic_load_explicit(&db.sq_pi, memory_order_relaxed);
+	rq_pi = atomic_load_explicit(&db.rq_pi, memory_order_relaxed);
+	/* A producer index that runs more than a ring ahead is a host bug:
+	 * refuse it rather than read stale WQEs. */
+	if (rq_pi - qp->resp.rq_ci <= qp->rq_cnt)
+		qp->resp.rq_pi = rq_pi;
+	if (sq_pi - qp->sq_fetch <= qp->sq_cnt)
+		qp->sq_pi = sq_pi;
+	if (qp->state == SNIC_QPS_ERR) {
+		qp_flush(nic, qp); /* WQEs posted in ERR flush (C10-39) */
+		return;
+	}
+	if (qp->state == SNIC_QPS_RTS && qp->sq_fetch != qp->sq_pi)
+		qp_req_schedule(nic, qp);
+}
+
+/* The QP goes away or back to RESET: off the wheel, deadlines forgotten. */
+void qp_timer_stop(struct snic_nic *nic, struct snic_qp *qp)
+{
+	tw_cancel(&nic->core.tw, qp_tw_id(nic, qp));
+	qp->rto_at = 0;
+	qp->wait_until = 0;
+}
+
+/* A neighbour was learnt: QPs that waited for its MAC may send. */
+void qp_neigh_update(struct snic_nic *nic, uint32_t ip, const uint8_t mac[6])
+{
+	for (uint32_t i = 0; i < SNIC_MAX_QP; i++) {
+		struct snic_qp *qp = &nic->qps[i];
+
+		if (!qp->in_use || qp->dip != ip)
+			continue;
+		if (qp->dmac_valid && memcmp(qp->dmac, mac, 6) == 0)
+			continue;
+		memcpy(qp->dmac, mac, 6);
+		qp->dmac_valid = true;
+		if (qp->state == SNIC_QPS_RTS)
+			qp_req_schedule(nic, qp);
+	}
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* Building a QP's RoCEv2 frames: addresses and BTH fields from the QP. */
+#include <string.h>
+
+#include "transport/transport.h"
+
+void pkt_fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
+		   struct roce_hdrs *h, uint8_t opcode, uint32_t psn)
+{
+	/* every frame of a QP starts here: count it for the QP (the NIC
+	 * counts frames when the port takes them) */
+	qp->qcnt[SNIC_QCNT_tx_frames]++;
+	memset(h, 0, sizeof(*h));
+	memcpy(h->dmac, qp->dmac, 6);
+	memcpy(h->smac, nic->core.cfg.mac, 6);
+	h->sip = nic->core.cfg.ipv4;
+	h->dip = qp->dip;
+	h->tos = qp->attr.traffic_class;
+	h->ttl = qp->attr.hop_limit ? qp->attr.hop_limit : 64;
+	h->sport = qp->sport;
+	h->opcode = opcode;
+	h->pkey = ROCE_DEFAULT_PKEY;
+	h->dqpn = qp->attr.dest_qp_num;
+	h->psn = psn & ROCE_PSN_MASK;
+}
+
+/* A frame with the payload copied from `payload` (may be NULL when len is
+ * 0).  Data-path callers that DMA straight into the frame use roce_build
+ * themselves. */
+struct snic_pkt *pkt_build(struct snic_nic *nic, struct roce_hdrs *h,
+			   const void *payload, uint32_t len)
+{
+	struct snic_pkt *p = core_pkt_alloc(&nic->core);
+
+	if (!p)
+		return NULL;
+	if (len)
+		memcpy(p->data + roce_hdr_len(h->opcode), payload, len);
+	p->len = (uint16_t)roce_build(p->data, h, len);
+	return p;
+}

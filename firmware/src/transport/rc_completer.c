@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RC completer (IBTA 9.7.5.1.5-9.7.5.1.7): matches ACKs, NAKs, READ
+ * responses and atomic ACKs with the in-flight window, writes send CQEs in
+ * SQ order, and turns NAKs into the verbs completion errors.  READ and
+ * atomic responses are implicit ACKs of everything before them.
+ */
+#include <string.h>
+
+#include "transport/transport.h"
+
+/* RNR NAK timer field -> microseconds (IBTA 9.7.5.2.8, table 45). */
+static const uint32_t rnr_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+static struct snic_inflight *oldest(struct snic_qp *qp)
+{
+	return qp->infl_head == qp->infl_tail
+	       ? NULL : &qp->infl[qp->infl_head % SNIC_INFLIGHT];
+}
+
+static bool is_rd_atomic(uint8_t op)
+{
+	return op == SNIC_WR_RDMA_READ || op == SNIC_WR_ATOMIC_CMP_AND_SWP ||
+	       op == SNIC_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static void retire_oldest(struct snic_nic *nic, struct snic_qp *qp,
+			  uint8_t status)
+{
+	struct snic_inflight *f = oldest(qp);
+
+	qp_send_cqe(nic, qp, f, status);
+	if (is_rd_atomic(f->opcode))
+		qp->rd_out--;
+	qp->infl_head++;
+	qp->rnr_left = qp->attr.rnr_retry;
+}
+
+/* Complete every message whose last PSN is at or before `psn`.  With
+ * `upto_excl` the message holding psn itself is left (READ responses and
+ * NAKs acknowledge only what precedes them). */
+static void retire_upto(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
+			bool upto_excl)
+{
+	struct snic_inflight *f;
+	bool moved = false;
+
+	while ((f = oldest(qp)) != NULL) {
+		int32_t d = roce_psn_diff(f->last_psn, psn);
+
+		if (d > 0 || (upto_excl && d == 0))
+			break;
+		/* READ/atomic complete on their response, not on an ACK */
+		if (is_rd_atomic(f->opcode) && !f->done)
+			break;
+		retire_oldest(nic, qp, SNIC_WC_SUCCESS);
+		moved = true;
+	}
+	if (moved)
+		timer_progress(nic, qp);
+	if (qp->state == SNIC_QPS_RTS)
+		qp_req_schedule(nic, qp); /* window space, fence, rd slots */
+}
+
+static void fail_oldest(struct snic_nic *nic, struct snic_qp *qp, uint8_t status)
+{
+	if (oldest(qp))
+		retire_oldest(nic, qp, status);
+	qp_to_error(nic, qp, UINT32_MAX);
+}
+
+static void on_rnr(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
+		   uint8_t timer)
+{
+	QCNT_INC(nic, qp, rnr_nak_recv);
+	retire_upto(nic, qp, psn, true);
+	/* rnr_retry 7 means retry for ever (IBTA 9.7.5.2.8) */
+	if (qp->attr.rnr_retry != 7) {
+		if (qp->rnr_left == 0) {
+			fail_oldest(nic, qp, SNIC_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		qp->rnr_left--;
+	}
+	qp->wait_until = nic->core.now + (uint64_t)rnr_us[timer & 31] * 1000;
+	if (qp->wait_until == 0)
+		qp->wait_until = 1;
+	/* the peer answered: no transport timeout while we wait; the timer
+	 * starts again with the first packet sent after the wait */
+	qp->rto_at = 0;
+	timer_arm(nic, qp);
+	req_rewind(nic, qp, psn);
+}
+
+static void on_nak(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
+		   uint8_t code)
+{
+	retire_upto(nic, qp, psn, true);
+	switch (code) {
+	case ROCE_NAK_PSN_SEQ_ERR:
+		QCNT_INC(nic, qp, nak_seq_recv);
+		req_rewind(nic, qp, psn);
+		return;
+	case ROCE_NAK_REM_ACCESS:
+		QCNT_INC(nic, qp, nak_access_recv);
+		fail_oldest(nic, qp, SNIC_WC_REM_ACCESS_ERR);
+		return;
+	case ROCE_NAK_REM_OP_ERR:
+		QCNT_INC(nic, qp, nak_rem_op_recv);
+		fail_oldest(nic, qp, SNIC_WC_REM_OP_ERR);
+		return;
+	default: /* invalid request, invalid RD request, reserved codes */
+		QCNT_INC(nic, qp, nak_inv_req_recv);
+		fail_oldest(nic, qp, SNIC_WC_REM_INV_REQ_ERR);
+		return;
+	}
+}
+
+static void on_ack(struct snic_nic *nic, struct snic_qp *qp,
+		   const struct roce_hdrs *h)
+{
+	uint8_t syn = h->aeth_syndrome;
+
+	switch (syn & ROCE_AETH_TYPE_MASK) {
+	case ROCE_AETH_ACK:
+		QCNT_INC(nic, qp, acks_recv);
+		if (!qp->acked_valid || roce_psn_diff(h->psn, qp->acked_psn) > 0) {
+			qp->acked_psn = h->psn;
+			qp->acked_valid = true;
+			timer_progress(nic, qp); /* also inside a long message */
+		}
+		retire_upto(nic, qp, h->psn, false);
+		return;
+	case ROCE_AETH_RNR_NAK:
+		on_rnr(nic, qp, h->psn, syn & 0x1f);
+		return;
+	case ROCE_AETH_NAK:
+		on_nak(nic, qp, h->psn, syn & 0x1f);
+		return;
+	default:
+		QCNT_INC(nic, qp, rx_drop_unexpected);
+		return;
+	}
+}
+
+/* The oldest READ/atomic still waiting for its response. */
+static struct snic_inflight *pending_rd(struct snic_qp *qp)
+{
+	for (uint32_t i = qp->infl_head; i != qp->infl_tail; i++) {
+		struct snic_inflight *f = &qp->infl[i % SNIC_INFLIGHT];
+
+		if (is_rd_atomic(f->opcode) && !f->done)
+			return f;
+	}
+	return NULL;
+}
+
+/* First response packet of a READ: load its local SGEs again (validated
+ * when the request was sent; the MRs may have changed since). */
+static bool rd_start(struct snic_nic *nic, struct snic_qp *qp,
+		     const struct snic_inflight *f)
+{
+	struct snic_wqe_sge sge[SNIC_MAX_SGE];
+	struct snic_wqe_ctrl c;
+	uint64_t pa = qp->sq_pa +
+		((uint64_t)(f->wqe_idx & (qp->sq_cnt - 1)) << qp->sq_stride_log);
+
+	if (core_dma_read(&nic->core, pa, &c, sizeof(c)) || c.num_sge > SNIC_MAX_SGE ||
+	    (c.num_sge && core_dma_read(&nic->core, pa + sizeof(struct snic_send_wqe),
+				       sge, c.num_sge * 16u)))
+		return false;
+	if (sgl_load(nic, &qp->rd_sgl, sge, c.num_sge, qp->pd,
+		     SNIC_ACCESS_LOCAL_WRITE))
+		return false;
+	qp->rd_active = true;
+	qp->rd_psn = f->first_psn;
+	return true;
+}
+
+static void finish_rd(struct snic_nic *nic, struct snic_qp *qp,
+		      struct snic_inflight *f)
+{
+	f->done = 1;
+	qp->rd_active = false;
+	/* everything up to this response, then whatever a later ACK already
+	 * covered (the ACK may overtake the responses, 9.7.5.1.7) */
+	retire_upto(nic, qp, f->last_psn, false);
+	if (qp->acked_valid)
+		retire_upto(nic, qp, qp->acked_psn, false);
+}
+
+/* A READ response beyond the one expected: the ones between were lost
+ * (responses leave in PSN order, 9.7.5.1.2).  Ask again at once for the
+ * rest, from the first missing PSN; once per gap, so the rest of the old
+ * stream does not trigger a request each. */
+static void rd_gap(struct snic_nic *nic, struct snic_qp *qp,
+		   const struct snic_inflight *f, uint32_t psn)
+{
+	uint32_t want = qp->rd_active ? qp->rd_psn : f->first_psn;
+
+	if (roce_psn_diff(psn, want) <= 0 || roce_psn_diff(psn, f->last_psn) > 0)
+		return; /* a stale duplicate, not a gap */
+	if (qp->rd_gap_valid && qp->rd_gap_psn == want)
+		return;
+	qp->rd_gap_valid = true;
+	qp->rd_gap_psn = want;
+	req_rewind(nic, qp, want);
+}
+
+/* The transport timer expired with messages outstanding (IBTA 9.7.6.1.3):
+ * go back to the oldest unacknowledged PSN, or, with the retries used up,
+ * complete the oldest WQE with IBV_WC_RETRY_EXC_ERR and move the QP to the
+ * error state (everything else flushes, C10-39).  A retry_cnt of 7 retries
+ * for ever, as for rnr_retry (a snic choice, shared with Linux rxe: the
+ * loss tests at 20 % must never give up). */
+void comp_timeout(struct snic_nic *nic, struct snic_qp *qp)
+{
+	struct snic_inflight *f = oldest(qp);
+
+	if (!f || (qp->state != SNIC_QPS_RTS && qp->state != SNIC_QPS_SQD) ||
+	    qp->wait_until)
+		return;
+	CNT_INC(&nic->core, timeouts);
+	if (qp->attr.retry_cnt != 7) {
+		if (qp->retry_left == 0) {
+			CNT_INC(&nic->core, retry_exc_errors);
+			fail_oldest(nic, qp, SNIC_WC_RETRY_EXC_ERR);
+			return;
+		}
+		qp->retry_left--;
+	}
+	qp->rd_gap_valid = false;
+	req_rewind(nic, qp, qp->rd_active ? qp->rd_psn : f->first_psn);
+}
+
+static void on_read_resp(struct snic_nic *nic, struct snic_qp *qp,
+			 const struct roce_hdrs *h)
+{
+	struct snic_inflight *f = pending_rd(qp);
+	uint32_t fl = roce_opcodes[h->opcode].flags;
+
+	if (!f || f->opcode != SNIC_WR_RDMA_READ) {
+		QCNT_INC(nic, qp, rx_drop_unexpected);
+		return;
+	}
+	if (!qp->rd_active) {
+		if (!(fl & ROCE_F_FIRST) || h->psn != f->first_psn) {
+			QCNT_INC(nic, qp, rx_drop_bad_psn);
+			rd_gap(nic, qp, f, h->psn);
+			return;
+		}
+		retire_upto(nic, qp, f->first_psn, true);
+		if (!rd_start(nic, qp, f)) {
+			fail_oldest(nic, qp, SNIC_WC_LOC_PROT_ERR);
+			return;
+		}
+	}
+	if (h->psn != qp->rd_psn) {
+		QCNT_INC(nic, qp, rx_drop_bad_psn);
+		rd_gap(nic, qp, f, h->psn);
+		return;
+	}
+	if (h->payload_len &&
+	    sgl_copy_in(nic, &qp->rd_sgl, h->payload, h->payload_len)) {
+		fail_oldest(nic, qp, SNIC_WC_LOC_LEN_ERR);
+		return;
+	}
+	qp->rd_psn = (qp->rd_psn + 1) & ROCE_PSN_MASK;
+	timer_progress(nic, qp);
+	if (fl & ROCE_F_LAST)
+		finish_rd(nic, qp, f);
+}
+
+static void on_atomic_ack(struct snic_nic *nic, struct snic_qp *qp,
+			  const struct roce_hdrs *h)
+{
+	struct snic_inflight *f = pending_rd(qp);
+
+	if (!f || f->opcode == SNIC_WR_RDMA_READ || h->psn != f->first_psn) {
+		QCNT_INC(nic, qp, rx_drop_unexpected);
+		return;
+	}
+	retire_upto(nic, qp, f->first_psn, true);
+	if (!rd_start(nic, qp, f) ||
+	    sgl_copy_in(nic, &qp->rd_sgl, &h->atomic_orig, 8)) {
+		fail_oldest(nic, qp, SNIC_WC_LOC_PROT_ERR);
+		return;
+	}
+	finish_rd(nic, qp, f);
+}
+
+void comp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h)
+{
+	if (qp->state != SNIC_QPS_RTS && qp->state != SNIC_QPS_SQD &&
+	    qp->state != SNIC_QPS_SQE) {
+		QCNT_INC(nic, qp, rx_drop_qp_state);
+		return;
+	}
+	/* nothing outstanding, or a PSN we never sent: a duplicate or a
+	 * stray response (IBTA 9.7.5.1.6: ghost ACKs are ignored) */
+	if (!oldest(qp) || roce_psn_diff(h->psn, qp->psn_hi) > 0) {
+		QCNT_INC(nic, qp, rx_drop_unexpected);
+		return;
+	}
+	if (h->opcode == ROCE_RC_ACK)
+		on_ack(nic, qp, h);
+	else if (h->opcode == ROCE_RC_ATOMIC_ACK)
+		on_atomic_ack(nic, qp, h);
+	else
+		on_read_resp(nic, qp, h);
+}

@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RC requester (IBTA 9.7.4-9.7.5.1): takes send WQEs from the host's SQ,
+ * validates them (opcode, SGEs against lkeys, lengths), segments messages
+ * at the path MTU into FIRST/MIDDLE/LAST/ONLY packets with consecutive
+ * PSNs, and records each message in the in-flight window for the
+ * completer.  WQE errors complete in order: a bad WQE waits until every
+ * earlier WQE has completed, then completes with its error and moves the
+ * QP to the error state (IBTA 10.8.3.1, C10-39 flushes the rest).
+ */
+#include <string.h>
+
+#include "transport/transport.h"
+
+enum fetch_result { FETCH_OK, FETCH_BLOCKED, FETCH_ERROR };
+
+static uint64_t wqe_pa(const struct snic_qp *qp, uint32_t idx)
+{
+	return qp->sq_pa + ((uint64_t)(idx & (qp->sq_cnt - 1)) << qp->sq_stride_log);
+}
+
+static bool is_rd_atomic(uint8_t op)
+{
+	return op == SNIC_WR_RDMA_READ || op == SNIC_WR_ATOMIC_CMP_AND_SWP ||
+	       op == SNIC_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static uint32_t msg_pkts(const struct snic_qp *qp, uint8_t op, uint32_t len)
+{
+	if (op == SNIC_WR_ATOMIC_CMP_AND_SWP || op == SNIC_WR_ATOMIC_FETCH_AND_ADD)
+		return 1;
+	return len ? (len + qp->mtu - 1) / qp->mtu : 1;
+}
+
+/* A WQE that cannot execute: complete it with `status` once nothing older
+ * is outstanding, then the QP goes to the error state. */
+static enum fetch_result wqe_fail(struct snic_nic *nic, struct snic_qp *qp,
+				  const struct snic_wqe_ctrl *c, uint8_t status)
+{
+	struct snic_inflight f;
+
+	if (qp->infl_head != qp->infl_tail)
+		return FETCH_BLOCKED; /* the completer reschedules us */
+	CNT_INC(&nic->core, wqe_errors);
+	memset(&f, 0, sizeof(f));
+	f.wr_id = c->wr_id;
+	f.opcode = c->opcode;
+	f.wqe_idx = qp->sq_fetch;
+	qp_send_cqe(nic, qp, &f, status);
+	qp->sq_fetch++;
+	qp_to_error(nic, qp, UINT32_MAX);
+	return FETCH_ERROR;
+}
+
+static uint8_t check_ctrl(const struct snic_qp *qp, const struct snic_wqe_ctrl *c)
+{
+	if (c->opcode > SNIC_WR_ATOMIC_FETCH_AND_ADD)
+		return SNIC_WC_LOC_QP_OP_ERR;
+	if (c->flags & SNIC_SEND_INLINE) {
+		if (c->inline_len > qp->max_inline || is_rd_atomic(c->opcode))
+			return SNIC_WC_LOC_QP_OP_ERR;
+	} else if (c->num_sge > qp->max_send_sge) {
+		return SNIC_WC_LOC_QP_OP_ERR;
+	}
+	return SNIC_WC_SUCCESS;
+}
+
+/* Load the data part of the WQE: inline bytes or validated SGEs. */
+static uint8_t load_data(struct snic_nic *nic, struct snic_qp *qp,
+			 struct snic_req_cur *cur)
+{
+	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
+	uint64_t pa = wqe_pa(qp, cur->wqe_idx) + sizeof(struct snic_send_wqe);
+	struct snic_wqe_sge sge[SNIC_MAX_SGE];
+	uint32_t access = is_rd_atomic(c->opcode) ? SNIC_ACCESS_LOCAL_WRITE : 0;
+	uint8_t st;
+
+	if (c->flags & SNIC_SEND_INLINE) {
+		if (core_dma_read(&nic->core, pa, cur->inline_data, c->inline_len))
+			return SNIC_WC_LOC_QP_OP_ERR;
+		cur->len = c->inline_len;
+		return SNIC_WC_SUCCESS;
+	}
+	if (c->num_sge && core_dma_read(&nic->core, pa, sge, c->num_sge * 16u))
+		return SNIC_WC_LOC_QP_OP_ERR;
+	st = (uint8_t)sgl_load(nic, &cur->sgl, sge, c->num_sge, qp->pd, access);
+	if (st)
+		return st;
+	cur->len = (uint32_t)cur->sgl.total;
+	/* an atomic's result is one 8-byte word (IBTA 9.4.5) */
+	if (access && c->opcode != SNIC_WR_RDMA_READ && cur->len != 8)
+		return SNIC_WC_LOC_LEN_ERR;
+	return SNIC_WC_SUCCESS;
+}
+
+/* The message enters the in-flight window with its first packet, so ACKs
+ * for the PSNs of a long message find it (and a retransmission timer can
+ * cover it) while the rest is still being sent. */
+static void msg_start(struct snic_qp *qp)
+{
+	struct snic_req_cur *cur = &qp->cur;
+	struct snic_inflight *f = &qp->infl[qp->infl_tail++ % SNIC_INFLIGHT];
+	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
+
+	f->wr_id = c->wr_id;
+	f->wqe_idx = cur->wqe_idx;
+	f->first_psn = cur->first_psn;
+	f->last_psn = (cur->first_psn + cur->npkts - 1) & ROCE_PSN_MASK;
+	f->len = cur->len;
+	f->opcode = c->opcode;
+	f->signaled = (c->flags & SNIC_SEND_SIGNALED) || qp->sq_sig_all;
+	f->done = 0;
+	if (is_rd_atomic(c->opcode))
+		qp->rd_out++;
+}
+
+/* Its last packet is on the wire. */
+static void msg_sent(struct snic_qp *qp)
+{
+	struct snic_req_cur *cur = &qp->cur;
+
+	qp->npsn = (cur->first_psn + cur->npkts) & ROCE_PSN_MASK;
+	qp->sq_fetch = cur->wqe_idx + 1;
+	cur->valid = false;
+}
+
+static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
+{
+	struct snic_req_cur *cur = &qp->cur;
+	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
+	uint32_t rd_max = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+	uint8_t st;
+
+	if (core_dma_read(&nic->core, wqe_pa(qp, qp->sq_fetch), &cur->hdr,
+			 sizeof(cur->hdr)))
+		return wqe_fail(nic, qp, c, SNIC_WC_LOC_QP_OP_ERR);
+	st = check_ctrl(qp, c);
+	if (st)
+		return wqe_fail(nic, qp, c, st);
+	/* IBV_SEND_FENCE: wait for earlier READs/atomics (IBTA 10.8.3.3) */
+	if ((c->flags & SNIC_SEND_FENCE) && qp->rd_out)
+		return FETCH_BLOCKED;
+	if (is_rd_atomic(c->opcode) && qp->rd_out >= rd_max)
+		return FETCH_BLOCKED;
+	cur->wqe_idx = qp->sq_fetch;
+	st = load_data(nic, qp, cur);
+	if (st)
+		return wqe_fail(nic, qp, c, st);
+	/* One READ request owns the PSNs of all its responses at once; past
+	 * 2^22 of them (a READ over 1 GiB at path MTU 256) 24-bit PSN
+	 * distances would turn ambiguous (9.7.1): refuse it. */
+	if (c->opcode == SNIC_WR_RDMA_READ &&
+	    msg_pkts(qp, c->opcode, cur->len) > SNIC_READ_MAX_PSNS)
+		return wqe_fail(nic, qp, c, SNIC_WC_LOC_LEN_ERR);
+	cur->sent = 0;
+	cur->first_psn = qp->npsn;
+	cur->npkts = msg_pkts(qp, c->opcode, cur->len);
+	cur->valid = true;
+	msg_start(qp);
+	QCNT_INC(nic, qp, send_wqes);
+	return FETCH_OK;
+}
+
+/* BTH opcode of the next packet of the current message. */
+static uint8_t next_opcode(const struct snic_qp *qp, const struct snic_req_cur *cur)
+{
+	uint8_t op = cur->hdr.ctrl.opcode;
+	bool first = cur->sent == 0;
+	bool last = cur->len - cur->sent <= qp->mtu;
+
+	switch (op) {
+	case SNIC_WR_SEND:
+	case SNIC_WR_SEND_WITH_IMM:
+		if (first && last)
+			return op == SNIC_WR_SEND ? ROCE_RC_SEND_ONLY : ROCE_RC_SEND_ONLY_IMM;
+		if (first)
+			return ROCE_RC_SEND_FIRST;
+		if (!last)
+			return ROCE_RC_SEND_MIDDLE;
+		return op == SNIC_WR_SEND ? ROCE_RC_SEND_LAST : ROCE_RC_SEND_LAST_IMM;
+	case SNIC_WR_RDMA_WRITE:
+	case SNIC_WR_RDMA_WRITE_WITH_IMM:
+		if (first && last)
+			return op == SNIC_WR_RDMA_WRITE ? ROCE_RC_WRITE_ONLY
+							: ROCE_RC_WRITE_ONLY_IMM;
+		if (first)
+			return ROCE_RC_WRITE_FIRST;
+		if (!last)
+			return ROCE_RC_WRITE_MIDDLE;
+		return op == SNIC_WR_RDMA_WRITE ? ROCE_RC_WRITE_LAST
+						: ROCE_RC_WRITE_LAST_IMM;
+	case SNIC_WR_RDMA_READ:
+		return ROCE_RC_READ_REQ;
+	case SNIC_WR_ATOMIC_CMP_AND_SWP:
+		return ROCE_RC_CMP_SWAP;
+	default:
+		return ROCE_RC_FETCH_ADD;
+	}
+}
+
+static void fill_ext(const struct snic_req_cur *cur, struct roce_hdrs *h)
+{
+	const struct snic_send_wqe *w = &cur->hdr;
+	uint32_t fl = roce_opcodes[h->opcode].flags;
+
+	if (fl & ROCE_F_RETH) {
+		h->reth_va = w->raddr.remote_addr;
+		h->reth_rkey = w->raddr.rkey;
+		h->reth_len = cur->len;
+	}
+	if (fl & ROCE_F_IMM)
+		h->imm = w->ctrl.imm_data;
+	if (fl & ROCE_F_ATOMIC) {
+		h->atomic_va = w->raddr.remote_addr;
+		h->atomic_rkey = w->raddr.rkey;
+		h->atomic_swap_add = w->ctrl.opcode == SNIC_WR_ATOMIC_CMP_AND_SWP
+				     ? w->atomic.swap : w->atomic.compare_add;
+		h->atomic_cmp = w->atomic.compare_add;
+	}
+}
+
+/* Build and queue the next packet of the current message.  Returns false
+ * when no buffer was available (try again next pass). */
+static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
+{
+	struct snic_req_cur *cur = &qp->cur;
+	struct roce_hdrs h;
+	uint8_t op = next_opcode(qp, cur);
+	uint32_t fl = roce_opcodes[op].flags;
+	uint32_t n = 0, pkt_no = cur->sent / qp->mtu;
+	struct snic_pkt *p;
+
+	if (fl & ROCE_F_PAYLOAD) {
+		n = cur->len - cur->sent;
+		if (n > qp->mtu)
+			n = qp->mtu;
+	}
+	p = core_pkt_alloc(&nic->core);
+	if (!p)
+		return false;
+	pkt_fill_hdrs(nic, qp, &h, op, cur->first_psn + pkt_no);
+	fill_ext(cur, &h);
+	/* AckReq on the last packet and periodically in long messages, so the
+	 * window keeps moving (IBTA 9.7.5.1.1) */
+	h.ackreq = (fl & ROCE_F_LAST) || (fl & ROCE_F_READ) || (fl & ROCE_F_ATOMIC) ||
+		   (pkt_no % SNIC_ACKREQ_EVERY) == SNIC_ACKREQ_EVERY - 1;
+	h.se = (fl & ROCE_F_LAST) && (cur->hdr.ctrl.flags & SNIC_SEND_SOLICITED);
+	if (n) {
+		uint8_t *dst = p->data + roce_hdr_len(op);
+
+		if (cur->hdr.ctrl.flags & SNIC_SEND_INLINE)
+			memcpy(dst, cur->inline_data + cur->sent, n);
+		else if (sgl_copy_out(nic, &cur->sgl, dst, n))
+			CNT_INC(&nic->core, dma_errors); /* MR went away: data lost */
+	}
+	p->len = (uint16_t)roce_build(p->data, &h, n);
+	core_tx(&nic->core, p);
+	timer_sent(nic, qp);
+	/* a READ request owns the PSNs of all its responses (9.7.4.1.4) */
+	qp->psn_hi = (fl & ROCE_F_READ)
+		     ? (cur->first_psn + cur->npkts - 1) & ROCE_PSN_MASK : h.psn;
+	cur->sent += n;
+	if ((fl & ROCE_F_LAST) || !(fl & ROCE_F_PAYLOAD))
+		msg_sent(qp);
+	return true;
+}
+
+/* The oldest PSN not yet acknowledged (the window's left edge). */
+static uint32_t unacked_psn(const struct snic_qp *qp)
+{
+	const struct snic_inflight *f = &qp->infl[qp->infl_head % SNIC_INFLIGHT];
+	uint32_t psn = f->first_psn;
+
+	if (qp->acked_valid && roce_psn_diff(qp->acked_psn, psn) >= 0 &&
+	    roce_psn_diff(qp->acked_psn, f->last_psn) < 0)
+		psn = (qp->acked_psn + 1) & ROCE_PSN_MASK;
+	return psn;
+}
+
+/* A bounded window of outstanding PSNs (IBTA 9.7.4.1.? leaves its size to
+ * the requester): go-back-N resends at most this much, and 24-bit PSN
+ * distances stay far from ambiguity across the wrap. */
+static bool window_full(const struct snic_qp *qp)
+{
+	uint32_t next = (qp->cur.first_psn + qp->cur.sent / qp->mtu) & ROCE_PSN_MASK;
+
+	return roce_psn_diff(next, unacked_psn(qp)) >= SNIC_PSN_WINDOW;
+}
+
+/* Work for one QP; returns true when it should stay scheduled. */
+static bool req_qp(struct snic_nic *nic, struct snic_qp *qp)
+{
+	unsigned budget = SNIC_QP_TX_BUDGET;
+
+	if (qp->state != SNIC_QPS_RTS && !(qp->state == SNIC_QPS_SQD && qp->cur.valid))
+		return false;
+	if (qp->wait_until)
+		return false; /* RNR back-off: the timer reschedules us */
+	if (!qp->dmac_valid) {
+		if (nic->core.now >= qp->arp_next_ns) {
+			qp->arp_next_ns = nic->core.now + SNIC_ARP_RETRY_NS;
+			neigh_resolve(&nic->neigh, qp->dip);
+		}
+		return true;
+	}
+	while (budget && nic->core.tx_budget) {
+		if (!qp->cur.valid) {
+			if (qp->state != SNIC_QPS_RTS || qp->sq_fetch == qp->sq_pi)
+				return false;
+			if (qp->infl_tail - qp->infl_head >= SNIC_INFLIGHT)
+				return false; /* completer reschedules */
+			if (req_fetch(nic, qp) != FETCH_OK)
+				return false;
+		}
+		if (window_full(qp))
+			return false; /* completer reschedules */
+		if (!send_packet(nic, qp))
+			return true;
+		budget--;
+	}
+	return true;
+}
+
+unsigned req_poll(struct snic_nic *nic)
+{
+	uint32_t n = nic->req_tail - nic->req_head;
+	unsigned work = 0;
+
+	while (n-- && nic->core.tx_budget) {
+		struct snic_qp *qp = &nic->qps[nic->req_list[nic->req_head++ % SNIC_MAX_QP]];
+
+		qp->on_req_list = false;
+		if (!qp->in_use)
+			continue;
+		uint32_t before = nic->core.tx_budget;
+
+		if (qp->type != SNIC_QPT_RC ? ud_req_qp(nic, qp) : req_qp(nic, qp))
+			qp_req_schedule(nic, qp); /* round robin */
+		work += before - nic->core.tx_budget;
+	}
+	return work;
+}
+
+/* Resume a READ whose responses arrived up to rd_psn: ask only for the
+ * rest, from the first missing response PSN, with the RETH's address and
+ * length moved on by what arrived (IBTA 9.7.5.1.? lets a requester re-issue
+ * a READ for the remaining part; the responder answers it from memory). */
+static bool reissue_read_rest(struct snic_nic *nic, struct snic_qp *qp,
+			      const struct snic_inflight *f)
+{
+	struct snic_req_cur *cur = &qp->cur;
+	uint32_t done = (uint32_t)roce_psn_diff(qp->rd_psn, f->first_psn);
+	uint32_t off = done * qp->mtu;
+
+	if (core_dma_read(&nic->core, wqe_pa(qp, f->wqe_idx), &cur->hdr, sizeof(cur->hdr)))
+		return false;
+	cur->hdr.raddr.remote_addr += off;
+	cur->wqe_idx = f->wqe_idx;
+	cur->len = f->len - off;
+	cur->sent = 0;
+	cur->first_psn = qp->rd_psn;
+	cur->npkts = (uint32_t)roce_psn_diff(f->last_psn, qp->rd_psn) + 1;
+	cur->valid = true;
+	qp->sq_fetch = f->wqe_idx;
+	qp->npsn = qp->rd_psn;
+	CNT_INC(&nic->core, read_reissues);
+	return true;
+}
+
+/* Is psn inside the READ whose responses are arriving (rd_active)? */
+static bool in_active_read(const struct snic_qp *qp,
+			   const struct snic_inflight *f)
+{
+	return qp->rd_active && f->opcode == SNIC_WR_RDMA_READ && !f->done &&
+	       roce_psn_diff(qp->rd_psn, f->first_psn) > 0 &&
+	       roce_psn_diff(qp->rd_psn, f->last_psn) <= 0;
+}
+
+/* Drop messages [i, tail) from the window: they are fetched again. */
+static void infl_truncate(struct snic_qp *qp, uint32_t i)
+{
+	for (uint32_t j = i; j != qp->infl_tail; j++)
+		if (is_rd_atomic(qp->infl[j % SNIC_INFLIGHT].opcode))
+			qp->rd_out--;
+	qp->infl_tail = i;
+}
+
+/* Go back N (IBTA 9.7.5.1.? C9-153): resend from `psn`, which lies in one
+ * of the in-flight messages.  Messages from that one on leave the window
+ * and are fetched again from the SQ; a READ whose responses are partly
+ * here is re-issued for its remaining part only. */
+void req_rewind(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
+{
+	uint32_t i;
+
+	for (i = qp->infl_head; i != qp->infl_tail; i++) {
+		struct snic_inflight *f = &qp->infl[i % SNIC_INFLIGHT];
+
+		if (roce_psn_diff(f->last_psn, psn) >= 0)
+			break;
+	}
+	if (i == qp->infl_tail)
+		return; /* nothing in flight at or after psn */
+	struct snic_inflight *f = &qp->infl[i % SNIC_INFLIGHT];
+
+	qp->cur.valid = false;
+	if (in_active_read(qp, f) && reissue_read_rest(nic, qp, f)) {
+		infl_truncate(qp, i + 1);
+	} else {
+		qp->sq_fetch = f->wqe_idx;
+		qp->npsn = f->first_psn;
+		infl_truncate(qp, i);
+		qp->rd_active = false;
+	}
+	QCNT_INC(nic, qp, retransmits);
+	qp_req_schedule(nic, qp);
+}

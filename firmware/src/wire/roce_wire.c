@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RoCEv2 framing: the opcode table, parse/validate, build, ICRC.
+ *
+ * Layout (IBTA vol. 1 Annex A17, RoCEv2): Ethernet (14) / IPv4 without options
+ * (20) / UDP to port 4791 (8) / BTH (12) / extension headers / payload /
+ * pad to 4 bytes / ICRC (4).  Extension headers follow the BTH in the order
+ * of IBTA 9.2: DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH
+ * (RDETH is RD only, and RD is not supported).
+ */
+#include <string.h>
+
+#include "wire/crc32.h"
+#include "wire/roce_wire.h"
+
+/* ---- opcode table (IBTA 9.2.1 table 37, 9.3 for the header sets) ---- */
+
+#define V     ROCE_F_VALID
+#define PAY   ROCE_F_PAYLOAD
+#define FIRST ROCE_F_FIRST
+#define LAST  ROCE_F_LAST
+#define ONLY  (ROCE_F_FIRST | ROCE_F_LAST)
+#define SREQ  (V | ROCE_F_REQ | ROCE_F_SEND | PAY)
+#define WREQ  (V | ROCE_F_REQ | ROCE_F_WRITE | PAY)
+#define RRESP (V | ROCE_F_RESP | ROCE_F_READ | PAY)
+
+/* SEND and RDMA WRITE, shared by RC and UC (same low 5 bits). */
+#define SEND_WRITE_OPS(base, T)                                              \
+	[(base) | 0x00] = { T "_SEND_FIRST", SREQ | FIRST, 0 },              \
+	[(base) | 0x01] = { T "_SEND_MIDDLE", SREQ, 0 },                     \
+	[(base) | 0x02] = { T "_SEND_LAST", SREQ | LAST, 0 },                \
+	[(base) | 0x03] = { T "_SEND_LAST_IMM", SREQ | LAST | ROCE_F_IMM,    \
+			    ROCE_IMM_LEN },                                  \
+	[(base) | 0x04] = { T "_SEND_ONLY", SREQ | ONLY, 0 },                \
+	[(base) | 0x05] = { T "_SEND_ONLY_IMM", SREQ | ONLY | ROCE_F_IMM,    \
+			    ROCE_IMM_LEN },                                  \
+	[(base) | 0x06] = { T "_WRITE_FIRST", WREQ | FIRST | ROCE_F_RETH,    \
+			    ROCE_RETH_LEN },                                 \
+	[(base) | 0x07] = { T "_WRITE_MIDDLE", WREQ, 0 },                    \
+	[(base) | 0x08] = { T "_WRITE_LAST", WREQ | LAST, 0 },               \
+	[(base) | 0x09] = { T "_WRITE_LAST_IMM", WREQ | LAST | ROCE_F_IMM,   \
+			    ROCE_IMM_LEN },                                  \
+	[(base) | 0x0a] = { T "_WRITE_ONLY", WREQ | ONLY | ROCE_F_RETH,      \
+			    ROCE_RETH_LEN },                                 \
+	[(base) | 0x0b] = { T "_WRITE_ONLY_IMM",                             \
+			    WREQ | ONLY | ROCE_F_RETH | ROCE_F_IMM,          \
+			    ROCE_RETH_LEN + ROCE_IMM_LEN }
+
+/* Single-packet requests (READ request, atomics) are flagged ONLY: the
+ * packet is the whole request message. */
+const struct roce_opcode_info roce_opcodes[256] = {
+	SEND_WRITE_OPS(0x00, "RC"),
+	[ROCE_RC_READ_REQ] = { "RC_READ_REQ",
+			       V | ROCE_F_REQ | ROCE_F_READ | ONLY |
+				       ROCE_F_RETH,
+			       ROCE_RETH_LEN },
+	[ROCE_RC_READ_RESP_FIRST] = { "RC_READ_RESP_FIRST",
+				      RRESP | FIRST | ROCE_F_AETH,
+				      ROCE_AETH_LEN },
+	[ROCE_RC_READ_RESP_MIDDLE] = { "RC_READ_RESP_MIDDLE", RRESP, 0 },
+	[ROCE_RC_READ_RESP_LAST] = { "RC_READ_RESP_LAST",
+				     RRESP | LAST | ROCE_F_AETH,
+				     ROCE_AETH_LEN },
+	[ROCE_RC_READ_RESP_ONLY] = { "RC_READ_RESP_ONLY",
+				     RRESP | ONLY | ROCE_F_AETH,
+				     ROCE_AETH_LEN },
+	[ROCE_RC_ACK] = { "RC_ACK", V | ROCE_F_RESP | ROCE_F_AETH,
+			  ROCE_AETH_LEN },
+	[ROCE_RC_ATOMIC_ACK] = { "RC_ATOMIC_ACK",
+				 V | ROCE_F_RESP | ROCE_F_AETH |
+					 ROCE_F_ATOMICACK,
+				 ROCE_AETH_LEN + ROCE_ATOMICACK_LEN },
+	[ROCE_RC_CMP_SWAP] = { "RC_CMP_SWAP",
+			       V | ROCE_F_REQ | ROCE_F_ATOMIC_OP | ONLY |
+				       ROCE_F_ATOMIC,
+			       ROCE_ATOMIC_LEN },
+	[ROCE_RC_FETCH_ADD] = { "RC_FETCH_ADD",
+				V | ROCE_F_REQ | ROCE_F_ATOMIC_OP | ONLY |
+					ROCE_F_ATOMIC,
+				ROCE_ATOMIC_LEN },
+	/* 0x15 RESYNC is RD-only in practice and left invalid. */
+	[ROCE_RC_SEND_LAST_INV] = { "RC_SEND_LAST_INV",
+				    SREQ | LAST | ROCE_F_INV, ROCE_IMM_LEN },
+	[ROCE_RC_SEND_ONLY_INV] = { "RC_SEND_ONLY_INV",
+				    SREQ | ONLY | ROCE_F_INV, ROCE_IMM_LEN },
+	/* UC: SEND and WRITE only, no READ or atomics (IBTA 9.2, table 37). */
+	SEND_WRITE_OPS(ROCE_UC_BASE, "UC"),
+	[ROCE_UD_SEND_ONLY] = { "UD_SEND_ONLY", SREQ | ONLY | ROCE_F_DETH,
+				ROCE_DETH_LEN },
+	[ROCE_UD_SEND_ONLY_IMM] = { "UD_SEND_ONLY_IMM",
+				    SREQ | ONLY | ROCE_F_DETH | ROCE_F_IMM,
+				    ROCE_DETH_LEN + ROCE_IMM_LEN },
+};
+
+#undef V
+#undef PAY
+#undef FIRST
+#undef LAST
+#undef ONLY
+#undef SREQ
+#undef WREQ
+#undef RRESP
+#undef SEND_WRITE_OPS
+
+/* ---- big-endian field access (network order on the wire) ---- */
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get24(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | get24(p + 1);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
+
+static void put16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 16);
+	put16(p + 1, v);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	put24(p + 1, v);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)(v >> 32));
+	put32(p + 4, (uint32_t)v);
+}
+
+/* ---- offsets ---- */
+
+#define ETH_TYPE   12
+#define IP         ROCE_ETH_HLEN
+#define IP_TOS     (IP + 1)
+#define IP_TOTLEN  (IP + 2)
+#define IP_FRAG    (IP + 6)
+#define IP_TTL     (IP + 8)
+#define IP_PROTO   (IP + 9)
+#define IP_CSUM    (IP + 10)
+#define UDP        (IP + ROCE_IPV4_HLEN)
+#define BTH        ROCE_L2L4_LEN
+#define IP_DF      0x4000u
+#define IP_MF      0x2000u
+#define IP_OFFMASK 0x1fffu
+#define IPPROTO_UDP_ 17u
+
+/* RFC 1071 one's-complement sum of the 20-byte IPv4 header, folded. */
+static uint16_t ipv4_sum(const uint8_t *ip)
+{
+	uint32_t s = 0;
+
+	for (unsigned i = 0; i < ROCE_IPV4_HLEN; i += 2)
+		s += get16(ip + i);
+	while (s >> 16)
+		s = (s & 0xffffu) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/* ---- ICRC (IBTA Annex A17.3.3) ---- */
+
+/* Bytes of pseudo header (8 x 0xFF standing in for the LRH) plus the
+ * masked copy of IPv4 + UDP + BTH. */
+#define ICRC_MASKED_LEN (8 + ROCE_IPV4_HLEN + ROCE_UDP_HLEN + ROCE_BTH_LEN)
+
+/*
+ * CRC-32 over: 8 bytes of 0xFF, the IPv4 header with TOS, TTL and header
+ * checksum set to all ones, the UDP header with its checksum all ones, the
+ * BTH with byte 4 (FECN, BECN, reserved) all ones, then everything after
+ * the BTH up to the ICRC.  The masked fields are the ones routers may
+ * rewrite (A17.3.3).  Assumes an IPv4 header without options, which is all
+ * roce_parse accepts.  Returns 0 for a frame too short to carry a BTH.
+ */
+uint32_t roce_icrc(const uint8_t *frame, uint32_t len_without_icrc)
+{
+	uint8_t m[ICRC_MASKED_LEN];
+	const uint32_t hdrs = ROCE_L2L4_LEN + ROCE_BTH_LEN;
+	uint32_t c;
+
+	if (len_without_icrc < hdrs)
+		return 0;
+	memset(m, 0xff, 8);
+	memcpy(m + 8, frame + IP, ICRC_MASKED_LEN - 8);
+	m[8 + 1] = 0xff;                                /* TOS        */
+	m[8 + 8] = 0xff;                                /* TTL        */
+	m[8 + 10] = m[8 + 11] = 0xff;                   /* IP csum    */
+	m[8 + 20 + 6] = m[8 + 20 + 7] = 0xff;           /* UDP csum   */
+	m[8 + 28 + 4] = 0xff;                           /* FECN/BECN  */
+	c = crc32_update(0, m, sizeof(m));
+	return crc32_update(c, frame + hdrs, len_without_icrc - hdrs);
+}
+
+/* The ICRC goes on the wire least-significant byte first (A17.3.3; the
+ * same byte order as the Ethernet FCS). */
+static void put_icrc(uint8_t *p, uint32_t icrc)
+{
+	for (unsigned i = 0; i < ROCE_ICRC_LEN; i++)
+		p[i] = (uint8_t)(icrc >> (8 * i));
+}
+
+static uint32_t get_icrc(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* ---- parse ---- */
+
+/*
+ * Is this frame meant to be RoCEv2 at all?  Only Ethernet type, IP
+ * protocol and UDP destination port are looked at, so that ARP and other
+ * traffic is reported as ROCE_NOT_ROCE ahead of any error.  A non-first IP
+ * fragment has no UDP header to tell, so it is not ours either.
+ */
+static enum roce_parse_result classify(const uint8_t *f, uint32_t len)
+{
+	uint32_t ihl;
+
+	if (len < ROCE_ETH_HLEN)
+		return ROCE_ERR_TRUNCATED;
+	if (get16(f + ETH_TYPE) != ROCE_ETHERTYPE_IPV4)
+		return ROCE_NOT_ROCE;
+	if (len < IP + ROCE_IPV4_HLEN)
+		return ROCE_ERR_TRUNCATED;
+	if (f[IP_PROTO] != IPPROTO_UDP_ || (get16(f + IP_FRAG) & IP_OFFMASK))
+		return ROCE_NOT_ROCE;
+	ihl = (f[IP] & 0x0fu) * 4u;
+	if ((f[IP] >> 4) != 4 || ihl < ROCE_IPV4_HLEN)
+		return ROCE_ERR_IP_HDR;  /* cannot locate the UDP header */
+	if (len < IP + ihl + ROCE_UDP_HLEN)
+		return ROCE_ERR_TRUNCATED;
+	if (get16(f + IP + ihl + 2) != ROCE_UDP_PORT)
+		return ROCE_NOT_ROCE;
+	return ROCE_OK;
+}
+
+/*
+ * IPv4 checks (RFC 791, Annex A17): no options (RoCEv2 senders never use
+ * them, and the fixed layout is what the ICRC mask assumes), total length
+ * within the frame (anything beyond is Ethernet padding to 60 bytes),
+ * header checksum, and no fragmentation (RoCE does not reassemble).
+ */
+static enum roce_parse_result check_ipv4(const uint8_t *f, uint32_t len)
+{
+	uint32_t tot = get16(f + IP_TOTLEN);
+
+	if ((f[IP] & 0x0fu) != ROCE_IPV4_HLEN / 4)
+		return ROCE_ERR_IP_HDR;
+	if (tot < ROCE_IPV4_HLEN + ROCE_UDP_HLEN)
+		return ROCE_ERR_IP_HDR;
+	if (tot > len - IP)
+		return ROCE_ERR_TRUNCATED;
+	if (ipv4_sum(f + IP) != 0xffffu)
+		return ROCE_ERR_IP_HDR;
+	if (get16(f + IP_FRAG) & IP_MF)
+		return ROCE_ERR_IP_HDR;
+	return ROCE_OK;
+}
+
+/*
+ * BTH-level checks on the n bytes from the BTH to the end of the ICRC.
+ * The ICRC is checked before the BTH contents so that a corrupted opcode
+ * or pad count is counted as corruption, not as a protocol error.  Then
+ * (IBTA vol. 1 9.6, packet header validation): known opcode,
+ * tver == 0, room for the opcode's extension headers, a 4-byte multiple
+ * of payload+pad with pad not exceeding it, and no payload on opcodes that
+ * carry none.
+ */
+static enum roce_parse_result check_bth(const uint8_t *f, uint32_t n)
+{
+	const uint8_t *bth = f + BTH;
+	const struct roce_opcode_info *op;
+	uint32_t pad, rest;
+
+	if (n < ROCE_BTH_LEN + ROCE_ICRC_LEN)
+		return ROCE_ERR_TRUNCATED;      /* before touching the BTH */
+	op = &roce_opcodes[bth[0]];
+	pad = (bth[1] >> 4) & 3u;
+	if (roce_icrc(f, BTH + n - ROCE_ICRC_LEN) !=
+	    get_icrc(bth + n - ROCE_ICRC_LEN))
+		return ROCE_ERR_ICRC;
+	if (!(op->flags & ROCE_F_VALID))
+		return ROCE_ERR_BAD_OPCODE;
+	if ((bth[1] & 0x0fu) != 0)
+		return ROCE_ERR_BTH;
+	if (n < ROCE_BTH_LEN + ROCE_ICRC_LEN + (uint32_t)op->ext_len)
+		return ROCE_ERR_TRUNCATED;
+	rest = n - ROCE_BTH_LEN - ROCE_ICRC_LEN - op->ext_len;
+	if ((rest & 3u) || pad > rest)
+		return ROCE_ERR_BTH;
+	if (rest && !(op->flags & ROCE_F_PAYLOAD))
+		return ROCE_ERR_BTH;
+	return ROCE_OK;
+}
+
+static void parse_bth(const uint8_t *b, struct roce_hdrs *h)
+{
+	h->opcode = b[0];
+	h->se = b[1] >> 7;
+	h->mig = (b[1] >> 6) & 1u;
+	h->pad = (b[1] >> 4) & 3u;
+	h->tver = b[1] & 0x0fu;
+	h->pkey = get16(b + 2);
+	h->fecn = b[4] >> 7;
+	h->becn = (b[4] >> 6) & 1u;
+	h->dqpn = get24(b + 5);
+	h->ackreq = b[8] >> 7;
+	h->psn = get24(b + 9);
+}
+
+/* Extension headers in IBTA 9.2 order; returns the first payload byte. */
+static const uint8_t *parse_ext(const uint8_t *p, uint32_t fl,
+				struct roce_hdrs *h)
+{
+	if (fl & ROCE_F_DETH) {                 /* DETH: Q_Key, rsvd, SrcQP */
+		h->deth_qkey = get32(p);
+		h->deth_sqpn = get24(p + 5);
+		p += ROCE_DETH_LEN;
+	}
+	if (fl & ROCE_F_RETH) {                 /* RETH: VA, R_Key, DMA len */
+		h->reth_va = get64(p);
+		h->reth_rkey = get32(p + 8);
+		h->reth_len = get32(p + 12);
+		p += ROCE_RETH_LEN;
+	}
+	if (fl & ROCE_F_ATOMIC) {       /* AtomicETH: VA, R_Key, swap, cmp */
+		h->atomic_va = get64(p);
+		h->atomic_rkey = get32(p + 8);
+		h->atomic_swap_add = get64(p + 12);
+		h->atomic_cmp = get64(p + 20);
+		p += ROCE_ATOMIC_LEN;
+	}
+	if (fl & ROCE_F_AETH) {                 /* AETH: syndrome, MSN */
+		h->aeth_syndrome = p[0];
+		h->aeth_msn = get24(p + 1);
+		p += ROCE_AETH_LEN;
+	}
+	if (fl & ROCE_F_ATOMICACK) {    /* AtomicAckETH: original data */
+		h->atomic_orig = get64(p);
+		p += ROCE_ATOMICACK_LEN;
+	}
+	if (fl & (ROCE_F_IMM | ROCE_F_INV)) {   /* ImmDt or IETH (R_Key) */
+		memcpy(&h->imm, p, ROCE_IMM_LEN);
+		p += ROCE_IMM_LEN;
+	}
+	return p;
+}
+
+static void parse_fields(const uint8_t *f, uint32_t n, struct roce_hdrs *h)
+{
+	const struct roce_opcode_info *op = &roce_opcodes[f[BTH]];
+
+	memset(h, 0, sizeof(*h));
+	memcpy(h->dmac, f, 6);
+	memcpy(h->smac, f + 6, 6);
+	h->tos = f[IP_TOS];
+	h->ttl = f[IP_TTL];
+	h->sip = get32(f + IP + 12);
+	h->dip = get32(f + IP + 16);
+	h->sport = get16(f + UDP);
+	parse_bth(f + BTH, h);
+	h->payload = parse_ext(f + BTH + ROCE_BTH_LEN, op->flags, h);
+	h->payload_len = n - ROCE_BTH_LEN - op->ext_len - ROCE_ICRC_LEN -
+			 h->pad;
+}
+
+enum roce_parse_result roce_parse(const uint8_t *frame, uint32_t len,
+				  struct roce_hdrs *h)
+{
+	enum roce_parse_result r;
+	uint32_t n;
+
+	r = classify(frame, len);
+	if (r == ROCE_OK)
+		r = check_ipv4(frame, len);
+	if (r != ROCE_OK)
+		return r;
+	/* UDP length must match the IP payload exactly (RFC 768); the UDP
+	 * checksum is not checked: RoCEv2 senders set it to 0 (Annex A17). */
+	n = get16(frame + UDP + 4);
+	if (n != get16(frame + IP_TOTLEN) - (uint32_t)ROCE_IPV4_HLEN)
+		return ROCE_ERR_UDP_LEN;
+	n -= ROCE_UDP_HLEN;                     /* BTH .. ICRC */
+	r = check_bth(frame, n);
+	if (r == ROCE_OK)
+		parse_fields(frame, n, h);
+	return r;
+}
+
+/* ---- build ---- */
+
+static void build_l2l4(uint8_t *f, const struct roce_hdrs *h, uint32_t len)
+{
+	memcpy(f, h->dmac, 6);
+	memcpy(f + 6, h->smac, 6);
+	put16(f + ETH_TYPE, ROCE_ETHERTYPE_IPV4);
+	f[IP] = 0x45;                           /* version 4, IHL 5 */
+	f[IP_TOS] = h->tos;
+	put16(f + IP_TOTLEN, len - IP);
+	put16(f + IP + 4, 0);           /* id 0: DF set, never fragmented */
+	put16(f + IP_FRAG, IP_DF);
+	f[IP_TTL] = h->ttl ? h->ttl : 64;
+	f[IP_PROTO] = IPPROTO_UDP_;
+	put16(f + IP_CSUM, 0);
+	put32(f + IP + 12, h->sip);
+	put32(f + IP + 16, h->dip);
+	put16(f + IP_CSUM, (uint16_t)~ipv4_sum(f + IP));
+	put16(f + UDP, h->sport);
+	put16(f + UDP + 2, ROCE_UDP_PORT);
+	put16(f + UDP + 4, len - UDP);
+	put16(f + UDP + 6, 0);          /* no UDP checksum (Annex A17) */
+}
+
+static void build_bth(uint8_t *b, const struct roce_hdrs *h, uint32_t pad)
+{
+	b[0] = h->opcode;
+	b[1] = (uint8_t)((h->se & 1u) << 7 | (h->mig & 1u) << 6 | pad << 4 |
+			 (h->tver & 0x0fu));
+	put16(b + 2, h->pkey);
+	b[4] = (uint8_t)((h->fecn & 1u) << 7 | (h->becn & 1u) << 6);
+	put24(b + 5, h->dqpn & ROCE_QPN_MASK);
+	b[8] = (uint8_t)((h->ackreq & 1u) << 7);
+	put24(b + 9, h->psn & ROCE_PSN_MASK);
+}
+
+/* Mirror of parse_ext; reserved bytes are written as zero. */
+static void build_ext(uint8_t *p, uint32_t fl, const struct roce_hdrs *h)
+{
+	if (fl & ROCE_F_DETH) {
+		put32(p, h->deth_qkey);
+		put32(p + 4, h->deth_sqpn & ROCE_QPN_MASK);
+		p += ROCE_DETH_LEN;
+	}
+	if (fl & ROCE_F_RETH) {
+		put64(p, h->reth_va);
+		put32(p + 8, h->reth_rkey);
+		put32(p + 12, h->reth_len);
+		p += ROCE_RETH_LEN;
+	}
+	if (fl & ROCE_F_ATOMIC) {
+		put64(p, h->atomic_va);
+		put32(p + 8, h->atomic_rkey);
+		put64(p + 12, h->atomic_swap_add);
+		put64(p + 20, h->atomic_cmp);
+		p += ROCE_ATOMIC_LEN;
+	}
+	if (fl & ROCE_F_AETH) {
+		p[0] = h->aeth_syndrome;
+		put24(p + 1, h->aeth_msn);
+		p += ROCE_AETH_LEN;
+	}
+	if (fl & ROCE_F_ATOMICACK) {
+		put64(p, h->atomic_orig);
+		p += ROCE_ATOMICACK_LEN;
+	}
+	if (fl & (ROCE_F_IMM | ROCE_F_INV))
+		memcpy(p, &h->imm, ROCE_IMM_LEN);
+}
+
+uint32_t roce_build(uint8_t *frame, const struct roce_hdrs *h,
+		    uint32_t payload_len)
+{
+	uint32_t hdr = roce_hdr_len(h->opcode);
+	uint32_t pad = -payload_len & 3u;       /* BTH PadCnt (IBTA 9.2) */
+	uint32_t len = roce_frame_len(h->opcode, payload_len);
+
+	build_l2l4(frame, h, len);
+	build_bth(frame + BTH, h, pad);
+	build_ext(frame + BTH + ROCE_BTH_LEN, roce_opcodes[h->opcode].flags,
+		  h);
+	memset(frame + hdr + payload_len, 0, pad);
+	put_icrc(frame + len - ROCE_ICRC_LEN,
+		 roce_icrc(frame, len - ROCE_ICRC_LEN));
+	return len;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The wire layer: RoCEv2 frames and nothing above them.  The opcode table
+ * and header codec (roce_wire.h), the ICRC (crc32.h), ARP and the
+ * neighbour table (neigh.c), and the classification of a received frame
+ * (classify.c).  It uses the core (TX, counters); it never sees a QP.
+ */
+#ifndef SNIC_WIRE_H
+#define SNIC_WIRE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/core.h"
+#include "wire/crc32.h"
+#include "wire/roce_wire.h"
+
+#define SNIC_NEIGH_SIZE     64
+
+struct snic_neigh {
+	uint32_t ip;
+	uint8_t mac[6];
+	bool valid;
+};
+
+struct snic_neigh_tbl {
+	struct snic_core *core; /* set by neigh_init                          */
+	struct snic_neigh ent[SNIC_NEIGH_SIZE];
+	uint32_t next;
+};
+
+/* neigh.c */
+void neigh_init(struct snic_neigh_tbl *t, struct snic_core *core);
+bool neigh_lookup(struct snic_neigh_tbl *t, uint32_t ip, uint8_t mac[6]);
+/* Learn ip -> mac; true when the table changed (the caller refreshes
+ * whatever waited for this address). */
+bool neigh_learn(struct snic_neigh_tbl *t, uint32_t ip, const uint8_t mac[6]);
+void neigh_resolve(struct snic_neigh_tbl *t, uint32_t ip);
+/* An ARP frame: replies for our address; true with *ip / mac set when it
+ * taught us a new or changed neighbour. */
+bool neigh_rx_arp(struct snic_neigh_tbl *t, struct snic_pkt *pkt,
+		  uint32_t *ip, uint8_t mac[6]);
+void neigh_announce(struct snic_neigh_tbl *t);
+
+/* classify.c: what a received frame is, every drop counted by reason */
+enum wire_rx_kind {
+	WIRE_RX_DROP,           /* counted, nothing more to do             */
+	WIRE_RX_ARP,
+	WIRE_RX_ROCE,           /* h is filled, addressed to us            */
+};
+enum wire_rx_kind wire_classify(struct snic_core *c, const struct snic_pkt *p,
+				struct roce_hdrs *h);
+
+/* GID -> IPv4 for an IPv4-mapped GID (::ffff:a.b.c.d, RFC 4291 2.5.5.2);
+ * *ok is false for any other GID. */
+uint32_t gid_to_ipv4(const uint8_t gid[16], bool *ok);
+
+#endif /* SNIC_WIRE_H */
