@@ -619,10 +619,47 @@ static void test_psn_diff(void)
 	CU_ASSERT_EQUAL(roce_psn_diff((0 - 1u) & ROCE_PSN_MASK, 1), -2);
 }
 
+/* FIRST/MIDDLE/LAST/ONLY (and the immediate variants) picked from the
+ * opcode table, for each family and both RC and UC prefixes. */
+static void test_seg_opcode(void)
+{
+	static const struct {
+		uint8_t family;
+		bool first, last, imm;
+		uint8_t want;
+	} v[] = {
+		{ ROCE_RC_SEND_FIRST, true, true, false, ROCE_RC_SEND_ONLY },
+		{ ROCE_RC_SEND_FIRST, true, true, true, ROCE_RC_SEND_ONLY_IMM },
+		{ ROCE_RC_SEND_FIRST, true, false, true, ROCE_RC_SEND_FIRST },
+		{ ROCE_RC_SEND_FIRST, false, false, true, ROCE_RC_SEND_MIDDLE },
+		{ ROCE_RC_SEND_FIRST, false, true, false, ROCE_RC_SEND_LAST },
+		{ ROCE_RC_SEND_FIRST, false, true, true, ROCE_RC_SEND_LAST_IMM },
+		{ ROCE_RC_WRITE_FIRST, true, true, false, ROCE_RC_WRITE_ONLY },
+		{ ROCE_RC_WRITE_FIRST, true, true, true, ROCE_RC_WRITE_ONLY_IMM },
+		{ ROCE_RC_WRITE_FIRST, true, false, false, ROCE_RC_WRITE_FIRST },
+		{ ROCE_RC_WRITE_FIRST, false, false, false, ROCE_RC_WRITE_MIDDLE },
+		{ ROCE_RC_WRITE_FIRST, false, true, false, ROCE_RC_WRITE_LAST },
+		{ ROCE_RC_WRITE_FIRST, false, true, true, ROCE_RC_WRITE_LAST_IMM },
+		{ ROCE_RC_READ_RESP_FIRST, true, true, false, ROCE_RC_READ_RESP_ONLY },
+		{ ROCE_RC_READ_RESP_FIRST, true, false, false, ROCE_RC_READ_RESP_FIRST },
+		{ ROCE_RC_READ_RESP_FIRST, false, false, false, ROCE_RC_READ_RESP_MIDDLE },
+		{ ROCE_RC_READ_RESP_FIRST, false, true, false, ROCE_RC_READ_RESP_LAST },
+		{ ROCE_UC_BASE | ROCE_RC_SEND_FIRST, true, true, true,
+		  ROCE_UC_BASE | ROCE_RC_SEND_ONLY_IMM },
+		{ ROCE_UC_BASE | ROCE_RC_WRITE_FIRST, false, true, false,
+		  ROCE_UC_BASE | ROCE_RC_WRITE_LAST },
+	};
+
+	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		CU_ASSERT_EQUAL(roce_seg_opcode(v[i].family, v[i].first, v[i].last,
+						v[i].imm), v[i].want);
+}
+
 UNIT_SUITE(wire, NULL, NULL,
 	   UNIT_TEST(test_crc32_vectors),
 	   UNIT_TEST(test_crc32_vs_reference),
 	   UNIT_TEST(test_opcode_table),
+	   UNIT_TEST(test_seg_opcode),
 	   UNIT_TEST(test_roundtrip_all_opcodes),
 	   UNIT_TEST(test_build_defaults),
 	   UNIT_TEST(test_parse_eth_padding),

@@ -324,9 +324,21 @@ struct snic_cmd {
 /* Event queue (per context, in the BAR).                                  */
 
 #define SNIC_EVENT_COMP 0x100u  /* obj = cqn: an armed CQ got a completion */
-/* Other types are enum ibv_event_type values: IBV_EVENT_QP_FATAL (1),
- * IBV_EVENT_QP_REQ_ERR (2), IBV_EVENT_QP_ACCESS_ERR (3), IBV_EVENT_CQ_ERR
- * (0), IBV_EVENT_PORT_ACTIVE (9) ... obj = qpn / cqn / port. */
+
+/* Asynchronous event types: the values of enum ibv_event_type, so the host
+ * passes them through unchanged (IBTA 11.6.3: affiliated and unaffiliated
+ * asynchronous events).  obj = qpn / cqn / srqn / port. */
+enum snic_event_type {
+	SNIC_EV_CQ_ERR = 0,             /* obj = cqn (CQ overrun, 11.4.2.1) */
+	SNIC_EV_QP_FATAL = 1,           /* obj = qpn                        */
+	SNIC_EV_QP_REQ_ERR = 2,         /* obj = qpn: invalid request       */
+	SNIC_EV_QP_ACCESS_ERR = 3,      /* obj = qpn: access violation      */
+	SNIC_EV_PORT_ACTIVE = 9,        /* obj = port                       */
+	SNIC_EV_PORT_ERR = 10,          /* obj = port                       */
+	SNIC_EV_SRQ_LIMIT_REACHED = 15, /* obj = srqn                       */
+	SNIC_EV_COMP = SNIC_EVENT_COMP, /* obj = cqn (not an ibv event)      */
+	SNIC_EV_NONE = -1,              /* firmware-internal: no event      */
+};
 
 struct snic_eqe {
 	uint32_t type;
@@ -657,7 +669,7 @@ struct snic_srq_attr {
 };
 
 /* IBV_EVENT_SRQ_LIMIT_REACHED: obj = srqn; fires once per arming. */
-#define SNIC_EVENT_SRQ_LIMIT 15u
+#define SNIC_EVENT_SRQ_LIMIT ((uint32_t)SNIC_EV_SRQ_LIMIT_REACHED)
 
 /* UD send WQE: the remote-address and atomic segments of the header block
  * carry the destination instead (from the host's address handle). */

@@ -89,6 +89,13 @@ void core_event(struct snic_core *c, unsigned ctx, uint32_t type,
 		uint32_t obj);
 void core_port_event(struct snic_core *c, bool up);
 
+/* [pa, pa + len) lies inside the host memory window. */
+static inline bool core_host_range_ok(const struct snic_core *c, uint64_t pa,
+				      uint64_t len)
+{
+	return pa + len >= pa && pa + len <= c->cfg.host_mem_size;
+}
+
 static inline uint32_t mtu_enum_to_bytes(uint32_t e)
 {
 	return (e >= 1 && e <= 5) ? (128u << e) : 0;

@@ -19,7 +19,7 @@ void ctx_destroy(struct snic_nic *nic, unsigned ctx)
 	}
 	for (uint32_t i = 0; i < SNIC_MAX_SRQ; i++)
 		if (nic->srqs[i].in_use && nic->srqs[i].ctx == ctx)
-			srq_destroy(nic, ctx, (nic->srqs[i].gen << 10) | i);
+			srq_destroy(nic, ctx, obj_handle(&(&nic->srqs[i])->obj, i));
 	for (uint32_t i = 0; i < SNIC_MAX_CQ; i++)
 		if (nic->cqs[i].in_use && nic->cqs[i].ctx == ctx)
 			nic->cqs[i].in_use = false;
@@ -27,7 +27,7 @@ void ctx_destroy(struct snic_nic *nic, unsigned ctx)
 		struct snic_mr *mr = &nic->mrs[i];
 
 		if (mr->in_use && mr->ctx == ctx)
-			mr_dereg(nic, ctx, (i << 8) | mr->gen);
+			mr_dereg(nic, ctx, mr_key_make(i, mr->gen));
 	}
 	for (uint32_t i = 0; i < SNIC_MAX_PD; i++)
 		if (nic->pds[i].in_use && nic->pds[i].ctx == ctx)

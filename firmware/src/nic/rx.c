@@ -24,7 +24,6 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 {
 	struct roce_hdrs h;
 	struct snic_qp *qp;
-	uint32_t fl;
 
 	switch (wire_classify(&nic->core, p, &h)) {
 	case WIRE_RX_DROP:
@@ -36,7 +35,6 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 		break;
 	}
 	qp = qp_by_qpn(nic, h.dqpn);
-	fl = roce_opcodes[h.opcode].flags;
 	if (!qp) {
 		if (!resp_linger_rx(nic, &h))
 			CNT_INC(&nic->core, rx_drop_unknown_qpn);
@@ -44,22 +42,7 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 	}
 	qp->qcnt[SNIC_QCNT_rx_frames]++;
 	qp->qcnt[SNIC_QCNT_rx_bytes] += p->len;
-	if (qp->type != SNIC_QPT_RC || h.opcode >= ROCE_UC_BASE) {
-		ud_rx(nic, qp, &h); /* UD and UC (ud.c) */
-		return NULL;
-	}
-	/* A connected QP takes packets from its peer only (IBTA 9.6.1.5:
-	 * the source must match the QP's path). */
-	if (h.sip != qp->dip) {
-		CNT_INC(&nic->core, rx_drop_wrong_peer);
-		return NULL;
-	}
-	if (fl & ROCE_F_REQ) {
-		resp_rx(nic, qp, &h);
-		return qp->resp.ack_pending ? qp : NULL;
-	}
-	comp_rx(nic, qp, &h);
-	return NULL;
+	return xport_of(qp)->rx(nic, qp, &h) ? qp : NULL;
 }
 
 unsigned rx_poll(struct snic_nic *nic)

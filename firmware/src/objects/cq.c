@@ -10,32 +10,10 @@
 
 _Static_assert((1u << SNIC_HANDLE_IDX_BITS) == SNIC_MAX_CQ, "CQ handles");
 
-static uint32_t cqn_of(const struct snic_cq *cq, uint32_t idx)
-{
-	return handle_make(cq->gen, idx);
-}
-
 struct snic_cq *cq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t cqn,
 			  uint32_t *idx)
 {
-	uint32_t i = handle_idx(cqn);
-	struct snic_cq *cq = &nic->cqs[i];
-
-	if (!cq->in_use || cq->ctx != ctx || cqn_of(cq, i) != cqn)
-		return NULL;
-	if (idx)
-		*idx = i;
-	return cq;
-}
-
-static bool pow2(uint32_t v)
-{
-	return v && !(v & (v - 1));
-}
-
-static bool window_ok(const struct snic_nic *nic, uint64_t pa, uint64_t len)
-{
-	return pa + len >= pa && pa + len <= nic->core.cfg.host_mem_size;
+	return OBJ_LOOKUP(nic->cqs, ctx, cqn, idx);
 }
 
 int cq_create(struct snic_nic *nic, unsigned ctx,
@@ -43,27 +21,22 @@ int cq_create(struct snic_nic *nic, unsigned ctx,
 {
 	uint32_t i;
 
-	if (!pow2(in->cqe_cnt) || in->cqe_cnt > SNIC_MAX_CQE ||
+	if (!is_pow2(in->cqe_cnt) || in->cqe_cnt > SNIC_MAX_CQE ||
 	    (in->ring_pa & 63) || (in->dbrec_pa & 63))
 		return SNIC_ST_INVAL;
-	if (!window_ok(nic, in->ring_pa, (uint64_t)in->cqe_cnt * 64) ||
-	    !window_ok(nic, in->dbrec_pa, sizeof(struct snic_cq_dbrec)))
+	if (!core_host_range_ok(&nic->core, in->ring_pa, (uint64_t)in->cqe_cnt * 64) ||
+	    !core_host_range_ok(&nic->core, in->dbrec_pa, sizeof(struct snic_cq_dbrec)))
 		return SNIC_ST_FAULT;
-	for (i = 0; i < SNIC_MAX_CQ && nic->cqs[i].in_use; i++)
-		;
+	i = OBJ_FREE_SLOT(nic->cqs);
 	if (i == SNIC_MAX_CQ)
 		return SNIC_ST_NOMEM;
 	struct snic_cq *cq = &nic->cqs[i];
-	uint16_t gen = handle_next_gen(cq->gen);
 
-	memset(cq, 0, sizeof(*cq));
-	cq->in_use = true;
-	cq->ctx = (uint8_t)ctx;
-	cq->gen = gen;
+	obj_claim(cq, sizeof(*cq), ctx);
 	cq->cnt = in->cqe_cnt;
 	cq->ring_pa = in->ring_pa;
 	cq->dbrec_pa = in->dbrec_pa;
-	*cqn = cqn_of(cq, i);
+	*cqn = obj_handle(&(cq)->obj, i);
 	return SNIC_ST_OK;
 }
 
@@ -71,12 +44,7 @@ int cq_destroy(struct snic_nic *nic, unsigned ctx, uint32_t cqn)
 {
 	struct snic_cq *cq = cq_lookup(nic, ctx, cqn, NULL);
 
-	if (!cq)
-		return SNIC_ST_NOENT;
-	if (cq->refs)
-		return SNIC_ST_BUSY; /* ibv_destroy_cq: EBUSY while QPs use it */
-	cq->in_use = false;
-	return SNIC_ST_OK;
+	return obj_release(cq ? &cq->obj : NULL);
 }
 
 /* The host's consumer index, re-read only when the cached one says the
@@ -107,7 +75,7 @@ void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 		/* IBTA 11.4.2.1: CQ overrun is an affiliated async error */
 		CNT_INC(&nic->core, cq_overruns);
 		cq->error = true;
-		core_event(&nic->core, cq->ctx, 0 /* IBV_EVENT_CQ_ERR */, cqn_of(cq, cq_idx));
+		core_event(&nic->core, cq->ctx, SNIC_EV_CQ_ERR, obj_handle(&(cq)->obj, cq_idx));
 		return;
 	}
 	pa = cq->ring_pa + (uint64_t)(cq->pi & (cq->cnt - 1)) * 64;
@@ -149,7 +117,7 @@ static void cq_check_arm(struct snic_nic *nic, uint32_t idx)
 		return;
 	cq->arm_seen = arm;
 	cq->sol_pending = false;
-	core_event(&nic->core, cq->ctx, SNIC_EVENT_COMP, cqn_of(cq, idx));
+	core_event(&nic->core, cq->ctx, SNIC_EV_COMP, obj_handle(&(cq)->obj, idx));
 }
 
 void cq_flush_events(struct snic_nic *nic)

@@ -149,7 +149,7 @@ int mr_reg(struct snic_nic *nic, unsigned ctx,
 	mr->npages = in->npages;
 	mr->page_off = (uint32_t)(in->iova & (SNIC_PAGE_SIZE - 1));
 	pd->refs++;
-	*key = (i << 8) | mr->gen;
+	*key = mr_key_make(i, mr->gen);
 	return SNIC_ST_OK;
 }
 

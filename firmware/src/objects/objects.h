@@ -40,19 +40,35 @@
 	(CNT_ADD(&(nic)->core, n, v), (qp)->qcnt[SNIC_QCNT_##n] += (v))
 
 /* ---------------------------------------------------------------------- */
-/* Objects.  Every object records its owning context slot.                */
+/* Objects.  Every object starts with the same header (handle.c): in use,
+ * its owning context slot, and the generation its handle carries.  The
+ * union lets code name the fields directly (pd->in_use) and pass the
+ * header to the handle functions (&pd->obj).                             */
 
-struct snic_pd {
+struct snic_obj {
 	bool in_use;
 	uint8_t ctx;
 	uint16_t gen;
-	uint32_t refs;          /* MRs and QPs using it                      */
+	uint32_t refs;          /* objects using it: no destroy while > 0    */
+};
+
+#define SNIC_OBJ_HEADER                                                      \
+	union {                                                              \
+		struct snic_obj obj;                                         \
+		struct {                                                     \
+			bool in_use;                                         \
+			uint8_t ctx;                                         \
+			uint16_t gen;                                        \
+			uint32_t refs;                                       \
+		};                                                           \
+	}
+
+struct snic_pd {
+	SNIC_OBJ_HEADER;        /* refs: MRs, SRQs and QPs using it           */
 };
 
 struct snic_mr {
-	bool in_use;
-	uint8_t ctx;
-	uint8_t gen;            /* key = idx << 8 | gen                      */
+	SNIC_OBJ_HEADER;        /* key = idx << 8 | gen (8 bits, never 0)    */
 	uint32_t pd;            /* PD index                                  */
 	uint32_t access;        /* enum snic_access                          */
 	uint64_t iova, length;
@@ -62,17 +78,14 @@ struct snic_mr {
 };
 
 struct snic_cq {
-	bool in_use;
+	SNIC_OBJ_HEADER;
 	bool dirty;             /* CQEs written this pass: check arming      */
 	bool error;             /* overrun: CQ unusable                      */
 	bool sol_pending;       /* solicited/error CQE since the last event  */
-	uint8_t ctx;
-	uint16_t gen;
 	uint32_t cnt;           /* CQEs in the ring (power of two)           */
 	uint32_t pi;            /* CQEs written                              */
 	uint32_t ci_cache;      /* last consumer index read from the host    */
 	uint32_t arm_seen;      /* arm_sn already answered with an event     */
-	uint32_t refs;          /* QPs using it                              */
 	uint64_t ring_pa, dbrec_pa;
 };
 
@@ -155,13 +168,11 @@ struct snic_resp {
 };
 
 struct snic_qp {
-	bool in_use;
+	SNIC_OBJ_HEADER;
 	bool on_req_list;       /* in nic->req_list (has something to send)  */
 	bool on_resp_list;      /* in nic->resp_list (READ responses due)    */
 	bool dmac_valid;
-	uint8_t ctx;
 	uint8_t state;          /* enum snic_qp_state                        */
-	uint16_t gen;
 	uint32_t qpn;
 	uint32_t pd, scq, rcq;  /* indexes                                   */
 	/* rings in host memory */
@@ -212,9 +223,7 @@ struct snic_qp {
 
 /* A shared receive queue (srq.c). */
 struct snic_srq {
-	bool in_use;
-	uint8_t ctx;
-	uint16_t gen;
+	SNIC_OBJ_HEADER;
 	uint32_t pd;            /* index                                     */
 	uint32_t cnt;           /* WQEs in the ring (power of two)           */
 	uint8_t stride_log;
@@ -222,7 +231,6 @@ struct snic_srq {
 	uint32_t limit;         /* armed limit, 0 = not armed                */
 	uint32_t ci;            /* next WQE to take                          */
 	uint32_t pi;            /* producer index last read from the host    */
-	uint32_t refs;          /* QPs using it                              */
 	uint64_t ring_pa, dbrec_pa;
 };
 
@@ -272,6 +280,26 @@ static inline uint16_t handle_next_gen(uint16_t gen)
 {
 	return (uint16_t)((gen + 1) & SNIC_HANDLE_GEN_MASK);
 }
+
+/* MR keys (hostif.h SNIC_KEY_IDX / SNIC_KEY_GEN): index above the
+ * generation's 8 bits, as IB keys keep their low byte free. */
+static inline uint32_t mr_key_make(uint32_t idx, uint16_t gen)
+{
+	return (idx << 8) | (gen & 0xffu);
+}
+
+/* handle.c: one pool's handles, for PD, CQ, SRQ and QP alike */
+void *obj_lookup(void *pool, size_t size, uint32_t n, unsigned ctx,
+		 uint32_t handle, uint32_t *idx);
+uint32_t obj_free_slot(const void *pool, size_t size, uint32_t n);
+void obj_claim(void *o, size_t size, unsigned ctx);
+uint32_t obj_handle(const struct snic_obj *o, uint32_t idx);
+int obj_release(struct snic_obj *o);
+#define OBJ_LOOKUP(arr, ctx, h, idx) \
+	obj_lookup((arr), sizeof((arr)[0]), sizeof(arr) / sizeof((arr)[0]), \
+		   (ctx), (h), (idx))
+#define OBJ_FREE_SLOT(arr) \
+	obj_free_slot((arr), sizeof((arr)[0]), sizeof(arr) / sizeof((arr)[0]))
 
 /* pd.c */
 int pd_alloc(struct snic_nic *nic, unsigned ctx, uint32_t *pdn);
@@ -323,7 +351,6 @@ int srq_query(struct snic_nic *nic, unsigned ctx, uint32_t srqn,
 int srq_destroy(struct snic_nic *nic, unsigned ctx, uint32_t srqn);
 struct snic_srq *srq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t srqn,
 			    uint32_t *idx);
-uint32_t srqn_of(const struct snic_srq *s, uint32_t idx);
 
 /* qp.c: the QP table, create / destroy / query */
 int qp_create(struct snic_nic *nic, unsigned ctx,
@@ -347,13 +374,18 @@ bool qp_valid_transition_type(uint8_t type, uint8_t cur, uint8_t next,
 			      uint32_t mask);
 const char *qp_state_name(uint8_t state);
 
-/* qp_flush.c: errors and flushing */
+/* cqe.c: the send and the receive CQE builders */
 void qp_send_cqe(struct snic_nic *nic, struct snic_qp *qp,
 		 const struct snic_inflight *f, uint8_t status);
+void qp_recv_cqe(struct snic_nic *nic, struct snic_qp *qp, uint8_t status,
+		 uint8_t opcode, const struct roce_hdrs *h);
+
+/* qp_flush.c: errors and flushing */
 void qp_to_error(struct snic_nic *nic, struct snic_qp *qp, uint32_t event);
 void qp_flush(struct snic_nic *nic, struct snic_qp *qp);
 
 /* qp_sched.c: doorbells, work lists, deadlines, neighbours */
+bool qp_read_dbrec(struct snic_nic *nic, struct snic_qp *qp);
 void qp_doorbell(struct snic_nic *nic, struct snic_qp *qp);
 void qp_req_schedule(struct snic_nic *nic, struct snic_qp *qp);
 void qp_resp_schedule(struct snic_nic *nic, struct snic_qp *qp);
@@ -364,6 +396,28 @@ static inline uint32_t qp_idx(const struct snic_nic *nic,
 			      const struct snic_qp *qp)
 {
 	return (uint32_t)(qp - nic->qps);
+}
+
+static inline bool is_pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* Slot idx of a ring of cnt (a power of two) entries of 2^stride_log. */
+static inline uint64_t ring_slot_pa(uint64_t base, uint32_t idx, uint32_t cnt,
+				    uint8_t stride_log)
+{
+	return base + ((uint64_t)(idx & (cnt - 1)) << stride_log);
+}
+
+static inline uint64_t qp_sq_wqe_pa(const struct snic_qp *qp, uint32_t idx)
+{
+	return ring_slot_pa(qp->sq_pa, idx, qp->sq_cnt, qp->sq_stride_log);
+}
+
+static inline uint64_t qp_rq_wqe_pa(const struct snic_qp *qp, uint32_t idx)
+{
+	return ring_slot_pa(qp->rq_pa, idx, qp->rq_cnt, qp->rq_stride_log);
 }
 
 /* The QP's id on the core's timer wheel (0 means none there). */

@@ -5,49 +5,26 @@
 /* PDN = generation << 10 | index: a stale PDN is refused after reuse. */
 _Static_assert((1u << SNIC_HANDLE_IDX_BITS) == SNIC_MAX_PD, "PD handles");
 
-static uint32_t pdn_of(const struct snic_pd *pd, uint32_t idx)
-{
-	return handle_make(pd->gen, idx);
-}
-
 struct snic_pd *pd_lookup(struct snic_nic *nic, unsigned ctx, uint32_t pdn,
 			  uint32_t *idx)
 {
-	uint32_t i = handle_idx(pdn);
-	struct snic_pd *pd = &nic->pds[i];
-
-	if (!pd->in_use || pd->ctx != ctx || pdn_of(pd, i) != pdn)
-		return NULL;
-	if (idx)
-		*idx = i;
-	return pd;
+	return OBJ_LOOKUP(nic->pds, ctx, pdn, idx);
 }
 
 int pd_alloc(struct snic_nic *nic, unsigned ctx, uint32_t *pdn)
 {
-	for (uint32_t i = 0; i < SNIC_MAX_PD; i++) {
-		struct snic_pd *pd = &nic->pds[i];
+	uint32_t i = OBJ_FREE_SLOT(nic->pds);
 
-		if (pd->in_use)
-			continue;
-		pd->in_use = true;
-		pd->ctx = (uint8_t)ctx;
-		pd->gen = handle_next_gen(pd->gen);
-		pd->refs = 0;
-		*pdn = pdn_of(pd, i);
-		return SNIC_ST_OK;
-	}
-	return SNIC_ST_NOMEM;
+	if (i == SNIC_MAX_PD)
+		return SNIC_ST_NOMEM;
+	obj_claim(&nic->pds[i], sizeof(nic->pds[i]), ctx);
+	*pdn = obj_handle(&(&nic->pds[i])->obj, i);
+	return SNIC_ST_OK;
 }
 
 int pd_dealloc(struct snic_nic *nic, unsigned ctx, uint32_t pdn)
 {
 	struct snic_pd *pd = pd_lookup(nic, ctx, pdn, NULL);
 
-	if (!pd)
-		return SNIC_ST_NOENT;
-	if (pd->refs)
-		return SNIC_ST_BUSY; /* ibv_dealloc_pd: EBUSY while in use */
-	pd->in_use = false;
-	return SNIC_ST_OK;
+	return obj_release(pd ? &pd->obj : NULL);
 }

@@ -9,11 +9,6 @@
 
 _Static_assert((1u << SNIC_HANDLE_IDX_BITS) == SNIC_MAX_QP, "QP handles");
 
-static uint32_t qpn_of(const struct snic_qp *qp, uint32_t idx)
-{
-	return handle_make(qp->gen, idx);
-}
-
 struct snic_qp *qp_by_qpn(struct snic_nic *nic, uint32_t qpn)
 {
 	uint32_t i = handle_idx(qpn);
@@ -24,29 +19,20 @@ struct snic_qp *qp_by_qpn(struct snic_nic *nic, uint32_t qpn)
 	return qp;
 }
 
-struct snic_qp *qp_lookup(struct snic_nic *nic, unsigned ctx,
-				 uint32_t qpn)
+struct snic_qp *qp_lookup(struct snic_nic *nic, unsigned ctx, uint32_t qpn)
 {
-	struct snic_qp *qp = qp_by_qpn(nic, qpn);
-
-	return qp && qp->ctx == ctx ? qp : NULL;
+	return OBJ_LOOKUP(nic->qps, ctx, qpn, NULL);
 }
 
 /* ---------------------------------------------------------------------- */
 /* Create / destroy.                                                       */
-
-static bool pow2(uint32_t v)
-{
-	return v && !(v & (v - 1));
-}
 
 static bool ring_ok(const struct snic_nic *nic, uint64_t pa, uint32_t cnt,
 		    uint32_t stride_log)
 {
 	uint64_t len = (uint64_t)cnt << stride_log;
 
-	return (pa & 63) == 0 && pa + len >= pa &&
-	       pa + len <= nic->core.cfg.host_mem_size;
+	return (pa & 63) == 0 && core_host_range_ok(&nic->core, pa, len);
 }
 
 static int create_args_ok(const struct snic_nic *nic,
@@ -59,7 +45,7 @@ static int create_args_ok(const struct snic_nic *nic,
 	if (in->qp_type != SNIC_QPT_RC && in->qp_type != SNIC_QPT_UC &&
 	    in->qp_type != SNIC_QPT_UD)
 		return SNIC_ST_NOTSUP; /* XRC, raw packet, ... */
-	if (!pow2(in->sq_wqe_cnt) || !pow2(in->rq_wqe_cnt) ||
+	if (!is_pow2(in->sq_wqe_cnt) || !is_pow2(in->rq_wqe_cnt) ||
 	    in->sq_wqe_cnt > SNIC_MAX_QP_WR || in->rq_wqe_cnt > SNIC_MAX_QP_WR)
 		return SNIC_ST_INVAL;
 	if (in->max_send_sge > SNIC_MAX_SGE || in->max_recv_sge > SNIC_MAX_SGE ||
@@ -111,18 +97,14 @@ int qp_create(struct snic_nic *nic, unsigned ctx,
 	if (i == SNIC_MAX_QP)
 		return SNIC_ST_NOMEM;
 	struct snic_qp *qp = &nic->qps[i];
-	uint16_t gen = handle_next_gen(qp->gen);
 	/* A destroyed QP may still sit on a work list (lists skip unused
 	 * QPs): keep its flags so the index is never queued twice. */
 	bool on_req = qp->on_req_list, on_resp = qp->on_resp_list;
 
-	memset(qp, 0, sizeof(*qp));
+	obj_claim(qp, sizeof(*qp), ctx);
 	qp->on_req_list = on_req;
 	qp->on_resp_list = on_resp;
-	qp->in_use = true;
-	qp->ctx = (uint8_t)ctx;
-	qp->gen = gen;
-	qp->qpn = qpn_of(qp, i);
+	qp->qpn = obj_handle(&(qp)->obj, i);
 	qp->pd = pd;
 	qp->scq = scq;
 	qp->rcq = rcq;

@@ -39,21 +39,16 @@ static int attr_values_ok(const struct snic_nic *nic, uint32_t mask,
 	if (mask & M(ALT_PATH))
 		return SNIC_ST_NOTSUP; /* automatic path migration */
 	if (mask & M(AV)) {
-		static const uint8_t v4map[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-						   0xff, 0xff };
+		bool v4;
+
 		/* RoCE needs a GRH; we route IPv4-mapped GIDs only */
 		if (!a->is_global || a->sgid_index != 0)
 			return SNIC_ST_INVAL;
-		if (memcmp(a->dgid, v4map, 12) != 0)
+		gid_to_ipv4(a->dgid, &v4);
+		if (!v4)
 			return SNIC_ST_NOTSUP;
 	}
 	return SNIC_ST_OK;
-}
-
-static uint32_t dgid_ipv4(const uint8_t *gid)
-{
-	return (uint32_t)gid[12] << 24 | (uint32_t)gid[13] << 16 |
-	       (uint32_t)gid[14] << 8 | gid[15];
 }
 
 static void apply_attrs(struct snic_nic *nic, struct snic_qp *qp,
@@ -112,7 +107,9 @@ static void apply_attrs(struct snic_nic *nic, struct snic_qp *qp,
 		s->dlid = a->dlid;
 		s->static_rate = a->static_rate;
 		s->src_path_bits = a->src_path_bits;
-		qp->dip = dgid_ipv4(a->dgid);
+		bool v4;
+
+		qp->dip = gid_to_ipv4(a->dgid, &v4); /* v4: attr_values_ok */
 		qp->dmac_valid = neigh_lookup(&nic->neigh, qp->dip, qp->dmac);
 		if (!qp->dmac_valid)
 			neigh_resolve(&nic->neigh, qp->dip);

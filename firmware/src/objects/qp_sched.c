@@ -24,14 +24,15 @@ void qp_resp_schedule(struct snic_nic *nic, struct snic_qp *qp)
 	nic->resp_list[nic->resp_tail++ % SNIC_MAX_QP] = (uint16_t)qp_idx(nic, qp);
 }
 
-/* The host rang this QP: read its doorbell record once. */
-void qp_doorbell(struct snic_nic *nic, struct snic_qp *qp)
+/* Read the QP's doorbell record (both producer indexes).  False when the
+ * DMA failed (counted in dma_errors by core_dma_read). */
+bool qp_read_dbrec(struct snic_nic *nic, struct snic_qp *qp)
 {
 	struct snic_qp_dbrec db;
 	uint32_t sq_pi, rq_pi;
 
 	if (core_dma_read(&nic->core, qp->dbrec_pa, &db, 8))
-		return; /* counted in dma_errors by nic_dma_read */
+		return false;
 	sq_pi = atomic_load_explicit(&db.sq_pi, memory_order_relaxed);
 	rq_pi = atomic_load_explicit(&db.rq_pi, memory_order_relaxed);
 	/* A producer index that runs more than a ring ahead is a host bug:
@@ -40,6 +41,14 @@ void qp_doorbell(struct snic_nic *nic, struct snic_qp *qp)
 		qp->resp.rq_pi = rq_pi;
 	if (sq_pi - qp->sq_fetch <= qp->sq_cnt)
 		qp->sq_pi = sq_pi;
+	return true;
+}
+
+/* The host rang this QP: read its doorbell record once. */
+void qp_doorbell(struct snic_nic *nic, struct snic_qp *qp)
+{
+	if (!qp_read_dbrec(nic, qp))
+		return;
 	if (qp->state == SNIC_QPS_ERR) {
 		qp_flush(nic, qp); /* WQEs posted in ERR flush (C10-39) */
 		return;

@@ -14,27 +14,10 @@
 
 _Static_assert((1u << SNIC_HANDLE_IDX_BITS) == SNIC_MAX_SRQ, "SRQ handles");
 
-uint32_t srqn_of(const struct snic_srq *s, uint32_t idx)
-{
-	return handle_make(s->gen, idx);
-}
-
 struct snic_srq *srq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t srqn,
 			    uint32_t *idx)
 {
-	uint32_t i = handle_idx(srqn);
-	struct snic_srq *s = &nic->srqs[i];
-
-	if (!s->in_use || s->ctx != ctx || srqn_of(s, i) != srqn)
-		return NULL;
-	if (idx)
-		*idx = i;
-	return s;
-}
-
-static bool pow2(uint32_t v)
-{
-	return v && !(v & (v - 1));
+	return OBJ_LOOKUP(nic->srqs, ctx, srqn, idx);
 }
 
 int srq_create(struct snic_nic *nic, unsigned ctx,
@@ -43,30 +26,24 @@ int srq_create(struct snic_nic *nic, unsigned ctx,
 	uint64_t len;
 	uint32_t pd, i;
 
-	if (!pow2(in->wqe_cnt) || in->wqe_cnt > SNIC_MAX_SRQ_WR ||
+	if (!is_pow2(in->wqe_cnt) || in->wqe_cnt > SNIC_MAX_SRQ_WR ||
 	    in->max_sge > SNIC_MAX_SGE || in->stride_log < 5 ||
 	    in->stride_log > 12 || (1u << in->stride_log) < 16 + 16 * in->max_sge ||
 	    in->srq_limit >= in->wqe_cnt)
 		return SNIC_ST_INVAL;
 	len = (uint64_t)in->wqe_cnt << in->stride_log;
 	if ((in->ring_pa & 63) || (in->dbrec_pa & 63) ||
-	    in->ring_pa + len < in->ring_pa ||
-	    in->ring_pa + len > nic->core.cfg.host_mem_size ||
-	    in->dbrec_pa + 64 > nic->core.cfg.host_mem_size)
+	    !core_host_range_ok(&nic->core, in->ring_pa, len) ||
+	    !core_host_range_ok(&nic->core, in->dbrec_pa, 64))
 		return SNIC_ST_FAULT;
 	if (!pd_lookup(nic, ctx, in->pdn, &pd))
 		return SNIC_ST_NOENT;
-	for (i = 0; i < SNIC_MAX_SRQ && nic->srqs[i].in_use; i++)
-		;
+	i = OBJ_FREE_SLOT(nic->srqs);
 	if (i == SNIC_MAX_SRQ)
 		return SNIC_ST_NOMEM;
 	struct snic_srq *s = &nic->srqs[i];
-	uint16_t gen = handle_next_gen(s->gen);
 
-	memset(s, 0, sizeof(*s));
-	s->in_use = true;
-	s->ctx = (uint8_t)ctx;
-	s->gen = gen;
+	obj_claim(s, sizeof(*s), ctx);
 	s->pd = pd;
 	s->cnt = in->wqe_cnt;
 	s->stride_log = (uint8_t)in->stride_log;
@@ -75,7 +52,7 @@ int srq_create(struct snic_nic *nic, unsigned ctx,
 	s->ring_pa = in->ring_pa;
 	s->dbrec_pa = in->dbrec_pa;
 	nic->pds[pd].refs++;
-	*srqn = srqn_of(s, i);
+	*srqn = obj_handle(&(s)->obj, i);
 	return SNIC_ST_OK;
 }
 
@@ -114,13 +91,10 @@ int srq_query(struct snic_nic *nic, unsigned ctx, uint32_t srqn,
 int srq_destroy(struct snic_nic *nic, unsigned ctx, uint32_t srqn)
 {
 	struct snic_srq *s = srq_lookup(nic, ctx, srqn, NULL);
+	int st = obj_release(s ? &s->obj : NULL);
 
-	if (!s)
-		return SNIC_ST_NOENT;
-	if (s->refs)
-		return SNIC_ST_BUSY; /* QPs still take from it */
-	nic->pds[s->pd].refs--;
-	s->in_use = false;
-	return SNIC_ST_OK;
+	if (st == SNIC_ST_OK)
+		nic->pds[s->pd].refs--;
+	return st;
 }
 

@@ -1,27 +1,50 @@
 /* SPDX-License-Identifier: MIT */
-/* Building a QP's RoCEv2 frames: addresses and BTH fields from the QP. */
+/*
+ * Building a QP's RoCEv2 frames: addresses and BTH fields, from the QP's
+ * path (RC, UC) or from a WQE's address handle (UD).
+ */
 #include <string.h>
 
 #include "transport/transport.h"
 
-void pkt_fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
-		   struct roce_hdrs *h, uint8_t opcode, uint32_t psn)
+static inline void fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
+			     struct roce_hdrs *h, const struct snic_dest *d,
+			     uint8_t opcode, uint32_t psn)
 {
 	/* every frame of a QP starts here: count it for the QP (the NIC
 	 * counts frames when the port takes them) */
 	qp->qcnt[SNIC_QCNT_tx_frames]++;
 	memset(h, 0, sizeof(*h));
-	memcpy(h->dmac, qp->dmac, 6);
+	memcpy(h->dmac, d->dmac, 6);
 	memcpy(h->smac, nic->core.cfg.mac, 6);
 	h->sip = nic->core.cfg.ipv4;
-	h->dip = qp->dip;
-	h->tos = qp->attr.traffic_class;
-	h->ttl = qp->attr.hop_limit ? qp->attr.hop_limit : 64;
+	h->dip = d->dip;
+	h->tos = d->tos;
+	h->ttl = d->hop_limit ? d->hop_limit : 64;
 	h->sport = qp->sport;
 	h->opcode = opcode;
 	h->pkey = ROCE_DEFAULT_PKEY;
-	h->dqpn = qp->attr.dest_qp_num;
+	h->dqpn = d->dqpn & ROCE_QPN_MASK;
 	h->psn = psn & ROCE_PSN_MASK;
+}
+
+void pkt_fill_hdrs_to(const struct snic_nic *nic, struct snic_qp *qp,
+		      struct roce_hdrs *h, const struct snic_dest *d,
+		      uint8_t opcode, uint32_t psn)
+{
+	fill_hdrs(nic, qp, h, d, opcode, psn);
+}
+
+/* A connected QP's packet: to the peer of its path. */
+void pkt_fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
+		   struct roce_hdrs *h, uint8_t opcode, uint32_t psn)
+{
+	const struct snic_dest d = {
+		.dmac = qp->dmac, .dip = qp->dip, .dqpn = qp->attr.dest_qp_num,
+		.tos = qp->attr.traffic_class, .hop_limit = qp->attr.hop_limit,
+	};
+
+	fill_hdrs(nic, qp, h, &d, opcode, psn);
 }
 
 /* A frame with the payload copied from `payload` (may be NULL when len is

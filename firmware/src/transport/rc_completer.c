@@ -22,19 +22,13 @@ static struct snic_inflight *oldest(struct snic_qp *qp)
 	       ? NULL : &qp->infl[qp->infl_head % SNIC_INFLIGHT];
 }
 
-static bool is_rd_atomic(uint8_t op)
-{
-	return op == SNIC_WR_RDMA_READ || op == SNIC_WR_ATOMIC_CMP_AND_SWP ||
-	       op == SNIC_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 static void retire_oldest(struct snic_nic *nic, struct snic_qp *qp,
 			  uint8_t status)
 {
 	struct snic_inflight *f = oldest(qp);
 
 	qp_send_cqe(nic, qp, f, status);
-	if (is_rd_atomic(f->opcode))
+	if (wr_is_rd_atomic(f->opcode))
 		qp->rd_out--;
 	qp->infl_head++;
 	qp->rnr_left = qp->attr.rnr_retry;
@@ -55,7 +49,7 @@ static void retire_upto(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
 		if (d > 0 || (upto_excl && d == 0))
 			break;
 		/* READ/atomic complete on their response, not on an ACK */
-		if (is_rd_atomic(f->opcode) && !f->done)
+		if (wr_is_rd_atomic(f->opcode) && !f->done)
 			break;
 		retire_oldest(nic, qp, SNIC_WC_SUCCESS);
 		moved = true;
@@ -153,7 +147,7 @@ static struct snic_inflight *pending_rd(struct snic_qp *qp)
 	for (uint32_t i = qp->infl_head; i != qp->infl_tail; i++) {
 		struct snic_inflight *f = &qp->infl[i % SNIC_INFLIGHT];
 
-		if (is_rd_atomic(f->opcode) && !f->done)
+		if (wr_is_rd_atomic(f->opcode) && !f->done)
 			return f;
 	}
 	return NULL;

@@ -14,17 +14,6 @@
 
 enum fetch_result { FETCH_OK, FETCH_BLOCKED, FETCH_ERROR };
 
-static uint64_t wqe_pa(const struct snic_qp *qp, uint32_t idx)
-{
-	return qp->sq_pa + ((uint64_t)(idx & (qp->sq_cnt - 1)) << qp->sq_stride_log);
-}
-
-static bool is_rd_atomic(uint8_t op)
-{
-	return op == SNIC_WR_RDMA_READ || op == SNIC_WR_ATOMIC_CMP_AND_SWP ||
-	       op == SNIC_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 static uint32_t msg_pkts(const struct snic_qp *qp, uint8_t op, uint32_t len)
 {
 	if (op == SNIC_WR_ATOMIC_CMP_AND_SWP || op == SNIC_WR_ATOMIC_FETCH_AND_ADD)
@@ -35,62 +24,27 @@ static uint32_t msg_pkts(const struct snic_qp *qp, uint8_t op, uint32_t len)
 /* A WQE that cannot execute: complete it with `status` once nothing older
  * is outstanding, then the QP goes to the error state. */
 static enum fetch_result wqe_fail(struct snic_nic *nic, struct snic_qp *qp,
-				  const struct snic_wqe_ctrl *c, uint8_t status)
+				  uint8_t status)
 {
-	struct snic_inflight f;
-
 	if (qp->infl_head != qp->infl_tail)
 		return FETCH_BLOCKED; /* the completer reschedules us */
-	CNT_INC(&nic->core, wqe_errors);
-	memset(&f, 0, sizeof(f));
-	f.wr_id = c->wr_id;
-	f.opcode = c->opcode;
-	f.wqe_idx = qp->sq_fetch;
-	qp_send_cqe(nic, qp, &f, status);
-	qp->sq_fetch++;
-	qp_to_error(nic, qp, UINT32_MAX);
+	qp->cur.len = 0;
+	sq_complete(nic, qp, status);
 	return FETCH_ERROR;
 }
 
-static uint8_t check_ctrl(const struct snic_qp *qp, const struct snic_wqe_ctrl *c)
-{
-	if (c->opcode > SNIC_WR_ATOMIC_FETCH_AND_ADD)
-		return SNIC_WC_LOC_QP_OP_ERR;
-	if (c->flags & SNIC_SEND_INLINE) {
-		if (c->inline_len > qp->max_inline || is_rd_atomic(c->opcode))
-			return SNIC_WC_LOC_QP_OP_ERR;
-	} else if (c->num_sge > qp->max_send_sge) {
-		return SNIC_WC_LOC_QP_OP_ERR;
-	}
-	return SNIC_WC_SUCCESS;
-}
-
 /* Load the data part of the WQE: inline bytes or validated SGEs. */
-static uint8_t load_data(struct snic_nic *nic, struct snic_qp *qp,
-			 struct snic_req_cur *cur)
+static uint8_t load_data(struct snic_nic *nic, struct snic_qp *qp)
 {
-	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
-	uint64_t pa = wqe_pa(qp, cur->wqe_idx) + sizeof(struct snic_send_wqe);
-	struct snic_wqe_sge sge[SNIC_MAX_SGE];
-	uint32_t access = is_rd_atomic(c->opcode) ? SNIC_ACCESS_LOCAL_WRITE : 0;
-	uint8_t st;
+	uint8_t op = qp->cur.hdr.ctrl.opcode;
+	uint32_t access = wr_is_rd_atomic(op) ? SNIC_ACCESS_LOCAL_WRITE : 0;
+	uint8_t st = sq_load(nic, qp, access);
 
-	if (c->flags & SNIC_SEND_INLINE) {
-		if (core_dma_read(&nic->core, pa, cur->inline_data, c->inline_len))
-			return SNIC_WC_LOC_QP_OP_ERR;
-		cur->len = c->inline_len;
-		return SNIC_WC_SUCCESS;
-	}
-	if (c->num_sge && core_dma_read(&nic->core, pa, sge, c->num_sge * 16u))
-		return SNIC_WC_LOC_QP_OP_ERR;
-	st = (uint8_t)sgl_load(nic, &cur->sgl, sge, c->num_sge, qp->pd, access);
-	if (st)
-		return st;
-	cur->len = (uint32_t)cur->sgl.total;
 	/* an atomic's result is one 8-byte word (IBTA 9.4.5) */
-	if (access && c->opcode != SNIC_WR_RDMA_READ && cur->len != 8)
+	if (st == SNIC_WC_SUCCESS && access && op != SNIC_WR_RDMA_READ &&
+	    qp->cur.len != 8)
 		return SNIC_WC_LOC_LEN_ERR;
-	return SNIC_WC_SUCCESS;
+	return st;
 }
 
 /* The message enters the in-flight window with its first packet, so ACKs
@@ -110,7 +64,7 @@ static void msg_start(struct snic_qp *qp)
 	f->opcode = c->opcode;
 	f->signaled = (c->flags & SNIC_SEND_SIGNALED) || qp->sq_sig_all;
 	f->done = 0;
-	if (is_rd_atomic(c->opcode))
+	if (wr_is_rd_atomic(c->opcode))
 		qp->rd_out++;
 }
 
@@ -131,27 +85,23 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 	uint32_t rd_max = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
 	uint8_t st;
 
-	if (core_dma_read(&nic->core, wqe_pa(qp, qp->sq_fetch), &cur->hdr,
-			 sizeof(cur->hdr)))
-		return wqe_fail(nic, qp, c, SNIC_WC_LOC_QP_OP_ERR);
-	st = check_ctrl(qp, c);
+	st = sq_read_wqe(nic, qp);
 	if (st)
-		return wqe_fail(nic, qp, c, st);
+		return wqe_fail(nic, qp, st);
 	/* IBV_SEND_FENCE: wait for earlier READs/atomics (IBTA 10.8.3.3) */
 	if ((c->flags & SNIC_SEND_FENCE) && qp->rd_out)
 		return FETCH_BLOCKED;
-	if (is_rd_atomic(c->opcode) && qp->rd_out >= rd_max)
+	if (wr_is_rd_atomic(c->opcode) && qp->rd_out >= rd_max)
 		return FETCH_BLOCKED;
-	cur->wqe_idx = qp->sq_fetch;
-	st = load_data(nic, qp, cur);
+	st = load_data(nic, qp);
 	if (st)
-		return wqe_fail(nic, qp, c, st);
+		return wqe_fail(nic, qp, st);
 	/* One READ request owns the PSNs of all its responses at once; past
 	 * 2^22 of them (a READ over 1 GiB at path MTU 256) 24-bit PSN
 	 * distances would turn ambiguous (9.7.1): refuse it. */
 	if (c->opcode == SNIC_WR_RDMA_READ &&
 	    msg_pkts(qp, c->opcode, cur->len) > SNIC_READ_MAX_PSNS)
-		return wqe_fail(nic, qp, c, SNIC_WC_LOC_LEN_ERR);
+		return wqe_fail(nic, qp, SNIC_WC_LOC_LEN_ERR);
 	cur->sent = 0;
 	cur->first_psn = qp->npsn;
 	cur->npkts = msg_pkts(qp, c->opcode, cur->len);
@@ -161,71 +111,13 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 	return FETCH_OK;
 }
 
-/* BTH opcode of the next packet of the current message. */
-static uint8_t next_opcode(const struct snic_qp *qp, const struct snic_req_cur *cur)
-{
-	uint8_t op = cur->hdr.ctrl.opcode;
-	bool first = cur->sent == 0;
-	bool last = cur->len - cur->sent <= qp->mtu;
-
-	switch (op) {
-	case SNIC_WR_SEND:
-	case SNIC_WR_SEND_WITH_IMM:
-		if (first && last)
-			return op == SNIC_WR_SEND ? ROCE_RC_SEND_ONLY : ROCE_RC_SEND_ONLY_IMM;
-		if (first)
-			return ROCE_RC_SEND_FIRST;
-		if (!last)
-			return ROCE_RC_SEND_MIDDLE;
-		return op == SNIC_WR_SEND ? ROCE_RC_SEND_LAST : ROCE_RC_SEND_LAST_IMM;
-	case SNIC_WR_RDMA_WRITE:
-	case SNIC_WR_RDMA_WRITE_WITH_IMM:
-		if (first && last)
-			return op == SNIC_WR_RDMA_WRITE ? ROCE_RC_WRITE_ONLY
-							: ROCE_RC_WRITE_ONLY_IMM;
-		if (first)
-			return ROCE_RC_WRITE_FIRST;
-		if (!last)
-			return ROCE_RC_WRITE_MIDDLE;
-		return op == SNIC_WR_RDMA_WRITE ? ROCE_RC_WRITE_LAST
-						: ROCE_RC_WRITE_LAST_IMM;
-	case SNIC_WR_RDMA_READ:
-		return ROCE_RC_READ_REQ;
-	case SNIC_WR_ATOMIC_CMP_AND_SWP:
-		return ROCE_RC_CMP_SWAP;
-	default:
-		return ROCE_RC_FETCH_ADD;
-	}
-}
-
-static void fill_ext(const struct snic_req_cur *cur, struct roce_hdrs *h)
-{
-	const struct snic_send_wqe *w = &cur->hdr;
-	uint32_t fl = roce_opcodes[h->opcode].flags;
-
-	if (fl & ROCE_F_RETH) {
-		h->reth_va = w->raddr.remote_addr;
-		h->reth_rkey = w->raddr.rkey;
-		h->reth_len = cur->len;
-	}
-	if (fl & ROCE_F_IMM)
-		h->imm = w->ctrl.imm_data;
-	if (fl & ROCE_F_ATOMIC) {
-		h->atomic_va = w->raddr.remote_addr;
-		h->atomic_rkey = w->raddr.rkey;
-		h->atomic_swap_add = w->ctrl.opcode == SNIC_WR_ATOMIC_CMP_AND_SWP
-				     ? w->atomic.swap : w->atomic.compare_add;
-		h->atomic_cmp = w->atomic.compare_add;
-	}
-}
-
 /* Build and queue the next packet of the current message.  Returns false
  * when no buffer was available (try again next pass). */
 static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 {
 	struct snic_req_cur *cur = &qp->cur;
 	struct roce_hdrs h;
-	uint8_t op = next_opcode(qp, cur);
+	uint8_t op = sq_opcode(qp, cur);
 	uint32_t fl = roce_opcodes[op].flags;
 	uint32_t n = 0, pkt_no = cur->sent / qp->mtu;
 	struct snic_pkt *p;
@@ -239,20 +131,13 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 	if (!p)
 		return false;
 	pkt_fill_hdrs(nic, qp, &h, op, cur->first_psn + pkt_no);
-	fill_ext(cur, &h);
+	sq_fill_ext(cur, &h);
 	/* AckReq on the last packet and periodically in long messages, so the
 	 * window keeps moving (IBTA 9.7.5.1.1) */
 	h.ackreq = (fl & ROCE_F_LAST) || (fl & ROCE_F_READ) || (fl & ROCE_F_ATOMIC) ||
 		   (pkt_no % SNIC_ACKREQ_EVERY) == SNIC_ACKREQ_EVERY - 1;
-	h.se = (fl & ROCE_F_LAST) && (cur->hdr.ctrl.flags & SNIC_SEND_SOLICITED);
-	if (n) {
-		uint8_t *dst = p->data + roce_hdr_len(op);
-
-		if (cur->hdr.ctrl.flags & SNIC_SEND_INLINE)
-			memcpy(dst, cur->inline_data + cur->sent, n);
-		else if (sgl_copy_out(nic, &cur->sgl, dst, n))
-			CNT_INC(&nic->core, dma_errors); /* MR went away: data lost */
-	}
+	if (n && sq_gather(nic, cur, p->data + roce_hdr_len(op), n))
+		CNT_INC(&nic->core, dma_errors); /* MR went away: data lost */
 	p->len = (uint16_t)roce_build(p->data, &h, n);
 	core_tx(&nic->core, p);
 	timer_sent(nic, qp);
@@ -288,7 +173,7 @@ static bool window_full(const struct snic_qp *qp)
 }
 
 /* Work for one QP; returns true when it should stay scheduled. */
-static bool req_qp(struct snic_nic *nic, struct snic_qp *qp)
+bool rc_req_qp(struct snic_nic *nic, struct snic_qp *qp)
 {
 	unsigned budget = SNIC_QP_TX_BUDGET;
 
@@ -297,10 +182,7 @@ static bool req_qp(struct snic_nic *nic, struct snic_qp *qp)
 	if (qp->wait_until)
 		return false; /* RNR back-off: the timer reschedules us */
 	if (!qp->dmac_valid) {
-		if (nic->core.now >= qp->arp_next_ns) {
-			qp->arp_next_ns = nic->core.now + SNIC_ARP_RETRY_NS;
-			neigh_resolve(&nic->neigh, qp->dip);
-		}
+		sq_arp_retry(nic, qp, qp->dip);
 		return true;
 	}
 	while (budget && nic->core.tx_budget) {
@@ -334,7 +216,7 @@ unsigned req_poll(struct snic_nic *nic)
 			continue;
 		uint32_t before = nic->core.tx_budget;
 
-		if (qp->type != SNIC_QPT_RC ? ud_req_qp(nic, qp) : req_qp(nic, qp))
+		if (xport_of(qp)->req(nic, qp))
 			qp_req_schedule(nic, qp); /* round robin */
 		work += before - nic->core.tx_budget;
 	}
@@ -352,7 +234,7 @@ static bool reissue_read_rest(struct snic_nic *nic, struct snic_qp *qp,
 	uint32_t done = (uint32_t)roce_psn_diff(qp->rd_psn, f->first_psn);
 	uint32_t off = done * qp->mtu;
 
-	if (core_dma_read(&nic->core, wqe_pa(qp, f->wqe_idx), &cur->hdr, sizeof(cur->hdr)))
+	if (core_dma_read(&nic->core, qp_sq_wqe_pa(qp, f->wqe_idx), &cur->hdr, sizeof(cur->hdr)))
 		return false;
 	cur->hdr.raddr.remote_addr += off;
 	cur->wqe_idx = f->wqe_idx;
@@ -380,7 +262,7 @@ static bool in_active_read(const struct snic_qp *qp,
 static void infl_truncate(struct snic_qp *qp, uint32_t i)
 {
 	for (uint32_t j = i; j != qp->infl_tail; j++)
-		if (is_rd_atomic(qp->infl[j % SNIC_INFLIGHT].opcode))
+		if (wr_is_rd_atomic(qp->infl[j % SNIC_INFLIGHT].opcode))
 			qp->rd_out--;
 	qp->infl_tail = i;
 }

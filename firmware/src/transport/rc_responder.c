@@ -11,8 +11,6 @@
 
 #include "transport/transport.h"
 
-#define EV_QP_REQ_ERR    2 /* IBV_EVENT_QP_REQ_ERR    */
-#define EV_QP_ACCESS_ERR 3 /* IBV_EVENT_QP_ACCESS_ERR */
 #define ACK_CREDIT_NONE  0x1f /* no end-to-end credits advertised */
 
 static uint32_t psn_add(uint32_t psn, uint32_t n)
@@ -54,7 +52,8 @@ void resp_flush_acks(struct snic_nic *nic, struct snic_qp *qp)
 static void nak_fatal(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
 		      uint8_t code)
 {
-	uint32_t ev = code == ROCE_NAK_REM_ACCESS ? EV_QP_ACCESS_ERR : EV_QP_REQ_ERR;
+	enum snic_event_type ev = code == ROCE_NAK_REM_ACCESS
+				  ? SNIC_EV_QP_ACCESS_ERR : SNIC_EV_QP_REQ_ERR;
 
 	if (code == ROCE_NAK_REM_ACCESS)
 		QCNT_INC(nic, qp, nak_access_sent);
@@ -65,67 +64,6 @@ static void nak_fatal(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
 	resp_flush_acks(nic, qp);
 	send_aeth(nic, qp, ROCE_AETH_NAK | code, psn);
 	qp_to_error(nic, qp, ev);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Receive WQEs.                                                           */
-
-static void recv_cqe(struct snic_nic *nic, struct snic_qp *qp, uint8_t status,
-		     uint8_t opcode, const struct roce_hdrs *h)
-{
-	struct snic_resp *r = &qp->resp;
-	struct snic_cqe cqe;
-
-	memset(&cqe, 0, sizeof(cqe));
-	cqe.wr_id = r->recv_wr_id;
-	cqe.status = status;
-	cqe.opcode = opcode;
-	cqe.byte_len = r->recv_len;
-	cqe.qp_num = qp->qpn;
-	cqe.src_qp = qp->attr.dest_qp_num;
-	cqe.wqe_idx = r->rq_ci;
-	if (h && (roce_opcodes[h->opcode].flags & ROCE_F_IMM)) {
-		cqe.imm_data = h->imm;
-		cqe.wc_flags = SNIC_WC_WITH_IMM;
-	}
-	r->rq_ci++;
-	r->in_send = false;
-	cq_post(nic, qp->rcq, &cqe, h && h->se);
-}
-
-/* Take the next RECV WQE; false when none is posted (RNR). */
-static bool recv_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st)
-{
-	struct snic_resp *r = &qp->resp;
-	struct {
-		struct snic_recv_wqe hdr;
-		struct snic_wqe_sge sge[SNIC_MAX_SGE];
-	} w;
-	uint64_t pa;
-
-	if (qp->has_srq)
-		return srq_take(nic, qp, st); /* srq.c */
-	*st = SNIC_WC_SUCCESS;
-	if (r->rq_ci == r->rq_pi)
-		qp_doorbell(nic, qp); /* posted but not yet rung for? */
-	if (r->rq_ci == r->rq_pi)
-		return false;
-	pa = qp->rq_pa + ((uint64_t)(r->rq_ci & (qp->rq_cnt - 1)) << qp->rq_stride_log);
-	if (core_dma_read(&nic->core, pa, &w.hdr, sizeof(w.hdr)) ||
-	    w.hdr.num_sge > qp->max_recv_sge ||
-	    (w.hdr.num_sge && core_dma_read(&nic->core, pa + sizeof(w.hdr), w.sge,
-					   w.hdr.num_sge * 16u))) {
-		w.hdr.num_sge = 0;
-		*st = SNIC_WC_LOC_QP_OP_ERR;
-	}
-	r->recv_wr_id = w.hdr.wr_id;
-	r->recv_len = 0;
-	r->in_send = true;
-	QCNT_INC(nic, qp, recv_wqes);
-	if (*st == SNIC_WC_SUCCESS)
-		*st = (uint8_t)sgl_load(nic, &r->rsgl, w.sge, w.hdr.num_sge, qp->pd,
-					SNIC_ACCESS_LOCAL_WRITE);
-	return true;
 }
 
 static void rnr_nak(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
@@ -139,61 +77,55 @@ static void rnr_nak(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 /* Request handlers.  Return false when the packet was not consumed (the
  * PSN does not advance: RNR or an error that ended the QP).              */
 
+/* The RECV a request consumes: none posted is an RNR NAK (9.7.5.2.8);
+ * an unusable one completes in error with a remote operational error
+ * NAK (a responder-side local error, 9.9.3.1.3).  False when the packet
+ * is not consumed. */
+static bool resp_take(struct snic_nic *nic, struct snic_qp *qp,
+		      const struct roce_hdrs *h, uint8_t wc_opcode)
+{
+	uint8_t st;
+
+	if (!recv_take(nic, qp, &st)) {
+		rnr_nak(nic, qp, h->psn);
+		return false;
+	}
+	if (st != SNIC_WC_SUCCESS) {
+		qp_recv_cqe(nic, qp, st, wc_opcode, NULL);
+		nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_OP_ERR);
+		return false;
+	}
+	return true;
+}
+
 static bool do_send(struct snic_nic *nic, struct snic_qp *qp,
 		    const struct roce_hdrs *h, uint32_t fl)
 {
 	struct snic_resp *r = &qp->resp;
 	uint8_t st;
 
-	if (fl & ROCE_F_FIRST) {
-		if (!recv_take(nic, qp, &st)) {
-			rnr_nak(nic, qp, h->psn);
-			return false;
-		}
-		if (st != SNIC_WC_SUCCESS) {
-			/* responder-side local error: IBTA 9.9.3.1.3 */
-			recv_cqe(nic, qp, st, SNIC_WC_RECV, NULL);
-			nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_OP_ERR);
-			return false;
-		}
-	}
-	if (r->recv_len + h->payload_len > r->rsgl.total) {
-		recv_cqe(nic, qp, SNIC_WC_LOC_LEN_ERR, SNIC_WC_RECV, NULL);
-		nak_fatal(nic, qp, h->psn, ROCE_NAK_INVALID_REQ);
+	if ((fl & ROCE_F_FIRST) && !resp_take(nic, qp, h, SNIC_WC_RECV))
+		return false;
+	st = recv_place(nic, qp, h);
+	if (st != SNIC_WC_SUCCESS) {
+		/* too long: an invalid request (9.7.5.2.4); memory gone: a
+		 * remote operational error (9.9.3.1.3) */
+		qp_recv_cqe(nic, qp, st, SNIC_WC_RECV, NULL);
+		nak_fatal(nic, qp, h->psn, st == SNIC_WC_LOC_LEN_ERR
+			  ? ROCE_NAK_INVALID_REQ : ROCE_NAK_REM_OP_ERR);
 		return false;
 	}
-	if (h->payload_len &&
-	    sgl_copy_in(nic, &r->rsgl, h->payload, h->payload_len)) {
-		recv_cqe(nic, qp, SNIC_WC_LOC_PROT_ERR, SNIC_WC_RECV, NULL);
-		nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_OP_ERR);
-		return false;
-	}
-	r->recv_len += h->payload_len;
 	if (fl & ROCE_F_LAST) {
-		recv_cqe(nic, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV, h);
+		qp_recv_cqe(nic, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV, h);
 		r->msn++;
 	}
 	return true;
-}
-
-/* The rkey check of a RETH or AtomicETH: the MR, the PD of this QP, the
- * MR's and the QP's access rights, the bounds (IBTA 9.7.5.2.3, C9-88:
- * a zero-length RDMA needs no valid rkey). */
-static bool rkey_ok(struct snic_nic *nic, const struct snic_qp *qp,
-		    uint32_t rkey, uint64_t va, uint64_t len, uint32_t access)
-{
-	if (len == 0)
-		return true;
-	if (!(qp->attr.qp_access_flags & access))
-		return false;
-	return mr_check(nic, rkey, qp->pd, access, va, len) != NULL;
 }
 
 static bool do_write(struct snic_nic *nic, struct snic_qp *qp,
 		     const struct roce_hdrs *h, uint32_t fl)
 {
 	struct snic_resp *r = &qp->resp;
-	uint8_t st;
 
 	if (fl & ROCE_F_FIRST) {
 		if (!rkey_ok(nic, qp, h->reth_rkey, h->reth_va, h->reth_len,
@@ -212,38 +144,23 @@ static bool do_write(struct snic_nic *nic, struct snic_qp *qp,
 		return false;
 	}
 	/* the immediate needs a RECV: without one, RNR before any write */
-	if ((fl & ROCE_F_IMM) && !r->in_send) {
-		if (!recv_take(nic, qp, &st)) {
-			/* not consumed: the retry starts the message again */
-			if (fl & ROCE_F_FIRST)
-				r->in_write = false;
-			rnr_nak(nic, qp, h->psn);
-			return false;
-		}
-		if (st != SNIC_WC_SUCCESS) {
-			recv_cqe(nic, qp, st, SNIC_WC_RECV_RDMA_WITH_IMM, NULL);
-			nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_OP_ERR);
-			return false;
-		}
+	if ((fl & ROCE_F_IMM) && !r->in_send &&
+	    !resp_take(nic, qp, h, SNIC_WC_RECV_RDMA_WITH_IMM)) {
+		/* not consumed: the retry starts the message again */
+		if (fl & ROCE_F_FIRST)
+			r->in_write = false;
+		return false;
 	}
-	if (h->payload_len) {
-		const struct snic_mr *mr = mr_check(nic, r->wr_mr, qp->pd,
-						    SNIC_ACCESS_REMOTE_WRITE,
-						    r->wr_va, h->payload_len);
-
-		if (!mr || mr_write(nic, mr, r->wr_va, h->payload, h->payload_len)) {
-			nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_ACCESS);
-			return false;
-		}
+	if (!resp_write_payload(nic, qp, h)) {
+		nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_ACCESS);
+		return false;
 	}
-	r->wr_va += h->payload_len;
-	r->wr_left -= h->payload_len;
 	if (fl & ROCE_F_LAST) {
 		r->in_write = false;
 		r->msn++;
 		if (fl & ROCE_F_IMM) {
 			r->recv_len = r->wr_len;
-			recv_cqe(nic, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV_RDMA_WITH_IMM, h);
+			qp_recv_cqe(nic, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV_RDMA_WITH_IMM, h);
 		}
 	}
 	return true;
@@ -591,14 +508,8 @@ static void rd_done(struct snic_resp *r, struct snic_rd_res *rd)
 
 static uint8_t rd_opcode(const struct snic_qp *qp, const struct snic_rd_res *rd)
 {
-	bool first = rd->sent == 0;
-	bool last = rd->len - rd->sent <= qp->mtu;
-
-	if (first && last)
-		return ROCE_RC_READ_RESP_ONLY;
-	if (first)
-		return ROCE_RC_READ_RESP_FIRST;
-	return last ? ROCE_RC_READ_RESP_LAST : ROCE_RC_READ_RESP_MIDDLE;
+	return roce_seg_opcode(ROCE_RC_READ_RESP_FIRST, rd->sent == 0,
+			       rd->len - rd->sent <= qp->mtu, false);
 }
 
 /* One response packet; false when out of buffers or the QP failed. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Receive-queue work: taking the RECV a message lands in, from the QP's
- * SRQ (IBTA 10.2.9) or its own RQ, the same for every transport.
+ * Receive-side work shared by every transport: whether the QP takes
+ * packets, the RECV a message lands in (from the QP's SRQ, IBTA 10.2.9, or
+ * its own RQ), placing a SEND's payload in it, and the R_Key check and
+ * placement of a WRITE's payload.
  */
 #include "transport/transport.h"
 
@@ -27,14 +29,14 @@ static bool take_at(struct snic_nic *nic, struct snic_qp *qp, uint64_t pa,
 	r->recv_wr_id = w.hdr.wr_id;
 	r->recv_len = 0;
 	r->in_send = true;
-	CNT_INC(&nic->core, recv_wqes);
+	QCNT_INC(nic, qp, recv_wqes);
 	if (*st == SNIC_WC_SUCCESS)
 		*st = (uint8_t)sgl_load(nic, &r->rsgl, w.sge, w.hdr.num_sge, qp->pd,
 					SNIC_ACCESS_LOCAL_WRITE);
 	return true;
 }
 
-bool srq_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st)
+static bool srq_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st)
 {
 	struct snic_srq *s = &nic->srqs[qp->srq];
 	uint64_t pa;
@@ -51,7 +53,7 @@ bool srq_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st)
 		if (s->ci == s->pi)
 			return false;
 	}
-	pa = s->ring_pa + ((uint64_t)(s->ci & (s->cnt - 1)) << s->stride_log);
+	pa = ring_slot_pa(s->ring_pa, s->ci, s->cnt, s->stride_log);
 	s->ci++;
 	take_at(nic, qp, pa, s->max_sge, st);
 	/* IBTA 10.2.9.6: below the limit, one event, then disarmed.  The
@@ -64,14 +66,16 @@ bool srq_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st)
 			s->pi = pi;
 		if (s->pi - s->ci < s->limit) {
 			s->limit = 0;
-			core_event(&nic->core, s->ctx, SNIC_EVENT_SRQ_LIMIT,
-				  srqn_of(s, qp->srq));
+			core_event(&nic->core, s->ctx, SNIC_EV_SRQ_LIMIT_REACHED,
+				  obj_handle(&(s)->obj, qp->srq));
 		}
 	}
 	return true;
 }
 
-bool recv_take_any(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st)
+/* The next RECV for qp into qp->resp (recv_wr_id, rsgl, in_send); *st
+ * says whether it is usable.  False when none is posted (RC: RNR). */
+bool recv_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st)
 {
 	struct snic_resp *r = &qp->resp;
 
@@ -81,8 +85,64 @@ bool recv_take_any(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st)
 		qp_doorbell(nic, qp); /* posted but not yet rung for? */
 	if (r->rq_ci == r->rq_pi)
 		return false;
-	return take_at(nic, qp, qp->rq_pa + ((uint64_t)(r->rq_ci & (qp->rq_cnt - 1))
-					     << qp->rq_stride_log),
-		       qp->max_recv_sge, st);
+	return take_at(nic, qp, qp_rq_wqe_pa(qp, r->rq_ci), qp->max_recv_sge, st);
+}
+
+/* Packets reach the receive side from RTR on, and not in error. */
+bool recv_state_ok(struct snic_nic *nic, struct snic_qp *qp)
+{
+	if (qp->state >= SNIC_QPS_RTR && qp->state != SNIC_QPS_ERR)
+		return true;
+	QCNT_INC(nic, qp, rx_drop_qp_state);
+	return false;
+}
+
+/* A SEND packet's payload into the RECV held: LOC_LEN_ERR when it does
+ * not fit, LOC_PROT_ERR when its memory went away. */
+uint8_t recv_place(struct snic_nic *nic, struct snic_qp *qp,
+		   const struct roce_hdrs *h)
+{
+	struct snic_resp *r = &qp->resp;
+
+	if (r->recv_len + h->payload_len > r->rsgl.total)
+		return SNIC_WC_LOC_LEN_ERR;
+	if (h->payload_len &&
+	    sgl_copy_in(nic, &r->rsgl, h->payload, h->payload_len))
+		return SNIC_WC_LOC_PROT_ERR;
+	r->recv_len += h->payload_len;
+	return SNIC_WC_SUCCESS;
+}
+
+/* The rkey check of a RETH or AtomicETH: the MR, the PD of this QP, the
+ * MR's and the QP's access rights, the bounds (IBTA 9.7.5.2.3, C9-88:
+ * a zero-length RDMA needs no valid rkey).  UC checks the same. */
+bool rkey_ok(struct snic_nic *nic, const struct snic_qp *qp, uint32_t rkey,
+	     uint64_t va, uint64_t len, uint32_t access)
+{
+	if (len == 0)
+		return true;
+	if (!(qp->attr.qp_access_flags & access))
+		return false;
+	return mr_check(nic, rkey, qp->pd, access, va, len) != NULL;
+}
+
+/* A WRITE packet's payload at the write cursor (wr_mr, wr_va), which moves
+ * on; false when the MR no longer allows it. */
+bool resp_write_payload(struct snic_nic *nic, struct snic_qp *qp,
+			const struct roce_hdrs *h)
+{
+	struct snic_resp *r = &qp->resp;
+
+	if (h->payload_len) {
+		const struct snic_mr *mr = mr_check(nic, r->wr_mr, qp->pd,
+						    SNIC_ACCESS_REMOTE_WRITE,
+						    r->wr_va, h->payload_len);
+
+		if (!mr || mr_write(nic, mr, r->wr_va, h->payload, h->payload_len))
+			return false;
+	}
+	r->wr_va += h->payload_len;
+	r->wr_left -= h->payload_len;
+	return true;
 }
 

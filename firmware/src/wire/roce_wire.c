@@ -493,3 +493,26 @@ uint32_t roce_build(uint8_t *frame, const struct roce_hdrs *h,
 		 roce_icrc(frame, len - ROCE_ICRC_LEN));
 	return len;
 }
+
+/* The opcode of one packet of a multi-packet message, looked up in the
+ * opcode table (IBTA 9.2 table 37): `family` is the message's FIRST opcode
+ * (SEND_FIRST, WRITE_FIRST or READ_RESP_FIRST, RC or UC); first and last
+ * place the packet (both: ONLY); imm asks for the variant with an
+ * immediate, which only LAST and ONLY have. */
+uint8_t roce_seg_opcode(uint8_t family, bool first, bool last, bool imm)
+{
+	const uint32_t kinds = ROCE_F_SEND | ROCE_F_WRITE | ROCE_F_READ |
+			       ROCE_F_REQ | ROCE_F_RESP | ROCE_F_INV;
+	uint32_t kind = roce_opcodes[family].flags & kinds;
+	uint32_t want = (first ? ROCE_F_FIRST : 0) | (last ? ROCE_F_LAST : 0) |
+			(imm && last ? ROCE_F_IMM : 0);
+
+	for (uint8_t op = family; op < family + 6; op++) {
+		uint32_t f = roce_opcodes[op].flags;
+
+		if ((f & kinds) == kind &&
+		    (f & (ROCE_F_FIRST | ROCE_F_LAST | ROCE_F_IMM)) == want)
+			return op;
+	}
+	return family; /* not reached for the three families above */
+}

@@ -156,6 +156,8 @@ enum roce_parse_result {
 };
 
 /* Parse and validate a frame (headers, lengths, IPv4 checksum, ICRC). */
+uint8_t roce_seg_opcode(uint8_t family, bool first, bool last, bool imm);
+
 enum roce_parse_result roce_parse(const uint8_t *frame, uint32_t len,
 				  struct roce_hdrs *h);
 

@@ -42,14 +42,34 @@ bool neigh_rx_arp(struct snic_neigh_tbl *t, struct snic_pkt *pkt,
 		  uint32_t *ip, uint8_t mac[6]);
 void neigh_announce(struct snic_neigh_tbl *t);
 
-/* classify.c: what a received frame is, every drop counted by reason */
+/* What a received frame is: ARP, a RoCEv2 packet for us (parsed and
+ * checked by the codec), or a drop counted by its reason (classify.c). */
 enum wire_rx_kind {
 	WIRE_RX_DROP,           /* counted, nothing more to do             */
 	WIRE_RX_ARP,
 	WIRE_RX_ROCE,           /* h is filled, addressed to us            */
 };
-enum wire_rx_kind wire_classify(struct snic_core *c, const struct snic_pkt *p,
-				struct roce_hdrs *h);
+void wire_count_drop(struct snic_core *c, enum roce_parse_result r);
+
+static inline enum wire_rx_kind wire_classify(struct snic_core *c,
+					      const struct snic_pkt *p,
+					      struct roce_hdrs *h)
+{
+	enum roce_parse_result r;
+
+	if (p->len >= ROCE_ETH_HLEN && p->data[12] == 0x08 && p->data[13] == 0x06)
+		return WIRE_RX_ARP;
+	r = roce_parse(p->data, p->len, h);
+	if (r != ROCE_OK) {
+		wire_count_drop(c, r);
+		return WIRE_RX_DROP;
+	}
+	if (h->dip != c->cfg.ipv4) {
+		CNT_INC(c, rx_drop_not_for_us);
+		return WIRE_RX_DROP;
+	}
+	return WIRE_RX_ROCE;
+}
 
 /* GID -> IPv4 for an IPv4-mapped GID (::ffff:a.b.c.d, RFC 4291 2.5.5.2);
  * *ok is false for any other GID. */

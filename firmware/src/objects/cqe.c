@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The two CQE builders: a send WQE's completion and the completion of the
+ * RECV a QP holds (qp->resp).  Every transport and the flush build their
+ * CQEs here (IBTA 11.4.2.1 lists the work completion's fields).
+ */
+#include <string.h>
+
+#include "objects/objects.h"
+
+void qp_send_cqe(struct snic_nic *nic, struct snic_qp *qp,
+		 const struct snic_inflight *f, uint8_t status)
+{
+	static const uint8_t wc_op[] = {
+		[SNIC_WR_RDMA_WRITE] = SNIC_WC_RDMA_WRITE,
+		[SNIC_WR_RDMA_WRITE_WITH_IMM] = SNIC_WC_RDMA_WRITE,
+		[SNIC_WR_SEND] = SNIC_WC_SEND,
+		[SNIC_WR_SEND_WITH_IMM] = SNIC_WC_SEND,
+		[SNIC_WR_RDMA_READ] = SNIC_WC_RDMA_READ,
+		[SNIC_WR_ATOMIC_CMP_AND_SWP] = SNIC_WC_COMP_SWAP,
+		[SNIC_WR_ATOMIC_FETCH_AND_ADD] = SNIC_WC_FETCH_ADD,
+	};
+	struct snic_cqe cqe;
+
+	/* Unsignaled successes leave no CQE (IBTA 10.8.2.2, C10-97) */
+	if (status == SNIC_WC_SUCCESS && !f->signaled)
+		return;
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.wr_id = f->wr_id;
+	cqe.status = status;
+	cqe.opcode = f->opcode < sizeof(wc_op) ? wc_op[f->opcode] : 0;
+	cqe.byte_len = f->len;
+	cqe.qp_num = qp->qpn;
+	cqe.wqe_idx = f->wqe_idx;
+	cqe.is_send = 1;
+	cq_post(nic, qp->scq, &cqe, false);
+}
+
+/* The RECV the QP holds completes (recv_wr_id, recv_len; wqe_idx is the
+ * RQ index).  h: the packet that completed it, for the immediate, the
+ * solicited bit and, on UD, the source QP; NULL for flushes and errors
+ * found before a packet could count. */
+void qp_recv_cqe(struct snic_nic *nic, struct snic_qp *qp, uint8_t status,
+		 uint8_t opcode, const struct roce_hdrs *h)
+{
+	struct snic_resp *r = &qp->resp;
+	struct snic_cqe cqe;
+
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.wr_id = r->recv_wr_id;
+	cqe.status = status;
+	cqe.opcode = opcode;
+	cqe.byte_len = r->recv_len;
+	cqe.qp_num = qp->qpn;
+	cqe.src_qp = qp->attr.dest_qp_num;
+	cqe.wqe_idx = r->rq_ci;
+	if (qp->type == SNIC_QPT_UD && h) {
+		/* UD: the sender and the GRH area at the buffer's start */
+		cqe.src_qp = h->deth_sqpn;
+		if (status == SNIC_WC_SUCCESS)
+			cqe.wc_flags = SNIC_WC_GRH;
+	}
+	if (h && (roce_opcodes[h->opcode].flags & ROCE_F_IMM)) {
+		cqe.imm_data = h->imm;
+		cqe.wc_flags |= SNIC_WC_WITH_IMM;
+	}
+	r->rq_ci++;
+	r->in_send = false;
+	qp->uc_keep = false;
+	cq_post(nic, qp->rcq, &cqe, h && h->se);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transport of each QP type: the work requests it executes, its BTH
+ * opcode prefix, its requester turn and its receive routine.  The table is
+ * indexed by the type fixed at QP creation (objects/qp.c accepts RC, UC
+ * and UD only), so no packet path asks "which type is this?".
+ */
+#include "transport/transport.h"
+
+#define WR(op) (1u << SNIC_WR_##op)
+
+/* RC: requests to the responder, responses to the completer, both only
+ * from the QP's peer (IBTA 9.6.1.5: the source must match the path). */
+static bool rc_rx(struct snic_nic *nic, struct snic_qp *qp,
+		  const struct roce_hdrs *h)
+{
+	if (h->opcode >= ROCE_UC_BASE) {
+		CNT_INC(&nic->core, rx_drop_unknown_qpn); /* no such QP of that type */
+		return false;
+	}
+	if (h->sip != qp->dip) {
+		CNT_INC(&nic->core, rx_drop_wrong_peer);
+		return false;
+	}
+	if (roce_opcodes[h->opcode].flags & ROCE_F_REQ) {
+		resp_rx(nic, qp, h);
+		return qp->resp.ack_pending;
+	}
+	comp_rx(nic, qp, h);
+	return false;
+}
+
+/* IBTA 9.2 table 37 (operations per service) and 9.2.1 (opcode prefixes). */
+const struct snic_xport_ops xport_tbl[SNIC_QPT_UD + 1] = {
+	[SNIC_QPT_RC] = {
+		.wr_ops = WR(RDMA_WRITE) | WR(RDMA_WRITE_WITH_IMM) | WR(SEND) |
+			  WR(SEND_WITH_IMM) | WR(RDMA_READ) |
+			  WR(ATOMIC_CMP_AND_SWP) | WR(ATOMIC_FETCH_AND_ADD),
+		.bth_base = 0x00,
+		.req = rc_req_qp,
+		.rx = rc_rx,
+	},
+	[SNIC_QPT_UC] = {
+		.wr_ops = WR(RDMA_WRITE) | WR(RDMA_WRITE_WITH_IMM) | WR(SEND) |
+			  WR(SEND_WITH_IMM),
+		.bth_base = ROCE_UC_BASE,
+		.req = uc_req_qp,
+		.rx = uc_rx,
+	},
+	[SNIC_QPT_UD] = {
+		.wr_ops = WR(SEND) | WR(SEND_WITH_IMM),
+		.bth_base = 0x60,
+		.req = ud_req_qp,
+		.rx = ud_rx,
+	},
+};

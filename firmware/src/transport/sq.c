@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Send-queue work shared by every QP type: reading a WQE and checking its
+ * control part against what the QP's type executes, loading its data
+ * (inline bytes or SGEs checked against their lkeys), the opcode and
+ * extension headers of each packet, gathering payload into a frame, the
+ * completion of the WQE in hand, and the wait for the destination's MAC.
+ */
+#include <string.h>
+
+#include "transport/transport.h"
+
+/* Read the WQE at sq_fetch into qp->cur and check its control part. */
+uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp)
+{
+	struct snic_req_cur *cur = &qp->cur;
+	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
+
+	cur->wqe_idx = qp->sq_fetch;
+	cur->len = 0;
+	cur->sent = 0;
+	if (core_dma_read(&nic->core, qp_sq_wqe_pa(qp, qp->sq_fetch), &cur->hdr,
+			  sizeof(cur->hdr)))
+		return SNIC_WC_LOC_QP_OP_ERR;
+	/* an operation the service does not have (IBTA 9.2 table 37) */
+	if (c->opcode >= 32 || !(xport_of(qp)->wr_ops & (1u << c->opcode)))
+		return SNIC_WC_LOC_QP_OP_ERR;
+	if (c->flags & SNIC_SEND_INLINE) {
+		if (c->inline_len > qp->max_inline || wr_is_rd_atomic(c->opcode))
+			return SNIC_WC_LOC_QP_OP_ERR;
+	} else if (c->num_sge > qp->max_send_sge) {
+		return SNIC_WC_LOC_QP_OP_ERR;
+	}
+	return SNIC_WC_SUCCESS;
+}
+
+/* Load the WQE's data: inline bytes, or SGEs validated against their
+ * lkeys for `access` (local write for READ/atomic results); sets len. */
+uint8_t sq_load(struct snic_nic *nic, struct snic_qp *qp, uint32_t access)
+{
+	struct snic_req_cur *cur = &qp->cur;
+	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
+	uint64_t pa = qp_sq_wqe_pa(qp, cur->wqe_idx) + sizeof(struct snic_send_wqe);
+	struct snic_wqe_sge sge[SNIC_MAX_SGE];
+	uint8_t st;
+
+	if (c->flags & SNIC_SEND_INLINE) {
+		if (core_dma_read(&nic->core, pa, cur->inline_data, c->inline_len))
+			return SNIC_WC_LOC_QP_OP_ERR;
+		cur->len = c->inline_len;
+		return SNIC_WC_SUCCESS;
+	}
+	if (c->num_sge && core_dma_read(&nic->core, pa, sge, c->num_sge * 16u))
+		return SNIC_WC_LOC_QP_OP_ERR;
+	st = (uint8_t)sgl_load(nic, &cur->sgl, sge, c->num_sge, qp->pd, access);
+	if (st)
+		return st;
+	cur->len = (uint32_t)cur->sgl.total;
+	return SNIC_WC_SUCCESS;
+}
+
+/* The BTH opcode of the next packet of the current message. */
+uint8_t sq_opcode(const struct snic_qp *qp, const struct snic_req_cur *cur)
+{
+	uint8_t op = cur->hdr.ctrl.opcode, base = xport_of(qp)->bth_base;
+	bool first = cur->sent == 0, last = cur->len - cur->sent <= qp->mtu;
+
+	switch (op) {
+	case SNIC_WR_SEND:
+	case SNIC_WR_SEND_WITH_IMM:
+		return roce_seg_opcode(base | ROCE_RC_SEND_FIRST, first, last,
+				       op == SNIC_WR_SEND_WITH_IMM);
+	case SNIC_WR_RDMA_WRITE:
+	case SNIC_WR_RDMA_WRITE_WITH_IMM:
+		return roce_seg_opcode(base | ROCE_RC_WRITE_FIRST, first, last,
+				       op == SNIC_WR_RDMA_WRITE_WITH_IMM);
+	case SNIC_WR_RDMA_READ:
+		return ROCE_RC_READ_REQ;
+	case SNIC_WR_ATOMIC_CMP_AND_SWP:
+		return ROCE_RC_CMP_SWAP;
+	default:
+		return ROCE_RC_FETCH_ADD;
+	}
+}
+
+/* RETH, immediate, AtomicETH and the solicited bit, as the opcode asks. */
+void sq_fill_ext(const struct snic_req_cur *cur, struct roce_hdrs *h)
+{
+	const struct snic_send_wqe *w = &cur->hdr;
+	uint32_t fl = roce_opcodes[h->opcode].flags;
+
+	if (fl & ROCE_F_RETH) {
+		h->reth_va = w->raddr.remote_addr;
+		h->reth_rkey = w->raddr.rkey;
+		h->reth_len = cur->len;
+	}
+	if (fl & ROCE_F_IMM)
+		h->imm = w->ctrl.imm_data;
+	if (fl & ROCE_F_ATOMIC) {
+		h->atomic_va = w->raddr.remote_addr;
+		h->atomic_rkey = w->raddr.rkey;
+		h->atomic_swap_add = w->ctrl.opcode == SNIC_WR_ATOMIC_CMP_AND_SWP
+				     ? w->atomic.swap : w->atomic.compare_add;
+		h->atomic_cmp = w->atomic.compare_add;
+	}
+	h->se = (fl & ROCE_F_LAST) && (w->ctrl.flags & SNIC_SEND_SOLICITED);
+}
+
+/* Copy the next n payload bytes of the current message to dst. */
+int sq_gather(struct snic_nic *nic, struct snic_req_cur *cur, uint8_t *dst,
+	      uint32_t n)
+{
+	if (cur->hdr.ctrl.flags & SNIC_SEND_INLINE) {
+		memcpy(dst, cur->inline_data + cur->sent, n);
+		return 0;
+	}
+	return sgl_copy_out(nic, &cur->sgl, dst, n);
+}
+
+/* The WQE in hand completes now with `status`; an error ends the QP
+ * (IBTA 10.8.3.1: the failed WQE, then C10-39 flushes the rest). */
+void sq_complete(struct snic_nic *nic, struct snic_qp *qp, uint8_t status)
+{
+	struct snic_req_cur *cur = &qp->cur;
+	struct snic_inflight f;
+
+	memset(&f, 0, sizeof(f));
+	f.wr_id = cur->hdr.ctrl.wr_id;
+	f.opcode = cur->hdr.ctrl.opcode;
+	f.wqe_idx = cur->wqe_idx;
+	f.len = cur->len;
+	f.signaled = (cur->hdr.ctrl.flags & SNIC_SEND_SIGNALED) || qp->sq_sig_all;
+	qp_send_cqe(nic, qp, &f, status);
+	qp->sq_fetch = cur->wqe_idx + 1;
+	cur->valid = false;
+	if (status != SNIC_WC_SUCCESS) {
+		CNT_INC(&nic->core, wqe_errors);
+		qp_to_error(nic, qp, UINT32_MAX);
+	}
+}
+
+/* No MAC for ip yet: ask ARP again at most once per SNIC_ARP_RETRY_NS. */
+void sq_arp_retry(struct snic_nic *nic, struct snic_qp *qp, uint32_t ip)
+{
+	if (nic->core.now < qp->arp_next_ns)
+		return;
+	qp->arp_next_ns = nic->core.now + SNIC_ARP_RETRY_NS;
+	neigh_resolve(&nic->neigh, ip);
+}
+
+/* UD and UC: one packet of the current message with the headers in h;
+ * the WQE completes when its last packet is queued (no ACKs).  False
+ * when no buffer was free (try again next pass). */
+bool sq_unrel_packet(struct snic_nic *nic, struct snic_qp *qp,
+		     struct roce_hdrs *h, uint32_t mtu)
+{
+	struct snic_req_cur *cur = &qp->cur;
+	uint32_t n = cur->len - cur->sent;
+	struct snic_pkt *p;
+
+	if (n > mtu)
+		n = mtu;
+	p = core_pkt_alloc(&nic->core);
+	if (!p)
+		return false;
+	if (n && sq_gather(nic, cur, p->data + roce_hdr_len(h->opcode), n))
+		CNT_INC(&nic->core, dma_errors);
+	p->len = (uint16_t)roce_build(p->data, h, n);
+	core_tx(&nic->core, p);
+	cur->sent += n;
+	qp->npsn = (qp->npsn + 1) & ROCE_PSN_MASK;
+	if (cur->sent >= cur->len)
+		sq_complete(nic, qp, SNIC_WC_SUCCESS);
+	return true;
+}
+
+/* UD and UC: fetch and load the next WQE; a message longer than lim
+ * (UD: one packet of the port's MTU) is a local length error. */
+static uint8_t unrel_fetch(struct snic_nic *nic, struct snic_qp *qp,
+			   uint32_t lim)
+{
+	struct snic_req_cur *cur = &qp->cur;
+	uint8_t st = sq_read_wqe(nic, qp);
+
+	cur->valid = true; /* sq_complete() completes it, whatever st */
+	if (st == SNIC_WC_SUCCESS)
+		st = sq_load(nic, qp, 0);
+	if (st == SNIC_WC_SUCCESS && cur->len > lim)
+		st = SNIC_WC_LOC_LEN_ERR;
+	if (st)
+		return st;
+	cur->first_psn = qp->npsn;
+	cur->npkts = 0; /* UD: ARP requests sent for this datagram */
+	QCNT_INC(nic, qp, send_wqes);
+	return SNIC_WC_SUCCESS;
+}
+
+/* UD and UC: the requester's turn for one QP; `send` queues the next
+ * packet of the current message (false: try again later).  True to stay
+ * scheduled. */
+bool sq_unrel_run(struct snic_nic *nic, struct snic_qp *qp, uint32_t lim,
+		  bool (*send)(struct snic_nic *, struct snic_qp *))
+{
+	unsigned budget = SNIC_QP_TX_BUDGET;
+
+	while (budget-- && nic->core.tx_budget) {
+		if (!qp->cur.valid) {
+			uint8_t st;
+
+			if (qp->sq_fetch == qp->sq_pi)
+				return false;
+			st = unrel_fetch(nic, qp, lim);
+			if (st) {
+				sq_complete(nic, qp, st);
+				return false;
+			}
+		}
+		if (!send(nic, qp))
+			return true; /* no buffer, or waiting for ARP */
+		if (qp->state != SNIC_QPS_RTS)
+			return false;
+	}
+	return true;
+}
