@@ -91,6 +91,11 @@ static int emu_dma_read(void *h, uint64_t pa, void *dst, uint32_t len)
 	return snic_posix_dma_read(&E(h)->posix, pa, dst, len);
 }
 
+static int emu_dma_load_acquire32(void *h, uint64_t pa, uint32_t *val)
+{
+	return snic_posix_dma_load_acquire32(&E(h)->posix, pa, val);
+}
+
 static int emu_dma_write(void *h, uint64_t pa, const void *src, uint32_t len)
 {
 	return snic_posix_dma_write(&E(h)->posix, pa, src, len);
@@ -163,6 +168,7 @@ static const struct snic_hal_ops emu_hal_ops = {
 	.link_up = emu_link_up,
 	.notify_host = emu_notify_host,
 	.log = emu_log,
+	.dma_load_acquire32 = emu_dma_load_acquire32,
 };
 
 /* ---------------------------------------------------------------------- */

@@ -70,6 +70,11 @@ static int qv_dma_read(void *h, uint64_t pa, void *dst, uint32_t len)
 	return snic_hostwin_dma_read(&Q(h)->win, pa, dst, len);
 }
 
+static int qv_dma_load_acquire32(void *h, uint64_t pa, uint32_t *val)
+{
+	return snic_hostwin_dma_load_acquire32(&Q(h)->win, pa, val);
+}
+
 static int qv_dma_write(void *h, uint64_t pa, const void *src, uint32_t len)
 {
 	return snic_hostwin_dma_write(&Q(h)->win, pa, src, len);
@@ -150,6 +155,7 @@ static const struct snic_hal_ops qv_hal_ops = {
 	.link_up = qv_link_up,
 	.notify_host = qv_notify_host,
 	.log = qv_log,
+	.dma_load_acquire32 = qv_dma_load_acquire32,
 };
 
 /* ---------------------------------------------------------------------- */

@@ -20,6 +20,18 @@ int snic_hostwin_dma_read(void *hal, uint64_t pa, void *dst, uint32_t len)
 	return 0;
 }
 
+/* A producer index the host stored with release: LDAR pairs with it. */
+int snic_hostwin_dma_load_acquire32(void *hal, uint64_t pa, uint32_t *val)
+{
+	const struct snic_hostwin *w = hal;
+
+	if ((pa & 3u) || !in_window(w, pa, 4))
+		return -1;
+	*val = __atomic_load_n((const uint32_t *)(const void *)(w->base + pa),
+			       __ATOMIC_ACQUIRE);
+	return 0;
+}
+
 int snic_hostwin_dma_write(void *hal, uint64_t pa, const void *src,
 			   uint32_t len)
 {

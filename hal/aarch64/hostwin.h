@@ -20,6 +20,7 @@ struct snic_hostwin {
 };
 
 int snic_hostwin_dma_read(void *hal, uint64_t pa, void *dst, uint32_t len);
+int snic_hostwin_dma_load_acquire32(void *hal, uint64_t pa, uint32_t *val);
 int snic_hostwin_dma_write(void *hal, uint64_t pa, const void *src,
 			   uint32_t len);
 int snic_hostwin_cmp_swap(void *hal, uint64_t pa, uint64_t cmp,

@@ -415,6 +415,19 @@ int snic_posix_dma_read(void *hal, uint64_t pa, void *dst, uint32_t len)
 	return 0;
 }
 
+/* The host stores its producer indexes with release (C11, same process
+ * or another one mapping the same file): an acquire load pairs with it. */
+int snic_posix_dma_load_acquire32(void *hal, uint64_t pa, uint32_t *val)
+{
+	const struct snic_posix_nic *p = hal;
+
+	if ((pa & 3u) || pa > p->hm_size || 4 > p->hm_size - pa)
+		return -1;
+	*val = __atomic_load_n((const uint32_t *)(const void *)(p->hm_base + pa),
+			       __ATOMIC_ACQUIRE);
+	return 0;
+}
+
 int snic_posix_dma_write(void *hal, uint64_t pa, const void *src,
 			 uint32_t len)
 {

@@ -19,11 +19,18 @@ static bool range_ok(const struct fake_hal *fh, uint64_t pa, uint64_t len)
 	return pa + len >= pa && pa + len <= fh->mem_size;
 }
 
+/* [pa, pa + len) touches the failing window [lo, hi). */
+static bool hits(uint64_t pa, uint64_t len, uint64_t lo, uint64_t hi)
+{
+	return hi && pa < hi && pa + len > lo;
+}
+
 static int fh_dma_read(void *hal, uint64_t pa, void *dst, uint32_t len)
 {
 	struct fake_hal *fh = FH(hal);
 
-	if (!range_ok(fh, pa, len)) {
+	if (!range_ok(fh, pa, len) ||
+	    hits(pa, len, fh->fail_rd_lo, fh->fail_rd_hi)) {
 		fh->dma_faults++;
 		return -1;
 	}
@@ -36,12 +43,28 @@ static int fh_dma_write(void *hal, uint64_t pa, const void *src, uint32_t len)
 {
 	struct fake_hal *fh = FH(hal);
 
-	if (!range_ok(fh, pa, len)) {
+	if (!range_ok(fh, pa, len) ||
+	    hits(pa, len, fh->fail_wr_lo, fh->fail_wr_hi)) {
 		fh->dma_faults++;
 		return -1;
 	}
 	memcpy(fh->mem + pa, src, len);
 	fh->dma_writes++;
+	return 0;
+}
+
+static int fh_load_acquire32(void *hal, uint64_t pa, uint32_t *val)
+{
+	struct fake_hal *fh = FH(hal);
+
+	if ((pa & 3) || !range_ok(fh, pa, 4) ||
+	    hits(pa, 4, fh->fail_rd_lo, fh->fail_rd_hi)) {
+		fh->dma_faults++;
+		return -1;
+	}
+	*val = __atomic_load_n((const uint32_t *)(const void *)(fh->mem + pa),
+			       __ATOMIC_ACQUIRE);
+	fh->acquire_loads++;
 	return 0;
 }
 
@@ -51,7 +74,7 @@ static int fh_cmp_swap(void *hal, uint64_t pa, uint64_t cmp, uint64_t swap,
 	struct fake_hal *fh = FH(hal);
 	uint64_t v;
 
-	if ((pa & 7) || !range_ok(fh, pa, 8)) {
+	if ((pa & 7) || !range_ok(fh, pa, 8) || fh->fail_atomics) {
 		fh->dma_faults++;
 		return -1;
 	}
@@ -68,7 +91,7 @@ static int fh_fetch_add(void *hal, uint64_t pa, uint64_t add, uint64_t *old)
 	struct fake_hal *fh = FH(hal);
 	uint64_t v;
 
-	if ((pa & 7) || !range_ok(fh, pa, 8)) {
+	if ((pa & 7) || !range_ok(fh, pa, 8) || fh->fail_atomics) {
 		fh->dma_faults++;
 		return -1;
 	}
@@ -291,6 +314,7 @@ static const struct snic_hal_ops fake_ops = {
 	.dma_write = fh_dma_write,
 	.dma_cmp_swap = fh_cmp_swap,
 	.dma_fetch_add = fh_fetch_add,
+	.dma_load_acquire32 = fh_load_acquire32,
 	.now_ns = fh_now,
 	.rx_burst = fh_rx_burst,
 	.tx_burst = fh_tx_burst,

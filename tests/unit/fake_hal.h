@@ -64,6 +64,11 @@ struct fake_hal {
 	bool fault_on;
 	struct snic_fault fault;
 	struct snic_fault_io fault_io;
+	/* DMA faults on purpose: reads / writes touching [fail_lo, fail_hi)
+	 * fail (fail_hi 0 = none), atomics fail while fail_atomics */
+	uint64_t fail_rd_lo, fail_rd_hi, fail_wr_lo, fail_wr_hi;
+	bool fail_atomics;
+	uint64_t acquire_loads;       /* dma_load_acquire32 calls            */
 };
 
 /* Set up with a host-memory window of mem_size bytes.  Returns 0. */

@@ -486,6 +486,92 @@ static void test_qp_err_flushes(void)
 	env_free(e);
 }
 
+/* A QP with full rings going to ERR flushes SNIC_FLUSH_BUDGET WQEs per
+ * poll pass, sends first, every WQE once, in order. */
+static void test_qp_flush_budgeted(void)
+{
+	struct qp_env *e = calloc(1, sizeof(*e));
+	struct fqp_caps caps = { .sq_cnt = 512, .rq_cnt = 512, .max_send_sge = 1,
+				 .max_recv_sge = 1 };
+	struct snic_qp_attr a;
+	struct snic_cqe cqe;
+	unsigned n = 0, first_pass;
+
+	fdev_init(&e->dev, "snic0", MAC0, 0xc6120001u, 4200);
+	CU_ASSERT_EQUAL_FATAL(fctx_open(&e->c, &e->dev, 0), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fctx_alloc_pd(&e->c, &e->pdn), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fcq_create(&e->cq, &e->c, 2048), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fqp_create(&e->qp, &e->c, e->pdn, &e->cq, &e->cq,
+					 &caps), SNIC_ST_OK);
+	attr_init(&a);
+	CU_ASSERT_EQUAL_FATAL(fqp_modify(&e->qp, MASK_INIT, &a), SNIC_ST_OK);
+	for (uint32_t i = 0; i < 512; i++) {
+		struct fwr wr = { .wr_id = i, .opcode = SNIC_WR_SEND };
+
+		fqp_write_send(&e->qp, &wr);
+		fqp_post_recv(&e->qp, 1000 + i, NULL, 0);
+	}
+	memset(&a, 0, sizeof(a));
+	a.qp_state = SNIC_QPS_ERR;
+	CU_ASSERT_EQUAL_FATAL(fqp_modify(&e->qp, M(STATE), &a), SNIC_ST_OK);
+	while (fcq_poll(&e->cq, &cqe) == 1)
+		n++;
+	first_pass = n;
+	/* the command's own pass and at most FDEV_CMD_POLLS more ran */
+	CU_ASSERT(first_pass >= SNIC_FLUSH_BUDGET);
+	CU_ASSERT(first_pass < 1024);
+	CU_ASSERT_EQUAL(first_pass % SNIC_FLUSH_BUDGET, 0);
+	fdev_poll(&e->dev, 8);
+	while (fcq_poll(&e->cq, &cqe) == 1) {
+		CU_ASSERT_EQUAL(cqe.status, SNIC_WC_WR_FLUSH_ERR);
+		CU_ASSERT_EQUAL(cqe.wr_id, n < 512 ? n : 1000 + n - 512);
+		n++;
+	}
+	CU_ASSERT_EQUAL(n, 1024);
+	env_free(e);
+}
+
+/* snic_nic_init refuses a HAL without a mandatory op and says which. */
+static void test_hal_ops_checked(void)
+{
+	struct fdev *d = calloc(1, sizeof(*d));
+	struct snic_hal_ops ops;
+	struct snic_hal hal;
+
+	fdev_init(d, "snic0", MAC0, 0xc6120001u, 4200);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d->nic);
+	snic_nic_fini(d->nic); /* its buffers back: the memory is re-used */
+	ops = *d->hal.hal.ops;
+	ops.tx_burst = NULL;
+	hal = (struct snic_hal){ .ops = &ops, .ctx = d->hal.hal.ctx };
+	CU_ASSERT_PTR_NULL(snic_nic_init(d->nic_mem, &d->cfg, &hal, d->bar));
+	CU_ASSERT_STRING_EQUAL(d->hal.log[(d->hal.nlog - 1) % FH_LOG_KEEP],
+			       "HAL op missing: tx_burst");
+	/* the optional one may be missing */
+	ops = *d->hal.hal.ops;
+	ops.dma_load_acquire32 = NULL;
+	CU_ASSERT_PTR_NOT_NULL(snic_nic_init(d->nic_mem, &d->cfg, &hal, d->bar));
+	CU_ASSERT_EQUAL(fdev_fini(d), 0);
+	free(d);
+}
+
+/* The doorbell record is read with the HAL's acquire load. */
+static void test_dbrec_acquire(void)
+{
+	struct qp_env *e = env_new(4200);
+	struct snic_qp_attr a;
+	uint64_t before;
+
+	attr_init(&a);
+	CU_ASSERT_EQUAL_FATAL(fqp_modify(&e->qp, MASK_INIT, &a), SNIC_ST_OK);
+	before = e->dev.hal.acquire_loads;
+	fqp_post_recv(&e->qp, 1, NULL, 0);
+	fdev_poll(&e->dev, 2);
+	CU_ASSERT_EQUAL(e->dev.hal.acquire_loads, before + 2); /* sq_pi, rq_pi */
+	CU_ASSERT_EQUAL(e->dev.nic->qps[SNIC_QPN_IDX(e->qp.qpn)].resp.rq_pi, 1);
+	env_free(e);
+}
+
 /* Create / destroy: references on PD and CQ, stale QPNs. */
 static void test_qp_create_destroy(void)
 {
@@ -522,6 +608,9 @@ static void test_qp_create_destroy(void)
 }
 
 UNIT_SUITE(qp, NULL, NULL,
+	   UNIT_TEST(test_qp_flush_budgeted),
+	   UNIT_TEST(test_hal_ops_checked),
+	   UNIT_TEST(test_dbrec_acquire),
 	   UNIT_TEST(test_qp_transition_table),
 	   UNIT_TEST(test_qp_modify_path),
 	   UNIT_TEST(test_qp_modify_bad_values),

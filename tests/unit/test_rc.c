@@ -1132,6 +1132,136 @@ static void test_rc_reset_reconnect(void)
 	env_free(e);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Local failures: nothing goes on the wire without its data.              */
+
+/* The second half of a WRITE's source cannot be read: no frame carries
+ * made-up data; the WQE completes with a local protection error. */
+static void test_rc_gather_fails(void)
+{
+	struct rc_env *e = env_new();
+	struct snic_cqe c;
+	struct snic_wqe_sge s = sga(e, 0, 65536);
+	uint64_t dma0 = cA(e, "dma_errors");
+
+	pattern(A(e, 0), 65536, 9);
+	memset(B(e, 0), 0x5a, 65536);
+	e->s->a.hal.fail_rd_lo = e->p.bufa + 32768;
+	e->s->a.hal.fail_rd_hi = e->p.bufa + 65536;
+	struct fwr w = { .wr_id = 5, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	fqp_post_send(&e->p.qa, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+	CU_ASSERT_EQUAL(c.wr_id, 5);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_LOC_PROT_ERR);
+	CU_ASSERT_EQUAL(memcmp(B(e, 0), A(e, 0), 32768), 0);
+	CU_ASSERT_TRUE(all_is(B(e, 32768), 32768, 0x5a));
+	CU_ASSERT(cA(e, "dma_errors") > dma0);
+	CU_ASSERT_EQUAL(fqp_state(&e->p.qa), SNIC_QPS_ERR);
+	fsim_idle(e->s, 100);
+	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqa, &c), 0); /* completed once */
+	env_free(e);
+}
+
+/* The READ's source cannot be read at the responder: no response frame,
+ * a remote operational error NAK instead. */
+static void test_rc_read_source_fails(void)
+{
+	struct rc_env *e = env_new();
+	struct snic_cqe c;
+	struct snic_wqe_sge s = sga(e, 0, 3000);
+
+	memset(A(e, 0), 0x21, 8192);
+	pattern(B(e, 0), 8192, 4);
+	e->s->b.hal.fail_rd_lo = e->p.bufb;
+	e->s->b.hal.fail_rd_hi = e->p.bufb + 8192;
+	struct fwr w = { .wr_id = 8, .opcode = SNIC_WR_RDMA_READ,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	fqp_post_send(&e->p.qa, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+	CU_ASSERT_EQUAL(c.wr_id, 8);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_REM_OP_ERR);
+	CU_ASSERT_TRUE(all_is(A(e, 0), 8192, 0x21));
+	CU_ASSERT_EQUAL(cB(e, "read_responses"), 0);
+	CU_ASSERT_EQUAL(cB(e, "nak_rem_op_sent"), 1);
+	CU_ASSERT_EQUAL(fqp_state(&e->p.qb), SNIC_QPS_ERR);
+	env_free(e);
+}
+
+/* The HAL's atomic fails at the responder: counted, NAKed. */
+static void test_rc_atomic_hal_fails(void)
+{
+	struct rc_env *e = env_new();
+	struct snic_cqe c;
+	struct snic_wqe_sge res = sga(e, 64, 8);
+	uint64_t dma0 = cB(e, "dma_errors");
+
+	e->s->b.hal.fail_atomics = true;
+	struct fwr w = { .wr_id = 3, .opcode = SNIC_WR_ATOMIC_FETCH_AND_ADD,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &res, .num_sge = 1,
+			 .remote_addr = e->p.bufb + 128, .rkey = e->p.mrb,
+			 .compare_add = 1 };
+	fqp_post_send(&e->p.qa, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_REM_OP_ERR);
+	CU_ASSERT_EQUAL(cB(e, "dma_errors"), dma0 + 1);
+	CU_ASSERT_EQUAL(cB(e, "atomics"), 0);
+	env_free(e);
+}
+
+/* A CQE that cannot be written is never published: the CQ goes to
+ * error with an IBV_EVENT_CQ_ERR. */
+static void test_rc_cqe_write_fails(void)
+{
+	struct rc_env *e = env_new();
+	struct snic_cqe c;
+	struct snic_wqe_sge s = sga(e, 0, 16);
+	struct snic_ctx_slot *slot = fdev_slot(&e->s->a, e->p.ca.slot);
+	struct snic_cq *cq = &e->s->a.nic->cqs[handle_idx(e->p.cqa.cqn)];
+
+	e->s->a.hal.fail_wr_lo = e->p.cqa.ring_pa;
+	e->s->a.hal.fail_wr_hi = e->p.cqa.ring_pa + 64ull * e->p.cqa.cnt;
+	struct fwr w = { .wr_id = 1, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	fqp_post_send(&e->p.qa, &w);
+	CU_ASSERT_FALSE(wait_cqe(e, &e->p.cqa, &c));
+	CU_ASSERT_TRUE(cq->error);
+	CU_ASSERT_EQUAL(cq->pi, 0);
+	CU_ASSERT_EQUAL(slot->eq_pi, 1);
+	CU_ASSERT_EQUAL(slot->eq[0].type, SNIC_EV_CQ_ERR);
+	CU_ASSERT_EQUAL(slot->eq[0].obj, e->p.cqa.cqn);
+	env_free(e);
+}
+
+/* A QP sent to ERR in the middle of a long WRITE completes it once. */
+static void test_rc_flush_partial_once(void)
+{
+	struct rc_env *e = env_new();
+	struct snic_cqe c;
+	struct snic_wqe_sge s = sga(e, 0, 1u << 20);
+	struct snic_qp_attr a = { .qp_state = SNIC_QPS_ERR };
+	unsigned n = 0;
+
+	struct fwr w = { .wr_id = 7, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	fqp_post_send(&e->p.qa, &w);
+	fsim_step(e->s);
+	CU_ASSERT_TRUE_FATAL(e->s->a.nic->qps[SNIC_QPN_IDX(e->p.qa.qpn)].cur.valid);
+	CU_ASSERT_EQUAL_FATAL(fqp_modify(&e->p.qa, SNIC_QP_STATE, &a), SNIC_ST_OK);
+	fsim_idle(e->s, 100);
+	while (fcq_poll(&e->p.cqa, &c) == 1) {
+		CU_ASSERT_EQUAL(c.wr_id, 7);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_WR_FLUSH_ERR);
+		n++;
+	}
+	CU_ASSERT_EQUAL(n, 1);
+	env_free(e);
+}
+
 UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_send_recv),
 	   UNIT_TEST(test_rc_write),
@@ -1155,4 +1285,9 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_loss_go_back_n),
 	   UNIT_TEST(test_rc_duplicates),
 	   UNIT_TEST(test_rc_cq_wrap),
-	   UNIT_TEST(test_rc_reset_reconnect));
+	   UNIT_TEST(test_rc_reset_reconnect),
+	   UNIT_TEST(test_rc_gather_fails),
+	   UNIT_TEST(test_rc_read_source_fails),
+	   UNIT_TEST(test_rc_atomic_hal_fails),
+	   UNIT_TEST(test_rc_cqe_write_fails),
+	   UNIT_TEST(test_rc_flush_partial_once));

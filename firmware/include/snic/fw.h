@@ -28,7 +28,8 @@ struct snic_nic_config {
 size_t snic_nic_size(void);
 
 /* Initialise the NIC in `mem` and the BAR (SNIC_BAR_SIZE bytes, shared with
- * the host).  Returns the NIC or NULL on a bad argument. */
+ * the host).  Returns the NIC, or NULL on a bad argument or a HAL without
+ * one of its mandatory ops (logged through the HAL when it can log). */
 struct snic_nic *snic_nic_init(void *mem, const struct snic_nic_config *cfg,
 			       const struct snic_hal *hal, void *bar);
 

@@ -4,6 +4,30 @@
 
 #include "core/core.h"
 
+/* The first mandatory HAL op that is missing (its name), or NULL when
+ * all are there.  Checked once at init: the data path calls them
+ * unchecked.  dma_load_acquire32 is optional. */
+const char *core_hal_missing(const struct snic_hal_ops *ops)
+{
+	const struct {
+		const char *name;
+		bool there;
+	} req[] = {
+		{ "dma_read", ops->dma_read }, { "dma_write", ops->dma_write },
+		{ "dma_cmp_swap", ops->dma_cmp_swap },
+		{ "dma_fetch_add", ops->dma_fetch_add },
+		{ "now_ns", ops->now_ns }, { "rx_burst", ops->rx_burst },
+		{ "tx_burst", ops->tx_burst }, { "pkt_alloc", ops->pkt_alloc },
+		{ "pkt_free", ops->pkt_free }, { "link_up", ops->link_up },
+		{ "notify_host", ops->notify_host }, { "log", ops->log },
+	};
+
+	for (size_t i = 0; i < sizeof(req) / sizeof(req[0]); i++)
+		if (!req[i].there)
+			return req[i].name;
+	return NULL;
+}
+
 bool core_init(struct snic_core *c, const struct snic_nic_config *cfg,
 	       const struct snic_hal *hal, void *bar)
 {

@@ -65,6 +65,7 @@ struct snic_core {
 };
 
 /* core.c */
+const char *core_hal_missing(const struct snic_hal_ops *ops);
 bool core_init(struct snic_core *c, const struct snic_nic_config *cfg,
 	       const struct snic_hal *hal, void *bar);
 void core_log(struct snic_core *c, int level, const char *msg);
@@ -74,9 +75,15 @@ struct snic_ctx_slot *core_ctx_slot(struct snic_core *c, unsigned ctx);
 int core_dma_read(struct snic_core *c, uint64_t pa, void *dst, uint32_t len);
 int core_dma_write(struct snic_core *c, uint64_t pa, const void *src,
 		   uint32_t len);
+int core_dma_load_acquire32(struct snic_core *c, uint64_t pa, uint32_t *val);
+int core_dma_cmp_swap(struct snic_core *c, uint64_t pa, uint64_t cmp,
+		      uint64_t swap, uint64_t *old);
+int core_dma_fetch_add(struct snic_core *c, uint64_t pa, uint64_t add,
+		       uint64_t *old);
 
 /* tx.c */
 struct snic_pkt *core_pkt_alloc(struct snic_core *c);
+void core_pkt_unused(struct snic_core *c, struct snic_pkt *pkt);
 void core_tx(struct snic_core *c, struct snic_pkt *pkt);
 uint32_t core_tx_room(const struct snic_core *c);
 unsigned core_tx_flush(struct snic_core *c);
@@ -85,7 +92,7 @@ uint16_t core_loop_take(struct snic_core *c, struct snic_pkt **pkts,
 void core_tx_drop_all(struct snic_core *c);
 
 /* event.c */
-void core_event(struct snic_core *c, unsigned ctx, uint32_t type,
+void core_event(struct snic_core *c, unsigned ctx, enum snic_event_type type,
 		uint32_t obj);
 void core_port_event(struct snic_core *c, bool up);
 

@@ -20,3 +20,43 @@ int core_dma_write(struct snic_core *c, uint64_t pa, const void *src,
 	}
 	return 0;
 }
+
+/* A producer index the host published with release (doorbell record, SRQ
+ * producer index): loaded with acquire, so WQEs read after it are at
+ * least as new as it says.  A HAL without the op: the copy, then an
+ * acquire fence (our HALs' dma_read is one plain load of coherent
+ * memory for an aligned word, which the fence orders before later
+ * reads on x86-64 and aarch64 alike). */
+int core_dma_load_acquire32(struct snic_core *c, uint64_t pa, uint32_t *val)
+{
+	int rc;
+
+	if (c->ops->dma_load_acquire32)
+		rc = c->ops->dma_load_acquire32(c->hal_ctx, pa, val);
+	else if ((rc = c->ops->dma_read(c->hal_ctx, pa, val, 4)) == 0)
+		atomic_thread_fence(memory_order_acquire);
+	if (rc)
+		CNT_INC(c, dma_errors);
+	return rc ? -1 : 0;
+}
+
+/* RDMA atomics on host memory through the HAL, failures counted. */
+int core_dma_cmp_swap(struct snic_core *c, uint64_t pa, uint64_t cmp,
+		      uint64_t swap, uint64_t *old)
+{
+	if (c->ops->dma_cmp_swap(c->hal_ctx, pa, cmp, swap, old)) {
+		CNT_INC(c, dma_errors);
+		return -1;
+	}
+	return 0;
+}
+
+int core_dma_fetch_add(struct snic_core *c, uint64_t pa, uint64_t add,
+		       uint64_t *old)
+{
+	if (c->ops->dma_fetch_add(c->hal_ctx, pa, add, old)) {
+		CNT_INC(c, dma_errors);
+		return -1;
+	}
+	return 0;
+}

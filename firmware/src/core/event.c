@@ -2,7 +2,8 @@
 /* Asynchronous events to the host: one event queue per context slot. */
 #include "core/core.h"
 
-void core_event(struct snic_core *c, unsigned ctx, uint32_t type, uint32_t obj)
+void core_event(struct snic_core *c, unsigned ctx, enum snic_event_type type,
+		uint32_t obj)
 {
 	struct snic_ctx_slot *s;
 	uint32_t pi, ci;
@@ -16,7 +17,8 @@ void core_event(struct snic_core *c, unsigned ctx, uint32_t type, uint32_t obj)
 		CNT_INC(c, eq_overruns);
 		return;
 	}
-	s->eq[pi % SNIC_EQ_SIZE] = (struct snic_eqe){ .type = type, .obj = obj };
+	s->eq[pi % SNIC_EQ_SIZE] = (struct snic_eqe){ .type = (uint32_t)type,
+						       .obj = obj };
 	c->eq_pi[ctx] = pi + 1;
 	atomic_store_explicit(&s->eq_pi, pi + 1, memory_order_release);
 	c->ops->notify_host(c->hal_ctx, &s->eq_pi);
@@ -28,5 +30,5 @@ void core_port_event(struct snic_core *c, bool up)
 {
 	for (unsigned i = 0; i < SNIC_MAX_CTX; i++)
 		if (c->ctx_open[i])
-			core_event(c, i, up ? 9u : 10u, 1);
+			core_event(c, i, up ? SNIC_EV_PORT_ACTIVE : SNIC_EV_PORT_ERR, 1);
 }

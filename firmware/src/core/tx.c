@@ -20,6 +20,16 @@ struct snic_pkt *core_pkt_alloc(struct snic_core *c)
 	return c->pkt_cache[--c->npkt_cache];
 }
 
+/* A buffer taken with core_pkt_alloc that will not be sent after all
+ * (its payload could not be read): back to the cache, nothing queued. */
+void core_pkt_unused(struct snic_core *c, struct snic_pkt *pkt)
+{
+	if (c->npkt_cache < SNIC_BURST)
+		c->pkt_cache[c->npkt_cache++] = pkt;
+	else
+		c->ops->pkt_free(c->hal_ctx, &pkt, 1);
+}
+
 uint32_t core_tx_room(const struct snic_core *c)
 {
 	return SNIC_TXQ_SIZE - (c->txq_tail - c->txq_head);

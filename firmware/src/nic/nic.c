@@ -88,12 +88,30 @@ static bool pkt_room_ok(struct snic_nic *nic)
 	return ok;
 }
 
+/* A HAL without a mandatory op: say which (once, at set-up), refuse. */
+static bool hal_complete(const struct snic_hal *hal)
+{
+	const char *missing = core_hal_missing(hal->ops);
+	char msg[64] = "HAL op missing: ";
+	size_t n = strlen(msg);
+
+	if (!missing)
+		return true;
+	while (*missing && n < sizeof(msg) - 1)
+		msg[n++] = *missing++;
+	msg[n] = 0;
+	if (hal->ops->log)
+		hal->ops->log(hal->ctx, SNIC_LOG_ERR, msg);
+	return false;
+}
+
 struct snic_nic *snic_nic_init(void *mem, const struct snic_nic_config *cfg,
 			       const struct snic_hal *hal, void *bar)
 {
 	struct snic_nic *nic = mem;
 
-	if (!mem || !cfg || !hal || !hal->ops || !bar || !cfg->name)
+	if (!mem || !cfg || !hal || !hal->ops || !bar || !cfg->name ||
+	    !hal_complete(hal))
 		return NULL;
 	memset(nic, 0, sizeof(*nic));
 	core_init(&nic->core, cfg, hal, bar);

@@ -63,6 +63,15 @@ static bool cq_full(struct snic_nic *nic, struct snic_cq *cq)
 	return cq->pi - ci >= cq->cnt;
 }
 
+/* The CQ cannot take CQEs any more (overrun, or its ring unwritable):
+ * IBTA 11.4.2.1, an affiliated asynchronous error; the CQ stays unusable. */
+static void cq_fail(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx)
+{
+	cq->error = true;
+	core_event(&nic->core, cq->ctx, SNIC_EV_CQ_ERR,
+		   obj_handle(&cq->obj, cq_idx));
+}
+
 void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 	     bool solicited)
 {
@@ -72,19 +81,25 @@ void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 	if (!cq->in_use || cq->error)
 		return;
 	if (cq_full(nic, cq)) {
-		/* IBTA 11.4.2.1: CQ overrun is an affiliated async error */
 		CNT_INC(&nic->core, cq_overruns);
-		cq->error = true;
-		core_event(&nic->core, cq->ctx, SNIC_EV_CQ_ERR, obj_handle(&(cq)->obj, cq_idx));
+		cq_fail(nic, cq, cq_idx);
 		return;
 	}
 	pa = cq->ring_pa + (uint64_t)(cq->pi & (cq->cnt - 1)) * 64;
 	cqe->owner = (uint8_t)(((cq->pi / cq->cnt) & 1) ^ 1);
 	/* Write the body first and the owner byte last, so the host never
-	 * sees a valid owner with a stale body (the host reads with acquire). */
-	core_dma_write(&nic->core, pa, cqe, 63);
+	 * sees a valid owner with a stale body (the host reads with acquire).
+	 * A body that did not land is never published (counted in
+	 * dma_errors by core_dma_write). */
+	if (core_dma_write(&nic->core, pa, cqe, 63)) {
+		cq_fail(nic, cq, cq_idx);
+		return;
+	}
 	atomic_thread_fence(memory_order_release);
-	core_dma_write(&nic->core, pa + 63, &cqe->owner, 1);
+	if (core_dma_write(&nic->core, pa + 63, &cqe->owner, 1)) {
+		cq_fail(nic, cq, cq_idx);
+		return;
+	}
 	cq->pi++;
 	if (solicited || cqe->status != SNIC_WC_SUCCESS)
 		cq->sol_pending = true;

@@ -21,6 +21,7 @@
 #define SNIC_QP_TX_BUDGET   16   /* frames per QP per turn (fairness)     */
 #define SNIC_INFLIGHT       128  /* send WQEs in flight per QP            */
 #define SNIC_ACKREQ_EVERY   16   /* AckReq at least every N packets       */
+#define SNIC_FLUSH_BUDGET   256  /* flush CQEs per QP per poll pass    */
 #define SNIC_READ_MAX_PSNS  (1u << 22) /* PSNs one READ may span        */
 #define SNIC_PSN_WINDOW     8192 /* outstanding PSNs per QP (< 2^23, so
 				  * 24-bit PSN distances stay unambiguous) */
@@ -121,6 +122,8 @@ struct snic_req_cur {
 	uint32_t sent;          /* payload bytes already sent                */
 	uint32_t first_psn;
 	uint32_t npkts;         /* packets (PSNs) this message takes          */
+	uint8_t fail;           /* != 0: completes with this status once
+				 * older messages have (rc_requester.c)      */
 };
 
 /* A READ being answered by the responder (responder resources). */
@@ -218,6 +221,7 @@ struct snic_qp {
 	uint8_t type;           /* enum snic_qp_type                          */
 	bool has_srq;
 	bool uc_keep;           /* UC: a taken RECV waits for the next message */
+	bool flush_pending;     /* in error, flush CQEs still to write      */
 	uint16_t srq;           /* SRQ index                                  */
 };
 
@@ -381,7 +385,8 @@ void qp_recv_cqe(struct snic_nic *nic, struct snic_qp *qp, uint8_t status,
 		 uint8_t opcode, const struct roce_hdrs *h);
 
 /* qp_flush.c: errors and flushing */
-void qp_to_error(struct snic_nic *nic, struct snic_qp *qp, uint32_t event);
+void qp_to_error(struct snic_nic *nic, struct snic_qp *qp,
+		 enum snic_event_type ev);
 void qp_flush(struct snic_nic *nic, struct snic_qp *qp);
 
 /* qp_sched.c: doorbells, work lists, deadlines, neighbours */

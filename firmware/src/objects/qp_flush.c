@@ -17,34 +17,54 @@ static void srq_flush_qp(struct snic_nic *nic, struct snic_qp *qp)
 	qp_recv_cqe(nic, qp, SNIC_WC_WR_FLUSH_ERR, SNIC_WC_RECV, NULL);
 }
 
-static void recv_flush(struct snic_nic *nic, struct snic_qp *qp)
+/* RECVs: up to `budget` flushed; returns what is left of the budget. */
+static unsigned recv_flush(struct snic_nic *nic, struct snic_qp *qp,
+			   unsigned budget)
 {
 	struct snic_resp *r = &qp->resp;
 
 	if (qp->has_srq) { /* the SRQ's WQEs stay for its other QPs */
 		srq_flush_qp(nic, qp);
-		return;
+		return budget;
 	}
-	while (r->rq_ci != r->rq_pi) {
+	for (; budget && r->rq_ci != r->rq_pi; budget--) {
 		if (core_dma_read(&nic->core, qp_rq_wqe_pa(qp, r->rq_ci),
 				  &r->recv_wr_id, 8))
 			r->recv_wr_id = 0;
 		r->recv_len = 0;
 		qp_recv_cqe(nic, qp, SNIC_WC_WR_FLUSH_ERR, SNIC_WC_RECV, NULL);
 	}
-	r->in_send = false;
+	if (r->rq_ci == r->rq_pi)
+		r->in_send = false;
+	return budget;
 }
 
-static void send_flush(struct snic_nic *nic, struct snic_qp *qp)
+/* The message being sent is in the in-flight window already (RC enters
+ * it with its first packet): the SQ part of the flush starts after it,
+ * so it completes once. */
+static void skip_current(struct snic_qp *qp)
 {
-	/* in flight first, then everything not yet started (C10-39) */
-	for (; qp->infl_head != qp->infl_tail; qp->infl_head++) {
-		struct snic_inflight *f = &qp->infl[qp->infl_head % SNIC_INFLIGHT];
+	const struct snic_inflight *last;
 
-		qp_send_cqe(nic, qp, f, SNIC_WC_WR_FLUSH_ERR);
-	}
+	if (!qp->cur.valid || qp->infl_head == qp->infl_tail)
+		return;
+	last = &qp->infl[(qp->infl_tail - 1) % SNIC_INFLIGHT];
+	if (last->wqe_idx == qp->cur.wqe_idx)
+		qp->sq_fetch = qp->cur.wqe_idx + 1;
+}
+
+/* Send WQEs: in flight first, then everything not yet started (C10-39),
+ * up to `budget`; returns what is left of it. */
+static unsigned send_flush(struct snic_nic *nic, struct snic_qp *qp,
+			   unsigned budget)
+{
+	skip_current(qp);
 	qp->cur.valid = false;
-	for (; qp->sq_fetch != qp->sq_pi; qp->sq_fetch++) {
+	for (; budget && qp->infl_head != qp->infl_tail; budget--, qp->infl_head++)
+		qp_send_cqe(nic, qp, &qp->infl[qp->infl_head % SNIC_INFLIGHT],
+			    SNIC_WC_WR_FLUSH_ERR);
+	for (; budget && qp->infl_head == qp->infl_tail &&
+	       qp->sq_fetch != qp->sq_pi; budget--, qp->sq_fetch++) {
 		struct snic_inflight f;
 		struct snic_wqe_ctrl c;
 
@@ -59,16 +79,27 @@ static void send_flush(struct snic_nic *nic, struct snic_qp *qp)
 	}
 	qp->rd_out = 0;
 	qp->rd_active = false;
+	return budget;
 }
 
+/* Complete what the QP holds with flush errors, SNIC_FLUSH_BUDGET WQEs
+ * per call: a QP with full 16K-entry rings would otherwise write 32K
+ * CQEs in one poll pass.  What is left waits on the requester's work
+ * list (req_poll calls us again). */
 void qp_flush(struct snic_nic *nic, struct snic_qp *qp)
 {
+	unsigned budget = SNIC_FLUSH_BUDGET;
+
 	qp_read_dbrec(nic, qp);
-	send_flush(nic, qp);
-	recv_flush(nic, qp);
+	budget = send_flush(nic, qp, budget);
+	budget = recv_flush(nic, qp, budget);
+	qp->flush_pending = budget == 0;
+	if (qp->flush_pending)
+		qp_req_schedule(nic, qp);
 }
 
-void qp_to_error(struct snic_nic *nic, struct snic_qp *qp, uint32_t event)
+void qp_to_error(struct snic_nic *nic, struct snic_qp *qp,
+		 enum snic_event_type ev)
 {
 	char msg[64];
 
@@ -88,7 +119,7 @@ void qp_to_error(struct snic_nic *nic, struct snic_qp *qp, uint32_t event)
 		core_log(&nic->core, SNIC_LOG_DEBUG, msg);
 	}
 	qp->state = SNIC_QPS_ERR;
-	if (event != UINT32_MAX)
-		core_event(&nic->core, qp->ctx, event, qp->qpn);
+	if (ev != SNIC_EV_NONE)
+		core_event(&nic->core, qp->ctx, ev, qp->qpn);
 	qp_flush(nic, qp);
 }

@@ -28,13 +28,15 @@ void qp_resp_schedule(struct snic_nic *nic, struct snic_qp *qp)
  * DMA failed (counted in dma_errors by core_dma_read). */
 bool qp_read_dbrec(struct snic_nic *nic, struct snic_qp *qp)
 {
-	struct snic_qp_dbrec db;
 	uint32_t sq_pi, rq_pi;
 
-	if (core_dma_read(&nic->core, qp->dbrec_pa, &db, 8))
+	/* acquire: the WQEs up to each index are written before it (the
+	 * host stores it with release, hostif.h) */
+	if (core_dma_load_acquire32(&nic->core, qp->dbrec_pa +
+				    offsetof(struct snic_qp_dbrec, sq_pi), &sq_pi) ||
+	    core_dma_load_acquire32(&nic->core, qp->dbrec_pa +
+				    offsetof(struct snic_qp_dbrec, rq_pi), &rq_pi))
 		return false;
-	sq_pi = atomic_load_explicit(&db.sq_pi, memory_order_relaxed);
-	rq_pi = atomic_load_explicit(&db.rq_pi, memory_order_relaxed);
 	/* A producer index that runs more than a ring ahead is a host bug:
 	 * refuse it rather than read stale WQEs. */
 	if (rq_pi - qp->resp.rq_ci <= qp->rq_cnt)

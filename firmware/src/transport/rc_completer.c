@@ -64,7 +64,7 @@ static void fail_oldest(struct snic_nic *nic, struct snic_qp *qp, uint8_t status
 {
 	if (oldest(qp))
 		retire_oldest(nic, qp, status);
-	qp_to_error(nic, qp, UINT32_MAX);
+	qp_to_error(nic, qp, SNIC_EV_NONE);
 }
 
 static void on_rnr(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,

@@ -111,6 +111,17 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 	return FETCH_OK;
 }
 
+/* The current message cannot go on: its payload could not be read (its
+ * MR went away, or the DMA failed).  It leaves the in-flight window (it
+ * is the newest there, msg_start) and completes with `status` once every
+ * older message has, as a WQE that fails its checks does (wqe_fail);
+ * what the peer holds of it is never completed there. */
+static void msg_fail(struct snic_qp *qp, uint8_t status)
+{
+	qp->infl_tail--;
+	qp->cur.fail = status;
+}
+
 /* Build and queue the next packet of the current message.  Returns false
  * when no buffer was available (try again next pass). */
 static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
@@ -130,14 +141,17 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 	p = core_pkt_alloc(&nic->core);
 	if (!p)
 		return false;
+	if (n && sq_gather(nic, cur, p->data + roce_hdr_len(op), n)) {
+		core_pkt_unused(&nic->core, p); /* no frame without its data */
+		msg_fail(qp, SNIC_WC_LOC_PROT_ERR);
+		return true;
+	}
 	pkt_fill_hdrs(nic, qp, &h, op, cur->first_psn + pkt_no);
 	sq_fill_ext(cur, &h);
 	/* AckReq on the last packet and periodically in long messages, so the
 	 * window keeps moving (IBTA 9.7.5.1.1) */
 	h.ackreq = (fl & ROCE_F_LAST) || (fl & ROCE_F_READ) || (fl & ROCE_F_ATOMIC) ||
 		   (pkt_no % SNIC_ACKREQ_EVERY) == SNIC_ACKREQ_EVERY - 1;
-	if (n && sq_gather(nic, cur, p->data + roce_hdr_len(op), n))
-		CNT_INC(&nic->core, dma_errors); /* MR went away: data lost */
 	p->len = (uint16_t)roce_build(p->data, &h, n);
 	core_tx(&nic->core, p);
 	timer_sent(nic, qp);
@@ -186,6 +200,10 @@ bool rc_req_qp(struct snic_nic *nic, struct snic_qp *qp)
 		return true;
 	}
 	while (budget && nic->core.tx_budget) {
+		if (qp->cur.valid && qp->cur.fail) {
+			wqe_fail(nic, qp, qp->cur.fail);
+			return false; /* blocked: the completer reschedules */
+		}
 		if (!qp->cur.valid) {
 			if (qp->state != SNIC_QPS_RTS || qp->sq_fetch == qp->sq_pi)
 				return false;
@@ -214,6 +232,10 @@ unsigned req_poll(struct snic_nic *nic)
 		qp->on_req_list = false;
 		if (!qp->in_use)
 			continue;
+		if (qp->flush_pending) { /* in error: the flush goes on */
+			qp_flush(nic, qp);
+			continue;
+		}
 		uint32_t before = nic->core.tx_budget;
 
 		if (xport_of(qp)->req(nic, qp))

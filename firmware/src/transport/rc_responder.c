@@ -262,11 +262,10 @@ static bool do_atomic(struct snic_nic *nic, struct snic_qp *qp,
 		return false;
 	}
 	if (h->opcode == ROCE_RC_CMP_SWAP)
-		rc = nic->core.ops->dma_cmp_swap(nic->core.hal_ctx, pa, h->atomic_cmp,
-					    h->atomic_swap_add, &orig);
+		rc = core_dma_cmp_swap(&nic->core, pa, h->atomic_cmp,
+				       h->atomic_swap_add, &orig);
 	else
-		rc = nic->core.ops->dma_fetch_add(nic->core.hal_ctx, pa, h->atomic_swap_add,
-					     &orig);
+		rc = core_dma_fetch_add(&nic->core, pa, h->atomic_swap_add, &orig);
 	if (rc) {
 		nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_OP_ERR);
 		return false;
@@ -555,9 +554,15 @@ static bool rd_packet(struct snic_nic *nic, struct snic_qp *qp,
 	p = core_pkt_alloc(&nic->core);
 	if (!p)
 		return false;
-	/* a failed read is counted in dma_errors by nic_dma_read */
-	if (n)
-		mr_read(nic, mr, rd->va + rd->sent, p->data + roce_hdr_len(op), n);
+	if (n && mr_read(nic, mr, rd->va + rd->sent, p->data + roce_hdr_len(op),
+			 n)) {
+		/* no response without its data: the memory could not be
+		 * read, a responder-side error (9.9.3.1.3); counted in
+		 * dma_errors by core_dma_read */
+		core_pkt_unused(&nic->core, p);
+		nak_fatal(nic, qp, rd->psn, ROCE_NAK_REM_OP_ERR);
+		return false;
+	}
 	if ((roce_opcodes[op].flags & ROCE_F_LAST) && !rd->replay)
 		r->msn++;
 	pkt_fill_hdrs(nic, qp, &h, op, rd->psn);

@@ -46,7 +46,7 @@ static bool srq_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st)
 	if (s->ci == s->pi) {
 		uint32_t pi;
 
-		if (core_dma_read(&nic->core, s->dbrec_pa, &pi, sizeof(pi)))
+		if (core_dma_load_acquire32(&nic->core, s->dbrec_pa, &pi))
 			return false;
 		if (pi - s->ci <= s->cnt) /* more than a ring ahead: host bug */
 			s->pi = pi;
@@ -61,7 +61,7 @@ static bool srq_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st)
 	if (s->limit && s->pi - s->ci < s->limit) {
 		uint32_t pi;
 
-		if (core_dma_read(&nic->core, s->dbrec_pa, &pi, sizeof(pi)) == 0 &&
+		if (core_dma_load_acquire32(&nic->core, s->dbrec_pa, &pi) == 0 &&
 		    pi - s->ci <= s->cnt)
 			s->pi = pi;
 		if (s->pi - s->ci < s->limit) {

@@ -19,6 +19,7 @@ uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp)
 	cur->wqe_idx = qp->sq_fetch;
 	cur->len = 0;
 	cur->sent = 0;
+	cur->fail = SNIC_WC_SUCCESS;
 	if (core_dma_read(&nic->core, qp_sq_wqe_pa(qp, qp->sq_fetch), &cur->hdr,
 			  sizeof(cur->hdr)))
 		return SNIC_WC_LOC_QP_OP_ERR;
@@ -135,7 +136,7 @@ void sq_complete(struct snic_nic *nic, struct snic_qp *qp, uint8_t status)
 	cur->valid = false;
 	if (status != SNIC_WC_SUCCESS) {
 		CNT_INC(&nic->core, wqe_errors);
-		qp_to_error(nic, qp, UINT32_MAX);
+		qp_to_error(nic, qp, SNIC_EV_NONE);
 	}
 }
 
@@ -163,8 +164,13 @@ bool sq_unrel_packet(struct snic_nic *nic, struct snic_qp *qp,
 	p = core_pkt_alloc(&nic->core);
 	if (!p)
 		return false;
-	if (n && sq_gather(nic, cur, p->data + roce_hdr_len(h->opcode), n))
-		CNT_INC(&nic->core, dma_errors);
+	if (n && sq_gather(nic, cur, p->data + roce_hdr_len(h->opcode), n)) {
+		/* no frame without its data: the WQE fails (its MR went
+		 * away, or the DMA failed) */
+		core_pkt_unused(&nic->core, p);
+		sq_complete(nic, qp, SNIC_WC_LOC_PROT_ERR);
+		return true;
+	}
 	p->len = (uint16_t)roce_build(p->data, h, n);
 	core_tx(&nic->core, p);
 	cur->sent += n;

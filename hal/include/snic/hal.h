@@ -70,6 +70,13 @@ struct snic_hal_ops {
 
 	/* Console. */
 	void (*log)(void *hal, int level, const char *msg);
+
+	/* Optional (may be NULL): load the 32-bit word at pa (4-byte
+	 * aligned) with acquire semantics, for the producer indexes the host
+	 * publishes with a release store (doorbell records, SRQ producer
+	 * index): WQEs read after it are at least as new.  Return 0 / -1 as
+	 * dma_read.  NULL: the core uses dma_read and an acquire fence. */
+	int (*dma_load_acquire32)(void *hal, uint64_t pa, uint32_t *val);
 };
 
 struct snic_hal {
