@@ -90,55 +90,25 @@ static void on_rnr(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
 	req_rewind(nic, qp, psn);
 }
 
-static void on_nak(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
-		   uint8_t code)
-{
-	retire_upto(nic, qp, psn, true);
-	switch (code) {
-	case ROCE_NAK_PSN_SEQ_ERR:
-		QCNT_INC(nic, qp, nak_seq_recv);
-		req_rewind(nic, qp, psn);
-		return;
-	case ROCE_NAK_REM_ACCESS:
-		QCNT_INC(nic, qp, nak_access_recv);
-		fail_oldest(nic, qp, SNIC_WC_REM_ACCESS_ERR);
-		return;
-	case ROCE_NAK_REM_OP_ERR:
-		QCNT_INC(nic, qp, nak_rem_op_recv);
-		fail_oldest(nic, qp, SNIC_WC_REM_OP_ERR);
-		return;
-	default: /* invalid request, invalid RD request, reserved codes */
-		QCNT_INC(nic, qp, nak_inv_req_recv);
-		fail_oldest(nic, qp, SNIC_WC_REM_INV_REQ_ERR);
-		return;
-	}
-}
-
 static void on_ack(struct snic_nic *nic, struct snic_qp *qp,
 		   const struct roce_hdrs *h)
 {
-	uint8_t syn = h->aeth_syndrome;
-
-	switch (syn & ROCE_AETH_TYPE_MASK) {
-	case ROCE_AETH_ACK:
-		QCNT_INC(nic, qp, acks_recv);
-		if (!qp->acked_valid || roce_psn_diff(h->psn, qp->acked_psn) > 0) {
-			qp->acked_psn = h->psn;
-			qp->acked_valid = true;
-			timer_progress(nic, qp); /* also inside a long message */
-		}
-		retire_upto(nic, qp, h->psn, false);
-		return;
-	case ROCE_AETH_RNR_NAK:
-		on_rnr(nic, qp, h->psn, syn & 0x1f);
-		return;
-	case ROCE_AETH_NAK:
-		on_nak(nic, qp, h->psn, syn & 0x1f);
-		return;
-	default:
-		QCNT_INC(nic, qp, rx_drop_unexpected);
-		return;
+	QCNT_INC(nic, qp, acks_recv);
+	if (!qp->acked_valid || roce_psn_diff(h->psn, qp->acked_psn) > 0) {
+		qp->acked_psn = h->psn;
+		qp->acked_valid = true;
+		timer_progress(nic, qp); /* also inside a long message */
 	}
+	retire_upto(nic, qp, h->psn, false);
+}
+
+/* A NAK acknowledges what precedes its PSN (9.7.5.1.5); a fatal one then
+ * completes the oldest WQE with the matching verbs status. */
+static void on_fatal_nak(struct snic_nic *nic, struct snic_qp *qp,
+			 const struct roce_hdrs *h, uint8_t status)
+{
+	retire_upto(nic, qp, h->psn, true);
+	fail_oldest(nic, qp, status);
 }
 
 /* The oldest READ/atomic still waiting for its response. */
@@ -160,8 +130,7 @@ static bool rd_start(struct snic_nic *nic, struct snic_qp *qp,
 {
 	struct snic_wqe_sge sge[SNIC_MAX_SGE];
 	struct snic_wqe_ctrl c;
-	uint64_t pa = qp->sq_pa +
-		((uint64_t)(f->wqe_idx & (qp->sq_cnt - 1)) << qp->sq_stride_log);
+	uint64_t pa = qp_sq_wqe_pa(qp, f->wqe_idx);
 
 	if (core_dma_read(&nic->core, pa, &c, sizeof(c)) || c.num_sge > SNIC_MAX_SGE ||
 	    (c.num_sge && core_dma_read(&nic->core, pa + sizeof(struct snic_send_wqe),
@@ -287,23 +256,134 @@ static void on_atomic_ack(struct snic_nic *nic, struct snic_qp *qp,
 	finish_rd(nic, qp, f);
 }
 
+/* ---------------------------------------------------------------------- */
+/* The response state machine (in the manner of Linux rxe's rxe_comp.c):
+ * each step returns the next state, every transition is in comp_rx's
+ * switch.  The ERR_ states are the NAKs of IBTA 9.7.5.2.1 table 44 that
+ * end the QP, and the responses that match nothing.                      */
+
+enum comp_state {
+	COMP_CHECK_QP_STATE,    /* RTS, SQD and SQE take responses           */
+	COMP_CHECK_PSN,         /* something outstanding, a PSN we sent      */
+	COMP_CLASSIFY,          /* by opcode and AETH syndrome               */
+	COMP_ACK,               /* retire what it covers (9.7.5.1.5)         */
+	COMP_READ_RESP,         /* data in order (9.7.5.1.7)                 */
+	COMP_ATOMIC_ACK,        /* the original value                        */
+	COMP_RNR_NAK,           /* back off, then resend (9.7.5.2.8)         */
+	COMP_NAK_SEQ,           /* go back N from the NAK's PSN (9.7.5.1)    */
+	COMP_ERR_REM_ACCESS,    /* NAK remote access error                   */
+	COMP_ERR_REM_OP,        /* NAK remote operational error              */
+	COMP_ERR_REM_INV_REQ,   /* NAK invalid (RD) request, reserved codes  */
+	COMP_ERR_QP_STATE,      /* dropped: not sending                      */
+	COMP_ERR_UNEXPECTED,    /* a ghost or stray response (9.7.5.1.6)     */
+	COMP_DONE,
+};
+
+static const char *const comp_state_names[] = {
+	[COMP_CHECK_QP_STATE] = "CHECK_QP_STATE", [COMP_CHECK_PSN] = "CHECK_PSN",
+	[COMP_CLASSIFY] = "CLASSIFY", [COMP_ACK] = "ACK",
+	[COMP_READ_RESP] = "READ_RESP", [COMP_ATOMIC_ACK] = "ATOMIC_ACK",
+	[COMP_RNR_NAK] = "RNR_NAK", [COMP_NAK_SEQ] = "NAK_SEQ",
+	[COMP_ERR_REM_ACCESS] = "ERR_REM_ACCESS", [COMP_ERR_REM_OP] = "ERR_REM_OP",
+	[COMP_ERR_REM_INV_REQ] = "ERR_REM_INV_REQ",
+	[COMP_ERR_QP_STATE] = "ERR_QP_STATE",
+	[COMP_ERR_UNEXPECTED] = "ERR_UNEXPECTED", [COMP_DONE] = "DONE",
+};
+
+_Static_assert(sizeof(comp_state_names) / sizeof(comp_state_names[0]) ==
+	       COMP_DONE + 1, "completer state names");
+
+const char *comp_state_name(unsigned s)
+{
+	return s <= COMP_DONE ? comp_state_names[s] : "?";
+}
+
+static enum comp_state check_qp_state(const struct snic_qp *qp)
+{
+	return qp->state == SNIC_QPS_RTS || qp->state == SNIC_QPS_SQD ||
+	       qp->state == SNIC_QPS_SQE ? COMP_CHECK_PSN : COMP_ERR_QP_STATE;
+}
+
+/* Nothing outstanding, or a PSN we never sent: a duplicate or a stray
+ * response (IBTA 9.7.5.1.6: ghost ACKs are ignored). */
+static enum comp_state check_psn(struct snic_qp *qp, const struct roce_hdrs *h)
+{
+	if (!oldest(qp) || roce_psn_diff(h->psn, qp->psn_hi) > 0)
+		return COMP_ERR_UNEXPECTED;
+	return COMP_CLASSIFY;
+}
+
+static enum comp_state nak_state(uint8_t code)
+{
+	switch (code) {
+	case ROCE_NAK_PSN_SEQ_ERR: return COMP_NAK_SEQ;
+	case ROCE_NAK_REM_ACCESS: return COMP_ERR_REM_ACCESS;
+	case ROCE_NAK_REM_OP_ERR: return COMP_ERR_REM_OP;
+	default: return COMP_ERR_REM_INV_REQ;
+	}
+}
+
+static enum comp_state classify(const struct roce_hdrs *h)
+{
+	if (h->opcode == ROCE_RC_ATOMIC_ACK)
+		return COMP_ATOMIC_ACK;
+	if (h->opcode != ROCE_RC_ACK)
+		return COMP_READ_RESP;
+	switch (h->aeth_syndrome & ROCE_AETH_TYPE_MASK) {
+	case ROCE_AETH_ACK: return COMP_ACK;
+	case ROCE_AETH_RNR_NAK: return COMP_RNR_NAK;
+	case ROCE_AETH_NAK: return nak_state(h->aeth_syndrome & 0x1f);
+	default: return COMP_ERR_UNEXPECTED;
+	}
+}
+
+/* A response packet for an RC QP: the state machine's transitions. */
 void comp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h)
 {
-	if (qp->state != SNIC_QPS_RTS && qp->state != SNIC_QPS_SQD &&
-	    qp->state != SNIC_QPS_SQE) {
-		QCNT_INC(nic, qp, rx_drop_qp_state);
-		return;
+	enum comp_state s = COMP_CHECK_QP_STATE;
+
+	while (s != COMP_DONE) {
+		switch (s) {
+		case COMP_CHECK_QP_STATE: s = check_qp_state(qp); break;
+		case COMP_CHECK_PSN: s = check_psn(qp, h); break;
+		case COMP_CLASSIFY: s = classify(h); break;
+		case COMP_ACK: on_ack(nic, qp, h); s = COMP_DONE; break;
+		case COMP_READ_RESP: on_read_resp(nic, qp, h); s = COMP_DONE; break;
+		case COMP_ATOMIC_ACK: on_atomic_ack(nic, qp, h); s = COMP_DONE; break;
+		case COMP_RNR_NAK:
+			on_rnr(nic, qp, h->psn, h->aeth_syndrome & 0x1f);
+			s = COMP_DONE;
+			break;
+		case COMP_NAK_SEQ:
+			retire_upto(nic, qp, h->psn, true);
+			QCNT_INC(nic, qp, nak_seq_recv);
+			req_rewind(nic, qp, h->psn);
+			s = COMP_DONE;
+			break;
+		case COMP_ERR_REM_ACCESS:
+			QCNT_INC(nic, qp, nak_access_recv);
+			on_fatal_nak(nic, qp, h, SNIC_WC_REM_ACCESS_ERR);
+			s = COMP_DONE;
+			break;
+		case COMP_ERR_REM_OP:
+			QCNT_INC(nic, qp, nak_rem_op_recv);
+			on_fatal_nak(nic, qp, h, SNIC_WC_REM_OP_ERR);
+			s = COMP_DONE;
+			break;
+		case COMP_ERR_REM_INV_REQ:
+			QCNT_INC(nic, qp, nak_inv_req_recv);
+			on_fatal_nak(nic, qp, h, SNIC_WC_REM_INV_REQ_ERR);
+			s = COMP_DONE;
+			break;
+		case COMP_ERR_QP_STATE:
+			QCNT_INC(nic, qp, rx_drop_qp_state);
+			s = COMP_DONE;
+			break;
+		case COMP_ERR_UNEXPECTED:
+			QCNT_INC(nic, qp, rx_drop_unexpected);
+			s = COMP_DONE;
+			break;
+		case COMP_DONE: break;
+		}
 	}
-	/* nothing outstanding, or a PSN we never sent: a duplicate or a
-	 * stray response (IBTA 9.7.5.1.6: ghost ACKs are ignored) */
-	if (!oldest(qp) || roce_psn_diff(h->psn, qp->psn_hi) > 0) {
-		QCNT_INC(nic, qp, rx_drop_unexpected);
-		return;
-	}
-	if (h->opcode == ROCE_RC_ACK)
-		on_ack(nic, qp, h);
-	else if (h->opcode == ROCE_RC_ATOMIC_ACK)
-		on_atomic_ack(nic, qp, h);
-	else
-		on_read_resp(nic, qp, h);
 }

@@ -176,7 +176,7 @@ static uint32_t unacked_psn(const struct snic_qp *qp)
 	return psn;
 }
 
-/* A bounded window of outstanding PSNs (IBTA 9.7.4.1.? leaves its size to
+/* A bounded window of outstanding PSNs (IBTA 9.7.4.1 leaves its size to
  * the requester): go-back-N resends at most this much, and 24-bit PSN
  * distances stay far from ambiguity across the wrap. */
 static bool window_full(const struct snic_qp *qp)
@@ -247,7 +247,7 @@ unsigned req_poll(struct snic_nic *nic)
 
 /* Resume a READ whose responses arrived up to rd_psn: ask only for the
  * rest, from the first missing response PSN, with the RETH's address and
- * length moved on by what arrived (IBTA 9.7.5.1.? lets a requester re-issue
+ * length moved on by what arrived (IBTA 9.7.5.1 lets a requester re-issue
  * a READ for the remaining part; the responder answers it from memory). */
 static bool reissue_read_rest(struct snic_nic *nic, struct snic_qp *qp,
 			      const struct snic_inflight *f)
@@ -289,7 +289,7 @@ static void infl_truncate(struct snic_qp *qp, uint32_t i)
 	qp->infl_tail = i;
 }
 
-/* Go back N (IBTA 9.7.5.1.? C9-153): resend from `psn`, which lies in one
+/* Go back N (IBTA 9.7.5.1): resend from `psn`, which lies in one
  * of the in-flight messages.  Messages from that one on leave the window
  * and are fetched again from the SQ; a READ whose responses are partly
  * here is re-issued for its remaining part only. */

@@ -19,7 +19,6 @@ static uint32_t psn_add(uint32_t psn, uint32_t n)
 }
 
 static uint32_t req_psns(const struct snic_qp *qp, const struct roce_hdrs *h);
-
 static void send_aeth(struct snic_nic *nic, struct snic_qp *qp, uint8_t syn,
 		      uint32_t psn)
 {
@@ -77,93 +76,140 @@ static void rnr_nak(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 /* Request handlers.  Return false when the packet was not consumed (the
  * PSN does not advance: RNR or an error that ended the QP).              */
 
-/* The RECV a request consumes: none posted is an RNR NAK (9.7.5.2.8);
- * an unusable one completes in error with a remote operational error
- * NAK (a responder-side local error, 9.9.3.1.3).  False when the packet
- * is not consumed. */
-static bool resp_take(struct snic_nic *nic, struct snic_qp *qp,
-		      const struct roce_hdrs *h, uint8_t wc_opcode)
-{
-	uint8_t st;
+/* ---------------------------------------------------------------------- */
+/* The request state machine (in the manner of Linux rxe's rxe_resp.c).
+ * Each step returns the next state; every transition is in resp_rx's
+ * switch.  The ERR_ states name what the requester is told (IBTA 9.7.5.2:
+ * the responder's checks, NAK codes in table 44 of 9.7.5.2.1). */
 
-	if (!recv_take(nic, qp, &st)) {
-		rnr_nak(nic, qp, h->psn);
-		return false;
-	}
-	if (st != SNIC_WC_SUCCESS) {
-		qp_recv_cqe(nic, qp, st, wc_opcode, NULL);
-		nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_OP_ERR);
-		return false;
-	}
-	return true;
+enum resp_state {
+	RESP_CHECK_QP_STATE,    /* the QP takes requests: RTR, RTS, SQD, SQE */
+	RESP_CHECK_PSN,         /* expected, duplicate or ahead (9.7.5.2.2)  */
+	RESP_CHECK_OP_SEQ,      /* FIRST/MIDDLE/LAST order                   */
+	RESP_CHECK_LENGTH,      /* payload per packet position               */
+	RESP_EXECUTE,           /* SEND, WRITE, READ or atomic               */
+	RESP_ACKNOWLEDGE,       /* ePSN moves on; an ACK may be owed         */
+	RESP_DUPLICATE,         /* re-ACK or replay (9.7.5.2.2)              */
+	RESP_ERR_QP_STATE,      /* dropped, nothing said                     */
+	RESP_ERR_PSN_SEQ,       /* NAK PSN sequence error, once per gap      */
+	RESP_ERR_OP_SEQ,        /* NAK invalid request                       */
+	RESP_ERR_LENGTH,        /* NAK invalid request                       */
+	RESP_ERR_INVALID,       /* NAK invalid request: bad WRITE length,
+				 * misaligned atomic, too many READ/atomics */
+	RESP_ERR_RNR,           /* RNR NAK: no RECV, nothing consumed
+				 * (9.7.5.2.8)                               */
+	RESP_ERR_RKEY,          /* NAK remote access error (9.7.5.2.3)       */
+	RESP_ERR_REM_OP,        /* NAK remote operational error: a
+				 * responder-side local error (9.9.3.1.3)    */
+	RESP_DONE,
+};
+
+static const char *const resp_state_names[] = {
+	[RESP_CHECK_QP_STATE] = "CHECK_QP_STATE", [RESP_CHECK_PSN] = "CHECK_PSN",
+	[RESP_CHECK_OP_SEQ] = "CHECK_OP_SEQ", [RESP_CHECK_LENGTH] = "CHECK_LENGTH",
+	[RESP_EXECUTE] = "EXECUTE", [RESP_ACKNOWLEDGE] = "ACKNOWLEDGE",
+	[RESP_DUPLICATE] = "DUPLICATE", [RESP_ERR_QP_STATE] = "ERR_QP_STATE",
+	[RESP_ERR_PSN_SEQ] = "ERR_PSN_SEQ", [RESP_ERR_OP_SEQ] = "ERR_OP_SEQ",
+	[RESP_ERR_LENGTH] = "ERR_LENGTH", [RESP_ERR_INVALID] = "ERR_INVALID",
+	[RESP_ERR_RNR] = "ERR_RNR", [RESP_ERR_RKEY] = "ERR_RKEY",
+	[RESP_ERR_REM_OP] = "ERR_REM_OP", [RESP_DONE] = "DONE",
+};
+
+_Static_assert(sizeof(resp_state_names) / sizeof(resp_state_names[0]) ==
+	       RESP_DONE + 1, "responder state names");
+
+const char *resp_state_name(unsigned s)
+{
+	return s <= RESP_DONE ? resp_state_names[s] : "?";
 }
 
-static bool do_send(struct snic_nic *nic, struct snic_qp *qp,
-		    const struct roce_hdrs *h, uint32_t fl)
+/* The RECV a request consumes: none posted is RNR; an unusable one
+ * completes in error at once. */
+static enum resp_state resp_take(struct snic_nic *nic, struct snic_qp *qp,
+				 uint8_t wc_opcode)
 {
-	struct snic_resp *r = &qp->resp;
 	uint8_t st;
 
-	if ((fl & ROCE_F_FIRST) && !resp_take(nic, qp, h, SNIC_WC_RECV))
-		return false;
+	if (!recv_take(nic, qp, &st))
+		return RESP_ERR_RNR;
+	if (st != SNIC_WC_SUCCESS) {
+		qp_recv_cqe(nic, qp, st, wc_opcode, NULL);
+		return RESP_ERR_REM_OP;
+	}
+	return RESP_ACKNOWLEDGE;
+}
+
+static enum resp_state do_send(struct snic_nic *nic, struct snic_qp *qp,
+			       const struct roce_hdrs *h, uint32_t fl)
+{
+	enum resp_state next;
+	uint8_t st;
+
+	if ((fl & ROCE_F_FIRST) &&
+	    (next = resp_take(nic, qp, SNIC_WC_RECV)) != RESP_ACKNOWLEDGE)
+		return next;
 	st = recv_place(nic, qp, h);
 	if (st != SNIC_WC_SUCCESS) {
-		/* too long: an invalid request (9.7.5.2.4); memory gone: a
-		 * remote operational error (9.9.3.1.3) */
+		/* too long: an invalid request; memory gone: a
+		 * responder-side local error */
 		qp_recv_cqe(nic, qp, st, SNIC_WC_RECV, NULL);
-		nak_fatal(nic, qp, h->psn, st == SNIC_WC_LOC_LEN_ERR
-			  ? ROCE_NAK_INVALID_REQ : ROCE_NAK_REM_OP_ERR);
-		return false;
+		return st == SNIC_WC_LOC_LEN_ERR ? RESP_ERR_INVALID : RESP_ERR_REM_OP;
 	}
 	if (fl & ROCE_F_LAST) {
 		qp_recv_cqe(nic, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV, h);
-		r->msn++;
+		qp->resp.msn++;
 	}
-	return true;
+	return RESP_ACKNOWLEDGE;
 }
 
-static bool do_write(struct snic_nic *nic, struct snic_qp *qp,
-		     const struct roce_hdrs *h, uint32_t fl)
+/* A WRITE's FIRST packet: R_Key and access before any byte. */
+static bool write_start(struct snic_nic *nic, struct snic_qp *qp,
+			const struct roce_hdrs *h)
 {
 	struct snic_resp *r = &qp->resp;
 
-	if (fl & ROCE_F_FIRST) {
-		if (!rkey_ok(nic, qp, h->reth_rkey, h->reth_va, h->reth_len,
-			     SNIC_ACCESS_REMOTE_WRITE)) {
-			nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_ACCESS);
-			return false;
-		}
-		r->in_write = true;
-		r->wr_mr = h->reth_rkey;
-		r->wr_va = h->reth_va;
-		r->wr_left = r->wr_len = h->reth_len;
-	}
-	if (h->payload_len > r->wr_left ||
-	    ((fl & ROCE_F_LAST) && h->payload_len != r->wr_left)) {
-		nak_fatal(nic, qp, h->psn, ROCE_NAK_INVALID_REQ);
+	if (!rkey_ok(nic, qp, h->reth_rkey, h->reth_va, h->reth_len,
+		     SNIC_ACCESS_REMOTE_WRITE))
 		return false;
-	}
+	r->in_write = true;
+	r->wr_mr = h->reth_rkey;
+	r->wr_va = h->reth_va;
+	r->wr_left = r->wr_len = h->reth_len;
+	return true;
+}
+
+static enum resp_state do_write(struct snic_nic *nic, struct snic_qp *qp,
+				const struct roce_hdrs *h, uint32_t fl)
+{
+	struct snic_resp *r = &qp->resp;
+	enum resp_state next;
+
+	if ((fl & ROCE_F_FIRST) && !write_start(nic, qp, h))
+		return RESP_ERR_RKEY;
+	if (h->payload_len > r->wr_left ||
+	    ((fl & ROCE_F_LAST) && h->payload_len != r->wr_left))
+		return RESP_ERR_INVALID;
 	/* the immediate needs a RECV: without one, RNR before any write */
 	if ((fl & ROCE_F_IMM) && !r->in_send &&
-	    !resp_take(nic, qp, h, SNIC_WC_RECV_RDMA_WITH_IMM)) {
+	    (next = resp_take(nic, qp, SNIC_WC_RECV_RDMA_WITH_IMM)) !=
+	    RESP_ACKNOWLEDGE) {
 		/* not consumed: the retry starts the message again */
 		if (fl & ROCE_F_FIRST)
 			r->in_write = false;
-		return false;
+		return next;
 	}
-	if (!resp_write_payload(nic, qp, h)) {
-		nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_ACCESS);
-		return false;
-	}
+	if (!resp_write_payload(nic, qp, h))
+		return RESP_ERR_RKEY;
 	if (fl & ROCE_F_LAST) {
 		r->in_write = false;
 		r->msn++;
 		if (fl & ROCE_F_IMM) {
 			r->recv_len = r->wr_len;
-			qp_recv_cqe(nic, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV_RDMA_WITH_IMM, h);
+			qp_recv_cqe(nic, qp, SNIC_WC_SUCCESS,
+				    SNIC_WC_RECV_RDMA_WITH_IMM, h);
 		}
 	}
-	return true;
+	return RESP_ACKNOWLEDGE;
 }
 
 static uint32_t rd_slots(const struct snic_qp *qp)
@@ -211,22 +257,18 @@ static struct snic_rd_res *rd_new(struct snic_resp *r,
 	return rd;
 }
 
-static bool do_read(struct snic_nic *nic, struct snic_qp *qp,
-		    const struct roce_hdrs *h)
+static enum resp_state do_read(struct snic_nic *nic, struct snic_qp *qp,
+			       const struct roce_hdrs *h)
 {
 	struct snic_resp *r = &qp->resp;
 	struct snic_rd_res *rd;
 
 	if (!rkey_ok(nic, qp, h->reth_rkey, h->reth_va, h->reth_len,
-		     SNIC_ACCESS_REMOTE_READ)) {
-		nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_ACCESS);
-		return false;
-	}
-	/* more outstanding READs than max_dest_rd_atomic (C9-140) */
-	if (rd_first_pending(r) >= rd_slots(qp)) {
-		nak_fatal(nic, qp, h->psn, ROCE_NAK_INVALID_REQ);
-		return false;
-	}
+		     SNIC_ACCESS_REMOTE_READ))
+		return RESP_ERR_RKEY;
+	/* more outstanding READs than max_dest_rd_atomic (9.7.4.1.3) */
+	if (rd_first_pending(r) >= rd_slots(qp))
+		return RESP_ERR_INVALID;
 	/* ACKs for earlier requests go out before the READ's responses */
 	resp_flush_acks(nic, qp);
 	rd = rd_new(r, h, req_psns(qp, h));
@@ -234,80 +276,109 @@ static bool do_read(struct snic_nic *nic, struct snic_qp *qp,
 	rd->va = h->reth_va;
 	rd->len = h->reth_len;
 	qp_resp_schedule(nic, qp);
-	return true;
+	return RESP_ACKNOWLEDGE;
 }
 
-static bool do_atomic(struct snic_nic *nic, struct snic_qp *qp,
-		      const struct roce_hdrs *h)
+/* The host-memory word an atomic works on: aligned (IBTA 9.4.5), inside
+ * an MR that allows remote atomics. */
+static enum resp_state atomic_target(struct snic_nic *nic, struct snic_qp *qp,
+				     const struct roce_hdrs *h, uint64_t *pa)
 {
-	struct snic_resp *r = &qp->resp;
 	const struct snic_mr *mr;
-	struct snic_rd_res *rd;
-	uint64_t pa, orig = 0;
-	int rc;
 
-	if (h->atomic_va & 7) { /* IBTA 9.4.5: 8-byte aligned */
-		nak_fatal(nic, qp, h->psn, ROCE_NAK_INVALID_REQ);
-		return false;
-	}
+	if (h->atomic_va & 7)
+		return RESP_ERR_INVALID;
 	if (!(qp->attr.qp_access_flags & SNIC_ACCESS_REMOTE_ATOMIC) ||
 	    !(mr = mr_check(nic, h->atomic_rkey, qp->pd, SNIC_ACCESS_REMOTE_ATOMIC,
 			    h->atomic_va, 8)) ||
-	    mr_va_to_pa(nic, mr, h->atomic_va, &pa)) {
-		nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_ACCESS);
-		return false;
-	}
-	if (rd_first_pending(r) >= rd_slots(qp)) {
-		nak_fatal(nic, qp, h->psn, ROCE_NAK_INVALID_REQ);
-		return false;
-	}
+	    mr_va_to_pa(nic, mr, h->atomic_va, pa))
+		return RESP_ERR_RKEY;
+	if (rd_first_pending(&qp->resp) >= rd_slots(qp))
+		return RESP_ERR_INVALID;
+	return RESP_ACKNOWLEDGE;
+}
+
+static enum resp_state do_atomic(struct snic_nic *nic, struct snic_qp *qp,
+				 const struct roce_hdrs *h)
+{
+	struct snic_rd_res *rd;
+	uint64_t pa, orig = 0;
+	enum resp_state next = atomic_target(nic, qp, h, &pa);
+	int rc;
+
+	if (next != RESP_ACKNOWLEDGE)
+		return next;
 	if (h->opcode == ROCE_RC_CMP_SWAP)
 		rc = core_dma_cmp_swap(&nic->core, pa, h->atomic_cmp,
 				       h->atomic_swap_add, &orig);
 	else
 		rc = core_dma_fetch_add(&nic->core, pa, h->atomic_swap_add, &orig);
-	if (rc) {
-		nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_OP_ERR);
-		return false;
-	}
+	if (rc)
+		return RESP_ERR_REM_OP;
 	CNT_INC(&nic->core, atomics);
 	resp_flush_acks(nic, qp);
-	rd = rd_new(r, h, 1);
+	rd = rd_new(&qp->resp, h, 1);
 	rd->atomic = true;
-	rd->orig = orig; /* kept: a duplicate gets this again (9.7.5.2.?) */
+	rd->orig = orig; /* kept: a duplicate gets this again (9.7.5.2.2) */
 	qp_resp_schedule(nic, qp);
-	return true;
+	return RESP_ACKNOWLEDGE;
 }
 
 /* ---------------------------------------------------------------------- */
-/* Sequence checks.                                                        */
+/* Checks.                                                                 */
 
-/* Opcode sequence (IBTA 9.7.5.2.2 C9-?): inside a multi-packet SEND only
- * SEND MIDDLE/LAST may come, inside a WRITE only WRITE MIDDLE/LAST; outside
- * both, only FIRST or ONLY packets. */
-static bool opcode_seq_ok(const struct snic_resp *r, uint32_t fl)
+static enum resp_state check_qp_state(const struct snic_qp *qp)
 {
-	if (r->in_send && !r->in_write)
-		return (fl & ROCE_F_SEND) && !(fl & ROCE_F_FIRST);
-	if (r->in_write)
-		return (fl & ROCE_F_WRITE) && !(fl & ROCE_F_FIRST);
-	return (fl & ROCE_F_FIRST) != 0;
+	return qp->state < SNIC_QPS_RTR || qp->state == SNIC_QPS_ERR
+	       ? RESP_ERR_QP_STATE : RESP_CHECK_PSN;
 }
 
-/* Payload length rules (IBTA 9.7.5.2.? C9-?, as rxe's check_length): FIRST
- * and MIDDLE carry exactly one PMTU, LAST 1..PMTU, ONLY 0..PMTU. */
-static bool length_ok(const struct snic_qp *qp, const struct roce_hdrs *h,
-		      uint32_t fl)
+static enum resp_state check_psn(struct snic_qp *qp, const struct roce_hdrs *h)
+{
+	int32_t d = roce_psn_diff(h->psn, qp->resp.epsn);
+
+	if (d < 0)
+		return RESP_DUPLICATE;
+	if (d > 0)
+		return RESP_ERR_PSN_SEQ;
+	qp->resp.nak_sent = false;
+	return RESP_CHECK_OP_SEQ;
+}
+
+/* Opcode sequence (IBTA 9.7.5.2): inside a multi-packet SEND only SEND
+ * MIDDLE/LAST may come, inside a WRITE only WRITE MIDDLE/LAST; outside
+ * both, only FIRST or ONLY packets. */
+static enum resp_state check_op_seq(const struct snic_resp *r, uint32_t fl)
+{
+	bool ok;
+
+	if (r->in_send && !r->in_write)
+		ok = (fl & ROCE_F_SEND) && !(fl & ROCE_F_FIRST);
+	else if (r->in_write)
+		ok = (fl & ROCE_F_WRITE) && !(fl & ROCE_F_FIRST);
+	else
+		ok = (fl & ROCE_F_FIRST) != 0;
+	return ok ? RESP_CHECK_LENGTH : RESP_ERR_OP_SEQ;
+}
+
+/* Payload length per packet position (IBTA 9.7.5.2, as rxe's
+ * check_length): FIRST and MIDDLE carry exactly one PMTU, LAST 1..PMTU,
+ * ONLY 0..PMTU. */
+static enum resp_state check_length(const struct snic_qp *qp,
+				    const struct roce_hdrs *h, uint32_t fl)
 {
 	bool first = fl & ROCE_F_FIRST, last = fl & ROCE_F_LAST;
+	bool ok;
 
 	if (!(fl & ROCE_F_PAYLOAD))
-		return h->payload_len == 0;
-	if (first && last)
-		return h->payload_len <= qp->mtu;
-	if (!last)
-		return h->payload_len == qp->mtu;
-	return h->payload_len >= 1 && h->payload_len <= qp->mtu;
+		ok = h->payload_len == 0;
+	else if (first && last)
+		ok = h->payload_len <= qp->mtu;
+	else if (!last)
+		ok = h->payload_len == qp->mtu;
+	else
+		ok = h->payload_len >= 1 && h->payload_len <= qp->mtu;
+	return ok ? RESP_EXECUTE : RESP_ERR_LENGTH;
 }
 
 static uint32_t req_psns(const struct snic_qp *qp, const struct roce_hdrs *h)
@@ -315,6 +386,44 @@ static uint32_t req_psns(const struct snic_qp *qp, const struct roce_hdrs *h)
 	if (h->opcode != ROCE_RC_READ_REQ || h->reth_len == 0)
 		return 1;
 	return (h->reth_len + qp->mtu - 1) / qp->mtu;
+}
+
+static enum resp_state execute(struct snic_nic *nic, struct snic_qp *qp,
+			       const struct roce_hdrs *h, uint32_t fl)
+{
+	if (fl & ROCE_F_SEND)
+		return do_send(nic, qp, h, fl);
+	if (fl & ROCE_F_WRITE)
+		return do_write(nic, qp, h, fl);
+	if (fl & ROCE_F_READ)
+		return do_read(nic, qp, h);
+	return do_atomic(nic, qp, h);
+}
+
+/* The request is consumed: its PSNs are done; SEND and WRITE are ACKed
+ * when asked (coalesced, resp_flush_acks), READ and atomics answer with
+ * their responses. */
+static enum resp_state acknowledge(struct snic_qp *qp, const struct roce_hdrs *h,
+				   uint32_t fl)
+{
+	qp->resp.epsn = psn_add(qp->resp.epsn, req_psns(qp, h));
+	if (h->ackreq && !(fl & (ROCE_F_READ | ROCE_F_ATOMIC_OP)))
+		qp->resp.ack_pending = true;
+	return RESP_DONE;
+}
+
+/* One NAK per sequence error (9.7.5.2.2): the requester goes back to ePSN. */
+static enum resp_state err_psn_seq(struct snic_nic *nic, struct snic_qp *qp)
+{
+	QCNT_INC(nic, qp, rx_drop_bad_psn);
+	if (!qp->resp.nak_sent) {
+		qp->resp.nak_sent = true;
+		QCNT_INC(nic, qp, nak_seq_sent);
+		resp_flush_acks(nic, qp);
+		send_aeth(nic, qp, ROCE_AETH_NAK | ROCE_NAK_PSN_SEQ_ERR,
+			  qp->resp.epsn);
+	}
+	return RESP_DONE;
 }
 
 /* The resource of the request owning `psn`, newest first, within the
@@ -411,56 +520,50 @@ static void on_duplicate(struct snic_nic *nic, struct snic_qp *qp,
 		dup_rd(nic, qp, h);
 }
 
+/* A request packet for an RC QP: the state machine's transitions. */
 void resp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h)
 {
-	struct snic_resp *r = &qp->resp;
 	uint32_t fl = roce_opcodes[h->opcode].flags;
-	int32_t d;
-	bool ok;
+	enum resp_state s = RESP_CHECK_QP_STATE;
 
-	if (qp->state < SNIC_QPS_RTR || qp->state == SNIC_QPS_ERR) {
-		QCNT_INC(nic, qp, rx_drop_qp_state);
-		return;
-	}
-	d = roce_psn_diff(h->psn, r->epsn);
-	if (d < 0) {
-		on_duplicate(nic, qp, h);
-		return;
-	}
-	if (d > 0) {
-		QCNT_INC(nic, qp, rx_drop_bad_psn);
-		if (!r->nak_sent) { /* one NAK per sequence error (C9-?) */
-			r->nak_sent = true;
-			QCNT_INC(nic, qp, nak_seq_sent);
-			resp_flush_acks(nic, qp);
-			send_aeth(nic, qp, ROCE_AETH_NAK | ROCE_NAK_PSN_SEQ_ERR, r->epsn);
+	while (s != RESP_DONE) {
+		switch (s) {
+		case RESP_CHECK_QP_STATE: s = check_qp_state(qp); break;
+		case RESP_CHECK_PSN: s = check_psn(qp, h); break;
+		case RESP_CHECK_OP_SEQ: s = check_op_seq(&qp->resp, fl); break;
+		case RESP_CHECK_LENGTH: s = check_length(qp, h, fl); break;
+		case RESP_EXECUTE: s = execute(nic, qp, h, fl); break;
+		case RESP_ACKNOWLEDGE: s = acknowledge(qp, h, fl); break;
+		case RESP_DUPLICATE: on_duplicate(nic, qp, h); s = RESP_DONE; break;
+		case RESP_ERR_QP_STATE:
+			QCNT_INC(nic, qp, rx_drop_qp_state);
+			s = RESP_DONE;
+			break;
+		case RESP_ERR_PSN_SEQ: s = err_psn_seq(nic, qp); break;
+		case RESP_ERR_OP_SEQ:
+			QCNT_INC(nic, qp, rx_drop_opcode_seq);
+			s = RESP_ERR_INVALID;
+			break;
+		case RESP_ERR_LENGTH:
+			QCNT_INC(nic, qp, rx_drop_bad_length);
+			s = RESP_ERR_INVALID;
+			break;
+		case RESP_ERR_INVALID:
+			nak_fatal(nic, qp, h->psn, ROCE_NAK_INVALID_REQ);
+			s = RESP_DONE;
+			break;
+		case RESP_ERR_RNR: rnr_nak(nic, qp, h->psn); s = RESP_DONE; break;
+		case RESP_ERR_RKEY:
+			nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_ACCESS);
+			s = RESP_DONE;
+			break;
+		case RESP_ERR_REM_OP:
+			nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_OP_ERR);
+			s = RESP_DONE;
+			break;
+		case RESP_DONE: break;
 		}
-		return;
 	}
-	r->nak_sent = false;
-	if (!opcode_seq_ok(r, fl)) {
-		QCNT_INC(nic, qp, rx_drop_opcode_seq);
-		nak_fatal(nic, qp, h->psn, ROCE_NAK_INVALID_REQ);
-		return;
-	}
-	if (!length_ok(qp, h, fl)) {
-		QCNT_INC(nic, qp, rx_drop_bad_length);
-		nak_fatal(nic, qp, h->psn, ROCE_NAK_INVALID_REQ);
-		return;
-	}
-	if (fl & ROCE_F_SEND)
-		ok = do_send(nic, qp, h, fl);
-	else if (fl & ROCE_F_WRITE)
-		ok = do_write(nic, qp, h, fl);
-	else if (fl & ROCE_F_READ)
-		ok = do_read(nic, qp, h);
-	else
-		ok = do_atomic(nic, qp, h);
-	if (!ok)
-		return;
-	r->epsn = psn_add(r->epsn, req_psns(qp, h));
-	if (h->ackreq && !(fl & (ROCE_F_READ | ROCE_F_ATOMIC_OP)))
-		r->ack_pending = true;
 }
 
 /*
@@ -547,7 +650,7 @@ static bool rd_packet(struct snic_nic *nic, struct snic_qp *qp,
 		n = qp->mtu;
 	if (n && !(mr = mr_check(nic, rd->rkey, qp->pd, SNIC_ACCESS_REMOTE_READ,
 				 rd->va + rd->sent, n))) {
-		/* deregistered while we answered: access error (C9-?) */
+		/* deregistered while we answered: access error (9.7.5.2.3) */
 		nak_fatal(nic, qp, rd->psn, ROCE_NAK_REM_ACCESS);
 		return false;
 	}

@@ -84,6 +84,7 @@ void timer_progress(struct snic_nic *nic, struct snic_qp *qp);
 void timer_sent(struct snic_nic *nic, struct snic_qp *qp);
 
 /* rc_responder.c */
+const char *resp_state_name(unsigned s);
 void resp_rx(struct snic_nic *nic, struct snic_qp *qp,
 	     const struct roce_hdrs *h);
 unsigned resp_poll(struct snic_nic *nic);
@@ -91,6 +92,7 @@ void resp_flush_acks(struct snic_nic *nic, struct snic_qp *qp);
 bool resp_linger_rx(struct snic_nic *nic, const struct roce_hdrs *h);
 
 /* rc_completer.c */
+const char *comp_state_name(unsigned s);
 void comp_rx(struct snic_nic *nic, struct snic_qp *qp,
 	     const struct roce_hdrs *h);
 void comp_timeout(struct snic_nic *nic, struct snic_qp *qp);
