@@ -126,6 +126,23 @@ bool rkey_ok(struct snic_nic *nic, const struct snic_qp *qp, uint32_t rkey,
 	return mr_check(nic, rkey, qp->pd, access, va, len) != NULL;
 }
 
+/* A WRITE's FIRST packet: R_Key and access checked before any byte,
+ * then the write cursor (wr_mr, wr_va, wr_left) is set. */
+bool resp_write_start(struct snic_nic *nic, struct snic_qp *qp,
+		      const struct roce_hdrs *h)
+{
+	struct snic_resp *r = &qp->resp;
+
+	if (!rkey_ok(nic, qp, h->reth_rkey, h->reth_va, h->reth_len,
+		     SNIC_ACCESS_REMOTE_WRITE))
+		return false;
+	r->in_write = true;
+	r->wr_mr = h->reth_rkey;
+	r->wr_va = h->reth_va;
+	r->wr_left = r->wr_len = h->reth_len;
+	return true;
+}
+
 /* A WRITE packet's payload at the write cursor (wr_mr, wr_va), which moves
  * on; false when the MR no longer allows it. */
 bool resp_write_payload(struct snic_nic *nic, struct snic_qp *qp,

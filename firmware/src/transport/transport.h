@@ -69,6 +69,8 @@ uint8_t recv_place(struct snic_nic *nic, struct snic_qp *qp,
 		   const struct roce_hdrs *h);
 bool rkey_ok(struct snic_nic *nic, const struct snic_qp *qp, uint32_t rkey,
 	     uint64_t va, uint64_t len, uint32_t access);
+bool resp_write_start(struct snic_nic *nic, struct snic_qp *qp,
+		      const struct roce_hdrs *h);
 bool resp_write_payload(struct snic_nic *nic, struct snic_qp *qp,
 			const struct roce_hdrs *h);
 

@@ -118,32 +118,16 @@ static void uc_recv_send(struct snic_nic *nic, struct snic_qp *qp,
 		qp_recv_cqe(nic, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV, h);
 }
 
-/* A WRITE's FIRST packet: R_Key and access checked before any byte. */
-static bool uc_write_start(struct snic_nic *nic, struct snic_qp *qp,
-			   const struct roce_hdrs *h)
-{
-	struct snic_resp *r = &qp->resp;
-
-	if (h->reth_len && !rkey_ok(nic, qp, h->reth_rkey, h->reth_va,
-				    h->reth_len, SNIC_ACCESS_REMOTE_WRITE)) {
-		QCNT_INC(nic, qp, nak_access_sent); /* counted; UC sends no NAK */
-		return false;
-	}
-	r->in_write = true;
-	r->wr_mr = h->reth_rkey;
-	r->wr_va = h->reth_va;
-	r->wr_left = r->wr_len = h->reth_len;
-	return true;
-}
-
 static void uc_recv_write(struct snic_nic *nic, struct snic_qp *qp,
 			  const struct roce_hdrs *h, uint32_t fl)
 {
 	struct snic_resp *r = &qp->resp;
 	uint8_t st;
 
-	if ((fl & ROCE_F_FIRST) && !uc_write_start(nic, qp, h))
+	if ((fl & ROCE_F_FIRST) && !resp_write_start(nic, qp, h)) {
+		QCNT_INC(nic, qp, nak_access_sent); /* counted; UC sends no NAK */
 		return;
+	}
 	if (h->payload_len > r->wr_left ||
 	    ((fl & ROCE_F_LAST) && h->payload_len != r->wr_left)) {
 		QCNT_INC(nic, qp, rx_drop_bad_length);

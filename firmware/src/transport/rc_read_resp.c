@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The RC responder's answers to READs and atomics: READ responses
+ * segmented at the path MTU (FIRST/MIDDLE/LAST/ONLY from the opcode
+ * table) and ATOMIC ACKs, in PSN order, within the pass's TX budget.
+ */
+#include "transport/rc_resp.h"
+
+static struct snic_rd_res *rd_at_head(struct snic_resp *r)
+{
+	return &r->rd[r->rd_head % SNIC_MAX_RD_ATOM];
+}
+
+/* Its last response is out: off the pending set, on to the next. */
+static void rd_done(struct snic_resp *r, struct snic_rd_res *rd)
+{
+	rd_unpend(r, rd);
+	rd->replay = false;
+	r->rd_head++;
+}
+
+static uint8_t rd_opcode(const struct snic_qp *qp, const struct snic_rd_res *rd)
+{
+	return roce_seg_opcode(ROCE_RC_READ_RESP_FIRST, rd->sent == 0,
+			       rd->len - rd->sent <= qp->mtu, false);
+}
+
+/* One response packet; false when out of buffers or the QP failed. */
+static bool atomic_ack(struct snic_nic *nic, struct snic_qp *qp,
+		       struct snic_rd_res *rd)
+{
+	struct snic_resp *r = &qp->resp;
+	struct roce_hdrs h;
+	struct snic_pkt *p;
+
+	pkt_fill_hdrs(nic, qp, &h, ROCE_RC_ATOMIC_ACK, rd->psn);
+	h.aeth_syndrome = ROCE_AETH_ACK | ACK_CREDIT_NONE;
+	h.aeth_msn = (r->msn + !rd->replay) & ROCE_PSN_MASK;
+	h.atomic_orig = rd->orig;
+	p = pkt_build(nic, &h, NULL, 0);
+	if (!p)
+		return false;
+	core_tx(&nic->core, p);
+	if (!rd->replay)
+		r->msn++; /* counted once */
+	rd_done(r, rd);
+	return true;
+}
+
+static bool rd_packet(struct snic_nic *nic, struct snic_qp *qp,
+		      struct snic_rd_res *rd)
+{
+	struct snic_resp *r = &qp->resp;
+	uint8_t op = rd_opcode(qp, rd);
+	uint32_t n = rd->len - rd->sent;
+	const struct snic_mr *mr = NULL;
+	struct roce_hdrs h;
+	struct snic_pkt *p;
+
+	if (n > qp->mtu)
+		n = qp->mtu;
+	if (n && !(mr = mr_check(nic, rd->rkey, qp->pd, SNIC_ACCESS_REMOTE_READ,
+				 rd->va + rd->sent, n))) {
+		/* deregistered while we answered: access error (9.7.5.2.3) */
+		nak_fatal(nic, qp, rd->psn, ROCE_NAK_REM_ACCESS);
+		return false;
+	}
+	p = core_pkt_alloc(&nic->core);
+	if (!p)
+		return false;
+	if (n && mr_read(nic, mr, rd->va + rd->sent, p->data + roce_hdr_len(op),
+			 n)) {
+		/* no response without its data: the memory could not be
+		 * read, a responder-side error (9.9.3.1.3); counted in
+		 * dma_errors by core_dma_read */
+		core_pkt_unused(&nic->core, p);
+		nak_fatal(nic, qp, rd->psn, ROCE_NAK_REM_OP_ERR);
+		return false;
+	}
+	if ((roce_opcodes[op].flags & ROCE_F_LAST) && !rd->replay)
+		r->msn++;
+	pkt_fill_hdrs(nic, qp, &h, op, rd->psn);
+	h.aeth_syndrome = ROCE_AETH_ACK | ACK_CREDIT_NONE;
+	h.aeth_msn = r->msn & ROCE_PSN_MASK;
+	p->len = (uint16_t)roce_build(p->data, &h, n);
+	core_tx(&nic->core, p);
+	CNT_INC(&nic->core, read_responses);
+	rd->sent += n;
+	rd->psn = psn_add(rd->psn, 1);
+	if (roce_opcodes[op].flags & ROCE_F_LAST) {
+		rd_done(r, rd);
+	}
+	return true;
+}
+
+static bool resp_qp(struct snic_nic *nic, struct snic_qp *qp)
+{
+	struct snic_resp *r = &qp->resp;
+	unsigned budget = SNIC_QP_TX_BUDGET;
+
+	while (budget-- && nic->core.tx_budget) {
+		struct snic_rd_res *rd;
+		bool sent;
+
+		if (qp->state == SNIC_QPS_ERR)
+			return false;
+		while (r->rd_head != r->rd_tail && !rd_at_head(r)->pending)
+			r->rd_head++; /* answered already, or never replayed */
+		rd = rd_at_head(r);
+		if (r->rd_head == r->rd_tail) {
+			resp_flush_acks(nic, qp); /* the ACK that waited */
+			return false;
+		}
+		if (!qp->dmac_valid)
+			return true;
+		sent = rd->atomic ? atomic_ack(nic, qp, rd) : rd_packet(nic, qp, rd);
+		if (!sent)
+			return qp->state != SNIC_QPS_ERR;
+	}
+	return true;
+}
+
+unsigned resp_poll(struct snic_nic *nic)
+{
+	uint32_t n = nic->resp_tail - nic->resp_head;
+	unsigned work = 0;
+
+	while (n-- && nic->core.tx_budget) {
+		struct snic_qp *qp =
+			&nic->qps[nic->resp_list[nic->resp_head++ % SNIC_MAX_QP]];
+		uint32_t before = nic->core.tx_budget;
+
+		qp->on_resp_list = false;
+		if (!qp->in_use)
+			continue;
+		if (resp_qp(nic, qp))
+			qp_resp_schedule(nic, qp);
+		work += before - nic->core.tx_budget;
+	}
+	return work;
+}
