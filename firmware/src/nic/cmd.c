@@ -19,7 +19,7 @@ void ctx_destroy(struct snic_nic *nic, unsigned ctx)
 	}
 	for (uint32_t i = 0; i < SNIC_MAX_SRQ; i++)
 		if (nic->srqs[i].in_use && nic->srqs[i].ctx == ctx)
-			srq_destroy(nic, ctx, obj_handle(&(&nic->srqs[i])->obj, i));
+			srq_destroy(nic, ctx, obj_handle(&nic->srqs[i].obj, i));
 	for (uint32_t i = 0; i < SNIC_MAX_CQ; i++)
 		if (nic->cqs[i].in_use && nic->cqs[i].ctx == ctx)
 			nic->cqs[i].in_use = false;

@@ -36,7 +36,7 @@ int cq_create(struct snic_nic *nic, unsigned ctx,
 	cq->cnt = in->cqe_cnt;
 	cq->ring_pa = in->ring_pa;
 	cq->dbrec_pa = in->dbrec_pa;
-	*cqn = obj_handle(&(cq)->obj, i);
+	*cqn = obj_handle(&cq->obj, i);
 	return SNIC_ST_OK;
 }
 
@@ -132,7 +132,7 @@ static void cq_check_arm(struct snic_nic *nic, uint32_t idx)
 		return;
 	cq->arm_seen = arm;
 	cq->sol_pending = false;
-	core_event(&nic->core, cq->ctx, SNIC_EV_COMP, obj_handle(&(cq)->obj, idx));
+	core_event(&nic->core, cq->ctx, SNIC_EV_COMP, obj_handle(&cq->obj, idx));
 }
 
 void cq_flush_events(struct snic_nic *nic)

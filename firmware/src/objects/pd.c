@@ -18,7 +18,7 @@ int pd_alloc(struct snic_nic *nic, unsigned ctx, uint32_t *pdn)
 	if (i == SNIC_MAX_PD)
 		return SNIC_ST_NOMEM;
 	obj_claim(&nic->pds[i], sizeof(nic->pds[i]), ctx);
-	*pdn = obj_handle(&(&nic->pds[i])->obj, i);
+	*pdn = obj_handle(&nic->pds[i].obj, i);
 	return SNIC_ST_OK;
 }
 

@@ -81,6 +81,24 @@ static uint32_t qp_free_slot(const struct snic_nic *nic)
 	return any;
 }
 
+/* The rings and limits CREATE_QP gave (checked by create_args_ok). */
+static void qp_set_queues(struct snic_qp *qp, const struct snic_cmd_create_qp *in)
+{
+	qp->sq_pa = in->sq_pa;
+	qp->rq_pa = in->rq_pa;
+	qp->dbrec_pa = in->dbrec_pa;
+	qp->sq_cnt = in->sq_wqe_cnt;
+	qp->rq_cnt = in->rq_wqe_cnt;
+	qp->sq_stride_log = (uint8_t)in->sq_stride_log;
+	qp->rq_stride_log = (uint8_t)in->rq_stride_log;
+	qp->sq_sig_all = in->sq_sig_all != 0;
+	qp->max_send_sge = in->max_send_sge;
+	qp->max_recv_sge = in->max_recv_sge;
+	qp->max_inline = in->max_inline;
+	qp->type = (uint8_t)in->qp_type;
+	qp->state = SNIC_QPS_RESET;
+}
+
 int qp_create(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_create_qp *in, uint32_t *qpn)
 {
@@ -104,23 +122,11 @@ int qp_create(struct snic_nic *nic, unsigned ctx,
 	obj_claim(qp, sizeof(*qp), ctx);
 	qp->on_req_list = on_req;
 	qp->on_resp_list = on_resp;
-	qp->qpn = obj_handle(&(qp)->obj, i);
+	qp->qpn = obj_handle(&qp->obj, i);
 	qp->pd = pd;
 	qp->scq = scq;
 	qp->rcq = rcq;
-	qp->sq_pa = in->sq_pa;
-	qp->rq_pa = in->rq_pa;
-	qp->dbrec_pa = in->dbrec_pa;
-	qp->sq_cnt = in->sq_wqe_cnt;
-	qp->rq_cnt = in->rq_wqe_cnt;
-	qp->sq_stride_log = (uint8_t)in->sq_stride_log;
-	qp->rq_stride_log = (uint8_t)in->rq_stride_log;
-	qp->sq_sig_all = in->sq_sig_all != 0;
-	qp->max_send_sge = in->max_send_sge;
-	qp->max_recv_sge = in->max_recv_sge;
-	qp->max_inline = in->max_inline;
-	qp->type = (uint8_t)in->qp_type;
-	qp->state = SNIC_QPS_RESET;
+	qp_set_queues(qp, in);
 	/* A per-QP UDP source port spreads flows (A17.3.3 leaves it free);
 	 * >= 0xC000 so dissectors do not take it for a well-known service. */
 	qp->sport = (uint16_t)(0xc000 | (qp->qpn & 0x3fff));

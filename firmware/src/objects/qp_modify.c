@@ -51,6 +51,30 @@ static int attr_values_ok(const struct snic_nic *nic, uint32_t mask,
 	return SNIC_ST_OK;
 }
 
+/* The address vector: the peer's IPv4 address from its GID, its MAC
+ * from the neighbour table (asked for when unknown). */
+static void apply_av(struct snic_nic *nic, struct snic_qp *qp,
+		     const struct snic_qp_attr *a)
+{
+	struct snic_qp_attr *s = &qp->attr;
+	bool v4;
+
+	memcpy(s->dgid, a->dgid, 16);
+	s->flow_label = a->flow_label;
+	s->sgid_index = a->sgid_index;
+	s->hop_limit = a->hop_limit;
+	s->traffic_class = a->traffic_class;
+	s->is_global = a->is_global;
+	s->sl = a->sl;
+	s->dlid = a->dlid;
+	s->static_rate = a->static_rate;
+	s->src_path_bits = a->src_path_bits;
+	qp->dip = gid_to_ipv4(a->dgid, &v4); /* v4: attr_values_ok */
+	qp->dmac_valid = neigh_lookup(&nic->neigh, qp->dip, qp->dmac);
+	if (!qp->dmac_valid)
+		neigh_resolve(&nic->neigh, qp->dip);
+}
+
 static void apply_attrs(struct snic_nic *nic, struct snic_qp *qp,
 			uint32_t mask, const struct snic_qp_attr *a)
 {
@@ -96,24 +120,8 @@ static void apply_attrs(struct snic_nic *nic, struct snic_qp *qp,
 		s->qkey = a->qkey;
 	if (mask & M(EN_SQD_ASYNC_NOTIFY))
 		s->en_sqd_async_notify = a->en_sqd_async_notify;
-	if (mask & M(AV)) {
-		memcpy(s->dgid, a->dgid, 16);
-		s->flow_label = a->flow_label;
-		s->sgid_index = a->sgid_index;
-		s->hop_limit = a->hop_limit;
-		s->traffic_class = a->traffic_class;
-		s->is_global = a->is_global;
-		s->sl = a->sl;
-		s->dlid = a->dlid;
-		s->static_rate = a->static_rate;
-		s->src_path_bits = a->src_path_bits;
-		bool v4;
-
-		qp->dip = gid_to_ipv4(a->dgid, &v4); /* v4: attr_values_ok */
-		qp->dmac_valid = neigh_lookup(&nic->neigh, qp->dip, qp->dmac);
-		if (!qp->dmac_valid)
-			neigh_resolve(&nic->neigh, qp->dip);
-	}
+	if (mask & M(AV))
+		apply_av(nic, qp, a);
 }
 
 /* Back to RESET: forget every index and in-flight message (IBTA

@@ -52,7 +52,7 @@ int srq_create(struct snic_nic *nic, unsigned ctx,
 	s->ring_pa = in->ring_pa;
 	s->dbrec_pa = in->dbrec_pa;
 	nic->pds[pd].refs++;
-	*srqn = obj_handle(&(s)->obj, i);
+	*srqn = obj_handle(&s->obj, i);
 	return SNIC_ST_OK;
 }
 

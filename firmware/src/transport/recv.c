@@ -67,7 +67,7 @@ static bool srq_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st)
 		if (s->pi - s->ci < s->limit) {
 			s->limit = 0;
 			core_event(&nic->core, s->ctx, SNIC_EV_SRQ_LIMIT_REACHED,
-				  obj_handle(&(s)->obj, qp->srq));
+				  obj_handle(&s->obj, qp->srq));
 		}
 	}
 	return true;
