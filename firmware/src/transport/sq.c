@@ -84,40 +84,6 @@ uint8_t sq_opcode(const struct snic_qp *qp, const struct snic_req_cur *cur)
 	}
 }
 
-/* RETH, immediate, AtomicETH and the solicited bit, as the opcode asks. */
-void sq_fill_ext(const struct snic_req_cur *cur, struct roce_hdrs *h)
-{
-	const struct snic_send_wqe *w = &cur->hdr;
-	uint32_t fl = roce_opcodes[h->opcode].flags;
-
-	if (fl & ROCE_F_RETH) {
-		h->reth_va = w->raddr.remote_addr;
-		h->reth_rkey = w->raddr.rkey;
-		h->reth_len = cur->len;
-	}
-	if (fl & ROCE_F_IMM)
-		h->imm = w->ctrl.imm_data;
-	if (fl & ROCE_F_ATOMIC) {
-		h->atomic_va = w->raddr.remote_addr;
-		h->atomic_rkey = w->raddr.rkey;
-		h->atomic_swap_add = w->ctrl.opcode == SNIC_WR_ATOMIC_CMP_AND_SWP
-				     ? w->atomic.swap : w->atomic.compare_add;
-		h->atomic_cmp = w->atomic.compare_add;
-	}
-	h->se = (fl & ROCE_F_LAST) && (w->ctrl.flags & SNIC_SEND_SOLICITED);
-}
-
-/* Copy the next n payload bytes of the current message to dst. */
-int sq_gather(struct snic_nic *nic, struct snic_req_cur *cur, uint8_t *dst,
-	      uint32_t n)
-{
-	if (cur->hdr.ctrl.flags & SNIC_SEND_INLINE) {
-		memcpy(dst, cur->inline_data + cur->sent, n);
-		return 0;
-	}
-	return sgl_copy_out(nic, &cur->sgl, dst, n);
-}
-
 /* The WQE in hand completes now with `status`; an error ends the QP
  * (IBTA 10.8.3.1: the failed WQE, then C10-39 flushes the rest). */
 void sq_complete(struct snic_nic *nic, struct snic_qp *qp, uint8_t status)

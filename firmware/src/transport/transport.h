@@ -8,6 +8,8 @@
 #ifndef SNIC_TRANSPORT_H
 #define SNIC_TRANSPORT_H
 
+#include <string.h>
+
 #include "objects/objects.h"
 
 /* ops.c: what each QP type does, chosen by the type fixed at creation */
@@ -37,10 +39,19 @@ static inline bool wr_is_rd_atomic(uint8_t op)
 uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp);
 uint8_t sq_load(struct snic_nic *nic, struct snic_qp *qp, uint32_t access);
 uint8_t sq_opcode(const struct snic_qp *qp, const struct snic_req_cur *cur);
-void sq_fill_ext(const struct snic_req_cur *cur, struct roce_hdrs *h);
-int sq_gather(struct snic_nic *nic, struct snic_req_cur *cur, uint8_t *dst,
-	      uint32_t n);
 void sq_complete(struct snic_nic *nic, struct snic_qp *qp, uint8_t status);
+
+/* Copy the next n payload bytes of the current message to dst (inline
+ * here: once per packet). */
+static inline int sq_gather(struct snic_nic *nic, struct snic_req_cur *cur,
+			    uint8_t *dst, uint32_t n)
+{
+	if (cur->hdr.ctrl.flags & SNIC_SEND_INLINE) {
+		memcpy(dst, cur->inline_data + cur->sent, n);
+		return 0;
+	}
+	return sgl_copy_out(nic, &cur->sgl, dst, n);
+}
 void sq_arp_retry(struct snic_nic *nic, struct snic_qp *qp, uint32_t ip);
 bool sq_unrel_packet(struct snic_nic *nic, struct snic_qp *qp,
 		     struct roce_hdrs *h, uint32_t mtu);
@@ -65,14 +76,6 @@ struct snic_pkt *pkt_build(struct snic_nic *nic, struct roce_hdrs *h,
 /* recv.c: receive-side work for every QP type */
 bool recv_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st);
 bool recv_state_ok(struct snic_nic *nic, struct snic_qp *qp);
-uint8_t recv_place(struct snic_nic *nic, struct snic_qp *qp,
-		   const struct roce_hdrs *h);
-bool rkey_ok(struct snic_nic *nic, const struct snic_qp *qp, uint32_t rkey,
-	     uint64_t va, uint64_t len, uint32_t access);
-bool resp_write_start(struct snic_nic *nic, struct snic_qp *qp,
-		      const struct roce_hdrs *h);
-bool resp_write_payload(struct snic_nic *nic, struct snic_qp *qp,
-			const struct roce_hdrs *h);
 
 /* rc_requester.c */
 unsigned req_poll(struct snic_nic *nic);
@@ -104,5 +107,102 @@ bool ud_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
 bool ud_req_qp(struct snic_nic *nic, struct snic_qp *qp);
 bool uc_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
 bool uc_req_qp(struct snic_nic *nic, struct snic_qp *qp);
+
+
+/* ---------------------------------------------------------------------- */
+/* Per-packet helpers shared by several transports, inline: they run for
+ * every packet and would otherwise cost a call across files each time. */
+
+/* RETH, immediate, AtomicETH and the solicited bit, as the opcode asks. */
+static inline void sq_fill_ext(const struct snic_req_cur *cur,
+			       struct roce_hdrs *h)
+{
+	const struct snic_send_wqe *w = &cur->hdr;
+	uint32_t fl = roce_opcodes[h->opcode].flags;
+
+	if (fl & ROCE_F_RETH) {
+		h->reth_va = w->raddr.remote_addr;
+		h->reth_rkey = w->raddr.rkey;
+		h->reth_len = cur->len;
+	}
+	if (fl & ROCE_F_IMM)
+		h->imm = w->ctrl.imm_data;
+	if (fl & ROCE_F_ATOMIC) {
+		h->atomic_va = w->raddr.remote_addr;
+		h->atomic_rkey = w->raddr.rkey;
+		h->atomic_swap_add = w->ctrl.opcode == SNIC_WR_ATOMIC_CMP_AND_SWP
+				     ? w->atomic.swap : w->atomic.compare_add;
+		h->atomic_cmp = w->atomic.compare_add;
+	}
+	h->se = (fl & ROCE_F_LAST) && (w->ctrl.flags & SNIC_SEND_SOLICITED);
+}
+
+/* A SEND packet's payload into the RECV held: LOC_LEN_ERR when it does
+ * not fit, LOC_PROT_ERR when its memory went away. */
+static inline uint8_t recv_place(struct snic_nic *nic, struct snic_qp *qp,
+				 const struct roce_hdrs *h)
+{
+	struct snic_resp *r = &qp->resp;
+
+	if (r->recv_len + h->payload_len > r->rsgl.total)
+		return SNIC_WC_LOC_LEN_ERR;
+	if (h->payload_len &&
+	    sgl_copy_in(nic, &r->rsgl, h->payload, h->payload_len))
+		return SNIC_WC_LOC_PROT_ERR;
+	r->recv_len += h->payload_len;
+	return SNIC_WC_SUCCESS;
+}
+
+/* The rkey check of a RETH or AtomicETH: the MR, the PD of this QP, the
+ * MR's and the QP's access rights, the bounds (IBTA 9.7.5.2.3, C9-88:
+ * a zero-length RDMA needs no valid rkey).  UC checks the same. */
+static inline bool rkey_ok(struct snic_nic *nic, const struct snic_qp *qp,
+			   uint32_t rkey, uint64_t va, uint64_t len,
+			   uint32_t access)
+{
+	if (len == 0)
+		return true;
+	if (!(qp->attr.qp_access_flags & access))
+		return false;
+	return mr_check(nic, rkey, qp->pd, access, va, len) != NULL;
+}
+
+/* A WRITE's FIRST packet: R_Key and access checked before any byte,
+ * then the write cursor (wr_mr, wr_va, wr_left) is set. */
+static inline bool resp_write_start(struct snic_nic *nic, struct snic_qp *qp,
+				    const struct roce_hdrs *h)
+{
+	struct snic_resp *r = &qp->resp;
+
+	if (!rkey_ok(nic, qp, h->reth_rkey, h->reth_va, h->reth_len,
+		     SNIC_ACCESS_REMOTE_WRITE))
+		return false;
+	r->in_write = true;
+	r->wr_mr = h->reth_rkey;
+	r->wr_va = h->reth_va;
+	r->wr_left = r->wr_len = h->reth_len;
+	return true;
+}
+
+/* A WRITE packet's payload at the write cursor (wr_mr, wr_va), which moves
+ * on; false when the MR no longer allows it. */
+static inline bool resp_write_payload(struct snic_nic *nic,
+				      struct snic_qp *qp,
+				      const struct roce_hdrs *h)
+{
+	struct snic_resp *r = &qp->resp;
+
+	if (h->payload_len) {
+		const struct snic_mr *mr = mr_check(nic, r->wr_mr, qp->pd,
+						    SNIC_ACCESS_REMOTE_WRITE,
+						    r->wr_va, h->payload_len);
+
+		if (!mr || mr_write(nic, mr, r->wr_va, h->payload, h->payload_len))
+			return false;
+	}
+	r->wr_va += h->payload_len;
+	r->wr_left -= h->payload_len;
+	return true;
+}
 
 #endif /* SNIC_TRANSPORT_H */

@@ -494,25 +494,18 @@ uint32_t roce_build(uint8_t *frame, const struct roce_hdrs *h,
 	return len;
 }
 
-/* The opcode of one packet of a multi-packet message, looked up in the
- * opcode table (IBTA 9.2 table 37): `family` is the message's FIRST opcode
- * (SEND_FIRST, WRITE_FIRST or READ_RESP_FIRST, RC or UC); first and last
- * place the packet (both: ONLY); imm asks for the variant with an
- * immediate, which only LAST and ONLY have. */
-uint8_t roce_seg_opcode(uint8_t family, bool first, bool last, bool imm)
+/* roce_seg_opcode's search, for a family whose layout the first guess
+ * did not match: the opcode in family .. family + 5 with the same kind of
+ * operation and the wanted FIRST/LAST/IMM flags. */
+uint8_t roce_seg_search(uint8_t family, uint32_t want)
 {
-	const uint32_t kinds = ROCE_F_SEND | ROCE_F_WRITE | ROCE_F_READ |
-			       ROCE_F_REQ | ROCE_F_RESP | ROCE_F_INV;
-	uint32_t kind = roce_opcodes[family].flags & kinds;
-	uint32_t want = (first ? ROCE_F_FIRST : 0) | (last ? ROCE_F_LAST : 0) |
-			(imm && last ? ROCE_F_IMM : 0);
+	uint32_t kind = roce_opcodes[family].flags & ROCE_SEG_KINDS;
 
 	for (uint8_t op = family; op < family + 6; op++) {
 		uint32_t f = roce_opcodes[op].flags;
 
-		if ((f & kinds) == kind &&
-		    (f & (ROCE_F_FIRST | ROCE_F_LAST | ROCE_F_IMM)) == want)
+		if ((f & ROCE_SEG_KINDS) == kind && (f & ROCE_SEG_POS) == want)
 			return op;
 	}
-	return family; /* not reached for the three families above */
+	return family; /* not reached for the three families */
 }

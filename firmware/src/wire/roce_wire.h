@@ -156,7 +156,38 @@ enum roce_parse_result {
 };
 
 /* Parse and validate a frame (headers, lengths, IPv4 checksum, ICRC). */
-uint8_t roce_seg_opcode(uint8_t family, bool first, bool last, bool imm);
+/* The opcode of one packet of a multi-packet message, from the opcode
+ * table (IBTA 9.2 table 37): `family` is the message's FIRST opcode
+ * (SEND_FIRST, WRITE_FIRST or READ_RESP_FIRST, RC or UC); first and last
+ * place the packet (both: ONLY); imm asks for the variant with an
+ * immediate, which only LAST and ONLY have.  It runs for every packet:
+ * the usual layout (FIRST, MIDDLE, LAST[, LAST_IMM], ONLY[, ONLY_IMM]) is
+ * tried first and checked against the table's flags; a family laid out
+ * otherwise is searched. */
+#define ROCE_SEG_KINDS (ROCE_F_SEND | ROCE_F_WRITE | ROCE_F_READ | ROCE_F_REQ | \
+			ROCE_F_RESP | ROCE_F_INV)
+#define ROCE_SEG_POS   (ROCE_F_FIRST | ROCE_F_LAST | ROCE_F_IMM)
+
+uint8_t roce_seg_search(uint8_t family, uint32_t want);
+
+static inline uint8_t roce_seg_opcode(uint8_t family, bool first, bool last,
+				      bool imm)
+{
+	static const uint8_t guess[4] = { 1, 2, 0, 4 }; /* MIDDLE LAST FIRST ONLY */
+	uint32_t want = (first ? ROCE_F_FIRST : 0) | (last ? ROCE_F_LAST : 0) |
+			(imm && last ? ROCE_F_IMM : 0);
+	uint8_t op = (uint8_t)(family + guess[first * 2 + last] + (imm && last));
+	uint32_t k = roce_opcodes[family].flags & ROCE_SEG_KINDS;
+
+	if ((roce_opcodes[op].flags & (ROCE_SEG_POS | ROCE_SEG_KINDS)) == (want | k))
+		return op;
+	/* READ responses have no LAST_IMM: their ONLY sits one lower */
+	if (op > family &&
+	    (roce_opcodes[op - 1].flags & (ROCE_SEG_POS | ROCE_SEG_KINDS)) ==
+	    (want | k))
+		return (uint8_t)(op - 1);
+	return roce_seg_search(family, want);
+}
 
 enum roce_parse_result roce_parse(const uint8_t *frame, uint32_t len,
 				  struct roce_hdrs *h);
