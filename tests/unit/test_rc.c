@@ -1164,6 +1164,34 @@ static void test_rc_gather_fails(void)
 	env_free(e);
 }
 
+/* The same through the unreliable send path (sq_unrel_packet, UD and
+ * UC): the pair is connected as RC, then both QPs are turned into UC QPs
+ * (same path fields), and a WRITE's source fails on its second packet. */
+static void test_uc_gather_fails(void)
+{
+	struct rc_env *e = env_new();
+	struct snic_cqe c;
+	struct snic_wqe_sge s = sga(e, 0, 4096);
+
+	e->s->a.nic->qps[SNIC_QPN_IDX(e->p.qa.qpn)].type = SNIC_QPT_UC;
+	e->s->b.nic->qps[SNIC_QPN_IDX(e->p.qb.qpn)].type = SNIC_QPT_UC;
+	pattern(A(e, 0), 4096, 3);
+	memset(B(e, 0), 0x5a, 4096);
+	e->s->a.hal.fail_rd_lo = e->p.bufa + 1024;
+	e->s->a.hal.fail_rd_hi = e->p.bufa + 4096;
+	struct fwr w = { .wr_id = 6, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	fqp_post_send(&e->p.qa, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+	CU_ASSERT_EQUAL(c.wr_id, 6);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_LOC_PROT_ERR);
+	CU_ASSERT_EQUAL(memcmp(B(e, 0), A(e, 0), 1024), 0); /* first packet */
+	CU_ASSERT_TRUE(all_is(B(e, 1024), 3072, 0x5a));      /* nothing more */
+	CU_ASSERT_EQUAL(fqp_state(&e->p.qa), SNIC_QPS_ERR);
+	env_free(e);
+}
+
 /* The READ's source cannot be read at the responder: no response frame,
  * a remote operational error NAK instead. */
 static void test_rc_read_source_fails(void)
@@ -1287,6 +1315,7 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_cq_wrap),
 	   UNIT_TEST(test_rc_reset_reconnect),
 	   UNIT_TEST(test_rc_gather_fails),
+	   UNIT_TEST(test_uc_gather_fails),
 	   UNIT_TEST(test_rc_read_source_fails),
 	   UNIT_TEST(test_rc_atomic_hal_fails),
 	   UNIT_TEST(test_rc_cqe_write_fails),
