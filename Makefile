@@ -15,11 +15,16 @@ INC      := -Ifirmware/include -Ihal/include
 CFLAGS_BASE := $(CSTD) $(OPT) -g $(WARN) $(SAN) $(INC) -fno-strict-aliasing
 
 # The firmware core: portable, freestanding C11 (only <stdint.h>, <stddef.h>,
-# <stdbool.h>, <stdatomic.h> and <string.h>-level functions).
-FW_SRCS  := $(sort $(wildcard firmware/src/*.c))
+# <stdbool.h>, <stdatomic.h> and <string.h>-level functions).  Its sources
+# may sit in one level of layer folders (firmware/src/<layer>/*.c).
+FW_SRCS  := $(sort $(wildcard firmware/src/*.c firmware/src/*/*.c))
 FW_OBJS  := $(FW_SRCS:%.c=$(BUILD)/obj/%.o)
 FW_LIB   := $(BUILD)/lib/libsnicfw.a
-FW_CFLAGS := $(CFLAGS_BASE) -fPIC -Ifirmware/src
+# -ffreestanding on every board (no hosted library assumed; it implies
+# -fno-builtin), then -fbuiltin: memcpy/memset of small fixed sizes stay
+# inline moves instead of calls, as a firmware's own string.h would make them.
+FW_FREESTANDING := -ffreestanding -fbuiltin
+FW_CFLAGS := $(CFLAGS_BASE) $(FW_FREESTANDING) -fPIC -Ifirmware/src
 
 # HAL implementations and the emu board (Linux process with DPDK ports).
 DPDK_CFLAGS := $(shell pkg-config --cflags libdpdk 2>/dev/null)
@@ -154,4 +159,6 @@ clean:
 # Boards other than emu bring their own rules (e.g. the bare-metal image).
 include $(sort $(wildcard boards/*/board.mk))
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+# Header dependencies: the .d files of the objects this Makefile knows (a
+# wildcard, not a walk of the build tree on every invocation).
+-include $(wildcard $(patsubst %.o,%.d,$(FW_OBJS) $(EMU_OBJS) $(HD_OBJS) $(UNIT_OBJS)))
