@@ -20,20 +20,31 @@ struct uc_env {
 	struct fenv *e;
 	struct fqp qa, qb;
 	struct ftap tap;        /* what a transmits */
+	struct fsrq srq;        /* b's receives, with uc_setup_srq */
 };
 
-static void uc_setup(struct uc_env *u)
+static void uc_setup_with(struct uc_env *u, bool srq)
 {
 	struct fconn conn;
 
 	u->e = fenv_new(4200, 1u << 20, 256);
 	fconn_default(&conn);
+	u->srq.srqn = 0;
+	if (srq)
+		CU_ASSERT_EQUAL_FATAL(fsrq_create(&u->srq, &u->e->b.ctx, u->e->b.pd,
+						  16, 1, 0), SNIC_ST_OK);
 	CU_ASSERT_EQUAL_FATAL(fside_qp(&u->e->a, &u->qa, SNIC_QPT_UC, 0), SNIC_ST_OK);
-	CU_ASSERT_EQUAL_FATAL(fside_qp(&u->e->b, &u->qb, SNIC_QPT_UC, 0), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fside_qp(&u->e->b, &u->qb, SNIC_QPT_UC, u->srq.srqn),
+			      SNIC_ST_OK);
 	CU_ASSERT_EQUAL_FATAL(fqp_connect(&u->qa, &u->qb, &conn), SNIC_ST_OK);
 	fsim_idle(u->e->s, 10); /* ARP both ways */
 	ftap_init(&u->tap, 0);
 	fake_link_set_hook(&u->e->s->link, ftap_hook, &u->tap);
+}
+
+static void uc_setup(struct uc_env *u)
+{
+	uc_setup_with(u, false);
 }
 
 static void uc_post(struct uc_env *u, uint64_t wr_id, uint8_t opcode,
@@ -53,7 +64,10 @@ static void uc_recv(struct uc_env *u, uint64_t wr_id, uint64_t off, uint32_t len
 {
 	struct snic_wqe_sge sge = fside_sge(&u->e->b, off, len);
 
-	fqp_post_recv(&u->qb, wr_id, &sge, 1);
+	if (u->srq.srqn)
+		fsrq_post(&u->srq, wr_id, &sge, 1);
+	else
+		fqp_post_recv(&u->qb, wr_id, &sge, 1);
 }
 
 static bool cqe(struct uc_env *u, struct fcq *cq, struct snic_cqe *c)
@@ -103,13 +117,13 @@ static void test_uc_send_multi_packet(void)
  * first message is dropped (PSN gap, then a LAST outside a message); its
  * RECV is kept and takes the second message, the third goes to the next
  * RECV; the sender sees three successes. */
-static void test_uc_lost_middle_packet(void)
+static void lost_middle_packet(bool srq)
 {
 	struct uc_env u;
 	struct snic_cqe c;
 	const uint32_t len = 3 * MTU;
 
-	uc_setup(&u);
+	uc_setup_with(&u, srq);
 	u.tap.drop_mask = 1u << 1;
 	for (unsigned i = 0; i < 3; i++) {
 		fpattern(fside_ptr(&u.e->a, i * 0x1000), len, 40 + i);
@@ -147,6 +161,18 @@ static void test_uc_lost_middle_packet(void)
 	CU_ASSERT_EQUAL(memcmp(fside_ptr(&u.e->b, RBUF + 2 * 0x1000),
 			       fside_ptr(&u.e->a, 0), 100), 0);
 	fenv_free(u.e);
+}
+
+static void test_uc_lost_middle_packet(void)
+{
+	lost_middle_packet(false);
+}
+
+/* The same with the receives from an SRQ: the RECV the dropped message
+ * had taken is kept, not lost from the shared queue. */
+static void test_uc_lost_middle_packet_srq(void)
+{
+	lost_middle_packet(true);
 }
 
 /* RDMA WRITE of several packets lands in place and consumes no RECV; WRITE
@@ -243,6 +269,7 @@ static void test_uc_no_read(void)
 UNIT_SUITE(uc, NULL, NULL,
 	   UNIT_TEST(test_uc_send_multi_packet),
 	   UNIT_TEST(test_uc_lost_middle_packet),
+	   UNIT_TEST(test_uc_lost_middle_packet_srq),
 	   UNIT_TEST(test_uc_write_imm),
 	   UNIT_TEST(test_uc_write_bad_rkey),
 	   UNIT_TEST(test_uc_no_read));
