@@ -60,7 +60,8 @@ HD_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -fPIC -Ihost-driver -pthread
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN  := $(BUILD)/tests/unit-tests
-VT_SRCS   := $(sort $(wildcard tests/verbs/*.c))
+VT_COMMON := tests/verbs/vt_common.c
+VT_SRCS   := $(filter-out $(VT_COMMON),$(sort $(wildcard tests/verbs/*.c)))
 VT_BINS   := $(VT_SRCS:tests/verbs/%.c=$(BUILD)/tests/%)
 TEST_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -Ifirmware/src -Itests/unit -Ihal/fault
 
@@ -116,10 +117,11 @@ $(UNIT_BIN): $(UNIT_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
 	$(CC) $(SAN) -o $@ $(UNIT_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB) -lcunit
 
 # Our verbs programs are built against Debian's libibverbs (as any user
-# program is) and run against build/lib with LD_LIBRARY_PATH.
-$(BUILD)/tests/%: tests/verbs/%.c
+# program is) and run against build/lib with LD_LIBRARY_PATH.  Both share
+# vt_common.c (devices, endpoints, reporting).
+$(BUILD)/tests/%: tests/verbs/%.c $(VT_COMMON) tests/verbs/vt_common.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE $(SAN) -o $@ $< -libverbs -pthread
+	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE $(SAN) -o $@ $< $(VT_COMMON) -libverbs -pthread
 
 # Wire-format helpers (pcap generators for the oracle tests).
 $(BUILD)/tests/wire/%: tests/wire/%.c $(FW_LIB) hal/posix/pcap_file.c
