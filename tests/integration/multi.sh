@@ -114,17 +114,13 @@ nic_wait_ready() { # SECS TAG...
 
 # SIGTERM; must exit 0 within 20 s having removed its BAR and host memory.
 nic_stop() { # TAG NAME
-	local tag=$1 name=$2 pid=${NIC_PID[$1]} i rc=0
-	kill -TERM "$pid" 2>/dev/null || true
-	for (( i = 0; i < $(snic_secs 20) * 10; i++ )); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
+	local tag=$1 name=$2 pid=${NIC_PID[$1]} rc
+	if ! snic_term_wait "$pid" "$(snic_secs 20)"; then
+		NIC_PID[$tag]=
 		snic_tail "${NIC_LOG[$tag]}" 20
-		snic_fail "NIC process $tag ignored SIGTERM for 20 s"
+		snic_fail "NIC process $tag ignored SIGTERM for 20 s (killed)"
 	fi
-	wait "$pid" || rc=$?
+	rc=$SNIC_EXIT_RC
 	NIC_PID[$tag]=
 	if (( rc != 0 )); then
 		snic_tail "${NIC_LOG[$tag]}" 30

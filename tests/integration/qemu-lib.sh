@@ -80,24 +80,17 @@ qv_start() { # NAME IP NET [snic-qemu options...]
 }
 
 qv_stop() { # NAME
-	local name=$1 pid=${QV_PID[$1]:-} i rc=0 limit
+	local name=$1 pid=${QV_PID[$1]:-} rc limit
 	[[ -n $pid ]] || { echo "FAIL: qv_stop: $name is not running" >&2; return 1; }
 	limit=$(snic_secs 20)
 	snic_log "stop: SIGTERM to snic-qemu $name (pid $pid)"
-	kill -TERM "$pid" 2>/dev/null || true
-	for (( i = 0; i < limit * 10; i++ )); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
+	if ! snic_term_wait "$pid" "$limit"; then
 		unset "QV_PID[$name]"
 		snic_tail "${QV_LOG[$name]}" 40
 		echo "FAIL: snic-qemu $name did not exit within ${limit}s of SIGTERM" >&2
 		return 1
 	fi
-	wait "$pid" || rc=$?
+	rc=$SNIC_EXIT_RC
 	unset "QV_PID[$name]"
 	sed "s/^/  $name| /" "${QV_LOG[$name]}"
 	sed "s/^/  $name console| /" "$SNIC_CASE_DIR/console-$name.log"

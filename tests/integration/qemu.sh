@@ -47,42 +47,12 @@ emu_and_qemu() {
 	qv_start snic2 198.18.0.3 "tap:$TAP" --host-mem host0.mem --mtu 1500
 }
 
+# ibv_rc_pingpong, server on SERVER_DEV, client on CLIENT_DEV (lib.sh).
 pingpong() { # SERVER_DEV CLIENT_DEV PORT_BASE [options]
 	local sdev=$1 cdev=$2
 	shift 2
-	SNIC_PINGPONG_TIMEOUT=120 snic_pingpong_devs "$sdev" "$cdev" "$@"
-}
-
-# ibv_rc_pingpong server on SDEV, client on CDEV (lib.sh's snic_pingpong
-# with other device names, when it has them; else the same steps here).
-snic_pingpong_devs() { # SDEV CDEV PORT_BASE [options]
-	local sdev=$1 cdev=$2 base=$3 port spid src=0 crc=0 secs
-	shift 3
-	snic_need_cmd ibv_rc_pingpong
-	port=$(snic_free_port "$base")
-	secs=$(snic_secs 120)
-	local sout=$SNIC_CASE_DIR/pingpong-server.out cout=$SNIC_CASE_DIR/pingpong-client.out
-	snic_log "server: ibv_rc_pingpong -d $sdev -g 0 -p $port $*"
-	timeout --foreground -k 5 "$secs" \
-		ibv_rc_pingpong -d "$sdev" -g 0 -p "$port" "$@" >"$sout" 2>&1 </dev/null &
-	spid=$!
-	SNIC_BG_PIDS+=("$spid")
-	snic_wait_listen "$port" 30 "$spid" || {
-		sed 's/^/  server| /' "$sout"
-		snic_fail "ibv_rc_pingpong server never listened on port $port"
-	}
-	snic_log "client: ibv_rc_pingpong -d $cdev -g 0 -p $port $* 127.0.0.1"
-	timeout --foreground -k 5 "$secs" \
-		ibv_rc_pingpong -d "$cdev" -g 0 -p "$port" "$@" 127.0.0.1 >"$cout" 2>&1 </dev/null || crc=$?
-	(( crc == 0 )) || { sleep 1; kill -TERM "$spid" 2>/dev/null || true; }
-	wait "$spid" || src=$?
-	snic__untrack "$spid"
-	sed 's/^/  server| /' "$sout"
-	sed 's/^/  client| /' "$cout"
-	(( src == 0 && crc == 0 )) || snic_fail "ibv_rc_pingpong: server status $src, client status $crc"
-	grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds' "$sout" &&
-		grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds' "$cout" ||
-		snic_fail "ibv_rc_pingpong: no 'bytes in ... seconds' line"
+	SNIC_PP_SERVER_DEV=$sdev SNIC_PP_CLIENT_DEV=$cdev SNIC_PINGPONG_TIMEOUT=120 \
+		snic_pingpong "$@" || snic_fail "ibv_rc_pingpong $sdev <- $cdev $* failed"
 }
 
 verbs() { # DEV0 DEV1
