@@ -77,6 +77,17 @@ static void exchange(struct srq_env *v, int q, uint64_t wr_id, uint64_t off,
 	CU_ASSERT_FATAL(cqe(v, &v->e->b.cq, rc));
 }
 
+/* Exactly one event is waiting: the SRQ's limit event. */
+static void expect_limit_event(struct srq_env *v, uint32_t *ci)
+{
+	struct snic_eqe ev;
+
+	CU_ASSERT_FATAL(fctx_event(&v->e->b.ctx, ci, &ev));
+	CU_ASSERT_EQUAL(ev.type, SNIC_EVENT_SRQ_LIMIT);
+	CU_ASSERT_EQUAL(ev.obj, v->srq.srqn);
+	CU_ASSERT_FALSE(fctx_event(&v->e->b.ctx, ci, &ev));
+}
+
 /* QPs 0, 1, 2, 1, 0, 2 send in turn: the SRQ's WQEs are taken in the
  * order they were posted, whichever QP receives; data byte for byte. */
 static void test_srq_shared_in_order(void)
@@ -128,10 +139,7 @@ static void test_srq_limit_once_per_arming(void)
 		if (i < 4) {          /* 7..4 left: not below the limit */
 			CU_ASSERT_FALSE(fctx_event(&v.e->b.ctx, &ci, &ev));
 		} else if (i == 4) {  /* 3 left: the event, disarmed */
-			CU_ASSERT_FATAL(fctx_event(&v.e->b.ctx, &ci, &ev));
-			CU_ASSERT_EQUAL(ev.type, SNIC_EVENT_SRQ_LIMIT);
-			CU_ASSERT_EQUAL(ev.obj, v.srq.srqn);
-			CU_ASSERT_FALSE(fctx_event(&v.e->b.ctx, &ci, &ev));
+			expect_limit_event(&v, &ci);
 			CU_ASSERT_EQUAL(fsrq_query(&v.srq, &at), SNIC_ST_OK);
 			CU_ASSERT_EQUAL(at.srq_limit, 0);
 		} else {              /* 2, 1 left: no second event */
@@ -143,10 +151,7 @@ static void test_srq_limit_once_per_arming(void)
 	CU_ASSERT_FALSE(fctx_event(&v.e->b.ctx, &ci, &ev));
 	exchange(&v, 0, 20, 0, 32, &c);
 	CU_ASSERT_EQUAL(c.wr_id, 607);
-	CU_ASSERT_FATAL(fctx_event(&v.e->b.ctx, &ci, &ev));
-	CU_ASSERT_EQUAL(ev.type, SNIC_EVENT_SRQ_LIMIT);
-	CU_ASSERT_EQUAL(ev.obj, v.srq.srqn);
-	CU_ASSERT_FALSE(fctx_event(&v.e->b.ctx, &ci, &ev));
+	expect_limit_event(&v, &ci);
 	fenv_free(v.e);
 }
 
@@ -164,9 +169,7 @@ static void test_srq_limit_at_create(void)
 	exchange(&v, 1, 10, 0, 32, &c);     /* 2 left */
 	CU_ASSERT_FALSE(fctx_event(&v.e->b.ctx, &ci, &ev));
 	exchange(&v, 2, 11, 0, 32, &c);     /* 1 left */
-	CU_ASSERT_FATAL(fctx_event(&v.e->b.ctx, &ci, &ev));
-	CU_ASSERT_EQUAL(ev.type, SNIC_EVENT_SRQ_LIMIT);
-	CU_ASSERT_EQUAL(ev.obj, v.srq.srqn);
+	expect_limit_event(&v, &ci);
 	fenv_free(v.e);
 }
 
