@@ -17,6 +17,8 @@
 #                        SNIC_EXIT_RC); 1 when it had to be killed
 #   snic_server_client PROG SDEV CDEV PORT SECS SOUT COUT [options]   a
 #                        client/server verbs program pair over 127.0.0.1
+#   snic_kill_midtraffic SDEV CDEV PORT SECS   a long ibv_rc_pingpong,
+#                        both ends SIGKILLed after SECS of traffic
 #   snic_pingpong PORT_BASE [ibv_rc_pingpong options]   server on snic1,
 #                        client on snic0, over TCP on 127.0.0.1 only
 #                        (SNIC_PP_PROG: ibv_ud/uc/srq_pingpong instead;
@@ -414,4 +416,29 @@ snic_pingpong() { # PORT_BASE [ibv_rc_pingpong options...]
 		fi
 	done
 	(( ok )) || return 1
+}
+
+# A long ibv_rc_pingpong (server on SDEV, client on CDEV), both ends killed
+# with SIGKILL after SECS seconds of traffic: processes that die owning
+# contexts, QPs, CQs and MRs.  Output in $SNIC_CASE_DIR/victim-*.out.
+snic_kill_midtraffic() { # SDEV CDEV PORT SECS
+	local sdev=$1 cdev=$2 port=$3 secs=$4 spid cpid
+	snic_log "long pingpong on port $port, to be killed mid-traffic"
+	ibv_rc_pingpong -d "$sdev" -g 0 -p "$port" -n 100000000 \
+		>"$SNIC_CASE_DIR/victim-server.out" 2>&1 </dev/null &
+	spid=$!
+	SNIC_BG_PIDS+=("$spid")
+	snic_wait_listen "$port" 60 "$spid" || snic_fail "victim server never listened"
+	ibv_rc_pingpong -d "$cdev" -g 0 -p "$port" -n 100000000 127.0.0.1 \
+		>"$SNIC_CASE_DIR/victim-client.out" 2>&1 </dev/null &
+	cpid=$!
+	SNIC_BG_PIDS+=("$cpid")
+	sleep "$secs"
+	kill -0 "$cpid" 2>/dev/null ||
+		snic_fail "victim client ended early: $(cat "$SNIC_CASE_DIR/victim-client.out")"
+	kill -KILL "$cpid" "$spid"
+	wait "$cpid" "$spid" 2>/dev/null || true
+	snic__untrack "$cpid"
+	snic__untrack "$spid"
+	snic_log "killed both victims (SIGKILL) while traffic was flowing"
 }

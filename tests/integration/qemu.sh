@@ -112,23 +112,7 @@ ctxdeath)
 	snic_private_netns "$0" ctxdeath "$@"
 	qv_need_image
 	two_qemu_nics
-	port=$(snic_free_port "${1:?port}")
-	ibv_rc_pingpong -d snic3 -g 0 -p "$port" -n 100000000 \
-		>"$SNIC_CASE_DIR/victim-server.out" 2>&1 </dev/null &
-	spid=$!
-	SNIC_BG_PIDS+=("$spid")
-	snic_wait_listen "$port" 60 "$spid" || snic_fail "victim server never listened"
-	ibv_rc_pingpong -d snic2 -g 0 -p "$port" -n 100000000 127.0.0.1 \
-		>"$SNIC_CASE_DIR/victim-client.out" 2>&1 </dev/null &
-	cpid=$!
-	SNIC_BG_PIDS+=("$cpid")
-	sleep 3
-	kill -0 "$cpid" 2>/dev/null || snic_fail "victim client ended early"
-	kill -KILL "$cpid" "$spid"
-	wait "$cpid" "$spid" 2>/dev/null || true
-	snic__untrack "$cpid"
-	snic__untrack "$spid"
-	snic_log "killed both victims (SIGKILL) while traffic was flowing"
+	snic_kill_midtraffic snic3 snic2 "$(snic_free_port "${1:?port}")" 3
 	reclaimed=0
 	for (( i = 0; i < 100; i++ )); do
 		reclaimed=$("$SNIC_BUILD/bin/snicctl" --json show snic2 snic3 |
