@@ -224,7 +224,8 @@ snic_emu_start() { # [snic-emu options...]
 		fi
 		sleep 0.1
 	done
-	for f in snic0.bar snic1.bar host0.mem; do
+	# the default pair's files (with --nic, the NICs name their own)
+	[[ " $* " == *" --nic "* ]] || for f in snic0.bar snic1.bar host0.mem; do
 		[[ -e $SNIC_EMU_RUN_DIR/$f ]] ||
 			snic_fail "snic-emu is ready but $SNIC_EMU_RUN_DIR/$f does not exist (have: $(snic__ls "$SNIC_EMU_RUN_DIR"))"
 	done

@@ -186,6 +186,23 @@ verbs() { # NAME [snic_verbs_test options]
 		snic_fail "snic_verbs_test $* failed"
 }
 
+# A long ibv_rc_pingpong in the background (server on snic1, client on
+# snic0), a second into its traffic when this returns; its pids in the
+# caller's pps (server) and ppc (client).
+long_pingpong() { # PORT
+	local port=$1
+	timeout 60 ibv_rc_pingpong -d snic1 -g 0 -p "$port" -n 1000000 \
+		>"$SNIC_CASE_DIR/long-server.out" 2>&1 </dev/null &
+	pps=$!
+	SNIC_BG_PIDS+=("$pps")
+	snic_wait_listen "$port" 30 "$pps" || snic_fail "long pingpong server did not listen"
+	timeout 60 ibv_rc_pingpong -d snic0 -g 0 -p "$port" -n 1000000 127.0.0.1 \
+		>"$SNIC_CASE_DIR/long-client.out" 2>&1 </dev/null &
+	ppc=$!
+	SNIC_BG_PIDS+=("$ppc")
+	sleep 1
+}
+
 # snicctl --json show, to a file.
 ctl_json() { # FILE
 	"$CTL" --json show >"$1" || snic_fail "snicctl --json show failed"
@@ -225,16 +242,7 @@ case_memif_restart() {
 	# Traffic, then the server's NIC process dies (SIGKILL) mid-way.
 	local port
 	port=$(snic_free_port 19815)
-	timeout 60 ibv_rc_pingpong -d snic1 -g 0 -p "$port" -n 1000000 \
-		>"$SNIC_CASE_DIR/long-server.out" 2>&1 </dev/null &
-	pps=$!
-	SNIC_BG_PIDS+=("$pps")
-	snic_wait_listen "$port" 30 "$pps" || snic_fail "long pingpong server did not listen"
-	timeout 60 ibv_rc_pingpong -d snic0 -g 0 -p "$port" -n 1000000 127.0.0.1 \
-		>"$SNIC_CASE_DIR/long-client.out" 2>&1 </dev/null &
-	ppc=$!
-	SNIC_BG_PIDS+=("$ppc")
-	sleep 1
+	long_pingpong "$port"
 	local before
 	before=$("$CTL" --json show snic0 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["nics"][0]["port"]["counters"]["rx_frames"])')
 	(( before > 100 )) || snic_fail "no traffic before the kill (snic0 rx_frames $before)"
@@ -371,16 +379,7 @@ PYEOF
 	# Per QP, during traffic: both QPs RTS, pointing at each other.
 	local port pps ppc
 	port=$(snic_free_port 20215)
-	timeout 60 ibv_rc_pingpong -d snic1 -g 0 -p "$port" -n 1000000 \
-		>"$SNIC_CASE_DIR/long-server.out" 2>&1 </dev/null &
-	pps=$!
-	SNIC_BG_PIDS+=("$pps")
-	snic_wait_listen "$port" 30 "$pps" || snic_fail "long pingpong server did not listen"
-	timeout 60 ibv_rc_pingpong -d snic0 -g 0 -p "$port" -n 1000000 127.0.0.1 \
-		>"$SNIC_CASE_DIR/long-client.out" 2>&1 </dev/null &
-	ppc=$!
-	SNIC_BG_PIDS+=("$ppc")
-	sleep 1
+	long_pingpong "$port"
 	ctl_json "$j.qp"
 	snic_run qp 10 "$CTL" qp snic0 || snic_fail "snicctl qp failed"
 	snic_run check-qps 10 "$PY" - "$j.qp" <<'PYEOF' || snic_fail "per-QP state and counters wrong"

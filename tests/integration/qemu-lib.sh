@@ -109,30 +109,8 @@ qv_stop() { # NAME
 	snic_log "snic-qemu $name exited 0 and removed its BAR"
 }
 
-# snic-emu with --nic ports (lib.sh's snic_emu_start expects the default
-# pair's files): private run dir, wait for "ready", export SNIC_RUN_DIR.
-# snic_emu_stop stops it as usual.
+# snic-emu with --nic ports, up to 60 s to get ready (lib.sh's
+# snic_emu_start); snic_emu_stop stops it as usual.
 qv_emu_start() { # [snic-emu options...]
-	local emu=$SNIC_BUILD/bin/snic-emu i limit
-	snic_need_exec "$emu"
-	SNIC_EMU_RUN_DIR=$(mktemp -d /dev/shm/snic-test.XXXXXX) ||
-		snic_fail "cannot create a run dir under /dev/shm"
-	SNIC_EMU_LOG=$SNIC_CASE_DIR/snic-emu.log
-	snic_log "start: snic-emu --run-dir $SNIC_EMU_RUN_DIR $*"
-	env -u LD_LIBRARY_PATH "$emu" --run-dir "$SNIC_EMU_RUN_DIR" "$@" \
-		>"$SNIC_EMU_LOG" 2>&1 </dev/null &
-	SNIC_EMU_PID=$!
-	limit=$(snic_secs 60)
-	for (( i = 0; ; i++ )); do
-		grep -qw ready "$SNIC_EMU_LOG" 2>/dev/null && break
-		if ! kill -0 "$SNIC_EMU_PID" 2>/dev/null; then
-			SNIC_EMU_PID=
-			snic_tail "$SNIC_EMU_LOG" 40
-			snic_fail "snic-emu exited before printing 'ready'"
-		fi
-		(( i < limit * 10 )) || { snic_tail "$SNIC_EMU_LOG" 40; snic_fail "snic-emu not ready within ${limit}s"; }
-		sleep 0.1
-	done
-	snic_log "snic-emu ready (pid $SNIC_EMU_PID)"
-	export SNIC_RUN_DIR=$SNIC_EMU_RUN_DIR
+	SNIC_EMU_READY_TIMEOUT=60 snic_emu_start "$@"
 }
