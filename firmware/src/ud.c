@@ -406,6 +406,8 @@ static void recv_done(struct snic_nic *nic, struct snic_qp *qp, uint8_t status,
 	cqe.wqe_idx = r->rq_ci;
 	cqe.wc_flags = flags;
 	cqe.pkey_index = 0;
+	if (flags & SNIC_WC_GRH)
+		cqe.sl = 2; /* EXPERIMENT */
 	if (h && (roce_opcodes[h->opcode].flags & ROCE_F_IMM)) {
 		cqe.imm_data = h->imm;
 		cqe.wc_flags |= SNIC_WC_WITH_IMM;
