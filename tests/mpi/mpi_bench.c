@@ -53,6 +53,7 @@ static double bandwidth_mbps(char *buf, size_t size, int window)
 {
 	unsigned n = iters_for(size) / 4 + 2, warm = 2;
 	MPI_Request req[MAX_WINDOW];
+	MPI_Status st[MAX_WINDOW];
 	int peer = 1 - rank;
 	char ack = 0;
 	double t0 = 0;
@@ -70,7 +71,7 @@ static double bandwidth_mbps(char *buf, size_t size, int window)
 				MPI_Irecv(buf, (int)size, MPI_BYTE, peer, 2,
 					  MPI_COMM_WORLD, &req[w]);
 		}
-		MPI_Waitall(window, req, MPI_STATUSES_IGNORE);
+		MPI_Waitall(window, req, st);
 		if (rank == 0)
 			MPI_Recv(&ack, 1, MPI_BYTE, peer, 3, MPI_COMM_WORLD,
 				 MPI_STATUS_IGNORE);
