@@ -152,38 +152,22 @@ struct remap_job {
 	volatile int done;
 };
 
-/* Read len bytes of the window at off into dst (raw syscall: the range
- * may include bytes the application never allocated, which a sanitizer's
- * interceptor would flag). */
-static int window_read(int fd, off_t off, uint8_t *dst, size_t len)
+/* Copy len bytes between the window at off and buf (pwrite when `out`,
+ * else pread), as raw syscalls: the range may include bytes the
+ * application never allocated, which a sanitizer's interceptor would
+ * flag.  0 or an errno (EFAULT: part of the range is not mapped). */
+static int window_io(int fd, off_t off, uint8_t *buf, size_t len, int out)
 {
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t n = syscall(SYS_pread64, fd, dst + done, len - done,
-				    off + (off_t)done);
+		ssize_t n = syscall(out ? SYS_pwrite64 : SYS_pread64, fd,
+				    buf + done, len - done, off + (off_t)done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return n < 0 ? errno : EIO;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
-static int window_write(int fd, off_t off, const uint8_t *src, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = syscall(SYS_pwrite64, fd, src + done, len - done,
-				    off + (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) /* EFAULT: part of the range is not mapped */
-			return n < 0 ? errno : EFAULT;
+			return n < 0 ? errno : (out ? EFAULT : EIO);
 		done += (size_t)n;
 	}
 	return 0;
@@ -195,7 +179,7 @@ static void run_job(struct remap_job *j)
 
 	switch (j->op) {
 	case JOB_BACK:
-		j->err = window_write(j->fd, j->off, j->va, j->len);
+		j->err = window_io(j->fd, j->off, j->va, j->len, 1);
 		if (j->err)
 			return;
 		p = sys_mmap(j->va, j->len, PROT_READ | PROT_WRITE,
@@ -209,7 +193,7 @@ static void run_job(struct remap_job *j)
 		break;
 	case JOB_RESTORE:
 		/* The shared mapping and the file hold the same bytes. */
-		j->err = window_read(j->fd, j->off, j->tmp, j->len);
+		j->err = window_io(j->fd, j->off, j->tmp, j->len, 0);
 		if (j->err)
 			return;
 		if (sys_mremap(j->tmp, j->len, j->va) == MAP_FAILED) {
@@ -220,7 +204,7 @@ static void run_job(struct remap_job *j)
 	case JOB_RESTORE_SHM:
 		/* The window's bytes into the segment, then the segment back
 		 * over the range where the application attached it. */
-		j->err = window_read(j->fd, j->off, j->tmp, j->len);
+		j->err = window_io(j->fd, j->off, j->tmp, j->len, 0);
 		if (j->err)
 			return;
 		if (sys_shmat(j->shmid, j->va, SHM_REMAP) == (void *)-1) {
