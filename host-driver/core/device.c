@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "snic_hd.h"
+#include "core/core.h"
 
 int snic_debug_level;
 

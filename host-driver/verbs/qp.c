@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snic_hd.h"
+#include "core/core.h"
 
 /* ------------------------------------------------------------------ */
 /* Create.                                                              */

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "snic_hd.h"
+#include "core/core.h"
 
 #define CMD_TIMEOUT_NS   (5ll * 1000 * 1000 * 1000)
 #define CMD_SPIN         4000

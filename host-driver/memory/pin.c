@@ -37,7 +37,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "snic_hd.h"
+#include "core/core.h"
 
 struct snic_chunk {
 	uintptr_t va;               /* page aligned                         */

@@ -20,7 +20,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "snic_hd.h"
+#include "core/core.h"
 
 /* ------------------------------------------------------------------ */
 /* Completion channels.                                                 */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snic_hd.h"
+#include "core/core.h"
 
 /* The verbs.h macros would rewrite our definitions. */
 #undef ibv_reg_mr

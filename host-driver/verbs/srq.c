@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snic_hd.h"
+#include "core/core.h"
 
 /* obj_lock held. */
 struct snic_srq *snic_find_srq(struct snic_context *ctx, uint32_t srqn)
