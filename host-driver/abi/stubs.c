@@ -287,11 +287,11 @@ int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm,
 
 /* Compat (non-default) ibv_register_driver@IBVERBS_1.1: the registration
  * entry point of pre-rdma-core providers.  Internal name, versioned alias. */
-typedef struct ibv_device *(*snic_old_driver_init_fn)(const char *uverbs_path,
+typedef struct ibv_device *(*hd_old_driver_init_fn)(const char *uverbs_path,
 						       int abi_version);
-void snic_compat_ibv_register_driver(const char *name,
-				     snic_old_driver_init_fn init_func);
-__asm__(".symver snic_compat_ibv_register_driver,"
+void hd_compat_ibv_register_driver(const char *name,
+				     hd_old_driver_init_fn init_func);
+__asm__(".symver hd_compat_ibv_register_driver,"
 	"ibv_register_driver@IBVERBS_1.1");
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -408,8 +408,8 @@ int ibv_dofork_range(void *base, size_t size)
 	return 0;
 }
 
-void snic_compat_ibv_register_driver(const char *name,
-				     snic_old_driver_init_fn init_func)
+void hd_compat_ibv_register_driver(const char *name,
+				     hd_old_driver_init_fn init_func)
 {
 	/* An old-style provider; it is never given a device. */
 }

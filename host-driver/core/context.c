@@ -31,7 +31,7 @@
 /* ------------------------------------------------------------------ */
 /* Futex and kick.                                                      */
 
-int snic_futex_wait(_Atomic uint32_t *addr, uint32_t val, long timeout_ns)
+int hd_futex_wait(_Atomic uint32_t *addr, uint32_t val, long timeout_ns)
 {
 	struct timespec ts, *tsp = NULL;
 
@@ -46,7 +46,7 @@ int snic_futex_wait(_Atomic uint32_t *addr, uint32_t val, long timeout_ns)
 			    NULL, 0);
 }
 
-void snic_futex_wake(_Atomic uint32_t *addr)
+void hd_futex_wake(_Atomic uint32_t *addr)
 {
 	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
@@ -61,16 +61,16 @@ static void kick_hdr(struct snic_bar_hdr *hdr)
 {
 	if (atomic_load_explicit(&hdr->fw_idle, memory_order_seq_cst)) {
 		atomic_fetch_add_explicit(&hdr->kick, 1, memory_order_seq_cst);
-		snic_futex_wake(&hdr->kick);
+		hd_futex_wake(&hdr->kick);
 	}
 }
 
-void snic_kick(struct snic_context *ctx)
+void hd_kick(struct hd_context *ctx)
 {
 	kick_hdr(ctx->hdr);
 }
 
-void snic_eventfd_signal(int fd)
+void hd_eventfd_signal(int fd)
 {
 	uint64_t one = 1;
 
@@ -117,7 +117,7 @@ static const char *op_name(uint16_t op)
 	return (op < SNIC_CMD_COUNT && op_names[op]) ? op_names[op] : "?";
 }
 
-int snic_status_errno(uint32_t status)
+int hd_status_errno(uint32_t status)
 {
 	switch (status) {
 	case SNIC_ST_OK: return 0;
@@ -142,10 +142,10 @@ static int fw_down(struct snic_bar_hdr *hdr, int check_pid)
 	    SNIC_FW_UP)
 		return 1;
 	pid = atomic_load_explicit(&hdr->fw_pid, memory_order_relaxed);
-	return check_pid && pid && !snic_pid_alive(pid);
+	return check_pid && pid && !hd_pid_alive(pid);
 }
 
-static int wait_cmd_done(struct snic_context *ctx, uint32_t n)
+static int wait_cmd_done(struct hd_context *ctx, uint32_t n)
 {
 	_Atomic uint32_t *done = &ctx->slot->cmd_done;
 	int64_t start;
@@ -154,7 +154,7 @@ static int wait_cmd_done(struct snic_context *ctx, uint32_t n)
 	for (int i = 0; i < CMD_SPIN; i++) {
 		if (atomic_load_explicit(done, memory_order_acquire) == n)
 			return 0;
-		snic_cpu_relax();
+		hd_cpu_relax();
 	}
 	start = now_ns();
 	for (;;) {
@@ -168,13 +168,13 @@ static int wait_cmd_done(struct snic_context *ctx, uint32_t n)
 			return ETIMEDOUT;
 		/* Cheap insurance against a lost wake-up. */
 		if ((iter & 7) == 7)
-			snic_kick(ctx);
-		snic_futex_wait(done, d, POLL_TIMEOUT_NS);
+			hd_kick(ctx);
+		hd_futex_wait(done, d, POLL_TIMEOUT_NS);
 		iter++;
 	}
 }
 
-int snic_cmd_raw(struct snic_context *ctx, uint16_t op, const void *in,
+int hd_cmd_raw(struct hd_context *ctx, uint16_t op, const void *in,
 		 size_t in_len, void *out, size_t out_len, uint32_t *status)
 {
 	struct snic_ctx_slot *slot = ctx->slot;
@@ -202,14 +202,14 @@ int snic_cmd_raw(struct snic_context *ctx, uint16_t op, const void *in,
 				 memory_order_release);
 	atomic_fetch_or_explicit(&ctx->db->summary, SNIC_DB_SUMMARY_CMD,
 				 memory_order_seq_cst);
-	snic_kick(ctx);
+	hd_kick(ctx);
 
 	err = wait_cmd_done(ctx, n);
 	if (err) {
 		/* The mailbox is in an unknown state now: the firmware may
 		 * still answer this command later.  Give up on the context. */
 		atomic_store(&ctx->dead, 1);
-		snic_dbg("%s: %s (slot %u seq %u)\n", op_name(op),
+		hd_dbg("%s: %s (slot %u seq %u)\n", op_name(op),
 			 err == EIO ? "firmware down" : "no answer",
 			 ctx->slot_idx, n);
 		goto out;
@@ -217,19 +217,19 @@ int snic_cmd_raw(struct snic_context *ctx, uint16_t op, const void *in,
 	*status = c->status;
 	if (out_len)
 		memcpy(out, c->out, out_len);
-	snic_dbg("%s -> status %u\n", op_name(op), *status);
+	hd_dbg("%s -> status %u\n", op_name(op), *status);
 out:
 	pthread_mutex_unlock(&ctx->cmd_lock);
 	return err;
 }
 
-int snic_cmd(struct snic_context *ctx, uint16_t op, const void *in,
+int hd_cmd(struct hd_context *ctx, uint16_t op, const void *in,
 	     size_t in_len, void *out, size_t out_len)
 {
 	uint32_t status;
-	int err = snic_cmd_raw(ctx, op, in, in_len, out, out_len, &status);
+	int err = hd_cmd_raw(ctx, op, in, in_len, out, out_len, &status);
 
-	return err ? err : snic_status_errno(status);
+	return err ? err : hd_status_errno(status);
 }
 
 /* ------------------------------------------------------------------ */
@@ -273,9 +273,9 @@ static int is_srq_event(uint32_t type)
 	return type == IBV_EVENT_SRQ_LIMIT_REACHED || type == IBV_EVENT_SRQ_ERR;
 }
 
-static void deliver_async(struct snic_context *ctx, const struct snic_eqe *e)
+static void deliver_async(struct hd_context *ctx, const struct snic_eqe *e)
 {
-	struct snic_async_node *n;
+	struct hd_async_node *n;
 
 	n = calloc(1, sizeof(*n));
 	if (!n)
@@ -283,20 +283,20 @@ static void deliver_async(struct snic_context *ctx, const struct snic_eqe *e)
 	n->ev.event_type = (enum ibv_event_type)e->type;
 	pthread_mutex_lock(&ctx->obj_lock);
 	if (e->type == IBV_EVENT_CQ_ERR) {
-		struct snic_cq *cq = snic_find_cq(ctx, e->obj);
+		struct hd_cq *cq = hd_find_cq(ctx, e->obj);
 
 		if (!cq)
 			goto drop;
 		n->ev.element.cq = &cq->ibcq;
 	} else if (event_is_qp(e->type)) {
-		struct snic_qp *qp = snic_find_qp(ctx, e->obj);
+		struct hd_qp *qp = hd_find_qp(ctx, e->obj);
 
 		if (!qp)
 			goto drop;
 		n->ev.element.qp = &qp->ibqp;
 	} else if (e->type == IBV_EVENT_SRQ_LIMIT_REACHED ||
 		   e->type == IBV_EVENT_SRQ_ERR) {
-		struct snic_srq *s = snic_find_srq(ctx, e->obj);
+		struct hd_srq *s = hd_find_srq(ctx, e->obj);
 
 		if (!s)
 			goto drop;
@@ -314,19 +314,19 @@ static void deliver_async(struct snic_context *ctx, const struct snic_eqe *e)
 		ctx->aq_head = n;
 	ctx->aq_tail = n;
 	pthread_mutex_unlock(&ctx->obj_lock);
-	snic_dbg("async event %u obj 0x%x\n", e->type, e->obj);
-	snic_eventfd_signal(ctx->vctx.context.async_fd);
+	hd_dbg("async event %u obj 0x%x\n", e->type, e->obj);
+	hd_eventfd_signal(ctx->vctx.context.async_fd);
 	return;
 drop:
 	pthread_mutex_unlock(&ctx->obj_lock);
-	snic_dbg("async event %u for unknown object 0x%x dropped\n", e->type,
+	hd_dbg("async event %u for unknown object 0x%x dropped\n", e->type,
 		 e->obj);
 	free(n);
 }
 
 static void *event_thread(void *arg)
 {
-	struct snic_context *ctx = arg;
+	struct hd_context *ctx = arg;
 	struct snic_ctx_slot *slot = ctx->slot;
 	uint32_t ci = atomic_load_explicit(&slot->eq_ci, memory_order_relaxed);
 
@@ -335,11 +335,11 @@ static void *event_thread(void *arg)
 						   memory_order_acquire);
 
 		if (pi == ci) {
-			snic_futex_wait(&slot->eq_pi, pi, POLL_TIMEOUT_NS);
+			hd_futex_wait(&slot->eq_pi, pi, POLL_TIMEOUT_NS);
 			continue;
 		}
 		if (pi - ci > SNIC_EQ_SIZE) {
-			snic_dbg("event queue overrun (%u lost)\n",
+			hd_dbg("event queue overrun (%u lost)\n",
 				 pi - ci - SNIC_EQ_SIZE);
 			ci = pi - SNIC_EQ_SIZE;
 		}
@@ -348,7 +348,7 @@ static void *event_thread(void *arg)
 
 			ci++;
 			if (e.type == SNIC_EVENT_COMP)
-				snic_cq_deliver_comp(ctx, e.obj);
+				hd_cq_deliver_comp(ctx, e.obj);
 			else
 				deliver_async(ctx, &e);
 		}
@@ -360,10 +360,10 @@ static void *event_thread(void *arg)
 int ibv_get_async_event(struct ibv_context *context,
 			struct ibv_async_event *event)
 {
-	struct snic_context *ctx = to_sctx(context);
+	struct hd_context *ctx = to_hd_ctx(context);
 
 	for (;;) {
-		struct snic_async_node *n;
+		struct hd_async_node *n;
 		uint64_t v;
 
 		if (read(context->async_fd, &v, sizeof(v)) != sizeof(v))
@@ -386,19 +386,19 @@ int ibv_get_async_event(struct ibv_context *context,
 			ctx->aq_tail = NULL;
 		*event = n->ev;
 		if (event_is_qp(event->event_type)) {
-			struct snic_qp *qp = to_sqp(event->element.qp);
+			struct hd_qp *qp = to_hd_qp(event->element.qp);
 
 			pthread_mutex_lock(&qp->ibqp.mutex);
 			qp->async_events_got++;
 			pthread_mutex_unlock(&qp->ibqp.mutex);
 		} else if (event->event_type == IBV_EVENT_CQ_ERR) {
-			struct snic_cq *cq = to_scq(event->element.cq);
+			struct hd_cq *cq = to_hd_cq(event->element.cq);
 
 			pthread_mutex_lock(&cq->ibcq.mutex);
 			cq->async_events_got++;
 			pthread_mutex_unlock(&cq->ibcq.mutex);
 		} else if (is_srq_event(event->event_type)) {
-			struct snic_srq *s = to_ssrq(event->element.srq);
+			struct hd_srq *s = to_hd_srq(event->element.srq);
 
 			pthread_mutex_lock(&s->ibsrq.mutex);
 			s->async_events_got++;
@@ -439,9 +439,9 @@ void ibv_ack_async_event(struct ibv_async_event *event)
 /* Remove the queued (not yet read) async events of a QP (is_qp 1), CQ
  * (0) or SRQ (2) being destroyed; their async_fd counts are skipped by the
  * next reads.  Called with obj_lock held. */
-void snic_async_purge(struct snic_context *ctx, void *obj, int is_qp)
+void hd_async_purge(struct hd_context *ctx, void *obj, int is_qp)
 {
-	struct snic_async_node **pp = &ctx->aq_head, *n;
+	struct hd_async_node **pp = &ctx->aq_head, *n;
 
 	ctx->aq_tail = NULL;
 	while ((n = *pp) != NULL) {
@@ -466,14 +466,14 @@ void snic_async_purge(struct snic_context *ctx, void *obj, int is_qp)
 /* ------------------------------------------------------------------ */
 /* Open / close.                                                        */
 
-static void ctx_release_slot(struct snic_context *ctx)
+static void ctx_release_slot(struct hd_context *ctx)
 {
 	atomic_store_explicit(&ctx->slot->owner_pid, 0, memory_order_relaxed);
 	atomic_store_explicit(&ctx->slot->state, SNIC_CTX_FREE,
 			      memory_order_release);
 }
 
-void snic_wait_events_acked(pthread_mutex_t *m, pthread_cond_t *cv,
+void hd_wait_events_acked(pthread_mutex_t *m, pthread_cond_t *cv,
 			    const uint32_t *completed, uint32_t got)
 {
 	pthread_mutex_lock(m);
@@ -485,7 +485,7 @@ void snic_wait_events_acked(pthread_mutex_t *m, pthread_cond_t *cv,
 /* Contexts whose owner died without closing: hand them to the firmware
  * for reclaim (hostif.h, SNIC_CTX_ORPHAN).  Only OPEN slots: a CLAIMED
  * slot may still carry the previous owner's pid for an instant. */
-static void mark_orphans(struct snic_context *ctx)
+static void mark_orphans(struct hd_context *ctx)
 {
 	for (unsigned i = 0; i < SNIC_MAX_CTX; i++) {
 		struct snic_ctx_slot *s = (struct snic_ctx_slot *)(
@@ -494,13 +494,13 @@ static void mark_orphans(struct snic_context *ctx)
 		uint32_t pid = atomic_load(&s->owner_pid);
 
 		if (atomic_load(&s->state) == SNIC_CTX_OPEN && pid &&
-		    !snic_pid_alive(pid))
+		    !hd_pid_alive(pid))
 			atomic_compare_exchange_strong(&s->state, &open,
 						       SNIC_CTX_ORPHAN);
 	}
 }
 
-static int claim_slot(struct snic_context *ctx)
+static int claim_slot(struct hd_context *ctx)
 {
 	unsigned max = ctx->hdr->max_ctx;
 	uint32_t pid = (uint32_t)getpid();
@@ -523,7 +523,7 @@ static int claim_slot(struct snic_context *ctx)
 	return EBUSY;
 }
 
-static void ctx_unmap(struct snic_context *ctx)
+static void ctx_unmap(struct hd_context *ctx)
 {
 	if (ctx->bar)
 		munmap(ctx->bar, SNIC_BAR_SIZE);
@@ -539,9 +539,9 @@ static void ctx_unmap(struct snic_context *ctx)
 
 struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
-	struct snic_device *sdev = to_sdev(device);
+	struct hd_device *sdev = to_hd_dev(device);
 	struct snic_cmd_ctx_open open_in;
-	struct snic_context *ctx;
+	struct hd_context *ctx;
 	struct ibv_context *ic;
 	char hm_name[sizeof(ctx->hdr->host_mem)];
 	sigset_t all, old;
@@ -584,34 +584,34 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	}
 	memcpy(hm_name, ctx->hdr->host_mem, sizeof(hm_name));
 	hm_name[sizeof(hm_name) - 1] = '\0';
-	ctx->hm = snic_hostmem_get(hm_name, ctx->hdr->host_mem_size, &err);
+	ctx->hm = hd_hostmem_get(hm_name, ctx->hdr->host_mem_size, &err);
 	if (!ctx->hm)
 		goto fail;
 
 	mark_orphans(ctx);
 	err = claim_slot(ctx);
 	if (err) {
-		snic_dbg("%s: no free context slot\n", device->name);
+		hd_dbg("%s: no free context slot\n", device->name);
 		goto fail;
 	}
 	ctx->cmd_seq = atomic_load(&ctx->slot->cmd_done);
 	memset(&open_in, 0, sizeof(open_in));
 	open_in.pid = (uint32_t)getpid();
-	err = snic_cmd(ctx, SNIC_CMD_CTX_OPEN, &open_in, sizeof(open_in),
+	err = hd_cmd(ctx, SNIC_CMD_CTX_OPEN, &open_in, sizeof(open_in),
 		       NULL, 0);
 	if (err) {
 		ctx_release_slot(ctx);
 		goto fail;
 	}
 	atomic_store(&ctx->slot->state, SNIC_CTX_OPEN);
-	snic_dbg("%s: context slot %u open (pid %u)\n", device->name,
+	hd_dbg("%s: context slot %u open (pid %u)\n", device->name,
 		 ctx->slot_idx, open_in.pid);
 
 	/* Extents of dead processes (whose contexts the firmware has
 	 * destroyed) go back to the allocator. */
-	snic_hm_reap(ctx->hm);
+	hd_hm_reap(ctx->hm);
 
-	err = snic_cmd(ctx, SNIC_CMD_QUERY_DEVICE, NULL, 0, &ctx->dattr,
+	err = hd_cmd(ctx, SNIC_CMD_QUERY_DEVICE, NULL, 0, &ctx->dattr,
 		       sizeof(ctx->dattr));
 	if (err)
 		goto fail_close;
@@ -627,16 +627,16 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ic->cmd_fd = ctx->bar_fd;
 	ic->num_comp_vectors = 1;
 	ic->abi_compat = (void *)UINTPTR_MAX; /* __VERBS_ABI_IS_EXTENDED */
-	ic->ops.post_send = snic_post_send;
-	ic->ops.post_recv = snic_post_recv;
-	ic->ops.poll_cq = snic_poll_cq;
-	ic->ops.req_notify_cq = snic_req_notify_cq;
-	ic->ops.post_srq_recv = snic_post_srq_recv;
+	ic->ops.post_send = hd_post_send;
+	ic->ops.post_recv = hd_post_recv;
+	ic->ops.poll_cq = hd_poll_cq;
+	ic->ops.req_notify_cq = hd_req_notify_cq;
+	ic->ops.post_srq_recv = hd_post_srq_recv;
 	ctx->vctx.sz = sizeof(struct verbs_context);
-	ctx->vctx.query_port = snic_query_port;
-	ctx->vctx.query_device_ex = snic_query_device_ex;
-	ctx->vctx.create_cq_ex = snic_create_cq_ex;
-	ctx->vctx.create_qp_ex = snic_create_qp_ex;
+	ctx->vctx.query_port = hd_query_port;
+	ctx->vctx.query_device_ex = hd_query_device_ex;
+	ctx->vctx.create_cq_ex = hd_create_cq_ex;
+	ctx->vctx.create_qp_ex = hd_create_qp_ex;
 
 	/* The event thread takes no application signals. */
 	sigfillset(&all);
@@ -649,10 +649,10 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	return ic;
 
 fail_close:
-	snic_cmd(ctx, SNIC_CMD_CTX_CLOSE, NULL, 0, NULL, 0);
+	hd_cmd(ctx, SNIC_CMD_CTX_CLOSE, NULL, 0, NULL, 0);
 	ctx_release_slot(ctx);
 fail:
-	snic_dbg("open %s failed: %s\n", device->name, strerror(err));
+	hd_dbg("open %s failed: %s\n", device->name, strerror(err));
 	ctx_unmap(ctx);
 	errno = err;
 	return NULL;
@@ -660,39 +660,39 @@ fail:
 
 int ibv_close_device(struct ibv_context *context)
 {
-	struct snic_context *ctx = to_sctx(context);
-	struct snic_async_node *n;
+	struct hd_context *ctx = to_hd_ctx(context);
+	struct hd_async_node *n;
 	int err;
 
 	if (ctx->evt_started) {
 		atomic_store_explicit(&ctx->stop, 1, memory_order_release);
-		snic_futex_wake(&ctx->slot->eq_pi);
+		hd_futex_wake(&ctx->slot->eq_pi);
 		pthread_join(ctx->evt_thread, NULL);
 	}
 	/* The firmware destroys everything the context still owns. */
-	err = snic_cmd(ctx, SNIC_CMD_CTX_CLOSE, NULL, 0, NULL, 0);
+	err = hd_cmd(ctx, SNIC_CMD_CTX_CLOSE, NULL, 0, NULL, 0);
 	if (err)
-		snic_dbg("CTX_CLOSE: %s\n", strerror(err));
+		hd_dbg("CTX_CLOSE: %s\n", strerror(err));
 	ctx_release_slot(ctx);
 
 	/* Host memory of objects the application did not destroy. */
 	for (unsigned i = 0; i < SNIC_MAX_QP; i++) {
-		struct snic_qp *qp = atomic_load(&ctx->qp_table[i]);
+		struct hd_qp *qp = atomic_load(&ctx->qp_table[i]);
 
 		if (qp)
-			snic_qp_free_leftover(qp);
+			hd_qp_free_leftover(qp);
 	}
 	while (ctx->srq_list) {
-		struct snic_srq *s = ctx->srq_list;
+		struct hd_srq *s = ctx->srq_list;
 
 		ctx->srq_list = s->next;
-		snic_srq_free_leftover(s);
+		hd_srq_free_leftover(s);
 	}
 	while (ctx->cq_list) {
-		struct snic_cq *cq = ctx->cq_list;
+		struct hd_cq *cq = ctx->cq_list;
 
 		ctx->cq_list = cq->next;
-		snic_cq_free_leftover(cq);
+		hd_cq_free_leftover(cq);
 	}
 	while ((n = ctx->aq_head) != NULL) {
 		ctx->aq_head = n->next;

@@ -39,24 +39,24 @@
 
 #include "core/core.h"
 
-struct snic_chunk {
+struct hd_chunk {
 	uintptr_t va;               /* page aligned                         */
 	uint32_t npages;
 	uint32_t first;             /* first window page                    */
-	struct snic_hostmem *hm;
+	struct hd_hostmem *hm;
 	unsigned refs;
-	struct snic_chunk *next;    /* sorted by va                         */
+	struct hd_chunk *next;    /* sorted by va                         */
 };
 
 static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct snic_chunk *chunk_list;
+static struct hd_chunk *chunk_list;
 
 /* ------------------------------------------------------------------ */
 /* Fork support.                                                        */
 
 static _Atomic int fork_init_called;
 
-int snic_fork_safe(void)
+int hd_fork_safe(void)
 {
 	if (atomic_load(&fork_init_called))
 		return 1;
@@ -71,7 +71,7 @@ int ibv_fork_init(void)
 
 enum ibv_fork_status ibv_is_fork_initialized(void)
 {
-	return snic_fork_safe() ? IBV_FORK_ENABLED : IBV_FORK_DISABLED;
+	return hd_fork_safe() ? IBV_FORK_ENABLED : IBV_FORK_DISABLED;
 }
 
 /* ------------------------------------------------------------------ */
@@ -158,7 +158,7 @@ static void run_job(struct remap_job *j)
 /* A real-time signal few programs use; the handler is installed only for
  * the duration of one job (under pin_lock) and ignores deliveries that
  * are not ours. */
-#define SNIC_REMAP_SIG (SIGRTMAX - 2)
+#define HD_REMAP_SIG (SIGRTMAX - 2)
 
 /* volatile: the compiler must not drop the stores around pthread_kill on
  * the grounds that nothing in this file reads them (the handler does). */
@@ -203,21 +203,21 @@ static int run_on_altstack(struct remap_job *j)
 	sa.sa_sigaction = remap_handler;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 	sigfillset(&sa.sa_mask);
-	sigaction(SNIC_REMAP_SIG, &sa, &old_sa);
+	sigaction(HD_REMAP_SIG, &sa, &old_sa);
 
 	tl_job = j;
 	sigemptyset(&set);
-	sigaddset(&set, SNIC_REMAP_SIG);
+	sigaddset(&set, HD_REMAP_SIG);
 	pthread_sigmask(SIG_UNBLOCK, &set, &old_set);
 	/* A signal sent to the calling thread and not blocked is delivered
 	 * before pthread_kill returns. */
 	atomic_signal_fence(memory_order_seq_cst);
-	pthread_kill(pthread_self(), SNIC_REMAP_SIG);
+	pthread_kill(pthread_self(), HD_REMAP_SIG);
 	atomic_signal_fence(memory_order_seq_cst);
 	pthread_sigmask(SIG_SETMASK, &old_set, NULL);
 	tl_job = NULL;
 
-	sigaction(SNIC_REMAP_SIG, &old_sa, NULL);
+	sigaction(HD_REMAP_SIG, &old_sa, NULL);
 	sigaltstack(&old_ss, NULL);
 	munmap(stk, sz);
 	if (!j->done && !j->err)
@@ -260,7 +260,7 @@ static int do_job(struct remap_job *j)
 
 		if (err)
 			return err;
-		snic_dbg("%s %p+%zu on the alternate stack: %s\n",
+		hd_dbg("%s %p+%zu on the alternate stack: %s\n",
 			 j->op == JOB_BACK ? "backed" : "restored", (void *)j->va,
 			 j->len, j->done ? "ok" : strerror(j->err));
 	} else {
@@ -272,9 +272,9 @@ static int do_job(struct remap_job *j)
 /* ------------------------------------------------------------------ */
 /* Chunks.                                                              */
 
-static struct snic_chunk *chunk_find(uintptr_t p, struct snic_chunk **next)
+static struct hd_chunk *chunk_find(uintptr_t p, struct hd_chunk **next)
 {
-	struct snic_chunk *c;
+	struct hd_chunk *c;
 
 	*next = NULL;
 	for (c = chunk_list; c; c = c->next) {
@@ -290,9 +290,9 @@ static struct snic_chunk *chunk_find(uintptr_t p, struct snic_chunk **next)
 	return NULL;
 }
 
-static void chunk_insert(struct snic_chunk *c)
+static void chunk_insert(struct hd_chunk *c)
 {
-	struct snic_chunk **pp = &chunk_list;
+	struct hd_chunk **pp = &chunk_list;
 
 	while (*pp && (*pp)->va < c->va)
 		pp = &(*pp)->next;
@@ -300,9 +300,9 @@ static void chunk_insert(struct snic_chunk *c)
 	*pp = c;
 }
 
-static void chunk_remove(struct snic_chunk *c)
+static void chunk_remove(struct hd_chunk *c)
 {
-	struct snic_chunk **pp = &chunk_list;
+	struct hd_chunk **pp = &chunk_list;
 
 	while (*pp && *pp != c)
 		pp = &(*pp)->next;
@@ -310,11 +310,11 @@ static void chunk_remove(struct snic_chunk *c)
 		*pp = c->next;
 }
 
-static int chunk_back(struct snic_hostmem *hm, uintptr_t lo, uintptr_t hi,
-		      struct snic_chunk **out)
+static int chunk_back(struct hd_hostmem *hm, uintptr_t lo, uintptr_t hi,
+		      struct hd_chunk **out)
 {
 	uint32_t npages = (uint32_t)((hi - lo) >> SNIC_PAGE_SHIFT);
-	struct snic_chunk *c;
+	struct hd_chunk *c;
 	struct remap_job j;
 	uint32_t first;
 	int err;
@@ -322,7 +322,7 @@ static int chunk_back(struct snic_hostmem *hm, uintptr_t lo, uintptr_t hi,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return ENOMEM;
-	err = snic_hm_alloc(hm, npages, 0, &first);
+	err = hd_hm_alloc(hm, npages, 0, &first);
 	if (err) {
 		free(c);
 		return err;
@@ -332,13 +332,13 @@ static int chunk_back(struct snic_hostmem *hm, uintptr_t lo, uintptr_t hi,
 	j.va = (uint8_t *)lo;
 	j.len = hi - lo;
 	j.fd = hm->fd;
-	j.off = (off_t)snic_page_pa(first);
-	j.dontfork = snic_fork_safe();
+	j.off = (off_t)hd_page_pa(first);
+	j.dontfork = hd_fork_safe();
 	err = do_job(&j);
 	if (err) {
-		snic_dbg("cannot back %p+%zu: %s\n", (void *)lo, hi - lo,
+		hd_dbg("cannot back %p+%zu: %s\n", (void *)lo, hi - lo,
 			 strerror(err));
-		snic_hm_free(hm, first, npages);
+		hd_hm_free(hm, first, npages);
 		free(c);
 		return err;
 	}
@@ -353,7 +353,7 @@ static int chunk_back(struct snic_hostmem *hm, uintptr_t lo, uintptr_t hi,
 }
 
 /* Last reference gone: give the range private pages again. */
-static void chunk_release(struct snic_chunk *c)
+static void chunk_release(struct hd_chunk *c)
 {
 	size_t len = (size_t)c->npages << SNIC_PAGE_SHIFT;
 	struct remap_job j;
@@ -364,7 +364,7 @@ static void chunk_release(struct snic_chunk *c)
 	/* The application may already have unmapped the range (free() of a
 	 * large block): then there is nothing to restore. */
 	if (msync((void *)c->va, len, MS_ASYNC) != 0 && errno == ENOMEM) {
-		snic_dbg("range %p+%zu already unmapped\n", (void *)c->va, len);
+		hd_dbg("range %p+%zu already unmapped\n", (void *)c->va, len);
 		goto free_pages;
 	}
 	tmp = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -372,7 +372,7 @@ static void chunk_release(struct snic_chunk *c)
 	if (tmp == MAP_FAILED) {
 		/* Leave the range backed and leak the window pages rather
 		 * than hand pages the application still maps to others. */
-		snic_dbg("cannot restore %p+%zu: %s\n", (void *)c->va, len,
+		hd_dbg("cannot restore %p+%zu: %s\n", (void *)c->va, len,
 			 strerror(errno));
 		free(c);
 		return;
@@ -383,24 +383,24 @@ static void chunk_release(struct snic_chunk *c)
 	j.len = len;
 	j.tmp = tmp;
 	j.fd = c->hm->fd;
-	j.off = (off_t)snic_page_pa(c->first);
+	j.off = (off_t)hd_page_pa(c->first);
 	err = do_job(&j);
 	if (err) {
 		munmap(tmp, len);
-		snic_dbg("cannot restore %p+%zu: %s\n", (void *)c->va, len,
+		hd_dbg("cannot restore %p+%zu: %s\n", (void *)c->va, len,
 			 strerror(err));
 		free(c);
 		return;
 	}
 free_pages:
-	snic_hm_free(c->hm, c->first, c->npages);
+	hd_hm_free(c->hm, c->first, c->npages);
 	free(c);
 }
 
-static void pin_drop_refs(struct snic_pin *pin)
+static void pin_drop_refs(struct hd_pin *pin)
 {
 	for (uint32_t i = 0; i < pin->nchunks; i++) {
-		struct snic_chunk *c = pin->chunks[i];
+		struct hd_chunk *c = pin->chunks[i];
 
 		if (--c->refs == 0)
 			chunk_release(c);
@@ -408,12 +408,12 @@ static void pin_drop_refs(struct snic_pin *pin)
 	pin->nchunks = 0;
 }
 
-int snic_pin(struct snic_hostmem *hm, void *addr, size_t len,
-	     struct snic_pin **out)
+int hd_pin(struct hd_hostmem *hm, void *addr, size_t len,
+	     struct hd_pin **out)
 {
 	uintptr_t a = (uintptr_t)addr, start, end, p;
 	uint32_t cap = 0, idx = 0;
-	struct snic_pin *pin;
+	struct hd_pin *pin;
 	uint64_t npages;
 	int err = 0;
 
@@ -443,12 +443,12 @@ int snic_pin(struct snic_hostmem *hm, void *addr, size_t len,
 
 	pthread_mutex_lock(&pin_lock);
 	for (p = start; p < end;) {
-		struct snic_chunk *next, *c = chunk_find(p, &next);
+		struct hd_chunk *next, *c = chunk_find(p, &next);
 		uintptr_t lim;
 
 		if (c) {
 			if (c->hm != hm) {
-				snic_dbg("%p is backed by %s, not %s\n",
+				hd_dbg("%p is backed by %s, not %s\n",
 					 (void *)p, c->hm->name, hm->name);
 				err = EINVAL;
 				break;
@@ -464,7 +464,7 @@ int snic_pin(struct snic_hostmem *hm, void *addr, size_t len,
 		}
 		if (pin->nchunks == cap) {
 			uint32_t ncap = cap ? cap * 2 : 4;
-			struct snic_chunk **nc = realloc(
+			struct hd_chunk **nc = realloc(
 				pin->chunks, ncap * sizeof(*nc));
 
 			if (!nc) {
@@ -496,7 +496,7 @@ int snic_pin(struct snic_hostmem *hm, void *addr, size_t len,
 	return 0;
 }
 
-void snic_unpin(struct snic_pin *pin)
+void hd_unpin(struct hd_pin *pin)
 {
 	if (!pin)
 		return;

@@ -14,8 +14,8 @@
 struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
 	static const uint8_t v4map[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	struct snic_context *ctx = to_sctx(pd->context);
-	struct snic_ah *ah;
+	struct hd_context *ctx = to_hd_ctx(pd->context);
+	struct hd_ah *ah;
 
 	/* RoCE needs a GRH (rdma-core: EINVAL without one on Ethernet) */
 	if (!attr->is_global || attr->port_num < 1 ||
@@ -45,7 +45,7 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 
 int ibv_destroy_ah(struct ibv_ah *ah)
 {
-	free(to_sah(ah));
+	free(to_hd_ah(ah));
 	return 0;
 }
 

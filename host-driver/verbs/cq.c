@@ -27,7 +27,7 @@
 
 struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 {
-	struct snic_channel *ch = calloc(1, sizeof(*ch));
+	struct hd_channel *ch = calloc(1, sizeof(*ch));
 
 	if (!ch) {
 		errno = ENOMEM;
@@ -49,8 +49,8 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 
 int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
-	struct snic_channel *ch = to_schan(channel);
-	struct snic_cq_event *e;
+	struct hd_channel *ch = to_hd_chan(channel);
+	struct hd_cq_event *e;
 
 	pthread_mutex_lock(&ch->lock);
 	if (channel->refcnt) {
@@ -69,11 +69,11 @@ int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 }
 
 /* Event thread: an armed CQ got a completion. */
-void snic_cq_deliver_comp(struct snic_context *ctx, uint32_t cqn)
+void hd_cq_deliver_comp(struct hd_context *ctx, uint32_t cqn)
 {
-	struct snic_cq_event *e = malloc(sizeof(*e));
-	struct snic_channel *ch;
-	struct snic_cq *cq;
+	struct hd_cq_event *e = malloc(sizeof(*e));
+	struct hd_channel *ch;
+	struct hd_cq *cq;
 
 	if (!e)
 		return;
@@ -81,13 +81,13 @@ void snic_cq_deliver_comp(struct snic_context *ctx, uint32_t cqn)
 	/* obj_lock keeps the CQ alive (destroy_cq unlinks it under the
 	 * lock before purging its queued events). */
 	pthread_mutex_lock(&ctx->obj_lock);
-	cq = snic_find_cq(ctx, cqn);
+	cq = hd_find_cq(ctx, cqn);
 	if (!cq || !cq->ibcq.channel) {
 		pthread_mutex_unlock(&ctx->obj_lock);
 		free(e);
 		return;
 	}
-	ch = to_schan(cq->ibcq.channel);
+	ch = to_hd_chan(cq->ibcq.channel);
 	e->cq = cq;
 	pthread_mutex_lock(&ch->lock);
 	if (ch->tail)
@@ -97,17 +97,17 @@ void snic_cq_deliver_comp(struct snic_context *ctx, uint32_t cqn)
 	ch->tail = e;
 	pthread_mutex_unlock(&ch->lock);
 	pthread_mutex_unlock(&ctx->obj_lock);
-	snic_eventfd_signal(ch->ch.fd);
+	hd_eventfd_signal(ch->ch.fd);
 }
 
 int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 		     void **cq_context)
 {
-	struct snic_channel *ch = to_schan(channel);
+	struct hd_channel *ch = to_hd_chan(channel);
 
 	for (;;) {
-		struct snic_cq_event *e;
-		struct snic_cq *scq;
+		struct hd_cq_event *e;
+		struct hd_cq *scq;
 		uint64_t v;
 
 		/* Blocks unless the application made the fd non-blocking;
@@ -155,22 +155,22 @@ void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 /* CQ objects.                                                          */
 
 /* obj_lock held. */
-struct snic_cq *snic_find_cq(struct snic_context *ctx, uint32_t cqn)
+struct hd_cq *hd_find_cq(struct hd_context *ctx, uint32_t cqn)
 {
-	for (struct snic_cq *cq = ctx->cq_list; cq; cq = cq->next)
+	for (struct hd_cq *cq = ctx->cq_list; cq; cq = cq->next)
 		if (cq->cqn == cqn)
 			return cq;
 	return NULL;
 }
 
-static struct snic_cq *cq_create(struct ibv_context *context, int cqe,
+static struct hd_cq *cq_create(struct ibv_context *context, int cqe,
 				  void *cq_context, struct ibv_comp_channel *channel,
 				  int comp_vector)
 {
-	struct snic_context *ctx = to_sctx(context);
+	struct hd_context *ctx = to_hd_ctx(context);
 	struct snic_cmd_create_cq in;
 	struct snic_cmd_handle out;
-	struct snic_cq *cq;
+	struct hd_cq *cq;
 	uint32_t cnt, ring_pages;
 	int err;
 
@@ -180,7 +180,7 @@ static struct snic_cq *cq_create(struct ibv_context *context, int cqe,
 		errno = EINVAL;
 		return NULL;
 	}
-	cnt = snic_roundup_pow2((uint32_t)cqe + 1);
+	cnt = hd_roundup_pow2((uint32_t)cqe + 1);
 	cq = calloc(1, sizeof(*cq));
 	if (!cq) {
 		errno = ENOMEM;
@@ -189,7 +189,7 @@ static struct snic_cq *cq_create(struct ibv_context *context, int cqe,
 	ring_pages = (uint32_t)(((uint64_t)cnt * sizeof(struct snic_cqe) +
 				 SNIC_PAGE_SIZE - 1) >> SNIC_PAGE_SHIFT);
 	cq->ext_npages = 1 + ring_pages;
-	err = snic_hm_alloc(ctx->hm, cq->ext_npages, 1, &cq->ext_page);
+	err = hd_hm_alloc(ctx->hm, cq->ext_npages, 1, &cq->ext_page);
 	if (err) {
 		free(cq);
 		errno = err;
@@ -197,20 +197,20 @@ static struct snic_cq *cq_create(struct ibv_context *context, int cqe,
 	}
 	cq->ctx = ctx;
 	cq->cnt = cnt;
-	cq->log_cnt = snic_ilog2(cnt);
-	cq->dbrec = snic_hm_ptr(ctx->hm, snic_page_pa(cq->ext_page));
-	cq->ring = snic_hm_ptr(ctx->hm, snic_page_pa(cq->ext_page + 1));
+	cq->log_cnt = hd_ilog2(cnt);
+	cq->dbrec = hd_hm_ptr(ctx->hm, hd_page_pa(cq->ext_page));
+	cq->ring = hd_hm_ptr(ctx->hm, hd_page_pa(cq->ext_page + 1));
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 
 	memset(&in, 0, sizeof(in));
-	in.ring_pa = snic_page_pa(cq->ext_page + 1);
-	in.dbrec_pa = snic_page_pa(cq->ext_page);
+	in.ring_pa = hd_page_pa(cq->ext_page + 1);
+	in.dbrec_pa = hd_page_pa(cq->ext_page);
 	in.cqe_cnt = cnt;
-	err = snic_cmd(ctx, SNIC_CMD_CREATE_CQ, &in, sizeof(in), &out,
+	err = hd_cmd(ctx, SNIC_CMD_CREATE_CQ, &in, sizeof(in), &out,
 		       sizeof(out));
 	if (err) {
-		if (!snic_fw_gone(err))
-			snic_hm_free(ctx->hm, cq->ext_page, cq->ext_npages);
+		if (!hd_fw_gone(err))
+			hd_hm_free(ctx->hm, cq->ext_page, cq->ext_npages);
 		pthread_spin_destroy(&cq->lock);
 		free(cq);
 		errno = err;
@@ -225,7 +225,7 @@ static struct snic_cq *cq_create(struct ibv_context *context, int cqe,
 	pthread_mutex_init(&cq->ibcq.mutex, NULL);
 	pthread_cond_init(&cq->ibcq.cond, NULL);
 	if (channel) {
-		struct snic_channel *ch = to_schan(channel);
+		struct hd_channel *ch = to_hd_chan(channel);
 
 		pthread_mutex_lock(&ch->lock);
 		channel->refcnt++;
@@ -235,7 +235,7 @@ static struct snic_cq *cq_create(struct ibv_context *context, int cqe,
 	cq->next = ctx->cq_list;
 	ctx->cq_list = cq;
 	pthread_mutex_unlock(&ctx->obj_lock);
-	snic_dbg("CQ 0x%x: %u entries\n", cq->cqn, cnt);
+	hd_dbg("CQ 0x%x: %u entries\n", cq->cqn, cnt);
 	return cq;
 }
 
@@ -243,7 +243,7 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 			     void *cq_context, struct ibv_comp_channel *channel,
 			     int comp_vector)
 {
-	struct snic_cq *cq = cq_create(context, cqe, cq_context, channel,
+	struct hd_cq *cq = cq_create(context, cqe, cq_context, channel,
 				       comp_vector);
 
 	return cq ? &cq->ibcq : NULL;
@@ -256,9 +256,9 @@ int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 	return EOPNOTSUPP;
 }
 
-static void cq_unlink(struct snic_context *ctx, struct snic_cq *cq)
+static void cq_unlink(struct hd_context *ctx, struct hd_cq *cq)
 {
-	struct snic_cq **pp = &ctx->cq_list;
+	struct hd_cq **pp = &ctx->cq_list;
 
 	while (*pp && *pp != cq)
 		pp = &(*pp)->next;
@@ -268,22 +268,22 @@ static void cq_unlink(struct snic_context *ctx, struct snic_cq *cq)
 
 int ibv_destroy_cq(struct ibv_cq *ibcq)
 {
-	struct snic_cq *cq = to_scq(ibcq);
-	struct snic_context *ctx = cq->ctx;
+	struct hd_cq *cq = to_hd_cq(ibcq);
+	struct hd_context *ctx = cq->ctx;
 	struct snic_cmd_handle in = { .handle = cq->cqn };
 	int err;
 
 	/* BUSY while QPs still use it. */
-	err = snic_cmd(ctx, SNIC_CMD_DESTROY_CQ, &in, sizeof(in), NULL, 0);
-	if (err && !snic_fw_gone(err))
+	err = hd_cmd(ctx, SNIC_CMD_DESTROY_CQ, &in, sizeof(in), NULL, 0);
+	if (err && !hd_fw_gone(err))
 		return err;
 
 	pthread_mutex_lock(&ctx->obj_lock);
 	cq_unlink(ctx, cq);
-	snic_async_purge(ctx, ibcq, 0);
+	hd_async_purge(ctx, ibcq, 0);
 	if (ibcq->channel) {
-		struct snic_channel *ch = to_schan(ibcq->channel);
-		struct snic_cq_event **pp, *e;
+		struct hd_channel *ch = to_hd_chan(ibcq->channel);
+		struct hd_cq_event **pp, *e;
 
 		/* Events queued but not read yet disappear with the CQ (as
 		 * the kernel drops them from the channel). */
@@ -314,7 +314,7 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 	pthread_mutex_unlock(&ibcq->mutex);
 
 	if (!err)
-		snic_hm_free(ctx->hm, cq->ext_page, cq->ext_npages);
+		hd_hm_free(ctx->hm, cq->ext_page, cq->ext_npages);
 	pthread_spin_destroy(&cq->lock);
 	pthread_mutex_destroy(&ibcq->mutex);
 	pthread_cond_destroy(&ibcq->cond);
@@ -323,9 +323,9 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 }
 
 /* ibv_close_device: the firmware destroyed the CQ with the context. */
-void snic_cq_free_leftover(struct snic_cq *cq)
+void hd_cq_free_leftover(struct hd_cq *cq)
 {
-	snic_hm_free(cq->ctx->hm, cq->ext_page, cq->ext_npages);
+	hd_hm_free(cq->ctx->hm, cq->ext_page, cq->ext_npages);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
 }
@@ -333,18 +333,18 @@ void snic_cq_free_leftover(struct snic_cq *cq)
 /* ------------------------------------------------------------------ */
 /* Polling.                                                             */
 
-static inline struct snic_cqe *cqe_at(struct snic_cq *cq, uint32_t idx)
+static inline struct snic_cqe *cqe_at(struct hd_cq *cq, uint32_t idx)
 {
 	return &cq->ring[idx & (cq->cnt - 1)];
 }
 
-static inline uint8_t owner_for(struct snic_cq *cq, uint32_t idx)
+static inline uint8_t owner_for(struct hd_cq *cq, uint32_t idx)
 {
 	return (uint8_t)(((idx >> cq->log_cnt) & 1) ^ 1);
 }
 
 /* Acquire-load of the owner byte: the rest of the CQE is read after it. */
-static inline int cqe_valid(struct snic_cq *cq, uint32_t idx)
+static inline int cqe_valid(struct hd_cq *cq, uint32_t idx)
 {
 	struct snic_cqe *c = cqe_at(cq, idx);
 
@@ -353,13 +353,13 @@ static inline int cqe_valid(struct snic_cq *cq, uint32_t idx)
 }
 
 /* A CQE was read: its WQE's ring slot is free again (CQ lock held). */
-static void cqe_consume(struct snic_cq *cq, const struct snic_cqe *c)
+static void cqe_consume(struct hd_cq *cq, const struct snic_cqe *c)
 {
-	struct snic_qp *qp = snic_find_qp(cq->ctx, c->qp_num);
+	struct hd_qp *qp = hd_find_qp(cq->ctx, c->qp_num);
 
 	if (qp) {
 		if (c->is_send)
-			snic_qp_sq_complete(qp, c->wqe_idx);
+			hd_qp_sq_complete(qp, c->wqe_idx);
 		else if (qp->srq) /* one SRQ slot is free again */
 			atomic_fetch_add_explicit(&qp->srq->ci, 1,
 						  memory_order_release);
@@ -370,9 +370,9 @@ static void cqe_consume(struct snic_cq *cq, const struct snic_cqe *c)
 	cq->ci++;
 }
 
-int snic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+int hd_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
-	struct snic_cq *cq = to_scq(ibcq);
+	struct hd_cq *cq = to_hd_cq(ibcq);
 	int n = 0;
 
 	pthread_spin_lock(&cq->lock);
@@ -401,7 +401,7 @@ int snic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 				      memory_order_release);
 		cq->empty_polls = 0;
 	} else {
-		n = -(int)(++cq->empty_polls % SNIC_EMPTY_POLLS_YIELD == 0);
+		n = -(int)(++cq->empty_polls % HD_EMPTY_POLLS_YIELD == 0);
 	}
 	pthread_spin_unlock(&cq->lock);
 	/* The emulated NIC runs on the host's own cores: an application
@@ -416,9 +416,9 @@ int snic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	return n;
 }
 
-int snic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+int hd_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
-	struct snic_cq *cq = to_scq(ibcq);
+	struct hd_cq *cq = to_hd_cq(ibcq);
 
 	atomic_store_explicit(&cq->dbrec->arm_solicited, solicited_only ? 1 : 0,
 			      memory_order_relaxed);
@@ -441,7 +441,7 @@ int snic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
  * firmware only writes beyond the last valid CQE, so it never races with
  * the slots moved here.  CQ lock held.
  */
-void snic_cq_clean_locked(struct snic_cq *cq, uint32_t qpn)
+void hd_cq_clean_locked(struct hd_cq *cq, uint32_t qpn)
 {
 	uint32_t nvalid = 0, nfreed = 0;
 
@@ -470,12 +470,12 @@ void snic_cq_clean_locked(struct snic_cq *cq, uint32_t qpn)
  * start_poll takes the CQ lock and keeps it until end_poll (as mlx5);
  * when it finds nothing it releases it and returns ENOENT.             */
 
-static inline struct snic_cq *cqx(struct ibv_cq_ex *c)
+static inline struct hd_cq *cqx(struct ibv_cq_ex *c)
 {
-	return snic_container_of(c, struct snic_cq, ibcq_ex);
+	return hd_container_of(c, struct hd_cq, ibcq_ex);
 }
 
-static void cqx_load(struct snic_cq *cq)
+static void cqx_load(struct hd_cq *cq)
 {
 	cq->cur = cqe_at(cq, cq->ci);
 	cq->ibcq_ex.status = (enum ibv_wc_status)cq->cur->status;
@@ -484,7 +484,7 @@ static void cqx_load(struct snic_cq *cq)
 
 static int cqx_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 {
-	struct snic_cq *cq = cqx(ibcq);
+	struct hd_cq *cq = cqx(ibcq);
 	int yield;
 
 	if (attr && attr->comp_mask)
@@ -495,8 +495,8 @@ static int cqx_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 		cqx_load(cq);
 		return 0;
 	}
-	/* the emulated NIC needs the core now and then (snic_poll_cq) */
-	yield = ++cq->empty_polls % SNIC_EMPTY_POLLS_YIELD == 0;
+	/* the emulated NIC needs the core now and then (hd_poll_cq) */
+	yield = ++cq->empty_polls % HD_EMPTY_POLLS_YIELD == 0;
 	cq->cur = NULL;
 	pthread_spin_unlock(&cq->lock);
 	if (yield)
@@ -506,7 +506,7 @@ static int cqx_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 
 static int cqx_next_poll(struct ibv_cq_ex *ibcq)
 {
-	struct snic_cq *cq = cqx(ibcq);
+	struct hd_cq *cq = cqx(ibcq);
 
 	if (cq->cur)
 		cqe_consume(cq, cq->cur);
@@ -519,7 +519,7 @@ static int cqx_next_poll(struct ibv_cq_ex *ibcq)
 
 static void cqx_end_poll(struct ibv_cq_ex *ibcq)
 {
-	struct snic_cq *cq = cqx(ibcq);
+	struct hd_cq *cq = cqx(ibcq);
 
 	if (cq->cur)
 		cqe_consume(cq, cq->cur);
@@ -578,10 +578,10 @@ static uint8_t cqx_dlid_path_bits(struct ibv_cq_ex *c)
 	return cqx(c)->cur->dlid_path_bits;
 }
 
-struct ibv_cq_ex *snic_create_cq_ex(struct ibv_context *context,
+struct ibv_cq_ex *hd_create_cq_ex(struct ibv_context *context,
 				    struct ibv_cq_init_attr_ex *attr)
 {
-	struct snic_cq *cq;
+	struct hd_cq *cq;
 
 	/* rdma-core's providers: unknown mask bits EINVAL; fields the
 	 * device cannot report (timestamps, flow tags...), parent domains

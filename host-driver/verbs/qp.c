@@ -17,7 +17,7 @@
 /* ------------------------------------------------------------------ */
 /* Create.                                                              */
 
-static int qp_sizes(struct snic_qp *qp, const struct ibv_qp_cap *cap)
+static int qp_sizes(struct hd_qp *qp, const struct ibv_qp_cap *cap)
 {
 	uint32_t send_wr = cap->max_send_wr ? cap->max_send_wr : 1;
 	uint32_t recv_wr = cap->max_recv_wr ? cap->max_recv_wr : 1;
@@ -32,16 +32,16 @@ static int qp_sizes(struct snic_qp *qp, const struct ibv_qp_cap *cap)
 	seg = 16 * cap->max_send_sge;
 	if (cap->max_inline_data > seg)
 		seg = cap->max_inline_data;
-	sq_stride = snic_roundup_pow2(sizeof(struct snic_send_wqe) + seg);
-	rq_stride = snic_roundup_pow2(sizeof(struct snic_recv_wqe) +
+	sq_stride = hd_roundup_pow2(sizeof(struct snic_send_wqe) + seg);
+	rq_stride = hd_roundup_pow2(sizeof(struct snic_recv_wqe) +
 				      16 * cap->max_recv_sge);
 	if (rq_stride < 32)
 		rq_stride = 32;
 
-	qp->sq_cnt = snic_roundup_pow2(send_wr);
-	qp->sq_log_stride = snic_ilog2(sq_stride);
-	qp->rq_cnt = snic_roundup_pow2(recv_wr);
-	qp->rq_log_stride = snic_ilog2(rq_stride);
+	qp->sq_cnt = hd_roundup_pow2(send_wr);
+	qp->sq_log_stride = hd_ilog2(sq_stride);
+	qp->rq_cnt = hd_roundup_pow2(recv_wr);
+	qp->rq_log_stride = hd_ilog2(rq_stride);
 	/* The actual capabilities, which may exceed the request (as mlx5
 	 * reports them): whatever fits the stride, within device limits. */
 	qp->max_send_sge = (sq_stride - sizeof(struct snic_send_wqe)) / 16;
@@ -56,7 +56,7 @@ static int qp_sizes(struct snic_qp *qp, const struct ibv_qp_cap *cap)
 	return 0;
 }
 
-static void qp_caps(const struct snic_qp *qp, struct ibv_qp_cap *cap)
+static void qp_caps(const struct hd_qp *qp, struct ibv_qp_cap *cap)
 {
 	cap->max_send_wr = qp->sq_cnt;
 	cap->max_recv_wr = qp->rq_cnt;
@@ -73,12 +73,12 @@ static inline uint32_t pages_for(uint64_t bytes)
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 			     struct ibv_qp_init_attr *attr)
 {
-	struct snic_context *ctx = to_sctx(pd->context);
+	struct hd_context *ctx = to_hd_ctx(pd->context);
 	struct snic_cmd_create_qp_ext inx;
 	struct snic_cmd_create_qp *in_p = &inx.qp;
 	struct snic_cmd_handle out;
 	uint32_t sq_pages, rq_pages;
-	struct snic_qp *qp;
+	struct hd_qp *qp;
 	int err;
 
 	if (!attr->send_cq || !attr->recv_cq ||
@@ -107,19 +107,19 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	if (err)
 		goto fail;
 	qp->ctx = ctx;
-	qp->scq = to_scq(attr->send_cq);
-	qp->rcq = to_scq(attr->recv_cq);
+	qp->scq = to_hd_cq(attr->send_cq);
+	qp->rcq = to_hd_cq(attr->recv_cq);
 	qp->sq_sig_all = attr->sq_sig_all ? 1 : 0;
 	sq_pages = pages_for((uint64_t)qp->sq_cnt << qp->sq_log_stride);
 	rq_pages = pages_for((uint64_t)qp->rq_cnt << qp->rq_log_stride);
 	qp->ext_npages = 1 + sq_pages + rq_pages;
-	err = snic_hm_alloc(ctx->hm, qp->ext_npages, 1, &qp->ext_page);
+	err = hd_hm_alloc(ctx->hm, qp->ext_npages, 1, &qp->ext_page);
 	if (err)
 		goto fail;
-	qp->dbrec = snic_hm_ptr(ctx->hm, snic_page_pa(qp->ext_page));
-	qp->sq = snic_hm_ptr(ctx->hm, snic_page_pa(qp->ext_page + 1));
-	qp->rq = snic_hm_ptr(ctx->hm,
-			     snic_page_pa(qp->ext_page + 1 + sq_pages));
+	qp->dbrec = hd_hm_ptr(ctx->hm, hd_page_pa(qp->ext_page));
+	qp->sq = hd_hm_ptr(ctx->hm, hd_page_pa(qp->ext_page + 1));
+	qp->rq = hd_hm_ptr(ctx->hm,
+			     hd_page_pa(qp->ext_page + 1 + sq_pages));
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 
@@ -132,23 +132,23 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	in_p->sq_stride_log = qp->sq_log_stride;
 	in_p->rq_wqe_cnt = qp->rq_cnt;
 	in_p->rq_stride_log = qp->rq_log_stride;
-	in_p->sq_pa = snic_page_pa(qp->ext_page + 1);
-	in_p->rq_pa = snic_page_pa(qp->ext_page + 1 + sq_pages);
-	in_p->dbrec_pa = snic_page_pa(qp->ext_page);
+	in_p->sq_pa = hd_page_pa(qp->ext_page + 1);
+	in_p->rq_pa = hd_page_pa(qp->ext_page + 1 + sq_pages);
+	in_p->dbrec_pa = hd_page_pa(qp->ext_page);
 	in_p->max_send_sge = qp->max_send_sge;
 	in_p->max_recv_sge = qp->max_recv_sge;
 	in_p->max_inline = qp->max_inline;
 	in_p->sq_sig_all = (uint32_t)qp->sq_sig_all;
 	if (attr->srq) {
 		inx.flags = SNIC_QP_F_SRQ;
-		inx.srqn = to_ssrq(attr->srq)->srqn;
-		qp->srq = to_ssrq(attr->srq);
+		inx.srqn = to_hd_srq(attr->srq)->srqn;
+		qp->srq = to_hd_srq(attr->srq);
 	}
-	err = snic_cmd(ctx, SNIC_CMD_CREATE_QP, &inx, sizeof(inx), &out,
+	err = hd_cmd(ctx, SNIC_CMD_CREATE_QP, &inx, sizeof(inx), &out,
 		       sizeof(out));
 	if (err) {
-		if (!snic_fw_gone(err))
-			snic_hm_free(ctx->hm, qp->ext_page, qp->ext_npages);
+		if (!hd_fw_gone(err))
+			hd_hm_free(ctx->hm, qp->ext_page, qp->ext_npages);
 		pthread_spin_destroy(&qp->sq_lock);
 		pthread_spin_destroy(&qp->rq_lock);
 		goto fail;
@@ -171,11 +171,11 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 
 	pthread_mutex_lock(&ctx->obj_lock);
 	if (atomic_load(&ctx->qp_table[SNIC_QPN_IDX(out.handle)]))
-		snic_dbg("QPN 0x%x reuses a live table slot\n", out.handle);
+		hd_dbg("QPN 0x%x reuses a live table slot\n", out.handle);
 	atomic_store_explicit(&ctx->qp_table[SNIC_QPN_IDX(out.handle)], qp,
 			      memory_order_release);
 	pthread_mutex_unlock(&ctx->obj_lock);
-	snic_dbg("QP 0x%x: sq %u x %u B, rq %u x %u B, sge %u/%u, inline %u\n",
+	hd_dbg("QP 0x%x: sq %u x %u B, rq %u x %u B, sge %u/%u, inline %u\n",
 		 out.handle, qp->sq_cnt, 1u << qp->sq_log_stride, qp->rq_cnt,
 		 1u << qp->rq_log_stride, qp->max_send_sge, qp->max_recv_sge,
 		 qp->max_inline);
@@ -190,9 +190,9 @@ fail:
 /* ------------------------------------------------------------------ */
 /* Locking both CQs of a QP (same order everywhere: by address).        */
 
-static void lock_cqs(struct snic_qp *qp)
+static void lock_cqs(struct hd_qp *qp)
 {
-	struct snic_cq *a = qp->scq, *b = qp->rcq;
+	struct hd_cq *a = qp->scq, *b = qp->rcq;
 
 	if (a == b) {
 		pthread_spin_lock(&a->lock);
@@ -205,18 +205,18 @@ static void lock_cqs(struct snic_qp *qp)
 	}
 }
 
-static void unlock_cqs(struct snic_qp *qp)
+static void unlock_cqs(struct hd_qp *qp)
 {
 	pthread_spin_unlock(&qp->scq->lock);
 	if (qp->rcq != qp->scq)
 		pthread_spin_unlock(&qp->rcq->lock);
 }
 
-static void clean_cqs_locked(struct snic_qp *qp)
+static void clean_cqs_locked(struct hd_qp *qp)
 {
-	snic_cq_clean_locked(qp->scq, qp->ibqp.qp_num);
+	hd_cq_clean_locked(qp->scq, qp->ibqp.qp_num);
 	if (qp->rcq != qp->scq)
-		snic_cq_clean_locked(qp->rcq, qp->ibqp.qp_num);
+		hd_cq_clean_locked(qp->rcq, qp->ibqp.qp_num);
 }
 
 /* ------------------------------------------------------------------ */
@@ -264,7 +264,7 @@ static void to_snic_attr(const struct ibv_qp_attr *a, struct snic_qp_attr *s)
 
 /* QP moved to RESET: the rings start again from index 0 (the firmware
  * resets its side with the transition). */
-static void qp_reset_rings(struct snic_qp *qp)
+static void qp_reset_rings(struct hd_qp *qp)
 {
 	lock_cqs(qp);
 	pthread_spin_lock(&qp->sq_lock);
@@ -284,7 +284,7 @@ static void qp_reset_rings(struct snic_qp *qp)
 int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		  int attr_mask)
 {
-	struct snic_qp *qp = to_sqp(ibqp);
+	struct hd_qp *qp = to_hd_qp(ibqp);
 	struct snic_cmd_modify_qp in;
 	int err;
 
@@ -292,7 +292,7 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	in.qpn = ibqp->qp_num;
 	in.attr_mask = (uint32_t)attr_mask;
 	to_snic_attr(attr, &in.attr);
-	err = snic_cmd(qp->ctx, SNIC_CMD_MODIFY_QP, &in, sizeof(in), NULL, 0);
+	err = hd_cmd(qp->ctx, SNIC_CMD_MODIFY_QP, &in, sizeof(in), NULL, 0);
 	if (err)
 		return err;
 	if (attr_mask & IBV_QP_STATE) {
@@ -306,13 +306,13 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		 int attr_mask, struct ibv_qp_init_attr *init_attr)
 {
-	struct snic_qp *qp = to_sqp(ibqp);
+	struct hd_qp *qp = to_hd_qp(ibqp);
 	struct snic_cmd_handle in = { .handle = ibqp->qp_num };
 	struct snic_qp_attr s;
 	int err;
 
 	(void)attr_mask; /* everything is returned */
-	err = snic_cmd(qp->ctx, SNIC_CMD_QUERY_QP, &in, sizeof(in), &s,
+	err = hd_cmd(qp->ctx, SNIC_CMD_QUERY_QP, &in, sizeof(in), &s,
 		       sizeof(s));
 	if (err)
 		return err;
@@ -370,17 +370,17 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 
 int ibv_destroy_qp(struct ibv_qp *ibqp)
 {
-	struct snic_qp *qp = to_sqp(ibqp);
-	struct snic_context *ctx = qp->ctx;
+	struct hd_qp *qp = to_hd_qp(ibqp);
+	struct hd_context *ctx = qp->ctx;
 	struct snic_cmd_handle in = { .handle = ibqp->qp_num };
 	int err;
 
-	err = snic_cmd(ctx, SNIC_CMD_DESTROY_QP, &in, sizeof(in), NULL, 0);
-	if (err && !snic_fw_gone(err))
+	err = hd_cmd(ctx, SNIC_CMD_DESTROY_QP, &in, sizeof(in), NULL, 0);
+	if (err && !hd_fw_gone(err))
 		return err;
 
 	pthread_mutex_lock(&ctx->obj_lock);
-	snic_async_purge(ctx, ibqp, 1);
+	hd_async_purge(ctx, ibqp, 1);
 	/* The firmware writes no more CQEs for this QP: drop the ones not
 	 * polled yet (as mlx5 does), so a later poll never reports a
 	 * completion of a QP that no longer exists. */
@@ -392,11 +392,11 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	pthread_mutex_unlock(&ctx->obj_lock);
 
 	/* Wait for the acknowledgement of every async event handed out. */
-	snic_wait_events_acked(&ibqp->mutex, &ibqp->cond,
+	hd_wait_events_acked(&ibqp->mutex, &ibqp->cond,
 			       &ibqp->events_completed, qp->async_events_got);
 
 	if (!err)
-		snic_hm_free(ctx->hm, qp->ext_page, qp->ext_npages);
+		hd_hm_free(ctx->hm, qp->ext_page, qp->ext_npages);
 	pthread_spin_destroy(&qp->sq_lock);
 	pthread_spin_destroy(&qp->rq_lock);
 	pthread_mutex_destroy(&ibqp->mutex);
@@ -406,9 +406,9 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 }
 
 /* ibv_close_device: the firmware destroyed the QP with the context. */
-void snic_qp_free_leftover(struct snic_qp *qp)
+void hd_qp_free_leftover(struct hd_qp *qp)
 {
-	snic_hm_free(qp->ctx->hm, qp->ext_page, qp->ext_npages);
+	hd_hm_free(qp->ctx->hm, qp->ext_page, qp->ext_npages);
 	pthread_spin_destroy(&qp->sq_lock);
 	pthread_spin_destroy(&qp->rq_lock);
 	free(qp);
@@ -417,7 +417,7 @@ void snic_qp_free_leftover(struct snic_qp *qp)
 /* ------------------------------------------------------------------ */
 /* Data path.                                                           */
 
-static void ring_qp(struct snic_qp *qp)
+static void ring_qp(struct hd_qp *qp)
 {
 	struct snic_doorbells *db = qp->ctx->db;
 	uint32_t i = SNIC_QPN_IDX(qp->ibqp.qp_num);
@@ -426,12 +426,12 @@ static void ring_qp(struct snic_qp *qp)
 				 memory_order_release);
 	atomic_fetch_or_explicit(&db->summary, 1ull << (i / 64),
 				 memory_order_seq_cst);
-	snic_kick(qp->ctx);
+	hd_kick(qp->ctx);
 }
 
 /* poll_cq (send CQ lock held): the firmware completed SQ index wqe_idx
  * and, implicitly, every earlier unsignaled WQE. */
-void snic_qp_sq_complete(struct snic_qp *qp, uint32_t wqe_idx)
+void hd_qp_sq_complete(struct hd_qp *qp, uint32_t wqe_idx)
 {
 	uint32_t ci = atomic_load_explicit(&qp->sq_ci, memory_order_relaxed);
 	uint32_t pi = atomic_load_explicit(&qp->dbrec->sq_pi,
@@ -465,7 +465,7 @@ static int wr_opcode_ok(enum ibv_wr_opcode op)
 }
 
 /* UC: SEND and WRITE (with immediate); UD: SEND (with immediate). */
-static int wr_opcode_ok_for(const struct snic_qp *qp, enum ibv_wr_opcode op)
+static int wr_opcode_ok_for(const struct hd_qp *qp, enum ibv_wr_opcode op)
 {
 	switch (qp->ibqp.qp_type) {
 	case IBV_QPT_UD:
@@ -478,7 +478,7 @@ static int wr_opcode_ok_for(const struct snic_qp *qp, enum ibv_wr_opcode op)
 	}
 }
 
-static int build_send_wqe(struct snic_qp *qp, struct ibv_send_wr *wr,
+static int build_send_wqe(struct hd_qp *qp, struct ibv_send_wr *wr,
 			  uint8_t *slot)
 {
 	struct snic_send_wqe *w = (struct snic_send_wqe *)(void *)slot;
@@ -561,17 +561,17 @@ static int build_send_wqe(struct snic_qp *qp, struct ibv_send_wr *wr,
 	if (qp->ibqp.qp_type == IBV_QPT_UD) {
 		struct snic_wqe_ud *ud = (struct snic_wqe_ud *)(void *)&w->raddr;
 
-		*ud = to_sah(wr->wr.ud.ah)->av;
+		*ud = to_hd_ah(wr->wr.ud.ah)->av;
 		ud->remote_qpn = wr->wr.ud.remote_qpn;
 		ud->remote_qkey = wr->wr.ud.remote_qkey;
 	}
 	return 0;
 }
 
-int snic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+int hd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr)
 {
-	struct snic_qp *qp = to_sqp(ibqp);
+	struct hd_qp *qp = to_hd_qp(ibqp);
 	uint32_t pi, ci, mask = qp->sq_cnt - 1;
 	int err = 0;
 
@@ -616,10 +616,10 @@ int snic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return err;
 }
 
-int snic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+int hd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr)
 {
-	struct snic_qp *qp = to_sqp(ibqp);
+	struct hd_qp *qp = to_hd_qp(ibqp);
 	uint32_t pi, ci, mask = qp->rq_cnt - 1;
 	int err = 0;
 
@@ -683,14 +683,14 @@ int snic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
  * and wr_set_ud_addr fill it.  The first error (full SQ, bad argument)
  * is kept; wr_complete then posts nothing and returns it.              */
 
-static inline struct snic_qp *qpx(struct ibv_qp_ex *q)
+static inline struct hd_qp *qpx(struct ibv_qp_ex *q)
 {
-	return snic_container_of(q, struct snic_qp, ibqpx);
+	return hd_container_of(q, struct hd_qp, ibqpx);
 }
 
 static void wrx_start(struct ibv_qp_ex *q)
 {
-	struct snic_qp *qp = qpx(q);
+	struct hd_qp *qp = qpx(q);
 
 	pthread_spin_lock(&qp->sq_lock);
 	qp->ex_pi = qp->sq_pi;
@@ -701,7 +701,7 @@ static void wrx_start(struct ibv_qp_ex *q)
 
 static struct snic_send_wqe *wrx_new(struct ibv_qp_ex *q, enum ibv_wr_opcode op)
 {
-	struct snic_qp *qp = qpx(q);
+	struct hd_qp *qp = qpx(q);
 	struct snic_send_wqe *w;
 	uint32_t ci;
 
@@ -802,13 +802,13 @@ static void wrx_fetch_add(struct ibv_qp_ex *q, uint32_t rkey, uint64_t raddr,
 static void wrx_set_ud_addr(struct ibv_qp_ex *q, struct ibv_ah *ah,
 			    uint32_t remote_qpn, uint32_t remote_qkey)
 {
-	struct snic_qp *qp = qpx(q);
+	struct hd_qp *qp = qpx(q);
 	struct snic_wqe_ud *ud;
 
 	if (!qp->ex_wqe || qp->ibqp.qp_type != IBV_QPT_UD)
 		return;
 	ud = (struct snic_wqe_ud *)(void *)&((struct snic_send_wqe *)(void *)qp->ex_wqe)->raddr;
-	*ud = to_sah(ah)->av;
+	*ud = to_hd_ah(ah)->av;
 	ud->remote_qpn = remote_qpn;
 	ud->remote_qkey = remote_qkey;
 }
@@ -816,7 +816,7 @@ static void wrx_set_ud_addr(struct ibv_qp_ex *q, struct ibv_ah *ah,
 static void wrx_set_sge_list(struct ibv_qp_ex *q, size_t n,
 			     const struct ibv_sge *sg)
 {
-	struct snic_qp *qp = qpx(q);
+	struct hd_qp *qp = qpx(q);
 	struct snic_send_wqe *w = (struct snic_send_wqe *)(void *)qp->ex_wqe;
 	struct snic_wqe_sge *sge;
 
@@ -847,7 +847,7 @@ static void wrx_set_sge(struct ibv_qp_ex *q, uint32_t lkey, uint64_t addr,
 static void wrx_set_inline_list(struct ibv_qp_ex *q, size_t n,
 				const struct ibv_data_buf *buf)
 {
-	struct snic_qp *qp = qpx(q);
+	struct hd_qp *qp = qpx(q);
 	struct snic_send_wqe *w = (struct snic_send_wqe *)(void *)qp->ex_wqe;
 	uint8_t *dst;
 	size_t total = 0;
@@ -885,7 +885,7 @@ static void wrx_set_inline(struct ibv_qp_ex *q, void *addr, size_t length)
 
 static int wrx_complete(struct ibv_qp_ex *q)
 {
-	struct snic_qp *qp = qpx(q);
+	struct hd_qp *qp = qpx(q);
 	int err = qp->ex_err;
 
 	if (!err) {
@@ -906,26 +906,26 @@ static int wrx_complete(struct ibv_qp_ex *q)
 
 static void wrx_abort(struct ibv_qp_ex *q)
 {
-	struct snic_qp *qp = qpx(q);
+	struct hd_qp *qp = qpx(q);
 
 	qp->ex_wqe = NULL;
 	pthread_spin_unlock(&qp->sq_lock);
 }
 
-#define SNIC_QP_EX_OPS                                                       \
+#define HD_QP_EX_OPS                                                       \
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |    \
 	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                \
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |      \
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
-struct ibv_qp *snic_create_qp_ex(struct ibv_context *context,
+struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
 				 struct ibv_qp_init_attr_ex *a)
 {
 	uint64_t ops = (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		       ? a->send_ops_flags : 0;
 	struct ibv_qp_init_attr ia;
 	struct ibv_qp *ibqp;
-	struct snic_qp *qp;
+	struct hd_qp *qp;
 
 	/* XRC domains, create flags, TSO, RSS ...: not supported */
 	if (a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
@@ -938,7 +938,7 @@ struct ibv_qp *snic_create_qp_ex(struct ibv_context *context,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (ops & ~(uint64_t)SNIC_QP_EX_OPS) {
+	if (ops & ~(uint64_t)HD_QP_EX_OPS) {
 		errno = EOPNOTSUPP; /* MW bind, local invalidate, TSO ... */
 		return NULL;
 	}
@@ -956,7 +956,7 @@ struct ibv_qp *snic_create_qp_ex(struct ibv_context *context,
 	a->cap = ia.cap;
 	if (!ops)
 		return ibqp;
-	qp = to_sqp(ibqp);
+	qp = to_hd_qp(ibqp);
 	qp->ex = 1;
 	qp->ibqpx.comp_mask = 0;
 	qp->ibqpx.wr_atomic_cmp_swp = wrx_cmp_swp;
@@ -980,7 +980,7 @@ struct ibv_qp *snic_create_qp_ex(struct ibv_context *context,
 /* rdma-core: NULL (errno untouched) for a QP created without send ops. */
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *ibqp)
 {
-	struct snic_qp *qp = to_sqp(ibqp);
+	struct hd_qp *qp = to_hd_qp(ibqp);
 
 	return qp->ex ? &qp->ibqpx : NULL;
 }

@@ -16,9 +16,9 @@
 #include "core/core.h"
 
 /* obj_lock held. */
-struct snic_srq *snic_find_srq(struct snic_context *ctx, uint32_t srqn)
+struct hd_srq *hd_find_srq(struct hd_context *ctx, uint32_t srqn)
 {
-	for (struct snic_srq *s = ctx->srq_list; s; s = s->next)
+	for (struct hd_srq *s = ctx->srq_list; s; s = s->next)
 		if (s->srqn == srqn)
 			return s;
 	return NULL;
@@ -27,10 +27,10 @@ struct snic_srq *snic_find_srq(struct snic_context *ctx, uint32_t srqn)
 struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 			       struct ibv_srq_init_attr *attr)
 {
-	struct snic_context *ctx = to_sctx(pd->context);
+	struct hd_context *ctx = to_hd_ctx(pd->context);
 	struct snic_cmd_create_srq in;
 	struct snic_cmd_handle out;
-	struct snic_srq *s;
+	struct hd_srq *s;
 	uint32_t wr, stride, ring_pages;
 	int err;
 
@@ -48,29 +48,29 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 		return NULL;
 	}
 	wr = attr->attr.max_wr ? attr->attr.max_wr : 1;
-	s->cnt = snic_roundup_pow2(wr + 1); /* srq_limit < max_wr <= cnt - 1 */
+	s->cnt = hd_roundup_pow2(wr + 1); /* srq_limit < max_wr <= cnt - 1 */
 	if (s->cnt > SNIC_MAX_SRQ_WR)
 		s->cnt = SNIC_MAX_SRQ_WR;
-	stride = snic_roundup_pow2(sizeof(struct snic_recv_wqe) +
+	stride = hd_roundup_pow2(sizeof(struct snic_recv_wqe) +
 				   16 * (attr->attr.max_sge ? attr->attr.max_sge : 1));
 	if (stride < 32)
 		stride = 32;
-	s->log_stride = snic_ilog2(stride);
+	s->log_stride = hd_ilog2(stride);
 	s->max_sge = (stride - sizeof(struct snic_recv_wqe)) / 16;
 	if (s->max_sge > SNIC_MAX_SGE)
 		s->max_sge = SNIC_MAX_SGE;
 	ring_pages = (uint32_t)(((uint64_t)s->cnt * stride + SNIC_PAGE_SIZE - 1) >>
 				SNIC_PAGE_SHIFT);
 	s->ext_npages = 1 + ring_pages;
-	err = snic_hm_alloc(ctx->hm, s->ext_npages, 1, &s->ext_page);
+	err = hd_hm_alloc(ctx->hm, s->ext_npages, 1, &s->ext_page);
 	if (err) {
 		free(s);
 		errno = err;
 		return NULL;
 	}
 	s->ctx = ctx;
-	s->dbrec = snic_hm_ptr(ctx->hm, snic_page_pa(s->ext_page));
-	s->ring = snic_hm_ptr(ctx->hm, snic_page_pa(s->ext_page + 1));
+	s->dbrec = hd_hm_ptr(ctx->hm, hd_page_pa(s->ext_page));
+	s->ring = hd_hm_ptr(ctx->hm, hd_page_pa(s->ext_page + 1));
 	pthread_spin_init(&s->lock, PTHREAD_PROCESS_PRIVATE);
 
 	memset(&in, 0, sizeof(in));
@@ -79,12 +79,12 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	in.stride_log = s->log_stride;
 	in.max_sge = s->max_sge;
 	in.srq_limit = attr->attr.srq_limit;
-	in.ring_pa = snic_page_pa(s->ext_page + 1);
-	in.dbrec_pa = snic_page_pa(s->ext_page);
-	err = snic_cmd(ctx, SNIC_CMD_CREATE_SRQ, &in, sizeof(in), &out, sizeof(out));
+	in.ring_pa = hd_page_pa(s->ext_page + 1);
+	in.dbrec_pa = hd_page_pa(s->ext_page);
+	err = hd_cmd(ctx, SNIC_CMD_CREATE_SRQ, &in, sizeof(in), &out, sizeof(out));
 	if (err) {
-		if (!snic_fw_gone(err))
-			snic_hm_free(ctx->hm, s->ext_page, s->ext_npages);
+		if (!hd_fw_gone(err))
+			hd_hm_free(ctx->hm, s->ext_page, s->ext_npages);
 		pthread_spin_destroy(&s->lock);
 		free(s);
 		errno = err;
@@ -105,13 +105,13 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	s->next = ctx->srq_list;
 	ctx->srq_list = s;
 	pthread_mutex_unlock(&ctx->obj_lock);
-	snic_dbg("SRQ 0x%x: %u x %u B, sge %u\n", s->srqn, s->cnt, stride, s->max_sge);
+	hd_dbg("SRQ 0x%x: %u x %u B, sge %u\n", s->srqn, s->cnt, stride, s->max_sge);
 	return &s->ibsrq;
 }
 
 int ibv_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
 {
-	struct snic_srq *s = to_ssrq(ibsrq);
+	struct hd_srq *s = to_hd_srq(ibsrq);
 	struct snic_cmd_modify_srq in;
 
 	if (mask & IBV_SRQ_MAX_WR)
@@ -122,17 +122,17 @@ int ibv_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
 	in.srqn = s->srqn;
 	in.attr_mask = (uint32_t)mask;
 	in.srq_limit = attr->srq_limit;
-	return snic_cmd(s->ctx, SNIC_CMD_MODIFY_SRQ, &in, sizeof(in), NULL, 0);
+	return hd_cmd(s->ctx, SNIC_CMD_MODIFY_SRQ, &in, sizeof(in), NULL, 0);
 }
 
 int ibv_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
 {
-	struct snic_srq *s = to_ssrq(ibsrq);
+	struct hd_srq *s = to_hd_srq(ibsrq);
 	struct snic_cmd_handle in = { .handle = s->srqn };
 	struct snic_srq_attr out;
 	int err;
 
-	err = snic_cmd(s->ctx, SNIC_CMD_QUERY_SRQ, &in, sizeof(in), &out, sizeof(out));
+	err = hd_cmd(s->ctx, SNIC_CMD_QUERY_SRQ, &in, sizeof(in), &out, sizeof(out));
 	if (err)
 		return err;
 	attr->max_wr = out.max_wr - 1;
@@ -141,9 +141,9 @@ int ibv_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
 	return 0;
 }
 
-static void srq_unlink(struct snic_context *ctx, struct snic_srq *s)
+static void srq_unlink(struct hd_context *ctx, struct hd_srq *s)
 {
-	struct snic_srq **pp = &ctx->srq_list;
+	struct hd_srq **pp = &ctx->srq_list;
 
 	while (*pp && *pp != s)
 		pp = &(*pp)->next;
@@ -153,23 +153,23 @@ static void srq_unlink(struct snic_context *ctx, struct snic_srq *s)
 
 int ibv_destroy_srq(struct ibv_srq *ibsrq)
 {
-	struct snic_srq *s = to_ssrq(ibsrq);
-	struct snic_context *ctx = s->ctx;
+	struct hd_srq *s = to_hd_srq(ibsrq);
+	struct hd_context *ctx = s->ctx;
 	struct snic_cmd_handle in = { .handle = s->srqn };
 	int err;
 
 	/* EBUSY while QPs use it */
-	err = snic_cmd(ctx, SNIC_CMD_DESTROY_SRQ, &in, sizeof(in), NULL, 0);
-	if (err && !snic_fw_gone(err))
+	err = hd_cmd(ctx, SNIC_CMD_DESTROY_SRQ, &in, sizeof(in), NULL, 0);
+	if (err && !hd_fw_gone(err))
 		return err;
 	pthread_mutex_lock(&ctx->obj_lock);
 	srq_unlink(ctx, s);
-	snic_async_purge(ctx, ibsrq, 2);
+	hd_async_purge(ctx, ibsrq, 2);
 	pthread_mutex_unlock(&ctx->obj_lock);
-	snic_wait_events_acked(&ibsrq->mutex, &ibsrq->cond,
+	hd_wait_events_acked(&ibsrq->mutex, &ibsrq->cond,
 			       &ibsrq->events_completed, s->async_events_got);
 	if (!err)
-		snic_hm_free(ctx->hm, s->ext_page, s->ext_npages);
+		hd_hm_free(ctx->hm, s->ext_page, s->ext_npages);
 	pthread_spin_destroy(&s->lock);
 	pthread_mutex_destroy(&ibsrq->mutex);
 	pthread_cond_destroy(&ibsrq->cond);
@@ -177,17 +177,17 @@ int ibv_destroy_srq(struct ibv_srq *ibsrq)
 	return 0;
 }
 
-void snic_srq_free_leftover(struct snic_srq *s)
+void hd_srq_free_leftover(struct hd_srq *s)
 {
-	snic_hm_free(s->ctx->hm, s->ext_page, s->ext_npages);
+	hd_hm_free(s->ctx->hm, s->ext_page, s->ext_npages);
 	pthread_spin_destroy(&s->lock);
 	free(s);
 }
 
-int snic_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+int hd_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr)
 {
-	struct snic_srq *s = to_ssrq(ibsrq);
+	struct hd_srq *s = to_hd_srq(ibsrq);
 	uint32_t pi, ci, mask = s->cnt - 1;
 	int err = 0;
 
