@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * snic host driver: private structures shared by the host-driver sources.
- * Nothing here is exported (the version script exports ibv_* only); every
- * non-static helper carries the hd_ prefix; snic_ names are hostif.h's.
+ * snic host driver, core: devices (device.c), contexts (context.c), the
+ * command mailbox and doorbell kick (command.c), the event thread and
+ * asynchronous events (event.c).  Nothing here is exported (the version
+ * script exports ibv_* only); every name the host driver defines is hd_*,
+ * every snic_* name is hostif.h's (the firmware contract).
  */
 #ifndef HD_CORE_H
 #define HD_CORE_H
@@ -38,7 +40,7 @@ void hd_debug_init(void);
 	} while (0)
 
 /* ------------------------------------------------------------------ */
-/* Devices (snic_dev.c).                                                */
+/* Devices (device.c).                                                  */
 
 struct hd_device {
 	struct ibv_device ibdev;
@@ -64,67 +66,12 @@ void hd_wait_events_acked(pthread_mutex_t *m, pthread_cond_t *cv,
 			    const uint32_t *completed, uint32_t got);
 
 /* ------------------------------------------------------------------ */
-/* Host memory window (hostmem.c).                                      */
-
-struct hd_hostmem {
-	char name[64];              /* file name in the run dir             */
-	char path[512];
-	dev_t st_dev;
-	ino_t st_ino;
-	int fd;
-	uint8_t *base;
-	uint64_t size;
-	uint32_t npages;
-	pthread_mutex_t lock;       /* in-process half of the allocator lock */
-	struct hd_hostmem *next;
-};
-
-/* Map the host-memory file (once per process per file). */
-struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
-				      int *err);
-/* Allocate npages contiguous window pages (zeroed when `zero`).
- * Returns 0 and the first page number, or an errno value. */
-int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, int zero,
-		  uint32_t *first_page);
-void hd_hm_free(struct hd_hostmem *hm, uint32_t first_page,
-		  uint32_t npages);
-/* Free the extents of dead processes (the firmware no longer uses). */
-void hd_hm_reap(struct hd_hostmem *hm);
-
-static inline void *hd_hm_ptr(struct hd_hostmem *hm, uint64_t pa)
-{
-	return hm->base + pa;
-}
-
-static inline uint64_t hd_page_pa(uint32_t page)
-{
-	return (uint64_t)page << SNIC_PAGE_SHIFT;
-}
-
-/* ------------------------------------------------------------------ */
-/* Pinning: re-backing application pages with window pages (pin.c).     */
-
-struct hd_chunk;
-
-struct hd_pin {
-	struct hd_hostmem *hm;
-	uintptr_t start;            /* page aligned                         */
-	uint32_t npages;
-	uint32_t *pages;            /* window page of every page            */
-	uint32_t nchunks;
-	struct hd_chunk **chunks; /* one reference on each                */
-};
-
-int hd_pin(struct hd_hostmem *hm, void *addr, size_t len,
-	     struct hd_pin **out);
-void hd_unpin(struct hd_pin *pin);
-int hd_fork_safe(void);
-
-/* ------------------------------------------------------------------ */
-/* Contexts (snic_ctx.c).                                               */
+/* Contexts (context.c), commands (command.c), events (event.c).      */
 
 struct hd_qp;
 struct hd_cq;
+struct hd_srq;
+struct hd_hostmem;
 
 struct hd_async_node {
 	struct ibv_async_event ev;
@@ -183,173 +130,17 @@ static inline int hd_fw_gone(int err)
 {
 	return err == EIO || err == ETIMEDOUT;
 }
+/* Is the firmware behind this BAR gone (fw_state; with check_pid, its
+ * process)? */
+int hd_fw_down(struct snic_bar_hdr *hdr, int check_pid);
+/* The context's event thread (started by ibv_open_device). */
+void *hd_event_thread(void *arg);
 void hd_eventfd_signal(int fd);
 void hd_async_purge(struct hd_context *ctx, void *obj, int is_qp);
 
 /* ------------------------------------------------------------------ */
-/* CQs and completion channels (verbs_cq.c).                            */
-
-struct hd_cq_event {
-	struct hd_cq *cq;
-	struct hd_cq_event *next;
-};
-
-struct hd_channel {
-	struct ibv_comp_channel ch;
-	pthread_mutex_t lock;
-	struct hd_cq_event *head, *tail;
-	unsigned skip;              /* fd reads owed to purged events       */
-};
-
-static inline struct hd_channel *to_hd_chan(struct ibv_comp_channel *c)
-{
-	return hd_container_of(c, struct hd_channel, ch);
-}
-
-struct hd_cq {
-	union {                     /* ibv_cq_ex starts with ibv_cq's fields */
-		struct ibv_cq ibcq;
-		struct ibv_cq_ex ibcq_ex;
-	};
-	const struct snic_cqe *cur; /* extended polling: the CQE being read */
-	struct hd_context *ctx;
-	pthread_spinlock_t lock;
-	uint32_t cqn;
-	uint32_t cnt;               /* ring entries, power of two           */
-	uint32_t log_cnt;
-	uint32_t ci;                /* consumer index (under lock)          */
-	uint32_t empty_polls;       /* consecutive empty polls (under lock) */
-	struct snic_cqe *ring;
-	struct snic_cq_dbrec *dbrec;
-	uint32_t ext_page, ext_npages;
-	uint32_t comp_events_got;   /* returned by ibv_get_cq_event (mutex) */
-	uint32_t async_events_got;  /* returned by ibv_get_async_event      */
-	struct hd_cq *next;       /* ctx->cq_list                         */
-};
-
-static inline struct hd_cq *to_hd_cq(struct ibv_cq *c)
-{
-	return hd_container_of(c, struct hd_cq, ibcq);
-}
-
-struct hd_cq *hd_find_cq(struct hd_context *ctx, uint32_t cqn);
-void hd_cq_deliver_comp(struct hd_context *ctx, uint32_t cqn);
-/* Remove the CQEs of `qpn` still in the ring (CQ lock held). */
-void hd_cq_clean_locked(struct hd_cq *cq, uint32_t qpn);
-int hd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
-/* ibv_close_device: free the host memory of a CQ the application did not
- * destroy (the firmware destroyed it with the context). */
-void hd_cq_free_leftover(struct hd_cq *cq);
-int hd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
-struct ibv_cq_ex *hd_create_cq_ex(struct ibv_context *context,
-				    struct ibv_cq_init_attr_ex *attr);
-
-/* ------------------------------------------------------------------ */
-/* QPs (verbs_qp.c).                                                    */
-
-struct hd_qp {
-	union {                     /* ibv_qp_ex starts with an ibv_qp      */
-		struct ibv_qp ibqp;
-		struct ibv_qp_ex ibqpx;
-	};
-	int ex;                     /* created with send ops (ibv_wr_*)      */
-	uint32_t ex_pi;             /* wr_start..wr_complete: WQEs built     */
-	uint8_t *ex_wqe;            /* the WQE being built, NULL: none       */
-	int ex_err;
-	struct hd_context *ctx;
-	struct hd_cq *scq, *rcq;
-	uint32_t ext_page, ext_npages;
-	struct snic_qp_dbrec *dbrec;
-	uint8_t *sq, *rq;
-	uint32_t sq_cnt, sq_log_stride, rq_cnt, rq_log_stride;
-	uint32_t max_send_sge, max_recv_sge, max_inline;
-	int sq_sig_all;
-	pthread_spinlock_t sq_lock, rq_lock;
-	uint32_t sq_pi, rq_pi;      /* under sq_lock / rq_lock              */
-	_Atomic uint32_t sq_ci;     /* advanced by poll_cq                  */
-	_Atomic uint32_t rq_ci;
-	uint32_t async_events_got;
-	struct hd_srq *srq;       /* receives come from it (NULL: own RQ) */
-};
-
-static inline struct hd_qp *to_hd_qp(struct ibv_qp *q)
-{
-	return hd_container_of(q, struct hd_qp, ibqp);
-}
-
-static inline struct hd_qp *hd_find_qp(struct hd_context *ctx,
-					   uint32_t qpn)
-{
-	struct hd_qp *qp = atomic_load_explicit(
-		&ctx->qp_table[SNIC_QPN_IDX(qpn)], memory_order_acquire);
-
-	return (qp && qp->ibqp.qp_num == qpn) ? qp : NULL;
-}
-
-/* poll_cq: a send CQE completed SQ index wqe_idx (and all before it). */
-void hd_qp_sq_complete(struct hd_qp *qp, uint32_t wqe_idx);
-void hd_qp_free_leftover(struct hd_qp *qp);
-int hd_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
-		   struct ibv_send_wr **bad_wr);
-int hd_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-		   struct ibv_recv_wr **bad_wr);
-struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
-				 struct ibv_qp_init_attr_ex *attr);
-
-/* ------------------------------------------------------------------ */
-/* SRQs (verbs_srq.c) and address handles (verbs_ah.c).                */
-
-struct hd_srq {
-	struct ibv_srq ibsrq;
-	struct hd_context *ctx;
-	pthread_spinlock_t lock;
-	uint32_t srqn;
-	uint32_t cnt, log_stride, max_sge;
-	uint32_t pi;                /* under lock                           */
-	_Atomic uint32_t ci;        /* receive CQEs seen by poll_cq         */
-	uint8_t *ring;
-	struct snic_srq_dbrec *dbrec;
-	uint32_t ext_page, ext_npages;
-	uint32_t async_events_got;
-	struct hd_srq *next;      /* ctx->srq_list                        */
-};
-
-static inline struct hd_srq *to_hd_srq(struct ibv_srq *s)
-{
-	return hd_container_of(s, struct hd_srq, ibsrq);
-}
-
-int hd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-		       struct ibv_recv_wr **bad_wr);
-/* obj_lock held. */
-struct hd_srq *hd_find_srq(struct hd_context *ctx, uint32_t srqn);
-void hd_srq_free_leftover(struct hd_srq *srq);
-
-struct hd_ah {
-	struct ibv_ah ibah;
-	struct snic_wqe_ud av;      /* copied into each UD send WQE         */
-};
-
-static inline struct hd_ah *to_hd_ah(struct ibv_ah *a)
-{
-	return hd_container_of(a, struct hd_ah, ibah);
-}
-
-/* ------------------------------------------------------------------ */
-/* rdma-core's private <infiniband/driver.h> (not installed): the type of
- * ibv_query_gid_type@IBVERBS_PRIVATE_34, which ibv_devinfo calls. */
-enum ibv_gid_type_sysfs {
-	IBV_GID_TYPE_SYSFS_IB_ROCE_V1,
-	IBV_GID_TYPE_SYSFS_ROCE_V2,
-};
-int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
-		       unsigned int index, enum ibv_gid_type_sysfs *type);
-
-int hd_query_port(struct ibv_context *context, uint8_t port_num,
-		    struct ibv_port_attr *attr, size_t attr_len);
-int hd_query_device_ex(struct ibv_context *context,
-			 const struct ibv_query_device_ex_input *input,
-			 struct ibv_device_attr_ex *attr, size_t attr_size);
+/* Futex waits (the command wait, the event thread) time out after 1 ms. */
+#define HD_POLL_TIMEOUT_NS (1000 * 1000)
 
 /* Futex on a shared (non-private) word; timeout in ns, 0 = none. */
 int hd_futex_wait(_Atomic uint32_t *addr, uint32_t val, long timeout_ns);

@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/core.h"
+#include "memory/memory.h"
 
 #define HM_MAGIC   0x314d48434e49534eull /* "SNICHM1" */
 #define HM_VERSION 1u

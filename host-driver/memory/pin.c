@@ -37,7 +37,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/core.h"
+#include "memory/memory.h"
 
 struct hd_chunk {
 	uintptr_t va;               /* page aligned                         */

@@ -1,155 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * snic host driver: completion queues and completion channels.
+ * snic host driver: completion queues, polled with ibv_poll_cq or, for
+ * CQs from ibv_create_cq_ex, ibv_start_poll / ibv_next_poll / ibv_end_poll.
  *
- * A CQ is one window extent: a page holding its doorbell record, then the
- * ring of 64-byte CQEs.  The firmware writes CQE number n with owner bit
- * ((n / cnt) & 1) ^ 1; poll_cq accepts the CQE at ci when its owner bit
- * has that value for ci, and publishes ci in the doorbell record.
- *
- * Completion channel: an eventfd in semaphore mode (one read per event,
- * pollable, EAGAIN when the application made it non-blocking) plus a queue
- * of CQs with a pending event.  The event thread (snic_ctx.c) queues and
- * signals; ibv_get_cq_event reads one count and pops one CQ.
+ * A CQ is one window extent (hd_rings): a page holding its doorbell
+ * record, then the ring of 64-byte CQEs.  The firmware writes CQE number n
+ * with owner bit ((n / cnt) & 1) ^ 1; poll_cq accepts the CQE at ci when
+ * its owner bit has that value for ci, and publishes ci in the doorbell
+ * record.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <sched.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
-#include "core/core.h"
-
-/* ------------------------------------------------------------------ */
-/* Completion channels.                                                 */
-
-struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
-{
-	struct hd_channel *ch = calloc(1, sizeof(*ch));
-
-	if (!ch) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ch->ch.fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
-	if (ch->ch.fd < 0) {
-		int err = errno;
-
-		free(ch);
-		errno = err;
-		return NULL;
-	}
-	ch->ch.context = context;
-	ch->ch.refcnt = 0;
-	pthread_mutex_init(&ch->lock, NULL);
-	return &ch->ch;
-}
-
-int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
-{
-	struct hd_channel *ch = to_hd_chan(channel);
-	struct hd_cq_event *e;
-
-	pthread_mutex_lock(&ch->lock);
-	if (channel->refcnt) {
-		pthread_mutex_unlock(&ch->lock);
-		return EBUSY;   /* CQs still use it (as rdma-core) */
-	}
-	while ((e = ch->head) != NULL) {
-		ch->head = e->next;
-		free(e);
-	}
-	pthread_mutex_unlock(&ch->lock);
-	close(channel->fd);
-	pthread_mutex_destroy(&ch->lock);
-	free(ch);
-	return 0;
-}
-
-/* Event thread: an armed CQ got a completion. */
-void hd_cq_deliver_comp(struct hd_context *ctx, uint32_t cqn)
-{
-	struct hd_cq_event *e = malloc(sizeof(*e));
-	struct hd_channel *ch;
-	struct hd_cq *cq;
-
-	if (!e)
-		return;
-	e->next = NULL;
-	/* obj_lock keeps the CQ alive (destroy_cq unlinks it under the
-	 * lock before purging its queued events). */
-	pthread_mutex_lock(&ctx->obj_lock);
-	cq = hd_find_cq(ctx, cqn);
-	if (!cq || !cq->ibcq.channel) {
-		pthread_mutex_unlock(&ctx->obj_lock);
-		free(e);
-		return;
-	}
-	ch = to_hd_chan(cq->ibcq.channel);
-	e->cq = cq;
-	pthread_mutex_lock(&ch->lock);
-	if (ch->tail)
-		ch->tail->next = e;
-	else
-		ch->head = e;
-	ch->tail = e;
-	pthread_mutex_unlock(&ch->lock);
-	pthread_mutex_unlock(&ctx->obj_lock);
-	hd_eventfd_signal(ch->ch.fd);
-}
-
-int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
-		     void **cq_context)
-{
-	struct hd_channel *ch = to_hd_chan(channel);
-
-	for (;;) {
-		struct hd_cq_event *e;
-		struct hd_cq *scq;
-		uint64_t v;
-
-		/* Blocks unless the application made the fd non-blocking;
-		 * then -1 with errno EAGAIN, as rdma-core. */
-		if (read(channel->fd, &v, sizeof(v)) != sizeof(v))
-			return -1;
-		pthread_mutex_lock(&ch->lock);
-		if (ch->skip) {
-			/* this count was for an event of a destroyed CQ */
-			ch->skip--;
-			pthread_mutex_unlock(&ch->lock);
-			continue;
-		}
-		e = ch->head;
-		if (!e) {
-			pthread_mutex_unlock(&ch->lock);
-			continue;
-		}
-		ch->head = e->next;
-		if (!ch->head)
-			ch->tail = NULL;
-		scq = e->cq;
-		/* Counted while the channel lock still keeps the CQ from
-		 * being purged, so destroy_cq waits for this event's ack. */
-		pthread_mutex_lock(&scq->ibcq.mutex);
-		scq->comp_events_got++;
-		pthread_mutex_unlock(&scq->ibcq.mutex);
-		pthread_mutex_unlock(&ch->lock);
-		free(e);
-		*cq = &scq->ibcq;
-		*cq_context = scq->ibcq.cq_context;
-		return 0;
-	}
-}
-
-void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
-{
-	pthread_mutex_lock(&cq->mutex);
-	cq->comp_events_completed += nevents;
-	pthread_cond_broadcast(&cq->cond);
-	pthread_mutex_unlock(&cq->mutex);
-}
+#include "verbs/verbs.h"
 
 /* ------------------------------------------------------------------ */
 /* CQ objects.                                                          */
@@ -163,6 +28,15 @@ struct hd_cq *hd_find_cq(struct hd_context *ctx, uint32_t cqn)
 	return NULL;
 }
 
+/* The host side of a CQ whose ring exists: after a failed CREATE_CQ, a
+ * DESTROY_CQ or CTX_CLOSE (cmd_err: that command's result). */
+static void cq_free(struct hd_cq *cq, int cmd_err)
+{
+	hd_extent_release(&cq->rings.ext, cmd_err);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+}
+
 static struct hd_cq *cq_create(struct ibv_context *context, int cqe,
 				  void *cq_context, struct ibv_comp_channel *channel,
 				  int comp_vector)
@@ -171,7 +45,8 @@ static struct hd_cq *cq_create(struct ibv_context *context, int cqe,
 	struct snic_cmd_create_cq in;
 	struct snic_cmd_handle out;
 	struct hd_cq *cq;
-	uint32_t cnt, ring_pages;
+	uint64_t bytes;
+	uint32_t cnt;
 	int err;
 
 	if (cqe < 1 || (uint32_t)cqe >= SNIC_MAX_CQE ||
@@ -186,10 +61,8 @@ static struct hd_cq *cq_create(struct ibv_context *context, int cqe,
 		errno = ENOMEM;
 		return NULL;
 	}
-	ring_pages = (uint32_t)(((uint64_t)cnt * sizeof(struct snic_cqe) +
-				 SNIC_PAGE_SIZE - 1) >> SNIC_PAGE_SHIFT);
-	cq->ext_npages = 1 + ring_pages;
-	err = hd_hm_alloc(ctx->hm, cq->ext_npages, 1, &cq->ext_page);
+	bytes = (uint64_t)cnt * sizeof(struct snic_cqe);
+	err = hd_rings_alloc(&cq->rings, ctx->hm, &bytes, 1);
 	if (err) {
 		free(cq);
 		errno = err;
@@ -198,21 +71,18 @@ static struct hd_cq *cq_create(struct ibv_context *context, int cqe,
 	cq->ctx = ctx;
 	cq->cnt = cnt;
 	cq->log_cnt = hd_ilog2(cnt);
-	cq->dbrec = hd_hm_ptr(ctx->hm, hd_page_pa(cq->ext_page));
-	cq->ring = hd_hm_ptr(ctx->hm, hd_page_pa(cq->ext_page + 1));
+	cq->dbrec = cq->rings.dbrec;
+	cq->ring = (struct snic_cqe *)(void *)cq->rings.ring[0];
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 
 	memset(&in, 0, sizeof(in));
-	in.ring_pa = hd_page_pa(cq->ext_page + 1);
-	in.dbrec_pa = hd_page_pa(cq->ext_page);
+	in.ring_pa = cq->rings.ring_pa[0];
+	in.dbrec_pa = cq->rings.dbrec_pa;
 	in.cqe_cnt = cnt;
 	err = hd_cmd(ctx, SNIC_CMD_CREATE_CQ, &in, sizeof(in), &out,
 		       sizeof(out));
 	if (err) {
-		if (!hd_fw_gone(err))
-			hd_hm_free(ctx->hm, cq->ext_page, cq->ext_npages);
-		pthread_spin_destroy(&cq->lock);
-		free(cq);
+		cq_free(cq, err);
 		errno = err;
 		return NULL;
 	}
@@ -281,27 +151,8 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 	pthread_mutex_lock(&ctx->obj_lock);
 	cq_unlink(ctx, cq);
 	hd_async_purge(ctx, ibcq, 0);
-	if (ibcq->channel) {
-		struct hd_channel *ch = to_hd_chan(ibcq->channel);
-		struct hd_cq_event **pp, *e;
-
-		/* Events queued but not read yet disappear with the CQ (as
-		 * the kernel drops them from the channel). */
-		pthread_mutex_lock(&ch->lock);
-		ch->tail = NULL;
-		for (pp = &ch->head; (e = *pp) != NULL;) {
-			if (e->cq == cq) {
-				*pp = e->next;
-				ch->skip++;
-				free(e);
-			} else {
-				ch->tail = e;
-				pp = &e->next;
-			}
-		}
-		ibcq->channel->refcnt--;
-		pthread_mutex_unlock(&ch->lock);
-	}
+	if (ibcq->channel)
+		hd_channel_detach_cq(to_hd_chan(ibcq->channel), cq);
 	pthread_mutex_unlock(&ctx->obj_lock);
 
 	/* ibv_destroy_cq waits until every event handed out by
@@ -313,21 +164,16 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
 	pthread_mutex_unlock(&ibcq->mutex);
 
-	if (!err)
-		hd_hm_free(ctx->hm, cq->ext_page, cq->ext_npages);
-	pthread_spin_destroy(&cq->lock);
 	pthread_mutex_destroy(&ibcq->mutex);
 	pthread_cond_destroy(&ibcq->cond);
-	free(cq);
+	cq_free(cq, err);
 	return 0;
 }
 
 /* ibv_close_device: the firmware destroyed the CQ with the context. */
 void hd_cq_free_leftover(struct hd_cq *cq)
 {
-	hd_hm_free(cq->ctx->hm, cq->ext_page, cq->ext_npages);
-	pthread_spin_destroy(&cq->lock);
-	free(cq);
+	cq_free(cq, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -361,10 +207,10 @@ static void cqe_consume(struct hd_cq *cq, const struct snic_cqe *c)
 		if (c->is_send)
 			hd_qp_sq_complete(qp, c->wqe_idx);
 		else if (qp->srq) /* one SRQ slot is free again */
-			atomic_fetch_add_explicit(&qp->srq->ci, 1,
+			atomic_fetch_add_explicit(&qp->srq->wq.ci, 1,
 						  memory_order_release);
 		else
-			atomic_fetch_add_explicit(&qp->rq_ci, 1,
+			atomic_fetch_add_explicit(&qp->rq.ci, 1,
 						  memory_order_release);
 	}
 	cq->ci++;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "verbs/verbs.h"
 
 /* The verbs.h macros would rewrite our definitions. */
 #undef ibv_reg_mr
@@ -95,7 +95,7 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	struct snic_cmd_reg_mr in;
 	struct snic_cmd_handle out;
 	struct hd_mr *mr;
-	uint32_t pl_page, pl_npages;
+	struct hd_extent pl;        /* the page list, for REG_MR only */
 	size_t pl_bytes;
 	int err;
 
@@ -126,30 +126,22 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		goto fail_free;
 
 	pl_bytes = (size_t)mr->pin->npages * sizeof(uint32_t);
-	pl_npages = (uint32_t)((pl_bytes + SNIC_PAGE_SIZE - 1) >>
-			       SNIC_PAGE_SHIFT);
-	err = hd_hm_alloc(ctx->hm, pl_npages, 0, &pl_page);
+	err = hd_extent_alloc(&pl, ctx->hm, hd_pages_for(pl_bytes), 0);
 	if (err)
 		goto fail_unpin;
-	memcpy(hd_hm_ptr(ctx->hm, hd_page_pa(pl_page)), mr->pin->pages,
-	       pl_bytes);
+	memcpy(hd_extent_ptr(&pl, 0), mr->pin->pages, pl_bytes);
 
 	memset(&in, 0, sizeof(in));
 	in.pdn = pd->handle;
 	in.access = access;
 	in.iova = iova;
 	in.length = length;
-	in.pages_pa = hd_page_pa(pl_page);
+	in.pages_pa = hd_extent_pa(&pl, 0);
 	in.npages = mr->pin->npages;
 	err = hd_cmd(ctx, SNIC_CMD_REG_MR, &in, sizeof(in), &out,
 		       sizeof(out));
-	if (hd_fw_gone(err)) {
-		/* The firmware may still read the list: leave it. */
-		hd_dbg("REG_MR: page list %u+%u left allocated\n", pl_page,
-			 pl_npages);
-	} else {
-		hd_hm_free(ctx->hm, pl_page, pl_npages);
-	}
+	/* the firmware copied the list (or, if gone, may still read it) */
+	hd_extent_release(&pl, err);
 	if (err)
 		goto fail_unpin;
 

@@ -1,18 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * snic host driver: queue pairs (RC) and the send/receive data path.
+ * snic host driver: queue pairs (RC, UC, UD): create, modify, query,
+ * destroy.  The data path is in qp_post.c, the ibv_wr_* calls in qp_wr.c.
  *
- * A QP is one window extent: a page with its doorbell record, then the SQ
- * ring, then the RQ ring (each page aligned).  Posting writes WQEs into the
- * ring, then (once per call) store-releases the producer index in the
- * doorbell record, sets the QP's doorbell bits and kicks the firmware if
- * it sleeps.  Completions advance the consumer indexes (verbs_cq.c).
+ * A QP is one window extent (hd_rings): a page with its doorbell record,
+ * then the SQ ring, then the RQ ring (each page aligned).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "verbs/verbs.h"
 
 /* ------------------------------------------------------------------ */
 /* Create.                                                              */
@@ -38,36 +36,41 @@ static int qp_sizes(struct hd_qp *qp, const struct ibv_qp_cap *cap)
 	if (rq_stride < 32)
 		rq_stride = 32;
 
-	qp->sq_cnt = hd_roundup_pow2(send_wr);
-	qp->sq_log_stride = hd_ilog2(sq_stride);
-	qp->rq_cnt = hd_roundup_pow2(recv_wr);
-	qp->rq_log_stride = hd_ilog2(rq_stride);
+	qp->sq.cnt = hd_roundup_pow2(send_wr);
+	qp->sq.log_stride = hd_ilog2(sq_stride);
+	qp->rq.cnt = hd_roundup_pow2(recv_wr);
+	qp->rq.log_stride = hd_ilog2(rq_stride);
 	/* The actual capabilities, which may exceed the request (as mlx5
 	 * reports them): whatever fits the stride, within device limits. */
-	qp->max_send_sge = (sq_stride - sizeof(struct snic_send_wqe)) / 16;
-	if (qp->max_send_sge > SNIC_MAX_SGE)
-		qp->max_send_sge = SNIC_MAX_SGE;
+	qp->sq.max_sge = (sq_stride - sizeof(struct snic_send_wqe)) / 16;
+	if (qp->sq.max_sge > SNIC_MAX_SGE)
+		qp->sq.max_sge = SNIC_MAX_SGE;
 	qp->max_inline = sq_stride - sizeof(struct snic_send_wqe);
 	if (qp->max_inline > SNIC_MAX_INLINE)
 		qp->max_inline = SNIC_MAX_INLINE;
-	qp->max_recv_sge = (rq_stride - sizeof(struct snic_recv_wqe)) / 16;
-	if (qp->max_recv_sge > SNIC_MAX_SGE)
-		qp->max_recv_sge = SNIC_MAX_SGE;
+	qp->rq.max_sge = (rq_stride - sizeof(struct snic_recv_wqe)) / 16;
+	if (qp->rq.max_sge > SNIC_MAX_SGE)
+		qp->rq.max_sge = SNIC_MAX_SGE;
 	return 0;
 }
 
 static void qp_caps(const struct hd_qp *qp, struct ibv_qp_cap *cap)
 {
-	cap->max_send_wr = qp->sq_cnt;
-	cap->max_recv_wr = qp->rq_cnt;
-	cap->max_send_sge = qp->max_send_sge;
-	cap->max_recv_sge = qp->max_recv_sge;
+	cap->max_send_wr = qp->sq.cnt;
+	cap->max_recv_wr = qp->rq.cnt;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_recv_sge = qp->rq.max_sge;
 	cap->max_inline_data = qp->max_inline;
 }
 
-static inline uint32_t pages_for(uint64_t bytes)
+/* The host side of a QP whose rings exist: after a failed CREATE_QP, a
+ * DESTROY_QP or CTX_CLOSE (cmd_err: that command's result). */
+static void qp_free(struct hd_qp *qp, int cmd_err)
 {
-	return (uint32_t)((bytes + SNIC_PAGE_SIZE - 1) >> SNIC_PAGE_SHIFT);
+	hd_extent_release(&qp->rings.ext, cmd_err);
+	pthread_spin_destroy(&qp->sq.lock);
+	pthread_spin_destroy(&qp->rq.lock);
+	free(qp);
 }
 
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
@@ -77,7 +80,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	struct snic_cmd_create_qp_ext inx;
 	struct snic_cmd_create_qp *in_p = &inx.qp;
 	struct snic_cmd_handle out;
-	uint32_t sq_pages, rq_pages;
+	uint64_t bytes[2];
 	struct hd_qp *qp;
 	int err;
 
@@ -110,33 +113,31 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	qp->scq = to_hd_cq(attr->send_cq);
 	qp->rcq = to_hd_cq(attr->recv_cq);
 	qp->sq_sig_all = attr->sq_sig_all ? 1 : 0;
-	sq_pages = pages_for((uint64_t)qp->sq_cnt << qp->sq_log_stride);
-	rq_pages = pages_for((uint64_t)qp->rq_cnt << qp->rq_log_stride);
-	qp->ext_npages = 1 + sq_pages + rq_pages;
-	err = hd_hm_alloc(ctx->hm, qp->ext_npages, 1, &qp->ext_page);
+	bytes[0] = (uint64_t)qp->sq.cnt << qp->sq.log_stride;
+	bytes[1] = (uint64_t)qp->rq.cnt << qp->rq.log_stride;
+	err = hd_rings_alloc(&qp->rings, ctx->hm, bytes, 2);
 	if (err)
 		goto fail;
-	qp->dbrec = hd_hm_ptr(ctx->hm, hd_page_pa(qp->ext_page));
-	qp->sq = hd_hm_ptr(ctx->hm, hd_page_pa(qp->ext_page + 1));
-	qp->rq = hd_hm_ptr(ctx->hm,
-			     hd_page_pa(qp->ext_page + 1 + sq_pages));
-	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
-	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	qp->dbrec = qp->rings.dbrec;
+	qp->sq.buf = qp->rings.ring[0];
+	qp->rq.buf = qp->rings.ring[1];
+	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
 
 	memset(&inx, 0, sizeof(inx));
 	in_p->pdn = pd->handle;
 	in_p->qp_type = attr->qp_type;
 	in_p->send_cqn = qp->scq->cqn;
 	in_p->recv_cqn = qp->rcq->cqn;
-	in_p->sq_wqe_cnt = qp->sq_cnt;
-	in_p->sq_stride_log = qp->sq_log_stride;
-	in_p->rq_wqe_cnt = qp->rq_cnt;
-	in_p->rq_stride_log = qp->rq_log_stride;
-	in_p->sq_pa = hd_page_pa(qp->ext_page + 1);
-	in_p->rq_pa = hd_page_pa(qp->ext_page + 1 + sq_pages);
-	in_p->dbrec_pa = hd_page_pa(qp->ext_page);
-	in_p->max_send_sge = qp->max_send_sge;
-	in_p->max_recv_sge = qp->max_recv_sge;
+	in_p->sq_wqe_cnt = qp->sq.cnt;
+	in_p->sq_stride_log = qp->sq.log_stride;
+	in_p->rq_wqe_cnt = qp->rq.cnt;
+	in_p->rq_stride_log = qp->rq.log_stride;
+	in_p->sq_pa = qp->rings.ring_pa[0];
+	in_p->rq_pa = qp->rings.ring_pa[1];
+	in_p->dbrec_pa = qp->rings.dbrec_pa;
+	in_p->max_send_sge = qp->sq.max_sge;
+	in_p->max_recv_sge = qp->rq.max_sge;
 	in_p->max_inline = qp->max_inline;
 	in_p->sq_sig_all = (uint32_t)qp->sq_sig_all;
 	if (attr->srq) {
@@ -147,11 +148,9 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	err = hd_cmd(ctx, SNIC_CMD_CREATE_QP, &inx, sizeof(inx), &out,
 		       sizeof(out));
 	if (err) {
-		if (!hd_fw_gone(err))
-			hd_hm_free(ctx->hm, qp->ext_page, qp->ext_npages);
-		pthread_spin_destroy(&qp->sq_lock);
-		pthread_spin_destroy(&qp->rq_lock);
-		goto fail;
+		qp_free(qp, err);
+		errno = err;
+		return NULL;
 	}
 
 	qp->ibqp.context = pd->context;
@@ -176,8 +175,8 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 			      memory_order_release);
 	pthread_mutex_unlock(&ctx->obj_lock);
 	hd_dbg("QP 0x%x: sq %u x %u B, rq %u x %u B, sge %u/%u, inline %u\n",
-		 out.handle, qp->sq_cnt, 1u << qp->sq_log_stride, qp->rq_cnt,
-		 1u << qp->rq_log_stride, qp->max_send_sge, qp->max_recv_sge,
+		 out.handle, qp->sq.cnt, 1u << qp->sq.log_stride, qp->rq.cnt,
+		 1u << qp->rq.log_stride, qp->sq.max_sge, qp->rq.max_sge,
 		 qp->max_inline);
 	return &qp->ibqp;
 
@@ -267,17 +266,17 @@ static void to_snic_attr(const struct ibv_qp_attr *a, struct snic_qp_attr *s)
 static void qp_reset_rings(struct hd_qp *qp)
 {
 	lock_cqs(qp);
-	pthread_spin_lock(&qp->sq_lock);
-	pthread_spin_lock(&qp->rq_lock);
+	pthread_spin_lock(&qp->sq.lock);
+	pthread_spin_lock(&qp->rq.lock);
 	clean_cqs_locked(qp);
-	qp->sq_pi = 0;
-	qp->rq_pi = 0;
-	atomic_store_explicit(&qp->sq_ci, 0, memory_order_relaxed);
-	atomic_store_explicit(&qp->rq_ci, 0, memory_order_relaxed);
+	qp->sq.pi = 0;
+	qp->rq.pi = 0;
+	atomic_store_explicit(&qp->sq.ci, 0, memory_order_relaxed);
+	atomic_store_explicit(&qp->rq.ci, 0, memory_order_relaxed);
 	atomic_store_explicit(&qp->dbrec->sq_pi, 0, memory_order_release);
 	atomic_store_explicit(&qp->dbrec->rq_pi, 0, memory_order_release);
-	pthread_spin_unlock(&qp->rq_lock);
-	pthread_spin_unlock(&qp->sq_lock);
+	pthread_spin_unlock(&qp->rq.lock);
+	pthread_spin_unlock(&qp->sq.lock);
 	unlock_cqs(qp);
 }
 
@@ -395,592 +394,15 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	hd_wait_events_acked(&ibqp->mutex, &ibqp->cond,
 			       &ibqp->events_completed, qp->async_events_got);
 
-	if (!err)
-		hd_hm_free(ctx->hm, qp->ext_page, qp->ext_npages);
-	pthread_spin_destroy(&qp->sq_lock);
-	pthread_spin_destroy(&qp->rq_lock);
 	pthread_mutex_destroy(&ibqp->mutex);
 	pthread_cond_destroy(&ibqp->cond);
-	free(qp);
+	qp_free(qp, err);
 	return 0;
 }
 
 /* ibv_close_device: the firmware destroyed the QP with the context. */
 void hd_qp_free_leftover(struct hd_qp *qp)
 {
-	hd_hm_free(qp->ctx->hm, qp->ext_page, qp->ext_npages);
-	pthread_spin_destroy(&qp->sq_lock);
-	pthread_spin_destroy(&qp->rq_lock);
-	free(qp);
+	qp_free(qp, 0);
 }
 
-/* ------------------------------------------------------------------ */
-/* Data path.                                                           */
-
-static void ring_qp(struct hd_qp *qp)
-{
-	struct snic_doorbells *db = qp->ctx->db;
-	uint32_t i = SNIC_QPN_IDX(qp->ibqp.qp_num);
-
-	atomic_fetch_or_explicit(&db->qp_bits[i / 64], 1ull << (i % 64),
-				 memory_order_release);
-	atomic_fetch_or_explicit(&db->summary, 1ull << (i / 64),
-				 memory_order_seq_cst);
-	hd_kick(qp->ctx);
-}
-
-/* poll_cq (send CQ lock held): the firmware completed SQ index wqe_idx
- * and, implicitly, every earlier unsignaled WQE. */
-void hd_qp_sq_complete(struct hd_qp *qp, uint32_t wqe_idx)
-{
-	uint32_t ci = atomic_load_explicit(&qp->sq_ci, memory_order_relaxed);
-	uint32_t pi = atomic_load_explicit(&qp->dbrec->sq_pi,
-					   memory_order_relaxed);
-	uint32_t outstanding = pi - ci;
-	uint32_t d = wqe_idx - ci;
-
-	if (d >= outstanding) {
-		/* Tolerate an index reported modulo the ring size. */
-		d = (wqe_idx - ci) & (qp->sq_cnt - 1);
-		if (d >= outstanding)
-			return;
-	}
-	atomic_store_explicit(&qp->sq_ci, ci + d + 1, memory_order_release);
-}
-
-static int wr_opcode_ok(enum ibv_wr_opcode op)
-{
-	switch (op) {
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-	case IBV_WR_RDMA_READ:
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return 1;
-	default:
-		return 0;       /* LOCAL_INV, BIND_MW, SEND_WITH_INV, TSO ... */
-	}
-}
-
-/* UC: SEND and WRITE (with immediate); UD: SEND (with immediate). */
-static int wr_opcode_ok_for(const struct hd_qp *qp, enum ibv_wr_opcode op)
-{
-	switch (qp->ibqp.qp_type) {
-	case IBV_QPT_UD:
-		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
-	case IBV_QPT_UC:
-		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
-		       op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM;
-	default:
-		return wr_opcode_ok(op);
-	}
-}
-
-static int build_send_wqe(struct hd_qp *qp, struct ibv_send_wr *wr,
-			  uint8_t *slot)
-{
-	struct snic_send_wqe *w = (struct snic_send_wqe *)(void *)slot;
-	uint8_t flags = 0;
-	int inl;
-
-	if (!wr_opcode_ok_for(qp, wr->opcode))
-		return EINVAL;
-	if (qp->ibqp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
-		return EINVAL;
-	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
-		return EINVAL;
-	inl = (wr->send_flags & IBV_SEND_INLINE) &&
-	      (wr->opcode == IBV_WR_SEND || wr->opcode == IBV_WR_SEND_WITH_IMM ||
-	       wr->opcode == IBV_WR_RDMA_WRITE ||
-	       wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM);
-	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
-		flags |= SNIC_SEND_SIGNALED;
-	if (wr->send_flags & IBV_SEND_FENCE)
-		flags |= SNIC_SEND_FENCE;
-	if (wr->send_flags & IBV_SEND_SOLICITED)
-		flags |= SNIC_SEND_SOLICITED;
-
-	if (inl) {
-		uint8_t *dst = slot + sizeof(*w);
-		uint32_t total = 0;
-
-		for (int i = 0; i < wr->num_sge; i++) {
-			uint32_t len = wr->sg_list[i].length;
-
-			if (len > qp->max_inline - total)
-				return EINVAL;
-			memcpy(dst + total,
-			       (const void *)(uintptr_t)wr->sg_list[i].addr, len);
-			total += len;
-		}
-		flags |= SNIC_SEND_INLINE;
-		w->ctrl.num_sge = 0;
-		w->ctrl.inline_len = total;
-	} else {
-		struct snic_wqe_sge *sge =
-			(struct snic_wqe_sge *)(void *)(slot + sizeof(*w));
-
-		for (int i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		w->ctrl.num_sge = (uint8_t)wr->num_sge;
-		w->ctrl.inline_len = 0;
-	}
-	w->ctrl.wr_id = wr->wr_id;
-	w->ctrl.opcode = (uint8_t)wr->opcode;
-	w->ctrl.flags = flags;
-	w->ctrl.rsvd0 = 0;
-	w->ctrl.imm_data = (wr->opcode == IBV_WR_SEND_WITH_IMM ||
-			    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
-				   ? wr->imm_data : 0;
-	w->ctrl.rsvd1 = 0;
-	w->ctrl.rsvd2 = 0;
-	memset(&w->raddr, 0, sizeof(w->raddr));
-	memset(&w->atomic, 0, sizeof(w->atomic));
-	switch (wr->opcode) {
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-	case IBV_WR_RDMA_READ:
-		w->raddr.remote_addr = wr->wr.rdma.remote_addr;
-		w->raddr.rkey = wr->wr.rdma.rkey;
-		break;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		w->raddr.remote_addr = wr->wr.atomic.remote_addr;
-		w->raddr.rkey = wr->wr.atomic.rkey;
-		w->atomic.compare_add = wr->wr.atomic.compare_add;
-		w->atomic.swap = wr->wr.atomic.swap;
-		break;
-	default:
-		break;
-	}
-	if (qp->ibqp.qp_type == IBV_QPT_UD) {
-		struct snic_wqe_ud *ud = (struct snic_wqe_ud *)(void *)&w->raddr;
-
-		*ud = to_hd_ah(wr->wr.ud.ah)->av;
-		ud->remote_qpn = wr->wr.ud.remote_qpn;
-		ud->remote_qkey = wr->wr.ud.remote_qkey;
-	}
-	return 0;
-}
-
-int hd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		   struct ibv_send_wr **bad_wr)
-{
-	struct hd_qp *qp = to_hd_qp(ibqp);
-	uint32_t pi, ci, mask = qp->sq_cnt - 1;
-	int err = 0;
-
-	pthread_spin_lock(&qp->sq_lock);
-	/* Posting to the SQ before RTS is refused with EINVAL, as Linux
-	 * rxe does (drivers/infiniband/sw/rxe/rxe_verbs.c, rxe_post_send:
-	 * "qp not ready to send").  In SQE/SQD/ERR the WQEs are accepted
-	 * and the firmware flushes them. */
-	if (ibqp->state < IBV_QPS_RTS) {
-		*bad_wr = wr;
-		pthread_spin_unlock(&qp->sq_lock);
-		return EINVAL;
-	}
-	pi = qp->sq_pi;
-	ci = atomic_load_explicit(&qp->sq_ci, memory_order_acquire);
-	for (; wr; wr = wr->next) {
-		if (pi - ci >= qp->sq_cnt) {
-			ci = atomic_load_explicit(&qp->sq_ci,
-						  memory_order_acquire);
-			if (pi - ci >= qp->sq_cnt) {
-				err = ENOMEM;
-				break;
-			}
-		}
-		err = build_send_wqe(qp, wr,
-				     qp->sq + ((pi & mask) << qp->sq_log_stride));
-		if (err)
-			break;
-		pi++;
-	}
-	if (err)
-		*bad_wr = wr;
-	if (pi != qp->sq_pi) {
-		qp->sq_pi = pi;
-		/* WQEs before the producer index (release), then the
-		 * doorbell bits, then the kick. */
-		atomic_store_explicit(&qp->dbrec->sq_pi, pi,
-				      memory_order_release);
-		ring_qp(qp);
-	}
-	pthread_spin_unlock(&qp->sq_lock);
-	return err;
-}
-
-int hd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
-		   struct ibv_recv_wr **bad_wr)
-{
-	struct hd_qp *qp = to_hd_qp(ibqp);
-	uint32_t pi, ci, mask = qp->rq_cnt - 1;
-	int err = 0;
-
-	pthread_spin_lock(&qp->rq_lock);
-	/* Receives may be posted from INIT on; in RESET Linux rxe refuses
-	 * them with EINVAL (rxe_post_recv), and a QP with an SRQ has no RQ
-	 * of its own (EINVAL, as rxe). */
-	if (ibqp->state == IBV_QPS_RESET || qp->srq) {
-		*bad_wr = wr;
-		pthread_spin_unlock(&qp->rq_lock);
-		return EINVAL;
-	}
-	pi = qp->rq_pi;
-	ci = atomic_load_explicit(&qp->rq_ci, memory_order_acquire);
-	for (; wr; wr = wr->next) {
-		struct snic_recv_wqe *w;
-		struct snic_wqe_sge *sge;
-
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_recv_sge) {
-			err = EINVAL;
-			break;
-		}
-		if (pi - ci >= qp->rq_cnt) {
-			ci = atomic_load_explicit(&qp->rq_ci,
-						  memory_order_acquire);
-			if (pi - ci >= qp->rq_cnt) {
-				err = ENOMEM;
-				break;
-			}
-		}
-		w = (struct snic_recv_wqe *)(void *)(
-			qp->rq + ((pi & mask) << qp->rq_log_stride));
-		sge = (struct snic_wqe_sge *)(void *)(w + 1);
-		w->wr_id = wr->wr_id;
-		w->num_sge = (uint32_t)wr->num_sge;
-		w->rsvd = 0;
-		for (int i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		pi++;
-	}
-	if (err)
-		*bad_wr = wr;
-	if (pi != qp->rq_pi) {
-		qp->rq_pi = pi;
-		atomic_store_explicit(&qp->dbrec->rq_pi, pi,
-				      memory_order_release);
-		ring_qp(qp);
-	}
-	pthread_spin_unlock(&qp->rq_lock);
-	return err;
-}
-
-/* ------------------------------------------------------------------ */
-/* Extended QPs: ibv_create_qp_ex with send ops, ibv_qp_to_qp_ex and the
- * ibv_wr_* calls.  wr_start takes the SQ lock and keeps it until
- * wr_complete or wr_abort (as mlx5).  Each wr_<opcode> starts a WQE in
- * the next SQ slot; the data setters (wr_set_sge*, wr_set_inline_data*)
- * and wr_set_ud_addr fill it.  The first error (full SQ, bad argument)
- * is kept; wr_complete then posts nothing and returns it.              */
-
-static inline struct hd_qp *qpx(struct ibv_qp_ex *q)
-{
-	return hd_container_of(q, struct hd_qp, ibqpx);
-}
-
-static void wrx_start(struct ibv_qp_ex *q)
-{
-	struct hd_qp *qp = qpx(q);
-
-	pthread_spin_lock(&qp->sq_lock);
-	qp->ex_pi = qp->sq_pi;
-	qp->ex_wqe = NULL;
-	/* like post_send: the SQ takes work from RTS on (rxe: EINVAL) */
-	qp->ex_err = qp->ibqp.state < IBV_QPS_RTS ? EINVAL : 0;
-}
-
-static struct snic_send_wqe *wrx_new(struct ibv_qp_ex *q, enum ibv_wr_opcode op)
-{
-	struct hd_qp *qp = qpx(q);
-	struct snic_send_wqe *w;
-	uint32_t ci;
-
-	if (qp->ex_wqe)
-		qp->ex_pi++; /* the previous WQE is complete */
-	qp->ex_wqe = NULL;
-	if (qp->ex_err)
-		return NULL;
-	if (!wr_opcode_ok_for(qp, op)) {
-		qp->ex_err = EINVAL;
-		return NULL;
-	}
-	ci = atomic_load_explicit(&qp->sq_ci, memory_order_acquire);
-	if (qp->ex_pi - ci >= qp->sq_cnt) {
-		qp->ex_err = ENOMEM;
-		return NULL;
-	}
-	qp->ex_wqe = qp->sq + ((qp->ex_pi & (qp->sq_cnt - 1)) << qp->sq_log_stride);
-	w = (struct snic_send_wqe *)(void *)qp->ex_wqe;
-	memset(w, 0, sizeof(*w));
-	w->ctrl.wr_id = q->wr_id;
-	w->ctrl.opcode = (uint8_t)op;
-	if ((q->wr_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
-		w->ctrl.flags |= SNIC_SEND_SIGNALED;
-	if (q->wr_flags & IBV_SEND_FENCE)
-		w->ctrl.flags |= SNIC_SEND_FENCE;
-	if (q->wr_flags & IBV_SEND_SOLICITED)
-		w->ctrl.flags |= SNIC_SEND_SOLICITED;
-	return w;
-}
-
-static void wrx_rdma(struct ibv_qp_ex *q, enum ibv_wr_opcode op, uint32_t rkey,
-		     uint64_t raddr, __be32 imm)
-{
-	struct snic_send_wqe *w = wrx_new(q, op);
-
-	if (!w)
-		return;
-	w->raddr.remote_addr = raddr;
-	w->raddr.rkey = rkey;
-	w->ctrl.imm_data = imm;
-}
-
-static void wrx_rdma_write(struct ibv_qp_ex *q, uint32_t rkey, uint64_t raddr)
-{
-	wrx_rdma(q, IBV_WR_RDMA_WRITE, rkey, raddr, 0);
-}
-
-static void wrx_rdma_write_imm(struct ibv_qp_ex *q, uint32_t rkey,
-			       uint64_t raddr, __be32 imm)
-{
-	wrx_rdma(q, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, raddr, imm);
-}
-
-static void wrx_rdma_read(struct ibv_qp_ex *q, uint32_t rkey, uint64_t raddr)
-{
-	wrx_rdma(q, IBV_WR_RDMA_READ, rkey, raddr, 0);
-}
-
-static void wrx_send(struct ibv_qp_ex *q)
-{
-	wrx_new(q, IBV_WR_SEND);
-}
-
-static void wrx_send_imm(struct ibv_qp_ex *q, __be32 imm)
-{
-	struct snic_send_wqe *w = wrx_new(q, IBV_WR_SEND_WITH_IMM);
-
-	if (w)
-		w->ctrl.imm_data = imm;
-}
-
-static void wrx_atomic(struct ibv_qp_ex *q, enum ibv_wr_opcode op, uint32_t rkey,
-		       uint64_t raddr, uint64_t cmp_add, uint64_t swap)
-{
-	struct snic_send_wqe *w = wrx_new(q, op);
-
-	if (!w)
-		return;
-	w->raddr.remote_addr = raddr;
-	w->raddr.rkey = rkey;
-	w->atomic.compare_add = cmp_add;
-	w->atomic.swap = swap;
-}
-
-static void wrx_cmp_swp(struct ibv_qp_ex *q, uint32_t rkey, uint64_t raddr,
-			uint64_t compare, uint64_t swap)
-{
-	wrx_atomic(q, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, raddr, compare, swap);
-}
-
-static void wrx_fetch_add(struct ibv_qp_ex *q, uint32_t rkey, uint64_t raddr,
-			  uint64_t add)
-{
-	wrx_atomic(q, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, raddr, add, 0);
-}
-
-static void wrx_set_ud_addr(struct ibv_qp_ex *q, struct ibv_ah *ah,
-			    uint32_t remote_qpn, uint32_t remote_qkey)
-{
-	struct hd_qp *qp = qpx(q);
-	struct snic_wqe_ud *ud;
-
-	if (!qp->ex_wqe || qp->ibqp.qp_type != IBV_QPT_UD)
-		return;
-	ud = (struct snic_wqe_ud *)(void *)&((struct snic_send_wqe *)(void *)qp->ex_wqe)->raddr;
-	*ud = to_hd_ah(ah)->av;
-	ud->remote_qpn = remote_qpn;
-	ud->remote_qkey = remote_qkey;
-}
-
-static void wrx_set_sge_list(struct ibv_qp_ex *q, size_t n,
-			     const struct ibv_sge *sg)
-{
-	struct hd_qp *qp = qpx(q);
-	struct snic_send_wqe *w = (struct snic_send_wqe *)(void *)qp->ex_wqe;
-	struct snic_wqe_sge *sge;
-
-	if (!w)
-		return;
-	if (n > qp->max_send_sge) {
-		qp->ex_err = EINVAL;
-		qp->ex_wqe = NULL;
-		return;
-	}
-	sge = (struct snic_wqe_sge *)(void *)(w + 1);
-	for (size_t i = 0; i < n; i++) {
-		sge[i].addr = sg[i].addr;
-		sge[i].length = sg[i].length;
-		sge[i].lkey = sg[i].lkey;
-	}
-	w->ctrl.num_sge = (uint8_t)n;
-}
-
-static void wrx_set_sge(struct ibv_qp_ex *q, uint32_t lkey, uint64_t addr,
-			uint32_t length)
-{
-	struct ibv_sge s = { .addr = addr, .length = length, .lkey = lkey };
-
-	wrx_set_sge_list(q, 1, &s);
-}
-
-static void wrx_set_inline_list(struct ibv_qp_ex *q, size_t n,
-				const struct ibv_data_buf *buf)
-{
-	struct hd_qp *qp = qpx(q);
-	struct snic_send_wqe *w = (struct snic_send_wqe *)(void *)qp->ex_wqe;
-	uint8_t *dst;
-	size_t total = 0;
-
-	if (!w)
-		return;
-	if (w->ctrl.opcode == IBV_WR_RDMA_READ ||
-	    w->ctrl.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	    w->ctrl.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
-		qp->ex_err = EINVAL;
-		qp->ex_wqe = NULL;
-		return;
-	}
-	dst = (uint8_t *)(w + 1);
-	for (size_t i = 0; i < n; i++) {
-		if (buf[i].length > qp->max_inline - total) {
-			qp->ex_err = EINVAL;
-			qp->ex_wqe = NULL;
-			return;
-		}
-		memcpy(dst + total, buf[i].addr, buf[i].length);
-		total += buf[i].length;
-	}
-	w->ctrl.flags |= SNIC_SEND_INLINE;
-	w->ctrl.inline_len = (uint32_t)total;
-	w->ctrl.num_sge = 0;
-}
-
-static void wrx_set_inline(struct ibv_qp_ex *q, void *addr, size_t length)
-{
-	struct ibv_data_buf b = { .addr = addr, .length = length };
-
-	wrx_set_inline_list(q, 1, &b);
-}
-
-static int wrx_complete(struct ibv_qp_ex *q)
-{
-	struct hd_qp *qp = qpx(q);
-	int err = qp->ex_err;
-
-	if (!err) {
-		if (qp->ex_wqe)
-			qp->ex_pi++;
-		if (qp->ex_pi != qp->sq_pi) {
-			qp->sq_pi = qp->ex_pi;
-			/* WQEs, then the producer index, then the doorbell */
-			atomic_store_explicit(&qp->dbrec->sq_pi, qp->sq_pi,
-					      memory_order_release);
-			ring_qp(qp);
-		}
-	}
-	qp->ex_wqe = NULL;
-	pthread_spin_unlock(&qp->sq_lock);
-	return err;
-}
-
-static void wrx_abort(struct ibv_qp_ex *q)
-{
-	struct hd_qp *qp = qpx(q);
-
-	qp->ex_wqe = NULL;
-	pthread_spin_unlock(&qp->sq_lock);
-}
-
-#define HD_QP_EX_OPS                                                       \
-	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |    \
-	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                \
-	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |      \
-	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
-
-struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
-				 struct ibv_qp_init_attr_ex *a)
-{
-	uint64_t ops = (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
-		       ? a->send_ops_flags : 0;
-	struct ibv_qp_init_attr ia;
-	struct ibv_qp *ibqp;
-	struct hd_qp *qp;
-
-	/* XRC domains, create flags, TSO, RSS ...: not supported */
-	if (a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
-				       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || !a->pd ||
-	    a->pd->context != context) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (ops & ~(uint64_t)HD_QP_EX_OPS) {
-		errno = EOPNOTSUPP; /* MW bind, local invalidate, TSO ... */
-		return NULL;
-	}
-	memset(&ia, 0, sizeof(ia));
-	ia.qp_context = a->qp_context;
-	ia.send_cq = a->send_cq;
-	ia.recv_cq = a->recv_cq;
-	ia.srq = a->srq;
-	ia.cap = a->cap;
-	ia.qp_type = a->qp_type;
-	ia.sq_sig_all = a->sq_sig_all;
-	ibqp = ibv_create_qp(a->pd, &ia);
-	if (!ibqp)
-		return NULL;
-	a->cap = ia.cap;
-	if (!ops)
-		return ibqp;
-	qp = to_hd_qp(ibqp);
-	qp->ex = 1;
-	qp->ibqpx.comp_mask = 0;
-	qp->ibqpx.wr_atomic_cmp_swp = wrx_cmp_swp;
-	qp->ibqpx.wr_atomic_fetch_add = wrx_fetch_add;
-	qp->ibqpx.wr_rdma_read = wrx_rdma_read;
-	qp->ibqpx.wr_rdma_write = wrx_rdma_write;
-	qp->ibqpx.wr_rdma_write_imm = wrx_rdma_write_imm;
-	qp->ibqpx.wr_send = wrx_send;
-	qp->ibqpx.wr_send_imm = wrx_send_imm;
-	qp->ibqpx.wr_set_ud_addr = wrx_set_ud_addr;
-	qp->ibqpx.wr_set_inline_data = wrx_set_inline;
-	qp->ibqpx.wr_set_inline_data_list = wrx_set_inline_list;
-	qp->ibqpx.wr_set_sge = wrx_set_sge;
-	qp->ibqpx.wr_set_sge_list = wrx_set_sge_list;
-	qp->ibqpx.wr_start = wrx_start;
-	qp->ibqpx.wr_complete = wrx_complete;
-	qp->ibqpx.wr_abort = wrx_abort;
-	return ibqp;
-}
-
-/* rdma-core: NULL (errno untouched) for a QP created without send ops. */
-struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *ibqp)
-{
-	struct hd_qp *qp = to_hd_qp(ibqp);
-
-	return qp->ex ? &qp->ibqpx : NULL;
-}

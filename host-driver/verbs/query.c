@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "verbs/verbs.h"
 
 /* The exported ibv_query_port is the old ABI: it writes only the fields
  * up to `flags` (48 bytes), because binaries built before port_cap_flags2

@@ -2,8 +2,9 @@
 /*
  * snic host driver: shared receive queues.
  *
- * An SRQ is one window extent: a page with its doorbell record, then the
- * ring of receive WQEs (struct snic_recv_wqe + SGEs).  post_srq_recv writes
+ * An SRQ is one window extent (hd_rings): a page with its doorbell record,
+ * then the ring of receive WQEs (struct snic_recv_wqe + SGEs), written by
+ * the receive-WQE builder QPs use too (wqe.c).  post_srq_recv writes
  * WQEs and store-releases the producer index; the firmware takes WQEs in
  * order and reads the record only when it runs out, so no doorbell is
  * rung.  A slot is free again once its receive has completed: poll_cq
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "verbs/verbs.h"
 
 /* obj_lock held. */
 struct hd_srq *hd_find_srq(struct hd_context *ctx, uint32_t srqn)
@@ -24,6 +25,15 @@ struct hd_srq *hd_find_srq(struct hd_context *ctx, uint32_t srqn)
 	return NULL;
 }
 
+/* The host side of an SRQ whose ring exists: after a failed CREATE_SRQ,
+ * a DESTROY_SRQ or CTX_CLOSE (cmd_err: that command's result). */
+static void srq_free(struct hd_srq *s, int cmd_err)
+{
+	hd_extent_release(&s->rings.ext, cmd_err);
+	pthread_spin_destroy(&s->wq.lock);
+	free(s);
+}
+
 struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 			       struct ibv_srq_init_attr *attr)
 {
@@ -31,7 +41,8 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	struct snic_cmd_create_srq in;
 	struct snic_cmd_handle out;
 	struct hd_srq *s;
-	uint32_t wr, stride, ring_pages;
+	uint32_t wr, stride;
+	uint64_t bytes;
 	int err;
 
 	/* rdma-core providers: EINVAL beyond the device limits (mlx5,
@@ -48,45 +59,40 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 		return NULL;
 	}
 	wr = attr->attr.max_wr ? attr->attr.max_wr : 1;
-	s->cnt = hd_roundup_pow2(wr + 1); /* srq_limit < max_wr <= cnt - 1 */
-	if (s->cnt > SNIC_MAX_SRQ_WR)
-		s->cnt = SNIC_MAX_SRQ_WR;
+	s->wq.cnt = hd_roundup_pow2(wr + 1); /* srq_limit < max_wr <= cnt - 1 */
+	if (s->wq.cnt > SNIC_MAX_SRQ_WR)
+		s->wq.cnt = SNIC_MAX_SRQ_WR;
 	stride = hd_roundup_pow2(sizeof(struct snic_recv_wqe) +
 				   16 * (attr->attr.max_sge ? attr->attr.max_sge : 1));
 	if (stride < 32)
 		stride = 32;
-	s->log_stride = hd_ilog2(stride);
-	s->max_sge = (stride - sizeof(struct snic_recv_wqe)) / 16;
-	if (s->max_sge > SNIC_MAX_SGE)
-		s->max_sge = SNIC_MAX_SGE;
-	ring_pages = (uint32_t)(((uint64_t)s->cnt * stride + SNIC_PAGE_SIZE - 1) >>
-				SNIC_PAGE_SHIFT);
-	s->ext_npages = 1 + ring_pages;
-	err = hd_hm_alloc(ctx->hm, s->ext_npages, 1, &s->ext_page);
+	s->wq.log_stride = hd_ilog2(stride);
+	s->wq.max_sge = (stride - sizeof(struct snic_recv_wqe)) / 16;
+	if (s->wq.max_sge > SNIC_MAX_SGE)
+		s->wq.max_sge = SNIC_MAX_SGE;
+	bytes = (uint64_t)s->wq.cnt * stride;
+	err = hd_rings_alloc(&s->rings, ctx->hm, &bytes, 1);
 	if (err) {
 		free(s);
 		errno = err;
 		return NULL;
 	}
 	s->ctx = ctx;
-	s->dbrec = hd_hm_ptr(ctx->hm, hd_page_pa(s->ext_page));
-	s->ring = hd_hm_ptr(ctx->hm, hd_page_pa(s->ext_page + 1));
-	pthread_spin_init(&s->lock, PTHREAD_PROCESS_PRIVATE);
+	s->dbrec = s->rings.dbrec;
+	s->wq.buf = s->rings.ring[0];
+	pthread_spin_init(&s->wq.lock, PTHREAD_PROCESS_PRIVATE);
 
 	memset(&in, 0, sizeof(in));
 	in.pdn = pd->handle;
-	in.wqe_cnt = s->cnt;
-	in.stride_log = s->log_stride;
-	in.max_sge = s->max_sge;
+	in.wqe_cnt = s->wq.cnt;
+	in.stride_log = s->wq.log_stride;
+	in.max_sge = s->wq.max_sge;
 	in.srq_limit = attr->attr.srq_limit;
-	in.ring_pa = hd_page_pa(s->ext_page + 1);
-	in.dbrec_pa = hd_page_pa(s->ext_page);
+	in.ring_pa = s->rings.ring_pa[0];
+	in.dbrec_pa = s->rings.dbrec_pa;
 	err = hd_cmd(ctx, SNIC_CMD_CREATE_SRQ, &in, sizeof(in), &out, sizeof(out));
 	if (err) {
-		if (!hd_fw_gone(err))
-			hd_hm_free(ctx->hm, s->ext_page, s->ext_npages);
-		pthread_spin_destroy(&s->lock);
-		free(s);
+		srq_free(s, err);
 		errno = err;
 		return NULL;
 	}
@@ -99,13 +105,14 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	pthread_cond_init(&s->ibsrq.cond, NULL);
 	s->ibsrq.events_completed = 0;
 	/* the actual capacities (what fits the ring and the stride) */
-	attr->attr.max_wr = s->cnt - 1;
-	attr->attr.max_sge = s->max_sge;
+	attr->attr.max_wr = s->wq.cnt - 1;
+	attr->attr.max_sge = s->wq.max_sge;
 	pthread_mutex_lock(&ctx->obj_lock);
 	s->next = ctx->srq_list;
 	ctx->srq_list = s;
 	pthread_mutex_unlock(&ctx->obj_lock);
-	hd_dbg("SRQ 0x%x: %u x %u B, sge %u\n", s->srqn, s->cnt, stride, s->max_sge);
+	hd_dbg("SRQ 0x%x: %u x %u B, sge %u\n", s->srqn, s->wq.cnt, stride,
+	       s->wq.max_sge);
 	return &s->ibsrq;
 }
 
@@ -168,67 +175,34 @@ int ibv_destroy_srq(struct ibv_srq *ibsrq)
 	pthread_mutex_unlock(&ctx->obj_lock);
 	hd_wait_events_acked(&ibsrq->mutex, &ibsrq->cond,
 			       &ibsrq->events_completed, s->async_events_got);
-	if (!err)
-		hd_hm_free(ctx->hm, s->ext_page, s->ext_npages);
-	pthread_spin_destroy(&s->lock);
 	pthread_mutex_destroy(&ibsrq->mutex);
 	pthread_cond_destroy(&ibsrq->cond);
-	free(s);
+	srq_free(s, err);
 	return 0;
 }
 
+/* ibv_close_device: the firmware destroyed the SRQ with the context. */
 void hd_srq_free_leftover(struct hd_srq *s)
 {
-	hd_hm_free(s->ctx->hm, s->ext_page, s->ext_npages);
-	pthread_spin_destroy(&s->lock);
-	free(s);
+	srq_free(s, 0);
 }
 
 int hd_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
-		       struct ibv_recv_wr **bad_wr)
+		     struct ibv_recv_wr **bad_wr)
 {
 	struct hd_srq *s = to_hd_srq(ibsrq);
-	uint32_t pi, ci, mask = s->cnt - 1;
-	int err = 0;
+	uint32_t pi;
+	int err;
 
-	pthread_spin_lock(&s->lock);
-	pi = s->pi;
-	ci = atomic_load_explicit(&s->ci, memory_order_acquire);
-	for (; wr; wr = wr->next) {
-		struct snic_recv_wqe *w;
-		struct snic_wqe_sge *sge;
-
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > s->max_sge) {
-			err = EINVAL;
-			break;
-		}
-		if (pi - ci >= s->cnt - 1) {
-			ci = atomic_load_explicit(&s->ci, memory_order_acquire);
-			if (pi - ci >= s->cnt - 1) {
-				err = ENOMEM;
-				break;
-			}
-		}
-		w = (struct snic_recv_wqe *)(void *)(s->ring + ((pi & mask) << s->log_stride));
-		sge = (struct snic_wqe_sge *)(void *)(w + 1);
-		w->wr_id = wr->wr_id;
-		w->num_sge = (uint32_t)wr->num_sge;
-		w->rsvd = 0;
-		for (int i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		pi++;
-	}
-	if (err)
-		*bad_wr = wr;
-	if (pi != s->pi) {
-		s->pi = pi;
+	pthread_spin_lock(&s->wq.lock);
+	pi = s->wq.pi;
+	/* at most cnt - 1 outstanding: srq_limit < max_wr = cnt - 1 */
+	err = hd_wq_post_recv(&s->wq, s->wq.cnt - 1, wr, bad_wr);
+	if (pi != s->wq.pi)
 		/* the WQEs before the producer index; the firmware reads it
 		 * when it runs out, no doorbell needed */
-		atomic_store_explicit(&s->dbrec->pi, pi, memory_order_release);
-	}
-	pthread_spin_unlock(&s->lock);
+		atomic_store_explicit(&s->dbrec->pi, s->wq.pi,
+				      memory_order_release);
+	pthread_spin_unlock(&s->wq.lock);
 	return err;
 }
