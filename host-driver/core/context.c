@@ -166,6 +166,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		err = errno;
 		goto fail_close;
 	}
+	ctx->aq.fd = ic->async_fd;
 	ic->device = device;
 	ic->cmd_fd = ctx->bar_fd;
 	ic->num_comp_vectors = 1;
@@ -204,7 +205,6 @@ fail:
 int ibv_close_device(struct ibv_context *context)
 {
 	struct hd_context *ctx = to_hd_ctx(context);
-	struct hd_async_node *n;
 	int err;
 
 	if (ctx->evt_started) {
@@ -225,22 +225,9 @@ int ibv_close_device(struct ibv_context *context)
 		if (qp)
 			hd_qp_free_leftover(qp);
 	}
-	while (ctx->srq_list) {
-		struct hd_srq *s = ctx->srq_list;
-
-		ctx->srq_list = s->next;
-		hd_srq_free_leftover(s);
-	}
-	while (ctx->cq_list) {
-		struct hd_cq *cq = ctx->cq_list;
-
-		ctx->cq_list = cq->next;
-		hd_cq_free_leftover(cq);
-	}
-	while ((n = ctx->aq_head) != NULL) {
-		ctx->aq_head = n->next;
-		free(n);
-	}
+	hd_obj_free_list(&ctx->srq_list);
+	hd_obj_free_list(&ctx->cq_list);
+	hd_evq_drain(&ctx->aq);
 	ctx_unmap(ctx);
 	return 0;
 }

@@ -60,10 +60,6 @@ const char *hd_run_dir(void);
  * memory file `host_mem` (the firmware has not cleaned up after it yet). */
 int hd_fw_holds_pid(const char *host_mem, uint32_t pid);
 int hd_pid_alive(uint32_t pid);
-/* ibv_destroy_qp/srq: block until the application acked every async event
- * handed out for the object (*completed, under m, reaches got). */
-void hd_wait_events_acked(pthread_mutex_t *m, pthread_cond_t *cv,
-			    const uint32_t *completed, uint32_t got);
 
 /* ------------------------------------------------------------------ */
 /* Contexts (context.c), commands (command.c), events (event.c).      */
@@ -71,11 +67,37 @@ void hd_wait_events_acked(pthread_mutex_t *m, pthread_cond_t *cv,
 struct hd_qp;
 struct hd_cq;
 struct hd_srq;
+struct hd_obj;
 struct hd_hostmem;
 
+/* An event queue read through an eventfd (evq.c); the owner's mutex
+ * guards it.  Nodes are malloc'ed, with struct hd_evnode first. */
+struct hd_evnode {
+	struct hd_evnode *next;
+};
+
+struct hd_evq {
+	int fd;                     /* eventfd, EFD_SEMAPHORE               */
+	struct hd_evnode *head, *tail;
+	unsigned skip;              /* fd counts owed to purged events      */
+};
+
+/* Lock held.  The caller signals q->fd after unlocking. */
+void hd_evq_push(struct hd_evq *q, struct hd_evnode *n);
+/* Read one count from q->fd, then pop the next event: returned with *lock
+ * held (the caller unlocks and frees it); NULL with errno when the read
+ * fails (EAGAIN on a non-blocking fd). */
+struct hd_evnode *hd_evq_pop(struct hd_evq *q, pthread_mutex_t *lock);
+/* Lock held: free the events match() accepts; their counts are skipped. */
+void hd_evq_purge(struct hd_evq *q,
+		  int (*match)(const struct hd_evnode *n, const void *arg),
+		  const void *arg);
+/* Free every event (the queue's owner goes away). */
+void hd_evq_drain(struct hd_evq *q);
+
 struct hd_async_node {
+	struct hd_evnode node;
 	struct ibv_async_event ev;
-	struct hd_async_node *next;
 };
 
 struct hd_context {
@@ -99,11 +121,10 @@ struct hd_context {
 
 	/* Objects: CQ list, QP table writers, async event queue. */
 	pthread_mutex_t obj_lock;
-	struct hd_cq *cq_list;
-	struct hd_srq *srq_list;
+	struct hd_obj *cq_list;     /* struct hd_cq                         */
+	struct hd_obj *srq_list;    /* struct hd_srq                        */
 	struct hd_qp *_Atomic qp_table[SNIC_MAX_QP];
-	struct hd_async_node *aq_head, *aq_tail;
-	unsigned aq_skip;           /* reads of async_fd owed to removed events */
+	struct hd_evq aq;           /* async events (fd: context's async_fd) */
 
 	struct snic_device_attr dattr;
 };
@@ -136,7 +157,9 @@ int hd_fw_down(struct snic_bar_hdr *hdr, int check_pid);
 /* The context's event thread (started by ibv_open_device). */
 void *hd_event_thread(void *arg);
 void hd_eventfd_signal(int fd);
-void hd_async_purge(struct hd_context *ctx, void *obj, int is_qp);
+/* Remove the queued (not yet read) async events of a CQ, QP or SRQ
+ * being destroyed.  obj_lock held. */
+void hd_async_purge(struct hd_context *ctx, struct hd_obj *o);
 
 /* ------------------------------------------------------------------ */
 /* Futex waits (the command wait, the event thread) time out after 1 ms. */

@@ -12,25 +12,8 @@
 
 #include "verbs/verbs.h"
 
-void hd_eventfd_signal(int fd)
-{
-	uint64_t one = 1;
-
-	while (write(fd, &one, sizeof(one)) < 0 && errno == EINTR)
-		;
-}
-
-void hd_wait_events_acked(pthread_mutex_t *m, pthread_cond_t *cv,
-			    const uint32_t *completed, uint32_t got)
-{
-	pthread_mutex_lock(m);
-	while (*completed != got)
-		pthread_cond_wait(cv, m);
-	pthread_mutex_unlock(m);
-}
-
 /* ------------------------------------------------------------------ */
-/* Events.                                                              */
+/* Async events.                                                        */
 
 static int event_is_qp(uint32_t type)
 {
@@ -70,6 +53,69 @@ static int is_srq_event(uint32_t type)
 	return type == IBV_EVENT_SRQ_LIMIT_REACHED || type == IBV_EVENT_SRQ_ERR;
 }
 
+/* The object an async event is about (kind: enum hd_obj_kind), or -1
+ * for port and device events. */
+static int event_kind(uint32_t type)
+{
+	if (type == IBV_EVENT_CQ_ERR)
+		return HD_OBJ_CQ;
+	if (event_is_qp(type))
+		return HD_OBJ_QP;
+	if (is_srq_event(type))
+		return HD_OBJ_SRQ;
+	return -1;
+}
+
+/* The CQ, QP or SRQ an async event is about, or NULL. */
+static struct hd_obj *event_obj(const struct ibv_async_event *ev)
+{
+	switch (event_kind(ev->event_type)) {
+	case HD_OBJ_CQ:
+		return &to_hd_cq(ev->element.cq)->obj;
+	case HD_OBJ_QP:
+		return &to_hd_qp(ev->element.qp)->obj;
+	case HD_OBJ_SRQ:
+		return &to_hd_srq(ev->element.srq)->obj;
+	default:
+		return NULL;
+	}
+}
+
+/* Event thread: fill in the object (obj_lock held).  0: no such object
+ * (destroyed meanwhile) or an event type without objects here. */
+static int async_element(struct hd_context *ctx, const struct snic_eqe *e,
+			 struct ibv_async_event *ev)
+{
+	switch (event_kind(e->type)) {
+	case HD_OBJ_CQ: {
+		struct hd_cq *cq = hd_find_cq(ctx, e->obj);
+
+		ev->element.cq = cq ? &cq->ibcq : NULL;
+		return cq != NULL;
+	}
+	case HD_OBJ_QP: {
+		struct hd_qp *qp = hd_find_qp(ctx, e->obj);
+
+		ev->element.qp = qp ? &qp->ibqp : NULL;
+		return qp != NULL;
+	}
+	case HD_OBJ_SRQ: {
+		struct hd_srq *s = hd_find_srq(ctx, e->obj);
+
+		ev->element.srq = s ? &s->ibsrq : NULL;
+		return s != NULL;
+	}
+	default:
+		if (event_is_port(e->type))
+			ev->element.port_num = (int)e->obj;
+		else if (e->type == IBV_EVENT_DEVICE_FATAL)
+			ev->element.port_num = 0;
+		else
+			return 0; /* WQ events: no such objects here */
+		return 1;
+	}
+}
+
 static void deliver_async(struct hd_context *ctx, const struct snic_eqe *e)
 {
 	struct hd_async_node *n;
@@ -79,46 +125,17 @@ static void deliver_async(struct hd_context *ctx, const struct snic_eqe *e)
 		return;
 	n->ev.event_type = (enum ibv_event_type)e->type;
 	pthread_mutex_lock(&ctx->obj_lock);
-	if (e->type == IBV_EVENT_CQ_ERR) {
-		struct hd_cq *cq = hd_find_cq(ctx, e->obj);
-
-		if (!cq)
-			goto drop;
-		n->ev.element.cq = &cq->ibcq;
-	} else if (event_is_qp(e->type)) {
-		struct hd_qp *qp = hd_find_qp(ctx, e->obj);
-
-		if (!qp)
-			goto drop;
-		n->ev.element.qp = &qp->ibqp;
-	} else if (e->type == IBV_EVENT_SRQ_LIMIT_REACHED ||
-		   e->type == IBV_EVENT_SRQ_ERR) {
-		struct hd_srq *s = hd_find_srq(ctx, e->obj);
-
-		if (!s)
-			goto drop;
-		n->ev.element.srq = &s->ibsrq;
-	} else if (event_is_port(e->type)) {
-		n->ev.element.port_num = (int)e->obj;
-	} else if (e->type == IBV_EVENT_DEVICE_FATAL) {
-		n->ev.element.port_num = 0;
-	} else {
-		goto drop; /* SRQ / WQ events: no such objects here */
+	if (!async_element(ctx, e, &n->ev)) {
+		pthread_mutex_unlock(&ctx->obj_lock);
+		hd_dbg("async event %u for unknown object 0x%x dropped\n",
+		       e->type, e->obj);
+		free(n);
+		return;
 	}
-	if (ctx->aq_tail)
-		ctx->aq_tail->next = n;
-	else
-		ctx->aq_head = n;
-	ctx->aq_tail = n;
+	hd_evq_push(&ctx->aq, &n->node);
 	pthread_mutex_unlock(&ctx->obj_lock);
 	hd_dbg("async event %u obj 0x%x\n", e->type, e->obj);
-	hd_eventfd_signal(ctx->vctx.context.async_fd);
-	return;
-drop:
-	pthread_mutex_unlock(&ctx->obj_lock);
-	hd_dbg("async event %u for unknown object 0x%x dropped\n", e->type,
-		 e->obj);
-	free(n);
+	hd_eventfd_signal(ctx->aq.fd);
 }
 
 void *hd_event_thread(void *arg)
@@ -158,105 +175,55 @@ int ibv_get_async_event(struct ibv_context *context,
 			struct ibv_async_event *event)
 {
 	struct hd_context *ctx = to_hd_ctx(context);
+	struct hd_evnode *n = hd_evq_pop(&ctx->aq, &ctx->obj_lock);
+	struct hd_obj *o;
 
-	for (;;) {
-		struct hd_async_node *n;
-		uint64_t v;
-
-		if (read(context->async_fd, &v, sizeof(v)) != sizeof(v))
-			return -1;
-		pthread_mutex_lock(&ctx->obj_lock);
-		if (ctx->aq_skip) {
-			/* this count belonged to an event removed when its
-			 * object was destroyed */
-			ctx->aq_skip--;
-			pthread_mutex_unlock(&ctx->obj_lock);
-			continue;
-		}
-		n = ctx->aq_head;
-		if (!n) {
-			pthread_mutex_unlock(&ctx->obj_lock);
-			continue;
-		}
-		ctx->aq_head = n->next;
-		if (!ctx->aq_head)
-			ctx->aq_tail = NULL;
-		*event = n->ev;
-		if (event_is_qp(event->event_type)) {
-			struct hd_qp *qp = to_hd_qp(event->element.qp);
-
-			pthread_mutex_lock(&qp->ibqp.mutex);
-			qp->async_events_got++;
-			pthread_mutex_unlock(&qp->ibqp.mutex);
-		} else if (event->event_type == IBV_EVENT_CQ_ERR) {
-			struct hd_cq *cq = to_hd_cq(event->element.cq);
-
-			pthread_mutex_lock(&cq->ibcq.mutex);
-			cq->async_events_got++;
-			pthread_mutex_unlock(&cq->ibcq.mutex);
-		} else if (is_srq_event(event->event_type)) {
-			struct hd_srq *s = to_hd_srq(event->element.srq);
-
-			pthread_mutex_lock(&s->ibsrq.mutex);
-			s->async_events_got++;
-			pthread_mutex_unlock(&s->ibsrq.mutex);
-		}
-		pthread_mutex_unlock(&ctx->obj_lock);
-		free(n);
-		return 0;
+	if (!n)
+		return -1;
+	*event = ((struct hd_async_node *)(void *)n)->ev;
+	/* Counted while obj_lock keeps the object from being destroyed, so
+	 * its destroy waits for this event's ack. */
+	o = event_obj(event);
+	if (o) {
+		pthread_mutex_lock(o->mutex);
+		o->async_events_got++;
+		pthread_mutex_unlock(o->mutex);
 	}
+	pthread_mutex_unlock(&ctx->obj_lock);
+	free(n);
+	return 0;
 }
 
 void ibv_ack_async_event(struct ibv_async_event *event)
 {
-	if (event_is_qp(event->event_type)) {
-		struct ibv_qp *qp = event->element.qp;
+	struct hd_obj *o = event_obj(event);
 
-		pthread_mutex_lock(&qp->mutex);
-		qp->events_completed++;
-		pthread_cond_broadcast(&qp->cond);
-		pthread_mutex_unlock(&qp->mutex);
-	} else if (event->event_type == IBV_EVENT_CQ_ERR) {
-		struct ibv_cq *cq = event->element.cq;
-
-		pthread_mutex_lock(&cq->mutex);
-		cq->async_events_completed++;
-		pthread_cond_broadcast(&cq->cond);
-		pthread_mutex_unlock(&cq->mutex);
-	} else if (is_srq_event(event->event_type)) {
-		struct ibv_srq *srq = event->element.srq;
-
-		pthread_mutex_lock(&srq->mutex);
-		srq->events_completed++;
-		pthread_cond_broadcast(&srq->cond);
-		pthread_mutex_unlock(&srq->mutex);
-	}
+	if (!o)
+		return;
+	pthread_mutex_lock(o->mutex);
+	(*o->async_acked)++;
+	pthread_cond_broadcast(o->cond);
+	pthread_mutex_unlock(o->mutex);
 }
 
-/* Remove the queued (not yet read) async events of a QP (is_qp 1), CQ
- * (0) or SRQ (2) being destroyed; their async_fd counts are skipped by the
- * next reads.  Called with obj_lock held. */
-void hd_async_purge(struct hd_context *ctx, void *obj, int is_qp)
+struct purge_arg {
+	struct hd_obj *obj;
+	int kind;
+};
+
+static int async_event_of(const struct hd_evnode *n, const void *arg)
 {
-	struct hd_async_node **pp = &ctx->aq_head, *n;
+	const struct ibv_async_event *ev =
+		&((const struct hd_async_node *)(const void *)n)->ev;
+	const struct purge_arg *p = arg;
 
-	ctx->aq_tail = NULL;
-	while ((n = *pp) != NULL) {
-		int match = is_qp == 2 ? (is_srq_event(n->ev.event_type) &&
-					  (void *)n->ev.element.srq == obj)
-			  : is_qp ? (event_is_qp(n->ev.event_type) &&
-				     n->ev.element.qp == obj)
-				  : (n->ev.event_type == IBV_EVENT_CQ_ERR &&
-				     n->ev.element.cq == obj);
-
-		if (match) {
-			*pp = n->next;
-			ctx->aq_skip++;
-			free(n);
-		} else {
-			ctx->aq_tail = n;
-			pp = &n->next;
-		}
-	}
+	return event_kind(ev->event_type) == p->kind &&
+	       event_obj(ev) == p->obj;
 }
 
+void hd_async_purge(struct hd_context *ctx, struct hd_obj *o)
+{
+	struct purge_arg p = { o, (int)o->type->kind };
+
+	hd_evq_purge(&ctx->aq, async_event_of, &p);
+}

@@ -34,6 +34,7 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 		errno = err;
 		return NULL;
 	}
+	ch->q.fd = ch->ch.fd;
 	ch->ch.context = context;
 	ch->ch.refcnt = 0;
 	pthread_mutex_init(&ch->lock, NULL);
@@ -43,17 +44,13 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
 	struct hd_channel *ch = to_hd_chan(channel);
-	struct hd_cq_event *e;
 
 	pthread_mutex_lock(&ch->lock);
 	if (channel->refcnt) {
 		pthread_mutex_unlock(&ch->lock);
 		return EBUSY;   /* CQs still use it (as rdma-core) */
 	}
-	while ((e = ch->head) != NULL) {
-		ch->head = e->next;
-		free(e);
-	}
+	hd_evq_drain(&ch->q);
 	pthread_mutex_unlock(&ch->lock);
 	close(channel->fd);
 	pthread_mutex_destroy(&ch->lock);
@@ -70,7 +67,6 @@ void hd_cq_deliver_comp(struct hd_context *ctx, uint32_t cqn)
 
 	if (!e)
 		return;
-	e->next = NULL;
 	/* obj_lock keeps the CQ alive (destroy_cq unlinks it under the
 	 * lock before purging its queued events). */
 	pthread_mutex_lock(&ctx->obj_lock);
@@ -83,11 +79,7 @@ void hd_cq_deliver_comp(struct hd_context *ctx, uint32_t cqn)
 	ch = to_hd_chan(cq->ibcq.channel);
 	e->cq = cq;
 	pthread_mutex_lock(&ch->lock);
-	if (ch->tail)
-		ch->tail->next = e;
-	else
-		ch->head = e;
-	ch->tail = e;
+	hd_evq_push(&ch->q, &e->node);
 	pthread_mutex_unlock(&ch->lock);
 	pthread_mutex_unlock(&ctx->obj_lock);
 	hd_eventfd_signal(ch->ch.fd);
@@ -97,43 +89,22 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 		     void **cq_context)
 {
 	struct hd_channel *ch = to_hd_chan(channel);
+	struct hd_evnode *n = hd_evq_pop(&ch->q, &ch->lock);
+	struct hd_cq *scq;
 
-	for (;;) {
-		struct hd_cq_event *e;
-		struct hd_cq *scq;
-		uint64_t v;
-
-		/* Blocks unless the application made the fd non-blocking;
-		 * then -1 with errno EAGAIN, as rdma-core. */
-		if (read(channel->fd, &v, sizeof(v)) != sizeof(v))
-			return -1;
-		pthread_mutex_lock(&ch->lock);
-		if (ch->skip) {
-			/* this count was for an event of a destroyed CQ */
-			ch->skip--;
-			pthread_mutex_unlock(&ch->lock);
-			continue;
-		}
-		e = ch->head;
-		if (!e) {
-			pthread_mutex_unlock(&ch->lock);
-			continue;
-		}
-		ch->head = e->next;
-		if (!ch->head)
-			ch->tail = NULL;
-		scq = e->cq;
-		/* Counted while the channel lock still keeps the CQ from
-		 * being purged, so destroy_cq waits for this event's ack. */
-		pthread_mutex_lock(&scq->ibcq.mutex);
-		scq->comp_events_got++;
-		pthread_mutex_unlock(&scq->ibcq.mutex);
-		pthread_mutex_unlock(&ch->lock);
-		free(e);
-		*cq = &scq->ibcq;
-		*cq_context = scq->ibcq.cq_context;
-		return 0;
-	}
+	if (!n)
+		return -1;
+	scq = ((struct hd_cq_event *)(void *)n)->cq;
+	/* Counted while the channel lock still keeps the CQ from being
+	 * purged, so destroy_cq waits for this event's ack. */
+	pthread_mutex_lock(&scq->ibcq.mutex);
+	scq->obj.comp_events_got++;
+	pthread_mutex_unlock(&scq->ibcq.mutex);
+	pthread_mutex_unlock(&ch->lock);
+	free(n);
+	*cq = &scq->ibcq;
+	*cq_context = scq->ibcq.cq_context;
+	return 0;
 }
 
 void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
@@ -145,24 +116,17 @@ void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 }
 
 
+static int event_of_cq(const struct hd_evnode *n, const void *cq)
+{
+	return ((const struct hd_cq_event *)(const void *)n)->cq == cq;
+}
+
 void hd_channel_detach_cq(struct hd_channel *ch, struct hd_cq *cq)
 {
-	struct hd_cq_event **pp, *e;
-
 	/* Events queued but not read yet disappear with the CQ (as the
 	 * kernel drops them from the channel). */
 	pthread_mutex_lock(&ch->lock);
-	ch->tail = NULL;
-	for (pp = &ch->head; (e = *pp) != NULL;) {
-		if (e->cq == cq) {
-			*pp = e->next;
-			ch->skip++;
-			free(e);
-		} else {
-			ch->tail = e;
-			pp = &e->next;
-		}
-	}
+	hd_evq_purge(&ch->q, event_of_cq, cq);
 	ch->ch.refcnt--;
 	pthread_mutex_unlock(&ch->lock);
 }

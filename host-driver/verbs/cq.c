@@ -19,23 +19,44 @@
 /* ------------------------------------------------------------------ */
 /* CQ objects.                                                          */
 
+static struct hd_cq *cq_of(struct hd_obj *o)
+{
+	return hd_container_of(o, struct hd_cq, obj);
+}
+
 /* obj_lock held. */
 struct hd_cq *hd_find_cq(struct hd_context *ctx, uint32_t cqn)
 {
-	for (struct hd_cq *cq = ctx->cq_list; cq; cq = cq->next)
-		if (cq->cqn == cqn)
-			return cq;
-	return NULL;
+	struct hd_obj *o = hd_obj_find(ctx->cq_list, cqn);
+
+	return o ? cq_of(o) : NULL;
 }
 
-/* The host side of a CQ whose ring exists: after a failed CREATE_CQ, a
- * DESTROY_CQ or CTX_CLOSE (cmd_err: that command's result). */
-static void cq_free(struct hd_cq *cq, int cmd_err)
+static void cq_forget(struct hd_obj *o)
 {
-	hd_extent_release(&cq->rings.ext, cmd_err);
+	struct hd_cq *cq = cq_of(o);
+
+	hd_obj_unlink(&o->ctx->cq_list, o);
+	hd_async_purge(o->ctx, o);
+	if (cq->ibcq.channel)
+		hd_channel_detach_cq(to_hd_chan(cq->ibcq.channel), cq);
+}
+
+static void cq_free(struct hd_obj *o)
+{
+	struct hd_cq *cq = cq_of(o);
+
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
 }
+
+static const struct hd_obj_type cq_type = {
+	.name = "CQ",
+	.kind = HD_OBJ_CQ,
+	.destroy_op = SNIC_CMD_DESTROY_CQ, /* EBUSY while QPs use it */
+	.forget = cq_forget,
+	.free = cq_free,
+};
 
 static struct hd_cq *cq_create(struct ibv_context *context, int cqe,
 				  void *cq_context, struct ibv_comp_channel *channel,
@@ -43,7 +64,6 @@ static struct hd_cq *cq_create(struct ibv_context *context, int cqe,
 {
 	struct hd_context *ctx = to_hd_ctx(context);
 	struct snic_cmd_create_cq in;
-	struct snic_cmd_handle out;
 	struct hd_cq *cq;
 	uint64_t bytes;
 	uint32_t cnt;
@@ -62,38 +82,35 @@ static struct hd_cq *cq_create(struct ibv_context *context, int cqe,
 		return NULL;
 	}
 	bytes = (uint64_t)cnt * sizeof(struct snic_cqe);
-	err = hd_rings_alloc(&cq->rings, ctx->hm, &bytes, 1);
+	err = hd_obj_rings(&cq->obj, &cq_type, ctx, &bytes, 1);
 	if (err) {
 		free(cq);
 		errno = err;
 		return NULL;
 	}
-	cq->ctx = ctx;
 	cq->cnt = cnt;
 	cq->log_cnt = hd_ilog2(cnt);
-	cq->dbrec = cq->rings.dbrec;
-	cq->ring = (struct snic_cqe *)(void *)cq->rings.ring[0];
+	cq->dbrec = cq->obj.rings.dbrec;
+	cq->ring = (struct snic_cqe *)(void *)cq->obj.rings.ring[0];
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 
 	memset(&in, 0, sizeof(in));
-	in.ring_pa = cq->rings.ring_pa[0];
-	in.dbrec_pa = cq->rings.dbrec_pa;
+	in.ring_pa = cq->obj.rings.ring_pa[0];
+	in.dbrec_pa = cq->obj.rings.dbrec_pa;
 	in.cqe_cnt = cnt;
-	err = hd_cmd(ctx, SNIC_CMD_CREATE_CQ, &in, sizeof(in), &out,
-		       sizeof(out));
+	err = hd_obj_create(&cq->obj, SNIC_CMD_CREATE_CQ, &in, sizeof(in));
 	if (err) {
-		cq_free(cq, err);
 		errno = err;
 		return NULL;
 	}
-	cq->cqn = out.handle;
 	cq->ibcq.context = context;
 	cq->ibcq.channel = channel;
 	cq->ibcq.cq_context = cq_context;
-	cq->ibcq.handle = out.handle;
+	cq->ibcq.handle = cq->obj.handle;
 	cq->ibcq.cqe = (int)(cnt - 1);
-	pthread_mutex_init(&cq->ibcq.mutex, NULL);
-	pthread_cond_init(&cq->ibcq.cond, NULL);
+	hd_obj_events(&cq->obj, &cq->ibcq.mutex, &cq->ibcq.cond,
+		      &cq->ibcq.async_events_completed,
+		      &cq->ibcq.comp_events_completed);
 	if (channel) {
 		struct hd_channel *ch = to_hd_chan(channel);
 
@@ -102,10 +119,9 @@ static struct hd_cq *cq_create(struct ibv_context *context, int cqe,
 		pthread_mutex_unlock(&ch->lock);
 	}
 	pthread_mutex_lock(&ctx->obj_lock);
-	cq->next = ctx->cq_list;
-	ctx->cq_list = cq;
+	hd_obj_link(&ctx->cq_list, &cq->obj);
 	pthread_mutex_unlock(&ctx->obj_lock);
-	hd_dbg("CQ 0x%x: %u entries\n", cq->cqn, cnt);
+	hd_dbg("CQ 0x%x: %u entries\n", cq->obj.handle, cnt);
 	return cq;
 }
 
@@ -126,54 +142,9 @@ int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 	return EOPNOTSUPP;
 }
 
-static void cq_unlink(struct hd_context *ctx, struct hd_cq *cq)
-{
-	struct hd_cq **pp = &ctx->cq_list;
-
-	while (*pp && *pp != cq)
-		pp = &(*pp)->next;
-	if (*pp)
-		*pp = cq->next;
-}
-
 int ibv_destroy_cq(struct ibv_cq *ibcq)
 {
-	struct hd_cq *cq = to_hd_cq(ibcq);
-	struct hd_context *ctx = cq->ctx;
-	struct snic_cmd_handle in = { .handle = cq->cqn };
-	int err;
-
-	/* BUSY while QPs still use it. */
-	err = hd_cmd(ctx, SNIC_CMD_DESTROY_CQ, &in, sizeof(in), NULL, 0);
-	if (err && !hd_fw_gone(err))
-		return err;
-
-	pthread_mutex_lock(&ctx->obj_lock);
-	cq_unlink(ctx, cq);
-	hd_async_purge(ctx, ibcq, 0);
-	if (ibcq->channel)
-		hd_channel_detach_cq(to_hd_chan(ibcq->channel), cq);
-	pthread_mutex_unlock(&ctx->obj_lock);
-
-	/* ibv_destroy_cq waits until every event handed out by
-	 * ibv_get_cq_event / ibv_get_async_event has been acknowledged
-	 * (ibv_get_cq_event(3)). */
-	pthread_mutex_lock(&ibcq->mutex);
-	while (ibcq->comp_events_completed != cq->comp_events_got ||
-	       ibcq->async_events_completed != cq->async_events_got)
-		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
-	pthread_mutex_unlock(&ibcq->mutex);
-
-	pthread_mutex_destroy(&ibcq->mutex);
-	pthread_cond_destroy(&ibcq->cond);
-	cq_free(cq, err);
-	return 0;
-}
-
-/* ibv_close_device: the firmware destroyed the CQ with the context. */
-void hd_cq_free_leftover(struct hd_cq *cq)
-{
-	cq_free(cq, 0);
+	return hd_obj_destroy(&to_hd_cq(ibcq)->obj);
 }
 
 /* ------------------------------------------------------------------ */
@@ -201,7 +172,7 @@ static inline int cqe_valid(struct hd_cq *cq, uint32_t idx)
 /* A CQE was read: its WQE's ring slot is free again (CQ lock held). */
 static void cqe_consume(struct hd_cq *cq, const struct snic_cqe *c)
 {
-	struct hd_qp *qp = hd_find_qp(cq->ctx, c->qp_num);
+	struct hd_qp *qp = hd_find_qp(cq->obj.ctx, c->qp_num);
 
 	if (qp) {
 		if (c->is_send)

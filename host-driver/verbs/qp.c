@@ -63,15 +63,46 @@ static void qp_caps(const struct hd_qp *qp, struct ibv_qp_cap *cap)
 	cap->max_inline_data = qp->max_inline;
 }
 
-/* The host side of a QP whose rings exist: after a failed CREATE_QP, a
- * DESTROY_QP or CTX_CLOSE (cmd_err: that command's result). */
-static void qp_free(struct hd_qp *qp, int cmd_err)
+static struct hd_qp *qp_of(struct hd_obj *o)
 {
-	hd_extent_release(&qp->rings.ext, cmd_err);
+	return hd_container_of(o, struct hd_qp, obj);
+}
+
+static void lock_cqs(struct hd_qp *qp);
+static void unlock_cqs(struct hd_qp *qp);
+static void clean_cqs_locked(struct hd_qp *qp);
+
+static void qp_forget(struct hd_obj *o)
+{
+	struct hd_qp *qp = qp_of(o);
+
+	hd_async_purge(o->ctx, o);
+	/* The firmware writes no more CQEs for this QP: drop the ones not
+	 * polled yet (as mlx5 does), so a later poll never reports a
+	 * completion of a QP that no longer exists. */
+	lock_cqs(qp);
+	clean_cqs_locked(qp);
+	atomic_store_explicit(&o->ctx->qp_table[SNIC_QPN_IDX(o->handle)],
+			      NULL, memory_order_release);
+	unlock_cqs(qp);
+}
+
+static void qp_free(struct hd_obj *o)
+{
+	struct hd_qp *qp = qp_of(o);
+
 	pthread_spin_destroy(&qp->sq.lock);
 	pthread_spin_destroy(&qp->rq.lock);
 	free(qp);
 }
+
+static const struct hd_obj_type qp_type = {
+	.name = "QP",
+	.kind = HD_OBJ_QP,
+	.destroy_op = SNIC_CMD_DESTROY_QP,
+	.forget = qp_forget,
+	.free = qp_free,
+};
 
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 			     struct ibv_qp_init_attr *attr)
@@ -79,7 +110,6 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	struct hd_context *ctx = to_hd_ctx(pd->context);
 	struct snic_cmd_create_qp_ext inx;
 	struct snic_cmd_create_qp *in_p = &inx.qp;
-	struct snic_cmd_handle out;
 	uint64_t bytes[2];
 	struct hd_qp *qp;
 	int err;
@@ -109,46 +139,43 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	err = qp_sizes(qp, &attr->cap);
 	if (err)
 		goto fail;
-	qp->ctx = ctx;
 	qp->scq = to_hd_cq(attr->send_cq);
 	qp->rcq = to_hd_cq(attr->recv_cq);
 	qp->sq_sig_all = attr->sq_sig_all ? 1 : 0;
 	bytes[0] = (uint64_t)qp->sq.cnt << qp->sq.log_stride;
 	bytes[1] = (uint64_t)qp->rq.cnt << qp->rq.log_stride;
-	err = hd_rings_alloc(&qp->rings, ctx->hm, bytes, 2);
+	err = hd_obj_rings(&qp->obj, &qp_type, ctx, bytes, 2);
 	if (err)
 		goto fail;
-	qp->dbrec = qp->rings.dbrec;
-	qp->sq.buf = qp->rings.ring[0];
-	qp->rq.buf = qp->rings.ring[1];
+	qp->dbrec = qp->obj.rings.dbrec;
+	qp->sq.buf = qp->obj.rings.ring[0];
+	qp->rq.buf = qp->obj.rings.ring[1];
 	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
 
 	memset(&inx, 0, sizeof(inx));
 	in_p->pdn = pd->handle;
 	in_p->qp_type = attr->qp_type;
-	in_p->send_cqn = qp->scq->cqn;
-	in_p->recv_cqn = qp->rcq->cqn;
+	in_p->send_cqn = qp->scq->obj.handle;
+	in_p->recv_cqn = qp->rcq->obj.handle;
 	in_p->sq_wqe_cnt = qp->sq.cnt;
 	in_p->sq_stride_log = qp->sq.log_stride;
 	in_p->rq_wqe_cnt = qp->rq.cnt;
 	in_p->rq_stride_log = qp->rq.log_stride;
-	in_p->sq_pa = qp->rings.ring_pa[0];
-	in_p->rq_pa = qp->rings.ring_pa[1];
-	in_p->dbrec_pa = qp->rings.dbrec_pa;
+	in_p->sq_pa = qp->obj.rings.ring_pa[0];
+	in_p->rq_pa = qp->obj.rings.ring_pa[1];
+	in_p->dbrec_pa = qp->obj.rings.dbrec_pa;
 	in_p->max_send_sge = qp->sq.max_sge;
 	in_p->max_recv_sge = qp->rq.max_sge;
 	in_p->max_inline = qp->max_inline;
 	in_p->sq_sig_all = (uint32_t)qp->sq_sig_all;
 	if (attr->srq) {
 		inx.flags = SNIC_QP_F_SRQ;
-		inx.srqn = to_hd_srq(attr->srq)->srqn;
+		inx.srqn = to_hd_srq(attr->srq)->obj.handle;
 		qp->srq = to_hd_srq(attr->srq);
 	}
-	err = hd_cmd(ctx, SNIC_CMD_CREATE_QP, &inx, sizeof(inx), &out,
-		       sizeof(out));
+	err = hd_obj_create(&qp->obj, SNIC_CMD_CREATE_QP, &inx, sizeof(inx));
 	if (err) {
-		qp_free(qp, err);
 		errno = err;
 		return NULL;
 	}
@@ -159,23 +186,23 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	qp->ibqp.send_cq = attr->send_cq;
 	qp->ibqp.recv_cq = attr->recv_cq;
 	qp->ibqp.srq = attr->srq;
-	qp->ibqp.handle = out.handle;
-	qp->ibqp.qp_num = out.handle;
+	qp->ibqp.handle = qp->obj.handle;
+	qp->ibqp.qp_num = qp->obj.handle;
 	qp->ibqp.state = IBV_QPS_RESET;
 	qp->ibqp.qp_type = attr->qp_type;
-	pthread_mutex_init(&qp->ibqp.mutex, NULL);
-	pthread_cond_init(&qp->ibqp.cond, NULL);
 	qp->ibqp.events_completed = 0;
+	hd_obj_events(&qp->obj, &qp->ibqp.mutex, &qp->ibqp.cond,
+		      &qp->ibqp.events_completed, NULL);
 	qp_caps(qp, &attr->cap);
 
 	pthread_mutex_lock(&ctx->obj_lock);
-	if (atomic_load(&ctx->qp_table[SNIC_QPN_IDX(out.handle)]))
-		hd_dbg("QPN 0x%x reuses a live table slot\n", out.handle);
-	atomic_store_explicit(&ctx->qp_table[SNIC_QPN_IDX(out.handle)], qp,
+	if (atomic_load(&ctx->qp_table[SNIC_QPN_IDX(qp->obj.handle)]))
+		hd_dbg("QPN 0x%x reuses a live table slot\n", qp->obj.handle);
+	atomic_store_explicit(&ctx->qp_table[SNIC_QPN_IDX(qp->obj.handle)], qp,
 			      memory_order_release);
 	pthread_mutex_unlock(&ctx->obj_lock);
 	hd_dbg("QP 0x%x: sq %u x %u B, rq %u x %u B, sge %u/%u, inline %u\n",
-		 out.handle, qp->sq.cnt, 1u << qp->sq.log_stride, qp->rq.cnt,
+		 qp->obj.handle, qp->sq.cnt, 1u << qp->sq.log_stride, qp->rq.cnt,
 		 1u << qp->rq.log_stride, qp->sq.max_sge, qp->rq.max_sge,
 		 qp->max_inline);
 	return &qp->ibqp;
@@ -291,7 +318,7 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	in.qpn = ibqp->qp_num;
 	in.attr_mask = (uint32_t)attr_mask;
 	to_snic_attr(attr, &in.attr);
-	err = hd_cmd(qp->ctx, SNIC_CMD_MODIFY_QP, &in, sizeof(in), NULL, 0);
+	err = hd_cmd(qp->obj.ctx, SNIC_CMD_MODIFY_QP, &in, sizeof(in), NULL, 0);
 	if (err)
 		return err;
 	if (attr_mask & IBV_QP_STATE) {
@@ -311,7 +338,7 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	int err;
 
 	(void)attr_mask; /* everything is returned */
-	err = hd_cmd(qp->ctx, SNIC_CMD_QUERY_QP, &in, sizeof(in), &s,
+	err = hd_cmd(qp->obj.ctx, SNIC_CMD_QUERY_QP, &in, sizeof(in), &s,
 		       sizeof(s));
 	if (err)
 		return err;
@@ -369,40 +396,12 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 
 int ibv_destroy_qp(struct ibv_qp *ibqp)
 {
-	struct hd_qp *qp = to_hd_qp(ibqp);
-	struct hd_context *ctx = qp->ctx;
-	struct snic_cmd_handle in = { .handle = ibqp->qp_num };
-	int err;
-
-	err = hd_cmd(ctx, SNIC_CMD_DESTROY_QP, &in, sizeof(in), NULL, 0);
-	if (err && !hd_fw_gone(err))
-		return err;
-
-	pthread_mutex_lock(&ctx->obj_lock);
-	hd_async_purge(ctx, ibqp, 1);
-	/* The firmware writes no more CQEs for this QP: drop the ones not
-	 * polled yet (as mlx5 does), so a later poll never reports a
-	 * completion of a QP that no longer exists. */
-	lock_cqs(qp);
-	clean_cqs_locked(qp);
-	atomic_store_explicit(&ctx->qp_table[SNIC_QPN_IDX(ibqp->qp_num)],
-			      NULL, memory_order_release);
-	unlock_cqs(qp);
-	pthread_mutex_unlock(&ctx->obj_lock);
-
-	/* Wait for the acknowledgement of every async event handed out. */
-	hd_wait_events_acked(&ibqp->mutex, &ibqp->cond,
-			       &ibqp->events_completed, qp->async_events_got);
-
-	pthread_mutex_destroy(&ibqp->mutex);
-	pthread_cond_destroy(&ibqp->cond);
-	qp_free(qp, err);
-	return 0;
+	return hd_obj_destroy(&to_hd_qp(ibqp)->obj);
 }
 
 /* ibv_close_device: the firmware destroyed the QP with the context. */
 void hd_qp_free_leftover(struct hd_qp *qp)
 {
-	qp_free(qp, 0);
+	hd_obj_free(&qp->obj, 0);
 }
 

@@ -17,14 +17,14 @@
 
 void hd_qp_ring_doorbell(struct hd_qp *qp)
 {
-	struct snic_doorbells *db = qp->ctx->db;
+	struct snic_doorbells *db = qp->obj.ctx->db;
 	uint32_t i = SNIC_QPN_IDX(qp->ibqp.qp_num);
 
 	atomic_fetch_or_explicit(&db->qp_bits[i / 64], 1ull << (i % 64),
 				 memory_order_release);
 	atomic_fetch_or_explicit(&db->summary, 1ull << (i / 64),
 				 memory_order_seq_cst);
-	hd_kick(qp->ctx);
+	hd_kick(qp->obj.ctx);
 }
 
 /* poll_cq (send CQ lock held): the firmware completed SQ index wqe_idx

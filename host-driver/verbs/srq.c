@@ -16,30 +16,46 @@
 
 #include "verbs/verbs.h"
 
+static struct hd_srq *srq_of(struct hd_obj *o)
+{
+	return hd_container_of(o, struct hd_srq, obj);
+}
+
 /* obj_lock held. */
 struct hd_srq *hd_find_srq(struct hd_context *ctx, uint32_t srqn)
 {
-	for (struct hd_srq *s = ctx->srq_list; s; s = s->next)
-		if (s->srqn == srqn)
-			return s;
-	return NULL;
+	struct hd_obj *o = hd_obj_find(ctx->srq_list, srqn);
+
+	return o ? srq_of(o) : NULL;
 }
 
-/* The host side of an SRQ whose ring exists: after a failed CREATE_SRQ,
- * a DESTROY_SRQ or CTX_CLOSE (cmd_err: that command's result). */
-static void srq_free(struct hd_srq *s, int cmd_err)
+static void srq_forget(struct hd_obj *o)
 {
-	hd_extent_release(&s->rings.ext, cmd_err);
+	hd_obj_unlink(&o->ctx->srq_list, o);
+	hd_async_purge(o->ctx, o);
+}
+
+static void srq_free(struct hd_obj *o)
+{
+	struct hd_srq *s = srq_of(o);
+
 	pthread_spin_destroy(&s->wq.lock);
 	free(s);
 }
+
+static const struct hd_obj_type srq_type = {
+	.name = "SRQ",
+	.kind = HD_OBJ_SRQ,
+	.destroy_op = SNIC_CMD_DESTROY_SRQ, /* EBUSY while QPs use it */
+	.forget = srq_forget,
+	.free = srq_free,
+};
 
 struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 			       struct ibv_srq_init_attr *attr)
 {
 	struct hd_context *ctx = to_hd_ctx(pd->context);
 	struct snic_cmd_create_srq in;
-	struct snic_cmd_handle out;
 	struct hd_srq *s;
 	uint32_t wr, stride;
 	uint64_t bytes;
@@ -71,15 +87,14 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	if (s->wq.max_sge > SNIC_MAX_SGE)
 		s->wq.max_sge = SNIC_MAX_SGE;
 	bytes = (uint64_t)s->wq.cnt * stride;
-	err = hd_rings_alloc(&s->rings, ctx->hm, &bytes, 1);
+	err = hd_obj_rings(&s->obj, &srq_type, ctx, &bytes, 1);
 	if (err) {
 		free(s);
 		errno = err;
 		return NULL;
 	}
-	s->ctx = ctx;
-	s->dbrec = s->rings.dbrec;
-	s->wq.buf = s->rings.ring[0];
+	s->dbrec = s->obj.rings.dbrec;
+	s->wq.buf = s->obj.rings.ring[0];
 	pthread_spin_init(&s->wq.lock, PTHREAD_PROCESS_PRIVATE);
 
 	memset(&in, 0, sizeof(in));
@@ -88,30 +103,27 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	in.stride_log = s->wq.log_stride;
 	in.max_sge = s->wq.max_sge;
 	in.srq_limit = attr->attr.srq_limit;
-	in.ring_pa = s->rings.ring_pa[0];
-	in.dbrec_pa = s->rings.dbrec_pa;
-	err = hd_cmd(ctx, SNIC_CMD_CREATE_SRQ, &in, sizeof(in), &out, sizeof(out));
+	in.ring_pa = s->obj.rings.ring_pa[0];
+	in.dbrec_pa = s->obj.rings.dbrec_pa;
+	err = hd_obj_create(&s->obj, SNIC_CMD_CREATE_SRQ, &in, sizeof(in));
 	if (err) {
-		srq_free(s, err);
 		errno = err;
 		return NULL;
 	}
-	s->srqn = out.handle;
 	s->ibsrq.context = pd->context;
 	s->ibsrq.srq_context = attr->srq_context;
 	s->ibsrq.pd = pd;
-	s->ibsrq.handle = out.handle;
-	pthread_mutex_init(&s->ibsrq.mutex, NULL);
-	pthread_cond_init(&s->ibsrq.cond, NULL);
+	s->ibsrq.handle = s->obj.handle;
 	s->ibsrq.events_completed = 0;
+	hd_obj_events(&s->obj, &s->ibsrq.mutex, &s->ibsrq.cond,
+		      &s->ibsrq.events_completed, NULL);
 	/* the actual capacities (what fits the ring and the stride) */
 	attr->attr.max_wr = s->wq.cnt - 1;
 	attr->attr.max_sge = s->wq.max_sge;
 	pthread_mutex_lock(&ctx->obj_lock);
-	s->next = ctx->srq_list;
-	ctx->srq_list = s;
+	hd_obj_link(&ctx->srq_list, &s->obj);
 	pthread_mutex_unlock(&ctx->obj_lock);
-	hd_dbg("SRQ 0x%x: %u x %u B, sge %u\n", s->srqn, s->wq.cnt, stride,
+	hd_dbg("SRQ 0x%x: %u x %u B, sge %u\n", s->obj.handle, s->wq.cnt, stride,
 	       s->wq.max_sge);
 	return &s->ibsrq;
 }
@@ -126,20 +138,20 @@ int ibv_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
 	if (mask & ~(int)IBV_SRQ_LIMIT)
 		return EINVAL;
 	memset(&in, 0, sizeof(in));
-	in.srqn = s->srqn;
+	in.srqn = s->obj.handle;
 	in.attr_mask = (uint32_t)mask;
 	in.srq_limit = attr->srq_limit;
-	return hd_cmd(s->ctx, SNIC_CMD_MODIFY_SRQ, &in, sizeof(in), NULL, 0);
+	return hd_cmd(s->obj.ctx, SNIC_CMD_MODIFY_SRQ, &in, sizeof(in), NULL, 0);
 }
 
 int ibv_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
 {
 	struct hd_srq *s = to_hd_srq(ibsrq);
-	struct snic_cmd_handle in = { .handle = s->srqn };
+	struct snic_cmd_handle in = { .handle = s->obj.handle };
 	struct snic_srq_attr out;
 	int err;
 
-	err = hd_cmd(s->ctx, SNIC_CMD_QUERY_SRQ, &in, sizeof(in), &out, sizeof(out));
+	err = hd_cmd(s->obj.ctx, SNIC_CMD_QUERY_SRQ, &in, sizeof(in), &out, sizeof(out));
 	if (err)
 		return err;
 	attr->max_wr = out.max_wr - 1;
@@ -148,43 +160,9 @@ int ibv_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
 	return 0;
 }
 
-static void srq_unlink(struct hd_context *ctx, struct hd_srq *s)
-{
-	struct hd_srq **pp = &ctx->srq_list;
-
-	while (*pp && *pp != s)
-		pp = &(*pp)->next;
-	if (*pp)
-		*pp = s->next;
-}
-
 int ibv_destroy_srq(struct ibv_srq *ibsrq)
 {
-	struct hd_srq *s = to_hd_srq(ibsrq);
-	struct hd_context *ctx = s->ctx;
-	struct snic_cmd_handle in = { .handle = s->srqn };
-	int err;
-
-	/* EBUSY while QPs use it */
-	err = hd_cmd(ctx, SNIC_CMD_DESTROY_SRQ, &in, sizeof(in), NULL, 0);
-	if (err && !hd_fw_gone(err))
-		return err;
-	pthread_mutex_lock(&ctx->obj_lock);
-	srq_unlink(ctx, s);
-	hd_async_purge(ctx, ibsrq, 2);
-	pthread_mutex_unlock(&ctx->obj_lock);
-	hd_wait_events_acked(&ibsrq->mutex, &ibsrq->cond,
-			       &ibsrq->events_completed, s->async_events_got);
-	pthread_mutex_destroy(&ibsrq->mutex);
-	pthread_cond_destroy(&ibsrq->cond);
-	srq_free(s, err);
-	return 0;
-}
-
-/* ibv_close_device: the firmware destroyed the SRQ with the context. */
-void hd_srq_free_leftover(struct hd_srq *s)
-{
-	srq_free(s, 0);
+	return hd_obj_destroy(&to_hd_srq(ibsrq)->obj);
 }
 
 int hd_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,

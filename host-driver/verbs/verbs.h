@@ -10,18 +10,78 @@
 #include "memory/memory.h"
 
 /* ------------------------------------------------------------------ */
+/* What CQs, QPs and SRQs share (object.c): a firmware handle, rings in
+ * the window, async events, and one lifecycle:
+ *   create:  hd_obj_rings, then hd_obj_create (the CREATE command)
+ *   destroy: hd_obj_destroy (DESTROY, forget, wait for acks, free)
+ *   close:   hd_obj_free_list / type->free(o, 0) for the leftovers        */
+
+enum hd_obj_kind { HD_OBJ_CQ, HD_OBJ_QP, HD_OBJ_SRQ };
+
+struct hd_obj;
+
+struct hd_obj_type {
+	const char *name;           /* "CQ", "QP", "SRQ" (debug output)     */
+	enum hd_obj_kind kind;
+	uint16_t destroy_op;        /* SNIC_CMD_DESTROY_*                   */
+	/* obj_lock held, the firmware has let go of it: forget it (lists,
+	 * tables, queued events, CQEs). */
+	void (*forget)(struct hd_obj *o);
+	/* Free the host structure (its rings are released already). */
+	void (*free)(struct hd_obj *o);
+};
+
+struct hd_obj {
+	const struct hd_obj_type *type;
+	struct hd_context *ctx;
+	uint32_t handle;            /* the firmware's CQN, QPN or SRQN      */
+	struct hd_rings rings;
+	struct hd_obj *next;        /* ctx->cq_list / srq_list              */
+	/* Events handed out and acknowledged (hd_obj_events): destroy waits
+	 * until they match (ibv_get_cq_event(3), ibv_get_async_event(3)). */
+	pthread_mutex_t *mutex;     /* the verbs object's mutex and cond    */
+	pthread_cond_t *cond;
+	uint32_t *async_acked;      /* its async events_completed           */
+	uint32_t async_events_got;  /* handed out by ibv_get_async_event    */
+	uint32_t *comp_acked;       /* CQ: comp_events_completed; else NULL */
+	uint32_t comp_events_got;   /* handed out by ibv_get_cq_event       */
+};
+
+int hd_obj_rings(struct hd_obj *o, const struct hd_obj_type *type,
+		 struct hd_context *ctx, const uint64_t *bytes, unsigned n);
+/* The CREATE command `op` (its input names the rings).  On failure the
+ * object is freed (hd_obj_free) and the errno value returned. */
+int hd_obj_create(struct hd_obj *o, uint16_t op, const void *in,
+		  size_t in_len);
+/* 0, or the firmware's refusal (EBUSY while QPs use a CQ or SRQ) with
+ * the object intact.  A firmware that is gone counts as destroyed. */
+int hd_obj_destroy(struct hd_obj *o);
+/* After create: the verbs object's mutex and cond (initialised here),
+ * the counters its ack calls advance (comp_acked: NULL but for CQs). */
+void hd_obj_events(struct hd_obj *o, pthread_mutex_t *mutex,
+		   pthread_cond_t *cond, uint32_t *async_acked,
+		   uint32_t *comp_acked);
+/* Release the rings (see hd_extent_release) and free the object. */
+void hd_obj_free(struct hd_obj *o, int cmd_err);
+/* obj_lock held. */
+void hd_obj_link(struct hd_obj **list, struct hd_obj *o);
+void hd_obj_unlink(struct hd_obj **list, struct hd_obj *o);
+struct hd_obj *hd_obj_find(struct hd_obj *list, uint32_t handle);
+/* ibv_close_device: free every object of the list (hd_obj_free(o, 0)). */
+void hd_obj_free_list(struct hd_obj **list);
+
+/* ------------------------------------------------------------------ */
 /* Completion channels (channel.c) and CQs (cq.c).                      */
 
 struct hd_cq_event {
+	struct hd_evnode node;
 	struct hd_cq *cq;
-	struct hd_cq_event *next;
 };
 
 struct hd_channel {
 	struct ibv_comp_channel ch;
 	pthread_mutex_t lock;
-	struct hd_cq_event *head, *tail;
-	unsigned skip;              /* fd reads owed to purged events       */
+	struct hd_evq q;            /* CQs with an event (fd: ch.fd)        */
 };
 
 static inline struct hd_channel *to_hd_chan(struct ibv_comp_channel *c)
@@ -34,20 +94,15 @@ struct hd_cq {
 		struct ibv_cq ibcq;
 		struct ibv_cq_ex ibcq_ex;
 	};
+	struct hd_obj obj;          /* handle: CQN; rings: dbrec, CQEs      */
 	const struct snic_cqe *cur; /* extended polling: the CQE being read */
-	struct hd_context *ctx;
 	pthread_spinlock_t lock;
-	uint32_t cqn;
 	uint32_t cnt;               /* ring entries, power of two           */
 	uint32_t log_cnt;
 	uint32_t ci;                /* consumer index (under lock)          */
 	uint32_t empty_polls;       /* consecutive empty polls (under lock) */
 	struct snic_cqe *ring;
 	struct snic_cq_dbrec *dbrec;
-	struct hd_rings rings;      /* dbrec page, CQE ring                 */
-	uint32_t comp_events_got;   /* returned by ibv_get_cq_event (mutex) */
-	uint32_t async_events_got;  /* returned by ibv_get_async_event      */
-	struct hd_cq *next;       /* ctx->cq_list                         */
 };
 
 static inline struct hd_cq *to_hd_cq(struct ibv_cq *c)
@@ -55,6 +110,7 @@ static inline struct hd_cq *to_hd_cq(struct ibv_cq *c)
 	return hd_container_of(c, struct hd_cq, ibcq);
 }
 
+/* obj_lock held. */
 struct hd_cq *hd_find_cq(struct hd_context *ctx, uint32_t cqn);
 void hd_cq_deliver_comp(struct hd_context *ctx, uint32_t cqn);
 /* destroy_cq (obj_lock held): drop the CQ's events not read yet and its
@@ -63,9 +119,6 @@ void hd_channel_detach_cq(struct hd_channel *ch, struct hd_cq *cq);
 /* Remove the CQEs of `qpn` still in the ring (CQ lock held). */
 void hd_cq_clean_locked(struct hd_cq *cq, uint32_t qpn);
 int hd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
-/* ibv_close_device: free the host memory of a CQ the application did not
- * destroy (the firmware destroyed it with the context). */
-void hd_cq_free_leftover(struct hd_cq *cq);
 int hd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 struct ibv_cq_ex *hd_create_cq_ex(struct ibv_context *context,
 				    struct ibv_cq_init_attr_ex *attr);
@@ -124,14 +177,12 @@ struct hd_qp {
 	uint32_t ex_pi;             /* wr_start..wr_complete: WQEs built     */
 	uint8_t *ex_wqe;            /* the WQE being built, NULL: none       */
 	int ex_err;
-	struct hd_context *ctx;
+	struct hd_obj obj;          /* handle: QPN; rings: dbrec, SQ, RQ    */
 	struct hd_cq *scq, *rcq;
-	struct hd_rings rings;      /* dbrec page, SQ, RQ                   */
 	struct snic_qp_dbrec *dbrec;
 	struct hd_wq sq, rq;
 	uint32_t max_inline;
 	int sq_sig_all;
-	uint32_t async_events_got;
 	struct hd_srq *srq;       /* receives come from it (NULL: own RQ) */
 };
 
@@ -151,6 +202,8 @@ static inline struct hd_qp *hd_find_qp(struct hd_context *ctx,
 
 /* poll_cq: a send CQE completed SQ index wqe_idx (and all before it). */
 void hd_qp_sq_complete(struct hd_qp *qp, uint32_t wqe_idx);
+/* ibv_close_device: free the host side of a QP the firmware destroyed
+ * with the context. */
 void hd_qp_free_leftover(struct hd_qp *qp);
 /* Is `op` a send opcode of this QP's type? */
 int hd_qp_opcode_ok(const struct hd_qp *qp, enum ibv_wr_opcode op);
@@ -168,13 +221,9 @@ struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
 
 struct hd_srq {
 	struct ibv_srq ibsrq;
-	struct hd_context *ctx;
-	uint32_t srqn;
+	struct hd_obj obj;          /* handle: SRQN; rings: dbrec, WQEs     */
 	struct hd_wq wq;            /* ci: receive CQEs seen by poll_cq     */
-	struct hd_rings rings;      /* dbrec page, WQE ring                 */
 	struct snic_srq_dbrec *dbrec;
-	uint32_t async_events_got;
-	struct hd_srq *next;      /* ctx->srq_list                        */
 };
 
 static inline struct hd_srq *to_hd_srq(struct ibv_srq *s)
@@ -186,7 +235,6 @@ int hd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 /* obj_lock held. */
 struct hd_srq *hd_find_srq(struct hd_context *ctx, uint32_t srqn);
-void hd_srq_free_leftover(struct hd_srq *srq);
 
 struct hd_ah {
 	struct ibv_ah ibah;
