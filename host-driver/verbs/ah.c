@@ -3,7 +3,7 @@
  * snic host driver: address handles.  An AH lives on the host only: it
  * holds the destination GID (RoCE v2, IPv4-mapped) and the GRH fields that
  * each UD send WQE carries; the firmware resolves the MAC by ARP.  AHs from
- * work completions are not supported (EOPNOTSUPP).
+ * work completions are not supported (abi/stubs.def).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -47,38 +47,4 @@ int ibv_destroy_ah(struct ibv_ah *ah)
 {
 	free(to_hd_ah(ah));
 	return 0;
-}
-
-int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
-			struct ibv_wc *wc, struct ibv_grh *grh,
-			struct ibv_ah_attr *ah_attr)
-{
-	(void)context;
-	(void)port_num;
-	(void)wc;
-	(void)grh;
-	(void)ah_attr;
-	return EOPNOTSUPP;
-}
-
-struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc,
-				     struct ibv_grh *grh, uint8_t port_num)
-{
-	(void)pd;
-	(void)wc;
-	(void)grh;
-	(void)port_num;
-	errno = EOPNOTSUPP;
-	return NULL;
-}
-
-int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
-				struct ibv_ah_attr *attr, uint8_t eth_mac[6],
-				uint16_t *vid)
-{
-	(void)context;
-	(void)attr;
-	(void)eth_mac;
-	(void)vid;
-	return EOPNOTSUPP;
 }

@@ -135,13 +135,6 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 	return cq ? &cq->ibcq : NULL;
 }
 
-int ibv_resize_cq(struct ibv_cq *cq, int cqe)
-{
-	(void)cq;
-	(void)cqe;
-	return EOPNOTSUPP;
-}
-
 int ibv_destroy_cq(struct ibv_cq *ibcq)
 {
 	return hd_obj_destroy(&to_hd_cq(ibcq)->obj);
