@@ -1,5 +1,5 @@
 /*
- * host-driver/strings.c — the purely computational part of the libibverbs
+ * host-driver/abi/strings.c — the purely computational part of the libibverbs
  * ABI: enum-to-string helpers, link-rate conversions, the kernel-uAPI
  * marshalling helpers librdmacm uses, and the two sysfs path/file helpers.
  *

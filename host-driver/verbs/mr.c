@@ -2,7 +2,7 @@
 /*
  * snic host driver: protection domains and memory registration.
  *
- * ibv_reg_mr pins the range (pin.c re-backs it with host-memory window
+ * ibv_reg_mr pins the range (memory/pin.c re-backs it with host-memory window
  * pages), writes the page list (32-bit window page numbers) into a window
  * buffer and hands its pa to the firmware in REG_MR.  The firmware copies
  * the list into its translation table while executing the command, so the
