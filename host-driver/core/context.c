@@ -223,7 +223,7 @@ int ibv_close_device(struct ibv_context *context)
 		struct hd_qp *qp = atomic_load(&ctx->qp_table[i]);
 
 		if (qp)
-			hd_qp_free_leftover(qp);
+			hd_obj_free(&qp->obj, 0);
 	}
 	hd_obj_free_list(&ctx->srq_list);
 	hd_obj_free_list(&ctx->cq_list);

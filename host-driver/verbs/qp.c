@@ -399,9 +399,3 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	return hd_obj_destroy(&to_hd_qp(ibqp)->obj);
 }
 
-/* ibv_close_device: the firmware destroyed the QP with the context. */
-void hd_qp_free_leftover(struct hd_qp *qp)
-{
-	hd_obj_free(&qp->obj, 0);
-}
-

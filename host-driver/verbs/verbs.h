@@ -202,9 +202,6 @@ static inline struct hd_qp *hd_find_qp(struct hd_context *ctx,
 
 /* poll_cq: a send CQE completed SQ index wqe_idx (and all before it). */
 void hd_qp_sq_complete(struct hd_qp *qp, uint32_t wqe_idx);
-/* ibv_close_device: free the host side of a QP the firmware destroyed
- * with the context. */
-void hd_qp_free_leftover(struct hd_qp *qp);
 /* Is `op` a send opcode of this QP's type? */
 int hd_qp_opcode_ok(const struct hd_qp *qp, enum ibv_wr_opcode op);
 /* After publishing a producer index: the QP's doorbell bits and a kick. */
