@@ -50,7 +50,7 @@ static void cq_free(struct hd_obj *o)
 	free(cq);
 }
 
-static const struct hd_obj_type cq_type = {
+static const struct hd_obj_type cq_obj_type = {
 	.name = "CQ",
 	.kind = HD_OBJ_CQ,
 	.destroy_op = SNIC_CMD_DESTROY_CQ, /* EBUSY while QPs use it */
@@ -82,7 +82,7 @@ static struct hd_cq *cq_create(struct ibv_context *context, int cqe,
 		return NULL;
 	}
 	bytes = (uint64_t)cnt * sizeof(struct snic_cqe);
-	err = hd_obj_rings(&cq->obj, &cq_type, ctx, &bytes, 1);
+	err = hd_obj_rings(&cq->obj, &cq_obj_type, ctx, &bytes, 1);
 	if (err) {
 		free(cq);
 		errno = err;

@@ -96,7 +96,7 @@ static void qp_free(struct hd_obj *o)
 	free(qp);
 }
 
-static const struct hd_obj_type qp_type = {
+static const struct hd_obj_type qp_obj_type = {
 	.name = "QP",
 	.kind = HD_OBJ_QP,
 	.destroy_op = SNIC_CMD_DESTROY_QP,
@@ -144,7 +144,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	qp->sq_sig_all = attr->sq_sig_all ? 1 : 0;
 	bytes[0] = (uint64_t)qp->sq.cnt << qp->sq.log_stride;
 	bytes[1] = (uint64_t)qp->rq.cnt << qp->rq.log_stride;
-	err = hd_obj_rings(&qp->obj, &qp_type, ctx, bytes, 2);
+	err = hd_obj_rings(&qp->obj, &qp_obj_type, ctx, bytes, 2);
 	if (err)
 		goto fail;
 	qp->dbrec = qp->obj.rings.dbrec;

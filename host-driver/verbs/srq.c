@@ -43,7 +43,7 @@ static void srq_free(struct hd_obj *o)
 	free(s);
 }
 
-static const struct hd_obj_type srq_type = {
+static const struct hd_obj_type srq_obj_type = {
 	.name = "SRQ",
 	.kind = HD_OBJ_SRQ,
 	.destroy_op = SNIC_CMD_DESTROY_SRQ, /* EBUSY while QPs use it */
@@ -87,7 +87,7 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	if (s->wq.max_sge > SNIC_MAX_SGE)
 		s->wq.max_sge = SNIC_MAX_SGE;
 	bytes = (uint64_t)s->wq.cnt * stride;
-	err = hd_obj_rings(&s->obj, &srq_type, ctx, &bytes, 1);
+	err = hd_obj_rings(&s->obj, &srq_obj_type, ctx, &bytes, 1);
 	if (err) {
 		free(s);
 		errno = err;
