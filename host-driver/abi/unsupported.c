@@ -25,7 +25,7 @@ int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
  * entry point of pre-rdma-core providers.  Internal name, versioned
  * alias (the map cannot name a non-default version). */
 typedef struct ibv_device *(*hd_old_driver_init_fn)(const char *uverbs_path,
-						     int abi_version);
+						    int abi_version);
 void hd_compat_ibv_register_driver(const char *name,
 				   hd_old_driver_init_fn init_func);
 __asm__(".symver hd_compat_ibv_register_driver,"

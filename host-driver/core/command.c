@@ -159,7 +159,7 @@ static int wait_cmd_done(struct hd_context *ctx, uint32_t n)
 }
 
 int hd_cmd_raw(struct hd_context *ctx, uint16_t op, const void *in,
-		 size_t in_len, void *out, size_t out_len, uint32_t *status)
+	       size_t in_len, void *out, size_t out_len, uint32_t *status)
 {
 	struct snic_ctx_slot *slot = ctx->slot;
 	struct snic_cmd *c = &slot->cmd;
@@ -194,8 +194,8 @@ int hd_cmd_raw(struct hd_context *ctx, uint16_t op, const void *in,
 		 * still answer this command later.  Give up on the context. */
 		atomic_store(&ctx->dead, 1);
 		hd_dbg("%s: %s (slot %u seq %u)\n", op_name(op),
-			 err == EIO ? "firmware down" : "no answer",
-			 ctx->slot_idx, n);
+		       err == EIO ? "firmware down" : "no answer",
+		       ctx->slot_idx, n);
 		goto out;
 	}
 	*status = c->status;
@@ -208,7 +208,7 @@ out:
 }
 
 int hd_cmd(struct hd_context *ctx, uint16_t op, const void *in,
-	     size_t in_len, void *out, size_t out_len)
+	   size_t in_len, void *out, size_t out_len)
 {
 	uint32_t status;
 	int err = hd_cmd_raw(ctx, op, in, in_len, out, out_len, &status);

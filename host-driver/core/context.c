@@ -141,21 +141,21 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	memset(&open_in, 0, sizeof(open_in));
 	open_in.pid = (uint32_t)getpid();
 	err = hd_cmd(ctx, SNIC_CMD_CTX_OPEN, &open_in, sizeof(open_in),
-		       NULL, 0);
+		     NULL, 0);
 	if (err) {
 		ctx_release_slot(ctx);
 		goto fail;
 	}
 	atomic_store(&ctx->slot->state, SNIC_CTX_OPEN);
 	hd_dbg("%s: context slot %u open (pid %u)\n", device->name,
-		 ctx->slot_idx, open_in.pid);
+	       ctx->slot_idx, open_in.pid);
 
 	/* Extents of dead processes (whose contexts the firmware has
 	 * destroyed) go back to the allocator. */
 	hd_hm_reap(ctx->hm);
 
 	err = hd_cmd(ctx, SNIC_CMD_QUERY_DEVICE, NULL, 0, &ctx->dattr,
-		       sizeof(ctx->dattr));
+		     sizeof(ctx->dattr));
 	if (err)
 		goto fail_close;
 	if (ctx->dattr.phys_port_cnt == 0)

@@ -33,10 +33,10 @@
 
 extern int hd_debug_level;
 void hd_debug_init(void);
-#define hd_dbg(...)                                                        \
-	do {                                                                 \
-		if (hd_debug_level)                                        \
-			fprintf(stderr, "snic: " __VA_ARGS__);               \
+#define hd_dbg(...)                                                   \
+	do {                                                          \
+		if (hd_debug_level)                                   \
+			fprintf(stderr, "snic: " __VA_ARGS__);        \
 	} while (0)
 
 /* ------------------------------------------------------------------ */
@@ -139,9 +139,9 @@ static inline struct hd_context *to_hd_ctx(struct ibv_context *c)
  * firmware down; ETIMEDOUT: no answer).  hd_cmd maps the status to an
  * errno value (0 = OK). */
 int hd_cmd_raw(struct hd_context *ctx, uint16_t op, const void *in,
-		 size_t in_len, void *out, size_t out_len, uint32_t *status);
+	       size_t in_len, void *out, size_t out_len, uint32_t *status);
 int hd_cmd(struct hd_context *ctx, uint16_t op, const void *in,
-	     size_t in_len, void *out, size_t out_len);
+	   size_t in_len, void *out, size_t out_len);
 int hd_status_errno(uint32_t status);
 void hd_kick(struct hd_context *ctx);
 /* errno value meaning "the firmware is gone": destroy verbs then succeed

@@ -154,7 +154,7 @@ void *hd_event_thread(void *arg)
 		}
 		if (pi - ci > SNIC_EQ_SIZE) {
 			hd_dbg("event queue overrun (%u lost)\n",
-				 pi - ci - SNIC_EQ_SIZE);
+			       pi - ci - SNIC_EQ_SIZE);
 			ci = pi - SNIC_EQ_SIZE;
 		}
 		while (ci != pi) {

@@ -284,11 +284,11 @@ static void reap_locked(struct hd_hostmem *hm, struct hm_meta *m)
 	}
 	if (freed)
 		hd_dbg("reaped %lu pages of dead processes in %s\n", freed,
-			 hm->name);
+		       hm->name);
 }
 
 int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, int zero,
-		  uint32_t *first_page)
+		uint32_t *first_page)
 {
 	struct hm_meta *m;
 	int err;
@@ -304,7 +304,7 @@ int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, int zero,
 	hm_unlock(hm);
 	if (err) {
 		hd_dbg("host memory %s: no room for %u pages\n", hm->name,
-			 npages);
+		       npages);
 		return err;
 	}
 	if (zero)
@@ -314,7 +314,7 @@ int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, int zero,
 }
 
 void hd_hm_free(struct hd_hostmem *hm, uint32_t first_page,
-		  uint32_t npages)
+		uint32_t npages)
 {
 	uint32_t self = (uint32_t)getpid();
 	struct hm_meta *m;
@@ -337,7 +337,7 @@ void hd_hm_free(struct hd_hostmem *hm, uint32_t first_page,
 	hm_unlock(hm);
 	if (i == m->max_ext)
 		hd_dbg("free of unknown extent %u+%u in %s ignored\n",
-			 first_page, npages, hm->name);
+		       first_page, npages, hm->name);
 }
 
 void hd_hm_reap(struct hd_hostmem *hm)
@@ -349,7 +349,7 @@ void hd_hm_reap(struct hd_hostmem *hm)
 }
 
 struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
-				      int *err)
+				  int *err)
 {
 	struct hd_hostmem *hm;
 	struct stat st;
@@ -399,7 +399,7 @@ struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
 	if ((uint64_t)st.st_size < size) {
 		pthread_mutex_unlock(&hm_list_lock);
 		hd_dbg("%s is %lld bytes, BAR says %llu\n", hm->path,
-			 (long long)st.st_size, (unsigned long long)size);
+		       (long long)st.st_size, (unsigned long long)size);
 		close(fd);
 		free(hm);
 		*err = EINVAL;
@@ -424,6 +424,6 @@ struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
 	hm_list = hm;
 	pthread_mutex_unlock(&hm_list_lock);
 	hd_dbg("mapped host memory %s (%llu MiB)\n", hm->path,
-		 (unsigned long long)(size >> 20));
+	       (unsigned long long)(size >> 20));
 	return hm;
 }

@@ -27,13 +27,13 @@ struct hd_hostmem {
 
 /* Map the host-memory file (once per process per file). */
 struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
-				      int *err);
+				  int *err);
 /* Allocate npages contiguous window pages (zeroed when `zero`).
  * Returns 0 and the first page number, or an errno value. */
 int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, int zero,
-		  uint32_t *first_page);
+		uint32_t *first_page);
 void hd_hm_free(struct hd_hostmem *hm, uint32_t first_page,
-		  uint32_t npages);
+		uint32_t npages);
 /* Free the extents of dead processes (the firmware no longer uses). */
 void hd_hm_reap(struct hd_hostmem *hm);
 
@@ -58,11 +58,11 @@ struct hd_pin {
 	uint32_t npages;
 	uint32_t *pages;            /* window page of every page            */
 	uint32_t nchunks;
-	struct hd_chunk **chunks; /* one reference on each                */
+	struct hd_chunk **chunks;   /* one reference on each                */
 };
 
 int hd_pin(struct hd_hostmem *hm, void *addr, size_t len,
-	     struct hd_pin **out);
+	   struct hd_pin **out);
 void hd_unpin(struct hd_pin *pin);
 int hd_fork_safe(void);
 

@@ -45,7 +45,7 @@ struct hd_chunk {
 	uint32_t first;             /* first window page                    */
 	struct hd_hostmem *hm;
 	unsigned refs;
-	struct hd_chunk *next;    /* sorted by va                         */
+	struct hd_chunk *next;      /* sorted by va                         */
 };
 
 static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -261,8 +261,8 @@ static int do_job(struct remap_job *j)
 		if (err)
 			return err;
 		hd_dbg("%s %p+%zu on the alternate stack: %s\n",
-			 j->op == JOB_BACK ? "backed" : "restored", (void *)j->va,
-			 j->len, j->done ? "ok" : strerror(j->err));
+		       j->op == JOB_BACK ? "backed" : "restored", (void *)j->va,
+		       j->len, j->done ? "ok" : strerror(j->err));
 	} else {
 		run_job(j);
 	}
@@ -337,7 +337,7 @@ static int chunk_back(struct hd_hostmem *hm, uintptr_t lo, uintptr_t hi,
 	err = do_job(&j);
 	if (err) {
 		hd_dbg("cannot back %p+%zu: %s\n", (void *)lo, hi - lo,
-			 strerror(err));
+		       strerror(err));
 		hd_hm_free(hm, first, npages);
 		free(c);
 		return err;
@@ -373,7 +373,7 @@ static void chunk_release(struct hd_chunk *c)
 		/* Leave the range backed and leak the window pages rather
 		 * than hand pages the application still maps to others. */
 		hd_dbg("cannot restore %p+%zu: %s\n", (void *)c->va, len,
-			 strerror(errno));
+		       strerror(errno));
 		free(c);
 		return;
 	}
@@ -388,7 +388,7 @@ static void chunk_release(struct hd_chunk *c)
 	if (err) {
 		munmap(tmp, len);
 		hd_dbg("cannot restore %p+%zu: %s\n", (void *)c->va, len,
-			 strerror(err));
+		       strerror(err));
 		free(c);
 		return;
 	}
@@ -409,7 +409,7 @@ static void pin_drop_refs(struct hd_pin *pin)
 }
 
 int hd_pin(struct hd_hostmem *hm, void *addr, size_t len,
-	     struct hd_pin **out)
+	   struct hd_pin **out)
 {
 	uintptr_t a = (uintptr_t)addr, start, end, p;
 	uint32_t cap = 0, idx = 0;
@@ -449,7 +449,7 @@ int hd_pin(struct hd_hostmem *hm, void *addr, size_t len,
 		if (c) {
 			if (c->hm != hm) {
 				hd_dbg("%p is backed by %s, not %s\n",
-					 (void *)p, c->hm->name, hm->name);
+				       (void *)p, c->hm->name, hm->name);
 				err = EINVAL;
 				break;
 			}

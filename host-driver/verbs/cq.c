@@ -51,7 +51,6 @@ static void cq_free(struct hd_obj *o)
 }
 
 static const struct hd_obj_type cq_obj_type = {
-	.name = "CQ",
 	.kind = HD_OBJ_CQ,
 	.destroy_op = SNIC_CMD_DESTROY_CQ, /* EBUSY while QPs use it */
 	.forget = cq_forget,
@@ -59,8 +58,8 @@ static const struct hd_obj_type cq_obj_type = {
 };
 
 static struct hd_cq *cq_create(struct ibv_context *context, int cqe,
-				  void *cq_context, struct ibv_comp_channel *channel,
-				  int comp_vector)
+			       void *cq_context, struct ibv_comp_channel *channel,
+			       int comp_vector)
 {
 	struct hd_context *ctx = to_hd_ctx(context);
 	struct snic_cmd_create_cq in;
@@ -130,7 +129,7 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 			     int comp_vector)
 {
 	struct hd_cq *cq = cq_create(context, cqe, cq_context, channel,
-				       comp_vector);
+				     comp_vector);
 
 	return cq ? &cq->ibcq : NULL;
 }
@@ -389,7 +388,7 @@ static uint8_t cqx_dlid_path_bits(struct ibv_cq_ex *c)
 }
 
 struct ibv_cq_ex *hd_create_cq_ex(struct ibv_context *context,
-				    struct ibv_cq_init_attr_ex *attr)
+				  struct ibv_cq_init_attr_ex *attr)
 {
 	struct hd_cq *cq;
 

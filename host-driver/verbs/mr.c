@@ -55,7 +55,7 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 	int err;
 
 	err = hd_cmd(to_hd_ctx(pd->context), SNIC_CMD_DEALLOC_PD, &in,
-		       sizeof(in), NULL, 0);
+		     sizeof(in), NULL, 0);
 	if (err && !hd_fw_gone(err))
 		return err;
 	free(pd);
@@ -139,7 +139,7 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	in.pages_pa = hd_extent_pa(&pl, 0);
 	in.npages = mr->pin->npages;
 	err = hd_cmd(ctx, SNIC_CMD_REG_MR, &in, sizeof(in), &out,
-		       sizeof(out));
+		     sizeof(out));
 	/* the firmware copied the list (or, if gone, may still read it) */
 	hd_extent_release(&pl, err);
 	if (err)
@@ -154,8 +154,8 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	mr->ibmr.lkey = out.handle;
 	mr->ibmr.rkey = out.handle;
 	hd_dbg("MR %p+%zu iova 0x%llx access 0x%x -> key 0x%x (%u pages)\n",
-		 addr, length, (unsigned long long)iova, access, out.handle,
-		 mr->pin->npages);
+	       addr, length, (unsigned long long)iova, access, out.handle,
+	       mr->pin->npages);
 	return &mr->ibmr;
 
 fail_unpin:
@@ -193,7 +193,7 @@ int ibv_dereg_mr(struct ibv_mr *ibmr)
 	int err;
 
 	err = hd_cmd(to_hd_ctx(ibmr->context), SNIC_CMD_DEREG_MR, &in,
-		       sizeof(in), NULL, 0);
+		     sizeof(in), NULL, 0);
 	if (err && !hd_fw_gone(err))
 		return err;
 	/* Only now may the pages go back to private memory: the firmware

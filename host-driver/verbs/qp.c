@@ -32,7 +32,7 @@ static int qp_sizes(struct hd_qp *qp, const struct ibv_qp_cap *cap)
 		seg = cap->max_inline_data;
 	sq_stride = hd_roundup_pow2(sizeof(struct snic_send_wqe) + seg);
 	rq_stride = hd_roundup_pow2(sizeof(struct snic_recv_wqe) +
-				      16 * cap->max_recv_sge);
+				    16 * cap->max_recv_sge);
 	if (rq_stride < 32)
 		rq_stride = 32;
 
@@ -97,7 +97,6 @@ static void qp_free(struct hd_obj *o)
 }
 
 static const struct hd_obj_type qp_obj_type = {
-	.name = "QP",
 	.kind = HD_OBJ_QP,
 	.destroy_op = SNIC_CMD_DESTROY_QP,
 	.forget = qp_forget,
@@ -202,9 +201,9 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 			      memory_order_release);
 	pthread_mutex_unlock(&ctx->obj_lock);
 	hd_dbg("QP 0x%x: sq %u x %u B, rq %u x %u B, sge %u/%u, inline %u\n",
-		 qp->obj.handle, qp->sq.cnt, 1u << qp->sq.log_stride, qp->rq.cnt,
-		 1u << qp->rq.log_stride, qp->sq.max_sge, qp->rq.max_sge,
-		 qp->max_inline);
+	       qp->obj.handle, qp->sq.cnt, 1u << qp->sq.log_stride, qp->rq.cnt,
+	       1u << qp->rq.log_stride, qp->sq.max_sge, qp->rq.max_sge,
+	       qp->max_inline);
 	return &qp->ibqp;
 
 fail:
@@ -339,7 +338,7 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 
 	(void)attr_mask; /* everything is returned */
 	err = hd_cmd(qp->obj.ctx, SNIC_CMD_QUERY_QP, &in, sizeof(in), &s,
-		       sizeof(s));
+		     sizeof(s));
 	if (err)
 		return err;
 	memset(attr, 0, sizeof(*attr));

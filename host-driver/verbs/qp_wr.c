@@ -236,7 +236,7 @@ static void wrx_abort(struct ibv_qp_ex *q)
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
 struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
-				 struct ibv_qp_init_attr_ex *a)
+			       struct ibv_qp_init_attr_ex *a)
 {
 	uint64_t ops = (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		       ? a->send_ops_flags : 0;

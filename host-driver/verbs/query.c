@@ -91,8 +91,8 @@ int ibv_query_device(struct ibv_context *context,
 }
 
 int hd_query_device_ex(struct ibv_context *context,
-			 const struct ibv_query_device_ex_input *input,
-			 struct ibv_device_attr_ex *attr, size_t attr_size)
+		       const struct ibv_query_device_ex_input *input,
+		       struct ibv_device_attr_ex *attr, size_t attr_size)
 {
 	struct ibv_device_attr_ex ex;
 
@@ -121,7 +121,7 @@ static int query_port_full(struct ibv_context *context, uint8_t port_num,
 	if (port_num < 1 || port_num > ctx->dattr.phys_port_cnt)
 		return EINVAL;
 	err = hd_cmd(ctx, SNIC_CMD_QUERY_PORT, &in, sizeof(in), &p,
-		       sizeof(p));
+		     sizeof(p));
 	if (err)
 		return err;
 	memset(a, 0, sizeof(*a));
@@ -143,7 +143,7 @@ static int query_port_full(struct ibv_context *context, uint8_t port_num,
 /* struct verbs_context.query_port: what the ibv_query_port() inline of
  * current verbs.h calls. */
 int hd_query_port(struct ibv_context *context, uint8_t port_num,
-		    struct ibv_port_attr *attr, size_t attr_len)
+		  struct ibv_port_attr *attr, size_t attr_len)
 {
 	struct ibv_port_attr a;
 	int err = query_port_full(context, port_num, &a);
@@ -158,8 +158,8 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 		   struct _compat_ibv_port_attr *port_attr)
 {
 	return hd_query_port(context, port_num,
-			       (struct ibv_port_attr *)(void *)port_attr,
-			       sizeof(*port_attr));
+			     (struct ibv_port_attr *)(void *)port_attr,
+			     sizeof(*port_attr));
 }
 
 /* ------------------------------------------------------------------ */
@@ -179,7 +179,7 @@ static int query_gid_entry(struct ibv_context *context, uint32_t port_num,
 	if (port_num < 1 || port_num > ctx->dattr.phys_port_cnt)
 		return EINVAL;
 	err = hd_cmd_raw(ctx, SNIC_CMD_QUERY_GID, &in, sizeof(in), e,
-			   sizeof(*e), &status);
+			 sizeof(*e), &status);
 	if (err)
 		return err;
 	if (status == SNIC_ST_NOENT)

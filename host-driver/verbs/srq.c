@@ -44,7 +44,6 @@ static void srq_free(struct hd_obj *o)
 }
 
 static const struct hd_obj_type srq_obj_type = {
-	.name = "SRQ",
 	.kind = HD_OBJ_SRQ,
 	.destroy_op = SNIC_CMD_DESTROY_SRQ, /* EBUSY while QPs use it */
 	.forget = srq_forget,
@@ -79,7 +78,7 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	if (s->wq.cnt > SNIC_MAX_SRQ_WR)
 		s->wq.cnt = SNIC_MAX_SRQ_WR;
 	stride = hd_roundup_pow2(sizeof(struct snic_recv_wqe) +
-				   16 * (attr->attr.max_sge ? attr->attr.max_sge : 1));
+				 16 * (attr->attr.max_sge ? attr->attr.max_sge : 1));
 	if (stride < 32)
 		stride = 32;
 	s->wq.log_stride = hd_ilog2(stride);

@@ -14,14 +14,13 @@
  * the window, async events, and one lifecycle:
  *   create:  hd_obj_rings, then hd_obj_create (the CREATE command)
  *   destroy: hd_obj_destroy (DESTROY, forget, wait for acks, free)
- *   close:   hd_obj_free_list / type->free(o, 0) for the leftovers        */
+ *   close:   hd_obj_free_list, hd_obj_free(o, 0) for the leftovers        */
 
 enum hd_obj_kind { HD_OBJ_CQ, HD_OBJ_QP, HD_OBJ_SRQ };
 
 struct hd_obj;
 
 struct hd_obj_type {
-	const char *name;           /* "CQ", "QP", "SRQ" (debug output)     */
 	enum hd_obj_kind kind;
 	uint16_t destroy_op;        /* SNIC_CMD_DESTROY_*                   */
 	/* obj_lock held, the firmware has let go of it: forget it (lists,
@@ -121,7 +120,7 @@ void hd_cq_clean_locked(struct hd_cq *cq, uint32_t qpn);
 int hd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int hd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 struct ibv_cq_ex *hd_create_cq_ex(struct ibv_context *context,
-				    struct ibv_cq_init_attr_ex *attr);
+				  struct ibv_cq_init_attr_ex *attr);
 
 /* ------------------------------------------------------------------ */
 /* Work queues (wqe.c) and QPs (qp.c: create/modify/query/destroy,
@@ -183,7 +182,7 @@ struct hd_qp {
 	struct hd_wq sq, rq;
 	uint32_t max_inline;
 	int sq_sig_all;
-	struct hd_srq *srq;       /* receives come from it (NULL: own RQ) */
+	struct hd_srq *srq;         /* receives come from it (NULL: own RQ) */
 };
 
 static inline struct hd_qp *to_hd_qp(struct ibv_qp *q)
@@ -192,7 +191,7 @@ static inline struct hd_qp *to_hd_qp(struct ibv_qp *q)
 }
 
 static inline struct hd_qp *hd_find_qp(struct hd_context *ctx,
-					   uint32_t qpn)
+				       uint32_t qpn)
 {
 	struct hd_qp *qp = atomic_load_explicit(
 		&ctx->qp_table[SNIC_QPN_IDX(qpn)], memory_order_acquire);
@@ -207,11 +206,11 @@ int hd_qp_opcode_ok(const struct hd_qp *qp, enum ibv_wr_opcode op);
 /* After publishing a producer index: the QP's doorbell bits and a kick. */
 void hd_qp_ring_doorbell(struct hd_qp *qp);
 int hd_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
-		   struct ibv_send_wr **bad_wr);
+		 struct ibv_send_wr **bad_wr);
 int hd_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-		   struct ibv_recv_wr **bad_wr);
+		 struct ibv_recv_wr **bad_wr);
 struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
-				 struct ibv_qp_init_attr_ex *attr);
+			       struct ibv_qp_init_attr_ex *attr);
 
 /* ------------------------------------------------------------------ */
 /* SRQs (srq.c) and address handles (ah.c).                            */
@@ -229,7 +228,7 @@ static inline struct hd_srq *to_hd_srq(struct ibv_srq *s)
 }
 
 int hd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-		       struct ibv_recv_wr **bad_wr);
+		     struct ibv_recv_wr **bad_wr);
 /* obj_lock held. */
 struct hd_srq *hd_find_srq(struct hd_context *ctx, uint32_t srqn);
 
@@ -254,9 +253,9 @@ int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 		       unsigned int index, enum ibv_gid_type_sysfs *type);
 
 int hd_query_port(struct ibv_context *context, uint8_t port_num,
-		    struct ibv_port_attr *attr, size_t attr_len);
+		  struct ibv_port_attr *attr, size_t attr_len);
 int hd_query_device_ex(struct ibv_context *context,
-			 const struct ibv_query_device_ex_input *input,
-			 struct ibv_device_attr_ex *attr, size_t attr_size);
+		       const struct ibv_query_device_ex_input *input,
+		       struct ibv_device_attr_ex *attr, size_t attr_size);
 
 #endif /* HD_VERBS_H */
