@@ -61,10 +61,17 @@ TEST_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -Ifirmware/src -Itests/unit -Ihal/fa
 
 WIRE_SRCS := $(sort $(wildcard tests/wire/*.c))
 WIRE_BINS := $(WIRE_SRCS:tests/wire/%.c=$(BUILD)/tests/wire/%)
+# MPI programs (tests/mpi), built with each MPI's compiler wrapper when it
+# is installed (tools/setup-deps.sh installs both).
+MPI_SRCS  := $(sort $(wildcard tests/mpi/*.c))
+MPI_FLAVS := $(if $(wildcard /usr/bin/mpicc.openmpi),ompi) \
+	     $(if $(wildcard /usr/bin/mpicc.mpich),mpich)
+MPI_BINS  := $(foreach f,$(MPI_FLAVS),$(MPI_SRCS:tests/mpi/%.c=$(BUILD)/tests/mpi/%_$(f)))
 TOOLS_SRCS := $(sort $(wildcard tools/*.c))
 TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 
-ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS)
+ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) \
+	$(MPI_BINS)
 
 .PHONY: all deps demo test unit asan bench clean firmware emu host-driver
 all: $(ALL)
@@ -115,6 +122,14 @@ $(UNIT_BIN): $(UNIT_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
 $(BUILD)/tests/%: tests/verbs/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE $(SAN) -o $@ $< -libverbs -pthread
+
+$(BUILD)/tests/mpi/%_ompi: tests/mpi/%.c
+	@mkdir -p $(@D)
+	mpicc.openmpi $(CSTD) -D_GNU_SOURCE $(OPT) -g $(WARN) -o $@ $<
+
+$(BUILD)/tests/mpi/%_mpich: tests/mpi/%.c
+	@mkdir -p $(@D)
+	mpicc.mpich $(CSTD) -D_GNU_SOURCE $(OPT) -g $(WARN) -o $@ $<
 
 # Wire-format helpers (pcap generators for the oracle tests).
 $(BUILD)/tests/wire/%: tests/wire/%.c $(FW_LIB) hal/posix/pcap_file.c

@@ -406,6 +406,13 @@ static void recv_done(struct snic_nic *nic, struct snic_qp *qp, uint8_t status,
 	cqe.wqe_idx = r->rq_ci;
 	cqe.wc_flags = flags;
 	cqe.pkey_index = 0;
+	/* RoCE v2 has no SL on the wire.  For UD the CQE carries what
+	 * Annex A17.4.5.1 asks for instead, the received frame's network
+	 * header type, where rdma-core's mlx5 provider puts it and UCX reads
+	 * it: in sl, 2 = IPv4 (the GRH area then holds the IPv4 header in its
+	 * last 20 bytes, as rdma-core lays out RoCE v2 over IPv4). */
+	if (flags & SNIC_WC_GRH)
+		cqe.sl = SNIC_CQE_SL_ROCE_IPV4;
 	if (h && (roce_opcodes[h->opcode].flags & ROCE_F_IMM)) {
 		cqe.imm_data = h->imm;
 		cqe.wc_flags |= SNIC_WC_WITH_IMM;

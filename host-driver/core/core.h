@@ -56,6 +56,10 @@ static inline struct hd_device *to_hd_dev(struct ibv_device *d)
 }
 
 const char *hd_run_dir(void);
+/* abi/strings.c: exported sysfs helpers, also used inside the driver. */
+const char *ibv_get_sysfs_path(void);
+int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
+			size_t size);
 /* Process `pid` still owns a context slot in a BAR that uses the host
  * memory file `host_mem` (the firmware has not cleaned up after it yet). */
 int hd_fw_holds_pid(const char *host_mem, uint32_t pid);

@@ -108,6 +108,53 @@ static int cmp_found(const void *a, const void *b)
 		      ((const struct found *)b)->name);
 }
 
+/* The verbs device node name of NIC `name`, as the kernel's sysfs pairs
+ * them: the entry of class/infiniband_verbs whose ibdev file names it
+ * (snic-emu writes that view, devview.h).  0 when found. */
+static int verbs_dev_name(const char *sysfs, const char *name, char *out,
+			  size_t len)
+{
+	char dir[PATH_MAX], buf[64];
+	struct dirent *de;
+	int found = -1;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "%s/class/infiniband_verbs", sysfs);
+	dp = opendir(dir);
+	if (!dp)
+		return -1;
+	while (found != 0 && (de = readdir(dp)) != NULL) {
+		char sub[PATH_MAX];
+
+		if (de->d_name[0] == '.' ||
+		    snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >=
+			    (int)sizeof(sub))
+			continue;
+		if (ibv_read_sysfs_file(sub, "ibdev", buf, sizeof(buf)) > 0 &&
+		    strcmp(buf, name) == 0 &&
+		    (size_t)snprintf(out, len, "%s", de->d_name) < len)
+			found = 0;
+	}
+	closedir(dp);
+	return found;
+}
+
+/* dev_name, dev_path and ibdev_path: from the sysfs view when snic-emu
+ * wrote one, else numbered like the kernel's nodes. */
+static void dev_paths(struct hd_device *d, const char *name)
+{
+	const char *sysfs = ibv_get_sysfs_path();
+	struct ibv_device *ib = &d->ibdev;
+
+	if (verbs_dev_name(sysfs, name, ib->dev_name, sizeof(ib->dev_name)))
+		snprintf(ib->dev_name, sizeof(ib->dev_name), "uverbs%d",
+			 d->index);
+	snprintf(ib->dev_path, sizeof(ib->dev_path),
+		 "%s/class/infiniband_verbs/%s", sysfs, ib->dev_name);
+	snprintf(ib->ibdev_path, sizeof(ib->ibdev_path),
+		 "%s/class/infiniband/%s", sysfs, name);
+}
+
 static struct hd_device *dev_get(const struct found *f)
 {
 	struct hd_device *d;
@@ -123,12 +170,7 @@ static struct hd_device *dev_get(const struct found *f)
 		d->ibdev.node_type = IBV_NODE_CA;
 		d->ibdev.transport_type = IBV_TRANSPORT_IB;
 		snprintf(d->ibdev.name, sizeof(d->ibdev.name), "%s", f->name);
-		snprintf(d->ibdev.dev_name, sizeof(d->ibdev.dev_name),
-			 "uverbs%d", d->index);
-		snprintf(d->ibdev.dev_path, sizeof(d->ibdev.dev_path),
-			 "/sys/class/infiniband_verbs/uverbs%d", d->index);
-		snprintf(d->ibdev.ibdev_path, sizeof(d->ibdev.ibdev_path),
-			 "/sys/class/infiniband/%s", f->name);
+		dev_paths(d, f->name);
 		d->next = dev_registry;
 		dev_registry = d;
 	}

@@ -142,7 +142,7 @@ void *hd_event_thread(void *arg)
 {
 	struct hd_context *ctx = arg;
 	struct snic_ctx_slot *slot = ctx->slot;
-	uint32_t ci = atomic_load_explicit(&slot->eq_ci, memory_order_relaxed);
+	uint32_t ci = 0; /* CTX_OPEN started the queue empty */
 
 	while (!atomic_load_explicit(&ctx->stop, memory_order_acquire)) {
 		uint32_t pi = atomic_load_explicit(&slot->eq_pi,

@@ -14,6 +14,10 @@
 #       here), one NIC in each over net_af_packet; pingpong, snic_verbs_test,
 #       and snic1's capture checked by check_roce.py and check_tshark.sh
 #       while the NIC still runs
+#   tests/integration/multi.sh mpi-memif
+#       the memif pair, each NIC process its own host: a 2-rank Open MPI
+#       job over UCX (one rank per NIC) checks every byte of 1 B .. 4 MiB
+#       messages and an MPI_Allreduce; both NICs' counters show the payload
 #   tests/integration/multi.sh snicctl
 #       the same namespaces: snicctl list/show/reset, counters equal what
 #       ibv_rc_pingpong sent (frames and bytes, exactly), per-QP state and
@@ -28,8 +32,8 @@ set -euo pipefail
 
 mode=${1:-}
 case $mode in
-memif-server-first | memif-client-first | memif-restart | afpacket | snicctl) ;;
-*) snic_fail "usage: $0 memif-server-first | memif-client-first | memif-restart | afpacket | snicctl" ;;
+memif-server-first | memif-client-first | memif-restart | afpacket | snicctl | mpi-memif) ;;
+*) snic_fail "usage: $0 memif-server-first | memif-client-first | memif-restart | afpacket | snicctl | mpi-memif" ;;
 esac
 snic_private_netns "$0" "$@"
 
@@ -215,6 +219,18 @@ case_memif_order() { # FIRST_TAG
 	pingpong 19515
 	pingpong 19615 -s 65536 -n 200
 	verbs verbs-test
+	nic_stop nic0 snic0
+	nic_stop nic1 snic1
+}
+
+case_mpi_memif() {
+	# shellcheck source=tests/integration/engines-lib.sh
+	. "$(dirname "${BASH_SOURCE[0]}")/engines-lib.sh"
+	memif_nic nic1 snic1 server
+	memif_nic nic0 snic0 client
+	nic_wait_ready 40 nic0 nic1
+	run_ompi
+	check_crossed "$(mpi_payload_each_way "$SNIC_CASE_DIR/ompi.out")" snic0 snic1
 	nic_stop nic0 snic0
 	nic_stop nic1 snic1
 }
@@ -429,6 +445,7 @@ case $mode in
 memif-server-first) case_memif_order server ;;
 memif-client-first) case_memif_order client ;;
 memif-restart) case_memif_restart ;;
+mpi-memif) case_mpi_memif ;;
 afpacket) case_afpacket ;;
 snicctl) case_snicctl ;;
 esac
