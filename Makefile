@@ -49,10 +49,10 @@ EMU_BIN  := $(BUILD)/bin/snic-emu
 EMU_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE $(DPDK_CFLAGS) -Ihal/posix -Ihal/dpdk -Ihal/fault -Iboards/emu -Iboards/common
 
 # The host driver: a drop-in libibverbs.so.1.
-HD_SRCS  := $(sort $(wildcard host-driver/*.c))
+HD_SRCS  := $(sort $(wildcard host-driver/*/*.c))
 HD_OBJS  := $(HD_SRCS:%.c=$(BUILD)/obj/%.o)
 HD_LIB   := $(BUILD)/lib/libibverbs.so.1
-HD_MAP   := host-driver/libibverbs.map
+HD_MAP   := host-driver/abi/libibverbs.map
 # Exports are decided by the version script alone (local: *).
 HD_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -fPIC -Ihost-driver -pthread
 

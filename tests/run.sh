@@ -55,6 +55,7 @@ case_add() {
 	C_SUITE+=("$suite") C_NAME+=("$name") C_LIMIT+=("$limit") C_CMD+=("${cmd% }")
 }
 case_add unit     unit                 180 bash "$IT/unit.sh"
+case_add unit     unit/abi-doc         120 bash "$IT/abi-doc.sh"
 case_add devinfo  devinfo/list          45 bash "$IT/devinfo.sh" list
 case_add devinfo  devinfo/snic0         45 bash "$IT/devinfo.sh" port snic0 198.18.0.1
 case_add devinfo  devinfo/snic1         45 bash "$IT/devinfo.sh" port snic1 198.18.0.2

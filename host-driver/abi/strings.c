@@ -1,5 +1,5 @@
 /*
- * host-driver/strings.c — the purely computational part of the libibverbs
+ * host-driver/abi/strings.c — the purely computational part of the libibverbs
  * ABI: enum-to-string helpers, link-rate conversions, the kernel-uAPI
  * marshalling helpers librdmacm uses, and the two sysfs path/file helpers.
  *
@@ -25,7 +25,7 @@
 #include <rdma/ib_user_sa.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "snic_hd.h"
+#include "core/core.h"
 
 /* Prototypes for exported functions that no installed header declares
  * (rdma-core keeps them in infiniband/marshall.h and driver.h). */
@@ -333,7 +333,7 @@ static void sysfs_path_init(void)
 		struct stat st;
 
 		if (snprintf(sysfs_path_buf, sizeof(sysfs_path_buf), "%s/sys",
-			     snic_run_dir()) < (int)sizeof(sysfs_path_buf) &&
+			     hd_run_dir()) < (int)sizeof(sysfs_path_buf) &&
 		    stat(sysfs_path_buf, &st) == 0 && S_ISDIR(st.st_mode))
 			return;
 		strcpy(sysfs_path_buf, "/sys");

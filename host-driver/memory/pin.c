@@ -54,21 +54,21 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "snic_hd.h"
+#include "memory/memory.h"
 
-struct snic_chunk {
+struct hd_chunk {
 	uintptr_t va;               /* page aligned                         */
 	uint32_t npages;
 	uint32_t first;             /* first window page                    */
-	struct snic_hostmem *hm;
+	struct hd_hostmem *hm;
 	unsigned refs;
 	int shmid;                  /* SysV segment re-backed whole, or -1  */
 	void *shm_hold;             /* our attachment: keeps it alive       */
-	struct snic_chunk *next;    /* sorted by va                         */
+	struct hd_chunk *next;      /* sorted by va                         */
 };
 
 static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct snic_chunk *chunk_list;
+static struct hd_chunk *chunk_list;
 
 /* ------------------------------------------------------------------ */
 /* Raw address-space calls (see the header comment: not seen by hooks).
@@ -112,7 +112,7 @@ static int sys_shmdt(const void *va)
 
 static _Atomic int fork_init_called;
 
-int snic_fork_safe(void)
+int hd_fork_safe(void)
 {
 	if (atomic_load(&fork_init_called))
 		return 1;
@@ -127,7 +127,7 @@ int ibv_fork_init(void)
 
 enum ibv_fork_status ibv_is_fork_initialized(void)
 {
-	return snic_fork_safe() ? IBV_FORK_ENABLED : IBV_FORK_DISABLED;
+	return hd_fork_safe() ? IBV_FORK_ENABLED : IBV_FORK_DISABLED;
 }
 
 /* ------------------------------------------------------------------ */
@@ -219,7 +219,7 @@ static void run_job(struct remap_job *j)
 /* A real-time signal few programs use; the handler is installed only for
  * the duration of one job (under pin_lock) and ignores deliveries that
  * are not ours. */
-#define SNIC_REMAP_SIG (SIGRTMAX - 2)
+#define HD_REMAP_SIG (SIGRTMAX - 2)
 
 /* volatile: the compiler must not drop the stores around pthread_kill on
  * the grounds that nothing in this file reads them (the handler does). */
@@ -264,21 +264,21 @@ static int run_on_altstack(struct remap_job *j)
 	sa.sa_sigaction = remap_handler;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 	sigfillset(&sa.sa_mask);
-	sigaction(SNIC_REMAP_SIG, &sa, &old_sa);
+	sigaction(HD_REMAP_SIG, &sa, &old_sa);
 
 	tl_job = j;
 	sigemptyset(&set);
-	sigaddset(&set, SNIC_REMAP_SIG);
+	sigaddset(&set, HD_REMAP_SIG);
 	pthread_sigmask(SIG_UNBLOCK, &set, &old_set);
 	/* A signal sent to the calling thread and not blocked is delivered
 	 * before pthread_kill returns. */
 	atomic_signal_fence(memory_order_seq_cst);
-	pthread_kill(pthread_self(), SNIC_REMAP_SIG);
+	pthread_kill(pthread_self(), HD_REMAP_SIG);
 	atomic_signal_fence(memory_order_seq_cst);
 	pthread_sigmask(SIG_SETMASK, &old_set, NULL);
 	tl_job = NULL;
 
-	sigaction(SNIC_REMAP_SIG, &old_sa, NULL);
+	sigaction(HD_REMAP_SIG, &old_sa, NULL);
 	sigaltstack(&old_ss, NULL);
 	munmap(stk, sz);
 	if (!j->done && !j->err)
@@ -321,9 +321,9 @@ static int do_job(struct remap_job *j)
 
 		if (err)
 			return err;
-		snic_dbg("%s %p+%zu on the alternate stack: %s\n",
-			 j->op == JOB_BACK ? "backed" : "restored", (void *)j->va,
-			 j->len, j->done ? "ok" : strerror(j->err));
+		hd_dbg("%s %p+%zu on the alternate stack: %s\n",
+		       j->op == JOB_BACK ? "backed" : "restored", (void *)j->va,
+		       j->len, j->done ? "ok" : strerror(j->err));
 	} else {
 		run_job(j);
 	}
@@ -333,9 +333,9 @@ static int do_job(struct remap_job *j)
 /* ------------------------------------------------------------------ */
 /* Chunks.                                                              */
 
-static struct snic_chunk *chunk_find(uintptr_t p, struct snic_chunk **next)
+static struct hd_chunk *chunk_find(uintptr_t p, struct hd_chunk **next)
 {
-	struct snic_chunk *c;
+	struct hd_chunk *c;
 
 	*next = NULL;
 	for (c = chunk_list; c; c = c->next) {
@@ -351,9 +351,9 @@ static struct snic_chunk *chunk_find(uintptr_t p, struct snic_chunk **next)
 	return NULL;
 }
 
-static void chunk_insert(struct snic_chunk *c)
+static void chunk_insert(struct hd_chunk *c)
 {
-	struct snic_chunk **pp = &chunk_list;
+	struct hd_chunk **pp = &chunk_list;
 
 	while (*pp && (*pp)->va < c->va)
 		pp = &(*pp)->next;
@@ -361,9 +361,9 @@ static void chunk_insert(struct snic_chunk *c)
 	*pp = c;
 }
 
-static void chunk_remove(struct snic_chunk *c)
+static void chunk_remove(struct hd_chunk *c)
 {
-	struct snic_chunk **pp = &chunk_list;
+	struct hd_chunk **pp = &chunk_list;
 
 	while (*pp && *pp != c)
 		pp = &(*pp)->next;
@@ -371,7 +371,7 @@ static void chunk_remove(struct snic_chunk *c)
 		*pp = c->next;
 }
 
-static void chunk_unhold(struct snic_chunk *c)
+static void chunk_unhold(struct hd_chunk *c)
 {
 	if (c->shmid >= 0)
 		sys_shmdt(c->shm_hold);
@@ -424,12 +424,12 @@ static int shm_extent(uintptr_t p, uintptr_t *lo, uintptr_t *hi, int *shmid)
 	return 1;
 }
 
-static int chunk_back(struct snic_hostmem *hm, uintptr_t lo, uintptr_t hi,
-		      struct snic_chunk **out)
+static int chunk_back(struct hd_hostmem *hm, uintptr_t lo, uintptr_t hi,
+		      struct hd_chunk **out)
 {
 	uint32_t npages = (uint32_t)((hi - lo) >> SNIC_PAGE_SHIFT);
 	uintptr_t slo, shi;
-	struct snic_chunk *c;
+	struct hd_chunk *c;
 	struct remap_job j;
 	uint32_t first;
 	int err, shmid;
@@ -439,7 +439,7 @@ static int chunk_back(struct snic_hostmem *hm, uintptr_t lo, uintptr_t hi,
 		return ENOMEM;
 	c->shmid = -1;
 	if (shm_extent(lo, &slo, &shi, &shmid)) {
-		struct snic_chunk *nx;
+		struct hd_chunk *nx;
 
 		/* The whole segment, when no other chunk is in the way. */
 		if (chunk_find(slo, &nx) == NULL &&
@@ -451,12 +451,12 @@ static int chunk_back(struct snic_hostmem *hm, uintptr_t lo, uintptr_t hi,
 				hi = shi;
 				npages = (uint32_t)((hi - lo) >> SNIC_PAGE_SHIFT);
 			} else {
-				snic_dbg("cannot hold SysV segment %d: %s\n",
-					 shmid, strerror(errno));
+				hd_dbg("cannot hold SysV segment %d: %s\n",
+				       shmid, strerror(errno));
 			}
 		}
 	}
-	err = snic_hm_alloc(hm, npages, 0, &first);
+	err = hd_hm_alloc(hm, npages, 0, &first);
 	if (err) {
 		chunk_unhold(c);
 		free(c);
@@ -467,13 +467,13 @@ static int chunk_back(struct snic_hostmem *hm, uintptr_t lo, uintptr_t hi,
 	j.va = (uint8_t *)lo;
 	j.len = hi - lo;
 	j.fd = hm->fd;
-	j.off = (off_t)snic_page_pa(first);
-	j.dontfork = snic_fork_safe();
+	j.off = (off_t)hd_page_pa(first);
+	j.dontfork = hd_fork_safe();
 	err = do_job(&j);
 	if (err) {
-		snic_dbg("cannot back %p+%zu: %s\n", (void *)lo, hi - lo,
-			 strerror(err));
-		snic_hm_free(hm, first, npages);
+		hd_dbg("cannot back %p+%zu: %s\n", (void *)lo, hi - lo,
+		       strerror(err));
+		hd_hm_free(hm, first, npages);
 		chunk_unhold(c);
 		free(c);
 		return err;
@@ -490,7 +490,7 @@ static int chunk_back(struct snic_hostmem *hm, uintptr_t lo, uintptr_t hi,
 
 /* The range's original memory back in place with the window's bytes:
  * private anonymous pages, or the SysV segment it was part of. */
-static int chunk_restore(struct snic_chunk *c, size_t len)
+static int chunk_restore(struct hd_chunk *c, size_t len)
 {
 	struct remap_job j;
 	int err;
@@ -499,7 +499,7 @@ static int chunk_restore(struct snic_chunk *c, size_t len)
 	j.va = (uint8_t *)c->va;
 	j.len = len;
 	j.fd = c->hm->fd;
-	j.off = (off_t)snic_page_pa(c->first);
+	j.off = (off_t)hd_page_pa(c->first);
 	if (c->shmid >= 0) {
 		j.op = JOB_RESTORE_SHM;
 		j.tmp = c->shm_hold;
@@ -518,7 +518,7 @@ static int chunk_restore(struct snic_chunk *c, size_t len)
 }
 
 /* Last reference gone: give the range its own memory again. */
-static void chunk_release(struct snic_chunk *c)
+static void chunk_release(struct hd_chunk *c)
 {
 	size_t len = (size_t)c->npages << SNIC_PAGE_SHIFT;
 	int err;
@@ -527,28 +527,28 @@ static void chunk_release(struct snic_chunk *c)
 	/* The application may already have unmapped the range (free() of a
 	 * large block): then there is nothing to restore. */
 	if (msync((void *)c->va, len, MS_ASYNC) != 0 && errno == ENOMEM) {
-		snic_dbg("range %p+%zu already unmapped\n", (void *)c->va, len);
+		hd_dbg("range %p+%zu already unmapped\n", (void *)c->va, len);
 	} else {
 		err = chunk_restore(c, len);
 		if (err) {
 			/* Leave the range backed and leak the window pages
 			 * rather than hand pages the application still maps
 			 * to others. */
-			snic_dbg("cannot restore %p+%zu: %s\n", (void *)c->va,
-				 len, strerror(err));
+			hd_dbg("cannot restore %p+%zu: %s\n", (void *)c->va,
+			       len, strerror(err));
 			free(c);
 			return;
 		}
 	}
 	chunk_unhold(c);
-	snic_hm_free(c->hm, c->first, c->npages);
+	hd_hm_free(c->hm, c->first, c->npages);
 	free(c);
 }
 
-static void pin_drop_refs(struct snic_pin *pin)
+static void pin_drop_refs(struct hd_pin *pin)
 {
 	for (uint32_t i = 0; i < pin->nchunks; i++) {
-		struct snic_chunk *c = pin->chunks[i];
+		struct hd_chunk *c = pin->chunks[i];
 
 		if (--c->refs == 0)
 			chunk_release(c);
@@ -556,12 +556,12 @@ static void pin_drop_refs(struct snic_pin *pin)
 	pin->nchunks = 0;
 }
 
-int snic_pin(struct snic_hostmem *hm, void *addr, size_t len,
-	     struct snic_pin **out)
+int hd_pin(struct hd_hostmem *hm, void *addr, size_t len,
+	   struct hd_pin **out)
 {
 	uintptr_t a = (uintptr_t)addr, start, end, p;
 	uint32_t cap = 0, idx = 0;
-	struct snic_pin *pin;
+	struct hd_pin *pin;
 	uint64_t npages;
 	int err = 0;
 
@@ -591,13 +591,13 @@ int snic_pin(struct snic_hostmem *hm, void *addr, size_t len,
 
 	pthread_mutex_lock(&pin_lock);
 	for (p = start; p < end;) {
-		struct snic_chunk *next, *c = chunk_find(p, &next);
+		struct hd_chunk *next, *c = chunk_find(p, &next);
 		uintptr_t lim;
 
 		if (c) {
 			if (c->hm != hm) {
-				snic_dbg("%p is backed by %s, not %s\n",
-					 (void *)p, c->hm->name, hm->name);
+				hd_dbg("%p is backed by %s, not %s\n",
+				       (void *)p, c->hm->name, hm->name);
 				err = EINVAL;
 				break;
 			}
@@ -616,7 +616,7 @@ int snic_pin(struct snic_hostmem *hm, void *addr, size_t len,
 		}
 		if (pin->nchunks == cap) {
 			uint32_t ncap = cap ? cap * 2 : 4;
-			struct snic_chunk **nc = realloc(
+			struct hd_chunk **nc = realloc(
 				pin->chunks, ncap * sizeof(*nc));
 
 			if (!nc) {
@@ -648,7 +648,7 @@ int snic_pin(struct snic_hostmem *hm, void *addr, size_t len,
 	return 0;
 }
 
-void snic_unpin(struct snic_pin *pin)
+void hd_unpin(struct hd_pin *pin)
 {
 	if (!pin)
 		return;
