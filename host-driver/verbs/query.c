@@ -102,6 +102,8 @@ int hd_query_device_ex(struct ibv_context *context,
 		return EINVAL;
 	memset(&ex, 0, sizeof(ex));
 	fill_device_attr(to_hd_ctx(context), &ex.orig_attr);
+	/* The port count, whatever its size (orig_attr's is 8 bits). */
+	ex.phys_port_cnt_ex = ex.orig_attr.phys_port_cnt;
 	/* Everything extended (ODP, TSO, RSS, timestamps, ...) is absent. */
 	memcpy(attr, &ex, attr_size < sizeof(ex) ? attr_size : sizeof(ex));
 	return 0;

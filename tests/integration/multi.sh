@@ -292,11 +292,11 @@ case_memif_restart() {
 		(( $(grep -c 'link up$' "${NIC_LOG[nic0]}" || true) > ups )) &&
 			[[ $last == *'link up' ]]
 	}
-	for (( i = 0; i < 150; i++ )); do
+	for (( i = 0; i < $(snic_secs 15) * 10; i++ )); do
 		link_back && break
 		sleep 0.1
 	done
-	link_back || snic_fail "nic0's port did not come back up (within 15 s)"
+	link_back || snic_fail "nic0's port did not come back up (within $(snic_secs 15) s)"
 	snic_log "restarted server ready and client reconnected in $(( (t1 - t0) / 1000000 )) ms"
 	(( (t1 - t0) / 1000000 <= 5000 * SNIC_TIMEOUT_SCALE )) ||
 		snic_fail "reconnection took more than 5 s"

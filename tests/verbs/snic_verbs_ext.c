@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <time.h>
 
 #include <infiniband/verbs.h>
@@ -1189,7 +1190,9 @@ static bool c_ud(void)
 	    !poll_one(e[0].scq, &wc, "ud send") || !wc_ok(&wc, IBV_WC_SEND, "ud send") ||
 	    !poll_one(e[1].rcq, &wc, "ud recv") || !wc_ok(&wc, IBV_WC_RECV, "ud recv"))
 		goto out;
-	if (wc.byte_len != 1040 || !(wc.wc_flags & IBV_WC_GRH) ||
+	/* sl: the network header type of the datagram, 2 = IPv4 (Annex
+	 * A17.4.5.1; mlx5's convention, which UCX relies on) */
+	if (wc.byte_len != 1040 || !(wc.wc_flags & IBV_WC_GRH) || wc.sl != 2 ||
 	    !(wc.wc_flags & IBV_WC_WITH_IMM) || wc.imm_data != htonl(0xabcd0001) ||
 	    wc.src_qp != e[0].qp->qp_num || wc.wr_id != 1) {
 		fail("ud recv: byte_len %u flags 0x%x imm 0x%x src_qp 0x%x (want 0x%x)",
@@ -1518,6 +1521,103 @@ out:
 	return ok;
 }
 
+/* Memory of a SysV segment (UCX's memory pools, perftest --use_hugepages):
+ * registered, written by the peer's RDMA WRITE, deregistered; its contents
+ * stay and shmdt() succeeds afterwards.  `huge`: SHM_HUGETLB, when the
+ * machine has huge pages to give (else said and passed over). */
+static bool sysv_one(struct vt_ep e[2], bool huge)
+{
+	const size_t seg = 4u << 20, off = 2u << 20, len = 100000;
+	uint8_t *src = T.dev[0].buf, *p;
+	struct ibv_sge s = sge_of(&T.dev[0], 0, (uint32_t)len);
+	struct ibv_send_wr wr;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	bool ok = false;
+	int id;
+
+	id = shmget(IPC_PRIVATE, seg, IPC_CREAT | 0600 | (huge ? SHM_HUGETLB : 0));
+	if (id < 0 && huge && (errno == ENOMEM || errno == EPERM)) {
+		vt_log(&T.v, "no huge pages for SHM_HUGETLB (%s): that part not run",
+		       strerror(errno));
+		return true;
+	}
+	if (id < 0)
+		return fail("shmget%s: %s", huge ? " SHM_HUGETLB" : "", strerror(errno));
+	p = shmat(id, NULL, 0);
+	shmctl(id, IPC_RMID, NULL); /* freed at the last detach, as UCX does */
+	if (p == (void *)-1)
+		return fail("shmat: %s", strerror(errno));
+	memset(p, 0x5a, seg);
+	mr = ibv_reg_mr(T.dev[1].v.pd, p + off, len, ACCESS_ALL);
+	if (!mr) {
+		fail("ibv_reg_mr on a SysV segment%s: %s", huge ? " (huge)" : "",
+		     strerror(errno));
+		goto out;
+	}
+	fill(src, len, 31);
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = (uintptr_t)(p + off);
+	wr.wr.rdma.rkey = mr->rkey;
+	if (!post(e[0].qp, &wr, "write to SysV") || !poll_one(e[0].scq, &wc, "write") ||
+	    !wc_ok(&wc, IBV_WC_RDMA_WRITE, "write to SysV"))
+		goto out;
+	p[0] = 1; /* the application's own writes, outside the MR */
+	p[seg - 1] = 2;
+	if (ibv_dereg_mr(mr)) {
+		fail("ibv_dereg_mr: %s", strerror(errno));
+		goto out;
+	}
+	mr = NULL;
+	if (memcmp(p + off, src, len) || p[0] != 1 || p[seg - 1] != 2 || p[off - 1] != 0x5a) {
+		fail("SysV segment after dereg: data %s, edges %u %u %u",
+		     memcmp(p + off, src, len) ? "differs" : "ok", p[0], p[seg - 1], p[off - 1]);
+		goto out;
+	}
+	ok = true;
+out:
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (shmdt(p) != 0 && ok)
+		ok = fail("shmdt after dereg%s: %s", huge ? " (huge)" : "", strerror(errno));
+	return ok;
+}
+
+static bool c_sysv(void)
+{
+	struct vt_ep e[2];
+	bool ok;
+
+	memset(e, 0, sizeof e);
+	ok = pair_up(e, &CFG, 0) && sysv_one(e, false) && sysv_one(e, true);
+	pair_down(e);
+	return ok;
+}
+
+/* ibv_query_device_ex agrees with ibv_query_device (phys_port_cnt_ex is
+ * the port count for devices of fewer than 256 ports). */
+static bool c_query_ex(void)
+{
+	struct ibv_device_attr_ex x;
+	struct dev *d = &T.dev[0];
+	int rc;
+
+	memset(&x, 0, sizeof x);
+	rc = ibv_query_device_ex(d->v.ctx, NULL, &x);
+	if (rc)
+		return fail("ibv_query_device_ex: %s", strerror(rc));
+	if (x.phys_port_cnt_ex != d->v.attr.phys_port_cnt ||
+	    x.orig_attr.phys_port_cnt != d->v.attr.phys_port_cnt ||
+	    x.orig_attr.max_qp != d->v.attr.max_qp)
+		return fail("query_device_ex: phys_port_cnt_ex %u, phys_port_cnt %u/%u",
+			    x.phys_port_cnt_ex, x.orig_attr.phys_port_cnt,
+			    d->v.attr.phys_port_cnt);
+	return true;
+}
+
 /* Pools: create objects until the device refuses; it must refuse with
  * ENOMEM exactly at the limit ibv_query_device reports (counting what
  * this context already holds). */
@@ -1796,6 +1896,8 @@ static const struct tcase cases[] = {
 	{ "uc", c_uc },
 	{ "limits", c_limits },
 	{ "ext_api", c_ext_api },
+	{ "sysv", c_sysv },
+	{ "query_ex", c_query_ex },
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
