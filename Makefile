@@ -15,11 +15,17 @@ INC      := -Ifirmware/include -Ihal/include
 CFLAGS_BASE := $(CSTD) $(OPT) -g $(WARN) $(SAN) $(INC) -fno-strict-aliasing
 
 # The firmware core: portable, freestanding C11 (only <stdint.h>, <stddef.h>,
-# <stdbool.h>, <stdatomic.h> and <string.h>-level functions).
+# <stdbool.h>, <stdatomic.h> and <string.h>-level functions): one level of
+# layer folders (firmware/src/<layer>/*.c, firmware/README.md) and the
+# CPU-specific files (firmware/arch/<cpu>/*.c, each builds only on its CPU).
 FW_SRCS  := $(sort $(wildcard firmware/src/*/*.c firmware/arch/*/*.c))
 FW_OBJS  := $(FW_SRCS:%.c=$(BUILD)/obj/%.o)
 FW_LIB   := $(BUILD)/lib/libsnicfw.a
-FW_CFLAGS := $(CFLAGS_BASE) -fPIC -Ifirmware/src -Ifirmware
+# -ffreestanding on every board (no hosted library assumed; it implies
+# -fno-builtin), then -fbuiltin: memcpy/memset of small fixed sizes stay
+# inline moves instead of calls, as a firmware's own string.h would make them.
+FW_FREESTANDING := -ffreestanding -fbuiltin
+FW_CFLAGS := $(CFLAGS_BASE) $(FW_FREESTANDING) -fPIC -Ifirmware/src -Ifirmware
 
 # HAL implementations and the emu board (Linux process with DPDK ports).
 DPDK_CFLAGS := $(shell pkg-config --cflags libdpdk 2>/dev/null)
@@ -44,10 +50,10 @@ EMU_BIN  := $(BUILD)/bin/snic-emu
 EMU_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE $(DPDK_CFLAGS) -Ihal/posix -Ihal/dpdk -Ihal/fault -Iboards/emu -Iboards/common
 
 # The host driver: a drop-in libibverbs.so.1.
-HD_SRCS  := $(sort $(wildcard host-driver/*.c))
+HD_SRCS  := $(sort $(wildcard host-driver/*/*.c))
 HD_OBJS  := $(HD_SRCS:%.c=$(BUILD)/obj/%.o)
 HD_LIB   := $(BUILD)/lib/libibverbs.so.1
-HD_MAP   := host-driver/libibverbs.map
+HD_MAP   := host-driver/abi/libibverbs.map
 # Exports are decided by the version script alone (local: *).
 HD_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -fPIC -Ihost-driver -pthread
 
@@ -55,16 +61,24 @@ HD_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -fPIC -Ihost-driver -pthread
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN  := $(BUILD)/tests/unit-tests
-VT_SRCS   := $(sort $(wildcard tests/verbs/*.c))
+VT_COMMON := tests/verbs/vt_common.c
+VT_SRCS   := $(filter-out $(VT_COMMON),$(sort $(wildcard tests/verbs/*.c)))
 VT_BINS   := $(VT_SRCS:tests/verbs/%.c=$(BUILD)/tests/%)
 TEST_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -Ifirmware/src -Ifirmware -Itests/unit -Ihal/fault
 
 WIRE_SRCS := $(sort $(wildcard tests/wire/*.c))
 WIRE_BINS := $(WIRE_SRCS:tests/wire/%.c=$(BUILD)/tests/wire/%)
+# MPI programs (tests/mpi), built with each MPI's compiler wrapper when it
+# is installed (tools/setup-deps.sh installs both).
+MPI_SRCS  := $(sort $(wildcard tests/mpi/*.c))
+MPI_FLAVS := $(if $(wildcard /usr/bin/mpicc.openmpi),ompi) \
+	     $(if $(wildcard /usr/bin/mpicc.mpich),mpich)
+MPI_BINS  := $(foreach f,$(MPI_FLAVS),$(MPI_SRCS:tests/mpi/%.c=$(BUILD)/tests/mpi/%_$(f)))
 TOOLS_SRCS := $(sort $(wildcard tools/*.c))
 TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 
-ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS)
+ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) \
+	$(MPI_BINS)
 
 .PHONY: all deps demo test unit asan bench clean firmware emu host-driver
 all: $(ALL)
@@ -111,10 +125,19 @@ $(UNIT_BIN): $(UNIT_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
 	$(CC) $(SAN) -o $@ $(UNIT_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB) -lcunit
 
 # Our verbs programs are built against Debian's libibverbs (as any user
-# program is) and run against build/lib with LD_LIBRARY_PATH.
-$(BUILD)/tests/%: tests/verbs/%.c
+# program is) and run against build/lib with LD_LIBRARY_PATH.  Both share
+# vt_common.c (devices, endpoints, reporting).
+$(BUILD)/tests/%: tests/verbs/%.c $(VT_COMMON) tests/verbs/vt_common.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE $(SAN) -o $@ $< -libverbs -pthread
+	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE $(SAN) -o $@ $< $(VT_COMMON) -libverbs -pthread
+
+$(BUILD)/tests/mpi/%_ompi: tests/mpi/%.c
+	@mkdir -p $(@D)
+	mpicc.openmpi $(CSTD) -D_GNU_SOURCE $(OPT) -g $(WARN) -o $@ $<
+
+$(BUILD)/tests/mpi/%_mpich: tests/mpi/%.c
+	@mkdir -p $(@D)
+	mpicc.mpich $(CSTD) -D_GNU_SOURCE $(OPT) -g $(WARN) -o $@ $<
 
 # Wire-format helpers (pcap generators for the oracle tests).
 $(BUILD)/tests/wire/%: tests/wire/%.c $(FW_LIB) hal/posix/pcap_file.c
@@ -154,4 +177,6 @@ clean:
 # Boards other than emu bring their own rules (e.g. the bare-metal image).
 include $(sort $(wildcard boards/*/board.mk))
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+# Header dependencies: the .d files of the objects this Makefile knows (a
+# wildcard, not a walk of the build tree on every invocation).
+-include $(wildcard $(patsubst %.o,%.d,$(FW_OBJS) $(EMU_OBJS) $(HD_OBJS) $(UNIT_OBJS)))

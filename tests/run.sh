@@ -46,7 +46,7 @@ IT=tests/integration
 # case_add SUITE NAME LIMIT_SECONDS COMMAND...   (limits before scaling)
 # A normal run takes 3-6 minutes here (plus newlib's one-time build for
 # qemu/build); the limits only bound a hang, they are not expectations.
-SUITES=(unit devinfo pingpong verbs wire perftest multi badconfig)
+SUITES=(unit devinfo pingpong verbs wire perftest engines multi badconfig)
 C_SUITE=() C_NAME=() C_LIMIT=() C_CMD=()
 case_add() {
 	local suite=$1 name=$2 limit=$3 cmd
@@ -56,6 +56,7 @@ case_add() {
 }
 case_add unit     unit                 180 bash "$IT/unit.sh"
 case_add unit     unit/layers           30 bash tools/check-layers.sh
+case_add unit     unit/abi-doc         120 bash "$IT/abi-doc.sh"
 case_add devinfo  devinfo/list          45 bash "$IT/devinfo.sh" list
 case_add devinfo  devinfo/snic0         45 bash "$IT/devinfo.sh" port snic0 198.18.0.1
 case_add devinfo  devinfo/snic1         45 bash "$IT/devinfo.sh" port snic1 198.18.0.2
@@ -86,11 +87,17 @@ case_add perftest perftest/atomic_bw     90 bash "$IT/perftest.sh" 20115 ib_atom
 case_add perftest perftest/atomic_lat    90 bash "$IT/perftest.sh" 20215 ib_atomic_lat "${PT[@]}"
 # NICs as separate snic-emu processes over memif and af_packet (multi.sh),
 # bad configurations (badconfig.sh).
+# engines: UCX, Open MPI and MPICH, unmodified, over the verbs transports
+case_add engines  engines/ucx-info       90 bash "$IT/engines.sh" ucx-info
+case_add engines  engines/ucx-perftest  180 bash "$IT/engines.sh" ucx-perftest 23515
+case_add engines  engines/ompi          180 bash "$IT/engines.sh" ompi
+case_add engines  engines/mpich         180 bash "$IT/engines.sh" mpich
 case_add multi    multi/memif-server-first 240 bash "$IT/multi.sh" memif-server-first
 case_add multi    multi/memif-client-first 240 bash "$IT/multi.sh" memif-client-first
 case_add multi    multi/memif-restart    240 bash "$IT/multi.sh" memif-restart
 case_add multi    multi/afpacket         600 bash "$IT/multi.sh" afpacket
 case_add multi    multi/snicctl          180 bash "$IT/multi.sh" snicctl
+case_add multi    multi/mpi-memif        240 bash "$IT/multi.sh" mpi-memif
 for b in unknown-vdev eal-args port-down socket-dir nic-name no-port socket-in-use; do
 	case_add badconfig "badconfig/$b"     60 bash "$IT/badconfig.sh" "$b"
 done

@@ -12,7 +12,7 @@
 #   tools/abi-check.sh [LIB]        check LIB (default build/lib/libibverbs.so.1)
 #   tools/abi-check.sh --list       print the import table (symbol, version,
 #                                   importers), one symbol@version per line
-#   tools/abi-check.sh --markdown   the same table as Markdown (for ABI.md)
+#                                   (tools/gen-abi-md.sh puts it in ABI.md)
 #
 # Checks, each failure listed, exit status 1 if any failed:
 #   1. every imported symbol@version is defined in LIB (hidden or default
@@ -32,8 +32,7 @@ mode=check
 lib=
 case "${1:-}" in
   --list) mode=list ;;
-  --markdown) mode=markdown ;;
-  -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
   -*) echo "abi-check: unknown option $1" >&2; exit 2 ;;
   "") ;;
   *) lib=$(realpath -m -- "$1") ;;
@@ -98,24 +97,6 @@ if [ "$mode" = list ]; then
   summarize
   exit 0
 fi
-if [ "$mode" = markdown ]; then
-  # "defined in" comes from the [V]/[S]/[-] tags of host-driver/libibverbs.map.
-  map=host-driver/libibverbs.map
-  echo "| symbol | version | kind | defined in | imported by |"
-  echo "|---|---|---|---|---|"
-  summarize | while read -r s v k rest; do
-    tag=$(awk -v s="$s;" '$1 == s { print $3; exit }' "$map" 2>/dev/null)
-    case "$tag" in
-      "[V]") where="verbs_*.c" ;;
-      "[S]") where="strings.c" ;;
-      "[-]") where="stubs.c" ;;
-      *) where="?" ;;
-    esac
-    printf '| `%s` | %s | %s | %s | %s |\n' "$s" "$v" "$k" "$where" "$rest"
-  done
-  exit 0
-fi
-
 # --- 2. what LIB exports ------------------------------------------------------
 [ -f "$lib" ] || { echo "abi-check: $lib does not exist (build it first)" >&2; exit 2; }
 # "symbol version kind hidden?" for every defined dynamic symbol.

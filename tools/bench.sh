@@ -60,6 +60,53 @@ for t in "ib_write_lat -s 64" "ib_send_lat -s 64" "ib_read_lat -s 64" "ib_atomic
 	printf '  %-12s %7s B  %8s us typical (min %s us)\n' "$prog" "${size:-8}" \
 		"$(awk '{ print $5 }' <<<"$row")" "$(awk '{ print $3 }' <<<"$row")"
 done
+
+# ---------------------------------------------------------------- engines
+# UCX and MPI over the verbs transports only, one NIC per side or rank.
+export UCX_TLS=rc_verbs,ud_verbs,self
+ucx_pt() { # TEST SIZE ITERS -> the Final line's fields
+	local out=$SNIC_CASE_DIR/bench-ucx.out
+	UCX_NET_DEVICES=snic1:1 timeout -k 5 120 ucx_perftest -p "$port" \
+		>/dev/null 2>&1 </dev/null &
+	local spid=$!
+	snic_wait_listen "$port" 30 "$spid" >/dev/null || { kill "$spid" 2>/dev/null; return 1; }
+	UCX_NET_DEVICES=snic0:1 timeout -k 5 120 ucx_perftest 127.0.0.1 -p "$port" \
+		-t "$1" -s "$2" -n "$3" >"$out" 2>&1 </dev/null
+	wait "$spid"
+	awk '/^Final:/ { print; exit }' "$out"
+}
+rank_nic=$SNIC_CASE_DIR/rank-nic.sh
+printf '#!/bin/sh\nr=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}\nexport UCX_NET_DEVICES=snic$r:1\nexec "$@"\n' >"$rank_nic"
+chmod +x "$rank_nic"
+mpi_run() { # ompi|mpich -> mpi_bench lines
+	if [[ $1 == ompi ]]; then
+		timeout -k 5 300 mpirun.openmpi --allow-run-as-root -np 2 --mca pml ucx \
+			--mca btl self -x LD_LIBRARY_PATH -x SNIC_RUN_DIR -x UCX_TLS \
+			"$rank_nic" "$SNIC_BUILD/tests/mpi/mpi_bench_ompi" 2>/dev/null
+	else
+		timeout -k 5 300 mpiexec.hydra -n 2 -genv UCX_TLS "$UCX_TLS" \
+			"$rank_nic" "$SNIC_BUILD/tests/mpi/mpi_bench_mpich" 2>/dev/null
+	fi | awk '$1 == "mpi_bench"'
+}
+if command -v ucx_perftest >/dev/null && [[ -x $SNIC_BUILD/tests/mpi/mpi_bench_ompi ]]; then
+	echo
+	echo "== UCX (ucx_perftest) and MPI (tests/mpi/mpi_bench, OSU-style) over snic"
+	tag_lat=$(ucx_pt tag_lat 8 20000 | awk '{ print $3 }')
+	put_bw=$(ucx_pt ucp_put_bw 1048576 2000 | awk '{ print $6 }')
+	printf '  ucx_perftest tag_lat        8 B  %8s us (50th percentile)\n' "$tag_lat"
+	printf '  ucx_perftest ucp_put_bw  1 MiB  %8s MB/s\n' "$put_bw"
+	for mpi in ompi mpich; do
+		echo "  $mpi: size, latency us, bandwidth MB/s"
+		mpi_run "$mpi" >"$SNIC_CASE_DIR/bench-$mpi.out" || true
+		awk '{ printf "    %9d B  %9s us  %9s MB/s\n", $2, $3, $4 }' "$SNIC_CASE_DIR/bench-$mpi.out"
+		awk -v t="$tag_lat" -v b="$put_bw" -v m="$mpi" '
+			$2 == 8 { lat = $3 } $2 == 1048576 { bw = $4 }
+			END { if (t > 0 && b > 0)
+				printf "    %s: 8 B latency %.2fx tag_lat; 1 MiB bandwidth %.0f %% of ucp_put_bw\n",
+				       m, lat / t, 100 * bw / b }' "$SNIC_CASE_DIR/bench-$mpi.out"
+	done
+fi
+
 snic_emu_stop >/dev/null
 echo
 echo "(figures from a shared 2-core VM are noisy; compare ratios, not absolutes)"

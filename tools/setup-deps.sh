@@ -17,6 +17,8 @@ PACKAGES=(
 	# verbs: headers for our programs, and Debian's unmodified programs
 	libibverbs-dev ibverbs-utils librdmacm-dev rdmacm-utils perftest
 	python3-pyverbs
+	# communication engines run over snic (tests suite engines)
+	ucx-utils openmpi-bin libopenmpi-dev mpich libmpich-dev
 	# wire oracles
 	python3-scapy tshark
 	# bare-metal aarch64 image (qemu-virt board)

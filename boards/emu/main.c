@@ -33,6 +33,7 @@
 #include <rte_ethdev.h>
 #include <rte_pause.h>
 
+#include "devview.h"
 #include "emu.h"
 #include "emu_fault.h"
 #include "hal_dpdk.h"
@@ -61,6 +62,7 @@ struct emu_nic {
 	struct pcap_file *cap;
 	uint16_t dpdk_port;             /* DPDK port id of NIC port 0       */
 	int bar_open;
+	int view_up;                    /* link state the device view shows */
 	char dev_name[64];
 };
 
@@ -241,6 +243,7 @@ static void shutdown_all(void)
 			snic_posix_nic_close(&emu.nic[i].posix, 1);
 		emu.nic[i].bar_open = 0;
 	}
+	devview_remove();
 	if (emu.hm_open)
 		snic_hostmem_destroy(&emu.hm, 1);
 	emu.hm_open = 0;
@@ -529,6 +532,32 @@ static struct snic_ctx_slot *bar_slot(struct emu_nic *e, unsigned i)
 					(size_t)i * SNIC_CTX_SLOT_SIZE);
 }
 
+/* The device view UCX and MPI libraries look for (devview.h). */
+static void view_create(void)
+{
+	struct devview_nic v[EMU_MAX_NICS];
+
+	for (unsigned i = 0; i < emu.nnics; i++) {
+		v[i].name = emu.nic[i].cfg.name;
+		v[i].ipv4 = emu.nic[i].cfg.ipv4;
+		v[i].node_guid = emu.nic[i].cfg.node_guid;
+		v[i].eth_mtu = emu.nic[i].cfg.eth_mtu;
+		v[i].netdev = NULL;
+		emu.nic[i].view_up = 1;
+	}
+	devview_create(emu.run_dir, v, emu.nnics);
+}
+
+static void view_link(struct emu_nic *e)
+{
+	int up = snic_dpdk_link_up(&e->dpdk, 0) != 0;
+
+	if (up != e->view_up) {
+		e->view_up = up;
+		devview_link(emu.run_dir, e->cfg.name, up);
+	}
+}
+
 /* Every ~10 ms: reclaim the contexts of processes that are gone (they may
  * have died without closing) and watch the links.  The heartbeat is the
  * firmware's own. */
@@ -538,6 +567,7 @@ static void housekeeping(uint64_t now)
 		struct emu_nic *e = &emu.nic[i];
 
 		snic_dpdk_port_watch(&e->dpdk, now);
+		view_link(e);
 
 		for (unsigned s = 0; s < SNIC_MAX_CTX; s++) {
 			struct snic_ctx_slot *slot = bar_slot(e, s);
@@ -714,6 +744,7 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < emu.nnics; i++)
 		setup_nic_fw(&emu.nic[i]);
 
+	view_create();
 	for (unsigned i = 0; i < emu.nnics; i++)
 		print_nic(&emu.nic[i]);
 	printf("ready: run dir %s, host memory %s (%" PRIu64 " bytes)%s%s\n",

@@ -13,24 +13,7 @@ snic_private_netns "$0" "$@"
 base=$1
 
 snic_emu_start
-port=$(snic_free_port "$base")
-snic_log "long pingpong on port $port, to be killed mid-traffic"
-ibv_rc_pingpong -d snic1 -g 0 -p "$port" -n 100000000 \
-	>"$SNIC_CASE_DIR/victim-server.out" 2>&1 </dev/null &
-spid=$!
-SNIC_BG_PIDS+=("$spid")
-snic_wait_listen "$port" 30 "$spid" || snic_fail "victim server never listened"
-ibv_rc_pingpong -d snic0 -g 0 -p "$port" -n 100000000 127.0.0.1 \
-	>"$SNIC_CASE_DIR/victim-client.out" 2>&1 </dev/null &
-cpid=$!
-SNIC_BG_PIDS+=("$cpid")
-sleep 1.5
-kill -0 "$cpid" 2>/dev/null || snic_fail "victim client ended early: $(cat "$SNIC_CASE_DIR/victim-client.out")"
-kill -KILL "$cpid" "$spid"
-wait "$cpid" "$spid" 2>/dev/null || true
-snic__untrack "$cpid"
-snic__untrack "$spid"
-snic_log "killed both victims (SIGKILL) while traffic was flowing"
+snic_kill_midtraffic snic1 snic0 "$(snic_free_port "$base")" 1.5
 sleep 0.5 # the emulator checks owner processes every 10 ms
 kill -0 "$SNIC_EMU_PID" 2>/dev/null || snic_fail "snic-emu died with its clients"
 

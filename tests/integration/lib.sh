@@ -10,6 +10,15 @@
 #                        within the limit and removed its runtime files
 #   snic_run NAME SECS CMD...   run a program with a hard timeout, its output
 #                        in $SNIC_CASE_DIR/NAME.out and copied to our stdout
+#   snic_verbs_case NAME PROGRAM [options]   one of our verbs programs
+#                        (build/tests/PROGRAM) on snic0 and snic1 of its own
+#                        snic-emu
+#   snic_term_wait PID SECS   SIGTERM, wait for the exit (status in
+#                        SNIC_EXIT_RC); 1 when it had to be killed
+#   snic_server_client PROG SDEV CDEV PORT SECS SOUT COUT [options]   a
+#                        client/server verbs program pair over 127.0.0.1
+#   snic_kill_midtraffic SDEV CDEV PORT SECS   a long ibv_rc_pingpong,
+#                        both ends SIGKILLed after SECS of traffic
 #   snic_pingpong PORT_BASE [ibv_rc_pingpong options]   server on snic1,
 #                        client on snic0, over TCP on 127.0.0.1 only
 #                        (SNIC_PP_PROG: ibv_ud/uc/srq_pingpong instead;
@@ -100,18 +109,29 @@ snic_need_cmd() { # CMD...
 
 # ---------------------------------------------------------------- cleanup
 
-snic__kill_wait() { # PID SECS: TERM, wait up to SECS, then KILL
+# SIGTERM to PID (our child), then wait up to SECS seconds for it to exit.
+# Returns 0 once it has, its exit status in SNIC_EXIT_RC; 1 when it was
+# still running (it is then killed with SIGKILL and reaped).
+snic_term_wait() { # PID SECS
 	local pid=$1 secs=$2 i
-	kill -TERM "$pid" 2>/dev/null || return 0
+	SNIC_EXIT_RC=0
+	kill -TERM "$pid" 2>/dev/null || true
 	for (( i = 0; i < secs * 10; i++ )); do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
 	if kill -0 "$pid" 2>/dev/null; then
-		echo "cleanup: pid $pid ignored SIGTERM for ${secs}s, sending SIGKILL" >&2
 		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		return 1
 	fi
-	wait "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || SNIC_EXIT_RC=$?
+}
+
+snic__kill_wait() { # PID SECS: TERM, wait up to SECS, then KILL
+	kill -0 "$1" 2>/dev/null || return 0
+	snic_term_wait "$1" "$2" ||
+		echo "cleanup: pid $1 ignored SIGTERM for ${2}s, sent SIGKILL" >&2
 }
 
 snic__cleanup() {
@@ -204,7 +224,8 @@ snic_emu_start() { # [snic-emu options...]
 		fi
 		sleep 0.1
 	done
-	for f in snic0.bar snic1.bar host0.mem; do
+	# the default pair's files (with --nic, the NICs name their own)
+	[[ " $* " == *" --nic "* ]] || for f in snic0.bar snic1.bar host0.mem; do
 		[[ -e $SNIC_EMU_RUN_DIR/$f ]] ||
 			snic_fail "snic-emu is ready but $SNIC_EMU_RUN_DIR/$f does not exist (have: $(snic__ls "$SNIC_EMU_RUN_DIR"))"
 	done
@@ -217,27 +238,20 @@ snic_emu_start() { # [snic-emu options...]
 # it exits with status 0 within the limit and removed its runtime files.
 # Cases call it as:  snic_emu_stop || exit 1
 snic_emu_stop() {
-	local pid=$SNIC_EMU_PID limit i rc=0 f left=()
+	local pid=$SNIC_EMU_PID limit rc f left=()
 	if [[ -z $pid ]]; then
 		echo "FAIL: snic_emu_stop: snic-emu is not running" >&2
 		return 1
 	fi
 	limit=$(snic_secs "${SNIC_EMU_STOP_TIMEOUT:-20}")
 	snic_log "stop: SIGTERM to snic-emu (pid $pid)"
-	kill -TERM "$pid" 2>/dev/null || true
-	for (( i = 0; i < limit * 10; i++ )); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
+	if ! snic_term_wait "$pid" "$limit"; then
 		SNIC_EMU_PID=
 		snic_tail "$SNIC_EMU_LOG" 40
 		echo "FAIL: snic-emu did not exit within ${limit}s of SIGTERM (killed)" >&2
 		return 1
 	fi
-	wait "$pid" || rc=$?
+	rc=$SNIC_EXIT_RC
 	SNIC_EMU_PID=
 	unset SNIC_RUN_DIR
 	if (( rc != 0 )); then
@@ -258,6 +272,20 @@ snic_emu_stop() {
 	snic_log "snic-emu exited 0 and removed its runtime files"
 	rm -rf -- "$SNIC_EMU_RUN_DIR"
 	SNIC_EMU_RUN_DIR=
+}
+
+# One of our verbs programs (build/tests/PROGRAM: snic_verbs_test,
+# snic_verbs_ext) on snic0 and snic1 of its own snic-emu, output in
+# $SNIC_CASE_DIR/NAME.out.  Ends the case unless the program exits 0 and
+# the emulator stops cleanly; returns with $SNIC_EMU_LOG still there.
+snic_verbs_case() { # NAME PROGRAM [program options...]
+	local name=$1 prog=$2 rc=0
+	shift 2
+	snic_need_exec "$SNIC_BUILD/tests/$prog"
+	snic_emu_start
+	snic_run "$name" 240 "$SNIC_BUILD/tests/$prog" --dev0 snic0 --dev1 snic1 "$@" || rc=$?
+	snic_emu_stop || exit 1
+	(( rc == 0 )) || snic_fail "$prog $* failed (status $rc)"
 }
 
 # ---------------------------------------------------------------- TCP ports
@@ -321,11 +349,47 @@ snic_private_netns() { # SCRIPT [ARGS...]
 
 # ---------------------------------------------------------------- pingpong
 
+# A client/server pair of verbs programs (ibv_*_pingpong, perftest): PROG
+# as the server on SDEV, then, once something listens on PORT, as the
+# client on CDEV towards 127.0.0.1, the same options for both (they name
+# PORT), each under a hard limit of SECS.  Output in SOUT and COUT, shown
+# indented afterwards.  A client that fails does not leave the server
+# waiting.  Sets SNIC_SERVER_RC and SNIC_CLIENT_RC (124 or 137: timed out);
+# ends the case when the server never listens.
+snic_server_client() { # PROG SDEV CDEV PORT SECS SOUT COUT [options...]
+	local prog=$1 sdev=$2 cdev=$3 port=$4 secs=$5 sout=$6 cout=$7 spid
+	shift 7
+	SNIC_SERVER_RC=0 SNIC_CLIENT_RC=0
+	snic_log "server: $prog -d $sdev $*"
+	timeout --foreground -k 5 "$secs" "$prog" -d "$sdev" "$@" >"$sout" 2>&1 </dev/null &
+	spid=$!
+	SNIC_BG_PIDS+=("$spid")
+	if ! snic_wait_listen "$port" 30 "$spid"; then
+		kill -TERM "$spid" 2>/dev/null || true
+		wait "$spid" || SNIC_SERVER_RC=$?
+		snic__untrack "$spid"
+		sed 's/^/  server| /' "$sout"
+		snic_fail "$prog server never listened on port $port (status $SNIC_SERVER_RC)"
+	fi
+	snic_log "client: $prog -d $cdev $* 127.0.0.1"
+	timeout --foreground -k 5 "$secs" "$prog" -d "$cdev" "$@" 127.0.0.1 \
+		>"$cout" 2>&1 </dev/null || SNIC_CLIENT_RC=$?
+	if (( SNIC_CLIENT_RC != 0 )); then
+		# A failed client can leave the server waiting for completions.
+		sleep 1
+		kill -TERM "$spid" 2>/dev/null || true
+	fi
+	wait "$spid" || SNIC_SERVER_RC=$?
+	snic__untrack "$spid"
+	sed 's/^/  server| /' "$sout"
+	sed 's/^/  client| /' "$cout"
+}
+
 # ibv_rc_pingpong: server on snic1, client on snic0 -> 127.0.0.1.  Both must
 # exit 0 and print the "N bytes in S seconds" line.  Leaves the result lines
 # in $SNIC_CASE_DIR/pingpong-{server,client}.out.
 snic_pingpong() { # PORT_BASE [ibv_rc_pingpong options...]
-	local base=$1 port spid src=0 crc=0 secs ok=1 side
+	local base=$1 port src crc secs ok=1 side
 	local prog=${SNIC_PP_PROG:-ibv_rc_pingpong}
 	local sdev=${SNIC_PP_SERVER_DEV:-snic1} cdev=${SNIC_PP_CLIENT_DEV:-snic0}
 	shift
@@ -337,30 +401,9 @@ snic_pingpong() { # PORT_BASE [ibv_rc_pingpong options...]
 	if [[ ${SNIC_IN_NETNS:-} == 1 ]]; then
 		snic_log "TCP for the QP exchange: 127.0.0.1:$port in a private network namespace"
 	fi
-	snic_log "server: $prog -d $sdev -g 0 -p $port $*"
-	timeout --foreground -k 5 "$secs" \
-		"$prog" -d "$sdev" -g 0 -p "$port" "$@" >"$sout" 2>&1 </dev/null &
-	spid=$!
-	SNIC_BG_PIDS+=("$spid")
-	if ! snic_wait_listen "$port" 30 "$spid"; then
-		kill -TERM "$spid" 2>/dev/null || true
-		wait "$spid" || src=$?
-		snic__untrack "$spid"
-		sed 's/^/  server| /' "$sout"
-		snic_fail "$prog server never listened on port $port (status $src)"
-	fi
-	snic_log "client: $prog -d $cdev -g 0 -p $port $* 127.0.0.1"
-	timeout --foreground -k 5 "$secs" \
-		"$prog" -d "$cdev" -g 0 -p "$port" "$@" 127.0.0.1 >"$cout" 2>&1 </dev/null || crc=$?
-	if (( crc != 0 )); then
-		# A failed client can leave the server waiting for completions.
-		sleep 1
-		kill -TERM "$spid" 2>/dev/null || true
-	fi
-	wait "$spid" || src=$?
-	snic__untrack "$spid"
-	sed 's/^/  server| /' "$sout"
-	sed 's/^/  client| /' "$cout"
+	snic_server_client "$prog" "$sdev" "$cdev" "$port" "$secs" "$sout" "$cout" \
+		-g 0 -p "$port" "$@"
+	src=$SNIC_SERVER_RC crc=$SNIC_CLIENT_RC
 	for side in server client; do
 		local rc=$src out=$sout
 		[[ $side == client ]] && { rc=$crc; out=$cout; }
@@ -374,4 +417,29 @@ snic_pingpong() { # PORT_BASE [ibv_rc_pingpong options...]
 		fi
 	done
 	(( ok )) || return 1
+}
+
+# A long ibv_rc_pingpong (server on SDEV, client on CDEV), both ends killed
+# with SIGKILL after SECS seconds of traffic: processes that die owning
+# contexts, QPs, CQs and MRs.  Output in $SNIC_CASE_DIR/victim-*.out.
+snic_kill_midtraffic() { # SDEV CDEV PORT SECS
+	local sdev=$1 cdev=$2 port=$3 secs=$4 spid cpid
+	snic_log "long pingpong on port $port, to be killed mid-traffic"
+	ibv_rc_pingpong -d "$sdev" -g 0 -p "$port" -n 100000000 \
+		>"$SNIC_CASE_DIR/victim-server.out" 2>&1 </dev/null &
+	spid=$!
+	SNIC_BG_PIDS+=("$spid")
+	snic_wait_listen "$port" 60 "$spid" || snic_fail "victim server never listened"
+	ibv_rc_pingpong -d "$cdev" -g 0 -p "$port" -n 100000000 127.0.0.1 \
+		>"$SNIC_CASE_DIR/victim-client.out" 2>&1 </dev/null &
+	cpid=$!
+	SNIC_BG_PIDS+=("$cpid")
+	sleep "$secs"
+	kill -0 "$cpid" 2>/dev/null ||
+		snic_fail "victim client ended early: $(cat "$SNIC_CASE_DIR/victim-client.out")"
+	kill -KILL "$cpid" "$spid"
+	wait "$cpid" "$spid" 2>/dev/null || true
+	snic__untrack "$cpid"
+	snic__untrack "$spid"
+	snic_log "killed both victims (SIGKILL) while traffic was flowing"
 }

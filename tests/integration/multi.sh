@@ -14,6 +14,10 @@
 #       here), one NIC in each over net_af_packet; pingpong, snic_verbs_test,
 #       and snic1's capture checked by check_roce.py and check_tshark.sh
 #       while the NIC still runs
+#   tests/integration/multi.sh mpi-memif
+#       the memif pair, each NIC process its own host: a 2-rank Open MPI
+#       job over UCX (one rank per NIC) checks every byte of 1 B .. 4 MiB
+#       messages and an MPI_Allreduce; both NICs' counters show the payload
 #   tests/integration/multi.sh snicctl
 #       the same namespaces: snicctl list/show/reset, counters equal what
 #       ibv_rc_pingpong sent (frames and bytes, exactly), per-QP state and
@@ -28,8 +32,8 @@ set -euo pipefail
 
 mode=${1:-}
 case $mode in
-memif-server-first | memif-client-first | memif-restart | afpacket | snicctl) ;;
-*) snic_fail "usage: $0 memif-server-first | memif-client-first | memif-restart | afpacket | snicctl" ;;
+memif-server-first | memif-client-first | memif-restart | afpacket | snicctl | mpi-memif) ;;
+*) snic_fail "usage: $0 memif-server-first | memif-client-first | memif-restart | afpacket | snicctl | mpi-memif" ;;
 esac
 snic_private_netns "$0" "$@"
 
@@ -114,17 +118,13 @@ nic_wait_ready() { # SECS TAG...
 
 # SIGTERM; must exit 0 within 20 s having removed its BAR and host memory.
 nic_stop() { # TAG NAME
-	local tag=$1 name=$2 pid=${NIC_PID[$1]} i rc=0
-	kill -TERM "$pid" 2>/dev/null || true
-	for (( i = 0; i < $(snic_secs 20) * 10; i++ )); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
+	local tag=$1 name=$2 pid=${NIC_PID[$1]} rc
+	if ! snic_term_wait "$pid" "$(snic_secs 20)"; then
+		NIC_PID[$tag]=
 		snic_tail "${NIC_LOG[$tag]}" 20
-		snic_fail "NIC process $tag ignored SIGTERM for 20 s"
+		snic_fail "NIC process $tag ignored SIGTERM for 20 s (killed)"
 	fi
-	wait "$pid" || rc=$?
+	rc=$SNIC_EXIT_RC
 	NIC_PID[$tag]=
 	if (( rc != 0 )); then
 		snic_tail "${NIC_LOG[$tag]}" 30
@@ -190,6 +190,23 @@ verbs() { # NAME [snic_verbs_test options]
 		snic_fail "snic_verbs_test $* failed"
 }
 
+# A long ibv_rc_pingpong in the background (server on snic1, client on
+# snic0), a second into its traffic when this returns; its pids in the
+# caller's pps (server) and ppc (client).
+long_pingpong() { # PORT
+	local port=$1
+	timeout 60 ibv_rc_pingpong -d snic1 -g 0 -p "$port" -n 1000000 \
+		>"$SNIC_CASE_DIR/long-server.out" 2>&1 </dev/null &
+	pps=$!
+	SNIC_BG_PIDS+=("$pps")
+	snic_wait_listen "$port" 30 "$pps" || snic_fail "long pingpong server did not listen"
+	timeout 60 ibv_rc_pingpong -d snic0 -g 0 -p "$port" -n 1000000 127.0.0.1 \
+		>"$SNIC_CASE_DIR/long-client.out" 2>&1 </dev/null &
+	ppc=$!
+	SNIC_BG_PIDS+=("$ppc")
+	sleep 1
+}
+
 # snicctl --json show, to a file.
 ctl_json() { # FILE
 	"$CTL" --json show >"$1" || snic_fail "snicctl --json show failed"
@@ -219,6 +236,18 @@ case_memif_order() { # FIRST_TAG
 	nic_stop nic1 snic1
 }
 
+case_mpi_memif() {
+	# shellcheck source=tests/integration/engines-lib.sh
+	. "$(dirname "${BASH_SOURCE[0]}")/engines-lib.sh"
+	memif_nic nic1 snic1 server
+	memif_nic nic0 snic0 client
+	nic_wait_ready 40 nic0 nic1
+	run_ompi
+	check_crossed "$(mpi_payload_each_way "$SNIC_CASE_DIR/ompi.out")" snic0 snic1
+	nic_stop nic0 snic0
+	nic_stop nic1 snic1
+}
+
 case_memif_restart() {
 	local t0 t1 ppc pps i
 	memif_nic nic1 snic1 server
@@ -229,16 +258,7 @@ case_memif_restart() {
 	# Traffic, then the server's NIC process dies (SIGKILL) mid-way.
 	local port
 	port=$(snic_free_port 19815)
-	timeout 60 ibv_rc_pingpong -d snic1 -g 0 -p "$port" -n 1000000 \
-		>"$SNIC_CASE_DIR/long-server.out" 2>&1 </dev/null &
-	pps=$!
-	SNIC_BG_PIDS+=("$pps")
-	snic_wait_listen "$port" 30 "$pps" || snic_fail "long pingpong server did not listen"
-	timeout 60 ibv_rc_pingpong -d snic0 -g 0 -p "$port" -n 1000000 127.0.0.1 \
-		>"$SNIC_CASE_DIR/long-client.out" 2>&1 </dev/null &
-	ppc=$!
-	SNIC_BG_PIDS+=("$ppc")
-	sleep 1
+	long_pingpong "$port"
 	local before
 	before=$("$CTL" --json show snic0 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["nics"][0]["port"]["counters"]["rx_frames"])')
 	(( before > 100 )) || snic_fail "no traffic before the kill (snic0 rx_frames $before)"
@@ -272,11 +292,11 @@ case_memif_restart() {
 		(( $(grep -c 'link up$' "${NIC_LOG[nic0]}" || true) > ups )) &&
 			[[ $last == *'link up' ]]
 	}
-	for (( i = 0; i < 150; i++ )); do
+	for (( i = 0; i < $(snic_secs 15) * 10; i++ )); do
 		link_back && break
 		sleep 0.1
 	done
-	link_back || snic_fail "nic0's port did not come back up (within 15 s)"
+	link_back || snic_fail "nic0's port did not come back up (within $(snic_secs 15) s)"
 	snic_log "restarted server ready and client reconnected in $(( (t1 - t0) / 1000000 )) ms"
 	(( (t1 - t0) / 1000000 <= 5000 * SNIC_TIMEOUT_SCALE )) ||
 		snic_fail "reconnection took more than 5 s"
@@ -375,16 +395,7 @@ PYEOF
 	# Per QP, during traffic: both QPs RTS, pointing at each other.
 	local port pps ppc
 	port=$(snic_free_port 20215)
-	timeout 60 ibv_rc_pingpong -d snic1 -g 0 -p "$port" -n 1000000 \
-		>"$SNIC_CASE_DIR/long-server.out" 2>&1 </dev/null &
-	pps=$!
-	SNIC_BG_PIDS+=("$pps")
-	snic_wait_listen "$port" 30 "$pps" || snic_fail "long pingpong server did not listen"
-	timeout 60 ibv_rc_pingpong -d snic0 -g 0 -p "$port" -n 1000000 127.0.0.1 \
-		>"$SNIC_CASE_DIR/long-client.out" 2>&1 </dev/null &
-	ppc=$!
-	SNIC_BG_PIDS+=("$ppc")
-	sleep 1
+	long_pingpong "$port"
 	ctl_json "$j.qp"
 	snic_run qp 10 "$CTL" qp snic0 || snic_fail "snicctl qp failed"
 	snic_run check-qps 10 "$PY" - "$j.qp" <<'PYEOF' || snic_fail "per-QP state and counters wrong"
@@ -429,6 +440,7 @@ case $mode in
 memif-server-first) case_memif_order server ;;
 memif-client-first) case_memif_order client ;;
 memif-restart) case_memif_restart ;;
+mpi-memif) case_mpi_memif ;;
 afpacket) case_afpacket ;;
 snicctl) case_snicctl ;;
 esac

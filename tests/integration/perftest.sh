@@ -22,31 +22,10 @@ port=$(snic_free_port "$base")
 secs=$(snic_secs "${SNIC_PERFTEST_TIMEOUT:-60}")
 sout=$SNIC_CASE_DIR/$prog-server.out cout=$SNIC_CASE_DIR/$prog-client.out
 # -F: no warning about the CPU frequency governor (a VM has none).
-common=(-F -x 0 -p "$port")
-snic_log "server: $prog -d snic1 ${common[*]} $*"
-timeout --foreground -k 5 "$secs" "$prog" -d snic1 "${common[@]}" "$@" \
-	>"$sout" 2>&1 </dev/null &
-spid=$!
-SNIC_BG_PIDS+=("$spid")
-src=0 crc=0
-if ! snic_wait_listen "$port" 30 "$spid"; then
-	kill -TERM "$spid" 2>/dev/null || true
-	wait "$spid" || src=$?
-	snic__untrack "$spid"
-	sed 's/^/  server| /' "$sout"
-	snic_fail "$prog server never listened on port $port (status $src)"
-fi
-snic_log "client: $prog -d snic0 ${common[*]} $* 127.0.0.1"
-timeout --foreground -k 5 "$secs" "$prog" -d snic0 "${common[@]}" "$@" 127.0.0.1 \
-	>"$cout" 2>&1 </dev/null || crc=$?
-if (( crc != 0 )); then
-	sleep 1
-	kill -TERM "$spid" 2>/dev/null || true
-fi
-wait "$spid" || src=$?
-snic__untrack "$spid"
-sed 's/^/  server| /' "$sout"
-sed 's/^/  client| /' "$cout"
+# Server on snic1, client on snic0 (lib.sh).
+snic_server_client "$prog" snic1 snic0 "$port" "$secs" "$sout" "$cout" \
+	-F -x 0 -p "$port" "$@"
+src=$SNIC_SERVER_RC crc=$SNIC_CLIENT_RC
 snic_emu_stop || exit 1
 (( src == 0 )) || snic_fail "$prog server: exit status $src"
 (( crc == 0 )) || snic_fail "$prog client: exit status $crc"

@@ -80,24 +80,17 @@ qv_start() { # NAME IP NET [snic-qemu options...]
 }
 
 qv_stop() { # NAME
-	local name=$1 pid=${QV_PID[$1]:-} i rc=0 limit
+	local name=$1 pid=${QV_PID[$1]:-} rc limit
 	[[ -n $pid ]] || { echo "FAIL: qv_stop: $name is not running" >&2; return 1; }
 	limit=$(snic_secs 20)
 	snic_log "stop: SIGTERM to snic-qemu $name (pid $pid)"
-	kill -TERM "$pid" 2>/dev/null || true
-	for (( i = 0; i < limit * 10; i++ )); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
+	if ! snic_term_wait "$pid" "$limit"; then
 		unset "QV_PID[$name]"
 		snic_tail "${QV_LOG[$name]}" 40
 		echo "FAIL: snic-qemu $name did not exit within ${limit}s of SIGTERM" >&2
 		return 1
 	fi
-	wait "$pid" || rc=$?
+	rc=$SNIC_EXIT_RC
 	unset "QV_PID[$name]"
 	sed "s/^/  $name| /" "${QV_LOG[$name]}"
 	sed "s/^/  $name console| /" "$SNIC_CASE_DIR/console-$name.log"
@@ -116,30 +109,8 @@ qv_stop() { # NAME
 	snic_log "snic-qemu $name exited 0 and removed its BAR"
 }
 
-# snic-emu with --nic ports (lib.sh's snic_emu_start expects the default
-# pair's files): private run dir, wait for "ready", export SNIC_RUN_DIR.
-# snic_emu_stop stops it as usual.
+# snic-emu with --nic ports, up to 60 s to get ready (lib.sh's
+# snic_emu_start); snic_emu_stop stops it as usual.
 qv_emu_start() { # [snic-emu options...]
-	local emu=$SNIC_BUILD/bin/snic-emu i limit
-	snic_need_exec "$emu"
-	SNIC_EMU_RUN_DIR=$(mktemp -d /dev/shm/snic-test.XXXXXX) ||
-		snic_fail "cannot create a run dir under /dev/shm"
-	SNIC_EMU_LOG=$SNIC_CASE_DIR/snic-emu.log
-	snic_log "start: snic-emu --run-dir $SNIC_EMU_RUN_DIR $*"
-	env -u LD_LIBRARY_PATH "$emu" --run-dir "$SNIC_EMU_RUN_DIR" "$@" \
-		>"$SNIC_EMU_LOG" 2>&1 </dev/null &
-	SNIC_EMU_PID=$!
-	limit=$(snic_secs 60)
-	for (( i = 0; ; i++ )); do
-		grep -qw ready "$SNIC_EMU_LOG" 2>/dev/null && break
-		if ! kill -0 "$SNIC_EMU_PID" 2>/dev/null; then
-			SNIC_EMU_PID=
-			snic_tail "$SNIC_EMU_LOG" 40
-			snic_fail "snic-emu exited before printing 'ready'"
-		fi
-		(( i < limit * 10 )) || { snic_tail "$SNIC_EMU_LOG" 40; snic_fail "snic-emu not ready within ${limit}s"; }
-		sleep 0.1
-	done
-	snic_log "snic-emu ready (pid $SNIC_EMU_PID)"
-	export SNIC_RUN_DIR=$SNIC_EMU_RUN_DIR
+	SNIC_EMU_READY_TIMEOUT=60 snic_emu_start "$@"
 }

@@ -47,42 +47,12 @@ emu_and_qemu() {
 	qv_start snic2 198.18.0.3 "tap:$TAP" --host-mem host0.mem --mtu 1500
 }
 
+# ibv_rc_pingpong, server on SERVER_DEV, client on CLIENT_DEV (lib.sh).
 pingpong() { # SERVER_DEV CLIENT_DEV PORT_BASE [options]
 	local sdev=$1 cdev=$2
 	shift 2
-	SNIC_PINGPONG_TIMEOUT=120 snic_pingpong_devs "$sdev" "$cdev" "$@"
-}
-
-# ibv_rc_pingpong server on SDEV, client on CDEV (lib.sh's snic_pingpong
-# with other device names, when it has them; else the same steps here).
-snic_pingpong_devs() { # SDEV CDEV PORT_BASE [options]
-	local sdev=$1 cdev=$2 base=$3 port spid src=0 crc=0 secs
-	shift 3
-	snic_need_cmd ibv_rc_pingpong
-	port=$(snic_free_port "$base")
-	secs=$(snic_secs 120)
-	local sout=$SNIC_CASE_DIR/pingpong-server.out cout=$SNIC_CASE_DIR/pingpong-client.out
-	snic_log "server: ibv_rc_pingpong -d $sdev -g 0 -p $port $*"
-	timeout --foreground -k 5 "$secs" \
-		ibv_rc_pingpong -d "$sdev" -g 0 -p "$port" "$@" >"$sout" 2>&1 </dev/null &
-	spid=$!
-	SNIC_BG_PIDS+=("$spid")
-	snic_wait_listen "$port" 30 "$spid" || {
-		sed 's/^/  server| /' "$sout"
-		snic_fail "ibv_rc_pingpong server never listened on port $port"
-	}
-	snic_log "client: ibv_rc_pingpong -d $cdev -g 0 -p $port $* 127.0.0.1"
-	timeout --foreground -k 5 "$secs" \
-		ibv_rc_pingpong -d "$cdev" -g 0 -p "$port" "$@" 127.0.0.1 >"$cout" 2>&1 </dev/null || crc=$?
-	(( crc == 0 )) || { sleep 1; kill -TERM "$spid" 2>/dev/null || true; }
-	wait "$spid" || src=$?
-	snic__untrack "$spid"
-	sed 's/^/  server| /' "$sout"
-	sed 's/^/  client| /' "$cout"
-	(( src == 0 && crc == 0 )) || snic_fail "ibv_rc_pingpong: server status $src, client status $crc"
-	grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds' "$sout" &&
-		grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds' "$cout" ||
-		snic_fail "ibv_rc_pingpong: no 'bytes in ... seconds' line"
+	SNIC_PP_SERVER_DEV=$sdev SNIC_PP_CLIENT_DEV=$cdev SNIC_PINGPONG_TIMEOUT=120 \
+		snic_pingpong "$@" || snic_fail "ibv_rc_pingpong $sdev <- $cdev $* failed"
 }
 
 verbs() { # DEV0 DEV1
@@ -142,23 +112,7 @@ ctxdeath)
 	snic_private_netns "$0" ctxdeath "$@"
 	qv_need_image
 	two_qemu_nics
-	port=$(snic_free_port "${1:?port}")
-	ibv_rc_pingpong -d snic3 -g 0 -p "$port" -n 100000000 \
-		>"$SNIC_CASE_DIR/victim-server.out" 2>&1 </dev/null &
-	spid=$!
-	SNIC_BG_PIDS+=("$spid")
-	snic_wait_listen "$port" 60 "$spid" || snic_fail "victim server never listened"
-	ibv_rc_pingpong -d snic2 -g 0 -p "$port" -n 100000000 127.0.0.1 \
-		>"$SNIC_CASE_DIR/victim-client.out" 2>&1 </dev/null &
-	cpid=$!
-	SNIC_BG_PIDS+=("$cpid")
-	sleep 3
-	kill -0 "$cpid" 2>/dev/null || snic_fail "victim client ended early"
-	kill -KILL "$cpid" "$spid"
-	wait "$cpid" "$spid" 2>/dev/null || true
-	snic__untrack "$cpid"
-	snic__untrack "$spid"
-	snic_log "killed both victims (SIGKILL) while traffic was flowing"
+	snic_kill_midtraffic snic3 snic2 "$(snic_free_port "${1:?port}")" 3
 	reclaimed=0
 	for (( i = 0; i < 100; i++ )); do
 		reclaimed=$("$SNIC_BUILD/bin/snicctl" --json show snic2 snic3 |

@@ -9,13 +9,7 @@ set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-bin=$SNIC_BUILD/tests/snic_verbs_ext
-snic_need_exec "$bin"
-snic_emu_start
-rc=0
-snic_run verbs-ext 240 "$bin" --dev0 snic0 --dev1 snic1 "$@" || rc=$?
-snic_emu_stop || exit 1
-(( rc == 0 )) || snic_fail "snic_verbs_ext $* failed (status $rc)"
+snic_verbs_case verbs-ext snic_verbs_ext "$@"
 # The Q_Key mismatch of case "ud" is dropped and counted by the receiving NIC
 # (its counters are printed when snic-emu stops).
 if [[ $# -eq 0 ]]; then

@@ -7,11 +7,5 @@ set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-bin=$SNIC_BUILD/tests/snic_verbs_test
-snic_need_exec "$bin"
-snic_emu_start
-rc=0
-snic_run verbs-test 240 "$bin" --dev0 snic0 --dev1 snic1 "$@" || rc=$?
-snic_emu_stop || exit 1
-(( rc == 0 )) || snic_fail "snic_verbs_test $* failed (status $rc)"
+snic_verbs_case verbs-test snic_verbs_test "$@"
 snic_log "snic_verbs_test $*: passed"

@@ -313,7 +313,14 @@ int fqp_create(struct fqp *qp, struct fctx *c, uint32_t pdn, struct fcq *scq,
 	in.max_recv_sge = caps->max_recv_sge;
 	in.max_inline = caps->max_inline;
 	in.sq_sig_all = caps->sig_all;
-	st = fctx_cmd(c, SNIC_CMD_CREATE_QP, &in, sizeof(in), &h, sizeof(h));
+	if (caps->qp_type)
+		in.qp_type = qp->type = caps->qp_type;
+	else
+		qp->type = SNIC_QPT_RC;
+	struct snic_cmd_create_qp_ext ext = {
+		.qp = in, .flags = caps->srq ? SNIC_QP_F_SRQ : 0, .srqn = caps->srqn,
+	};
+	st = fctx_cmd(c, SNIC_CMD_CREATE_QP, &ext, sizeof(ext), &h, sizeof(h));
 	qp->qpn = h.handle;
 	return st;
 }
@@ -411,9 +418,10 @@ int fqp_to_rts(struct fqp *qp, uint32_t dip, uint32_t dqpn, uint32_t rq_psn,
 	a.dgid[13] = (uint8_t)(dip >> 16);
 	a.dgid[14] = (uint8_t)(dip >> 8);
 	a.dgid[15] = (uint8_t)dip;
+	bool uc = qp->type == SNIC_QPT_UC; /* no RC-only attributes */
 	st = fqp_modify(qp, SNIC_QP_STATE | SNIC_QP_AV | SNIC_QP_PATH_MTU |
-			SNIC_QP_DEST_QPN | SNIC_QP_RQ_PSN |
-			SNIC_QP_MAX_DEST_RD_ATOMIC | SNIC_QP_MIN_RNR_TIMER, &a);
+			SNIC_QP_DEST_QPN | SNIC_QP_RQ_PSN | (uc ? 0 :
+			SNIC_QP_MAX_DEST_RD_ATOMIC | SNIC_QP_MIN_RNR_TIMER), &a);
 	if (st)
 		return st;
 	memset(&a, 0, sizeof(a));
@@ -423,9 +431,9 @@ int fqp_to_rts(struct fqp *qp, uint32_t dip, uint32_t dqpn, uint32_t rq_psn,
 	a.retry_cnt = p->retry_cnt;
 	a.rnr_retry = p->rnr_retry;
 	a.max_rd_atomic = p->max_rd_atomic;
-	return fqp_modify(qp, SNIC_QP_STATE | SNIC_QP_SQ_PSN | SNIC_QP_TIMEOUT |
-			  SNIC_QP_RETRY_CNT | SNIC_QP_RNR_RETRY |
-			  SNIC_QP_MAX_QP_RD_ATOMIC, &a);
+	return fqp_modify(qp, SNIC_QP_STATE | SNIC_QP_SQ_PSN | (uc ? 0 :
+			  SNIC_QP_TIMEOUT | SNIC_QP_RETRY_CNT | SNIC_QP_RNR_RETRY |
+			  SNIC_QP_MAX_QP_RD_ATOMIC), &a);
 }
 
 int fqp_connect(struct fqp *a, struct fqp *b, const struct fconn *p)
@@ -472,6 +480,8 @@ void fqp_write_send(struct fqp *qp, const struct fwr *wr)
 	hdr.raddr.rkey = wr->rkey;
 	hdr.atomic.compare_add = wr->compare_add;
 	hdr.atomic.swap = wr->swap;
+	if (wr->ud)
+		memcpy(&hdr.raddr, wr->ud, sizeof(*wr->ud));
 	if (wr->flags & SNIC_SEND_INLINE) {
 		hdr.ctrl.inline_len = wr->inline_len;
 		memcpy(w + sizeof(hdr), wr->inline_data, wr->inline_len);

@@ -56,6 +56,7 @@ struct fqp {
 	uint32_t sq_stride_log, rq_stride_log;
 	uint32_t sq_pi, rq_pi;
 	uint32_t max_send_sge, max_recv_sge, max_inline;
+	uint32_t type;          /* enum snic_qp_type                        */
 };
 
 /* Device and context. */
@@ -97,6 +98,9 @@ int fcq_poll(struct fcq *cq, struct snic_cqe *out);
 struct fqp_caps {
 	uint32_t sq_cnt, rq_cnt, max_send_sge, max_recv_sge, max_inline;
 	bool sig_all;
+	uint32_t qp_type;       /* enum snic_qp_type; 0 = RC                 */
+	bool srq;               /* receives come from SRQ srqn               */
+	uint32_t srqn;
 };
 int fqp_create(struct fqp *qp, struct fctx *c, uint32_t pdn, struct fcq *scq,
 	       struct fcq *rcq, const struct fqp_caps *caps);
@@ -118,7 +122,8 @@ void fconn_default(struct fconn *p);
 /* RESET -> INIT -> RTR -> RTS for both QPs, each pointing at the other
  * (dgid ::ffff:peer-ip).  Returns the first non-OK status. */
 int fqp_connect(struct fqp *a, struct fqp *b, const struct fconn *p);
-/* One QP through the three transitions towards a remote (ip, qpn). */
+/* One QP through the three transitions towards a remote (ip, qpn); for a
+ * UC QP without the RC-only attributes. */
 int fqp_to_rts(struct fqp *qp, uint32_t dip, uint32_t dqpn, uint32_t rq_psn,
 	       uint32_t sq_psn, const struct fconn *p);
 
@@ -135,6 +140,8 @@ struct fwr {
 	uint32_t num_sge;
 	const void *inline_data;
 	uint32_t inline_len;
+	const struct snic_wqe_ud *ud; /* UD: the address (in place of the
+				       * raddr and atomic segments)      */
 };
 void fqp_post_send(struct fqp *qp, const struct fwr *wr);
 /* Write the WQE and the dbrec without ringing. */

@@ -60,5 +60,36 @@ static void test_port_events(void)
 	free(d);
 }
 
+/* A context slot reused by a new process: the event queue starts empty
+ * for both sides, whatever consumer index the previous owner left (a
+ * stale eq_ci made the firmware see a full queue and drop every event). */
+static void test_slot_reuse_eq(void)
+{
+	struct fdev *d = calloc(1, sizeof(*d));
+	struct snic_ctx_slot *s;
+	struct fctx c;
+	uint32_t ci = 0, t[8];
+
+	fdev_init(d, "snic0", MAC0, 0xc6120001u, 4200);
+	CU_ASSERT_EQUAL_FATAL(fctx_open(&c, d, 2), SNIC_ST_OK);
+	s = fdev_slot(d, 2);
+	atomic_store(&s->eq_ci, 77); /* the previous owner's position */
+	CU_ASSERT_EQUAL_FATAL(fctx_cmd(&c, SNIC_CMD_CTX_CLOSE, NULL, 0, NULL,
+				       0), SNIC_ST_OK);
+	atomic_store(&s->state, SNIC_CTX_FREE); /* as the host driver does */
+	CU_ASSERT_EQUAL_FATAL(fctx_open(&c, d, 2), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(atomic_load(&s->eq_ci), 0);
+	link_step(d);
+	d->hal.link_is_up = 0;
+	link_step(d);
+	link_step(d);
+	CU_ASSERT_EQUAL_FATAL(drain(d, 2, &ci, t, 8), 1);
+	CU_ASSERT_EQUAL(t[0], 10u); /* IBV_EVENT_PORT_ERR, not dropped */
+	CU_ASSERT_EQUAL(fdev_counter(d, "eq_overruns"), 0);
+	CU_ASSERT_EQUAL(fdev_fini(d), 0);
+	free(d);
+}
+
 UNIT_SUITE(events, NULL, NULL,
-	   UNIT_TEST(test_port_events));
+	   UNIT_TEST(test_port_events),
+	   UNIT_TEST(test_slot_reuse_eq));

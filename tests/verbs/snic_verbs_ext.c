@@ -30,9 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <time.h>
 
 #include <infiniband/verbs.h>
+
+#include "vt_common.h"
 
 enum {
 	PORT = 1,
@@ -44,24 +47,10 @@ enum {
 		    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
 struct dev {
-	const char *name;
-	struct ibv_context *ctx;
-	struct ibv_device_attr attr;
-	struct ibv_port_attr port;
-	union ibv_gid gid;
-	struct ibv_pd *pd;
+	struct vt_dev v;        /* name, context, attributes, port, GID, PD */
 	uint8_t *buf;
 	struct ibv_mr *mr;      /* all of buf, ACCESS_ALL                   */
 	struct ibv_mr *mr_noatom; /* [NOATOM_OFF, BUF_LEN), no REMOTE_ATOMIC */
-};
-
-struct ep {
-	struct dev *d;
-	struct ibv_comp_channel *ch;
-	struct ibv_cq *scq, *rcq;
-	struct ibv_qp *qp;
-	uint32_t psn;
-	struct ibv_qp_cap cap;
 };
 
 struct qp_cfg {
@@ -76,50 +65,13 @@ struct qp_cfg {
 static const struct qp_cfg CFG = { 64, 64, 4, 4, 0, 1, false, 0, 0, NULL };
 
 static struct {
+	struct vt v;            /* GID index, verbose, deadline, counts, reason */
 	struct dev dev[2];
-	int gid_index;
-	bool verbose;
-	unsigned timeout_ms;
-	unsigned passed, failed;
 	uint32_t seq;
-	char why[1024];
-} T = { .gid_index = 0, .timeout_ms = 10000 };
+} T = { .v = { .keep_first = true, .timeout_ms = 10000 } };
 
-__attribute__((format(printf, 1, 2)))
-static bool fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (T.why[0])
-		return false; /* keep the first reason */
-	va_start(ap, fmt);
-	vsnprintf(T.why, sizeof T.why, fmt, ap);
-	va_end(ap);
-	return false;
-}
-
-__attribute__((format(printf, 1, 2)))
-static void vlog(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!T.verbose)
-		return;
-	va_start(ap, fmt);
-	fputs("# ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
-	va_end(ap);
-	fflush(stdout);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#define fail(...) vt_fail(&T.v, __VA_ARGS__)
+#define vlog(...) vt_log(&T.v, __VA_ARGS__)
 
 static void fill(uint8_t *p, size_t n, uint32_t seed)
 {
@@ -136,28 +88,14 @@ static void fill(uint8_t *p, size_t n, uint32_t seed)
 
 static bool dev_open(struct dev *d, const char *name)
 {
-	struct ibv_device **list;
-	int n = 0;
-
-	d->name = name;
-	list = ibv_get_device_list(&n);
-	CHECK(list, "ibv_get_device_list: %s", strerror(errno));
-	for (int i = 0; i < n && !d->ctx; i++)
-		if (strcmp(ibv_get_device_name(list[i]), name) == 0)
-			d->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	CHECK(d->ctx, "cannot open %s (is snic-emu running, LD_LIBRARY_PATH set?)", name);
-	CHECK(!ibv_query_device(d->ctx, &d->attr), "ibv_query_device(%s)", name);
-	CHECK(!ibv_query_port(d->ctx, PORT, &d->port), "ibv_query_port(%s)", name);
-	CHECK(!ibv_query_gid(d->ctx, PORT, T.gid_index, &d->gid), "ibv_query_gid(%s)", name);
-	d->pd = ibv_alloc_pd(d->ctx);
-	CHECK(d->pd, "ibv_alloc_pd(%s): %s", name, strerror(errno));
+	if (!vt_dev_open(&T.v, &d->v, name))
+		return false;
 	d->buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(d->buf != MAP_FAILED, "mmap: %s", strerror(errno));
 	memset(d->buf, 0, BUF_LEN);
-	d->mr = ibv_reg_mr(d->pd, d->buf, BUF_LEN, ACCESS_ALL);
+	d->mr = ibv_reg_mr(d->v.pd, d->buf, BUF_LEN, ACCESS_ALL);
 	CHECK(d->mr, "ibv_reg_mr(%s): %s", name, strerror(errno));
-	d->mr_noatom = ibv_reg_mr(d->pd, d->buf + NOATOM_OFF, BUF_LEN - NOATOM_OFF,
+	d->mr_noatom = ibv_reg_mr(d->v.pd, d->buf + NOATOM_OFF, BUF_LEN - NOATOM_OFF,
 				  ACCESS_ALL & ~IBV_ACCESS_REMOTE_ATOMIC);
 	CHECK(d->mr_noatom, "ibv_reg_mr(%s, no atomic): %s", name, strerror(errno));
 	return true;
@@ -171,109 +109,47 @@ static void dev_close(struct dev *d)
 		ibv_dereg_mr(d->mr);
 	if (d->buf && d->buf != MAP_FAILED)
 		munmap(d->buf, BUF_LEN);
-	if (d->pd)
-		ibv_dealloc_pd(d->pd);
-	if (d->ctx)
-		ibv_close_device(d->ctx);
+	vt_dev_close(&d->v);
 }
 
-static void ep_destroy(struct ep *e)
+static bool ep_create(struct vt_ep *e, struct dev *d, const struct qp_cfg *c)
 {
-	if (e->qp)
-		ibv_destroy_qp(e->qp);
-	if (e->scq)
-		ibv_destroy_cq(e->scq);
-	if (e->rcq)
-		ibv_destroy_cq(e->rcq);
-	if (e->ch)
-		ibv_destroy_comp_channel(e->ch);
-	memset(e, 0, sizeof *e);
+	const struct vt_qp_cfg qc = {
+		.type = c->type, .send_wr = c->send_wr, .recv_wr = c->recv_wr,
+		.send_sge = c->send_sge, .recv_sge = c->recv_sge, .inl = c->inl,
+		.cqe = 256, .sig_all = c->sig_all, .channel = c->channel, .srq = c->srq,
+	};
+
+	return vt_ep_create(&T.v, e, d, &d->v, &qc, 0xfffff0u + T.seq++ * 0x3579u);
 }
 
-static bool ep_create(struct ep *e, struct dev *d, const struct qp_cfg *c)
-{
-	struct ibv_qp_init_attr ia;
-
-	memset(e, 0, sizeof *e);
-	e->d = d;
-	e->psn = (0xfffff0u + T.seq++ * 0x3579u) & 0xffffff;
-	if (c->channel) {
-		e->ch = ibv_create_comp_channel(d->ctx);
-		CHECK(e->ch, "ibv_create_comp_channel: %s", strerror(errno));
-	}
-	e->scq = ibv_create_cq(d->ctx, 256, NULL, NULL, 0);
-	e->rcq = ibv_create_cq(d->ctx, 256, NULL, e->ch, 0);
-	CHECK(e->scq && e->rcq, "ibv_create_cq: %s", strerror(errno));
-	memset(&ia, 0, sizeof ia);
-	ia.send_cq = e->scq;
-	ia.recv_cq = e->rcq;
-	ia.qp_type = c->type ? c->type : IBV_QPT_RC;
-	ia.srq = c->srq;
-	ia.sq_sig_all = c->sig_all;
-	ia.cap.max_send_wr = c->send_wr;
-	ia.cap.max_recv_wr = c->recv_wr;
-	ia.cap.max_send_sge = c->send_sge;
-	ia.cap.max_recv_sge = c->recv_sge;
-	ia.cap.max_inline_data = c->inl;
-	e->qp = ibv_create_qp(d->pd, &ia);
-	CHECK(e->qp, "ibv_create_qp(%s): %s", d->name, strerror(errno));
-	e->cap = ia.cap;
-	return true;
-}
-
-static bool ep_connect(struct ep *e, const struct ep *peer, int access)
+static bool ep_connect(struct vt_ep *e, const struct vt_ep *peer, int access)
 {
 	struct ibv_qp_attr a;
 	int rc;
 
-	memset(&a, 0, sizeof a);
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = PORT;
-	a.qp_access_flags = access ? access : ACCESS_ALL;
-	rc = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			   IBV_QP_ACCESS_FLAGS);
+	rc = vt_qp_init(e->qp, access ? access : ACCESS_ALL);
 	CHECK(!rc, "modify to INIT: %s", strerror(rc));
-	memset(&a, 0, sizeof a);
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = peer->qp->qp_num;
-	a.rq_psn = peer->psn;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = peer->d->gid;
-	a.ah_attr.grh.sgid_index = (uint8_t)T.gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = PORT;
-	rc = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			   IBV_QP_MIN_RNR_TIMER);
+	vt_rtr_attr(&T.v, e, peer, IBV_MTU_1024, 1, &a);
+	rc = ibv_modify_qp(e->qp, &a, VT_RTR_MASK);
 	CHECK(!rc, "modify to RTR: %s", strerror(rc));
-	memset(&a, 0, sizeof a);
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = e->psn;
-	a.max_rd_atomic = 16;
-	rc = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			   IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	rc = vt_qp_rts(e);
 	CHECK(!rc, "modify to RTS: %s", strerror(rc));
 	return true;
 }
 
 /* e[0] on dev0 (requester), e[1] on dev1 (responder). */
-static bool pair_up(struct ep e[2], const struct qp_cfg *c, int access1)
+static bool pair_up(struct vt_ep e[2], const struct qp_cfg *c, int access1)
 {
 	if (!ep_create(&e[0], &T.dev[0], c) || !ep_create(&e[1], &T.dev[1], c))
 		return false;
 	return ep_connect(&e[0], &e[1], 0) && ep_connect(&e[1], &e[0], access1);
 }
 
-static void pair_down(struct ep e[2])
+static void pair_down(struct vt_ep e[2])
 {
-	ep_destroy(&e[0]);
-	ep_destroy(&e[1]);
+	vt_ep_destroy(&e[0]);
+	vt_ep_destroy(&e[1]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -281,7 +157,7 @@ static void pair_down(struct ep e[2])
 
 static bool poll_one(struct ibv_cq *cq, struct ibv_wc *wc, const char *what)
 {
-	uint64_t end = now_ns() + (uint64_t)T.timeout_ms * 1000000u;
+	uint64_t end = vt_now_ns() + (uint64_t)T.v.timeout_ms * 1000000u;
 
 	for (;;) {
 		int n = ibv_poll_cq(cq, 1, wc);
@@ -289,7 +165,7 @@ static bool poll_one(struct ibv_cq *cq, struct ibv_wc *wc, const char *what)
 		CHECK(n >= 0, "ibv_poll_cq(%s) returned %d", what, n);
 		if (n == 1)
 			return true;
-		CHECK(now_ns() < end, "%s: no completion within %u ms", what, T.timeout_ms);
+		CHECK(vt_now_ns() < end, "%s: no completion within %u ms", what, T.v.timeout_ms);
 	}
 }
 
@@ -304,10 +180,10 @@ static bool wc_ok(const struct ibv_wc *wc, enum ibv_wc_opcode op, const char *wh
 /* The CQ stays empty for `ms` milliseconds. */
 static bool no_cqe(struct ibv_cq *cq, unsigned ms, const char *what)
 {
-	uint64_t end = now_ns() + (uint64_t)ms * 1000000u;
+	uint64_t end = vt_now_ns() + (uint64_t)ms * 1000000u;
 	struct ibv_wc wc;
 
-	while (now_ns() < end) {
+	while (vt_now_ns() < end) {
 		int n = ibv_poll_cq(cq, 1, &wc);
 
 		CHECK(n == 0, "%s: unexpected completion (wr_id 0x%" PRIx64 " status %s)", what,
@@ -341,7 +217,7 @@ static bool post_recv(struct ibv_qp *qp, uint64_t id, struct ibv_sge *sg, int n)
 	return true;
 }
 
-static bool atomic(struct ep *e, enum ibv_wr_opcode op, size_t loc_off, uint64_t raddr,
+static bool atomic(struct vt_ep *e, enum ibv_wr_opcode op, size_t loc_off, uint64_t raddr,
 		   uint32_t rkey, uint64_t cmp_add, uint64_t swap, uint64_t id)
 {
 	struct ibv_sge s = sge_of(e->d, loc_off, 8);
@@ -360,7 +236,7 @@ static bool atomic(struct ep *e, enum ibv_wr_opcode op, size_t loc_off, uint64_t
 	return post(e->qp, &wr, "atomic");
 }
 
-static uint64_t raddr_of(const struct ep *e, size_t off)
+static uint64_t raddr_of(const struct vt_ep *e, size_t off)
 {
 	return (uintptr_t)(e->d->buf + off);
 }
@@ -370,7 +246,7 @@ static uint64_t raddr_of(const struct ep *e, size_t off)
 
 static bool c_atomic(void)
 {
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct ibv_wc wc;
 	uint64_t *w = (uint64_t *)(void *)T.dev[1].buf;
 	uint64_t *res = (uint64_t *)(void *)T.dev[0].buf;
@@ -441,7 +317,7 @@ static void *host_adder(void *arg)
  * total is exact and every QP-side result is a distinct prior count. */
 static bool c_atomic_concurrent(void)
 {
-	struct ep e[CONC_QPS][2];
+	struct vt_ep e[CONC_QPS][2];
 	uint64_t *w = (uint64_t *)(void *)(T.dev[1].buf + 4096);
 	uint64_t *res = (uint64_t *)(void *)(T.dev[0].buf + 65536);
 	unsigned posted[CONC_QPS] = { 0 }, done[CONC_QPS] = { 0 }, total = 0;
@@ -459,7 +335,7 @@ static bool c_atomic_concurrent(void)
 		goto out;
 	}
 	th_started = true;
-	uint64_t end = now_ns() + (uint64_t)T.timeout_ms * 1000000u;
+	uint64_t end = vt_now_ns() + (uint64_t)T.v.timeout_ms * 1000000u;
 
 	while (total < CONC_QPS * CONC_OPS) {
 		for (int q = 0; q < CONC_QPS; q++) {
@@ -482,7 +358,7 @@ static bool c_atomic_concurrent(void)
 				total++;
 			}
 		}
-		if (now_ns() > end) {
+		if (vt_now_ns() > end) {
 			fail("only %u of %u FETCH_ADDs completed", total, CONC_QPS * CONC_OPS);
 			goto out;
 		}
@@ -515,7 +391,7 @@ out:
 
 static bool c_imm(void)
 {
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct ibv_wc wc;
 	struct ibv_sge s, r;
 	uint8_t *src = T.dev[0].buf, *dst = T.dev[1].buf;
@@ -586,7 +462,7 @@ out:
 static bool c_inline(void)
 {
 	struct qp_cfg c = CFG;
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct ibv_wc wc;
 	uint8_t stackbuf[256], want[256];
 	struct ibv_sge s[3], r;
@@ -665,7 +541,7 @@ out:
 static bool c_sge16(void)
 {
 	struct qp_cfg c = CFG;
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct ibv_wc wc;
 	struct ibv_sge s[16], r[16];
 	uint8_t *src = T.dev[0].buf, *dst = T.dev[1].buf;
@@ -677,8 +553,8 @@ static bool c_sge16(void)
 	if (!msg || !pair_up(e, &c, 0))
 		goto out;
 	if (e[0].cap.max_send_sge < 16 || e[1].cap.max_recv_sge < 16 ||
-	    T.dev[0].attr.max_sge < 16) {
-		fail("max_sge %d / cap send %u recv %u < 16", T.dev[0].attr.max_sge,
+	    T.dev[0].v.attr.max_sge < 16) {
+		fail("max_sge %d / cap send %u recv %u < 16", T.dev[0].v.attr.max_sge,
 		     e[0].cap.max_send_sge, e[1].cap.max_recv_sge);
 		goto out;
 	}
@@ -731,7 +607,7 @@ static bool c_sge16(void)
 		goto out;
 	}
 	/* READ scattered into 16 pieces of dev0 (max_sge_rd permitting) */
-	int nrd = T.dev[0].attr.max_sge_rd < 16 ? T.dev[0].attr.max_sge_rd : 16;
+	int nrd = T.dev[0].v.attr.max_sge_rd < 16 ? T.dev[0].v.attr.max_sge_rd : 16;
 
 	memset(src + 131072, 0xee, 131072);
 	for (int i = 0; i < nrd; i++)
@@ -760,7 +636,7 @@ out:
 
 static bool c_zero_length(void)
 {
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct ibv_wc wc;
 	struct ibv_sge r = sge_of(&T.dev[1], 0, 64);
 	struct ibv_send_wr wr;
@@ -818,7 +694,7 @@ out:
  * hold X's data (IBV_SEND_FENCE waits for the READ). */
 static bool c_fence(void)
 {
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct ibv_wc wc;
 	const uint32_t len = 16384;
 	bool ok = false;
@@ -868,7 +744,7 @@ out:
 static bool c_unsignaled(void)
 {
 	struct qp_cfg c = CFG;
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct ibv_wc wc;
 	struct ibv_sge s = sge_of(&T.dev[0], 0, 32);
 	struct ibv_send_wr wr;
@@ -913,7 +789,7 @@ out:
 static bool c_solicited(void)
 {
 	struct qp_cfg c = CFG;
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct ibv_wc wc;
 	struct ibv_sge s = sge_of(&T.dev[0], 0, 16), r = sge_of(&T.dev[1], 0, 64);
 	struct ibv_send_wr wr;
@@ -946,7 +822,7 @@ static bool c_solicited(void)
 	wr.send_flags = IBV_SEND_SOLICITED;
 	if (!post(e[0].qp, &wr, "solicited send"))
 		goto out;
-	if (poll(&pfd, 1, (int)T.timeout_ms) != 1) {
+	if (poll(&pfd, 1, (int)T.v.timeout_ms) != 1) {
 		fail("no event for the solicited completion");
 		goto out;
 	}
@@ -977,7 +853,7 @@ static bool async_event(struct ibv_context *ctx, enum ibv_event_type type, struc
 	struct ibv_async_event ev;
 	bool ok;
 
-	if (poll(&pfd, 1, (int)T.timeout_ms) != 1 || ibv_get_async_event(ctx, &ev))
+	if (poll(&pfd, 1, (int)T.v.timeout_ms) != 1 || ibv_get_async_event(ctx, &ev))
 		return fail("%s: no async event (want %s)", what, ibv_event_type_str(type));
 	ok = ev.event_type == type && ev.element.qp == qp;
 	if (!ok)
@@ -993,7 +869,7 @@ static bool async_event(struct ibv_context *ctx, enum ibv_event_type type, struc
 static bool atomic_error(uint64_t raddr_off, uint32_t rkey, int qp_access,
 			 enum ibv_wc_status want, enum ibv_event_type evt, const char *what)
 {
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct ibv_wc wc;
 	bool ok = false;
 
@@ -1012,7 +888,7 @@ static bool atomic_error(uint64_t raddr_off, uint32_t rkey, int qp_access,
 		fail("%s: memory changed", what);
 		goto out;
 	}
-	ok = async_event(T.dev[1].ctx, evt, e[1].qp, what);
+	ok = async_event(T.dev[1].v.ctx, evt, e[1].qp, what);
 out:
 	pair_down(e);
 	return ok;
@@ -1043,7 +919,7 @@ static bool c_err_atomic_qp_access(void)
 static bool c_err_full_queue(void)
 {
 	struct qp_cfg c = CFG;
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct ibv_sge s = sge_of(&T.dev[0], 0, 8);
 	struct ibv_send_wr sw[40], *sbad = NULL;
 	struct ibv_recv_wr rw[40], *rbad = NULL;
@@ -1092,7 +968,7 @@ out:
 static bool c_err_limits(void)
 {
 	struct dev *d = &T.dev[0];
-	struct ibv_cq *cq = ibv_create_cq(d->ctx, 16, NULL, NULL, 0);
+	struct ibv_cq *cq = ibv_create_cq(d->v.ctx, 16, NULL, NULL, 0);
 	struct ibv_qp_init_attr ia;
 	struct ibv_qp *qp;
 	bool ok = false;
@@ -1108,14 +984,14 @@ static bool c_err_limits(void)
 		ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
 		ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
 		switch (k) {
-		case 0: ia.cap.max_send_wr = (uint32_t)d->attr.max_qp_wr + 1; break;
-		case 1: ia.cap.max_recv_wr = (uint32_t)d->attr.max_qp_wr + 1; break;
-		case 2: ia.cap.max_send_sge = (uint32_t)d->attr.max_sge + 1; break;
-		case 3: ia.cap.max_recv_sge = (uint32_t)d->attr.max_sge + 1; break;
+		case 0: ia.cap.max_send_wr = (uint32_t)d->v.attr.max_qp_wr + 1; break;
+		case 1: ia.cap.max_recv_wr = (uint32_t)d->v.attr.max_qp_wr + 1; break;
+		case 2: ia.cap.max_send_sge = (uint32_t)d->v.attr.max_sge + 1; break;
+		case 3: ia.cap.max_recv_sge = (uint32_t)d->v.attr.max_sge + 1; break;
 		default: ia.cap.max_inline_data = 1u << 20; break;
 		}
 		errno = 0;
-		qp = ibv_create_qp(d->pd, &ia);
+		qp = ibv_create_qp(d->v.pd, &ia);
 		if (qp || errno != EINVAL) {
 			fail("ibv_create_qp with %s beyond the device limit: %s (errno %d, want EINVAL)",
 			     what[k], qp ? "created" : "refused", errno);
@@ -1125,7 +1001,7 @@ static bool c_err_limits(void)
 		}
 	}
 	errno = 0;
-	struct ibv_cq *big = ibv_create_cq(d->ctx, d->attr.max_cqe + 1, NULL, NULL, 0);
+	struct ibv_cq *big = ibv_create_cq(d->v.ctx, d->v.attr.max_cqe + 1, NULL, NULL, 0);
 
 	if (big || errno != EINVAL) {
 		fail("ibv_create_cq(max_cqe + 1): %s (errno %d, want EINVAL)",
@@ -1135,7 +1011,7 @@ static bool c_err_limits(void)
 		goto out;
 	}
 	/* a QP with small caps: WRs beyond them, modify beyond rd_atom limits */
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct qp_cfg c = CFG;
 
 	c.send_sge = c.recv_sge = 2;
@@ -1163,7 +1039,7 @@ static bool c_err_limits(void)
 	struct ibv_qp_attr a;
 
 	memset(&a, 0, sizeof a);
-	a.max_rd_atomic = (uint8_t)(d->attr.max_qp_init_rd_atom + 1);
+	a.max_rd_atomic = (uint8_t)(d->v.attr.max_qp_init_rd_atom + 1);
 	int rc3 = ibv_modify_qp(e[0].qp, &a, IBV_QP_MAX_QP_RD_ATOMIC);
 
 	pair_down(e);
@@ -1181,7 +1057,7 @@ out:
 /* RC loopback: both QPs on dev0, connected through its own GID. */
 static bool c_loopback(void)
 {
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct ibv_wc wc;
 	uint8_t *b = T.dev[0].buf;
 	struct ibv_sge s = sge_of(&T.dev[0], 0, 5000), r = sge_of(&T.dev[0], 65536, 8192);
@@ -1228,7 +1104,7 @@ out:
 }
 
 /* UD QPs, RESET -> INIT (Q_Key) -> RTR -> RTS (SQ PSN). */
-static bool ud_up(struct ep *e, struct dev *d, uint32_t qkey)
+static bool ud_up(struct vt_ep *e, struct dev *d, uint32_t qkey)
 {
 	struct qp_cfg c = CFG;
 	struct ibv_qp_attr a;
@@ -1260,11 +1136,11 @@ static struct ibv_ah *ah_to(struct dev *from, struct dev *to)
 
 	memset(&aa, 0, sizeof aa);
 	aa.is_global = 1;
-	aa.grh.dgid = to->gid;
-	aa.grh.sgid_index = (uint8_t)T.gid_index;
+	aa.grh.dgid = to->v.gid;
+	aa.grh.sgid_index = (uint8_t)T.v.gid_index;
 	aa.grh.hop_limit = 64;
 	aa.port_num = PORT;
-	return ibv_create_ah(from->pd, &aa);
+	return ibv_create_ah(from->v.pd, &aa);
 }
 
 static uint16_t ip_csum(const uint8_t *h)
@@ -1283,7 +1159,7 @@ static uint16_t ip_csum(const uint8_t *h)
  * a message. */
 static bool c_ud(void)
 {
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct ibv_ah *ah = NULL;
 	struct ibv_wc wc;
 	uint8_t *rb = T.dev[1].buf;
@@ -1314,7 +1190,9 @@ static bool c_ud(void)
 	    !poll_one(e[0].scq, &wc, "ud send") || !wc_ok(&wc, IBV_WC_SEND, "ud send") ||
 	    !poll_one(e[1].rcq, &wc, "ud recv") || !wc_ok(&wc, IBV_WC_RECV, "ud recv"))
 		goto out;
-	if (wc.byte_len != 1040 || !(wc.wc_flags & IBV_WC_GRH) ||
+	/* sl: the network header type of the datagram, 2 = IPv4 (Annex
+	 * A17.4.5.1; mlx5's convention, which UCX relies on) */
+	if (wc.byte_len != 1040 || !(wc.wc_flags & IBV_WC_GRH) || wc.sl != 2 ||
 	    !(wc.wc_flags & IBV_WC_WITH_IMM) || wc.imm_data != htonl(0xabcd0001) ||
 	    wc.src_qp != e[0].qp->qp_num || wc.wr_id != 1) {
 		fail("ud recv: byte_len %u flags 0x%x imm 0x%x src_qp 0x%x (want 0x%x)",
@@ -1328,7 +1206,7 @@ static bool c_ud(void)
 	static const uint8_t zero[20];
 
 	if (memcmp(rb, zero, 20) || ip[0] != 0x45 || ip[9] != 17 ||
-	    memcmp(ip + 12, T.dev[0].gid.raw + 12, 4) || memcmp(ip + 16, T.dev[1].gid.raw + 12, 4) ||
+	    memcmp(ip + 12, T.dev[0].v.gid.raw + 12, 4) || memcmp(ip + 16, T.dev[1].v.gid.raw + 12, 4) ||
 	    ip_csum(ip) != 0 || (ip[2] << 8 | ip[3]) != 20 + 8 + 12 + 8 + 4 + 1000 + 4) {
 		fail("GRH area: %02x %02x .. proto %u len %u csum %s", ip[0], ip[1], ip[9],
 		     ip[2] << 8 | ip[3], ip_csum(ip) ? "bad" : "ok");
@@ -1364,11 +1242,11 @@ static bool c_ud(void)
 
 	memset(&da, 0, sizeof da);
 	da.is_global = 1;
-	da.grh.dgid = T.dev[1].gid;
+	da.grh.dgid = T.dev[1].v.gid;
 	da.grh.dgid.raw[15] ^= 0x40; /* 198.18.0.x + 64: nobody */
 	da.grh.hop_limit = 64;
 	da.port_num = PORT;
-	dead = ibv_create_ah(T.dev[0].pd, &da);
+	dead = ibv_create_ah(T.dev[0].v.pd, &da);
 	if (!dead) {
 		fail("ibv_create_ah: %s", strerror(errno));
 		goto out;
@@ -1397,10 +1275,10 @@ static bool c_ud(void)
 		     ibv_wc_status_str(wc.status), wc.wr_id);
 		goto out;
 	}
-	if (!async_event(T.dev[1].ctx, IBV_EVENT_QP_FATAL, e[1].qp, "UD receive error"))
+	if (!async_event(T.dev[1].v.ctx, IBV_EVENT_QP_FATAL, e[1].qp, "UD receive error"))
 		goto out;
 	/* more than the MTU: a local length error */
-	unsigned mtu = 128u << T.dev[0].port.active_mtu;
+	unsigned mtu = 128u << T.dev[0].v.port.active_mtu;
 
 	s.length = mtu + 1;
 	wr.wr_id = 3;
@@ -1426,7 +1304,7 @@ enum { SRQ_QPS = 3, SRQ_MSGS = 10 };
  * the SRQ, whichever QP it came in on; the limit event fires once armed. */
 static bool c_srq(void)
 {
-	struct ep e[SRQ_QPS][2];
+	struct vt_ep e[SRQ_QPS][2];
 	struct ibv_srq_init_attr si;
 	struct ibv_srq *srq;
 	struct ibv_srq_attr sa;
@@ -1439,7 +1317,7 @@ static bool c_srq(void)
 	memset(&si, 0, sizeof si);
 	si.attr.max_wr = 64;
 	si.attr.max_sge = 2;
-	srq = ibv_create_srq(T.dev[1].pd, &si);
+	srq = ibv_create_srq(T.dev[1].v.pd, &si);
 	if (!srq)
 		return fail("ibv_create_srq: %s", strerror(errno));
 	for (int q = 0; q < SRQ_QPS; q++) {
@@ -1492,11 +1370,11 @@ static bool c_srq(void)
 		int q = -1;
 
 		/* each dev1 QP has its own recv CQ: poll them in turn */
-		for (uint64_t end = now_ns() + (uint64_t)T.timeout_ms * 1000000u; q < 0;) {
+		for (uint64_t end = vt_now_ns() + (uint64_t)T.v.timeout_ms * 1000000u; q < 0;) {
 			for (int k = 0; k < SRQ_QPS && q < 0; k++)
 				if (ibv_poll_cq(e[k][1].rcq, 1, &wc) == 1)
 					q = k;
-			if (q < 0 && now_ns() > end) {
+			if (q < 0 && vt_now_ns() > end) {
 				fail("only %d of %d messages received", n, SRQ_QPS * SRQ_MSGS);
 				goto out;
 			}
@@ -1521,9 +1399,9 @@ static bool c_srq(void)
 			goto out;
 		}
 	/* 2 WQEs left < limit 4: IBV_EVENT_SRQ_LIMIT_REACHED, once */
-	struct pollfd pfd = { .fd = T.dev[1].ctx->async_fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = T.dev[1].v.ctx->async_fd, .events = POLLIN };
 
-	if (poll(&pfd, 1, (int)T.timeout_ms) != 1 || ibv_get_async_event(T.dev[1].ctx, &ev)) {
+	if (poll(&pfd, 1, (int)T.v.timeout_ms) != 1 || ibv_get_async_event(T.dev[1].v.ctx, &ev)) {
 		fail("no async event for the SRQ limit");
 		goto out;
 	}
@@ -1555,7 +1433,7 @@ out:
 static bool c_uc(void)
 {
 	struct qp_cfg c = CFG;
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct ibv_wc wc;
 	uint8_t *src = T.dev[0].buf, *dst = T.dev[1].buf;
 	struct ibv_sge s = sge_of(&T.dev[0], 0, 5000), r = sge_of(&T.dev[1], 0, 8192);
@@ -1568,7 +1446,7 @@ static bool c_uc(void)
 		goto out;
 	for (int i = 0; i < 2; i++) {
 		struct ibv_qp_attr a;
-		struct ep *x = &e[i], *peer = &e[1 - i];
+		struct vt_ep *x = &e[i], *peer = &e[1 - i];
 		int rc;
 
 		memset(&a, 0, sizeof a);
@@ -1583,7 +1461,7 @@ static bool c_uc(void)
 		a.dest_qp_num = peer->qp->qp_num;
 		a.rq_psn = peer->psn;
 		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = peer->d->gid;
+		a.ah_attr.grh.dgid = peer->d->v.gid;
 		a.ah_attr.grh.hop_limit = 64;
 		a.ah_attr.port_num = PORT;
 		if (!rc)
@@ -1643,6 +1521,103 @@ out:
 	return ok;
 }
 
+/* Memory of a SysV segment (UCX's memory pools, perftest --use_hugepages):
+ * registered, written by the peer's RDMA WRITE, deregistered; its contents
+ * stay and shmdt() succeeds afterwards.  `huge`: SHM_HUGETLB, when the
+ * machine has huge pages to give (else said and passed over). */
+static bool sysv_one(struct vt_ep e[2], bool huge)
+{
+	const size_t seg = 4u << 20, off = 2u << 20, len = 100000;
+	uint8_t *src = T.dev[0].buf, *p;
+	struct ibv_sge s = sge_of(&T.dev[0], 0, (uint32_t)len);
+	struct ibv_send_wr wr;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	bool ok = false;
+	int id;
+
+	id = shmget(IPC_PRIVATE, seg, IPC_CREAT | 0600 | (huge ? SHM_HUGETLB : 0));
+	if (id < 0 && huge && (errno == ENOMEM || errno == EPERM)) {
+		vt_log(&T.v, "no huge pages for SHM_HUGETLB (%s): that part not run",
+		       strerror(errno));
+		return true;
+	}
+	if (id < 0)
+		return fail("shmget%s: %s", huge ? " SHM_HUGETLB" : "", strerror(errno));
+	p = shmat(id, NULL, 0);
+	shmctl(id, IPC_RMID, NULL); /* freed at the last detach, as UCX does */
+	if (p == (void *)-1)
+		return fail("shmat: %s", strerror(errno));
+	memset(p, 0x5a, seg);
+	mr = ibv_reg_mr(T.dev[1].v.pd, p + off, len, ACCESS_ALL);
+	if (!mr) {
+		fail("ibv_reg_mr on a SysV segment%s: %s", huge ? " (huge)" : "",
+		     strerror(errno));
+		goto out;
+	}
+	fill(src, len, 31);
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = (uintptr_t)(p + off);
+	wr.wr.rdma.rkey = mr->rkey;
+	if (!post(e[0].qp, &wr, "write to SysV") || !poll_one(e[0].scq, &wc, "write") ||
+	    !wc_ok(&wc, IBV_WC_RDMA_WRITE, "write to SysV"))
+		goto out;
+	p[0] = 1; /* the application's own writes, outside the MR */
+	p[seg - 1] = 2;
+	if (ibv_dereg_mr(mr)) {
+		fail("ibv_dereg_mr: %s", strerror(errno));
+		goto out;
+	}
+	mr = NULL;
+	if (memcmp(p + off, src, len) || p[0] != 1 || p[seg - 1] != 2 || p[off - 1] != 0x5a) {
+		fail("SysV segment after dereg: data %s, edges %u %u %u",
+		     memcmp(p + off, src, len) ? "differs" : "ok", p[0], p[seg - 1], p[off - 1]);
+		goto out;
+	}
+	ok = true;
+out:
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (shmdt(p) != 0 && ok)
+		ok = fail("shmdt after dereg%s: %s", huge ? " (huge)" : "", strerror(errno));
+	return ok;
+}
+
+static bool c_sysv(void)
+{
+	struct vt_ep e[2];
+	bool ok;
+
+	memset(e, 0, sizeof e);
+	ok = pair_up(e, &CFG, 0) && sysv_one(e, false) && sysv_one(e, true);
+	pair_down(e);
+	return ok;
+}
+
+/* ibv_query_device_ex agrees with ibv_query_device (phys_port_cnt_ex is
+ * the port count for devices of fewer than 256 ports). */
+static bool c_query_ex(void)
+{
+	struct ibv_device_attr_ex x;
+	struct dev *d = &T.dev[0];
+	int rc;
+
+	memset(&x, 0, sizeof x);
+	rc = ibv_query_device_ex(d->v.ctx, NULL, &x);
+	if (rc)
+		return fail("ibv_query_device_ex: %s", strerror(rc));
+	if (x.phys_port_cnt_ex != d->v.attr.phys_port_cnt ||
+	    x.orig_attr.phys_port_cnt != d->v.attr.phys_port_cnt ||
+	    x.orig_attr.max_qp != d->v.attr.max_qp)
+		return fail("query_device_ex: phys_port_cnt_ex %u, phys_port_cnt %u/%u",
+			    x.phys_port_cnt_ex, x.orig_attr.phys_port_cnt,
+			    d->v.attr.phys_port_cnt);
+	return true;
+}
+
 /* Pools: create objects until the device refuses; it must refuse with
  * ENOMEM exactly at the limit ibv_query_device reports (counting what
  * this context already holds). */
@@ -1659,7 +1634,7 @@ static bool pool_fill(int kind, int max, int have)
 
 	if (!obj)
 		return fail("calloc");
-	if (kind == POOL_QP && !(cq = ibv_create_cq(d->ctx, 4, NULL, NULL, 0))) {
+	if (kind == POOL_QP && !(cq = ibv_create_cq(d->v.ctx, 4, NULL, NULL, 0))) {
 		free(obj);
 		return fail("ibv_create_cq: %s", strerror(errno));
 	}
@@ -1667,26 +1642,26 @@ static bool pool_fill(int kind, int max, int have)
 		errno = 0;
 		switch (kind) {
 		case POOL_PD:
-			obj[n] = ibv_alloc_pd(d->ctx);
+			obj[n] = ibv_alloc_pd(d->v.ctx);
 			break;
 		case POOL_MR:
-			obj[n] = ibv_reg_mr(d->pd, d->buf + 8192, 64, IBV_ACCESS_LOCAL_WRITE);
+			obj[n] = ibv_reg_mr(d->v.pd, d->buf + 8192, 64, IBV_ACCESS_LOCAL_WRITE);
 			break;
 		case POOL_CQ:
-			obj[n] = ibv_create_cq(d->ctx, 1, NULL, NULL, 0);
+			obj[n] = ibv_create_cq(d->v.ctx, 1, NULL, NULL, 0);
 			break;
 		case POOL_QP: {
 			struct ibv_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq,
 						       .qp_type = IBV_QPT_RC,
 						       .cap = { 1, 1, 1, 1, 0 } };
 
-			obj[n] = ibv_create_qp(d->pd, &ia);
+			obj[n] = ibv_create_qp(d->v.pd, &ia);
 			break;
 		}
 		default: {
 			struct ibv_srq_init_attr si = { .attr = { 1, 1, 0 } };
 
-			obj[n] = ibv_create_srq(d->pd, &si);
+			obj[n] = ibv_create_srq(d->v.pd, &si);
 			break;
 		}
 		}
@@ -1718,9 +1693,9 @@ static bool pool_fill(int kind, int max, int have)
 
 static bool c_limits(void)
 {
-	struct ibv_device_attr *a = &T.dev[0].attr;
+	struct ibv_device_attr *a = &T.dev[0].v.attr;
 	struct qp_cfg c = CFG;
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qi;
 	bool ok = false;
@@ -1773,11 +1748,11 @@ static bool cqx_poll(struct ibv_cq_ex *cq, enum ibv_wc_opcode op, uint32_t len,
 		     uint32_t qpn, const char *what)
 {
 	struct ibv_poll_cq_attr pa = { 0 };
-	uint64_t end = now_ns() + (uint64_t)T.timeout_ms * 1000000u;
+	uint64_t end = vt_now_ns() + (uint64_t)T.v.timeout_ms * 1000000u;
 	int rc;
 
 	while ((rc = ibv_start_poll(cq, &pa)) == ENOENT)
-		CHECK(now_ns() < end, "%s: no completion", what);
+		CHECK(vt_now_ns() < end, "%s: no completion", what);
 	CHECK(rc == 0, "%s: ibv_start_poll returned %d", what, rc);
 	bool ok = cq->status == IBV_WC_SUCCESS && ibv_wc_read_opcode(cq) == op &&
 		  ibv_wc_read_byte_len(cq) == len && ibv_wc_read_qp_num(cq) == qpn;
@@ -1794,7 +1769,7 @@ static bool c_ext_api(void)
 {
 	struct ibv_cq_init_attr_ex ca = { .cqe = 64, .wc_flags = IBV_WC_STANDARD_FLAGS };
 	struct ibv_cq_ex *cq[2] = { NULL, NULL };
-	struct ep e[2];
+	struct vt_ep e[2];
 	struct ibv_qp_ex *qx;
 	uint64_t *word = (uint64_t *)(void *)(T.dev[1].buf + 65536);
 	uint8_t *src = T.dev[0].buf, *dst = T.dev[1].buf;
@@ -1803,7 +1778,7 @@ static bool c_ext_api(void)
 
 	memset(e, 0, sizeof e);
 	for (int i = 0; i < 2; i++) {
-		cq[i] = ibv_create_cq_ex(T.dev[i].ctx, &ca);
+		cq[i] = ibv_create_cq_ex(T.dev[i].v.ctx, &ca);
 		if (!cq[i]) {
 			fail("ibv_create_cq_ex: %s", strerror(errno));
 			goto out;
@@ -1813,14 +1788,15 @@ static bool c_ext_api(void)
 			.qp_type = IBV_QPT_RC, .sq_sig_all = 0,
 			.cap = { 16, 16, 2, 2, 64 },
 			.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-			.pd = T.dev[i].pd,
+			.pd = T.dev[i].v.pd,
 			.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND_WITH_IMM |
 					  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
 					  IBV_QP_EX_WITH_RDMA_READ,
 		};
 		e[i].d = &T.dev[i];
+		e[i].vd = &T.dev[i].v;
 		e[i].psn = 0x100 + (uint32_t)i;
-		e[i].qp = ibv_create_qp_ex(T.dev[i].ctx, &qa);
+		e[i].qp = ibv_create_qp_ex(T.dev[i].v.ctx, &qa);
 		if (!e[i].qp) {
 			fail("ibv_create_qp_ex: %s", strerror(errno));
 			goto out;
@@ -1920,6 +1896,8 @@ static const struct tcase cases[] = {
 	{ "uc", c_uc },
 	{ "limits", c_limits },
 	{ "ext_api", c_ext_api },
+	{ "sysv", c_sysv },
+	{ "query_ex", c_query_ex },
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
@@ -1940,41 +1918,28 @@ static bool selected(const char *only, const char *name)
 	return false;
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: snic_verbs_ext [--dev0 D] [--dev1 D] [--only LIST] [--list] "
+		"[--gid-index N] [--timeout-ms MS] [-v]\n");
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "dev0", required_argument, NULL, 'a' },
-		{ "dev1", required_argument, NULL, 'b' },
-		{ "only", required_argument, NULL, 'o' },
-		{ "gid-index", required_argument, NULL, 'g' },
-		{ "timeout-ms", required_argument, NULL, 't' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *dev0 = "snic0", *dev1 = "snic1", *only = NULL;
-	int c;
+	struct vt_args args;
+	const char *only;
+	int rc = vt_args(&T.v, argc, argv, &args, usage);
 
-	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
-		switch (c) {
-		case 'a': dev0 = optarg; break;
-		case 'b': dev1 = optarg; break;
-		case 'o': only = optarg; break;
-		case 'g': T.gid_index = atoi(optarg); break;
-		case 't': T.timeout_ms = (unsigned)atoi(optarg); break;
-		case 'v': T.verbose = true; break;
-		case 'l':
-			for (size_t i = 0; i < NCASES; i++)
-				puts(cases[i].name);
-			return 0;
-		default:
-			fprintf(stderr, "usage: %s [--dev0 D] [--dev1 D] [--only LIST] [--list] "
-				"[--gid-index N] [--timeout-ms MS] [-v]\n", argv[0]);
-			return 2;
-		}
+	if (rc >= 0)
+		return rc;
+	if (args.list) {
+		for (size_t i = 0; i < NCASES; i++)
+			puts(cases[i].name);
+		return 0;
 	}
-	if (!dev_open(&T.dev[0], dev0) || !dev_open(&T.dev[1], dev1)) {
-		printf("FAIL setup: %s\n", T.why);
+	only = args.only;
+	if (!dev_open(&T.dev[0], args.dev0) || !dev_open(&T.dev[1], args.dev1)) {
+		printf("FAIL setup: %s\n", T.v.why);
 		dev_close(&T.dev[0]);
 		dev_close(&T.dev[1]);
 		return 1;
@@ -1984,23 +1949,16 @@ int main(int argc, char **argv)
 
 		if (!selected(only, cases[i].name))
 			continue;
-		T.why[0] = '\0';
+		T.v.why[0] = '\0';
 		ok = cases[i].fn();
-		if (ok) {
-			T.passed++;
-			printf("ok %s\n", cases[i].name);
-		} else {
-			T.failed++;
-			printf("FAIL %s: %s\n", cases[i].name, T.why[0] ? T.why : "(no reason)");
-		}
-		fflush(stdout);
+		vt_report(&T.v, ok, cases[i].name);
 	}
 	dev_close(&T.dev[0]);
 	dev_close(&T.dev[1]);
-	printf("ext: %u passed, %u failed\n", T.passed, T.failed);
-	if (T.passed + T.failed == 0) {
+	printf("ext: %u passed, %u failed\n", T.v.passed, T.v.failed);
+	if (T.v.passed + T.v.failed == 0) {
 		fprintf(stderr, "no case matched --only %s\n", only ? only : "");
 		return 2;
 	}
-	return T.failed ? 1 : 0;
+	return T.v.failed ? 1 : 0;
 }

@@ -2,7 +2,7 @@
  * snic_verbs_test - RC data path and error paths through the standard verbs
  * API, between two RDMA devices opened in one process.
  *
- *   snic_verbs_test [--dev0 snic0] [--dev1 snic1] [--only LIST]
+ *   snic_verbs_test [--dev0 snic0] [--dev1 snic1] [--only LIST] [--list]
  *                   [--gid-index 0] [--timeout-ms 10000] [-v]
  *
  * LIST is comma-separated from: write, read, send, errors (default: all).
@@ -43,6 +43,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "vt_common.h"
+
 enum {
 	PORT = 1,
 	PAGE = 4096,
@@ -80,43 +82,25 @@ struct region {
 };
 
 struct dev {
-	const char *name;
-	struct ibv_context *ctx;
-	struct ibv_device_attr attr;
-	struct ibv_port_attr port;
-	union ibv_gid gid;
-	struct ibv_pd *pd;
+	struct vt_dev v;	/* name, context, attributes, port, GID, PD */
 	struct region m[2];	/* two data MRs (multi-SGE lists use both) */
 	struct region edge;	/* error cases: MRs over the middle of it */
 };
 
 struct test {
+	struct vt v;		/* GID index, verbose, deadline, counts, reason */
 	struct dev dev[2];
-	int gid_index;
-	bool verbose;
-	unsigned timeout_ms;
 	int nsge_send;		/* SGEs per WR for the multi-SGE cases */
 	int nsge_read;		/* RDMA READ is bounded by max_sge_rd */
 	int nsge_recv;
 	uint8_t *msg;		/* scratch: the expected message */
 	uint32_t iter;
 	uint32_t pair_seq;
-	unsigned passed, failed, skipped;
-	char why[1024];
-};
-
-/* One end of an RC connection. */
-struct ep {
-	struct dev *d;
-	struct ibv_cq *scq, *rcq;
-	struct ibv_qp *qp;
-	struct ibv_qp_cap cap;	/* as returned by ibv_create_qp */
-	uint32_t psn;		/* our SQ's first PSN */
 };
 
 /* e[0] on dev0 is the requester in every case, e[1] on dev1 the responder. */
 struct pair {
-	struct ep e[2];
+	struct vt_ep e[2];
 };
 
 struct pair_cfg {
@@ -131,16 +115,8 @@ static const struct pair_cfg CFG_SMALL = { IBV_MTU_1024, 16, 16, 64 };
 /* ------------------------------------------------------------------------ */
 /* Reporting                                                                */
 
-__attribute__((format(printf, 2, 3)))
-static bool fail(struct test *t, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(t->why, sizeof t->why, fmt, ap);
-	va_end(ap);
-	return false;
-}
+#define fail(t, ...) vt_fail(&(t)->v, __VA_ARGS__)
+#define vlog(t, ...) vt_log(&(t)->v, __VA_ARGS__)
 
 __attribute__((format(printf, 3, 4)))
 static void report(struct test *t, bool ok, const char *fmt, ...)
@@ -151,15 +127,7 @@ static void report(struct test *t, bool ok, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(name, sizeof name, fmt, ap);
 	va_end(ap);
-	if (ok) {
-		t->passed++;
-		printf("ok %s\n", name);
-	} else {
-		t->failed++;
-		printf("FAIL %s: %s\n", name, t->why[0] ? t->why : "(no reason)");
-	}
-	t->why[0] = '\0';
-	fflush(stdout);
+	vt_report(&t->v, ok, name);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -171,23 +139,8 @@ static void report_skip(struct test *t, const char *reason, const char *fmt, ...
 	va_start(ap, fmt);
 	vsnprintf(name, sizeof name, fmt, ap);
 	va_end(ap);
-	t->skipped++;
+	t->v.skipped++;
 	printf("ok %s # SKIP %s\n", name, reason);
-	fflush(stdout);
-}
-
-__attribute__((format(printf, 2, 3)))
-static void vlog(const struct test *t, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!t->verbose)
-		return;
-	va_start(ap, fmt);
-	fputs("# ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
-	va_end(ap);
 	fflush(stdout);
 }
 
@@ -246,17 +199,9 @@ static unsigned mtu_bytes(enum ibv_mtu m)
 /* ------------------------------------------------------------------------ */
 /* Time, polling                                                            */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t deadline_ns(const struct test *t)
 {
-	return now_ns() + (uint64_t)t->timeout_ms * 1000000u;
+	return vt_now_ns() + (uint64_t)t->v.timeout_ms * 1000000u;
 }
 
 /*
@@ -293,9 +238,9 @@ static bool poll_n(struct test *t, struct ibv_cq *cq, int n, struct ibv_wc *wc,
 			spins = 0;
 			continue;
 		}
-		if (now_ns() > end)
+		if (vt_now_ns() > end)
 			return fail(t, "timeout: %u ms waiting for %s (%d of %d completion(s) arrived)",
-				    t->timeout_ms, what, got, n);
+				    t->v.timeout_ms, what, got, n);
 		backoff(&spins);
 	}
 	return true;
@@ -366,9 +311,9 @@ static bool wait_qp_state(struct test *t, struct ibv_qp *qp, enum ibv_qp_state w
 			return fail(t, "ibv_query_qp(%s) failed: %s", who, strerror(errno));
 		if (s == (int)want)
 			return true;
-		if (now_ns() > end)
+		if (vt_now_ns() > end)
 			return fail(t, "%s QP is in state %s, expected %s (waited %u ms)",
-				    who, qp_state_str(s), qp_state_str(want), t->timeout_ms);
+				    who, qp_state_str(s), qp_state_str(want), t->v.timeout_ms);
 		backoff(&spins);
 	}
 }
@@ -542,65 +487,23 @@ static void segs_to_sges(const struct seg *s, int n, struct ibv_sge *sge)
 static bool dev_open(struct test *t, struct dev *d, const char *name, const char *m0,
 		     const char *m1)
 {
-	struct ibv_device **list;
-	int n = 0;
 	char gid[INET6_ADDRSTRLEN];
 
-	d->name = name;
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return fail(t, "device %s not found: ibv_get_device_list failed: %s "
-			    "(is snic-emu running and LD_LIBRARY_PATH=build/lib set?)", name,
-			    strerror(errno));
-	for (int i = 0; i < n; i++) {
-		if (strcmp(ibv_get_device_name(list[i]), name) == 0) {
-			d->ctx = ibv_open_device(list[i]);
-			if (!d->ctx) {
-				fail(t, "ibv_open_device(%s): %s", name, strerror(errno));
-				ibv_free_device_list(list);
-				return false;
-			}
-			break;
-		}
-	}
-	if (!d->ctx) {
-		char have[512] = "";
-		size_t at = 0;
-
-		for (int i = 0; i < n && at < sizeof have - 1; i++)
-			at += (size_t)snprintf(have + at, sizeof have - at, "%s%s", i ? ", " : "",
-					       ibv_get_device_name(list[i]));
-		ibv_free_device_list(list);
-		return fail(t, "device %s not found (devices present: %s)", name,
-			    n ? have : "none; is snic-emu running and LD_LIBRARY_PATH=build/lib set?");
-	}
-	ibv_free_device_list(list);
-
-	if (ibv_query_device(d->ctx, &d->attr))
-		return fail(t, "ibv_query_device(%s): %s", name, strerror(errno));
-	if (ibv_query_port(d->ctx, PORT, &d->port))
-		return fail(t, "ibv_query_port(%s, %d): %s", name, PORT, strerror(errno));
-	if (d->port.state != IBV_PORT_ACTIVE)
-		return fail(t, "%s port %d is not ACTIVE (state %d)", name, PORT, d->port.state);
-	if (ibv_query_gid(d->ctx, PORT, t->gid_index, &d->gid))
-		return fail(t, "ibv_query_gid(%s, port %d, index %d) failed", name, PORT,
-			    t->gid_index);
-	d->pd = ibv_alloc_pd(d->ctx);
-	if (!d->pd)
-		return fail(t, "ibv_alloc_pd(%s): %s", name, strerror(errno));
-	if (!region_alloc(t, &d->m[0], m0, REGION_LEN) || !region_reg(t, &d->m[0], d->pd, ACCESS_ALL) ||
-	    !region_alloc(t, &d->m[1], m1, REGION_LEN) || !region_reg(t, &d->m[1], d->pd, ACCESS_ALL))
+	if (!vt_dev_open(&t->v, &d->v, name))
+		return false;
+	if (!region_alloc(t, &d->m[0], m0, REGION_LEN) || !region_reg(t, &d->m[0], d->v.pd, ACCESS_ALL) ||
+	    !region_alloc(t, &d->m[1], m1, REGION_LEN) || !region_reg(t, &d->m[1], d->v.pd, ACCESS_ALL))
 		return false;
 
-	inet_ntop(AF_INET6, d->gid.raw, gid, sizeof gid);
+	inet_ntop(AF_INET6, d->v.gid.raw, gid, sizeof gid);
 	vlog(t, "%s: fw %s, max_qp_wr %d, max_sge %d, max_sge_rd %d, max_cqe %d, "
 	     "max_qp_rd_atom %d, max_qp_init_rd_atom %d; port %d: active_mtu %u, "
 	     "link_layer %s, gid_tbl_len %d; gid[%d] %s",
-	     name, d->attr.fw_ver, d->attr.max_qp_wr, d->attr.max_sge, d->attr.max_sge_rd,
-	     d->attr.max_cqe, d->attr.max_qp_rd_atom, d->attr.max_qp_init_rd_atom, PORT,
-	     mtu_bytes(d->port.active_mtu),
-	     d->port.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "InfiniBand",
-	     d->port.gid_tbl_len, t->gid_index, gid);
+	     name, d->v.attr.fw_ver, d->v.attr.max_qp_wr, d->v.attr.max_sge, d->v.attr.max_sge_rd,
+	     d->v.attr.max_cqe, d->v.attr.max_qp_rd_atom, d->v.attr.max_qp_init_rd_atom, PORT,
+	     mtu_bytes(d->v.port.active_mtu),
+	     d->v.port.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "InfiniBand",
+	     d->v.port.gid_tbl_len, t->v.gid_index, gid);
 	return true;
 }
 
@@ -609,132 +512,27 @@ static void dev_close(struct dev *d)
 	region_free(&d->edge);
 	region_free(&d->m[0]);
 	region_free(&d->m[1]);
-	if (d->pd)
-		ibv_dealloc_pd(d->pd);
-	if (d->ctx)
-		ibv_close_device(d->ctx);
-	memset(d, 0, sizeof *d);
+	vt_dev_close(&d->v);
 }
 
 /* ------------------------------------------------------------------------ */
 /* QPs: create, connect (RESET -> INIT -> RTR -> RTS), destroy              */
 
-static uint32_t clamp_u32(uint32_t v, int max)
-{
-	return (max > 0 && v > (uint32_t)max) ? (uint32_t)max : v;
-}
-
-static uint8_t rd_atomic(int dev_max)
-{
-	/* 16 as asked, clamped to what the device allows, at least 1 */
-	if (dev_max < 1)
-		return 1;
-	return (uint8_t)(dev_max < 16 ? dev_max : 16);
-}
-
-static int qp_to_init(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a;
-
-	memset(&a, 0, sizeof a);
-	a.qp_state = IBV_QPS_INIT;
-	a.pkey_index = 0;
-	a.port_num = PORT;
-	a.qp_access_flags = ACCESS_ALL;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			     IBV_QP_ACCESS_FLAGS);
-}
-
-static int rtr_mask(void)
-{
-	return IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-	       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-}
-
-static void rtr_attr(const struct test *t, const struct ep *e, const struct ep *peer,
-		     enum ibv_mtu mtu, struct ibv_qp_attr *a)
-{
-	memset(a, 0, sizeof *a);
-	a->qp_state = IBV_QPS_RTR;
-	a->path_mtu = mtu;
-	a->dest_qp_num = peer->qp->qp_num;
-	a->rq_psn = peer->psn;
-	a->max_dest_rd_atomic = rd_atomic(e->d->attr.max_qp_rd_atom);
-	a->min_rnr_timer = 12;
-	a->ah_attr.is_global = 1;
-	a->ah_attr.grh.dgid = peer->d->gid;
-	a->ah_attr.grh.sgid_index = (uint8_t)t->gid_index;
-	a->ah_attr.grh.hop_limit = 64;
-	a->ah_attr.dlid = 0;
-	a->ah_attr.sl = 0;
-	a->ah_attr.port_num = PORT;
-}
-
-static int qp_to_rts(struct ep *e)
-{
-	struct ibv_qp_attr a;
-
-	memset(&a, 0, sizeof a);
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = e->psn;
-	a.max_rd_atomic = rd_atomic(e->d->attr.max_qp_init_rd_atom);
-	return ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
-static void ep_destroy(struct ep *e)
-{
-	if (e->qp)
-		ibv_destroy_qp(e->qp);
-	if (e->scq)
-		ibv_destroy_cq(e->scq);
-	if (e->rcq)
-		ibv_destroy_cq(e->rcq);
-	memset(e, 0, sizeof *e);
-}
-
-static bool ep_create(struct test *t, struct ep *e, struct dev *d, const struct pair_cfg *c,
+static bool ep_create(struct test *t, struct vt_ep *e, struct dev *d, const struct pair_cfg *c,
 		      uint32_t psn)
 {
-	struct ibv_qp_init_attr ia;
-	int cqe = c->cqe;
+	const struct vt_qp_cfg qc = {
+		.type = IBV_QPT_RC, .send_wr = c->send_wr, .recv_wr = c->recv_wr,
+		.send_sge = MAX_SGE, .recv_sge = MAX_SGE, .cqe = c->cqe,
+	};
 
-	memset(e, 0, sizeof *e);
-	e->d = d;
-	e->psn = psn & 0xffffff;
-	if (d->attr.max_cqe > 0 && cqe > d->attr.max_cqe)
-		cqe = d->attr.max_cqe;
-	e->scq = ibv_create_cq(d->ctx, cqe, NULL, NULL, 0);
-	e->rcq = ibv_create_cq(d->ctx, cqe, NULL, NULL, 0);
-	if (!e->scq || !e->rcq)
-		return fail(t, "ibv_create_cq(%s, %d): %s", d->name, cqe, strerror(errno));
-
-	memset(&ia, 0, sizeof ia);
-	ia.send_cq = e->scq;
-	ia.recv_cq = e->rcq;
-	ia.qp_type = IBV_QPT_RC;
-	ia.sq_sig_all = 0;
-	ia.cap.max_send_wr = clamp_u32(c->send_wr, d->attr.max_qp_wr);
-	ia.cap.max_recv_wr = clamp_u32(c->recv_wr, d->attr.max_qp_wr);
-	ia.cap.max_send_sge = clamp_u32(MAX_SGE, d->attr.max_sge);
-	ia.cap.max_recv_sge = clamp_u32(MAX_SGE, d->attr.max_sge);
-	ia.cap.max_inline_data = 0;
-	e->qp = ibv_create_qp(d->pd, &ia);
-	if (!e->qp)
-		return fail(t, "ibv_create_qp(%s, RC, send_wr %u, recv_wr %u, sge %u): %s",
-			    d->name, ia.cap.max_send_wr, ia.cap.max_recv_wr, ia.cap.max_send_sge,
-			    strerror(errno));
-	e->cap = ia.cap;
-	return true;
+	return vt_ep_create(&t->v, e, d, &d->v, &qc, psn);
 }
 
 static void pair_destroy(struct pair *p)
 {
-	ep_destroy(&p->e[0]);
-	ep_destroy(&p->e[1]);
+	vt_ep_destroy(&p->e[0]);
+	vt_ep_destroy(&p->e[1]);
 }
 
 /*
@@ -752,34 +550,34 @@ static bool pair_create(struct test *t, struct pair *p, const struct pair_cfg *c
 	    !ep_create(t, &p->e[1], &t->dev[1], c, 0x000123u + seq * 0x10101u))
 		goto err;
 	for (int i = 0; i < 2; i++) {
-		rc = qp_to_init(p->e[i].qp);
+		rc = vt_qp_init(p->e[i].qp, ACCESS_ALL);
 		if (rc) {
-			fail(t, "%s: modify QP RESET->INIT returned %d (%s)", p->e[i].d->name, rc,
+			fail(t, "%s: modify QP RESET->INIT returned %d (%s)", p->e[i].d->v.name, rc,
 			     strerror(rc));
 			goto err;
 		}
 	}
 	for (int i = 0; i < 2; i++) {
-		rtr_attr(t, &p->e[i], &p->e[1 - i], c->mtu, &a);
-		rc = ibv_modify_qp(p->e[i].qp, &a, rtr_mask());
+		vt_rtr_attr(&t->v, &p->e[i], &p->e[1 - i], c->mtu, 12, &a);
+		rc = ibv_modify_qp(p->e[i].qp, &a, VT_RTR_MASK);
 		if (rc) {
-			fail(t, "%s: modify QP INIT->RTR (mtu %u) returned %d (%s)", p->e[i].d->name,
+			fail(t, "%s: modify QP INIT->RTR (mtu %u) returned %d (%s)", p->e[i].d->v.name,
 			     mtu_bytes(c->mtu), rc, strerror(rc));
 			goto err;
 		}
 	}
 	for (int i = 0; i < 2; i++) {
-		rc = qp_to_rts(&p->e[i]);
+		rc = vt_qp_rts(&p->e[i]);
 		if (rc) {
-			fail(t, "%s: modify QP RTR->RTS returned %d (%s)", p->e[i].d->name, rc,
+			fail(t, "%s: modify QP RTR->RTS returned %d (%s)", p->e[i].d->v.name, rc,
 			     strerror(rc));
 			goto err;
 		}
 	}
 	vlog(t, "pair %u: %s qpn 0x%x psn 0x%06x (cap send_wr %u sge %u) <-> %s qpn 0x%x "
-	     "psn 0x%06x (cap recv_wr %u sge %u), mtu %u", seq, p->e[0].d->name,
+	     "psn 0x%06x (cap recv_wr %u sge %u), mtu %u", seq, p->e[0].d->v.name,
 	     p->e[0].qp->qp_num, p->e[0].psn, p->e[0].cap.max_send_wr, p->e[0].cap.max_send_sge,
-	     p->e[1].d->name, p->e[1].qp->qp_num, p->e[1].psn, p->e[1].cap.max_recv_wr,
+	     p->e[1].d->v.name, p->e[1].qp->qp_num, p->e[1].psn, p->e[1].cap.max_recv_wr,
 	     p->e[1].cap.max_recv_sge, mtu_bytes(c->mtu));
 	return true;
 err:
@@ -838,7 +636,7 @@ static bool check_data_regions(struct test *t)
 static bool run_xfer(struct test *t, struct pair *p, enum ibv_wr_opcode op, size_t size,
 		     int nl, int nr)
 {
-	struct ep *req = &p->e[0], *rsp = &p->e[1];
+	struct vt_ep *req = &p->e[0], *rsp = &p->e[1];
 	struct dev *dl = req->d, *dr = rsp->d;
 	uint32_t it = ++t->iter;
 	uint32_t seed = mix32((uint32_t)size * 2654435761U ^ it * 40503U ^ (uint32_t)op);
@@ -913,14 +711,14 @@ static bool run_xfer(struct test *t, struct pair *p, enum ibv_wr_opcode op, size
 		return false;
 
 	snprintf(what, sizeof what, "the %s completion of a %zu-byte %s (wr_id 0x%" PRIx64 ")",
-		 dl->name, size, wr_opcode_name(op), send_id);
+		 dl->v.name, size, wr_opcode_name(op), send_id);
 	if (!poll_n(t, req->scq, 1, &wc, what) ||
 	    !check_wc(t, &wc, "requester completion", IBV_WC_SUCCESS, wc_opcode_for(op), send_id,
 		      req->qp->qp_num, -1))
 		return false;
 	if (op == IBV_WR_SEND) {
 		snprintf(what, sizeof what, "the %s RECV completion of a %zu-byte send (wr_id 0x%" PRIx64 ")",
-			 dr->name, size, recv_id);
+			 dr->v.name, size, recv_id);
 		if (!poll_n(t, rsp->rcq, 1, &wc, what) ||
 		    !check_wc(t, &wc, "RECV completion", IBV_WC_SUCCESS, IBV_WC_RECV, recv_id,
 			      rsp->qp->qp_num, (long)size))
@@ -936,7 +734,7 @@ static bool run_xfer(struct test *t, struct pair *p, enum ibv_wr_opcode op, size
  */
 static bool run_batch(struct test *t, struct pair *p, enum ibv_wr_opcode op)
 {
-	struct ep *req = &p->e[0], *rsp = &p->e[1];
+	struct vt_ep *req = &p->e[0], *rsp = &p->e[1];
 	struct region *L = &req->d->m[0], *R = &rsp->d->m[0];
 	uint32_t it = ++t->iter, seed = mix32(it * 0x2545f491U ^ (uint32_t)op);
 	bool local_is_src = op != IBV_WR_RDMA_READ;
@@ -1044,12 +842,12 @@ static void run_data_group(struct test *t, enum ibv_wr_opcode op)
 		struct pair p;
 		bool up;
 
-		if (t->dev[0].port.active_mtu < mtus[m] || t->dev[1].port.active_mtu < mtus[m]) {
+		if (t->dev[0].v.port.active_mtu < mtus[m] || t->dev[1].v.port.active_mtu < mtus[m]) {
 			char why[96];
 
 			snprintf(why, sizeof why, "active_mtu is %u/%u",
-				 mtu_bytes(t->dev[0].port.active_mtu),
-				 mtu_bytes(t->dev[1].port.active_mtu));
+				 mtu_bytes(t->dev[0].v.port.active_mtu),
+				 mtu_bytes(t->dev[1].v.port.active_mtu));
 			report_skip(t, why, "%s mtu%u", name, mb);
 			continue;
 		}
@@ -1111,7 +909,7 @@ static uint32_t bogus_key(const struct dev *d, uint32_t near)
 }
 
 /* Flushed-WQE check shared by the local and remote cases. */
-static bool post_after_error(struct test *t, struct ep *req, struct ep *rsp)
+static bool post_after_error(struct test *t, struct vt_ep *req, struct vt_ep *rsp)
 {
 	struct region *L = &req->d->m[0], *R = &rsp->d->m[0];
 	struct ibv_sge sge = { (uint64_t)(uintptr_t)(L->buf + GUARD), ERR_LEN, L->mr->lkey };
@@ -1167,9 +965,9 @@ static bool ec_local(struct test *t, int op_, int fault_)
 		bad.lkey = bogus_key(d0, L->mr->lkey);
 		break;
 	case LK_OTHER_PD:
-		pd2 = ibv_alloc_pd(d0->ctx);
+		pd2 = ibv_alloc_pd(d0->v.ctx);
 		if (!pd2) {
-			fail(t, "second ibv_alloc_pd(%s): %s", d0->name, strerror(errno));
+			fail(t, "second ibv_alloc_pd(%s): %s", d0->v.name, strerror(errno));
 			goto out;
 		}
 		if (!region_alloc(t, &other, "buffer registered in another PD", 2 * PAGE) ||
@@ -1181,7 +979,7 @@ static bool ec_local(struct test *t, int op_, int fault_)
 		break;
 	case LK_BELOW:
 	case LK_BEYOND:
-		emr = ibv_reg_mr(d0->pd, d0->edge.buf + EDGE_OFF, EDGE_LEN, ACCESS_ALL);
+		emr = ibv_reg_mr(d0->v.pd, d0->edge.buf + EDGE_OFF, EDGE_LEN, ACCESS_ALL);
 		if (!emr) {
 			fail(t, "ibv_reg_mr(edge): %s", strerror(errno));
 			goto out;
@@ -1305,10 +1103,10 @@ static uint64_t edge_addr(const struct dev *d, long off)
 
 static struct ibv_mr *edge_reg(struct test *t, struct dev *d, int access)
 {
-	struct ibv_mr *mr = ibv_reg_mr(d->pd, d->edge.buf + EDGE_OFF, EDGE_LEN, access);
+	struct ibv_mr *mr = ibv_reg_mr(d->v.pd, d->edge.buf + EDGE_OFF, EDGE_LEN, access);
 
 	if (!mr)
-		fail(t, "ibv_reg_mr(%s edge, access 0x%x): %s", d->name, access, strerror(errno));
+		fail(t, "ibv_reg_mr(%s edge, access 0x%x): %s", d->v.name, access, strerror(errno));
 	return mr;
 }
 
@@ -1506,9 +1304,9 @@ static struct ibv_qp *bare_qp(struct test *t, struct dev *d, struct ibv_cq *cq)
 	ia.cap.max_recv_wr = 4;
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = 1;
-	qp = ibv_create_qp(d->pd, &ia);
+	qp = ibv_create_qp(d->v.pd, &ia);
 	if (!qp)
-		fail(t, "ibv_create_qp(%s): %s", d->name, strerror(errno));
+		fail(t, "ibv_create_qp(%s): %s", d->v.name, strerror(errno));
 	return qp;
 }
 
@@ -1522,7 +1320,7 @@ static bool ev_modify(struct test *t, int which, int unused)
 	int rc;
 
 	(void)unused;
-	cq = ibv_create_cq(d->ctx, 16, NULL, NULL, 0);
+	cq = ibv_create_cq(d->v.ctx, 16, NULL, NULL, 0);
 	if (!cq)
 		return fail(t, "ibv_create_cq: %s", strerror(errno));
 	qp = bare_qp(t, d, cq);
@@ -1543,7 +1341,7 @@ static bool ev_modify(struct test *t, int which, int unused)
 		     expect_state(t, qp, IBV_QPS_RESET);
 		goto out;
 	}
-	rc = qp_to_init(qp);
+	rc = vt_qp_init(qp, ACCESS_ALL);
 	if (rc) {
 		fail(t, "modify QP RESET->INIT returned %d (%s)", rc, strerror(rc));
 		goto out;
@@ -1556,10 +1354,10 @@ static bool ev_modify(struct test *t, int which, int unused)
 		     expect_state(t, qp, IBV_QPS_INIT);
 	} else {
 		/* INIT -> RTR with everything but the address vector */
-		struct ep self = { .d = d, .qp = qp, .psn = 0x42 };
+		struct vt_ep self = { .d = d, .vd = &d->v, .qp = qp, .psn = 0x42 };
 
-		rtr_attr(t, &self, &self, IBV_MTU_1024, &a);
-		rc = ibv_modify_qp(qp, &a, rtr_mask() & ~IBV_QP_AV);
+		vt_rtr_attr(&t->v, &self, &self, IBV_MTU_1024, 12, &a);
+		rc = ibv_modify_qp(qp, &a, VT_RTR_MASK & ~IBV_QP_AV);
 		ok = expect_rc(t, "ibv_modify_qp(INIT->RTR without IBV_QP_AV)", rc, EINVAL, 0, 0) &&
 		     expect_state(t, qp, IBV_QPS_INIT);
 	}
@@ -1579,9 +1377,9 @@ static bool ev_create_qp_caps(struct test *t, int which, int unused)
 	bool ok;
 
 	(void)unused;
-	if (which == 1 && (d->attr.max_qp_wr <= 0 || d->attr.max_qp_wr == INT_MAX))
+	if (which == 1 && (d->v.attr.max_qp_wr <= 0 || d->v.attr.max_qp_wr == INT_MAX))
 		return true;
-	cq = ibv_create_cq(d->ctx, 16, NULL, NULL, 0);
+	cq = ibv_create_cq(d->v.ctx, 16, NULL, NULL, 0);
 	if (!cq)
 		return fail(t, "ibv_create_cq: %s", strerror(errno));
 	memset(&ia, 0, sizeof ia);
@@ -1593,16 +1391,16 @@ static bool ev_create_qp_caps(struct test *t, int which, int unused)
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = 1;
 	if (which == 0)
-		ia.cap.max_send_sge = (uint32_t)d->attr.max_sge + 1;
+		ia.cap.max_send_sge = (uint32_t)d->v.attr.max_sge + 1;
 	else
-		ia.cap.max_send_wr = (uint32_t)d->attr.max_qp_wr + 1;
+		ia.cap.max_send_wr = (uint32_t)d->v.attr.max_qp_wr + 1;
 	errno = 0;
-	qp = ibv_create_qp(d->pd, &ia);
+	qp = ibv_create_qp(d->v.pd, &ia);
 	if (qp) {
 		ibv_destroy_qp(qp);
 		ok = fail(t, "ibv_create_qp with %s above the device's %d succeeded",
 			  which ? "max_send_wr" : "max_send_sge",
-			  which ? d->attr.max_qp_wr : d->attr.max_sge);
+			  which ? d->v.attr.max_qp_wr : d->v.attr.max_sge);
 	} else if (errno != EINVAL) {
 		ok = fail(t, "ibv_create_qp failed with errno %d (%s), expected EINVAL", errno,
 			  strerror(errno));
@@ -1776,7 +1574,7 @@ static bool ev_dealloc_pd_busy(struct test *t, int unused1, int unused2)
 
 	(void)unused1;
 	(void)unused2;
-	pd = ibv_alloc_pd(d->ctx);
+	pd = ibv_alloc_pd(d->v.ctx);
 	if (!pd)
 		return fail(t, "ibv_alloc_pd: %s", strerror(errno));
 	if (!region_alloc(t, &r, "MR of the busy PD", PAGE) || !region_reg(t, &r, pd, ACCESS_ALL)) {
@@ -1806,7 +1604,7 @@ static bool ev_destroy_cq_busy(struct test *t, int unused1, int unused2)
 
 	(void)unused1;
 	(void)unused2;
-	cq = ibv_create_cq(d->ctx, 16, NULL, NULL, 0);
+	cq = ibv_create_cq(d->v.ctx, 16, NULL, NULL, 0);
 	if (!cq)
 		return fail(t, "ibv_create_cq: %s", strerror(errno));
 	qp = bare_qp(t, d, cq);
@@ -1835,7 +1633,7 @@ static bool ev_reg_mr_access(struct test *t, int unused1, int unused2)
 	(void)unused1;
 	(void)unused2;
 	errno = 0;
-	mr = ibv_reg_mr(d->pd, d->edge.buf, PAGE, IBV_ACCESS_REMOTE_WRITE);
+	mr = ibv_reg_mr(d->v.pd, d->edge.buf, PAGE, IBV_ACCESS_REMOTE_WRITE);
 	if (mr) {
 		ibv_dereg_mr(mr);
 		return fail(t, "ibv_reg_mr(REMOTE_WRITE without LOCAL_WRITE) succeeded");
@@ -1854,18 +1652,18 @@ static bool ev_query_gid(struct test *t, int unused1, int unused2)
 
 	(void)unused1;
 	(void)unused2;
-	rc = ibv_query_gid(d->ctx, PORT, t->gid_index, &g);
-	if (rc || memcmp(&g, &d->gid, sizeof g))
+	rc = ibv_query_gid(d->v.ctx, PORT, t->v.gid_index, &g);
+	if (rc || memcmp(&g, &d->v.gid, sizeof g))
 		return fail(t, "control: ibv_query_gid(index %d) returned %d or another GID",
-			    t->gid_index, rc);
-	if (ibv_query_gid(d->ctx, PORT, d->port.gid_tbl_len, &g) == 0)
+			    t->v.gid_index, rc);
+	if (ibv_query_gid(d->v.ctx, PORT, d->v.port.gid_tbl_len, &g) == 0)
 		return fail(t, "ibv_query_gid(index gid_tbl_len = %d) succeeded",
-			    d->port.gid_tbl_len);
-	if (ibv_query_gid(d->ctx, PORT, -1, &g) == 0)
+			    d->v.port.gid_tbl_len);
+	if (ibv_query_gid(d->v.ctx, PORT, -1, &g) == 0)
 		return fail(t, "ibv_query_gid(index -1) succeeded");
-	if (ibv_query_gid(d->ctx, (uint8_t)(d->attr.phys_port_cnt + 1), 0, &g) == 0)
+	if (ibv_query_gid(d->v.ctx, (uint8_t)(d->v.attr.phys_port_cnt + 1), 0, &g) == 0)
 		return fail(t, "ibv_query_gid(port %d, beyond phys_port_cnt) succeeded",
-			    d->attr.phys_port_cnt + 1);
+			    d->v.attr.phys_port_cnt + 1);
 	return true;
 }
 
@@ -1984,11 +1782,12 @@ enum { G_WRITE = 1, G_READ = 2, G_SEND = 4, G_ERRORS = 8, G_ALL = 15 };
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: snic_verbs_test [--dev0 NAME] [--dev1 NAME] [--only LIST]\n"
+		"usage: snic_verbs_test [--dev0 NAME] [--dev1 NAME] [--only LIST] [--list]\n"
 		"                       [--gid-index N] [--timeout-ms MS] [-v]\n"
 		"  --dev0 NAME      requester device (default snic0)\n"
 		"  --dev1 NAME      responder device (default snic1)\n"
 		"  --only LIST      comma-separated: write,read,send,errors (default: all)\n"
+		"  --list           print the case groups\n"
 		"  --gid-index N    GID index on both devices (default 0)\n"
 		"  --timeout-ms MS  deadline of every wait for a completion (default 10000)\n"
 		"  -v               verbose\n");
@@ -2029,70 +1828,39 @@ static int min_int(int a, int b)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "dev0", required_argument, NULL, '0' },
-		{ "dev1", required_argument, NULL, '1' },
-		{ "only", required_argument, NULL, 'o' },
-		{ "gid-index", required_argument, NULL, 'g' },
-		{ "timeout-ms", required_argument, NULL, 't' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct test t;
-	const char *name0 = "snic0", *name1 = "snic1";
-	int groups = G_ALL, c;
+	struct vt_args args;
+	int groups = G_ALL, rc;
 	bool setup_ok;
 
-	t.timeout_ms = 10000;
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
-		char *end;
-		long v;
-
-		switch (c) {
-		case '0': name0 = optarg; break;
-		case '1': name1 = optarg; break;
-		case 'o':
-			groups = parse_only(optarg);
-			if (groups < 0) {
-				usage(stderr);
-				return 2;
-			}
-			break;
-		case 'g':
-		case 't':
-			errno = 0;
-			v = strtol(optarg, &end, 0);
-			if (errno || *end || v < 0 || v > (c == 'g' ? 255 : 3600000)) {
-				fprintf(stderr, "snic_verbs_test: bad value '%s'\n", optarg);
-				return 2;
-			}
-			if (c == 'g')
-				t.gid_index = (int)v;
-			else
-				t.timeout_ms = (unsigned)v;
-			break;
-		case 'v': t.verbose = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+	t.v.timeout_ms = 10000;
+	rc = vt_args(&t.v, argc, argv, &args, usage);
+	if (rc >= 0)
+		return rc;
+	if (args.list) {
+		puts("write\nread\nsend\nerrors");
+		return 0;
+	}
+	if (args.only) {
+		groups = parse_only(args.only);
+		if (groups < 0) {
+			usage(stderr);
+			return 2;
 		}
 	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	const char *name0 = args.dev0, *name1 = args.dev1;
 
 	t.msg = malloc(MIB + 64);
 	setup_ok = t.msg && dev_open(&t, &t.dev[0], name0, "requester MR 0", "requester MR 1") &&
 		   dev_open(&t, &t.dev[1], name1, "responder MR 0", "responder MR 1");
 	if (!setup_ok) {
-		fprintf(stderr, "snic_verbs_test: %s\n", t.why[0] ? t.why : "out of memory");
+		fprintf(stderr, "snic_verbs_test: %s\n", t.v.why[0] ? t.v.why : "out of memory");
 		report(&t, false, "setup");
 	} else {
 		struct dev *a = &t.dev[0], *b = &t.dev[1];
-		int rd0 = a->attr.max_sge_rd > 0 ? a->attr.max_sge_rd : a->attr.max_sge;
+		int rd0 = a->v.attr.max_sge_rd > 0 ? a->v.attr.max_sge_rd : a->v.attr.max_sge;
 
-		t.nsge_send = min_int(MAX_SGE, min_int(a->attr.max_sge, b->attr.max_sge));
+		t.nsge_send = min_int(MAX_SGE, min_int(a->v.attr.max_sge, b->v.attr.max_sge));
 		t.nsge_read = min_int(t.nsge_send, rd0);
 		t.nsge_recv = min_int(RECV_SGE, t.nsge_send);
 		if (t.nsge_send < 1 || t.nsge_read < 1)
@@ -2113,6 +1881,6 @@ int main(int argc, char **argv)
 	dev_close(&t.dev[1]);
 	dev_close(&t.dev[0]);
 	free(t.msg);
-	printf("verbs: %u passed, %u failed, %u skipped\n", t.passed, t.failed, t.skipped);
-	return t.failed ? 1 : 0;
+	printf("verbs: %u passed, %u failed, %u skipped\n", t.v.passed, t.v.failed, t.v.skipped);
+	return t.v.failed ? 1 : 0;
 }

@@ -562,6 +562,10 @@ struct snic_cqe {
 	uint8_t owner;
 };
 
+/* UD receive over RoCE v2: cqe.sl holds the network header type of the
+ * received frame (IBTA Annex A17.4.5.1; values as mlx5's CQE): */
+#define SNIC_CQE_SL_ROCE_IPV4 2u
+
 _Static_assert(sizeof(struct snic_cqe) == 64, "CQE must be 64 bytes");
 _Static_assert(sizeof(struct snic_send_wqe) == 64, "WQE header block");
 _Static_assert(sizeof(struct snic_wqe_sge) == 16, "SGE must be 16 bytes");

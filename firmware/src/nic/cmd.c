@@ -172,7 +172,11 @@ static int ctx_cmd(struct snic_nic *nic, unsigned ctx, uint16_t op,
 		if (nic->core.ctx_open[ctx])
 			return SNIC_ST_BUSY;
 		nic->core.ctx_open[ctx] = true;
+		/* The event queue starts empty for both sides: the consumer
+		 * index too, or a previous owner's value makes the queue look
+		 * full and every event of the new owner is dropped. */
 		nic->core.eq_pi[ctx] = 0;
+		atomic_store_explicit(&s->eq_ci, 0, memory_order_relaxed);
 		atomic_store_explicit(&s->eq_pi, 0, memory_order_release);
 		atomic_store_explicit(&s->state, SNIC_CTX_OPEN, memory_order_release);
 		return SNIC_ST_OK;

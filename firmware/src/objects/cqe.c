@@ -57,8 +57,17 @@ void qp_recv_cqe(struct snic_nic *nic, struct snic_qp *qp, uint8_t status,
 	if (qp->type == SNIC_QPT_UD && h) {
 		/* UD: the sender and the GRH area at the buffer's start */
 		cqe.src_qp = h->deth_sqpn;
-		if (status == SNIC_WC_SUCCESS)
+		if (status == SNIC_WC_SUCCESS) {
 			cqe.wc_flags = SNIC_WC_GRH;
+			/* RoCE v2 has no SL on the wire.  For UD the CQE
+			 * carries what Annex A17.4.5.1 asks for instead, the
+			 * received frame's network header type, where
+			 * rdma-core's mlx5 provider puts it and UCX reads it:
+			 * in sl, 2 = IPv4 (the GRH area then holds the IPv4
+			 * header in its last 20 bytes, as rdma-core lays out
+			 * RoCE v2 over IPv4). */
+			cqe.sl = SNIC_CQE_SL_ROCE_IPV4;
+		}
 	}
 	if (h && (roce_opcodes[h->opcode].flags & ROCE_F_IMM)) {
 		cqe.imm_data = h->imm;

@@ -2,7 +2,7 @@
 /*
  * snic host driver: protection domains and memory registration.
  *
- * ibv_reg_mr pins the range (pin.c re-backs it with host-memory window
+ * ibv_reg_mr pins the range (memory/pin.c re-backs it with host-memory window
  * pages), writes the page list (32-bit window page numbers) into a window
  * buffer and hands its pa to the firmware in REG_MR.  The firmware copies
  * the list into its translation table while executing the command, so the
@@ -12,15 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snic_hd.h"
+#include "verbs/verbs.h"
 
 /* The verbs.h macros would rewrite our definitions. */
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
 
-struct snic_mr {
+struct hd_mr {
 	struct ibv_mr ibmr;
-	struct snic_pin *pin;
+	struct hd_pin *pin;
 };
 
 /* ------------------------------------------------------------------ */
@@ -28,7 +28,7 @@ struct snic_mr {
 
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
-	struct snic_context *ctx = to_sctx(context);
+	struct hd_context *ctx = to_hd_ctx(context);
 	struct snic_cmd_handle out;
 	struct ibv_pd *pd;
 	int err;
@@ -38,7 +38,7 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 		errno = ENOMEM;
 		return NULL;
 	}
-	err = snic_cmd(ctx, SNIC_CMD_ALLOC_PD, NULL, 0, &out, sizeof(out));
+	err = hd_cmd(ctx, SNIC_CMD_ALLOC_PD, NULL, 0, &out, sizeof(out));
 	if (err) {
 		free(pd);
 		errno = err;
@@ -54,9 +54,9 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 	struct snic_cmd_handle in = { .handle = pd->handle };
 	int err;
 
-	err = snic_cmd(to_sctx(pd->context), SNIC_CMD_DEALLOC_PD, &in,
-		       sizeof(in), NULL, 0);
-	if (err && !snic_fw_gone(err))
+	err = hd_cmd(to_hd_ctx(pd->context), SNIC_CMD_DEALLOC_PD, &in,
+		     sizeof(in), NULL, 0);
+	if (err && !hd_fw_gone(err))
 		return err;
 	free(pd);
 	return 0;
@@ -65,7 +65,7 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 /* ------------------------------------------------------------------ */
 /* MR.                                                                  */
 
-#define SNIC_MR_BASIC_ACCESS                                              \
+#define HD_MR_BASIC_ACCESS                                              \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |               \
 	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
@@ -81,21 +81,21 @@ static int check_access(unsigned int *access)
 	if (a & IBV_ACCESS_ON_DEMAND)
 		return EOPNOTSUPP;      /* no on-demand paging */
 	/* MW_BIND and HUGETLB are hints with nothing to do here. */
-	if (a & ~(unsigned int)(SNIC_MR_BASIC_ACCESS | IBV_ACCESS_MW_BIND |
+	if (a & ~(unsigned int)(HD_MR_BASIC_ACCESS | IBV_ACCESS_MW_BIND |
 				 IBV_ACCESS_HUGETLB))
 		return EINVAL;
-	*access = a & SNIC_MR_BASIC_ACCESS;
+	*access = a & HD_MR_BASIC_ACCESS;
 	return 0;
 }
 
 static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			     uint64_t iova, unsigned int access)
 {
-	struct snic_context *ctx = to_sctx(pd->context);
+	struct hd_context *ctx = to_hd_ctx(pd->context);
 	struct snic_cmd_reg_mr in;
 	struct snic_cmd_handle out;
-	struct snic_mr *mr;
-	uint32_t pl_page, pl_npages;
+	struct hd_mr *mr;
+	struct hd_extent pl;        /* the page list, for REG_MR only */
 	size_t pl_bytes;
 	int err;
 
@@ -121,35 +121,27 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		err = ENOMEM;
 		goto fail;
 	}
-	err = snic_pin(ctx->hm, addr, length, &mr->pin);
+	err = hd_pin(ctx->hm, addr, length, &mr->pin);
 	if (err)
 		goto fail_free;
 
 	pl_bytes = (size_t)mr->pin->npages * sizeof(uint32_t);
-	pl_npages = (uint32_t)((pl_bytes + SNIC_PAGE_SIZE - 1) >>
-			       SNIC_PAGE_SHIFT);
-	err = snic_hm_alloc(ctx->hm, pl_npages, 0, &pl_page);
+	err = hd_extent_alloc(&pl, ctx->hm, hd_pages_for(pl_bytes), 0);
 	if (err)
 		goto fail_unpin;
-	memcpy(snic_hm_ptr(ctx->hm, snic_page_pa(pl_page)), mr->pin->pages,
-	       pl_bytes);
+	memcpy(hd_extent_ptr(&pl, 0), mr->pin->pages, pl_bytes);
 
 	memset(&in, 0, sizeof(in));
 	in.pdn = pd->handle;
 	in.access = access;
 	in.iova = iova;
 	in.length = length;
-	in.pages_pa = snic_page_pa(pl_page);
+	in.pages_pa = hd_extent_pa(&pl, 0);
 	in.npages = mr->pin->npages;
-	err = snic_cmd(ctx, SNIC_CMD_REG_MR, &in, sizeof(in), &out,
-		       sizeof(out));
-	if (snic_fw_gone(err)) {
-		/* The firmware may still read the list: leave it. */
-		snic_dbg("REG_MR: page list %u+%u left allocated\n", pl_page,
-			 pl_npages);
-	} else {
-		snic_hm_free(ctx->hm, pl_page, pl_npages);
-	}
+	err = hd_cmd(ctx, SNIC_CMD_REG_MR, &in, sizeof(in), &out,
+		     sizeof(out));
+	/* the firmware copied the list (or, if gone, may still read it) */
+	hd_extent_release(&pl, err);
 	if (err)
 		goto fail_unpin;
 
@@ -161,17 +153,17 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	/* rkey == lkey (meaningful remotely only with remote access). */
 	mr->ibmr.lkey = out.handle;
 	mr->ibmr.rkey = out.handle;
-	snic_dbg("MR %p+%zu iova 0x%llx access 0x%x -> key 0x%x (%u pages)\n",
-		 addr, length, (unsigned long long)iova, access, out.handle,
-		 mr->pin->npages);
+	hd_dbg("MR %p+%zu iova 0x%llx access 0x%x -> key 0x%x (%u pages)\n",
+	       addr, length, (unsigned long long)iova, access, out.handle,
+	       mr->pin->npages);
 	return &mr->ibmr;
 
 fail_unpin:
-	snic_unpin(mr->pin);
+	hd_unpin(mr->pin);
 fail_free:
 	free(mr);
 fail:
-	snic_dbg("reg_mr %p+%zu failed: %s\n", addr, length, strerror(err));
+	hd_dbg("reg_mr %p+%zu failed: %s\n", addr, length, strerror(err));
 	errno = err;
 	return NULL;
 }
@@ -196,17 +188,17 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 
 int ibv_dereg_mr(struct ibv_mr *ibmr)
 {
-	struct snic_mr *mr = snic_container_of(ibmr, struct snic_mr, ibmr);
+	struct hd_mr *mr = hd_container_of(ibmr, struct hd_mr, ibmr);
 	struct snic_cmd_handle in = { .handle = ibmr->handle };
 	int err;
 
-	err = snic_cmd(to_sctx(ibmr->context), SNIC_CMD_DEREG_MR, &in,
-		       sizeof(in), NULL, 0);
-	if (err && !snic_fw_gone(err))
+	err = hd_cmd(to_hd_ctx(ibmr->context), SNIC_CMD_DEREG_MR, &in,
+		     sizeof(in), NULL, 0);
+	if (err && !hd_fw_gone(err))
 		return err;
 	/* Only now may the pages go back to private memory: the firmware
 	 * no longer translates through them. */
-	snic_unpin(mr->pin);
+	hd_unpin(mr->pin);
 	free(mr);
 	return 0;
 }

@@ -15,36 +15,36 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "snic_hd.h"
+#include "core/core.h"
 
-int snic_debug_level;
+int hd_debug_level;
 
-__attribute__((constructor)) static void snic_ctor(void)
+__attribute__((constructor)) static void hd_ctor(void)
 {
-	snic_debug_init();
+	hd_debug_init();
 }
 
-void snic_debug_init(void)
+void hd_debug_init(void)
 {
 	const char *s = getenv("SNIC_DEBUG");
 	int v;
 
 	if (!s || !*s || strcmp(s, "0") == 0) {
-		snic_debug_level = 0;
+		hd_debug_level = 0;
 		return;
 	}
 	v = atoi(s);
-	snic_debug_level = v > 0 ? v : 1;
+	hd_debug_level = v > 0 ? v : 1;
 }
 
-const char *snic_run_dir(void)
+const char *hd_run_dir(void)
 {
 	const char *s = getenv("SNIC_RUN_DIR");
 
-	return (s && *s) ? s : SNIC_DEFAULT_RUN_DIR;
+	return (s && *s) ? s : HD_DEFAULT_RUN_DIR;
 }
 
-int snic_pid_alive(uint32_t pid)
+int hd_pid_alive(uint32_t pid)
 {
 	if (pid == 0)
 		return 0;
@@ -81,7 +81,7 @@ static int read_bar_hdr(const char *path, struct snic_bar_hdr *hdr)
 	if (atomic_load(&hdr->fw_state) != SNIC_FW_UP)
 		return -1;
 	if (atomic_load(&hdr->fw_pid) != 0 &&
-	    !snic_pid_alive(atomic_load(&hdr->fw_pid)))
+	    !hd_pid_alive(atomic_load(&hdr->fw_pid)))
 		return -1;
 	if (!hdr->name[0] || !hdr->host_mem[0] || strchr(hdr->host_mem, '/'))
 		return -1;
@@ -93,7 +93,7 @@ static int read_bar_hdr(const char *path, struct snic_bar_hdr *hdr)
  * list right after opening, and ibv_device pointers must stay valid). */
 
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct snic_device *dev_registry;
+static struct hd_device *dev_registry;
 static int dev_next_index;
 
 struct found {
@@ -108,9 +108,56 @@ static int cmp_found(const void *a, const void *b)
 		      ((const struct found *)b)->name);
 }
 
-static struct snic_device *dev_get(const struct found *f)
+/* The verbs device node name of NIC `name`, as the kernel's sysfs pairs
+ * them: the entry of class/infiniband_verbs whose ibdev file names it
+ * (snic-emu writes that view, devview.h).  0 when found. */
+static int verbs_dev_name(const char *sysfs, const char *name, char *out,
+			  size_t len)
 {
-	struct snic_device *d;
+	char dir[PATH_MAX], buf[64];
+	struct dirent *de;
+	int found = -1;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "%s/class/infiniband_verbs", sysfs);
+	dp = opendir(dir);
+	if (!dp)
+		return -1;
+	while (found != 0 && (de = readdir(dp)) != NULL) {
+		char sub[PATH_MAX];
+
+		if (de->d_name[0] == '.' ||
+		    snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >=
+			    (int)sizeof(sub))
+			continue;
+		if (ibv_read_sysfs_file(sub, "ibdev", buf, sizeof(buf)) > 0 &&
+		    strcmp(buf, name) == 0 &&
+		    (size_t)snprintf(out, len, "%s", de->d_name) < len)
+			found = 0;
+	}
+	closedir(dp);
+	return found;
+}
+
+/* dev_name, dev_path and ibdev_path: from the sysfs view when snic-emu
+ * wrote one, else numbered like the kernel's nodes. */
+static void dev_paths(struct hd_device *d, const char *name)
+{
+	const char *sysfs = ibv_get_sysfs_path();
+	struct ibv_device *ib = &d->ibdev;
+
+	if (verbs_dev_name(sysfs, name, ib->dev_name, sizeof(ib->dev_name)))
+		snprintf(ib->dev_name, sizeof(ib->dev_name), "uverbs%d",
+			 d->index);
+	snprintf(ib->dev_path, sizeof(ib->dev_path),
+		 "%s/class/infiniband_verbs/%s", sysfs, ib->dev_name);
+	snprintf(ib->ibdev_path, sizeof(ib->ibdev_path),
+		 "%s/class/infiniband/%s", sysfs, name);
+}
+
+static struct hd_device *dev_get(const struct found *f)
+{
+	struct hd_device *d;
 
 	for (d = dev_registry; d; d = d->next)
 		if (strcmp(d->ibdev.name, f->name) == 0)
@@ -123,12 +170,7 @@ static struct snic_device *dev_get(const struct found *f)
 		d->ibdev.node_type = IBV_NODE_CA;
 		d->ibdev.transport_type = IBV_TRANSPORT_IB;
 		snprintf(d->ibdev.name, sizeof(d->ibdev.name), "%s", f->name);
-		snprintf(d->ibdev.dev_name, sizeof(d->ibdev.dev_name),
-			 "uverbs%d", d->index);
-		snprintf(d->ibdev.dev_path, sizeof(d->ibdev.dev_path),
-			 "/sys/class/infiniband_verbs/uverbs%d", d->index);
-		snprintf(d->ibdev.ibdev_path, sizeof(d->ibdev.ibdev_path),
-			 "/sys/class/infiniband/%s", f->name);
+		dev_paths(d, f->name);
 		d->next = dev_registry;
 		dev_registry = d;
 	}
@@ -139,7 +181,7 @@ static struct snic_device *dev_get(const struct found *f)
 
 struct ibv_device **ibv_get_device_list(int *num_devices)
 {
-	const char *dir = snic_run_dir();
+	const char *dir = hd_run_dir();
 	struct found *found = NULL;
 	struct ibv_device **list;
 	size_t nfound = 0, cap = 0;
@@ -159,7 +201,7 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 				     de->d_name) >= sizeof(f.path))
 			continue;
 		if (read_bar_hdr(f.path, &hdr) != 0) {
-			snic_dbg("skipping %s (not a live snic BAR)\n", f.path);
+			hd_dbg("skipping %s (not a live snic BAR)\n", f.path);
 			continue;
 		}
 		memcpy(f.name, hdr.name, sizeof(f.name));
@@ -188,7 +230,7 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 	}
 	pthread_mutex_lock(&dev_lock);
 	for (size_t i = 0; i < nfound; i++) {
-		struct snic_device *d;
+		struct hd_device *d;
 
 		/* Two BAR files claiming the same name: keep the first. */
 		if (i && strcmp(found[i].name, found[i - 1].name) == 0)
@@ -201,7 +243,7 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 	free(found);
 	if (num_devices)
 		*num_devices = n;
-	snic_dbg("%d device(s) in %s\n", n, dir);
+	hd_dbg("%d device(s) in %s\n", n, dir);
 	return list;
 }
 
@@ -217,19 +259,19 @@ const char *ibv_get_device_name(struct ibv_device *device)
 
 __be64 ibv_get_device_guid(struct ibv_device *device)
 {
-	return htobe64(to_sdev(device)->node_guid);
+	return htobe64(to_hd_dev(device)->node_guid);
 }
 
 int ibv_get_device_index(struct ibv_device *device)
 {
-	return to_sdev(device)->index;
+	return to_hd_dev(device)->index;
 }
 
 /* ------------------------------------------------------------------ */
 
-int snic_fw_holds_pid(const char *host_mem, uint32_t pid)
+int hd_fw_holds_pid(const char *host_mem, uint32_t pid)
 {
-	const char *dir = snic_run_dir();
+	const char *dir = hd_run_dir();
 	struct dirent *de;
 	int held = 0;
 	DIR *dp;

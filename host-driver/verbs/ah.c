@@ -3,19 +3,19 @@
  * snic host driver: address handles.  An AH lives on the host only: it
  * holds the destination GID (RoCE v2, IPv4-mapped) and the GRH fields that
  * each UD send WQE carries; the firmware resolves the MAC by ARP.  AHs from
- * work completions are not supported (EOPNOTSUPP).
+ * work completions are not supported (abi/stubs.def).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "snic_hd.h"
+#include "verbs/verbs.h"
 
 struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
 	static const uint8_t v4map[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	struct snic_context *ctx = to_sctx(pd->context);
-	struct snic_ah *ah;
+	struct hd_context *ctx = to_hd_ctx(pd->context);
+	struct hd_ah *ah;
 
 	/* RoCE needs a GRH (rdma-core: EINVAL without one on Ethernet) */
 	if (!attr->is_global || attr->port_num < 1 ||
@@ -45,40 +45,6 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 
 int ibv_destroy_ah(struct ibv_ah *ah)
 {
-	free(to_sah(ah));
+	free(to_hd_ah(ah));
 	return 0;
-}
-
-int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
-			struct ibv_wc *wc, struct ibv_grh *grh,
-			struct ibv_ah_attr *ah_attr)
-{
-	(void)context;
-	(void)port_num;
-	(void)wc;
-	(void)grh;
-	(void)ah_attr;
-	return EOPNOTSUPP;
-}
-
-struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc,
-				     struct ibv_grh *grh, uint8_t port_num)
-{
-	(void)pd;
-	(void)wc;
-	(void)grh;
-	(void)port_num;
-	errno = EOPNOTSUPP;
-	return NULL;
-}
-
-int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
-				struct ibv_ah_attr *attr, uint8_t eth_mac[6],
-				uint16_t *vid)
-{
-	(void)context;
-	(void)attr;
-	(void)eth_mac;
-	(void)vid;
-	return EOPNOTSUPP;
 }

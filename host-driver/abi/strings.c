@@ -1,5 +1,5 @@
 /*
- * host-driver/strings.c — the purely computational part of the libibverbs
+ * host-driver/abi/strings.c — the purely computational part of the libibverbs
  * ABI: enum-to-string helpers, link-rate conversions, the kernel-uAPI
  * marshalling helpers librdmacm uses, and the two sysfs path/file helpers.
  *
@@ -17,12 +17,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
 #include <infiniband/sa.h>
 #include <rdma/ib_user_sa.h>
 #include <rdma/ib_user_verbs.h>
+
+#include "core/core.h"
 
 /* Prototypes for exported functions that no installed header declares
  * (rdma-core keeps them in infiniband/marshall.h and driver.h). */
@@ -324,6 +327,15 @@ static void sysfs_path_init(void)
 	if (getuid() == geteuid())
 		env = getenv("SYSFS_PATH");
 	if (!env) {
+		/* snic-emu writes its devices' sysfs view (class/infiniband,
+		 * class/infiniband_verbs) into the run dir: programs that ask
+		 * libibverbs where sysfs is (Open MPI) find our devices. */
+		struct stat st;
+
+		if (snprintf(sysfs_path_buf, sizeof(sysfs_path_buf), "%s/sys",
+			     hd_run_dir()) < (int)sizeof(sysfs_path_buf) &&
+		    stat(sysfs_path_buf, &st) == 0 && S_ISDIR(st.st_mode))
+			return;
 		strcpy(sysfs_path_buf, "/sys");
 		return;
 	}
@@ -334,7 +346,8 @@ static void sysfs_path_init(void)
 	sysfs_path_buf[len] = '\0';
 }
 
-/* The sysfs mount point: "/sys", or $SYSFS_PATH without trailing slashes. */
+/* The sysfs root: $SYSFS_PATH without trailing slashes, else the run dir's
+ * sysfs view of the snic devices when there is one, else "/sys". */
 const char *ibv_get_sysfs_path(void)
 {
 	pthread_once(&sysfs_path_once, sysfs_path_init);

@@ -24,6 +24,21 @@
  * the remap run in a signal handler on an alternate stack (sigaltstack),
  * during which the interrupted frames are frozen.
  *
+ * SysV shared memory (shmat, also SHM_HUGETLB segments: UCX's memory
+ * pools, perftest --use_hugepages): a range inside a segment re-backs the
+ * whole segment (a huge-page mapping can only be replaced whole), and we
+ * hold an attachment of our own so that a segment already marked
+ * IPC_RMID survives.  When the last reference goes, the window's bytes are
+ * copied into the segment through that attachment and the segment is
+ * attached again over the range (SHM_REMAP): the application's shmdt()
+ * then finds its segment where it left it.
+ *
+ * Address-space changes are made with raw system calls: communication
+ * libraries (UCX) hook mmap/munmap/shmat to invalidate their registration
+ * caches, and a re-back that keeps every byte in place must not look to
+ * them like the application unmapping its buffer (a re-registration per
+ * message would follow).
+ *
  * Known hazards (as on real RDMA, see README.md): other threads writing the
  * range during the re-back lose their writes; fork() shares the backed
  * pages with the child unless ibv_fork_init / RDMAV_FORK_SAFE asked for
@@ -33,30 +48,71 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "snic_hd.h"
+#include "memory/memory.h"
 
-struct snic_chunk {
+struct hd_chunk {
 	uintptr_t va;               /* page aligned                         */
 	uint32_t npages;
 	uint32_t first;             /* first window page                    */
-	struct snic_hostmem *hm;
+	struct hd_hostmem *hm;
 	unsigned refs;
-	struct snic_chunk *next;    /* sorted by va                         */
+	int shmid;                  /* SysV segment re-backed whole, or -1  */
+	void *shm_hold;             /* our attachment: keeps it alive       */
+	struct hd_chunk *next;      /* sorted by va                         */
 };
 
 static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct snic_chunk *chunk_list;
+static struct hd_chunk *chunk_list;
+
+/* ------------------------------------------------------------------ */
+/* Raw address-space calls (see the header comment: not seen by hooks).
+ * All are async-signal-safe: run_job calls them from a signal handler. */
+
+static void *sys_mmap(void *va, size_t len, int prot, int flags, int fd,
+		      off_t off)
+{
+	long r = syscall(SYS_mmap, va, len, prot, flags, fd, off);
+
+	return r == -1 ? MAP_FAILED : (void *)r;
+}
+
+static void *sys_mremap(void *old, size_t len, void *va)
+{
+	long r = syscall(SYS_mremap, old, len, len,
+			 MREMAP_MAYMOVE | MREMAP_FIXED, va);
+
+	return r == -1 ? MAP_FAILED : (void *)r;
+}
+
+static int sys_munmap(void *va, size_t len)
+{
+	return (int)syscall(SYS_munmap, va, len);
+}
+
+static void *sys_shmat(int id, const void *va, int flags)
+{
+	long r = syscall(SYS_shmat, id, va, flags);
+
+	return r == -1 ? (void *)-1 : (void *)r;
+}
+
+static int sys_shmdt(const void *va)
+{
+	return (int)syscall(SYS_shmdt, va);
+}
 
 /* ------------------------------------------------------------------ */
 /* Fork support.                                                        */
 
 static _Atomic int fork_init_called;
 
-int snic_fork_safe(void)
+int hd_fork_safe(void)
 {
 	if (atomic_load(&fork_init_called))
 		return 1;
@@ -71,7 +127,7 @@ int ibv_fork_init(void)
 
 enum ibv_fork_status ibv_is_fork_initialized(void)
 {
-	return snic_fork_safe() ? IBV_FORK_ENABLED : IBV_FORK_DISABLED;
+	return hd_fork_safe() ? IBV_FORK_ENABLED : IBV_FORK_DISABLED;
 }
 
 /* ------------------------------------------------------------------ */
@@ -80,7 +136,7 @@ enum ibv_fork_status ibv_is_fork_initialized(void)
  * even that: the job may sit on the page being replaced, so it is written
  * only after the remap. */
 
-enum { JOB_BACK, JOB_RESTORE };
+enum { JOB_BACK, JOB_RESTORE, JOB_RESTORE_SHM };
 
 struct remap_job {
 	int op;
@@ -88,69 +144,74 @@ struct remap_job {
 	size_t len;
 	int fd;
 	off_t off;
-	void *tmp;                  /* RESTORE: private anonymous pages     */
+	void *tmp;                  /* RESTORE: private anonymous pages;
+				     * RESTORE_SHM: our segment attachment */
+	int shmid;                  /* RESTORE_SHM                          */
 	int dontfork;
 	volatile int err;           /* written by the signal handler        */
 	volatile int done;
 };
 
+/* Copy len bytes between the window at off and buf (pwrite when `out`,
+ * else pread), as raw syscalls: the range may include bytes the
+ * application never allocated, which a sanitizer's interceptor would
+ * flag.  0 or an errno (EFAULT: part of the range is not mapped). */
+static int window_io(int fd, off_t off, uint8_t *buf, size_t len, int out)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = syscall(out ? SYS_pwrite64 : SYS_pread64, fd,
+				    buf + done, len - done, off + (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : (out ? EFAULT : EIO);
+		done += (size_t)n;
+	}
+	return 0;
+}
+
 static void run_job(struct remap_job *j)
 {
 	void *p;
 
-	if (j->op == JOB_BACK) {
-		size_t done = 0;
-
-		while (done < j->len) {
-			/* The raw system call: the range includes bytes the
-			 * application never allocated (rest of the page), which
-			 * a sanitizer's pwrite interceptor would flag. */
-			ssize_t n = syscall(SYS_pwrite64, j->fd, j->va + done,
-					    j->len - done,
-					    j->off + (off_t)done);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				/* EFAULT: part of the range is not mapped. */
-				j->err = n < 0 ? errno : EFAULT;
-				return;
-			}
-			done += (size_t)n;
-		}
-		p = mmap(j->va, j->len, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_FIXED, j->fd, j->off);
+	switch (j->op) {
+	case JOB_BACK:
+		j->err = window_io(j->fd, j->off, j->va, j->len, 1);
+		if (j->err)
+			return;
+		p = sys_mmap(j->va, j->len, PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_FIXED, j->fd, j->off);
 		if (p == MAP_FAILED) {
 			j->err = errno;
 			return;
 		}
 		if (j->dontfork)
 			madvise(j->va, j->len, MADV_DONTFORK);
-	} else {
-		/* The shared mapping and the file hold the same bytes: read
-		 * them from the file (raw syscall, see above). */
-		size_t done = 0;
-
-		while (done < j->len) {
-			ssize_t n = syscall(SYS_pread64, j->fd,
-					    (uint8_t *)j->tmp + done,
-					    j->len - done,
-					    j->off + (off_t)done);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				j->err = n < 0 ? errno : EIO;
-				return;
-			}
-			done += (size_t)n;
-		}
-		p = mremap(j->tmp, j->len, j->len,
-			   MREMAP_MAYMOVE | MREMAP_FIXED, j->va);
-		if (p == MAP_FAILED) {
+		break;
+	case JOB_RESTORE:
+		/* The shared mapping and the file hold the same bytes. */
+		j->err = window_io(j->fd, j->off, j->tmp, j->len, 0);
+		if (j->err)
+			return;
+		if (sys_mremap(j->tmp, j->len, j->va) == MAP_FAILED) {
 			j->err = errno;
 			return;
 		}
+		break;
+	case JOB_RESTORE_SHM:
+		/* The window's bytes into the segment, then the segment back
+		 * over the range where the application attached it. */
+		j->err = window_io(j->fd, j->off, j->tmp, j->len, 0);
+		if (j->err)
+			return;
+		if (sys_shmat(j->shmid, j->va, SHM_REMAP) == (void *)-1) {
+			j->err = errno;
+			return;
+		}
+		break;
 	}
 	j->done = 1;
 }
@@ -158,7 +219,7 @@ static void run_job(struct remap_job *j)
 /* A real-time signal few programs use; the handler is installed only for
  * the duration of one job (under pin_lock) and ignores deliveries that
  * are not ours. */
-#define SNIC_REMAP_SIG (SIGRTMAX - 2)
+#define HD_REMAP_SIG (SIGRTMAX - 2)
 
 /* volatile: the compiler must not drop the stores around pthread_kill on
  * the grounds that nothing in this file reads them (the handler does). */
@@ -203,21 +264,21 @@ static int run_on_altstack(struct remap_job *j)
 	sa.sa_sigaction = remap_handler;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 	sigfillset(&sa.sa_mask);
-	sigaction(SNIC_REMAP_SIG, &sa, &old_sa);
+	sigaction(HD_REMAP_SIG, &sa, &old_sa);
 
 	tl_job = j;
 	sigemptyset(&set);
-	sigaddset(&set, SNIC_REMAP_SIG);
+	sigaddset(&set, HD_REMAP_SIG);
 	pthread_sigmask(SIG_UNBLOCK, &set, &old_set);
 	/* A signal sent to the calling thread and not blocked is delivered
 	 * before pthread_kill returns. */
 	atomic_signal_fence(memory_order_seq_cst);
-	pthread_kill(pthread_self(), SNIC_REMAP_SIG);
+	pthread_kill(pthread_self(), HD_REMAP_SIG);
 	atomic_signal_fence(memory_order_seq_cst);
 	pthread_sigmask(SIG_SETMASK, &old_set, NULL);
 	tl_job = NULL;
 
-	sigaction(SNIC_REMAP_SIG, &old_sa, NULL);
+	sigaction(HD_REMAP_SIG, &old_sa, NULL);
 	sigaltstack(&old_ss, NULL);
 	munmap(stk, sz);
 	if (!j->done && !j->err)
@@ -260,9 +321,9 @@ static int do_job(struct remap_job *j)
 
 		if (err)
 			return err;
-		snic_dbg("%s %p+%zu on the alternate stack: %s\n",
-			 j->op == JOB_BACK ? "backed" : "restored", (void *)j->va,
-			 j->len, j->done ? "ok" : strerror(j->err));
+		hd_dbg("%s %p+%zu on the alternate stack: %s\n",
+		       j->op == JOB_BACK ? "backed" : "restored", (void *)j->va,
+		       j->len, j->done ? "ok" : strerror(j->err));
 	} else {
 		run_job(j);
 	}
@@ -272,9 +333,9 @@ static int do_job(struct remap_job *j)
 /* ------------------------------------------------------------------ */
 /* Chunks.                                                              */
 
-static struct snic_chunk *chunk_find(uintptr_t p, struct snic_chunk **next)
+static struct hd_chunk *chunk_find(uintptr_t p, struct hd_chunk **next)
 {
-	struct snic_chunk *c;
+	struct hd_chunk *c;
 
 	*next = NULL;
 	for (c = chunk_list; c; c = c->next) {
@@ -290,9 +351,9 @@ static struct snic_chunk *chunk_find(uintptr_t p, struct snic_chunk **next)
 	return NULL;
 }
 
-static void chunk_insert(struct snic_chunk *c)
+static void chunk_insert(struct hd_chunk *c)
 {
-	struct snic_chunk **pp = &chunk_list;
+	struct hd_chunk **pp = &chunk_list;
 
 	while (*pp && (*pp)->va < c->va)
 		pp = &(*pp)->next;
@@ -300,9 +361,9 @@ static void chunk_insert(struct snic_chunk *c)
 	*pp = c;
 }
 
-static void chunk_remove(struct snic_chunk *c)
+static void chunk_remove(struct hd_chunk *c)
 {
-	struct snic_chunk **pp = &chunk_list;
+	struct hd_chunk **pp = &chunk_list;
 
 	while (*pp && *pp != c)
 		pp = &(*pp)->next;
@@ -310,20 +371,94 @@ static void chunk_remove(struct snic_chunk *c)
 		*pp = c->next;
 }
 
-static int chunk_back(struct snic_hostmem *hm, uintptr_t lo, uintptr_t hi,
-		      struct snic_chunk **out)
+static void chunk_unhold(struct hd_chunk *c)
+{
+	if (c->shmid >= 0)
+		sys_shmdt(c->shm_hold);
+	c->shmid = -1;
+}
+
+/* Is p inside a SysV shared-memory attachment?  Then give the extent of
+ * that attachment ([*lo, *hi), the whole segment as mapped) and its id.
+ * From /proc/self/maps: "/SYSV<key>" mappings carry the shmid as inode. */
+static int shm_extent(uintptr_t p, uintptr_t *lo, uintptr_t *hi, int *shmid)
+{
+	unsigned long start, end, off, inode;
+	char line[512], path[256];
+	uintptr_t base = 0, top = 0;
+	long id = -1;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		path[0] = '\0';
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %lu %255s", &start, &end,
+			   &off, &inode, path) < 4)
+			continue;
+		if (strncmp(path, "/SYSV", 5) != 0)
+			continue;
+		if (id >= 0) {
+			/* The attachment may be split into several
+			 * mappings (madvise, mprotect): follow it. */
+			if ((long)inode == id && start == top &&
+			    start - off == base) {
+				top = end;
+				continue;
+			}
+			break;
+		}
+		if (p >= start && p < end) {
+			id = (long)inode;
+			base = start - off;
+			top = end;
+		}
+	}
+	fclose(f);
+	if (id < 0 || id > INT32_MAX)
+		return 0;
+	*lo = base;
+	*hi = top;
+	*shmid = (int)id;
+	return 1;
+}
+
+static int chunk_back(struct hd_hostmem *hm, uintptr_t lo, uintptr_t hi,
+		      struct hd_chunk **out)
 {
 	uint32_t npages = (uint32_t)((hi - lo) >> SNIC_PAGE_SHIFT);
-	struct snic_chunk *c;
+	uintptr_t slo, shi;
+	struct hd_chunk *c;
 	struct remap_job j;
 	uint32_t first;
-	int err;
+	int err, shmid;
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return ENOMEM;
-	err = snic_hm_alloc(hm, npages, 0, &first);
+	c->shmid = -1;
+	if (shm_extent(lo, &slo, &shi, &shmid)) {
+		struct hd_chunk *nx;
+
+		/* The whole segment, when no other chunk is in the way. */
+		if (chunk_find(slo, &nx) == NULL &&
+		    (nx == NULL || nx->va >= shi)) {
+			c->shm_hold = sys_shmat(shmid, NULL, 0);
+			if (c->shm_hold != (void *)-1) {
+				c->shmid = shmid;
+				lo = slo;
+				hi = shi;
+				npages = (uint32_t)((hi - lo) >> SNIC_PAGE_SHIFT);
+			} else {
+				hd_dbg("cannot hold SysV segment %d: %s\n",
+				       shmid, strerror(errno));
+			}
+		}
+	}
+	err = hd_hm_alloc(hm, npages, 0, &first);
 	if (err) {
+		chunk_unhold(c);
 		free(c);
 		return err;
 	}
@@ -332,13 +467,14 @@ static int chunk_back(struct snic_hostmem *hm, uintptr_t lo, uintptr_t hi,
 	j.va = (uint8_t *)lo;
 	j.len = hi - lo;
 	j.fd = hm->fd;
-	j.off = (off_t)snic_page_pa(first);
-	j.dontfork = snic_fork_safe();
+	j.off = (off_t)hd_page_pa(first);
+	j.dontfork = hd_fork_safe();
 	err = do_job(&j);
 	if (err) {
-		snic_dbg("cannot back %p+%zu: %s\n", (void *)lo, hi - lo,
-			 strerror(err));
-		snic_hm_free(hm, first, npages);
+		hd_dbg("cannot back %p+%zu: %s\n", (void *)lo, hi - lo,
+		       strerror(err));
+		hd_hm_free(hm, first, npages);
+		chunk_unhold(c);
 		free(c);
 		return err;
 	}
@@ -352,55 +488,67 @@ static int chunk_back(struct snic_hostmem *hm, uintptr_t lo, uintptr_t hi,
 	return 0;
 }
 
-/* Last reference gone: give the range private pages again. */
-static void chunk_release(struct snic_chunk *c)
+/* The range's original memory back in place with the window's bytes:
+ * private anonymous pages, or the SysV segment it was part of. */
+static int chunk_restore(struct hd_chunk *c, size_t len)
+{
+	struct remap_job j;
+	int err;
+
+	memset(&j, 0, sizeof(j));
+	j.va = (uint8_t *)c->va;
+	j.len = len;
+	j.fd = c->hm->fd;
+	j.off = (off_t)hd_page_pa(c->first);
+	if (c->shmid >= 0) {
+		j.op = JOB_RESTORE_SHM;
+		j.tmp = c->shm_hold;
+		j.shmid = c->shmid;
+		return do_job(&j);
+	}
+	j.op = JOB_RESTORE;
+	j.tmp = sys_mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (j.tmp == MAP_FAILED)
+		return errno;
+	err = do_job(&j);
+	if (err)
+		sys_munmap(j.tmp, len);
+	return err;
+}
+
+/* Last reference gone: give the range its own memory again. */
+static void chunk_release(struct hd_chunk *c)
 {
 	size_t len = (size_t)c->npages << SNIC_PAGE_SHIFT;
-	struct remap_job j;
-	void *tmp;
 	int err;
 
 	chunk_remove(c);
 	/* The application may already have unmapped the range (free() of a
 	 * large block): then there is nothing to restore. */
 	if (msync((void *)c->va, len, MS_ASYNC) != 0 && errno == ENOMEM) {
-		snic_dbg("range %p+%zu already unmapped\n", (void *)c->va, len);
-		goto free_pages;
+		hd_dbg("range %p+%zu already unmapped\n", (void *)c->va, len);
+	} else {
+		err = chunk_restore(c, len);
+		if (err) {
+			/* Leave the range backed and leak the window pages
+			 * rather than hand pages the application still maps
+			 * to others. */
+			hd_dbg("cannot restore %p+%zu: %s\n", (void *)c->va,
+			       len, strerror(err));
+			free(c);
+			return;
+		}
 	}
-	tmp = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (tmp == MAP_FAILED) {
-		/* Leave the range backed and leak the window pages rather
-		 * than hand pages the application still maps to others. */
-		snic_dbg("cannot restore %p+%zu: %s\n", (void *)c->va, len,
-			 strerror(errno));
-		free(c);
-		return;
-	}
-	memset(&j, 0, sizeof(j));
-	j.op = JOB_RESTORE;
-	j.va = (uint8_t *)c->va;
-	j.len = len;
-	j.tmp = tmp;
-	j.fd = c->hm->fd;
-	j.off = (off_t)snic_page_pa(c->first);
-	err = do_job(&j);
-	if (err) {
-		munmap(tmp, len);
-		snic_dbg("cannot restore %p+%zu: %s\n", (void *)c->va, len,
-			 strerror(err));
-		free(c);
-		return;
-	}
-free_pages:
-	snic_hm_free(c->hm, c->first, c->npages);
+	chunk_unhold(c);
+	hd_hm_free(c->hm, c->first, c->npages);
 	free(c);
 }
 
-static void pin_drop_refs(struct snic_pin *pin)
+static void pin_drop_refs(struct hd_pin *pin)
 {
 	for (uint32_t i = 0; i < pin->nchunks; i++) {
-		struct snic_chunk *c = pin->chunks[i];
+		struct hd_chunk *c = pin->chunks[i];
 
 		if (--c->refs == 0)
 			chunk_release(c);
@@ -408,12 +556,12 @@ static void pin_drop_refs(struct snic_pin *pin)
 	pin->nchunks = 0;
 }
 
-int snic_pin(struct snic_hostmem *hm, void *addr, size_t len,
-	     struct snic_pin **out)
+int hd_pin(struct hd_hostmem *hm, void *addr, size_t len,
+	   struct hd_pin **out)
 {
 	uintptr_t a = (uintptr_t)addr, start, end, p;
 	uint32_t cap = 0, idx = 0;
-	struct snic_pin *pin;
+	struct hd_pin *pin;
 	uint64_t npages;
 	int err = 0;
 
@@ -443,13 +591,13 @@ int snic_pin(struct snic_hostmem *hm, void *addr, size_t len,
 
 	pthread_mutex_lock(&pin_lock);
 	for (p = start; p < end;) {
-		struct snic_chunk *next, *c = chunk_find(p, &next);
+		struct hd_chunk *next, *c = chunk_find(p, &next);
 		uintptr_t lim;
 
 		if (c) {
 			if (c->hm != hm) {
-				snic_dbg("%p is backed by %s, not %s\n",
-					 (void *)p, c->hm->name, hm->name);
+				hd_dbg("%p is backed by %s, not %s\n",
+				       (void *)p, c->hm->name, hm->name);
 				err = EINVAL;
 				break;
 			}
@@ -461,10 +609,14 @@ int snic_pin(struct snic_hostmem *hm, void *addr, size_t len,
 			err = chunk_back(hm, p, lim, &c);
 			if (err)
 				break;
+			/* A SysV segment is backed whole: maybe beyond lim. */
+			lim = c->va + ((uintptr_t)c->npages << SNIC_PAGE_SHIFT);
+			if (lim > end)
+				lim = end;
 		}
 		if (pin->nchunks == cap) {
 			uint32_t ncap = cap ? cap * 2 : 4;
-			struct snic_chunk **nc = realloc(
+			struct hd_chunk **nc = realloc(
 				pin->chunks, ncap * sizeof(*nc));
 
 			if (!nc) {
@@ -496,7 +648,7 @@ int snic_pin(struct snic_hostmem *hm, void *addr, size_t len,
 	return 0;
 }
 
-void snic_unpin(struct snic_pin *pin)
+void hd_unpin(struct hd_pin *pin)
 {
 	if (!pin)
 		return;

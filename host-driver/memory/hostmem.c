@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "snic_hd.h"
+#include "memory/memory.h"
 
 #define HM_MAGIC   0x314d48434e49534eull /* "SNICHM1" */
 #define HM_VERSION 1u
@@ -52,7 +52,7 @@ struct hm_ext {
 };
 
 static pthread_mutex_t hm_list_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct snic_hostmem *hm_list;
+static struct hd_hostmem *hm_list;
 static pthread_once_t hm_atfork_once = PTHREAD_ONCE_INIT;
 
 /*
@@ -65,7 +65,7 @@ static pthread_once_t hm_atfork_once = PTHREAD_ONCE_INIT;
 static void hm_atfork_child(void)
 {
 	pthread_mutex_init(&hm_list_lock, NULL);
-	for (struct snic_hostmem *h = hm_list; h; h = h->next) {
+	for (struct hd_hostmem *h = hm_list; h; h = h->next) {
 		int fd = open(h->path, O_RDWR | O_CLOEXEC);
 
 		pthread_mutex_init(&h->lock, NULL);
@@ -100,13 +100,13 @@ static void meta_layout(uint32_t npages, uint32_t *max_ext,
 	*meta_pages = (uint32_t)((total + SNIC_PAGE_SIZE - 1) >> SNIC_PAGE_SHIFT);
 }
 
-static inline uint64_t *hm_bitmap(struct snic_hostmem *hm,
+static inline uint64_t *hm_bitmap(struct hd_hostmem *hm,
 				  struct hm_meta *m)
 {
 	return (uint64_t *)(void *)(hm->base + m->bitmap_off);
 }
 
-static inline struct hm_ext *hm_exts(struct snic_hostmem *hm,
+static inline struct hm_ext *hm_exts(struct hd_hostmem *hm,
 				     struct hm_meta *m)
 {
 	return (struct hm_ext *)(void *)(hm->base + m->ext_off);
@@ -137,7 +137,7 @@ static void file_lock(int fd, short type)
 
 /* Lock the allocator (thread mutex, then the file lock) and make sure the
  * metadata is initialised. */
-static struct hm_meta *hm_lock(struct snic_hostmem *hm)
+static struct hm_meta *hm_lock(struct hd_hostmem *hm)
 {
 	struct hm_meta *m = (struct hm_meta *)(void *)hm->base;
 	uint32_t max_ext, bitmap_off, ext_off, meta_pages;
@@ -148,7 +148,7 @@ static struct hm_meta *hm_lock(struct snic_hostmem *hm)
 	if (m->magic != HM_MAGIC || m->version != HM_VERSION ||
 	    m->npages != hm->npages || m->max_ext != max_ext ||
 	    m->meta_pages != meta_pages) {
-		snic_dbg("initialising page allocator in %s (%u pages, %u "
+		hd_dbg("initialising page allocator in %s (%u pages, %u "
 			 "metadata pages)\n", hm->path, hm->npages, meta_pages);
 		memset(hm->base, 0, (size_t)meta_pages << SNIC_PAGE_SHIFT);
 		m->version = HM_VERSION;
@@ -164,7 +164,7 @@ static struct hm_meta *hm_lock(struct snic_hostmem *hm)
 	return m;
 }
 
-static void hm_unlock(struct snic_hostmem *hm)
+static void hm_unlock(struct hd_hostmem *hm)
 {
 	file_lock(hm->fd, F_UNLCK);
 	pthread_mutex_unlock(&hm->lock);
@@ -209,7 +209,7 @@ static int scan_run(const uint64_t *bm, uint32_t lo, uint32_t hi, uint32_t n,
 }
 
 /* Next fit: from the hint to the end, then the whole window. */
-static int find_run(struct snic_hostmem *hm, struct hm_meta *m, uint32_t n,
+static int find_run(struct hd_hostmem *hm, struct hm_meta *m, uint32_t n,
 		    uint32_t *first)
 {
 	const uint64_t *bm = hm_bitmap(hm, m);
@@ -224,7 +224,7 @@ static int find_run(struct snic_hostmem *hm, struct hm_meta *m, uint32_t n,
 	return scan_run(bm, m->meta_pages, m->npages, n, first);
 }
 
-static int alloc_locked(struct snic_hostmem *hm, struct hm_meta *m,
+static int alloc_locked(struct hd_hostmem *hm, struct hm_meta *m,
 			uint32_t n, uint32_t *first)
 {
 	struct hm_ext *ext = hm_exts(hm, m);
@@ -247,7 +247,7 @@ static int alloc_locked(struct snic_hostmem *hm, struct hm_meta *m,
 	return 0;
 }
 
-static void reap_locked(struct snic_hostmem *hm, struct hm_meta *m)
+static void reap_locked(struct hd_hostmem *hm, struct hm_meta *m)
 {
 	struct hm_ext *ext = hm_exts(hm, m);
 	uint32_t self = (uint32_t)getpid();
@@ -268,8 +268,8 @@ static void reap_locked(struct snic_hostmem *hm, struct hm_meta *m)
 			if (alive[k] == pid)
 				is_dead = 0;
 		if (is_dead < 0) {
-			is_dead = !snic_pid_alive(pid) &&
-				  !snic_fw_holds_pid(hm->name, pid);
+			is_dead = !hd_pid_alive(pid) &&
+				  !hd_fw_holds_pid(hm->name, pid);
 			if (is_dead && ndead < 16)
 				dead[ndead++] = pid;
 			else if (!is_dead && nalive < 16)
@@ -283,12 +283,12 @@ static void reap_locked(struct snic_hostmem *hm, struct hm_meta *m)
 		m->used_ext--;
 	}
 	if (freed)
-		snic_dbg("reaped %lu pages of dead processes in %s\n", freed,
-			 hm->name);
+		hd_dbg("reaped %lu pages of dead processes in %s\n", freed,
+		       hm->name);
 }
 
-int snic_hm_alloc(struct snic_hostmem *hm, uint32_t npages, int zero,
-		  uint32_t *first_page)
+int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, int zero,
+		uint32_t *first_page)
 {
 	struct hm_meta *m;
 	int err;
@@ -303,18 +303,18 @@ int snic_hm_alloc(struct snic_hostmem *hm, uint32_t npages, int zero,
 	}
 	hm_unlock(hm);
 	if (err) {
-		snic_dbg("host memory %s: no room for %u pages\n", hm->name,
-			 npages);
+		hd_dbg("host memory %s: no room for %u pages\n", hm->name,
+		       npages);
 		return err;
 	}
 	if (zero)
-		memset(hm->base + snic_page_pa(*first_page), 0,
+		memset(hm->base + hd_page_pa(*first_page), 0,
 		       (size_t)npages << SNIC_PAGE_SHIFT);
 	return 0;
 }
 
-void snic_hm_free(struct snic_hostmem *hm, uint32_t first_page,
-		  uint32_t npages)
+void hd_hm_free(struct hd_hostmem *hm, uint32_t first_page,
+		uint32_t npages)
 {
 	uint32_t self = (uint32_t)getpid();
 	struct hm_meta *m;
@@ -336,11 +336,11 @@ void snic_hm_free(struct snic_hostmem *hm, uint32_t first_page,
 	}
 	hm_unlock(hm);
 	if (i == m->max_ext)
-		snic_dbg("free of unknown extent %u+%u in %s ignored\n",
-			 first_page, npages, hm->name);
+		hd_dbg("free of unknown extent %u+%u in %s ignored\n",
+		       first_page, npages, hm->name);
 }
 
-void snic_hm_reap(struct snic_hostmem *hm)
+void hd_hm_reap(struct hd_hostmem *hm)
 {
 	struct hm_meta *m = hm_lock(hm);
 
@@ -348,10 +348,10 @@ void snic_hm_reap(struct snic_hostmem *hm)
 	hm_unlock(hm);
 }
 
-struct snic_hostmem *snic_hostmem_get(const char *name, uint64_t size,
-				      int *err)
+struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
+				  int *err)
 {
-	struct snic_hostmem *hm;
+	struct hd_hostmem *hm;
 	struct stat st;
 	void *base;
 	int fd;
@@ -371,7 +371,7 @@ struct snic_hostmem *snic_hostmem_get(const char *name, uint64_t size,
 	}
 	snprintf(hm->name, sizeof(hm->name), "%s", name);
 	if ((size_t)snprintf(hm->path, sizeof(hm->path), "%s/%s",
-			     snic_run_dir(), name) >= sizeof(hm->path)) {
+			     hd_run_dir(), name) >= sizeof(hm->path)) {
 		free(hm);
 		*err = ENAMETOOLONG;
 		return NULL;
@@ -386,7 +386,7 @@ struct snic_hostmem *snic_hostmem_get(const char *name, uint64_t size,
 	}
 
 	pthread_mutex_lock(&hm_list_lock);
-	for (struct snic_hostmem *h = hm_list; h; h = h->next) {
+	for (struct hd_hostmem *h = hm_list; h; h = h->next) {
 		if (h->st_dev == st.st_dev && h->st_ino == st.st_ino &&
 		    h->size == (size & ~(uint64_t)(SNIC_PAGE_SIZE - 1))) {
 			pthread_mutex_unlock(&hm_list_lock);
@@ -398,8 +398,8 @@ struct snic_hostmem *snic_hostmem_get(const char *name, uint64_t size,
 	size &= ~(uint64_t)(SNIC_PAGE_SIZE - 1);
 	if ((uint64_t)st.st_size < size) {
 		pthread_mutex_unlock(&hm_list_lock);
-		snic_dbg("%s is %lld bytes, BAR says %llu\n", hm->path,
-			 (long long)st.st_size, (unsigned long long)size);
+		hd_dbg("%s is %lld bytes, BAR says %llu\n", hm->path,
+		       (long long)st.st_size, (unsigned long long)size);
 		close(fd);
 		free(hm);
 		*err = EINVAL;
@@ -423,7 +423,7 @@ struct snic_hostmem *snic_hostmem_get(const char *name, uint64_t size,
 	hm->next = hm_list;
 	hm_list = hm;
 	pthread_mutex_unlock(&hm_list_lock);
-	snic_dbg("mapped host memory %s (%llu MiB)\n", hm->path,
-		 (unsigned long long)(size >> 20));
+	hd_dbg("mapped host memory %s (%llu MiB)\n", hm->path,
+	       (unsigned long long)(size >> 20));
 	return hm;
 }

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "snic_hd.h"
+#include "verbs/verbs.h"
 
 /* The exported ibv_query_port is the old ABI: it writes only the fields
  * up to `flags` (48 bytes), because binaries built before port_cap_flags2
@@ -46,7 +46,7 @@ _Static_assert(sizeof(struct _compat_ibv_port_attr) ==
 /* ------------------------------------------------------------------ */
 /* Device.                                                              */
 
-static void fill_device_attr(struct snic_context *ctx,
+static void fill_device_attr(struct hd_context *ctx,
 			     struct ibv_device_attr *a)
 {
 	const struct snic_device_attr *d = &ctx->dattr;
@@ -86,13 +86,13 @@ static void fill_device_attr(struct snic_context *ctx,
 int ibv_query_device(struct ibv_context *context,
 		     struct ibv_device_attr *device_attr)
 {
-	fill_device_attr(to_sctx(context), device_attr);
+	fill_device_attr(to_hd_ctx(context), device_attr);
 	return 0;
 }
 
-int snic_query_device_ex(struct ibv_context *context,
-			 const struct ibv_query_device_ex_input *input,
-			 struct ibv_device_attr_ex *attr, size_t attr_size)
+int hd_query_device_ex(struct ibv_context *context,
+		       const struct ibv_query_device_ex_input *input,
+		       struct ibv_device_attr_ex *attr, size_t attr_size)
 {
 	struct ibv_device_attr_ex ex;
 
@@ -101,7 +101,9 @@ int snic_query_device_ex(struct ibv_context *context,
 	if (attr_size < sizeof(attr->orig_attr))
 		return EINVAL;
 	memset(&ex, 0, sizeof(ex));
-	fill_device_attr(to_sctx(context), &ex.orig_attr);
+	fill_device_attr(to_hd_ctx(context), &ex.orig_attr);
+	/* The port count, whatever its size (orig_attr's is 8 bits). */
+	ex.phys_port_cnt_ex = ex.orig_attr.phys_port_cnt;
 	/* Everything extended (ODP, TSO, RSS, timestamps, ...) is absent. */
 	memcpy(attr, &ex, attr_size < sizeof(ex) ? attr_size : sizeof(ex));
 	return 0;
@@ -113,15 +115,15 @@ int snic_query_device_ex(struct ibv_context *context,
 static int query_port_full(struct ibv_context *context, uint8_t port_num,
 			   struct ibv_port_attr *a)
 {
-	struct snic_context *ctx = to_sctx(context);
+	struct hd_context *ctx = to_hd_ctx(context);
 	struct snic_cmd_port in = { .port_num = port_num };
 	struct snic_port_attr p;
 	int err;
 
 	if (port_num < 1 || port_num > ctx->dattr.phys_port_cnt)
 		return EINVAL;
-	err = snic_cmd(ctx, SNIC_CMD_QUERY_PORT, &in, sizeof(in), &p,
-		       sizeof(p));
+	err = hd_cmd(ctx, SNIC_CMD_QUERY_PORT, &in, sizeof(in), &p,
+		     sizeof(p));
 	if (err)
 		return err;
 	memset(a, 0, sizeof(*a));
@@ -142,8 +144,8 @@ static int query_port_full(struct ibv_context *context, uint8_t port_num,
 
 /* struct verbs_context.query_port: what the ibv_query_port() inline of
  * current verbs.h calls. */
-int snic_query_port(struct ibv_context *context, uint8_t port_num,
-		    struct ibv_port_attr *attr, size_t attr_len)
+int hd_query_port(struct ibv_context *context, uint8_t port_num,
+		  struct ibv_port_attr *attr, size_t attr_len)
 {
 	struct ibv_port_attr a;
 	int err = query_port_full(context, port_num, &a);
@@ -157,9 +159,9 @@ int snic_query_port(struct ibv_context *context, uint8_t port_num,
 int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 		   struct _compat_ibv_port_attr *port_attr)
 {
-	return snic_query_port(context, port_num,
-			       (struct ibv_port_attr *)(void *)port_attr,
-			       sizeof(*port_attr));
+	return hd_query_port(context, port_num,
+			     (struct ibv_port_attr *)(void *)port_attr,
+			     sizeof(*port_attr));
 }
 
 /* ------------------------------------------------------------------ */
@@ -169,7 +171,7 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 static int query_gid_entry(struct ibv_context *context, uint32_t port_num,
 			   uint32_t index, struct snic_gid_entry *e)
 {
-	struct snic_context *ctx = to_sctx(context);
+	struct hd_context *ctx = to_hd_ctx(context);
 	struct snic_cmd_gid_query in = { .port_num = port_num,
 					 .index = index };
 	static const uint8_t zero[16];
@@ -178,14 +180,14 @@ static int query_gid_entry(struct ibv_context *context, uint32_t port_num,
 
 	if (port_num < 1 || port_num > ctx->dattr.phys_port_cnt)
 		return EINVAL;
-	err = snic_cmd_raw(ctx, SNIC_CMD_QUERY_GID, &in, sizeof(in), e,
-			   sizeof(*e), &status);
+	err = hd_cmd_raw(ctx, SNIC_CMD_QUERY_GID, &in, sizeof(in), e,
+			 sizeof(*e), &status);
 	if (err)
 		return err;
 	if (status == SNIC_ST_NOENT)
 		return ENODATA;
 	if (status != SNIC_ST_OK)
-		return snic_status_errno(status);
+		return hd_status_errno(status);
 	if (memcmp(e->gid, zero, sizeof(zero)) == 0)
 		return ENODATA;
 	return 0;
@@ -271,7 +273,7 @@ ssize_t _ibv_query_gid_table(struct ibv_context *context,
 			     struct ibv_gid_entry *entries, size_t max_entries,
 			     uint32_t flags, size_t entry_size)
 {
-	struct snic_context *ctx = to_sctx(context);
+	struct hd_context *ctx = to_hd_ctx(context);
 	size_t n = 0;
 
 	if (flags || entry_size < sizeof(*entries))
@@ -307,7 +309,7 @@ ssize_t _ibv_query_gid_table(struct ibv_context *context,
 int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
 		   __be16 *pkey)
 {
-	struct snic_context *ctx = to_sctx(context);
+	struct hd_context *ctx = to_hd_ctx(context);
 
 	if (port_num < 1 || port_num > ctx->dattr.phys_port_cnt ||
 	    index != 0) {

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snic-emu: the sysfs-shaped view and /dev/infiniband nodes of its NICs
+ * (see devview.h for what and why).
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "devview.h"
+
+#define DEV_DIR   "/dev/infiniband"
+#define MAX_NODES 8
+
+static struct {
+	char sys_root[PATH_MAX];        /* <run dir>/sys, "" = none made    */
+	char nodes[MAX_NODES][PATH_MAX];
+	unsigned nnodes;
+	int made_dev_dir;
+} view;
+
+/* FNV-1a: a short, stable name part per run dir. */
+static uint32_t fnv1a(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* snprintf for paths: -1 when it would not fit. */
+static int pathf(char *out, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out, len, fmt, ap);
+	va_end(ap);
+	return (n < 0 || (size_t)n >= len) ? -1 : 0;
+}
+
+static int mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return (mkdir(buf, 0755) != 0 && errno != EEXIST) ? -1 : 0;
+}
+
+/* Write one file of the view: dir/name holding the formatted line. */
+static int put(const char *dir, const char *name, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	FILE *f;
+
+	if (pathf(path, sizeof(path), "%s/%s", dir, name))
+		return -1;
+	if (strchr(name, '/') != NULL) {
+		char *slash;
+
+		slash = strrchr(path, '/');
+		*slash = '\0';
+		if (mkdirs(path) != 0)
+			return -1;
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -1;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	return fclose(f);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/* The view holds only files we wrote: remove it depth first. */
+static void rm_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0)
+		return;
+	if (nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		fprintf(stderr, "snic-emu: could not remove %s: %s\n", path,
+			strerror(errno));
+}
+
+/* A character major no driver on this machine registered, from the
+ * ranges Linux reserves for local/experimental use (Documentation/
+ * admin-guide/devices.txt: 60-63, 120-127).  0 when none is free. */
+static unsigned free_major(void)
+{
+	static const unsigned cand[] = { 60, 61, 62, 63, 120, 121, 122, 123,
+					 124, 125, 126, 127 };
+	int used[256] = { 0 };
+	char line[128];
+	int in_char = 0;
+	FILE *f = fopen("/proc/devices", "r");
+
+	if (f != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL) {
+			unsigned m;
+
+			if (strncmp(line, "Character", 9) == 0)
+				in_char = 1;
+			else if (strncmp(line, "Block", 5) == 0)
+				in_char = 0;
+			else if (in_char && sscanf(line, "%u", &m) == 1 && m < 256)
+				used[m] = 1;
+		}
+		fclose(f);
+	}
+	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++)
+		if (!used[cand[i]])
+			return cand[i];
+	return 0;
+}
+
+static void gid_text(uint32_t ip, char *out, size_t len)
+{
+	snprintf(out, len, "0000:0000:0000:0000:0000:ffff:%04x:%04x",
+		 ip >> 16, ip & 0xffff);
+}
+
+static void guid_text(uint64_t g, char *out, size_t len)
+{
+	snprintf(out, len, "%04x:%04x:%04x:%04x", (unsigned)(g >> 48) & 0xffff,
+		 (unsigned)(g >> 32) & 0xffff, (unsigned)(g >> 16) & 0xffff,
+		 (unsigned)g & 0xffff);
+}
+
+/* local_cpus as the kernel prints a cpumask: 32-bit hex words, commas. */
+static void cpu_mask_text(char *out, size_t len)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned words, pos = 0;
+
+	if (n < 1)
+		n = 1;
+	words = (unsigned)((n + 31) / 32);
+	out[0] = '\0';
+	for (unsigned w = words; w-- > 0 && pos + 10 < len;) {
+		long lo = (long)w * 32, cnt = n - lo;
+		uint32_t bits = cnt >= 32 ? 0xffffffffu :
+			(uint32_t)((1ull << cnt) - 1);
+
+		pos += (unsigned)snprintf(out + pos, len - pos, "%s%08" PRIx32,
+					  w + 1 == words ? "" : ",", bits);
+	}
+}
+
+static void port_state(const char *port_dir, int up)
+{
+	put(port_dir, "state", up ? "4: ACTIVE" : "1: DOWN");
+	put(port_dir, "phys_state", up ? "5: LinkUp" : "3: Disabled");
+}
+
+static int write_ibdev(const char *root, const struct devview_nic *n)
+{
+	char dir[PATH_MAX], port[PATH_MAX + 16], txt[64];
+	int rc = 0;
+
+	if (pathf(dir, sizeof(dir), "%s/class/infiniband/%s", root, n->name))
+		return -1;
+	rm_tree(dir); /* a stale view of a killed emulator */
+	if (mkdirs(dir) != 0)
+		return -1;
+	guid_text(n->node_guid, txt, sizeof(txt));
+	rc |= put(dir, "node_type", "1: CA");
+	rc |= put(dir, "node_guid", "%s", txt);
+	rc |= put(dir, "sys_image_guid", "%s", txt);
+	rc |= put(dir, "node_desc", "snic-emu %s", n->name);
+	rc |= put(dir, "fw_ver", "0.1.0");
+	rc |= put(dir, "hca_type", "snic");
+	rc |= put(dir, "hw_rev", "0");
+	rc |= put(dir, "board_id", "SNIC_EMU");
+	/* No NUMA placement to report: -1, as the kernel says for a device
+	 * without one. */
+	rc |= put(dir, "device/numa_node", "-1");
+	cpu_mask_text(txt, sizeof(txt));
+	rc |= put(dir, "device/local_cpus", "%s", txt);
+	if (pathf(port, sizeof(port), "%s/ports/1", dir) || mkdirs(port) != 0)
+		return -1;
+	port_state(port, 1);
+	rc |= put(port, "link_layer", "Ethernet");
+	rc |= put(port, "lid", "0x0");
+	rc |= put(port, "sm_lid", "0x0");
+	rc |= put(port, "lid_mask_count", "0");
+	gid_text(n->ipv4, txt, sizeof(txt));
+	rc |= put(port, "gids/0", "%s", txt);
+	rc |= put(port, "gid_attrs/types/0", "RoCE v2");
+	rc |= put(port, "pkeys/0", "0xffff");
+	/* gid_attrs/ndevs/0 names the kernel interface carrying the GID's
+	 * address; a NIC without one (no TAP interface) has none to name. */
+	if (n->netdev != NULL)
+		rc |= put(port, "gid_attrs/ndevs/0", "%s", n->netdev);
+	return rc ? -1 : 0;
+}
+
+static void make_node(const char *verbs_dir, const char *dev,
+		      unsigned major, unsigned minor)
+{
+	static int told;
+	char path[PATH_MAX];
+
+	if (pathf(path, sizeof(path), DEV_DIR "/%s", dev))
+		return;
+	put(verbs_dir, "dev", "%u:%u", major, minor);
+	if (major == 0) {
+		if (!told++)
+			fprintf(stderr, "snic-emu: no free character major for "
+				"%s; UCX will not list snic devices\n", path);
+		return;
+	}
+	unlink(path); /* a stale node of a killed emulator */
+	/* 0666: the node grants nothing (no driver answers it); it is what
+	 * UCX checks before it uses an RDMA device. */
+	if (mknod(path, S_IFCHR | 0666, makedev(major, minor)) != 0 ||
+	    chmod(path, 0666) != 0) {
+		if (!told++)
+			fprintf(stderr, "snic-emu: cannot create %s (%s); UCX "
+				"lists only devices with a node there. As root:"
+				" mkdir -p " DEV_DIR " && mknod -m 666 %s c %u "
+				"%u\n", path, strerror(errno), path, major,
+				minor);
+		return;
+	}
+	if (view.nnodes < MAX_NODES)
+		snprintf(view.nodes[view.nnodes++], PATH_MAX, "%s", path);
+}
+
+void devview_create(const char *run_dir, const struct devview_nic *nics,
+		    unsigned n)
+{
+	char root[PATH_MAX], dir[PATH_MAX + 64], dev[64];
+	uint32_t h = fnv1a(run_dir);
+	unsigned major = free_major();
+	struct stat st;
+
+	if (pathf(root, sizeof(root), "%s/sys", run_dir))
+		return;
+	snprintf(view.sys_root, sizeof(view.sys_root), "%s", root);
+	if (stat(DEV_DIR, &st) != 0 && mkdir(DEV_DIR, 0755) == 0)
+		view.made_dev_dir = 1;
+	if (pathf(dir, sizeof(dir), "%s/class/infiniband_verbs", root) ||
+	    mkdirs(dir) != 0 || put(dir, "abi_version", "6") != 0) {
+		fprintf(stderr, "snic-emu: cannot write the device view in %s:"
+			" %s\n", root, strerror(errno));
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (write_ibdev(root, &nics[i]) != 0)
+			fprintf(stderr, "snic-emu: incomplete device view of "
+				"%s in %s\n", nics[i].name, root);
+		snprintf(dev, sizeof(dev), "uverbs-%s-%08" PRIx32,
+			 nics[i].name, h);
+		if (pathf(dir, sizeof(dir), "%s/class/infiniband_verbs/%s",
+			  root, dev) || mkdirs(dir) != 0 || put(dir, "ibdev", "%s",
+					    nics[i].name) != 0 ||
+		    put(dir, "abi_version", "1") != 0)
+			continue;
+		make_node(dir, dev, major, i);
+	}
+}
+
+void devview_link(const char *run_dir, const char *nic, int up)
+{
+	char port[PATH_MAX];
+	struct stat st;
+
+	if (pathf(port, sizeof(port), "%s/sys/class/infiniband/%s/ports/1",
+		  run_dir, nic) == 0 && stat(port, &st) == 0)
+		port_state(port, up);
+}
+
+void devview_remove(void)
+{
+	for (unsigned i = 0; i < view.nnodes; i++)
+		unlink(view.nodes[i]);
+	view.nnodes = 0;
+	if (view.made_dev_dir)
+		rmdir(DEV_DIR); /* fails, harmlessly, when others use it */
+	view.made_dev_dir = 0;
+	if (view.sys_root[0] != '\0')
+		rm_tree(view.sys_root);
+	view.sys_root[0] = '\0';
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snic host driver: the command mailbox of a context slot, the futex
+ * helpers and the doorbell kick.
+ *
+ * Commands go through the slot's mailbox one at a time, serialised by a
+ * per-context mutex: fill the mailbox, store-release cmd_seq, set the
+ * slot's cmd bit and the summary bit, kick, wait for cmd_done.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/core.h"
+
+#define CMD_TIMEOUT_NS   (5ll * 1000 * 1000 * 1000)
+#define CMD_SPIN         4000
+
+/* ------------------------------------------------------------------ */
+/* Futex and kick.                                                      */
+
+int hd_futex_wait(_Atomic uint32_t *addr, uint32_t val, long timeout_ns)
+{
+	struct timespec ts, *tsp = NULL;
+
+	if (timeout_ns > 0) {
+		ts.tv_sec = timeout_ns / 1000000000l;
+		ts.tv_nsec = timeout_ns % 1000000000l;
+		tsp = &ts;
+	}
+	/* Not FUTEX_PRIVATE_FLAG: the word lives in a shared file mapping
+	 * and the waker is another process. */
+	return (int)syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT, val, tsp,
+			    NULL, 0);
+}
+
+void hd_futex_wake(_Atomic uint32_t *addr)
+{
+	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/*
+ * After ringing a doorbell: wake the firmware if it sleeps.  The firmware
+ * sets fw_idle, then re-reads the doorbell summary, then sleeps on `kick`;
+ * the host sets the summary bit (seq_cst RMW), then reads fw_idle (seq_cst).
+ * One of the two sees the other's store, so a doorbell is never missed.
+ */
+static void kick_hdr(struct snic_bar_hdr *hdr)
+{
+	if (atomic_load_explicit(&hdr->fw_idle, memory_order_seq_cst)) {
+		atomic_fetch_add_explicit(&hdr->kick, 1, memory_order_seq_cst);
+		hd_futex_wake(&hdr->kick);
+	}
+}
+
+void hd_kick(struct hd_context *ctx)
+{
+	kick_hdr(ctx->hdr);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ */
+/* Commands.                                                            */
+
+static const char *const op_names[SNIC_CMD_COUNT] = {
+	[SNIC_CMD_NOP] = "NOP",
+	[SNIC_CMD_CTX_OPEN] = "CTX_OPEN",
+	[SNIC_CMD_CTX_CLOSE] = "CTX_CLOSE",
+	[SNIC_CMD_QUERY_DEVICE] = "QUERY_DEVICE",
+	[SNIC_CMD_QUERY_PORT] = "QUERY_PORT",
+	[SNIC_CMD_QUERY_GID] = "QUERY_GID",
+	[SNIC_CMD_ALLOC_PD] = "ALLOC_PD",
+	[SNIC_CMD_DEALLOC_PD] = "DEALLOC_PD",
+	[SNIC_CMD_REG_MR] = "REG_MR",
+	[SNIC_CMD_DEREG_MR] = "DEREG_MR",
+	[SNIC_CMD_CREATE_CQ] = "CREATE_CQ",
+	[SNIC_CMD_DESTROY_CQ] = "DESTROY_CQ",
+	[SNIC_CMD_CREATE_QP] = "CREATE_QP",
+	[SNIC_CMD_MODIFY_QP] = "MODIFY_QP",
+	[SNIC_CMD_QUERY_QP] = "QUERY_QP",
+	[SNIC_CMD_DESTROY_QP] = "DESTROY_QP",
+	[SNIC_CMD_CREATE_SRQ] = "CREATE_SRQ",
+	[SNIC_CMD_MODIFY_SRQ] = "MODIFY_SRQ",
+	[SNIC_CMD_QUERY_SRQ] = "QUERY_SRQ",
+	[SNIC_CMD_DESTROY_SRQ] = "DESTROY_SRQ",
+};
+
+static const char *op_name(uint16_t op)
+{
+	return (op < SNIC_CMD_COUNT && op_names[op]) ? op_names[op] : "?";
+}
+
+int hd_status_errno(uint32_t status)
+{
+	switch (status) {
+	case SNIC_ST_OK: return 0;
+	case SNIC_ST_INVAL: return EINVAL;
+	case SNIC_ST_NOMEM: return ENOMEM;
+	case SNIC_ST_BUSY: return EBUSY;
+	case SNIC_ST_NOENT: return EINVAL;
+	case SNIC_ST_NOTSUP: return EOPNOTSUPP;
+	case SNIC_ST_PERM: return EACCES;
+	case SNIC_ST_FAULT: return EFAULT;
+	case SNIC_ST_BADOP: return ENOSYS;
+	default: return EIO;
+	}
+}
+
+/* Is the firmware behind this BAR gone? */
+int hd_fw_down(struct snic_bar_hdr *hdr, int check_pid)
+{
+	uint32_t pid;
+
+	if (atomic_load_explicit(&hdr->fw_state, memory_order_relaxed) !=
+	    SNIC_FW_UP)
+		return 1;
+	pid = atomic_load_explicit(&hdr->fw_pid, memory_order_relaxed);
+	return check_pid && pid && !hd_pid_alive(pid);
+}
+
+static int wait_cmd_done(struct hd_context *ctx, uint32_t n)
+{
+	_Atomic uint32_t *done = &ctx->slot->cmd_done;
+	int64_t start;
+	unsigned iter = 0;
+
+	for (int i = 0; i < CMD_SPIN; i++) {
+		if (atomic_load_explicit(done, memory_order_acquire) == n)
+			return 0;
+		hd_cpu_relax();
+	}
+	start = now_ns();
+	for (;;) {
+		uint32_t d = atomic_load_explicit(done, memory_order_acquire);
+
+		if (d == n)
+			return 0;
+		if (hd_fw_down(ctx->hdr, (iter & 15) == 0))
+			return EIO;
+		if (now_ns() - start > CMD_TIMEOUT_NS)
+			return ETIMEDOUT;
+		/* Cheap insurance against a lost wake-up. */
+		if ((iter & 7) == 7)
+			hd_kick(ctx);
+		hd_futex_wait(done, d, HD_POLL_TIMEOUT_NS);
+		iter++;
+	}
+}
+
+int hd_cmd_raw(struct hd_context *ctx, uint16_t op, const void *in,
+	       size_t in_len, void *out, size_t out_len, uint32_t *status)
+{
+	struct snic_ctx_slot *slot = ctx->slot;
+	struct snic_cmd *c = &slot->cmd;
+	uint32_t n;
+	int err;
+
+	if (in_len > SNIC_CMD_DATA_SIZE || out_len > SNIC_CMD_DATA_SIZE)
+		return EINVAL;
+	pthread_mutex_lock(&ctx->cmd_lock);
+	if (atomic_load(&ctx->dead) || hd_fw_down(ctx->hdr, 0)) {
+		err = EIO;
+		goto out;
+	}
+	memset(c->in, 0, sizeof(c->in));
+	if (in_len)
+		memcpy(c->in, in, in_len);
+	c->opcode = op;
+	c->status = SNIC_ST_BADOP;
+	n = ++ctx->cmd_seq;
+	if (n == atomic_load_explicit(&slot->cmd_done, memory_order_relaxed))
+		n = ++ctx->cmd_seq;
+	atomic_store_explicit(&slot->cmd_seq, n, memory_order_release);
+	atomic_fetch_or_explicit(&ctx->db->cmd_bits, 1ull << ctx->slot_idx,
+				 memory_order_release);
+	atomic_fetch_or_explicit(&ctx->db->summary, SNIC_DB_SUMMARY_CMD,
+				 memory_order_seq_cst);
+	hd_kick(ctx);
+
+	err = wait_cmd_done(ctx, n);
+	if (err) {
+		/* The mailbox is in an unknown state now: the firmware may
+		 * still answer this command later.  Give up on the context. */
+		atomic_store(&ctx->dead, 1);
+		hd_dbg("%s: %s (slot %u seq %u)\n", op_name(op),
+		       err == EIO ? "firmware down" : "no answer",
+		       ctx->slot_idx, n);
+		goto out;
+	}
+	*status = c->status;
+	if (out_len)
+		memcpy(out, c->out, out_len);
+	hd_dbg("%s -> status %u\n", op_name(op), *status);
+out:
+	pthread_mutex_unlock(&ctx->cmd_lock);
+	return err;
+}
+
+int hd_cmd(struct hd_context *ctx, uint16_t op, const void *in,
+	   size_t in_len, void *out, size_t out_len)
+{
+	uint32_t status;
+	int err = hd_cmd_raw(ctx, op, in, in_len, out, out_len, &status);
+
+	return err ? err : hd_status_errno(status);
+}
+

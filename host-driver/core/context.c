@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snic host driver: contexts (ibv_open_device / ibv_close_device).
+ *
+ * A context claims a slot in the NIC's BAR (CAS FREE -> CLAIMED, owner pid)
+ * and announces itself with CTX_OPEN (command.c), then starts its event
+ * thread (event.c).  Closing hands everything the context still owns back
+ * to the firmware with CTX_CLOSE and frees the host side.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "verbs/verbs.h"
+
+static void ctx_release_slot(struct hd_context *ctx)
+{
+	atomic_store_explicit(&ctx->slot->owner_pid, 0, memory_order_relaxed);
+	atomic_store_explicit(&ctx->slot->state, SNIC_CTX_FREE,
+			      memory_order_release);
+}
+
+/* Contexts whose owner died without closing: hand them to the firmware
+ * for reclaim (hostif.h, SNIC_CTX_ORPHAN).  Only OPEN slots: a CLAIMED
+ * slot may still carry the previous owner's pid for an instant. */
+static void mark_orphans(struct hd_context *ctx)
+{
+	for (unsigned i = 0; i < SNIC_MAX_CTX; i++) {
+		struct snic_ctx_slot *s = (struct snic_ctx_slot *)(
+			ctx->bar + SNIC_BAR_CTX_OFF + i * SNIC_CTX_SLOT_SIZE);
+		uint32_t open = SNIC_CTX_OPEN;
+		uint32_t pid = atomic_load(&s->owner_pid);
+
+		if (atomic_load(&s->state) == SNIC_CTX_OPEN && pid &&
+		    !hd_pid_alive(pid))
+			atomic_compare_exchange_strong(&s->state, &open,
+						       SNIC_CTX_ORPHAN);
+	}
+}
+
+static int claim_slot(struct hd_context *ctx)
+{
+	unsigned max = ctx->hdr->max_ctx;
+	uint32_t pid = (uint32_t)getpid();
+
+	if (max == 0 || max > SNIC_MAX_CTX)
+		max = SNIC_MAX_CTX;
+	for (unsigned i = 0; i < max; i++) {
+		struct snic_ctx_slot *s = (struct snic_ctx_slot *)(
+			ctx->bar + SNIC_BAR_CTX_OFF + i * SNIC_CTX_SLOT_SIZE);
+		uint32_t expect = SNIC_CTX_FREE;
+
+		if (atomic_compare_exchange_strong(&s->state, &expect,
+						   SNIC_CTX_CLAIMED)) {
+			atomic_store(&s->owner_pid, pid);
+			ctx->slot = s;
+			ctx->slot_idx = i;
+			return 0;
+		}
+	}
+	return EBUSY;
+}
+
+static void ctx_unmap(struct hd_context *ctx)
+{
+	if (ctx->bar)
+		munmap(ctx->bar, SNIC_BAR_SIZE);
+	if (ctx->bar_fd >= 0)
+		close(ctx->bar_fd);
+	if (ctx->vctx.context.async_fd >= 0)
+		close(ctx->vctx.context.async_fd);
+	pthread_mutex_destroy(&ctx->cmd_lock);
+	pthread_mutex_destroy(&ctx->obj_lock);
+	pthread_mutex_destroy(&ctx->vctx.context.mutex);
+	free(ctx);
+}
+
+struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	struct hd_device *sdev = to_hd_dev(device);
+	struct snic_cmd_ctx_open open_in;
+	struct hd_context *ctx;
+	struct ibv_context *ic;
+	char hm_name[sizeof(ctx->hdr->host_mem)];
+	sigset_t all, old;
+	void *bar;
+	int err;
+
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ic = &ctx->vctx.context;
+	ctx->dev = sdev;
+	ctx->bar_fd = -1;
+	ic->async_fd = -1;
+	pthread_mutex_init(&ctx->cmd_lock, NULL);
+	pthread_mutex_init(&ctx->obj_lock, NULL);
+	pthread_mutex_init(&ic->mutex, NULL);
+
+	ctx->bar_fd = open(sdev->bar_path, O_RDWR | O_CLOEXEC);
+	if (ctx->bar_fd < 0) {
+		err = errno == ENOENT ? ENODEV : errno;
+		goto fail;
+	}
+	bar = mmap(NULL, SNIC_BAR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   ctx->bar_fd, 0);
+	if (bar == MAP_FAILED) {
+		err = errno;
+		goto fail;
+	}
+	ctx->bar = bar;
+	ctx->hdr = (struct snic_bar_hdr *)(void *)(ctx->bar + SNIC_BAR_HDR_OFF);
+	ctx->db = (struct snic_doorbells *)(void *)(ctx->bar + SNIC_BAR_DB_OFF);
+	if (ctx->hdr->magic != SNIC_HOSTIF_MAGIC ||
+	    ctx->hdr->version != SNIC_HOSTIF_VERSION ||
+	    strncmp(ctx->hdr->name, device->name, sizeof(ctx->hdr->name)) ||
+	    hd_fw_down(ctx->hdr, 1)) {
+		err = ENODEV;
+		goto fail;
+	}
+	memcpy(hm_name, ctx->hdr->host_mem, sizeof(hm_name));
+	hm_name[sizeof(hm_name) - 1] = '\0';
+	ctx->hm = hd_hostmem_get(hm_name, ctx->hdr->host_mem_size, &err);
+	if (!ctx->hm)
+		goto fail;
+
+	mark_orphans(ctx);
+	err = claim_slot(ctx);
+	if (err) {
+		hd_dbg("%s: no free context slot\n", device->name);
+		goto fail;
+	}
+	ctx->cmd_seq = atomic_load(&ctx->slot->cmd_done);
+	memset(&open_in, 0, sizeof(open_in));
+	open_in.pid = (uint32_t)getpid();
+	err = hd_cmd(ctx, SNIC_CMD_CTX_OPEN, &open_in, sizeof(open_in),
+		     NULL, 0);
+	if (err) {
+		ctx_release_slot(ctx);
+		goto fail;
+	}
+	atomic_store(&ctx->slot->state, SNIC_CTX_OPEN);
+	hd_dbg("%s: context slot %u open (pid %u)\n", device->name,
+	       ctx->slot_idx, open_in.pid);
+
+	/* Extents of dead processes (whose contexts the firmware has
+	 * destroyed) go back to the allocator. */
+	hd_hm_reap(ctx->hm);
+
+	err = hd_cmd(ctx, SNIC_CMD_QUERY_DEVICE, NULL, 0, &ctx->dattr,
+		     sizeof(ctx->dattr));
+	if (err)
+		goto fail_close;
+	if (ctx->dattr.phys_port_cnt == 0)
+		ctx->dattr.phys_port_cnt = 1;
+
+	ic->async_fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+	if (ic->async_fd < 0) {
+		err = errno;
+		goto fail_close;
+	}
+	ctx->aq.fd = ic->async_fd;
+	ic->device = device;
+	ic->cmd_fd = ctx->bar_fd;
+	ic->num_comp_vectors = 1;
+	ic->abi_compat = (void *)UINTPTR_MAX; /* __VERBS_ABI_IS_EXTENDED */
+	ic->ops.post_send = hd_post_send;
+	ic->ops.post_recv = hd_post_recv;
+	ic->ops.poll_cq = hd_poll_cq;
+	ic->ops.req_notify_cq = hd_req_notify_cq;
+	ic->ops.post_srq_recv = hd_post_srq_recv;
+	ctx->vctx.sz = sizeof(struct verbs_context);
+	ctx->vctx.query_port = hd_query_port;
+	ctx->vctx.query_device_ex = hd_query_device_ex;
+	ctx->vctx.create_cq_ex = hd_create_cq_ex;
+	ctx->vctx.create_qp_ex = hd_create_qp_ex;
+
+	/* The event thread takes no application signals. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&ctx->evt_thread, NULL, hd_event_thread, ctx);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		goto fail_close;
+	ctx->evt_started = 1;
+	return ic;
+
+fail_close:
+	hd_cmd(ctx, SNIC_CMD_CTX_CLOSE, NULL, 0, NULL, 0);
+	ctx_release_slot(ctx);
+fail:
+	hd_dbg("open %s failed: %s\n", device->name, strerror(err));
+	ctx_unmap(ctx);
+	errno = err;
+	return NULL;
+}
+
+int ibv_close_device(struct ibv_context *context)
+{
+	struct hd_context *ctx = to_hd_ctx(context);
+	int err;
+
+	if (ctx->evt_started) {
+		atomic_store_explicit(&ctx->stop, 1, memory_order_release);
+		hd_futex_wake(&ctx->slot->eq_pi);
+		pthread_join(ctx->evt_thread, NULL);
+	}
+	/* The firmware destroys everything the context still owns. */
+	err = hd_cmd(ctx, SNIC_CMD_CTX_CLOSE, NULL, 0, NULL, 0);
+	if (err)
+		hd_dbg("CTX_CLOSE: %s\n", strerror(err));
+	ctx_release_slot(ctx);
+
+	/* Host memory of objects the application did not destroy. */
+	for (unsigned i = 0; i < SNIC_MAX_QP; i++) {
+		struct hd_qp *qp = atomic_load(&ctx->qp_table[i]);
+
+		if (qp)
+			hd_obj_free(&qp->obj, 0);
+	}
+	hd_obj_free_list(&ctx->srq_list);
+	hd_obj_free_list(&ctx->cq_list);
+	hd_evq_drain(&ctx->aq);
+	ctx_unmap(ctx);
+	return 0;
+}

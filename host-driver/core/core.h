@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snic host driver, core: devices (device.c), contexts (context.c), the
+ * command mailbox and doorbell kick (command.c), the event thread and
+ * asynchronous events (event.c).  Nothing here is exported (the version
+ * script exports ibv_* only); every name the host driver defines is hd_*,
+ * every snic_* name is hostif.h's (the firmware contract).
+ */
+#ifndef HD_CORE_H
+#define HD_CORE_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <infiniband/verbs.h>
+
+#include <snic/hostif.h>
+
+#define hd_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+#define HD_DEFAULT_RUN_DIR "/dev/shm/snic"
+/* poll_cq gives the core away after this many empty polls in a row */
+#define HD_EMPTY_POLLS_YIELD 64
+
+/* ------------------------------------------------------------------ */
+/* Debug output (SNIC_DEBUG=1).                                         */
+
+extern int hd_debug_level;
+void hd_debug_init(void);
+#define hd_dbg(...)                                                   \
+	do {                                                          \
+		if (hd_debug_level)                                   \
+			fprintf(stderr, "snic: " __VA_ARGS__);        \
+	} while (0)
+
+/* ------------------------------------------------------------------ */
+/* Devices (device.c).                                                  */
+
+struct hd_device {
+	struct ibv_device ibdev;
+	char bar_path[512];
+	uint64_t node_guid;         /* host order                           */
+	int index;                  /* stable per process: uverbsN          */
+	struct hd_device *next;
+};
+
+static inline struct hd_device *to_hd_dev(struct ibv_device *d)
+{
+	return hd_container_of(d, struct hd_device, ibdev);
+}
+
+const char *hd_run_dir(void);
+/* abi/strings.c: exported sysfs helpers, also used inside the driver. */
+const char *ibv_get_sysfs_path(void);
+int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
+			size_t size);
+/* Process `pid` still owns a context slot in a BAR that uses the host
+ * memory file `host_mem` (the firmware has not cleaned up after it yet). */
+int hd_fw_holds_pid(const char *host_mem, uint32_t pid);
+int hd_pid_alive(uint32_t pid);
+
+/* ------------------------------------------------------------------ */
+/* Contexts (context.c), commands (command.c), events (event.c).      */
+
+struct hd_qp;
+struct hd_cq;
+struct hd_srq;
+struct hd_obj;
+struct hd_hostmem;
+
+/* An event queue read through an eventfd (evq.c); the owner's mutex
+ * guards it.  Nodes are malloc'ed, with struct hd_evnode first. */
+struct hd_evnode {
+	struct hd_evnode *next;
+};
+
+struct hd_evq {
+	int fd;                     /* eventfd, EFD_SEMAPHORE               */
+	struct hd_evnode *head, *tail;
+	unsigned skip;              /* fd counts owed to purged events      */
+};
+
+/* Lock held.  The caller signals q->fd after unlocking. */
+void hd_evq_push(struct hd_evq *q, struct hd_evnode *n);
+/* Read one count from q->fd, then pop the next event: returned with *lock
+ * held (the caller unlocks and frees it); NULL with errno when the read
+ * fails (EAGAIN on a non-blocking fd). */
+struct hd_evnode *hd_evq_pop(struct hd_evq *q, pthread_mutex_t *lock);
+/* Lock held: free the events match() accepts; their counts are skipped. */
+void hd_evq_purge(struct hd_evq *q,
+		  int (*match)(const struct hd_evnode *n, const void *arg),
+		  const void *arg);
+/* Free every event (the queue's owner goes away). */
+void hd_evq_drain(struct hd_evq *q);
+
+struct hd_async_node {
+	struct hd_evnode node;
+	struct ibv_async_event ev;
+};
+
+struct hd_context {
+	struct verbs_context vctx;  /* ibv_context is its last member       */
+	struct hd_device *dev;
+	int bar_fd;
+	uint8_t *bar;
+	struct snic_bar_hdr *hdr;
+	struct snic_doorbells *db;
+	struct snic_ctx_slot *slot;
+	unsigned slot_idx;
+	struct hd_hostmem *hm;
+
+	pthread_mutex_t cmd_lock;
+	uint32_t cmd_seq;
+	_Atomic int dead;           /* firmware gone: commands fail with EIO */
+
+	pthread_t evt_thread;
+	int evt_started;
+	_Atomic int stop;
+
+	/* Objects: CQ list, QP table writers, async event queue. */
+	pthread_mutex_t obj_lock;
+	struct hd_obj *cq_list;     /* struct hd_cq                         */
+	struct hd_obj *srq_list;    /* struct hd_srq                        */
+	struct hd_qp *_Atomic qp_table[SNIC_MAX_QP];
+	struct hd_evq aq;           /* async events (fd: context's async_fd) */
+
+	struct snic_device_attr dattr;
+};
+
+static inline struct hd_context *to_hd_ctx(struct ibv_context *c)
+{
+	return hd_container_of(c, struct hd_context, vctx.context);
+}
+
+/* Run one command.  hd_cmd_raw returns 0 with the firmware's status in
+ * *status, or an errno value when the command did not complete (EIO:
+ * firmware down; ETIMEDOUT: no answer).  hd_cmd maps the status to an
+ * errno value (0 = OK). */
+int hd_cmd_raw(struct hd_context *ctx, uint16_t op, const void *in,
+	       size_t in_len, void *out, size_t out_len, uint32_t *status);
+int hd_cmd(struct hd_context *ctx, uint16_t op, const void *in,
+	   size_t in_len, void *out, size_t out_len);
+int hd_status_errno(uint32_t status);
+void hd_kick(struct hd_context *ctx);
+/* errno value meaning "the firmware is gone": destroy verbs then succeed
+ * after releasing host resources, as rdma-core does for a disassociated
+ * device. */
+static inline int hd_fw_gone(int err)
+{
+	return err == EIO || err == ETIMEDOUT;
+}
+/* Is the firmware behind this BAR gone (fw_state; with check_pid, its
+ * process)? */
+int hd_fw_down(struct snic_bar_hdr *hdr, int check_pid);
+/* The context's event thread (started by ibv_open_device). */
+void *hd_event_thread(void *arg);
+void hd_eventfd_signal(int fd);
+/* Remove the queued (not yet read) async events of a CQ, QP or SRQ
+ * being destroyed.  obj_lock held. */
+void hd_async_purge(struct hd_context *ctx, struct hd_obj *o);
+
+/* ------------------------------------------------------------------ */
+/* Futex waits (the command wait, the event thread) time out after 1 ms. */
+#define HD_POLL_TIMEOUT_NS (1000 * 1000)
+
+/* Futex on a shared (non-private) word; timeout in ns, 0 = none. */
+int hd_futex_wait(_Atomic uint32_t *addr, uint32_t val, long timeout_ns);
+void hd_futex_wake(_Atomic uint32_t *addr);
+
+static inline void hd_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* Small helpers.                                                       */
+
+static inline uint32_t hd_roundup_pow2(uint32_t v)
+{
+	uint32_t r = 1;
+
+	while (r < v && r < (1u << 31))
+		r <<= 1;
+	return r;
+}
+
+static inline uint32_t hd_ilog2(uint32_t v)
+{
+	uint32_t l = 0;
+
+	while ((1u << (l + 1)) <= v && l < 31)
+		l++;
+	return l;
+}
+
+#endif /* HD_CORE_H */

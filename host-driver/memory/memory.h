@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snic host driver, memory: the host-memory window (hostmem.c), pinning of
+ * application pages (pin.c) and the extents that hold the rings of CQs,
+ * QPs and SRQs (extent.c).
+ */
+#ifndef HD_MEMORY_H
+#define HD_MEMORY_H
+
+#include "core/core.h"
+
+/* ------------------------------------------------------------------ */
+/* Host memory window (hostmem.c).                                      */
+
+struct hd_hostmem {
+	char name[64];              /* file name in the run dir             */
+	char path[512];
+	dev_t st_dev;
+	ino_t st_ino;
+	int fd;
+	uint8_t *base;
+	uint64_t size;
+	uint32_t npages;
+	pthread_mutex_t lock;       /* in-process half of the allocator lock */
+	struct hd_hostmem *next;
+};
+
+/* Map the host-memory file (once per process per file). */
+struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
+				  int *err);
+/* Allocate npages contiguous window pages (zeroed when `zero`).
+ * Returns 0 and the first page number, or an errno value. */
+int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, int zero,
+		uint32_t *first_page);
+void hd_hm_free(struct hd_hostmem *hm, uint32_t first_page,
+		uint32_t npages);
+/* Free the extents of dead processes (the firmware no longer uses). */
+void hd_hm_reap(struct hd_hostmem *hm);
+
+static inline void *hd_hm_ptr(struct hd_hostmem *hm, uint64_t pa)
+{
+	return hm->base + pa;
+}
+
+static inline uint64_t hd_page_pa(uint32_t page)
+{
+	return (uint64_t)page << SNIC_PAGE_SHIFT;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pinning: re-backing application pages with window pages (pin.c).     */
+
+struct hd_chunk;
+
+struct hd_pin {
+	struct hd_hostmem *hm;
+	uintptr_t start;            /* page aligned                         */
+	uint32_t npages;
+	uint32_t *pages;            /* window page of every page            */
+	uint32_t nchunks;
+	struct hd_chunk **chunks;   /* one reference on each                */
+};
+
+int hd_pin(struct hd_hostmem *hm, void *addr, size_t len,
+	   struct hd_pin **out);
+void hd_unpin(struct hd_pin *pin);
+int hd_fork_safe(void);
+
+/* ------------------------------------------------------------------ */
+/* Extents and ring sets (extent.c): the one lifecycle of the window
+ * memory an object shares with the firmware.                           */
+
+static inline uint32_t hd_pages_for(uint64_t bytes)
+{
+	return (uint32_t)((bytes + SNIC_PAGE_SIZE - 1) >> SNIC_PAGE_SHIFT);
+}
+
+/* Contiguous window pages owned by one object. */
+struct hd_extent {
+	struct hd_hostmem *hm;
+	uint32_t page;              /* first page                           */
+	uint32_t npages;            /* 0: nothing allocated                 */
+};
+
+int hd_extent_alloc(struct hd_extent *e, struct hd_hostmem *hm,
+		    uint32_t npages, int zero);
+/* After the command that created (failed) or destroyed the object the
+ * extent served: free it, unless the command failed because the firmware
+ * is gone (hd_fw_gone), which may still DMA into it; the pages then stay
+ * with this process and are reaped once it and its contexts are gone. */
+void hd_extent_release(struct hd_extent *e, int cmd_err);
+/* The firmware no longer knows the object (ibv_close_device). */
+void hd_extent_free(struct hd_extent *e);
+
+static inline uint64_t hd_extent_pa(const struct hd_extent *e, uint32_t page)
+{
+	return hd_page_pa(e->page + page);
+}
+
+static inline void *hd_extent_ptr(const struct hd_extent *e, uint32_t page)
+{
+	return hd_hm_ptr(e->hm, hd_extent_pa(e, page));
+}
+
+/*
+ * The rings of a CQ, QP or SRQ: one zeroed extent, the first page the
+ * doorbell record, then each ring from a page boundary (a CQ: the CQE
+ * ring; a QP: SQ then RQ; an SRQ: the WQE ring).
+ */
+#define HD_RINGS_MAX 2
+
+struct hd_rings {
+	struct hd_extent ext;
+	void *dbrec;
+	uint64_t dbrec_pa;
+	uint8_t *ring[HD_RINGS_MAX];
+	uint64_t ring_pa[HD_RINGS_MAX];
+};
+
+/* bytes[i] for i < n (n <= HD_RINGS_MAX): the size of ring i. */
+int hd_rings_alloc(struct hd_rings *r, struct hd_hostmem *hm,
+		   const uint64_t *bytes, unsigned n);
+
+#endif /* HD_MEMORY_H */

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi_bench: two-rank MPI latency (half round trip of a blocking
+ * ping-pong) and bandwidth (a window of non-blocking sends, one ack) from
+ * 8 B to 4 MiB, in the way the OSU micro-benchmarks measure them.  For
+ * `make bench`: it prints figures, it asserts nothing.
+ *
+ *   mpi_bench [-m MAX_BYTES] [-w WINDOW]
+ *
+ * Output, one line per size on rank 0:
+ *   mpi_bench SIZE LAT_US BW_MBPS
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { MAX_WINDOW = 64 };
+
+static int rank;
+
+static unsigned iters_for(size_t size)
+{
+	return size <= 8192 ? 1000 : size <= (256u << 10) ? 100 : 20;
+}
+
+static double latency_us(char *buf, size_t size)
+{
+	unsigned n = iters_for(size), warm = n / 10 + 1;
+	int peer = 1 - rank;
+	double t0 = 0;
+
+	for (unsigned i = 0; i < n + warm; i++) {
+		if (i == warm) {
+			MPI_Barrier(MPI_COMM_WORLD);
+			t0 = MPI_Wtime();
+		}
+		if (rank == 0) {
+			MPI_Send(buf, (int)size, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+			MPI_Recv(buf, (int)size, MPI_BYTE, peer, 1, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+		} else {
+			MPI_Recv(buf, (int)size, MPI_BYTE, peer, 1, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+			MPI_Send(buf, (int)size, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+		}
+	}
+	return (MPI_Wtime() - t0) * 1e6 / (2.0 * n);
+}
+
+static double bandwidth_mbps(char *buf, size_t size, int window)
+{
+	unsigned n = iters_for(size) / 4 + 2, warm = 2;
+	MPI_Request req[MAX_WINDOW];
+	MPI_Status st[MAX_WINDOW];
+	int peer = 1 - rank;
+	char ack = 0;
+	double t0 = 0;
+
+	for (unsigned i = 0; i < n + warm; i++) {
+		if (i == warm) {
+			MPI_Barrier(MPI_COMM_WORLD);
+			t0 = MPI_Wtime();
+		}
+		for (int w = 0; w < window; w++) {
+			if (rank == 0)
+				MPI_Isend(buf, (int)size, MPI_BYTE, peer, 2,
+					  MPI_COMM_WORLD, &req[w]);
+			else
+				MPI_Irecv(buf, (int)size, MPI_BYTE, peer, 2,
+					  MPI_COMM_WORLD, &req[w]);
+		}
+		MPI_Waitall(window, req, st);
+		if (rank == 0)
+			MPI_Recv(&ack, 1, MPI_BYTE, peer, 3, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+		else
+			MPI_Send(&ack, 1, MPI_BYTE, peer, 3, MPI_COMM_WORLD);
+	}
+	return (double)size * window * n / (MPI_Wtime() - t0) / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	size_t max = 4u << 20;
+	int window = 16, nranks, opt;
+	char *buf;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	while ((opt = getopt(argc, argv, "m:w:")) != -1) {
+		if (opt == 'm')
+			max = strtoul(optarg, NULL, 0);
+		else if (opt == 'w')
+			window = atoi(optarg);
+	}
+	if (window < 1 || window > MAX_WINDOW)
+		window = 16;
+	if (nranks != 2) {
+		if (rank == 0)
+			fprintf(stderr, "mpi_bench: needs exactly 2 ranks\n");
+		MPI_Finalize();
+		return 2;
+	}
+	buf = malloc(max);
+	if (!buf)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	memset(buf, 1, max);
+	static const size_t sizes[] = { 8, 64, 512, 4096, 32768, 262144,
+					1u << 20, 4u << 20 };
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t size = sizes[k];
+
+		if (size > max)
+			break;
+		double lat = latency_us(buf, size);
+		double bw = bandwidth_mbps(buf, size, window);
+
+		if (rank == 0)
+			printf("mpi_bench %zu %.2f %.1f\n", size, lat, bw);
+	}
+	free(buf);
+	MPI_Finalize();
+	return 0;
+}
