@@ -59,14 +59,20 @@ VT_SRCS   := $(sort $(wildcard tests/verbs/*.c))
 VT_BINS   := $(VT_SRCS:tests/verbs/%.c=$(BUILD)/tests/%)
 TEST_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -Ifirmware/src -Ifirmware -Itests/unit -Ihal/fault
 
+# bench-instr: the firmware in the two-NIC simulation (tests/unit's fake
+# HAL and host), counted by callgrind (tools/bench-instr.sh).
+BENCH_INSTR_BIN := $(BUILD)/tests/bench-instr
+BENCH_INSTR_OBJS := $(BUILD)/obj/tests/bench/instr.o \
+	$(BUILD)/obj/tests/unit/fake_hal.o $(BUILD)/obj/tests/unit/fake_host.o
+
 WIRE_SRCS := $(sort $(wildcard tests/wire/*.c))
 WIRE_BINS := $(WIRE_SRCS:tests/wire/%.c=$(BUILD)/tests/wire/%)
 TOOLS_SRCS := $(sort $(wildcard tools/*.c))
 TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 
-ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS)
+ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(BENCH_INSTR_BIN) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS)
 
-.PHONY: all deps demo test unit asan bench clean firmware emu host-driver
+.PHONY: all deps demo test unit asan bench bench-instr clean firmware emu host-driver
 all: $(ALL)
 firmware: $(FW_LIB)
 emu: $(EMU_BIN)
@@ -110,6 +116,10 @@ $(UNIT_BIN): $(UNIT_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SAN) -o $@ $(UNIT_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB) -lcunit
 
+$(BENCH_INSTR_BIN): $(BENCH_INSTR_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(SAN) -o $@ $(BENCH_INSTR_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
+
 # Our verbs programs are built against Debian's libibverbs (as any user
 # program is) and run against build/lib with LD_LIBRARY_PATH.
 $(BUILD)/tests/%: tests/verbs/%.c
@@ -139,6 +149,10 @@ test: deps
 # Figures against this machine's own limits; no pass/fail on time.
 bench: all
 	tools/bench.sh
+
+# Firmware instructions per message, counted by callgrind (deterministic).
+bench-instr: $(BENCH_INSTR_BIN)
+	tools/bench-instr.sh
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN)
