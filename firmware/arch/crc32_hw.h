@@ -11,7 +11,7 @@
 bool crc32_hw_ok(void);
 
 /* Advance the CRC register c (not complemented) over n bytes at p;
- * n >= 64 and a multiple of 16. */
+ * n >= 16 and a multiple of 16. */
 uint32_t crc32_hw(uint32_t c, const uint8_t *p, size_t n);
 
 #endif

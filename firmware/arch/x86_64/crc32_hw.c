@@ -146,6 +146,18 @@ CLMUL512 static uint32_t crc32_vclmul(uint32_t c, const uint8_t *p, size_t n)
 
 /* ---- SSE: four xmm accumulators 64 bytes apart --------------------- */
 
+/* n >= 16, a multiple of 16: one lane, 16 bytes at a time (short runs:
+ * the ICRC of a small frame). */
+CLMUL static uint32_t crc32_clmul16(uint32_t c, const uint8_t *p, size_t n)
+{
+	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
+	__m128i x1 = _mm_xor_si128(ld(p), _mm_cvtsi32_si128((int)c));
+
+	for (p += 16, n -= 16; n >= 16; p += 16, n -= 16)
+		x1 = fold(x1, k3k4, ld(p));
+	return reduce(x1);
+}
+
 CLMUL static uint32_t crc32_clmul128(uint32_t c, const uint8_t *p, size_t n)
 {
 	const __m128i k1k2 = _mm_set_epi64x(0x01c6e41596LL, 0x0154442bd4LL);
@@ -174,6 +186,8 @@ uint32_t crc32_hw(uint32_t c, const uint8_t *p, size_t n)
 	/* below 512 bytes the zmm set-up and lane reduction do not pay */
 	if (n >= 512 && vclmul_ok())
 		return crc32_vclmul(c, p, n);
+	if (n < 64)
+		return crc32_clmul16(c, p, n);
 	return crc32_clmul128(c, p, n);
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * RoCEv2 framing: the opcode table, parse/validate, build, ICRC.
+ * RoCEv2 framing: the opcode table, parse/validate, build (the ICRC itself
+ * is computed in wire/icrc.c).
  *
  * Layout (IBTA vol. 1 Annex A17, RoCEv2): Ethernet (14) / IPv4 without options
  * (20) / UDP to port 4791 (8) / BTH (12) / extension headers / payload /
@@ -10,7 +11,6 @@
  */
 #include <string.h>
 
-#include "wire/crc32.h"
 #include "wire/roce_wire.h"
 
 /* ---- opcode table (IBTA 9.2.1 table 37, 9.3 for the header sets) ---- */
@@ -175,39 +175,6 @@ static uint16_t ipv4_sum(const uint8_t *ip)
 	while (s >> 16)
 		s = (s & 0xffffu) + (s >> 16);
 	return (uint16_t)s;
-}
-
-/* ---- ICRC (IBTA Annex A17.3.3) ---- */
-
-/* Bytes of pseudo header (8 x 0xFF standing in for the LRH) plus the
- * masked copy of IPv4 + UDP + BTH. */
-#define ICRC_MASKED_LEN (8 + ROCE_IPV4_HLEN + ROCE_UDP_HLEN + ROCE_BTH_LEN)
-
-/*
- * CRC-32 over: 8 bytes of 0xFF, the IPv4 header with TOS, TTL and header
- * checksum set to all ones, the UDP header with its checksum all ones, the
- * BTH with byte 4 (FECN, BECN, reserved) all ones, then everything after
- * the BTH up to the ICRC.  The masked fields are the ones routers may
- * rewrite (A17.3.3).  Assumes an IPv4 header without options, which is all
- * roce_parse accepts.  Returns 0 for a frame too short to carry a BTH.
- */
-uint32_t roce_icrc(const uint8_t *frame, uint32_t len_without_icrc)
-{
-	uint8_t m[ICRC_MASKED_LEN];
-	const uint32_t hdrs = ROCE_L2L4_LEN + ROCE_BTH_LEN;
-	uint32_t c;
-
-	if (len_without_icrc < hdrs)
-		return 0;
-	memset(m, 0xff, 8);
-	memcpy(m + 8, frame + IP, ICRC_MASKED_LEN - 8);
-	m[8 + 1] = 0xff;                                /* TOS        */
-	m[8 + 8] = 0xff;                                /* TTL        */
-	m[8 + 10] = m[8 + 11] = 0xff;                   /* IP csum    */
-	m[8 + 20 + 6] = m[8 + 20 + 7] = 0xff;           /* UDP csum   */
-	m[8 + 28 + 4] = 0xff;                           /* FECN/BECN  */
-	c = crc32_update(0, m, sizeof(m));
-	return crc32_update(c, frame + hdrs, len_without_icrc - hdrs);
 }
 
 /* The ICRC goes on the wire least-significant byte first (A17.3.3; the
