@@ -57,9 +57,11 @@ struct snic_core {
 	uint64_t cnt[SNIC_CNT_MAX];
 	/* statistics area in the BAR (published by nic/stats.c) */
 	struct snic_stats *stats;
-	uint64_t next_stats;
+	uint64_t next_stats;    /* next look at requests and the link        */
+	uint64_t next_publish;  /* next unrequested publication              */
 	uint32_t stats_qp_next; /* next QP entry to refresh                  */
 	uint32_t reset_seen;    /* last reset_req honoured                   */
+	uint32_t pub_seen;      /* last pub_req honoured                     */
 
 	struct snic_tw tw;      /* deadlines (transport/timers.c files QPs)  */
 };
