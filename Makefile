@@ -65,12 +65,19 @@ BENCH_INSTR_BIN := $(BUILD)/tests/bench-instr
 BENCH_INSTR_OBJS := $(BUILD)/obj/tests/bench/instr.o \
 	$(BUILD)/obj/tests/unit/fake_hal.o $(BUILD)/obj/tests/unit/fake_host.o
 
+# make bench's own programs: verbs programs (registration, QP scaling)
+# against Debian's libibverbs, and the port's raw rate on the DPDK HAL.
+BENCH_VERBS_SRCS := $(sort $(wildcard tools/bench/snic-*bench.c))
+BENCH_VERBS_SRCS := $(filter-out tools/bench/snic-portbench.c,$(BENCH_VERBS_SRCS))
+BENCH_BINS := $(BENCH_VERBS_SRCS:tools/bench/%.c=$(BUILD)/bin/%) $(BUILD)/bin/snic-portbench
+PORTBENCH_OBJS := $(POSIX_HAL_SRCS:%.c=$(BUILD)/obj/%.o) $(DPDK_HAL_SRCS:%.c=$(BUILD)/obj/%.o)
+
 WIRE_SRCS := $(sort $(wildcard tests/wire/*.c))
 WIRE_BINS := $(WIRE_SRCS:tests/wire/%.c=$(BUILD)/tests/wire/%)
 TOOLS_SRCS := $(sort $(wildcard tools/*.c))
 TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 
-ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(BENCH_INSTR_BIN) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS)
+ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(BENCH_INSTR_BIN) $(BENCH_BINS) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS)
 
 .PHONY: all deps demo test unit asan bench bench-instr clean firmware emu host-driver
 all: $(ALL)
@@ -119,6 +126,18 @@ $(UNIT_BIN): $(UNIT_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
 $(BENCH_INSTR_BIN): $(BENCH_INSTR_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SAN) -o $@ $(BENCH_INSTR_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
+
+$(BUILD)/bin/snic-portbench: $(BUILD)/obj/tools/bench/snic-portbench.o $(PORTBENCH_OBJS) $(FW_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(SAN) -o $@ $< $(PORTBENCH_OBJS) $(FW_LIB) $(DPDK_LDLIBS)
+
+$(BUILD)/obj/tools/bench/snic-portbench.o: tools/bench/snic-portbench.c
+	@mkdir -p $(@D)
+	$(CC) $(EMU_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/bin/%: tools/bench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE $(SAN) -o $@ $< -libverbs -pthread -lm
 
 # Our verbs programs are built against Debian's libibverbs (as any user
 # program is) and run against build/lib with LD_LIBRARY_PATH.
