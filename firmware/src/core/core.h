@@ -15,6 +15,7 @@
 
 #include "core/counters.h"
 #include "core/timer_wheel.h"
+#include "core/trace.h"
 #include "snic/fw.h"
 #include "snic/hal.h"
 #include "snic/hostif.h"
@@ -64,7 +65,26 @@ struct snic_core {
 	uint32_t pub_seen;      /* last pub_req honoured                     */
 
 	struct snic_tw tw;      /* deadlines (transport/timers.c files QPs)  */
+#ifdef SNIC_TRACE
+	struct snic_trace trace;
+#endif
 };
+
+/* A latency trace point (core/trace.h): the HAL clock now, not the pass's. */
+static inline void core_trace(struct snic_core *c, unsigned point, uint32_t arg)
+{
+#ifdef SNIC_TRACE
+	struct snic_trace_ev *e = &c->trace.ev[c->trace.n++ & (SNIC_TRACE_SIZE - 1)];
+
+	e->ns = c->ops->now_ns(c->hal_ctx);
+	e->point = point;
+	e->arg = arg;
+#else
+	(void)c;
+	(void)point;
+	(void)arg;
+#endif
+}
 
 /* core.c */
 bool core_init(struct snic_core *c, const struct snic_nic_config *cfg,
