@@ -366,6 +366,13 @@ static inline uint32_t qp_idx(const struct snic_nic *nic,
 	return (uint32_t)(qp - nic->qps);
 }
 
+/* bytes / the QP's path MTU, without a division on the data path: the
+ * MTU is a power of two (256..4096, mtu_enum_to_bytes). */
+static inline uint32_t qp_mtu_div(const struct snic_qp *qp, uint32_t bytes)
+{
+	return bytes >> __builtin_ctz(qp->mtu);
+}
+
 /* The QP's id on the core's timer wheel (0 means none there). */
 static inline uint16_t qp_tw_id(const struct snic_nic *nic,
 				const struct snic_qp *qp)

@@ -398,7 +398,7 @@ static uint32_t req_psns(const struct snic_qp *qp, const struct roce_hdrs *h)
 {
 	if (h->opcode != ROCE_RC_READ_REQ || h->reth_len == 0)
 		return 1;
-	return (h->reth_len + qp->mtu - 1) / qp->mtu;
+	return qp_mtu_div(qp, h->reth_len + qp->mtu - 1);
 }
 
 /* The resource of the request owning `psn`, newest first, within the

@@ -204,7 +204,8 @@ static bool send_one(struct snic_nic *nic, struct snic_qp *qp, int *wait)
 	} else {
 		uint8_t op = uc_opcode(qp, cur);
 
-		pkt_fill_hdrs(nic, qp, &h, op, cur->first_psn + cur->sent / qp->mtu);
+		pkt_fill_hdrs(nic, qp, &h, op,
+			      cur->first_psn + qp_mtu_div(qp, cur->sent));
 		fl = roce_opcodes[op].flags;
 		if (fl & ROCE_F_RETH) {
 			h.reth_va = cur->hdr.raddr.remote_addr;
