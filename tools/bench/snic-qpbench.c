@@ -5,9 +5,11 @@
  * in-process (no out-of-band exchange), then:
  *
  *   snic-qpbench rate IDLE SECS    the 64-B RDMA WRITE message rate of one
- *                                  QP while IDLE other connected pairs
+ *                                  QP (64 outstanding, one CQE per 16)
+ *                                  while IDLE other connected pairs
  *                                  exist (and do nothing)
- *   snic-qpbench many N SECS       N pairs all writing 64-B messages:
+ *   snic-qpbench many N SECS       N pairs all writing 64-B messages (4
+ *                                  outstanding per QP, one CQE per 4):
  *                                  aggregate rate, and the slowest and
  *                                  fastest QP's rate (fairness)
  *   snic-qpbench check N           N pairs, each WRITEs its own pattern
@@ -30,6 +32,7 @@
 #define SLOT     4096   /* bytes of buffer per QP */
 #define DEPTH_1  64     /* outstanding WRITEs, one QP */
 #define DEPTH_N  4      /* outstanding WRITEs per QP, many */
+#define SIG      16     /* one signalled WRITE per batch of this many (1 QP) */
 
 struct side {
 	struct ibv_context *ctx;
@@ -150,32 +153,38 @@ static void setup(unsigned n, unsigned depth)
 	}
 }
 
-static void post(unsigned i, uint32_t len, uint64_t off)
+/* Post `count` WRITEs of len bytes on QP i as one list, the last one
+ * signalled (one CQE per batch, as perftest's CQ moderation). */
+static void post(unsigned i, uint32_t len, uint64_t off, unsigned count)
 {
 	struct ibv_sge sge = { (uintptr_t)s0.buf + (uint64_t)i * SLOT + off,
 			       len, s0.mr->lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = i, .sg_list = &sge, .num_sge = 1,
-		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { (uintptr_t)s1.buf + (uint64_t)i * SLOT + off,
-			     s1.mr->rkey },
-	}, *bad;
+	struct ibv_send_wr wr[SIG], *bad;
 
-	if (ibv_post_send(qa[i], &wr, &bad))
+	for (unsigned k = 0; k < count; k++)
+		wr[k] = (struct ibv_send_wr){
+			.wr_id = i, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = k == count - 1 ? IBV_SEND_SIGNALED : 0,
+			.next = k == count - 1 ? NULL : &wr[k + 1],
+			.wr.rdma = { (uintptr_t)s1.buf + (uint64_t)i * SLOT + off,
+				     s1.mr->rkey },
+		};
+	if (ibv_post_send(qa[i], wr, &bad))
 		die("ibv_post_send");
 }
 
-/* Keep `depth` WRITEs outstanding on QPs [0, active) for secs seconds;
- * per-QP completions in done[]. */
-static double run(unsigned active, unsigned depth, double secs, uint64_t *done)
+/* Keep `depth` WRITEs outstanding on QPs [0, active) for secs seconds, in
+ * batches of `batch` (depth a multiple of it); per-QP messages in done[]. */
+static double run(unsigned active, unsigned depth, unsigned batch, double secs,
+		  uint64_t *done)
 {
 	struct ibv_wc wc[64];
 	double t0 = now_s(), t;
-	uint64_t out = 0;
 
 	for (unsigned i = 0; i < active; i++)
-		for (unsigned k = 0; k < depth; k++, out++)
-			post(i, MSG, 0);
+		for (unsigned k = 0; k < depth; k += batch)
+			post(i, MSG, 0, batch);
 	do {
 		int n = ibv_poll_cq(s0.cq, 64, wc);
 
@@ -188,13 +197,13 @@ static double run(unsigned active, unsigned depth, double secs, uint64_t *done)
 					ibv_wc_status_str(wc[k].status));
 				exit(1);
 			}
-			done[wc[k].wr_id]++;
-			post((unsigned)wc[k].wr_id, MSG, 0);
+			done[wc[k].wr_id] += batch;
+			post((unsigned)wc[k].wr_id, MSG, 0, batch);
 		}
 		t = now_s() - t0;
 	} while (t < secs);
 	/* drain what is still in flight (not counted) */
-	for (uint64_t got = 0, want = (uint64_t)active * depth; got < want;) {
+	for (uint64_t got = 0, want = (uint64_t)active * depth / batch; got < want;) {
 		int n = ibv_poll_cq(s0.cq, 64, wc);
 
 		if (n < 0)
@@ -215,7 +224,7 @@ static int check(unsigned n)
 				(uint8_t)(i * 7 + b * 13 + (b >> 8));
 	for (unsigned m = 0; m < 8; m++)
 		for (unsigned i = 0; i < n; i++)
-			post(i, SLOT / 8, (uint64_t)m * (SLOT / 8));
+			post(i, SLOT / 8, (uint64_t)m * (SLOT / 8), 1);
 	while (got < (uint64_t)n * 8) {
 		int k = ibv_poll_cq(s0.cq, 64, wc);
 
@@ -252,7 +261,7 @@ int main(int argc, char **argv)
 
 		setup(n + 1, DEPTH_1);
 		done = calloc(nq, sizeof(*done));
-		t = run(1, DEPTH_1, secs, done);
+		t = run(1, DEPTH_1, SIG, secs, done);
 		printf("rate %u %.3f\n", n, (double)done[0] / t / 1e6);
 		return 0;
 	}
@@ -262,7 +271,7 @@ int main(int argc, char **argv)
 
 		setup(n, DEPTH_N);
 		done = calloc(nq, sizeof(*done));
-		t = run(n, DEPTH_N, secs, done);
+		t = run(n, DEPTH_N, DEPTH_N, secs, done);
 		for (unsigned i = 0; i < n; i++) {
 			sum += done[i];
 			lo = done[i] < lo ? done[i] : lo;
