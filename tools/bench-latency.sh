@@ -27,10 +27,15 @@ mkdir -p "$OUT"
 make -C "$SNIC_ROOT" -s BUILD="$TB" OPT="-O2 -DSNIC_TRACE" \
 	"$TB/bin/snic-emu" "$TB/lib/libibverbs.so.1" >/dev/null
 port=$(snic_free_port 25515)
+CASE0=$SNIC_CASE_DIR
 
 # one PROGRAM: trace one ping-pong run, print its hop table.
 one() {
+	# a folder per run: snic_emu_start waits for "ready" in the case
+	# folder's snic-emu.log, which a previous run's log would satisfy
+	local SNIC_CASE_DIR=$CASE0/$1
 	local prog=$1 trace=$SNIC_CASE_DIR/trace-$1.txt out=$SNIC_CASE_DIR/lat-$1.out spid
+	mkdir -p "$SNIC_CASE_DIR"
 	SNIC_BUILD=$TB SNIC_TRACE_FILE=$trace snic_emu_start >/dev/null
 	timeout -k 5 120 "$prog" -d snic1 -F -x 0 -p "$port" -s 64 -n "$ITERS" >/dev/null 2>&1 </dev/null &
 	spid=$!

@@ -14,6 +14,8 @@
 # build/bench/bench.txt (the table) and PNG plots (gnuplot) there.
 # Figures, not verdicts: fails only when a program fails.
 #
+# Each perftest and QP figure is the median of SNIC_BENCH_REPEAT runs
+# (default 3).
 # Environment: SNIC_BENCH_SIZES (default "8 64 512 4096 65536 1048576"),
 #              SNIC_BENCH_IDLE (idle QP pairs, default 1000: the NIC holds
 #              SNIC_MAX_QP = 1024 QPs, QPN 0/1 included).
@@ -23,6 +25,7 @@ set -euo pipefail
 snic_private_netns "$0" "$@"
 
 SIZES=${SNIC_BENCH_SIZES:-8 64 512 4096 65536 1048576}
+REPEAT=${SNIC_BENCH_REPEAT:-3}
 IDLE=${SNIC_BENCH_IDLE:-1000}
 OUT=$SNIC_BUILD/bench
 mkdir -p "$OUT"
@@ -63,6 +66,17 @@ pt() {
 	awk '/#bytes/ { hdr = 1; next } hdr && $1 ~ /^[0-9]+$/ { print; exit }' "$out"
 }
 
+# median COL: of the rows on stdin, the one with the median value in
+# column COL (repeated runs: one outlier of a shared machine drops out).
+median() { sort -g -k "$1,$1" | awk '{ r[NR] = $0 } END { print r[int((NR + 1) / 2)] }'; }
+
+# rep COL CMD...: CMD (which prints one row) REPEAT times, the median row.
+rep() {
+	local col=$1 i
+	shift
+	for (( i = 0; i < REPEAT; i++ )); do "$@"; done | median "$col"
+}
+
 iters() { # SIZE KIND: fewer iterations for large messages
 	if [[ $2 == lat ]]; then (( $1 >= 1048576 )) && echo 200 || echo 2000
 	else (( $1 >= 1048576 )) && echo 500 || echo 5000; fi
@@ -71,8 +85,8 @@ iters() { # SIZE KIND: fewer iterations for large messages
 for op in write read send; do
 	: >"$DAT/$op.dat"
 	for size in $SIZES; do
-		bw=$(pt "ib_${op}_bw" -s "$size" -n "$(iters "$size" bw)")
-		lat=$(pt "ib_${op}_lat" -s "$size" -n "$(iters "$size" lat)")
+		bw=$(rep 5 pt "ib_${op}_bw" -s "$size" -n "$(iters "$size" bw)")
+		lat=$(rep 5 pt "ib_${op}_lat" -s "$size" -n "$(iters "$size" lat)")
 		# size MB/s(2^20) Mmsg/s typical_us
 		echo "$size $(awk '{ print $4, $5 }' <<<"$bw") $(awk '{ print $5 }' <<<"$lat")" >>"$DAT/$op.dat"
 	done
@@ -84,14 +98,14 @@ awk '$1 == "reg" && $3 != "fail" { print $2, $3, $4 }' "$DAT/reg.raw" >"$DAT/reg
 awk '$1 == "rereg" && $3 != "fail" { print $2, $3, $4 }' "$DAT/reg.raw" >"$DAT/rereg.dat"
 
 # ---------------------------------------------------------------- QP scaling
-read -r _ _ RATE0 < <("$BIN/snic-qpbench" rate 0 2)
-read -r _ _ RATEI < <("$BIN/snic-qpbench" rate "$IDLE" 2)
-read -r _ _ MANY MANY_LO MANY_HI < <("$BIN/snic-qpbench" many 1000 2)
+read -r _ _ RATE0 < <(rep 3 "$BIN/snic-qpbench" rate 0 2)
+read -r _ _ RATEI < <(rep 3 "$BIN/snic-qpbench" rate "$IDLE" 2)
+read -r _ _ MANY MANY_LO MANY_HI < <(rep 3 "$BIN/snic-qpbench" many 1000 2)
 snic_emu_stop >/dev/null
 
 # ---------------------------------------------------------------- table
 {
-	echo "snic make bench: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ); two NICs in one snic-emu (ring pair)"
+	echo "snic make bench: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1 /proc/loadavg); two NICs in one snic-emu (ring pair); median of $REPEAT runs"
 	echo
 	echo "machine limits (one core, this run)"
 	for s in 4096 65536 1048576; do printf '  memcpy %8s B        %8s GB/s\n' "$s" "${MEMCPY[$s]}"; done
@@ -129,6 +143,7 @@ if command -v gnuplot >/dev/null; then
 	gnuplot <<EOF
 set terminal pngcairo size 900,560 noenhanced
 set logscale x 2
+set format x "%.0b%BB"
 set grid
 set key top left
 set xlabel "message size (bytes)"
