@@ -55,7 +55,7 @@ static uint32_t icrc_tables(const uint8_t *frame, uint32_t len)
  * input may be preceded by up to 15 zero bytes to make whole blocks
  * without changing the result.  The first HEAD bytes of that input (the
  * zeros, four 0xFF, the headers with their variant fields set) are built
- * aside; the rest is folded where it lies in the frame.
+ * aside; the rest is folded where it lies in the frame, in the same run.
  */
 static uint32_t icrc_fold(const uint8_t *frame, uint32_t len)
 {
@@ -71,9 +71,10 @@ static uint32_t icrc_fold(const uint8_t *frame, uint32_t len)
 	memset(head + zeros, 0xff, 4);
 	memcpy(head + zeros + 4, frame + IP, k);
 	mask_variant(head + zeros + 4);
-	c = crc32_hw(0, head, h);
-	if (whole > h)
-		c = crc32_hw(c, frame + IP + k, whole - h);
+	if (whole > HEAD)
+		c = crc32_hw_head(0, head, frame + IP + k, whole - HEAD);
+	else
+		c = crc32_hw(0, head, h);
 	return ~c;
 }
 
