@@ -168,17 +168,15 @@ static void put64(uint8_t *p, uint64_t v)
 /* RFC 1071 one's-complement sum of the 20-byte IPv4 header, folded. */
 static uint16_t ipv4_sum(const uint8_t *ip)
 {
-	uint64_t s = 0;
-	uint32_t w;
+	uint32_t w[ROCE_IPV4_HLEN / 4];
+	uint64_t s;
 	uint16_t r;
 
 	/* Five 32-bit words in the CPU's own byte order: the one's-complement
 	 * sum does not care (RFC 1071 2(B)), it comes out in that order and is
 	 * read back as network order below.  Ten 16-bit loads cost 3x more. */
-	for (unsigned i = 0; i < ROCE_IPV4_HLEN; i += 4) {
-		memcpy(&w, ip + i, 4);
-		s += w;
-	}
+	memcpy(w, ip, sizeof(w));
+	s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
 	s = (s & 0xffffffffu) + (s >> 32);
 	s = (s & 0xffffu) + (s >> 16);
 	s = (s & 0xffffu) + (s >> 16);
