@@ -78,8 +78,9 @@ one() {
 	printf '  %-10s %8s %10.2f %10.2f\n' one-way '' "$tm" "$tmed"
 }
 
-{
-	echo "latency hops (HAL-clock trace points, $TB, -n $ITERS; $(nproc) cores)"
-	one ib_write_lat
-	one ib_send_lat
-} | tee "$OUT/latency.txt"
+# Not in a pipeline: a subshell would not run lib.sh's EXIT trap, which
+# stops snic-emu when a step fails.
+echo "latency hops (HAL-clock trace points, $TB, -n $ITERS; $(nproc) cores)" >"$OUT/latency.txt"
+one ib_write_lat >>"$OUT/latency.txt"
+one ib_send_lat >>"$OUT/latency.txt"
+cat "$OUT/latency.txt"
