@@ -46,10 +46,10 @@ files() {
 }
 {
 	echo "firmware instructions per message (callgrind, both NICs, steady state)"
-	printf '  %-8s %6s  %10s\n' opcode bytes instr/msg
+	printf '  %-16s %6s  %10s\n' opcode bytes instr/msg
 	for c in $cases; do
 		read -r f1 f2 n < <(files "$c")
-		printf '  %-8s %6s  %10s\n' "${c%-*}" "${c##*-}" \
+		printf '  %-16s %6s  %10s\n' "${c%-*}" "${c##*-}" \
 			$(( ($(total "$f2") - $(total "$f1")) / n ))
 	done
 	for c in $cases; do

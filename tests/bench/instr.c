@@ -30,6 +30,7 @@
 #define N_MSG    256    /* the short phase; the long one is 2 N    */
 #define WARM     64
 #define MAX_STEP 200000
+#define IDLE_MAX 1000   /* idle QP pairs of the last case             */
 
 enum bop { B_WRITE, B_READ, B_SEND, B_ATOMIC };
 
@@ -157,12 +158,27 @@ static void check(struct bench *b, enum bop op, uint32_t len)
 		die("data differs");
 }
 
-static void bench_case(enum bop op, uint32_t len)
+/* `idle` more connected QP pairs that never move data: the cost of a
+ * message must not grow with them (issue 11 part 6). */
+static void add_idle(struct bench *b, const struct fconn *conn, unsigned idle)
+{
+	static struct fqp qa[IDLE_MAX], qb[IDLE_MAX];
+	struct fqp_caps caps = { .sq_cnt = 4, .rq_cnt = 4, .max_send_sge = 1,
+				 .max_recv_sge = 1 };
+
+	for (unsigned i = 0; i < idle; i++)
+		if (fqp_create(&qa[i], &b->p.ca, b->p.pda, &b->p.cqa, &b->p.cqa, &caps) ||
+		    fqp_create(&qb[i], &b->p.cb, b->p.pdb, &b->p.cqb, &b->p.cqb, &caps) ||
+		    fqp_connect(&qa[i], &qb[i], conn))
+			die("idle QP set-up");
+}
+
+static void bench_case(enum bop op, uint32_t len, unsigned idle)
 {
 	struct bench b;
 	struct fconn conn;
 	uint64_t span = (uint64_t)DEPTH * (len < 64 ? 64 : len);
-	char tag[64];
+	char tag[64], name[32];
 
 	b.s = fsim_new(4200);
 	if (!b.s->a.nic || !b.s->b.nic)
@@ -170,6 +186,8 @@ static void bench_case(enum bop op, uint32_t len)
 	fconn_default(&conn);
 	if (fpair_setup(&b.p, b.s, &conn, 1u << 20, 256) != SNIC_ST_OK)
 		die("pair setup");
+	add_idle(&b, &conn, idle);
+	snprintf(name, sizeof(name), idle ? "%s+%uidle" : "%s", op_name[op], idle);
 	if (op == B_READ)
 		pattern(B(&b, 0), span, len);
 	else
@@ -179,15 +197,15 @@ static void bench_case(enum bop op, uint32_t len)
 	run(&b, op, len, WARM, 0);
 	CALLGRIND_ZERO_STATS;
 	run(&b, op, len, N_MSG, WARM);
-	snprintf(tag, sizeof(tag), "%s-%u-%u", op_name[op], len, N_MSG);
+	snprintf(tag, sizeof(tag), "%s-%u-%u", name, len, N_MSG);
 	CALLGRIND_DUMP_STATS_AT(tag);
 	run(&b, op, len, 2 * N_MSG, WARM + N_MSG);
-	snprintf(tag, sizeof(tag), "%s-%u-%u", op_name[op], len, 2 * N_MSG);
+	snprintf(tag, sizeof(tag), "%s-%u-%u", name, len, 2 * N_MSG);
 	CALLGRIND_DUMP_STATS_AT(tag);
 	check(&b, op, len);
 	if (fsim_free(b.s) != 0)
 		die("packet buffers leaked");
-	printf("%s %u ok\n", op_name[op], len);
+	printf("%s %u ok\n", name, len);
 }
 
 int main(void)
@@ -196,7 +214,8 @@ int main(void)
 
 	for (enum bop op = B_WRITE; op <= B_SEND; op++)
 		for (unsigned i = 0; i < 2; i++)
-			bench_case(op, sizes[i]);
-	bench_case(B_ATOMIC, 8);
+			bench_case(op, sizes[i], 0);
+	bench_case(B_ATOMIC, 8, 0);
+	bench_case(B_WRITE, 64, IDLE_MAX);
 	return 0;
 }
