@@ -66,6 +66,19 @@ VT_SRCS   := $(filter-out $(VT_COMMON),$(sort $(wildcard tests/verbs/*.c)))
 VT_BINS   := $(VT_SRCS:tests/verbs/%.c=$(BUILD)/tests/%)
 TEST_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -Ifirmware/src -Ifirmware -Itests/unit -Ihal/fault
 
+# bench-instr: the firmware in the two-NIC simulation (tests/unit's fake
+# HAL and host), counted by callgrind (tools/bench-instr.sh).
+BENCH_INSTR_BIN := $(BUILD)/tests/bench-instr
+BENCH_INSTR_OBJS := $(BUILD)/obj/tests/bench/instr.o \
+	$(BUILD)/obj/tests/unit/fake_hal.o $(BUILD)/obj/tests/unit/fake_host.o
+
+# make bench's own programs: verbs programs (registration, QP scaling)
+# against Debian's libibverbs, and the port's raw rate on the DPDK HAL.
+BENCH_VERBS_SRCS := $(sort $(wildcard tools/bench/snic-*bench.c))
+BENCH_VERBS_SRCS := $(filter-out tools/bench/snic-portbench.c,$(BENCH_VERBS_SRCS))
+BENCH_BINS := $(BENCH_VERBS_SRCS:tools/bench/%.c=$(BUILD)/bin/%) $(BUILD)/bin/snic-portbench
+PORTBENCH_OBJS := $(POSIX_HAL_SRCS:%.c=$(BUILD)/obj/%.o) $(DPDK_HAL_SRCS:%.c=$(BUILD)/obj/%.o)
+
 WIRE_SRCS := $(sort $(wildcard tests/wire/*.c))
 WIRE_BINS := $(WIRE_SRCS:tests/wire/%.c=$(BUILD)/tests/wire/%)
 # MPI programs (tests/mpi), built with each MPI's compiler wrapper when it
@@ -77,10 +90,10 @@ MPI_BINS  := $(foreach f,$(MPI_FLAVS),$(MPI_SRCS:tests/mpi/%.c=$(BUILD)/tests/mp
 TOOLS_SRCS := $(sort $(wildcard tools/*.c))
 TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 
-ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) \
-	$(MPI_BINS)
+ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(BENCH_INSTR_BIN) $(BENCH_BINS) \
+	$(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) $(MPI_BINS)
 
-.PHONY: all deps demo test unit asan bench clean firmware emu host-driver
+.PHONY: all deps demo test unit asan bench bench-instr clean firmware emu host-driver
 all: $(ALL)
 firmware: $(FW_LIB)
 emu: $(EMU_BIN)
@@ -124,6 +137,22 @@ $(UNIT_BIN): $(UNIT_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SAN) -o $@ $(UNIT_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB) -lcunit
 
+$(BENCH_INSTR_BIN): $(BENCH_INSTR_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(SAN) -o $@ $(BENCH_INSTR_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
+
+$(BUILD)/bin/snic-portbench: $(BUILD)/obj/tools/bench/snic-portbench.o $(PORTBENCH_OBJS) $(FW_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(SAN) -o $@ $< $(PORTBENCH_OBJS) $(FW_LIB) $(DPDK_LDLIBS)
+
+$(BUILD)/obj/tools/bench/snic-portbench.o: tools/bench/snic-portbench.c
+	@mkdir -p $(@D)
+	$(CC) $(EMU_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/bin/%: tools/bench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE $(SAN) -o $@ $< -libverbs -pthread -lm
+
 # Our verbs programs are built against Debian's libibverbs (as any user
 # program is) and run against build/lib with LD_LIBRARY_PATH.  Both share
 # vt_common.c (devices, endpoints, reporting).
@@ -162,6 +191,10 @@ test: deps
 # Figures against this machine's own limits; no pass/fail on time.
 bench: all
 	tools/bench.sh
+
+# Firmware instructions per message, counted by callgrind (deterministic).
+bench-instr: $(BENCH_INSTR_BIN)
+	tools/bench-instr.sh
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN)

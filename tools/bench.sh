@@ -110,3 +110,10 @@ fi
 snic_emu_stop >/dev/null
 echo
 echo "(figures from a shared 2-core VM are noisy; compare ratios, not absolutes)"
+
+# The full sweep (8 B .. 1 MiB, registration, QP scaling, the port's raw
+# rate, plots under build/bench/) and where a ping-pong's time goes.
+echo
+"$SNIC_ROOT/tools/bench-sweep.sh"
+echo
+"$SNIC_ROOT/tools/bench-latency.sh"

@@ -25,6 +25,8 @@ PACKAGES=(
 	gcc-aarch64-linux-gnu qemu-system-arm newlib-source device-tree-compiler
 	# network namespaces for the tests (ip), ss
 	iproute2
+	# make bench-instr (callgrind), make bench (plots)
+	valgrind gnuplot-nox
 )
 
 say() { echo "setup-deps: $*"; }

@@ -35,6 +35,7 @@
 #define MAX_NICS 64
 #define SNAP_TRIES 10000
 #define RESET_WAIT_MS 2000
+#define PUB_WAIT_MS 2000
 
 struct opts {
 	const char *run_dir;
@@ -48,6 +49,7 @@ struct nic {
 	uint8_t *bar;           /* mapped BAR, NULL when unusable */
 	struct snic_bar_hdr hdr;
 	bool alive;
+	bool can_ask;           /* mapped writable: may request a publication */
 	struct snic_stats *st;  /* consistent snapshot */
 };
 
@@ -63,10 +65,18 @@ static bool pid_alive(uint32_t pid)
 	return !(kill((pid_t)pid, 0) == -1 && errno == ESRCH);
 }
 
+/* Read-only commands still map writable when they may, to ask for a
+ * publication (pub_req); without write access they show the last one. */
 static int nic_map(struct nic *n, bool writable)
 {
-	int fd = open(n->path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	int fd = open(n->path, O_RDWR | O_CLOEXEC);
 	struct stat st;
+
+	if (fd < 0 && !writable)
+		fd = open(n->path, O_RDONLY | O_CLOEXEC);
+	else
+		writable = fd >= 0;
+	n->can_ask = writable;
 
 	if (fd < 0) {
 		fprintf(stderr, "snicctl: cannot open %s: %s\n", n->path,
@@ -112,6 +122,27 @@ static struct snic_stats *stats_of(const struct nic *n)
 	return (struct snic_stats *)(n->bar + SNIC_BAR_STATS_OFF);
 }
 
+/* Ask a live firmware for a publication of every counter and QP entry
+ * (hostif.h: it publishes lazily) and wait for it; a NIC that does not
+ * answer is shown as last published, with a note. */
+static void request_publication(struct nic *n)
+{
+	struct snic_stats *st = stats_of(n);
+	uint32_t req;
+
+	if (!n->alive || !n->can_ask)
+		return;
+	req = atomic_fetch_add(&st->pub_req, 1) + 1;
+	for (int ms = 0; ms < PUB_WAIT_MS; ms++) {
+		if (atomic_load_explicit(&st->pub_done, memory_order_acquire) == req)
+			return;
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+	fprintf(stderr, "snicctl: %s: the firmware did not publish on request "
+		"within %d ms; showing its last publication\n", n->name,
+		PUB_WAIT_MS);
+}
+
 /* Copy the statistics area under its seqlock. */
 static int nic_snapshot(struct nic *n)
 {
@@ -120,6 +151,7 @@ static int nic_snapshot(struct nic *n)
 	n->st = malloc(sizeof(*n->st));
 	if (n->st == NULL)
 		return -1;
+	request_publication(n);
 	for (int i = 0; i < SNAP_TRIES; i++) {
 		uint32_t s1 = atomic_load_explicit(&src->seq,
 						   memory_order_acquire);

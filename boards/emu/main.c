@@ -43,7 +43,7 @@
 #include "snic/hostif.h"
 
 /* Idle back-off. */
-#define SPIN_ITERS      64u           /* idle passes spun before yielding */
+#define SPIN_ITERS      4u           /* idle passes spun before yielding */
 #define YIELD_NS        2000000ull      /* then sched_yield for 2 ms        */
 #define SLEEP_NS        1000000ull      /* then futex sleeps of 1 ms        */
 #define SLEEP_FALLBACK_NS 200000ull     /* without futex_waitv: 200 us      */
@@ -115,9 +115,13 @@ static int emu_dma_fetch_add(void *h, uint64_t pa, uint64_t add,
 	return snic_posix_dma_fetch_add(&E(h)->posix, pa, add, old);
 }
 
+/* The time of the current loop pass: run() reads the clock once per pass
+ * for every NIC it polls and for its own back-off (0 outside run()). */
+static uint64_t pass_now;
+
 static uint64_t emu_now_ns(void *h)
 {
-	return snic_posix_now_ns(&E(h)->posix);
+	return pass_now ? pass_now : snic_posix_now_ns(&E(h)->posix);
 }
 
 static uint16_t emu_rx_burst(void *h, uint16_t port, struct snic_pkt **pkts,
@@ -516,6 +520,33 @@ static void print_counters(void)
 	}
 }
 
+/* A -DSNIC_TRACE build: every NIC's trace events to $SNIC_TRACE_FILE as
+ * "NIC NS POINT ARG" lines (tools/bench-latency.sh reads them). */
+static void write_trace(void)
+{
+	const char *path = getenv("SNIC_TRACE_FILE");
+	static struct snic_trace_ev ev[1u << 16];
+	FILE *f;
+
+	if (path == NULL || *path == '\0')
+		return;
+	f = fopen(path, "w");
+	if (f == NULL) {
+		fprintf(stderr, "snic-emu: cannot write %s: %s\n", path,
+			strerror(errno));
+		return;
+	}
+	for (unsigned i = 0; i < emu.nnics; i++) {
+		size_t n = emu.nic[i].fw
+			   ? snic_nic_trace_read(emu.nic[i].fw, ev, 1u << 16) : 0;
+
+		for (size_t k = 0; k < n; k++)
+			fprintf(f, "%u %" PRIu64 " %u %u\n", i, ev[k].ns,
+				ev[k].point, ev[k].arg);
+	}
+	fclose(f);
+}
+
 /* ---------------------------------------------------------------------- */
 /* The loop.                                                               */
 
@@ -640,9 +671,12 @@ static void run(void)
 				expect[i] = atomic_load(
 					(_Atomic uint32_t *)kick[i]);
 		}
+		now = snic_posix_now_ns(NULL);
+#ifndef SNIC_TRACE /* trace points read the clock at the point itself */
+		pass_now = now;
+#endif
 		unsigned work = poll_all();
 
-		now = snic_posix_now_ns(NULL);
 		if (now >= next_hk) {
 			housekeeping(now);
 			next_hk = now + HOUSEKEEP_NS;
@@ -680,6 +714,7 @@ static void run(void)
 			idle = 0;
 		}
 	}
+	pass_now = 0;
 	set_idle(0);
 }
 
@@ -754,6 +789,7 @@ int main(int argc, char **argv)
 	run();
 
 	printf("snic-emu: %s, stopping\n", strsignal(stop_signal));
+	write_trace();
 	shutdown_all();
 	print_counters();
 	for (unsigned i = 0; i < emu.nnics; i++)

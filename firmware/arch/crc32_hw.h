@@ -11,7 +11,13 @@
 bool crc32_hw_ok(void);
 
 /* Advance the CRC register c (not complemented) over n bytes at p;
- * n >= 64 and a multiple of 16. */
+ * n >= 16 and a multiple of 16. */
 uint32_t crc32_hw(uint32_t c, const uint8_t *p, size_t n);
+
+/* The same over 64 bytes at head followed by n bytes at p (n a multiple
+ * of 16, may be 0), folded as one run: for input whose first bytes are
+ * built aside (the ICRC's masked headers, wire/icrc.c). */
+uint32_t crc32_hw_head(uint32_t c, const uint8_t *head, const uint8_t *p,
+		       size_t n);
 
 #endif

@@ -418,6 +418,38 @@ static void test_icrc_masking(void)
 	CU_ASSERT_EQUAL(roce_icrc(f, 66), ref);
 }
 
+/* The ICRC as A17.3.3 spells it, byte by byte with the bitwise CRC: 8 x
+ * 0xFF, the masked IPv4 + UDP + BTH, the rest.  roce_icrc folds this in
+ * one pass with zero padding in front; every length and alignment of the
+ * padding must give the same value. */
+static uint32_t icrc_ref(const uint8_t *f, uint32_t len)
+{
+	static uint8_t m[8 + BUF];
+	uint32_t n = 8 + len - OFF_IP;
+
+	memset(m, 0xff, 8);
+	memcpy(m + 8, f + OFF_IP, len - OFF_IP);
+	m[8 + 1] = m[8 + 8] = m[8 + 10] = m[8 + 11] = 0xff;
+	m[8 + 26] = m[8 + 27] = m[8 + 32] = 0xff;
+	return crc32_ref(m, n);
+}
+
+static void test_icrc_every_length(void)
+{
+	static uint8_t f[BUF];
+	uint32_t x = 12345;
+
+	for (uint32_t i = 0; i < sizeof(f); i++) {
+		x = x * 1103515245u + 12345u;
+		f[i] = (uint8_t)(x >> 16);
+	}
+	for (uint32_t len = ROCE_L2L4_LEN + ROCE_BTH_LEN; len <= 600; len++)
+		CU_ASSERT_EQUAL(roce_icrc(f, len), icrc_ref(f, len));
+	for (uint32_t len = 600; len + 4 <= 4300 && len + 4 <= BUF; len += 97)
+		CU_ASSERT_EQUAL(roce_icrc(f, len), icrc_ref(f, len));
+	CU_ASSERT_EQUAL(roce_icrc(f + 1, 133), icrc_ref(f + 1, 133));
+}
+
 /* Any single-bit error after the UDP header (except the masked BTH byte 4)
  * is an ICRC error; one in the covered IP addresses too. */
 static void test_parse_icrc_bitflip(void)
@@ -665,6 +697,7 @@ UNIT_SUITE(wire, NULL, NULL,
 	   UNIT_TEST(test_parse_eth_padding),
 	   UNIT_TEST(test_icrc_known_vector),
 	   UNIT_TEST(test_icrc_masking),
+	   UNIT_TEST(test_icrc_every_length),
 	   UNIT_TEST(test_parse_icrc_bitflip),
 	   UNIT_TEST(test_parse_not_roce),
 	   UNIT_TEST(test_parse_truncated_frame),

@@ -146,15 +146,28 @@ CLMUL512 static uint32_t crc32_vclmul(uint32_t c, const uint8_t *p, size_t n)
 
 /* ---- SSE: four xmm accumulators 64 bytes apart --------------------- */
 
-CLMUL static uint32_t crc32_clmul128(uint32_t c, const uint8_t *p, size_t n)
+/* n >= 16, a multiple of 16: one lane, 16 bytes at a time (short runs:
+ * the ICRC of a small frame). */
+CLMUL static uint32_t crc32_clmul16(uint32_t c, const uint8_t *p, size_t n)
+{
+	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
+	__m128i x1 = _mm_xor_si128(ld(p), _mm_cvtsi32_si128((int)c));
+
+	for (p += 16, n -= 16; n >= 16; p += 16, n -= 16)
+		x1 = fold(x1, k3k4, ld(p));
+	return reduce(x1);
+}
+
+/* The first 64 bytes at head, then n (a multiple of 16) at p. */
+CLMUL static uint32_t crc32_clmul128(uint32_t c, const uint8_t *head,
+				     const uint8_t *p, size_t n)
 {
 	const __m128i k1k2 = _mm_set_epi64x(0x01c6e41596LL, 0x0154442bd4LL);
 	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
-	__m128i x1 = ld(p), x2 = ld(p + 16), x3 = ld(p + 32), x4 = ld(p + 48);
+	__m128i x1 = ld(head), x2 = ld(head + 16), x3 = ld(head + 32);
+	__m128i x4 = ld(head + 48);
 
 	x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128((int)c));
-	p += 64;
-	n -= 64;
 	for (; n >= 64; p += 64, n -= 64) {
 		x1 = fold(x1, k1k2, ld(p));
 		x2 = fold(x2, k1k2, ld(p + 16));
@@ -174,7 +187,17 @@ uint32_t crc32_hw(uint32_t c, const uint8_t *p, size_t n)
 	/* below 512 bytes the zmm set-up and lane reduction do not pay */
 	if (n >= 512 && vclmul_ok())
 		return crc32_vclmul(c, p, n);
-	return crc32_clmul128(c, p, n);
+	if (n < 64)
+		return crc32_clmul16(c, p, n);
+	return crc32_clmul128(c, p, p + 64, n - 64);
+}
+
+uint32_t crc32_hw_head(uint32_t c, const uint8_t *head, const uint8_t *p,
+		       size_t n)
+{
+	if (n + 64 >= 512 && vclmul_ok())
+		return crc32_vclmul(crc32_clmul128(c, head, p, 0), p, n);
+	return crc32_clmul128(c, head, p, n);
 }
 
 #endif

@@ -50,4 +50,24 @@ unsigned snic_nic_counter_count(void);
 const char *snic_nic_counter_name(unsigned i);
 uint64_t snic_nic_counter(const struct snic_nic *nic, unsigned i);
 
+/* Latency trace (firmware built with -DSNIC_TRACE, core/trace.h): what
+ * happened when, by the HAL clock.  Copies up to max events, oldest
+ * first, and returns how many (always 0 in a build without tracing). */
+enum snic_trace_point {
+	SNIC_TR_DOORBELL = 0,   /* a QP doorbell seen (arg: QPN)           */
+	SNIC_TR_TX = 1,         /* a frame handed to the port (arg: bytes) */
+	SNIC_TR_RX = 2,         /* a frame taken from the port (arg: bytes) */
+	SNIC_TR_RX_DONE = 3,    /* that frame's work done: data, CQE
+				 * written (arg: bytes)                    */
+};
+
+struct snic_trace_ev {
+	uint64_t ns;
+	uint32_t point;         /* enum snic_trace_point */
+	uint32_t arg;
+};
+
+size_t snic_nic_trace_read(const struct snic_nic *nic,
+			   struct snic_trace_ev *out, size_t max);
+
 #endif /* SNIC_FW_H */

@@ -389,9 +389,14 @@ _Static_assert(sizeof(struct snic_doorbells) <= SNIC_BAR_CTX_OFF - SNIC_BAR_DB_O
 /* Statistics area (SNIC_BAR_STATS_OFF), for inspection tools (snicctl).    */
 
 /*
- * The firmware publishes its counters here at most every
- * SNIC_STATS_PERIOD_NS (from its poll loop), so a reader outside the NIC
- * process never touches the firmware's own state.  Names are written once
+ * The firmware publishes its counters here when a reader asks and on its
+ * own only every SNIC_STATS_PUBLISH_NS, so a reader outside the NIC
+ * process never touches the firmware's own state and the data path does
+ * not pay for copies nobody reads.  To read current values, a tool
+ * increments pub_req (atomic) and waits until pub_done equals its value:
+ * that publication holds every counter and the whole QP table as they
+ * were when the firmware saw the request (it looks every
+ * SNIC_STATS_PERIOD_NS).  Names are written once
  * at init (cnt_name[i] names cnt[i], qp_cnt_name[k] names qp[].cnt[k]), so
  * tools need no copy of the lists.
  *
@@ -400,9 +405,9 @@ _Static_assert(sizeof(struct snic_doorbells) <= SNIC_BAR_CTX_OFF - SNIC_BAR_DB_O
  * (acquire), reloads seq and retries while it was odd or changed.
  *
  * QP table: entry i is QP index i (SNIC_QPN_IDX(qpn)); valid != 0 while the
- * QP exists.  The firmware refreshes a bounded number of entries per
- * update, so its cost does not depend on how many QPs exist; the whole
- * table is current within SNIC_MAX_QP / SNIC_STATS_QPS_PER_UPDATE updates.
+ * QP exists.  A requested publication refreshes every entry; an unrequested
+ * one a bounded number, so its cost does not depend on how many QPs
+ * exist.
  *
  * Reset: a tool increments reset_req (atomic); the firmware zeroes every
  * counter (NIC and QPs) and then stores reset_done = reset_req.
@@ -410,7 +415,8 @@ _Static_assert(sizeof(struct snic_doorbells) <= SNIC_BAR_CTX_OFF - SNIC_BAR_DB_O
 #define SNIC_STATS_MAX_CNT        96
 #define SNIC_STATS_MAX_QP_CNT     32
 #define SNIC_STATS_NAME_LEN       32
-#define SNIC_STATS_PERIOD_NS      1000000ull  /* 1 ms */
+#define SNIC_STATS_PERIOD_NS      1000000ull  /* 1 ms: requests, link   */
+#define SNIC_STATS_PUBLISH_NS     100000000ull /* 100 ms: unrequested    */
 #define SNIC_STATS_QPS_PER_UPDATE 128
 
 struct snic_stats_qp {
@@ -440,7 +446,9 @@ struct snic_stats {
 	uint32_t eth_mtu;
 	_Atomic uint32_t reset_req;/* tools increment it                      */
 	_Atomic uint32_t reset_done;
-	uint32_t rsvd[5];
+	_Atomic uint32_t pub_req;  /* tools increment it: publish now         */
+	_Atomic uint32_t pub_done; /* pub_req of the last publication         */
+	uint32_t rsvd[3];
 	char cnt_name[SNIC_STATS_MAX_CNT][SNIC_STATS_NAME_LEN];
 	char qp_cnt_name[SNIC_STATS_MAX_QP_CNT][SNIC_STATS_NAME_LEN];
 	uint64_t cnt[SNIC_STATS_MAX_CNT];

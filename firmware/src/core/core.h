@@ -15,6 +15,7 @@
 
 #include "core/counters.h"
 #include "core/timer_wheel.h"
+#include "core/trace.h"
 #include "snic/fw.h"
 #include "snic/hal.h"
 #include "snic/hostif.h"
@@ -57,12 +58,33 @@ struct snic_core {
 	uint64_t cnt[SNIC_CNT_MAX];
 	/* statistics area in the BAR (published by nic/stats.c) */
 	struct snic_stats *stats;
-	uint64_t next_stats;
+	uint64_t next_stats;    /* next look at requests and the link        */
+	uint64_t next_publish;  /* next unrequested publication              */
 	uint32_t stats_qp_next; /* next QP entry to refresh                  */
 	uint32_t reset_seen;    /* last reset_req honoured                   */
+	uint32_t pub_seen;      /* last pub_req honoured                     */
 
 	struct snic_tw tw;      /* deadlines (transport/timers.c files QPs)  */
+#ifdef SNIC_TRACE
+	struct snic_trace trace;
+#endif
 };
+
+/* A latency trace point (core/trace.h): the HAL clock now, not the pass's. */
+static inline void core_trace(struct snic_core *c, unsigned point, uint32_t arg)
+{
+#ifdef SNIC_TRACE
+	struct snic_trace_ev *e = &c->trace.ev[c->trace.n++ & (SNIC_TRACE_SIZE - 1)];
+
+	e->ns = c->ops->now_ns(c->hal_ctx);
+	e->point = point;
+	e->arg = arg;
+#else
+	(void)c;
+	(void)point;
+	(void)arg;
+#endif
+}
 
 /* core.c */
 const char *core_hal_missing(const struct snic_hal_ops *ops);

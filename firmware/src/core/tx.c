@@ -108,6 +108,8 @@ unsigned core_tx_flush(struct snic_core *c)
 			n = SNIC_BURST;
 		for (i = 0; i < n; i++)
 			burst[i] = c->txq[(c->txq_head + i) % SNIC_TXQ_SIZE];
+		for (i = 0; i < n; i++)
+			core_trace(c, SNIC_TR_TX, burst[i]->len);
 		sent = c->ops->tx_burst(c->hal_ctx, 0, burst, (uint16_t)n);
 		for (i = 0; i < sent; i++)
 			CNT_ADD(c, tx_bytes, burst[i]->len);

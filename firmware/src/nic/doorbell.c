@@ -30,6 +30,7 @@ unsigned doorbell_poll(struct snic_nic *nic)
 			struct snic_qp *qp = &nic->qps[w * 64 + b];
 
 			bits &= bits - 1;
+			core_trace(&nic->core, SNIC_TR_DOORBELL, w * 64 + b);
 			CNT_INC(&nic->core, doorbells);
 			work++;
 			if (!qp->in_use) {

@@ -27,6 +27,25 @@ uint64_t snic_nic_counter(const struct snic_nic *nic, unsigned i)
 	return i < SNIC_CNT_MAX ? nic->core.cnt[i] : 0;
 }
 
+size_t snic_nic_trace_read(const struct snic_nic *nic,
+			   struct snic_trace_ev *out, size_t max)
+{
+#ifdef SNIC_TRACE
+	const struct snic_trace *t = &nic->core.trace;
+	uint64_t first = t->n > SNIC_TRACE_SIZE ? t->n - SNIC_TRACE_SIZE : 0;
+	size_t k = 0;
+
+	for (uint64_t i = first; i < t->n && k < max; i++)
+		out[k++] = t->ev[i & (SNIC_TRACE_SIZE - 1)];
+	return k;
+#else
+	(void)nic;
+	(void)out;
+	(void)max;
+	return 0;
+#endif
+}
+
 size_t snic_nic_size(void)
 {
 	return sizeof(struct snic_nic);

@@ -61,7 +61,9 @@ unsigned rx_poll(struct snic_nic *nic)
 
 		CNT_INC(c, rx_frames);
 		CNT_ADD(c, rx_bytes, pkts[i]->len);
+		core_trace(c, SNIC_TR_RX, pkts[i]->len);
 		qp = rx_one(nic, pkts[i]);
+		core_trace(c, SNIC_TR_RX_DONE, pkts[i]->len);
 		if (qp && (nacks == 0 || acks[nacks - 1] != qp))
 			acks[nacks++] = qp;
 	}

@@ -4,13 +4,16 @@
  * BAR's statistics area (hostif.h, struct snic_stats) for tools such as
  * snicctl, which read them from outside the NIC process.
  *
- * Cost: an update runs at most every SNIC_STATS_PERIOD_NS and copies the
- * NIC counters plus SNIC_STATS_QPS_PER_UPDATE QP entries (a cursor walks
- * the table round-robin), so its cost is fixed, whatever the number of
- * QPs.  The counters themselves are plain increments in the data path;
- * only this copy is published, under a seqlock.
+ * Cost: lazily.  Every SNIC_STATS_PERIOD_NS the poll pass looks at the
+ * request words; a reader's request (pub_req) gets a full publication at
+ * once: the NIC counters and every QP entry, so what the reader sees is
+ * exact.  Unrequested, a publication runs only every SNIC_STATS_PUBLISH_NS
+ * and copies the NIC counters plus SNIC_STATS_QPS_PER_UPDATE QP entries
+ * (a cursor walks the table round-robin), a fixed cost whatever the
+ * number of QPs.  The counters themselves are plain increments in the
+ * data path; only this copy is published, under a seqlock.
  *
- * The same pass refreshes the cached link state (tx_flush drops frames
+ * The same tick refreshes the cached link state (tx_flush drops frames
  * while the link is down, as a real port does) and honours reset requests.
  */
 #include <string.h>
@@ -24,6 +27,7 @@ static const char *const qp_counter_names[] = {
 };
 
 _Static_assert(SNIC_CNT_MAX <= SNIC_STATS_MAX_CNT, "raise SNIC_STATS_MAX_CNT");
+_Static_assert((SNIC_MAX_QP & (SNIC_MAX_QP - 1)) == 0, "QP cursor wraps by mask");
 _Static_assert(SNIC_QCNT_MAX <= SNIC_STATS_MAX_QP_CNT,
 	       "raise SNIC_STATS_MAX_QP_CNT");
 
@@ -109,30 +113,48 @@ static void link_refresh(struct snic_nic *nic)
 	neigh_announce(&nic->neigh);
 }
 
+/* Copy the counters and nqp QP entries out under the seqlock; honour a
+ * reset request first, so the copy shows the zeroes. */
+static void publish(struct snic_nic *nic, uint32_t reset_req, uint32_t pub_req,
+		    uint32_t nqp)
+{
+	struct snic_stats *st = nic->core.stats;
+	uint32_t seq = atomic_load_explicit(&st->seq, memory_order_relaxed);
+
+	/* odd: readers retry until the copy below is complete */
+	atomic_store_explicit(&st->seq, seq + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	if (reset_req != nic->core.reset_seen)
+		stats_reset(nic, reset_req);
+	memcpy(st->cnt, nic->core.cnt, sizeof(nic->core.cnt));
+	for (uint32_t k = 0; k < nqp; k++) {
+		qp_entry(nic, nic->core.stats_qp_next);
+		nic->core.stats_qp_next = (nic->core.stats_qp_next + 1) &
+					  (SNIC_MAX_QP - 1);
+	}
+	st->link_up = nic->core.link_up;
+	st->update_ns = nic->core.now;
+	st->updates++;
+	nic->core.pub_seen = pub_req;
+	nic->core.next_publish = nic->core.now + SNIC_STATS_PUBLISH_NS;
+	atomic_store_explicit(&st->seq, seq + 2, memory_order_release);
+	atomic_store_explicit(&st->reset_done, reset_req, memory_order_release);
+	atomic_store_explicit(&st->pub_done, pub_req, memory_order_release);
+}
+
 void stats_poll(struct snic_nic *nic)
 {
 	struct snic_stats *st = nic->core.stats;
-	uint32_t req, seq;
+	uint32_t reset_req, pub_req;
 
 	if (nic->core.now < nic->core.next_stats)
 		return;
 	nic->core.next_stats = nic->core.now + SNIC_STATS_PERIOD_NS;
 	link_refresh(nic);
-	req = atomic_load_explicit(&st->reset_req, memory_order_acquire);
-	seq = atomic_load_explicit(&st->seq, memory_order_relaxed);
-	/* odd: readers retry until the copy below is complete */
-	atomic_store_explicit(&st->seq, seq + 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);
-	if (req != nic->core.reset_seen)
-		stats_reset(nic, req);
-	memcpy(st->cnt, nic->core.cnt, sizeof(nic->core.cnt));
-	for (uint32_t k = 0; k < SNIC_STATS_QPS_PER_UPDATE; k++) {
-		qp_entry(nic, nic->core.stats_qp_next);
-		nic->core.stats_qp_next = (nic->core.stats_qp_next + 1) % SNIC_MAX_QP;
-	}
-	st->link_up = nic->core.link_up;
-	st->update_ns = nic->core.now;
-	st->updates++;
-	atomic_store_explicit(&st->seq, seq + 2, memory_order_release);
-	atomic_store_explicit(&st->reset_done, req, memory_order_release);
+	reset_req = atomic_load_explicit(&st->reset_req, memory_order_acquire);
+	pub_req = atomic_load_explicit(&st->pub_req, memory_order_acquire);
+	if (reset_req != nic->core.reset_seen || pub_req != nic->core.pub_seen)
+		publish(nic, reset_req, pub_req, SNIC_MAX_QP);
+	else if (nic->core.now >= nic->core.next_publish)
+		publish(nic, reset_req, pub_req, SNIC_STATS_QPS_PER_UPDATE);
 }

@@ -86,7 +86,7 @@ void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 		return;
 	}
 	pa = cq->ring_pa + (uint64_t)(cq->pi & (cq->cnt - 1)) * 64;
-	cqe->owner = (uint8_t)(((cq->pi / cq->cnt) & 1) ^ 1);
+	cqe->owner = (uint8_t)((cq->pi & cq->cnt) == 0); /* cnt: a power of 2 */
 	/* Write the body first and the owner byte last, so the host never
 	 * sees a valid owner with a stale body (the host reads with acquire).
 	 * A body that did not land is never published (counted in

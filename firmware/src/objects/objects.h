@@ -425,6 +425,21 @@ static inline uint64_t qp_rq_wqe_pa(const struct snic_qp *qp, uint32_t idx)
 	return ring_slot_pa(qp->rq_pa, idx, qp->rq_cnt, qp->rq_stride_log);
 }
 
+/* bytes / the QP's path MTU, without a division on the data path: the
+ * MTU is a power of two (256..4096, mtu_enum_to_bytes). */
+static inline uint32_t qp_mtu_div(const struct snic_qp *qp, uint32_t bytes)
+{
+	return bytes >> __builtin_ctz(qp->mtu);
+}
+
+/* Packets of `bytes` at the path MTU, rounded up; 64-bit so that a length
+ * from the wire near 2^32 cannot wrap to a small count. */
+static inline uint32_t qp_mtu_pkts(const struct snic_qp *qp, uint32_t bytes)
+{
+	return (uint32_t)(((uint64_t)bytes + qp->mtu - 1) >>
+			  __builtin_ctz(qp->mtu));
+}
+
 /* The QP's id on the core's timer wheel (0 means none there). */
 static inline uint16_t qp_tw_id(const struct snic_nic *nic,
 				const struct snic_qp *qp)

@@ -18,7 +18,7 @@ static uint32_t msg_pkts(const struct snic_qp *qp, uint8_t op, uint32_t len)
 {
 	if (op == SNIC_WR_ATOMIC_CMP_AND_SWP || op == SNIC_WR_ATOMIC_FETCH_AND_ADD)
 		return 1;
-	return len ? (len + qp->mtu - 1) / qp->mtu : 1;
+	return len ? qp_mtu_pkts(qp, len) : 1;
 }
 
 /* A WQE that cannot execute: complete it with `status` once nothing older
@@ -130,7 +130,7 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 	struct roce_hdrs h;
 	uint8_t op = sq_opcode(qp, cur);
 	uint32_t fl = roce_opcodes[op].flags;
-	uint32_t n = 0, pkt_no = cur->sent / qp->mtu;
+	uint32_t n = 0, pkt_no = qp_mtu_div(qp, cur->sent);
 	struct snic_pkt *p;
 
 	if (fl & ROCE_F_PAYLOAD) {
@@ -181,7 +181,8 @@ static uint32_t unacked_psn(const struct snic_qp *qp)
  * distances stay far from ambiguity across the wrap. */
 static bool window_full(const struct snic_qp *qp)
 {
-	uint32_t next = (qp->cur.first_psn + qp->cur.sent / qp->mtu) & ROCE_PSN_MASK;
+	uint32_t next = (qp->cur.first_psn + qp_mtu_div(qp, qp->cur.sent)) &
+			ROCE_PSN_MASK;
 
 	return roce_psn_diff(next, unacked_psn(qp)) >= SNIC_PSN_WINDOW;
 }

@@ -22,7 +22,7 @@ static inline uint32_t req_psns(const struct snic_qp *qp, const struct roce_hdrs
 {
 	if (h->opcode != ROCE_RC_READ_REQ || h->reth_len == 0)
 		return 1;
-	return (h->reth_len + qp->mtu - 1) / qp->mtu;
+	return qp_mtu_pkts(qp, h->reth_len);
 }
 
 /* rc_ack.c */

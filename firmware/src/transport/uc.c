@@ -15,7 +15,7 @@ static bool uc_send(struct snic_nic *nic, struct snic_qp *qp)
 	struct roce_hdrs h;
 
 	pkt_fill_hdrs(nic, qp, &h, sq_opcode(qp, cur),
-		      cur->first_psn + cur->sent / qp->mtu);
+		      cur->first_psn + qp_mtu_div(qp, cur->sent));
 	sq_fill_ext(cur, &h);
 	return sq_unrel_packet(nic, qp, &h, qp->mtu);
 }

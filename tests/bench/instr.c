@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench-instr: the firmware alone, two NICs in the deterministic
+ * simulation of the unit tests (fake HAL, fake host, no OS), driven at a
+ * steady message rate.  Run under callgrind by tools/bench-instr.sh, which
+ * counts only what runs inside snic_nic_poll() and not inside the fake HAL
+ * (--toggle-collect), so a count is the firmware's own work: requester,
+ * responder and completer, ICRC included, both NICs.
+ *
+ * For each opcode and size the program runs N messages and 2N messages,
+ * each phase between CALLGRIND_ZERO_STATS and CALLGRIND_DUMP_STATS_AT, so
+ * the script can subtract ramp-up and drain: (I(2N) - I(N)) / N is the
+ * steady-state cost of one message.  Data and completions are checked, so
+ * a count is never the cost of something that did not happen.
+ *
+ * Without valgrind the client requests are no-ops: the program still runs
+ * and checks the data (a cheap smoke test).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <valgrind/callgrind.h>
+
+#include "fake_host.h"
+
+#define DEPTH    32     /* messages outstanding (SQ holds 64)      */
+#define N_MSG    256    /* the short phase; the long one is 2 N    */
+#define WARM     64
+#define MAX_STEP 200000
+#define IDLE_MAX 1000   /* idle QP pairs of the last case             */
+
+enum bop { B_WRITE, B_READ, B_SEND, B_ATOMIC };
+
+static const char *const op_name[] = { "write", "read", "send", "atomic" };
+
+struct bench {
+	struct fsim *s;
+	struct fpair p;
+};
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bench-instr: %s\n", what);
+	exit(1);
+}
+
+static uint8_t *A(struct bench *b, uint64_t off)
+{
+	return fdev_ptr(&b->s->a, b->p.bufa + off);
+}
+
+static uint8_t *B(struct bench *b, uint64_t off)
+{
+	return fdev_ptr(&b->s->b, b->p.bufb + off);
+}
+
+/* Message i uses its own slot of each buffer, so data can be checked. */
+static uint64_t slot_off(uint32_t len, unsigned i)
+{
+	uint64_t stride = len < 64 ? 64 : len;
+
+	return (uint64_t)(i % DEPTH) * stride;
+}
+
+static void post_one(struct bench *b, enum bop op, uint32_t len, unsigned i)
+{
+	uint64_t off = slot_off(len, i);
+	struct snic_wqe_sge sa = { b->p.bufa + off, len, b->p.mra };
+	struct fwr wr = { .wr_id = i, .flags = SNIC_SEND_SIGNALED,
+			  .sge = &sa, .num_sge = 1,
+			  .remote_addr = b->p.bufb + off, .rkey = b->p.mrb };
+
+	switch (op) {
+	case B_WRITE:
+		wr.opcode = SNIC_WR_RDMA_WRITE;
+		break;
+	case B_READ:
+		wr.opcode = SNIC_WR_RDMA_READ;
+		break;
+	case B_SEND: {
+		struct snic_wqe_sge sb = { b->p.bufb + off, len, b->p.mrb };
+
+		fqp_post_recv(&b->p.qb, i, &sb, 1);
+		wr.opcode = SNIC_WR_SEND;
+		break;
+	}
+	case B_ATOMIC:
+		sa.length = 8;
+		wr.opcode = SNIC_WR_ATOMIC_FETCH_AND_ADD;
+		wr.compare_add = 1;
+		wr.remote_addr = b->p.bufb + (uint64_t)(i % DEPTH) * 64;
+		break;
+	}
+	fqp_post_send(&b->p.qa, &wr);
+}
+
+static unsigned drain(struct fcq *cq, unsigned *next_id, bool ids)
+{
+	struct snic_cqe c;
+	unsigned n = 0;
+
+	while (fcq_poll(cq, &c)) {
+		if (c.status != SNIC_WC_SUCCESS)
+			die("a completion with an error status");
+		if (ids && c.wr_id != *next_id)
+			die("completions out of order");
+		(*next_id)++;
+		n++;
+	}
+	return n;
+}
+
+/* Run n messages with DEPTH outstanding; every one signalled. */
+static void run(struct bench *b, enum bop op, uint32_t len, unsigned n,
+		unsigned first)
+{
+	unsigned posted = 0, done = 0, rdone = 0, steps = 0;
+	unsigned id = first, rid = first;
+
+	while (done < n || (op == B_SEND && rdone < n)) {
+		while (posted < n && posted - done < DEPTH)
+			post_one(b, op, len, first + posted++);
+		fsim_step(b->s);
+		done += drain(&b->p.cqa, &id, true);
+		if (op == B_SEND)
+			rdone += drain(&b->p.cqb, &rid, true);
+		if (++steps > MAX_STEP)
+			die("no progress");
+	}
+}
+
+static void pattern(uint8_t *p, size_t n, uint32_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 131 + seed * 17 + (i >> 8));
+}
+
+/* The data of the last DEPTH messages arrived where it should. */
+static void check(struct bench *b, enum bop op, uint32_t len)
+{
+	uint64_t span = (uint64_t)DEPTH * (len < 64 ? 64 : len);
+
+	if (op == B_ATOMIC) {
+		uint64_t sum = 0, v;
+
+		for (unsigned i = 0; i < DEPTH; i++) {
+			memcpy(&v, B(b, (uint64_t)i * 64), 8);
+			sum += v;
+		}
+		if (sum != (uint64_t)(WARM + 3 * N_MSG))
+			die("atomic sum wrong");
+		return;
+	}
+	if (memcmp(A(b, 0), B(b, 0), span) != 0)
+		die("data differs");
+}
+
+/* `idle` more connected QP pairs that never move data: the cost of a
+ * message must not grow with them (issue 11 part 6). */
+static void add_idle(struct bench *b, const struct fconn *conn, unsigned idle)
+{
+	static struct fqp qa[IDLE_MAX], qb[IDLE_MAX];
+	struct fqp_caps caps = { .sq_cnt = 4, .rq_cnt = 4, .max_send_sge = 1,
+				 .max_recv_sge = 1 };
+
+	for (unsigned i = 0; i < idle; i++)
+		if (fqp_create(&qa[i], &b->p.ca, b->p.pda, &b->p.cqa, &b->p.cqa, &caps) ||
+		    fqp_create(&qb[i], &b->p.cb, b->p.pdb, &b->p.cqb, &b->p.cqb, &caps) ||
+		    fqp_connect(&qa[i], &qb[i], conn))
+			die("idle QP set-up");
+}
+
+static void bench_case(enum bop op, uint32_t len, unsigned idle)
+{
+	struct bench b;
+	struct fconn conn;
+	uint64_t span = (uint64_t)DEPTH * (len < 64 ? 64 : len);
+	char tag[64], name[32];
+
+	b.s = fsim_new(4200);
+	if (!b.s->a.nic || !b.s->b.nic)
+		die("NIC init");
+	fconn_default(&conn);
+	if (fpair_setup(&b.p, b.s, &conn, 1u << 20, 256) != SNIC_ST_OK)
+		die("pair setup");
+	add_idle(&b, &conn, idle);
+	snprintf(name, sizeof(name), idle ? "%s+%uidle" : "%s", op_name[op], idle);
+	if (op == B_READ)
+		pattern(B(&b, 0), span, len);
+	else
+		pattern(A(&b, 0), span, len);
+	if (op == B_ATOMIC)
+		memset(B(&b, 0), 0, span);
+	run(&b, op, len, WARM, 0);
+	CALLGRIND_ZERO_STATS;
+	run(&b, op, len, N_MSG, WARM);
+	snprintf(tag, sizeof(tag), "%s-%u-%u", name, len, N_MSG);
+	CALLGRIND_DUMP_STATS_AT(tag);
+	run(&b, op, len, 2 * N_MSG, WARM + N_MSG);
+	snprintf(tag, sizeof(tag), "%s-%u-%u", name, len, 2 * N_MSG);
+	CALLGRIND_DUMP_STATS_AT(tag);
+	check(&b, op, len);
+	if (fsim_free(b.s) != 0)
+		die("packet buffers leaked");
+	printf("%s %u ok\n", name, len);
+}
+
+int main(void)
+{
+	static const uint32_t sizes[] = { 64, 4096 };
+
+	for (enum bop op = B_WRITE; op <= B_SEND; op++)
+		for (unsigned i = 0; i < 2; i++)
+			bench_case(op, sizes[i], 0);
+	bench_case(B_ATOMIC, 8, 0);
+	bench_case(B_WRITE, 64, IDLE_MAX);
+	return 0;
+}

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# make bench, the sweep (called by tools/bench.sh; runs alone too): in one
+# run, this machine's limits (single-core memcpy: tools/snic-membench; the
+# DPDK ring pair's raw frame rate through the HAL: snic-portbench) and what
+# goes through two emu NICs (one snic-emu, ring pair):
+#   - Debian's unmodified perftest, ib_{write,read,send}_{bw,lat}, 8 B ..
+#     1 MiB: message rate, bandwidth, typical latency;
+#   - registration: ibv_reg_mr + ibv_dereg_mr 4 KiB .. 256 MiB, and
+#     re-registration of a registered range (snic-regbench);
+#   - QP scaling: the 1-QP 64-B WRITE rate with no other QP and with IDLE
+#     connected idle pairs, and 1,000 active QPs: aggregate, slowest and
+#     fastest QP (snic-qpbench).
+# Each figure with its ratio to the limit it is bounded by.  Writes
+# build/bench/bench.txt (the table) and PNG plots (gnuplot) there.
+# Figures, not verdicts: fails only when a program fails.
+#
+# Each perftest and QP figure is the median of SNIC_BENCH_REPEAT runs
+# (default 3).
+# Environment: SNIC_BENCH_SIZES (default "8 64 512 4096 65536 1048576"),
+#              SNIC_BENCH_IDLE (idle QP pairs, default 1000: the NIC holds
+#              SNIC_MAX_QP = 1024 QPs, QPN 0/1 included).
+set -euo pipefail
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tests/integration/lib.sh"
+snic_private_netns "$0" "$@"
+
+SIZES=${SNIC_BENCH_SIZES:-8 64 512 4096 65536 1048576}
+REPEAT=${SNIC_BENCH_REPEAT:-3}
+IDLE=${SNIC_BENCH_IDLE:-1000}
+OUT=$SNIC_BUILD/bench
+mkdir -p "$OUT"
+TXT=$OUT/bench.txt
+DAT=$OUT/data
+rm -rf "$DAT" && mkdir -p "$DAT"
+BIN=$SNIC_BUILD/bin
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.1f %%", 100 * a / b; else print "-" }'; }
+
+# ---------------------------------------------------------------- limits
+declare -A MEMCPY
+while read -r _ size gbps; do MEMCPY[$size]=$gbps; done < <("$BIN/snic-membench")
+read -r _ _ _ PORT_MPPS _ < <("$BIN/snic-portbench" 64 1 | grep '^port ')
+# memcpy rate for a message size: the measured size at or just above it.
+memcpy_for() {
+	local s
+	for s in 4096 65536 1048576; do
+		(( $1 <= s )) && { echo "${MEMCPY[$s]}"; return; }
+	done
+	echo "${MEMCPY[1048576]}"
+}
+
+# ---------------------------------------------------------------- perftest
+snic_emu_start >/dev/null
+port=$(snic_free_port 24515)
+
+# pt PROGRAM ARGS...: server on snic1, client on snic0; the client's first
+# result row on stdout.
+pt() {
+	local prog=$1 out=$SNIC_CASE_DIR/sweep-client.out spid
+	shift
+	timeout -k 5 180 "$prog" -d snic1 -F -x 0 -p "$port" "$@" >/dev/null 2>&1 </dev/null &
+	spid=$!
+	snic_wait_listen "$port" 30 "$spid" >/dev/null || { kill "$spid" 2>/dev/null; return 1; }
+	timeout -k 5 180 "$prog" -d snic0 -F -x 0 -p "$port" "$@" 127.0.0.1 >"$out" 2>&1 </dev/null
+	wait "$spid"
+	awk '/#bytes/ { hdr = 1; next } hdr && $1 ~ /^[0-9]+$/ { print; exit }' "$out"
+}
+
+# median COL: of the rows on stdin, the one with the median value in
+# column COL (repeated runs: one outlier of a shared machine drops out).
+median() { sort -g -k "$1,$1" | awk '{ r[NR] = $0 } END { print r[int((NR + 1) / 2)] }'; }
+
+# rep COL CMD...: CMD (which prints one row) REPEAT times, the median row.
+rep() {
+	local col=$1 i
+	shift
+	for (( i = 0; i < REPEAT; i++ )); do "$@"; done | median "$col"
+}
+
+iters() { # SIZE KIND: fewer iterations for large messages
+	if [[ $2 == lat ]]; then (( $1 >= 1048576 )) && echo 200 || echo 2000
+	else (( $1 >= 1048576 )) && echo 500 || echo 5000; fi
+}
+
+for op in write read send; do
+	: >"$DAT/$op.dat"
+	for size in $SIZES; do
+		bw=$(rep 5 pt "ib_${op}_bw" -s "$size" -n "$(iters "$size" bw)")
+		lat=$(rep 5 pt "ib_${op}_lat" -s "$size" -n "$(iters "$size" lat)")
+		# size MB/s(2^20) Mmsg/s typical_us
+		echo "$size $(awk '{ print $4, $5 }' <<<"$bw") $(awk '{ print $5 }' <<<"$lat")" >>"$DAT/$op.dat"
+	done
+done
+
+# ---------------------------------------------------------------- registration
+"$BIN/snic-regbench" snic0 >"$DAT/reg.raw"
+awk '$1 == "reg" && $3 != "fail" { print $2, $3, $4 }' "$DAT/reg.raw" >"$DAT/reg.dat"
+awk '$1 == "rereg" && $3 != "fail" { print $2, $3, $4 }' "$DAT/reg.raw" >"$DAT/rereg.dat"
+
+# ---------------------------------------------------------------- QP scaling
+read -r _ _ RATE0 < <(rep 3 "$BIN/snic-qpbench" rate 0 2)
+read -r _ _ RATEI < <(rep 3 "$BIN/snic-qpbench" rate "$IDLE" 2)
+read -r _ _ MANY MANY_LO MANY_HI < <(rep 3 "$BIN/snic-qpbench" many 1000 2)
+snic_emu_stop >/dev/null
+
+# ---------------------------------------------------------------- table
+{
+	echo "snic make bench: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1 /proc/loadavg); two NICs in one snic-emu (ring pair); median of $REPEAT runs"
+	echo
+	echo "machine limits (one core, this run)"
+	for s in 4096 65536 1048576; do printf '  memcpy %8s B        %8s GB/s\n' "$s" "${MEMCPY[$s]}"; done
+	printf '  DPDK ring pair, 64-B frames through the HAL   %s M frames/s\n' "$PORT_MPPS"
+	echo
+	echo "perftest (client snic0, server snic1; GB/s = 10^9 B/s of payload)"
+	printf '  %-6s %8s  %9s %8s  %9s %8s  %9s\n' op bytes 'Mmsg/s' '/port' 'GB/s' '/memcpy' 'lat us'
+	for op in write read send; do
+		while read -r size mbs mpps lat; do
+			gbs=$(awk -v m="$mbs" 'BEGIN { printf "%.3f", m * 1048576 / 1e9 }')
+			printf '  %-6s %8s  %9s %8s  %9s %8s  %9s\n' "$op" "$size" "$mpps" \
+				"$(ratio "$mpps" "$PORT_MPPS")" "$gbs" \
+				"$(ratio "$gbs" "$(memcpy_for "$size")")" "$lat"
+		done <"$DAT/$op.dat"
+	done
+	echo
+	echo "registration (snic0; us per ibv_reg_mr + ibv_dereg_mr pair)"
+	printf '  %-6s %10s  %10s %8s %8s\n' kind bytes 'us/pair' 'GB/s' '/memcpy'
+	while read -r kind size us gbs; do
+		if [[ $us == fail ]]; then printf '  %-6s %10s  failed (errno %s)\n' "$kind" "$size" "$gbs"; continue; fi
+		printf '  %-6s %10s  %10s %8s %8s\n' "$kind" "$size" "$us" "$gbs" "$(ratio "$gbs" "${MEMCPY[1048576]}")"
+	done <"$DAT/reg.raw"
+	echo
+	echo "QP scaling (64-B RDMA WRITE, snic-qpbench)"
+	printf '  1 QP, no other QP            %8s M msg/s\n' "$RATE0"
+	printf '  1 QP, %5s idle QP pairs    %8s M msg/s   %s of the rate without\n' "$IDLE" "$RATEI" "$(ratio "$RATEI" "$RATE0")"
+	printf '  1000 active QPs, aggregate   %8s M msg/s   %s of the 1-QP rate\n' "$MANY" "$(ratio "$MANY" "$RATE0")"
+	printf '  per QP: slowest %s, fastest %s k msg/s\n' "$MANY_LO" "$MANY_HI"
+	echo
+	echo "(a shared 2-core machine: noisy; compare ratios, not absolutes)"
+} | tee "$TXT"
+
+# ---------------------------------------------------------------- plots
+if command -v gnuplot >/dev/null; then
+	gnuplot <<EOF
+set terminal pngcairo size 900,560 noenhanced
+set logscale x 2
+set format x "%.0b%BB"
+set grid
+set key top left
+set xlabel "message size (bytes)"
+set output "$OUT/rate.png"
+set title "message rate (perftest, 1 QP); DPDK ring pair limit $PORT_MPPS M frames/s"
+set ylabel "M messages/s"
+plot "$DAT/write.dat" u 1:3 w lp t "WRITE", "$DAT/read.dat" u 1:3 w lp t "READ", "$DAT/send.dat" u 1:3 w lp t "SEND"
+set output "$OUT/bandwidth.png"
+set title "bandwidth (perftest, 1 QP); single-core memcpy 64 KiB ${MEMCPY[65536]} GB/s"
+set ylabel "GB/s"
+plot "$DAT/write.dat" u 1:(\$2*1048576/1e9) w lp t "WRITE", "$DAT/read.dat" u 1:(\$2*1048576/1e9) w lp t "READ", "$DAT/send.dat" u 1:(\$2*1048576/1e9) w lp t "SEND", ${MEMCPY[65536]} w l dt 2 t "memcpy 64 KiB"
+set output "$OUT/latency.png"
+set title "typical latency (perftest *_lat)"
+set ylabel "us"
+plot "$DAT/write.dat" u 1:4 w lp t "WRITE", "$DAT/read.dat" u 1:4 w lp t "READ", "$DAT/send.dat" u 1:4 w lp t "SEND"
+set output "$OUT/registration.png"
+set title "ibv_reg_mr + ibv_dereg_mr"
+set xlabel "region size (bytes)"
+set ylabel "us per pair"
+set logscale y 10
+plot "$DAT/reg.dat" u 1:2 w lp t "fresh range", "$DAT/rereg.dat" u 1:2 w lp t "range already registered"
+EOF
+	echo "plots: $OUT/{rate,bandwidth,latency,registration}.png"
+else
+	echo "(gnuplot not installed: no plots; tools/setup-deps.sh installs gnuplot-nox)"
+fi

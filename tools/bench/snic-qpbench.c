@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * QP scaling for `make bench` (and its correctness case in `make test`):
+ * one process opens snic0 and snic1 and connects RC QP pairs between them
+ * in-process (no out-of-band exchange), then:
+ *
+ *   snic-qpbench rate IDLE SECS    the 64-B RDMA WRITE message rate of one
+ *                                  QP (64 outstanding, one CQE per 16)
+ *                                  while IDLE other connected pairs
+ *                                  exist (and do nothing)
+ *   snic-qpbench many N SECS       N pairs all writing 64-B messages (4
+ *                                  outstanding per QP, one CQE per 4):
+ *                                  aggregate rate, and the slowest and
+ *                                  fastest QP's rate (fairness)
+ *   snic-qpbench check N           N pairs, each WRITEs its own pattern
+ *                                  into its own 4 KiB of the peer, 8
+ *                                  messages per QP; every byte checked
+ *
+ * Prints one line, "rate IDLE MMSGS", "many N MMSGS MIN_KMSGS MAX_KMSGS"
+ * or "check N ok"; exit status 1 on any failure.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/verbs.h>
+
+#define MSG      64
+#define SLOT     4096   /* bytes of buffer per QP */
+#define DEPTH_1  64     /* outstanding WRITEs, one QP */
+#define DEPTH_N  4      /* outstanding WRITEs per QP, many */
+#define SIG      16     /* one signalled WRITE per batch of this many (1 QP) */
+
+struct side {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	union ibv_gid gid;
+};
+
+static struct side s0, s1;
+static struct ibv_qp **qa, **qb;
+static unsigned nq;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "snic-qpbench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void side_open(struct side *s, struct ibv_device **list,
+		      const char *name, unsigned nqp, unsigned depth)
+{
+	for (int i = 0; list[i]; i++)
+		if (strcmp(ibv_get_device_name(list[i]), name) == 0)
+			s->ctx = ibv_open_device(list[i]);
+	if (!s->ctx)
+		die(name);
+	s->pd = ibv_alloc_pd(s->ctx);
+	s->cq = ibv_create_cq(s->ctx, (int)(nqp * depth + 16), NULL, NULL, 0);
+	s->buf = calloc(nqp ? nqp : 1, SLOT);
+	if (!s->pd || !s->cq || !s->buf)
+		die("pd/cq/buffer");
+	s->mr = ibv_reg_mr(s->pd, s->buf, (size_t)(nqp ? nqp : 1) * SLOT,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!s->mr)
+		die("ibv_reg_mr");
+	if (ibv_query_gid(s->ctx, 1, 0, &s->gid))
+		die("ibv_query_gid");
+}
+
+static struct ibv_qp *qp_new(struct side *s, unsigned depth)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = s->cq, .recv_cq = s->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = depth, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp = ibv_create_qp(s->pd, &a);
+
+	if (!qp)
+		die("ibv_create_qp");
+	return qp;
+}
+
+static void qp_rts(struct ibv_qp *qp, const struct side *peer, uint32_t dqpn)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = peer->gid;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		die("RTS");
+}
+
+/* n connected pairs, QP i of snic0 writing into slot i of snic1. */
+static void setup(unsigned n, unsigned depth)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+
+	if (!list)
+		die("ibv_get_device_list");
+	side_open(&s0, list, "snic0", n, depth);
+	side_open(&s1, list, "snic1", n, 1);
+	ibv_free_device_list(list);
+	nq = n;
+	qa = calloc(n, sizeof(*qa));
+	qb = calloc(n, sizeof(*qb));
+	for (unsigned i = 0; i < n; i++) {
+		qa[i] = qp_new(&s0, depth);
+		qb[i] = qp_new(&s1, 1);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		qp_rts(qa[i], &s1, qb[i]->qp_num);
+		qp_rts(qb[i], &s0, qa[i]->qp_num);
+	}
+}
+
+/* Post `count` WRITEs of len bytes on QP i as one list, the last one
+ * signalled (one CQE per batch, as perftest's CQ moderation). */
+static void post(unsigned i, uint32_t len, uint64_t off, unsigned count)
+{
+	struct ibv_sge sge = { (uintptr_t)s0.buf + (uint64_t)i * SLOT + off,
+			       len, s0.mr->lkey };
+	struct ibv_send_wr wr[SIG], *bad;
+
+	for (unsigned k = 0; k < count; k++)
+		wr[k] = (struct ibv_send_wr){
+			.wr_id = i, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = k == count - 1 ? IBV_SEND_SIGNALED : 0,
+			.next = k == count - 1 ? NULL : &wr[k + 1],
+			.wr.rdma = { (uintptr_t)s1.buf + (uint64_t)i * SLOT + off,
+				     s1.mr->rkey },
+		};
+	if (ibv_post_send(qa[i], wr, &bad))
+		die("ibv_post_send");
+}
+
+/* Keep `depth` WRITEs outstanding on QPs [0, active) for secs seconds, in
+ * batches of `batch` (depth a multiple of it); per-QP messages in done[]. */
+static double run(unsigned active, unsigned depth, unsigned batch, double secs,
+		  uint64_t *done)
+{
+	struct ibv_wc wc[64];
+	double t0 = now_s(), t;
+
+	for (unsigned i = 0; i < active; i++)
+		for (unsigned k = 0; k < depth; k += batch)
+			post(i, MSG, 0, batch);
+	do {
+		int n = ibv_poll_cq(s0.cq, 64, wc);
+
+		if (n < 0)
+			die("ibv_poll_cq");
+		for (int k = 0; k < n; k++) {
+			if (wc[k].status != IBV_WC_SUCCESS) {
+				fprintf(stderr, "snic-qpbench: QP %u: %s\n",
+					(unsigned)wc[k].wr_id,
+					ibv_wc_status_str(wc[k].status));
+				exit(1);
+			}
+			done[wc[k].wr_id] += batch;
+			post((unsigned)wc[k].wr_id, MSG, 0, batch);
+		}
+		t = now_s() - t0;
+	} while (t < secs);
+	/* drain what is still in flight (not counted) */
+	for (uint64_t got = 0, want = (uint64_t)active * depth / batch; got < want;) {
+		int n = ibv_poll_cq(s0.cq, 64, wc);
+
+		if (n < 0)
+			die("ibv_poll_cq");
+		got += (uint64_t)n;
+	}
+	return t;
+}
+
+static int check(unsigned n)
+{
+	struct ibv_wc wc[64];
+	uint64_t got = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned b = 0; b < SLOT; b++)
+			s0.buf[(size_t)i * SLOT + b] =
+				(uint8_t)(i * 7 + b * 13 + (b >> 8));
+	for (unsigned m = 0; m < 8; m++)
+		for (unsigned i = 0; i < n; i++)
+			post(i, SLOT / 8, (uint64_t)m * (SLOT / 8), 1);
+	while (got < (uint64_t)n * 8) {
+		int k = ibv_poll_cq(s0.cq, 64, wc);
+
+		if (k < 0)
+			die("ibv_poll_cq");
+		for (int j = 0; j < k; j++)
+			if (wc[j].status != IBV_WC_SUCCESS) {
+				fprintf(stderr, "snic-qpbench: QP %u: %s\n",
+					(unsigned)wc[j].wr_id,
+					ibv_wc_status_str(wc[j].status));
+				return 1;
+			}
+		got += (uint64_t)k;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (memcmp(s0.buf + (size_t)i * SLOT, s1.buf + (size_t)i * SLOT,
+			   SLOT) != 0) {
+			fprintf(stderr, "snic-qpbench: QP %u: data differs\n", i);
+			return 1;
+		}
+	printf("check %u ok\n", n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	unsigned n = argc > 2 ? (unsigned)atoi(argv[2]) : 0;
+	double secs = argc > 3 ? atof(argv[3]) : 2.0;
+	uint64_t *done;
+
+	if (strcmp(mode, "rate") == 0) {
+		double t;
+
+		setup(n + 1, DEPTH_1);
+		done = calloc(nq, sizeof(*done));
+		t = run(1, DEPTH_1, SIG, secs, done);
+		printf("rate %u %.3f\n", n, (double)done[0] / t / 1e6);
+		return 0;
+	}
+	if (strcmp(mode, "many") == 0 && n > 0) {
+		uint64_t sum = 0, lo = UINT64_MAX, hi = 0;
+		double t;
+
+		setup(n, DEPTH_N);
+		done = calloc(nq, sizeof(*done));
+		t = run(n, DEPTH_N, DEPTH_N, secs, done);
+		for (unsigned i = 0; i < n; i++) {
+			sum += done[i];
+			lo = done[i] < lo ? done[i] : lo;
+			hi = done[i] > hi ? done[i] : hi;
+		}
+		printf("many %u %.3f %.2f %.2f\n", n, (double)sum / t / 1e6,
+		       (double)lo / t / 1e3, (double)hi / t / 1e3);
+		return 0;
+	}
+	if (strcmp(mode, "check") == 0 && n > 0) {
+		setup(n, 8);
+		return check(n);
+	}
+	fprintf(stderr, "usage: snic-qpbench rate IDLE [SECS] | many N [SECS] | check N\n");
+	return 2;
+}
