@@ -3,7 +3,26 @@
 #   make demo       install what is missing, start two NICs, run verbs programs
 #   make test       install what is missing, build, run every test suite
 #   make asan       the same tests under ASan/UBSan (build-asan/)
+#   make ARCH=aarch64  the same programs for Linux on Arm (the DPU), cross-
+#                   built into build-aarch64/ against an arm64 sysroot
+#                   (tools/arm64-sysroot.sh makes and caches it)
 
+# ARCH=aarch64: Debian's cross compiler and an arm64 sysroot of Debian's
+# -dev packages (DPDK and the rest), made once per machine outside the clone.
+# The sysroot is made while the Makefile is read: pkg-config needs it.
+ARCH     ?= $(shell uname -m)
+ifeq ($(ARCH),aarch64)
+ifneq ($(shell uname -m),aarch64)
+SYSROOT  := $(shell tools/arm64-sysroot.sh)
+$(if $(SYSROOT),,$(error tools/arm64-sysroot.sh could not make the arm64 sysroot))
+BUILD    ?= build-aarch64
+CC       := aarch64-linux-gnu-gcc --sysroot=$(SYSROOT)
+PKG_CONFIG := PKG_CONFIG_SYSROOT_DIR=$(SYSROOT) \
+	PKG_CONFIG_LIBDIR=$(SYSROOT)/usr/lib/aarch64-linux-gnu/pkgconfig:$(SYSROOT)/usr/share/pkgconfig pkg-config
+DPDK_LIBDIR := $(SYSROOT)/usr/lib/aarch64-linux-gnu
+endif
+endif
+PKG_CONFIG ?= pkg-config
 BUILD    ?= build
 CC       ?= gcc
 OPT      ?= -O2
@@ -27,8 +46,8 @@ FW_FREESTANDING := -ffreestanding -fbuiltin
 FW_CFLAGS := $(CFLAGS_BASE) $(FW_FREESTANDING) -fPIC -Ifirmware/src
 
 # HAL implementations and the emu board (Linux process with DPDK ports).
-DPDK_CFLAGS := $(shell pkg-config --cflags libdpdk 2>/dev/null)
-DPDK_LIBDIR := $(shell pkg-config --variable=libdir libdpdk 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
+DPDK_CFLAGS := $(shell $(PKG_CONFIG) --cflags libdpdk 2>/dev/null)
+DPDK_LIBDIR ?= $(shell $(PKG_CONFIG) --variable=libdir libdpdk 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
 DPDK_PMDS := bus_vdev mempool_ring net_memif net_af_packet net_tap net_pcap \
 	     net_ring net_null
 DPDK_LIBS_CORE := gso ethdev hash net mbuf mempool meter ring rcu eal \
@@ -171,7 +190,7 @@ asan:
 	SNIC_BUILD=build-asan tests/run.sh unit verbs
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-aarch64
 
 # Boards other than emu bring their own rules (e.g. the bare-metal image).
 include $(sort $(wildcard boards/*/board.mk))
