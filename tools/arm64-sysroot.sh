@@ -107,7 +107,7 @@ done < <(find "$SYSROOT" -type l -lname '/*' -print0)
 [[ -f $SYSROOT/usr/lib/aarch64-linux-gnu/librte_eal.a ]] ||
 	die "no librte_eal.a in the unpacked packages"
 [[ -e $SYSROOT/lib/ld-linux-aarch64.so.1 ]] || die "no arm64 dynamic loader unpacked"
-ls "$APT"/archives/*.deb | sed 's|.*/||' >"$SYSROOT/.snic-packages"
+printf '%s\n' "${debs[@]##*/}" >"$SYSROOT/.snic-packages"
 rm -rf "$APT/archives" "$APT/cache"
 
 foreign_after=$(dpkg --print-foreign-architectures | sort | tr '\n' ' ')
