@@ -84,6 +84,13 @@ VT_SRCS   := $(filter-out $(VT_COMMON),$(sort $(wildcard tests/verbs/*.c)))
 VT_BINS   := $(VT_SRCS:tests/verbs/%.c=$(BUILD)/tests/%)
 TEST_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -Ifirmware/src -Itests/unit -Ihal/fault
 
+# Simulation workloads (two NICs over tests/unit's fake HAL and host, no
+# OS): the unit-test helpers without the CUnit suites (some helpers assert
+# with CUnit, hence -lcunit).
+SIM_SRCS  := $(sort $(wildcard tests/sim/*.c))
+SIM_BINS  := $(SIM_SRCS:tests/sim/%.c=$(BUILD)/tests/sim/%)
+SIM_OBJS  := $(filter-out $(BUILD)/obj/tests/unit/main.o $(BUILD)/obj/tests/unit/test_%.o,$(UNIT_OBJS))
+
 WIRE_SRCS := $(sort $(wildcard tests/wire/*.c))
 WIRE_BINS := $(WIRE_SRCS:tests/wire/%.c=$(BUILD)/tests/wire/%)
 # MPI programs (tests/mpi), built with each MPI's compiler wrapper when it
@@ -96,7 +103,7 @@ TOOLS_SRCS := $(sort $(wildcard tools/*.c))
 TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 
 ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) \
-	$(MPI_BINS)
+	$(MPI_BINS) $(SIM_BINS)
 
 .PHONY: all deps demo test unit asan bench clean firmware emu host-driver
 all: $(ALL)
@@ -156,6 +163,10 @@ $(BUILD)/tests/mpi/%_ompi: tests/mpi/%.c
 $(BUILD)/tests/mpi/%_mpich: tests/mpi/%.c
 	@mkdir -p $(@D)
 	mpicc.mpich $(CSTD) -D_GNU_SOURCE $(OPT) -g $(WARN) -o $@ $<
+
+$(BUILD)/tests/sim/%: tests/sim/%.c $(SIM_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $(SAN) -o $@ $< $(SIM_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB) -lcunit
 
 # Wire-format helpers (pcap generators for the oracle tests).
 $(BUILD)/tests/wire/%: tests/wire/%.c $(FW_LIB) hal/posix/pcap_file.c
