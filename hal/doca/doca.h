@@ -6,10 +6,10 @@
  *  - the BAR the host driver maps (DOCA Device Emulation: a PCI function
  *    the card presents to the host, whose BAR the firmware sees as memory).
  *
- * This build has neither: Debian does not ship DOCA.  The stubs here
- * refuse with a message that names what is missing; their dma_* entries
- * fail every access (-1, nothing copied).  A DOCA implementation replaces
- * host_dma_stub.c and pci_bar_stub.c behind these same declarations.
+ * This build has neither: Debian does not ship DOCA.  The stubs of
+ * doca_stub.c refuse with a message that names what is missing; their
+ * dma_* entries fail every access (-1, nothing copied).  A DOCA
+ * implementation replaces doca_stub.c behind these same declarations.
  */
 #ifndef SNIC_HAL_DOCA_H
 #define SNIC_HAL_DOCA_H
