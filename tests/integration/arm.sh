@@ -24,7 +24,8 @@
 #       the bluefield board's binary, started without the card, exits
 #       non-zero naming what is missing (the card, DOCA DMA)
 # Environment: SNIC_ARM_FRESH=1 (build) makes the sysroot in a private,
-# empty cache (downloads again) instead of the machine's cache.
+# empty cache (downloads again) and builds from nothing in the case's
+# folder, as on a fresh machine; both are removed at the end.
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -51,7 +52,8 @@ case_build() {
 	before=$(dpkg --print-foreign-architectures | tr '\n' ' ')
 	if [[ ${SNIC_ARM_FRESH:-} == 1 ]]; then
 		export SNIC_ARM64_CACHE=$SNIC_CASE_DIR/cache
-		snic_log "SNIC_ARM_FRESH=1: sysroot in a private empty cache $SNIC_ARM64_CACHE"
+		ARM_BUILD=$SNIC_CASE_DIR/build-aarch64
+		snic_log "SNIC_ARM_FRESH=1: sysroot in a private empty cache $SNIC_ARM64_CACHE, build in $ARM_BUILD"
 	fi
 	snic_run sysroot 600 "$SNIC_ROOT/tools/arm64-sysroot.sh" ||
 		snic_fail "tools/arm64-sysroot.sh failed"
@@ -72,6 +74,7 @@ case_build() {
 	snic_log "dpkg foreign architectures unchanged: '${after% }'"
 	# The native packages the other boards build with: installed, and apt
 	# would change nothing about them.
+	[[ ${SNIC_ARM_FRESH:-} == 1 ]] && rm -rf -- "$SNIC_ARM64_CACHE" "$ARM_BUILD"
 	snic_run apt-native 120 apt-get -s -o Debug::NoLocking=1 install \
 		libdpdk-dev dpdk libibverbs-dev ibverbs-utils rdma-core ||
 		snic_fail "apt-get -s install of the native packages failed"
