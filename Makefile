@@ -94,10 +94,11 @@ SIM_OBJS  := $(filter-out $(BUILD)/obj/tests/unit/main.o $(BUILD)/obj/tests/unit
 WIRE_SRCS := $(sort $(wildcard tests/wire/*.c))
 WIRE_BINS := $(WIRE_SRCS:tests/wire/%.c=$(BUILD)/tests/wire/%)
 # MPI programs (tests/mpi), built with each MPI's compiler wrapper when it
-# is installed (tools/setup-deps.sh installs both).
+# is installed (tools/setup-deps.sh installs both); not in a cross build
+# (the wrappers compile for this machine).
 MPI_SRCS  := $(sort $(wildcard tests/mpi/*.c))
-MPI_FLAVS := $(if $(wildcard /usr/bin/mpicc.openmpi),ompi) \
-	     $(if $(wildcard /usr/bin/mpicc.mpich),mpich)
+MPI_FLAVS := $(if $(SYSROOT),,$(if $(wildcard /usr/bin/mpicc.openmpi),ompi) \
+	     $(if $(wildcard /usr/bin/mpicc.mpich),mpich))
 MPI_BINS  := $(foreach f,$(MPI_FLAVS),$(MPI_SRCS:tests/mpi/%.c=$(BUILD)/tests/mpi/%_$(f)))
 TOOLS_SRCS := $(sort $(wildcard tools/*.c))
 TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
