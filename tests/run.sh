@@ -115,7 +115,7 @@ case_add qemu     qemu/interop-pingpong 180 bash "$IT/qemu.sh" interop-pingpong 
 case_add qemu     qemu/interop-verbs    300 bash "$IT/qemu.sh" interop-verbs
 
 # The aarch64 Linux build (the DPU's Linux-on-Arm) under qemu-user (arm.sh):
-# arm/build makes the arm64 sysroot once per machine (~10 s of downloads)
+# arm/build makes the arm64 sysroot once per machine (10-50 s, 61 MB)
 # and builds into $SNIC_BUILD-aarch64; the other cases use that build.
 SUITES+=(arm)
 case_add arm      arm/build             900 bash "$IT/arm.sh" build
