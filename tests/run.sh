@@ -121,6 +121,7 @@ SUITES+=(arm)
 case_add arm      arm/build             900 bash "$IT/arm.sh" build
 case_add arm      arm/unit              300 bash "$IT/arm.sh" unit
 case_add arm      arm/interop           600 bash "$IT/arm.sh" interop
+case_add arm      arm/hostdriver        300 bash "$IT/arm.sh" hostdriver
 case_add arm      arm/bluefield          60 bash "$IT/arm.sh" bluefield
 
 usage() {

@@ -20,6 +20,11 @@
 #       ring layout follows RTE_CACHE_LINE_SIZE (128 in Debian's arm64
 #       DPDK, 64 on x86-64), and qemu-user 7.2 does not implement
 #       setsockopt(SOL_PACKET, PACKET_VERSION), which af_packet needs.
+#   tests/integration/arm.sh hostdriver
+#       everything Arm: the Arm snic-emu (its default two NICs) and
+#       snic_verbs_test built for aarch64 with the aarch64 host driver
+#       (build-aarch64/lib/libibverbs.so.1), all under qemu-aarch64:
+#       WRITE/READ/SEND, data checked
 #   tests/integration/arm.sh bluefield
 #       the bluefield board's binary, started without the card, exits
 #       non-zero naming what is missing (the card, DOCA DMA)
@@ -32,10 +37,10 @@ set -euo pipefail
 
 mode=${1:-}
 case $mode in
-build | unit | interop | bluefield) ;;
-*) snic_fail "usage: $0 build | unit | interop | bluefield" ;;
+build | unit | interop | hostdriver | bluefield) ;;
+*) snic_fail "usage: $0 build | unit | interop | hostdriver | bluefield" ;;
 esac
-[[ $mode == interop ]] && snic_private_netns "$0" "$@"
+[[ $mode == interop || $mode == hostdriver ]] && snic_private_netns "$0" "$@"
 
 ARM_BUILD=$SNIC_BUILD-aarch64
 QEMU=qemu-aarch64
@@ -132,6 +137,26 @@ case_interop() {
 	nic_stop nic1 snic1
 }
 
+case_hostdriver() {
+	arm_sysroot
+	# shellcheck source=tests/integration/nics.sh
+	. "$SNIC_ROOT/tests/integration/nics.sh"
+	snic_need_exec "$ARM_BUILD/bin/snic-emu" "$ARM_BUILD/tests/snic_verbs_test" \
+		"$ARM_BUILD/lib/libibverbs.so.1"
+	NIC_EXEC[pair]="$QEMU -L $SYSROOT $ARM_BUILD/bin/snic-emu"
+	nic_spawn pair --
+	nic_wait_ready 60 pair
+	# qemu-user hands the guest our environment: its LD_LIBRARY_PATH must
+	# name the aarch64 host driver, not the x86 one.
+	snic_run verbs-arm 300 "$QEMU" -L "$SYSROOT" -E "LD_LIBRARY_PATH=$ARM_BUILD/lib" \
+		"$ARM_BUILD/tests/snic_verbs_test" --only write,read,send ||
+		snic_fail "snic_verbs_test (aarch64, with the aarch64 host driver) failed"
+	grep -Eq '^verbs: [1-9][0-9]* passed, 0 failed' "$SNIC_CASE_DIR/verbs-arm.out" ||
+		snic_fail "no passing verbs summary"
+	nic_stop pair snic0
+	[[ ! -e $RUN_DIR/host0.mem ]] || snic_fail "the Arm snic-emu left host0.mem behind"
+}
+
 case_bluefield() {
 	local bf=$ARM_BUILD/bin/snic-bluefield rc fake=$SNIC_CASE_DIR/sysfs
 	arm_sysroot
@@ -171,6 +196,7 @@ case_bluefield() {
 
 case $mode in
 build) case_build ;;
+hostdriver) case_hostdriver ;;
 bluefield) case_bluefield ;;
 unit) case_unit ;;
 interop) case_interop ;;
