@@ -148,11 +148,18 @@ static int setup_port(struct bf_nic *b, const struct bf_config *c,
 {
 	/* With a representor, mlx5 lists the PF first and the
 	 * representor after it: the NIC serves the last port. */
-	uint16_t port_id = (uint16_t)(rte_eth_dev_count_avail() - 1);
-	uint32_t max = snic_dpdk_port_max_mtu(port_id);
+	uint16_t n = rte_eth_dev_count_avail(), port_id;
+	uint32_t max;
 	struct rte_ether_addr mac;
 	char pool[32];
 
+	if (n == 0) {
+		fprintf(stderr, "%s: DPDK's mlx5 driver opened no port\n",
+			c->name);
+		return -1;
+	}
+	port_id = (uint16_t)(n - 1);
+	max = snic_dpdk_port_max_mtu(port_id);
 	snprintf(pool, sizeof(pool), "%s_pkts", c->name);
 	snic_dpdk_nic_init(&b->dpdk, snic_dpdk_pool_create(pool,
 							   SNIC_DPDK_POOL_MBUFS));
