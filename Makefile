@@ -3,7 +3,26 @@
 #   make demo       install what is missing, start two NICs, run verbs programs
 #   make test       install what is missing, build, run every test suite
 #   make asan       the same tests under ASan/UBSan (build-asan/)
+#   make ARCH=aarch64  the same programs for Linux on Arm (the DPU), cross-
+#                   built into build-aarch64/ against an arm64 sysroot
+#                   (tools/arm64-sysroot.sh makes and caches it)
 
+# ARCH=aarch64: Debian's cross compiler and an arm64 sysroot of Debian's
+# -dev packages (DPDK and the rest), made once per machine outside the clone.
+# The sysroot is made while the Makefile is read: pkg-config needs it.
+ARCH     ?= $(shell uname -m)
+ifeq ($(ARCH),aarch64)
+ifneq ($(shell uname -m),aarch64)
+SYSROOT  := $(shell tools/arm64-sysroot.sh)
+$(if $(SYSROOT),,$(error tools/arm64-sysroot.sh could not make the arm64 sysroot))
+BUILD    ?= build-aarch64
+CC       := aarch64-linux-gnu-gcc --sysroot=$(SYSROOT)
+PKG_CONFIG := PKG_CONFIG_SYSROOT_DIR=$(SYSROOT) \
+	PKG_CONFIG_LIBDIR=$(SYSROOT)/usr/lib/aarch64-linux-gnu/pkgconfig:$(SYSROOT)/usr/share/pkgconfig pkg-config
+DPDK_LIBDIR := $(SYSROOT)/usr/lib/aarch64-linux-gnu
+endif
+endif
+PKG_CONFIG ?= pkg-config
 BUILD    ?= build
 CC       ?= gcc
 OPT      ?= -O2
@@ -28,8 +47,8 @@ FW_FREESTANDING := -ffreestanding -fbuiltin
 FW_CFLAGS := $(CFLAGS_BASE) $(FW_FREESTANDING) -fPIC -Ifirmware/src -Ifirmware
 
 # HAL implementations and the emu board (Linux process with DPDK ports).
-DPDK_CFLAGS := $(shell pkg-config --cflags libdpdk 2>/dev/null)
-DPDK_LIBDIR := $(shell pkg-config --variable=libdir libdpdk 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
+DPDK_CFLAGS := $(shell $(PKG_CONFIG) --cflags libdpdk 2>/dev/null)
+DPDK_LIBDIR ?= $(shell $(PKG_CONFIG) --variable=libdir libdpdk 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
 DPDK_PMDS := bus_vdev mempool_ring net_memif net_af_packet net_tap net_pcap \
 	     net_ring net_null
 DPDK_LIBS_CORE := gso ethdev hash net mbuf mempool meter ring rcu eal \
@@ -68,7 +87,8 @@ TEST_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -Ifirmware/src -Ifirmware -Itests/un
 
 # bench-instr: the firmware in the two-NIC simulation (tests/unit's fake
 # HAL and host), counted by callgrind (tools/bench-instr.sh).
-BENCH_INSTR_BIN := $(BUILD)/tests/bench-instr
+# (not in a cross build: valgrind runs, and its headers exist, only here)
+BENCH_INSTR_BIN := $(if $(SYSROOT),,$(BUILD)/tests/bench-instr)
 BENCH_INSTR_OBJS := $(BUILD)/obj/tests/bench/instr.o \
 	$(BUILD)/obj/tests/unit/fake_hal.o $(BUILD)/obj/tests/unit/fake_host.o
 
@@ -79,19 +99,27 @@ BENCH_VERBS_SRCS := $(filter-out tools/bench/snic-portbench.c,$(BENCH_VERBS_SRCS
 BENCH_BINS := $(BENCH_VERBS_SRCS:tools/bench/%.c=$(BUILD)/bin/%) $(BUILD)/bin/snic-portbench
 PORTBENCH_OBJS := $(POSIX_HAL_SRCS:%.c=$(BUILD)/obj/%.o) $(DPDK_HAL_SRCS:%.c=$(BUILD)/obj/%.o)
 
+# Simulation workloads (two NICs over tests/unit's fake HAL and host, no
+# OS): the unit-test helpers without the CUnit suites (some helpers assert
+# with CUnit, hence -lcunit).
+SIM_SRCS  := $(sort $(wildcard tests/sim/*.c))
+SIM_BINS  := $(SIM_SRCS:tests/sim/%.c=$(BUILD)/tests/sim/%)
+SIM_OBJS  := $(filter-out $(BUILD)/obj/tests/unit/main.o $(BUILD)/obj/tests/unit/test_%.o,$(UNIT_OBJS))
+
 WIRE_SRCS := $(sort $(wildcard tests/wire/*.c))
 WIRE_BINS := $(WIRE_SRCS:tests/wire/%.c=$(BUILD)/tests/wire/%)
 # MPI programs (tests/mpi), built with each MPI's compiler wrapper when it
-# is installed (tools/setup-deps.sh installs both).
+# is installed (tools/setup-deps.sh installs both); not in a cross build
+# (the wrappers compile for this machine).
 MPI_SRCS  := $(sort $(wildcard tests/mpi/*.c))
-MPI_FLAVS := $(if $(wildcard /usr/bin/mpicc.openmpi),ompi) \
-	     $(if $(wildcard /usr/bin/mpicc.mpich),mpich)
+MPI_FLAVS := $(if $(SYSROOT),,$(if $(wildcard /usr/bin/mpicc.openmpi),ompi) \
+	     $(if $(wildcard /usr/bin/mpicc.mpich),mpich))
 MPI_BINS  := $(foreach f,$(MPI_FLAVS),$(MPI_SRCS:tests/mpi/%.c=$(BUILD)/tests/mpi/%_$(f)))
 TOOLS_SRCS := $(sort $(wildcard tools/*.c))
 TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 
 ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(BENCH_INSTR_BIN) $(BENCH_BINS) \
-	$(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) $(MPI_BINS)
+	$(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) $(MPI_BINS) $(SIM_BINS)
 
 .PHONY: all deps demo test unit asan bench bench-instr clean firmware emu host-driver
 all: $(ALL)
@@ -168,6 +196,10 @@ $(BUILD)/tests/mpi/%_mpich: tests/mpi/%.c
 	@mkdir -p $(@D)
 	mpicc.mpich $(CSTD) -D_GNU_SOURCE $(OPT) -g $(WARN) -o $@ $<
 
+$(BUILD)/tests/sim/%: tests/sim/%.c $(SIM_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $(SAN) -o $@ $< $(SIM_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB) -lcunit
+
 # Wire-format helpers (pcap generators for the oracle tests).
 $(BUILD)/tests/wire/%: tests/wire/%.c $(FW_LIB) hal/posix/pcap_file.c
 	@mkdir -p $(@D)
@@ -205,7 +237,7 @@ asan:
 	SNIC_BUILD=build-asan tests/run.sh unit verbs
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-aarch64
 
 # Boards other than emu bring their own rules (e.g. the bare-metal image).
 include $(sort $(wildcard boards/*/board.mk))

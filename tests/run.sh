@@ -4,7 +4,7 @@
 #   tests/run.sh [suite|case ...]     default: every suite, in this order
 #   tests/run.sh --list               print the suites and their cases
 #
-# Suites: unit devinfo pingpong verbs wire perftest multi badconfig.  A case can also be named alone
+# Suites: unit devinfo pingpong verbs wire perftest multi badconfig qemu arm.  A case can also be named alone
 # (e.g. tests/run.sh pingpong/events).
 #
 # Each case runs as its own process under timeout(1) (a hard limit; the whole
@@ -115,6 +115,16 @@ case_add qemu     qemu/verbs            300 bash "$IT/qemu.sh" verbs
 case_add qemu     qemu/ctxdeath         180 bash "$IT/qemu.sh" ctxdeath 21715
 case_add qemu     qemu/interop-pingpong 180 bash "$IT/qemu.sh" interop-pingpong 21615
 case_add qemu     qemu/interop-verbs    300 bash "$IT/qemu.sh" interop-verbs
+
+# The aarch64 Linux build (the DPU's Linux-on-Arm) under qemu-user (arm.sh):
+# arm/build makes the arm64 sysroot once per machine (10-50 s, 61 MB)
+# and builds into $SNIC_BUILD-aarch64; the other cases use that build.
+SUITES+=(arm)
+case_add arm      arm/build             900 bash "$IT/arm.sh" build
+case_add arm      arm/unit              300 bash "$IT/arm.sh" unit
+case_add arm      arm/interop           600 bash "$IT/arm.sh" interop
+case_add arm      arm/hostdriver        300 bash "$IT/arm.sh" hostdriver
+case_add arm      arm/bluefield          60 bash "$IT/arm.sh" bluefield
 
 usage() {
 	echo "usage: tests/run.sh [--list] [suite|case ...]"

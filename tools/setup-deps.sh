@@ -21,8 +21,10 @@ PACKAGES=(
 	ucx-utils openmpi-bin libopenmpi-dev mpich libmpich-dev
 	# wire oracles
 	python3-scapy tshark
-	# bare-metal aarch64 image (qemu-virt board)
+	# bare-metal aarch64 image (qemu-virt board); the aarch64 Linux build
+	# runs under qemu-user (its arm64 sysroot: tools/arm64-sysroot.sh)
 	gcc-aarch64-linux-gnu qemu-system-arm newlib-source device-tree-compiler
+	qemu-user file
 	# network namespaces for the tests (ip), ss
 	iproute2
 	# make bench-instr (callgrind), make bench (plots)
