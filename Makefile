@@ -51,6 +51,13 @@ HD_MAP   := host-driver/libibverbs.map
 # Exports are decided by the version script alone (local: *).
 HD_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -fPIC -Ihost-driver -pthread
 
+# The drop-in librdmacm.so.1 (host-driver/rdmacm/, issue 12), linked
+# against our libibverbs.so.1.
+CM_SRCS  := $(sort $(wildcard host-driver/rdmacm/*.c))
+CM_OBJS  := $(CM_SRCS:%.c=$(BUILD)/obj/%.o)
+CM_LIB   := $(BUILD)/lib/librdmacm.so.1
+CM_MAP   := host-driver/rdmacm/librdmacm.map
+
 # Tests.
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -64,7 +71,7 @@ WIRE_BINS := $(WIRE_SRCS:tests/wire/%.c=$(BUILD)/tests/wire/%)
 TOOLS_SRCS := $(sort $(wildcard tools/*.c))
 TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 
-ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS)
+ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(CM_LIB) $(UNIT_BIN) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS)
 
 .PHONY: all deps demo test unit asan bench clean firmware emu host-driver
 all: $(ALL)
@@ -101,6 +108,11 @@ $(HD_LIB): $(HD_OBJS) $(HD_MAP)
 	$(CC) $(SAN) -shared -o $@ $(HD_OBJS) -Wl,-soname,libibverbs.so.1 \
 		-Wl,--version-script=$(HD_MAP) -Wl,-z,defs -pthread
 	ln -sf libibverbs.so.1 $(@D)/libibverbs.so
+
+$(CM_LIB): $(CM_OBJS) $(CM_MAP) $(HD_LIB)
+	$(CC) $(SAN) -shared -o $@ $(CM_OBJS) -Wl,-soname,librdmacm.so.1 \
+		-Wl,--version-script=$(CM_MAP) -Wl,-z,defs -L$(@D) -libverbs -pthread
+	ln -sf librdmacm.so.1 $(@D)/librdmacm.so
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
