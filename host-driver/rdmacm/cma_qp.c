@@ -321,6 +321,8 @@ CMA_EXPORT int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 	     (res->ai_qp_type == IBV_QPT_UD ? RDMA_PS_UDP : RDMA_PS_TCP);
 	if (rdma_create_id(NULL, &cm, NULL, ps))
 		return -1;
+	if (qp_init_attr) /* as rdma-core: the QP type follows the address */
+		qp_init_attr->qp_type = cm->qp_type;
 	if (res->ai_flags & RAI_PASSIVE) {
 		if (rdma_bind_addr(cm, res->ai_src_addr))
 			goto err;
