@@ -418,6 +418,25 @@ struct snic_stats_qp {
 	uint64_t cnt[SNIC_STATS_MAX_QP_CNT];
 };
 
+/* CM state (nic/cm_router.c), refreshed with every update: who listens on
+ * which ServiceID, and the connections whose death MAD is armed (the
+ * established ones, hostif "Communication management"). */
+#define SNIC_STATS_CM_LISTEN 256
+#define SNIC_STATS_CM_CONN   512
+
+struct snic_stats_cm_listen {
+	uint64_t service_id;
+	uint32_t ctx;
+	uint32_t pid;              /* owner of the context slot               */
+};
+
+struct snic_stats_cm_conn {
+	uint32_t cid;              /* local communication ID                  */
+	uint32_t peer_ip;          /* host order                              */
+	uint32_t ctx;
+	uint32_t pid;
+};
+
 struct snic_stats {
 	_Atomic uint32_t seq;      /* seqlock, odd while being written        */
 	uint32_t ncnt;             /* NIC counters in use                     */
@@ -435,6 +454,9 @@ struct snic_stats {
 	char qp_cnt_name[SNIC_STATS_MAX_QP_CNT][SNIC_STATS_NAME_LEN];
 	uint64_t cnt[SNIC_STATS_MAX_CNT];
 	struct snic_stats_qp qp[SNIC_MAX_QP];
+	uint32_t cm_nlisten, cm_nconn;
+	struct snic_stats_cm_listen cm_listen[SNIC_STATS_CM_LISTEN];
+	struct snic_stats_cm_conn cm_conn[SNIC_STATS_CM_CONN];
 };
 
 _Static_assert(sizeof(struct snic_stats) <= SNIC_BAR_STATS_SIZE,

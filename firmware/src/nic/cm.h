@@ -13,5 +13,8 @@ void cm_rx(struct snic_nic *nic, const struct roce_hdrs *h);
 /* The context is going away: its armed MADs go out, its listeners and
  * queued MADs are dropped. */
 void cm_ctx_gone(struct snic_nic *nic, unsigned ctx);
+/* Listeners and armed connections into the statistics area (stats.c,
+ * inside its seqlock). */
+void cm_stats(struct snic_nic *nic, struct snic_stats *st);
 
 #endif /* SNIC_NIC_CM_H */

@@ -483,3 +483,32 @@ void cm_ctx_gone(struct snic_nic *nic, unsigned ctx)
 	t->queued[ctx] = 0;
 	t->open[ctx] = false;
 }
+
+void cm_stats(struct snic_nic *nic, struct snic_stats *st)
+{
+	struct snic_cm_tables *t = &nic->cm;
+	uint32_t nl = 0, nc = 0;
+
+	for (unsigned i = 0; i < SNIC_CM_MAX_LISTEN && nl < SNIC_STATS_CM_LISTEN; i++) {
+		const struct snic_cm_listener *l = &t->listen[i];
+
+		if (!l->in_use)
+			continue;
+		st->cm_listen[nl++] = (struct snic_stats_cm_listen){
+			.service_id = l->service_id, .ctx = l->ctx,
+			.pid = atomic_load_explicit(&core_ctx_slot(&nic->core, l->ctx)->owner_pid,
+						    memory_order_relaxed) };
+	}
+	for (unsigned i = 0; i < SNIC_CM_MAX_ARMED && nc < SNIC_STATS_CM_CONN; i++) {
+		const struct snic_cm_armed *a = &t->armed[i];
+
+		if (!a->in_use)
+			continue;
+		st->cm_conn[nc++] = (struct snic_stats_cm_conn){
+			.cid = a->cid, .peer_ip = a->peer_ip, .ctx = a->ctx,
+			.pid = atomic_load_explicit(&core_ctx_slot(&nic->core, a->ctx)->owner_pid,
+						    memory_order_relaxed) };
+	}
+	st->cm_nlisten = nl;
+	st->cm_nconn = nc;
+}

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "nic/top.h"
+#include "nic/cm.h"
 
 static const char *const qp_counter_names[] = {
 #define SNIC_QCNT_NAME(n) #n,
@@ -130,6 +131,7 @@ void stats_poll(struct snic_nic *nic)
 		qp_entry(nic, nic->core.stats_qp_next);
 		nic->core.stats_qp_next = (nic->core.stats_qp_next + 1) % SNIC_MAX_QP;
 	}
+	cm_stats(nic, st); /* CM listeners and connections (cm_router.c) */
 	st->link_up = nic->core.link_up;
 	st->update_ns = nic->core.now;
 	st->updates++;
