@@ -128,6 +128,11 @@ $(BUILD)/tests/%: tests/verbs/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE $(SAN) -o $@ $< -libverbs -pthread
 
+# The rdma_cm test also links Debian's librdmacm.
+$(BUILD)/tests/snic_cm_test: tests/verbs/snic_cm_test.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE $(SAN) -o $@ $< -lrdmacm -libverbs -pthread
+
 # Wire-format helpers (pcap generators for the oracle tests).
 $(BUILD)/tests/wire/%: tests/wire/%.c $(FW_LIB) hal/posix/pcap_file.c
 	@mkdir -p $(@D)
