@@ -46,7 +46,7 @@ IT=tests/integration
 # case_add SUITE NAME LIMIT_SECONDS COMMAND...   (limits before scaling)
 # A normal run takes 3-6 minutes here (plus newlib's one-time build for
 # qemu/build); the limits only bound a hang, they are not expectations.
-SUITES=(unit devinfo pingpong verbs wire perftest multi badconfig)
+SUITES=(unit devinfo pingpong verbs wire perftest multi badconfig cm)
 C_SUITE=() C_NAME=() C_LIMIT=() C_CMD=()
 case_add() {
 	local suite=$1 name=$2 limit=$3 cmd
@@ -93,6 +93,12 @@ case_add multi    multi/afpacket         600 bash "$IT/multi.sh" afpacket
 case_add multi    multi/snicctl          180 bash "$IT/multi.sh" snicctl
 for b in unknown-vdev eal-args port-down socket-dir nic-name no-port socket-in-use; do
 	case_add badconfig "badconfig/$b"     60 bash "$IT/badconfig.sh" "$b"
+done
+
+# The rdma_cm: our librdmacm.so.1 and the firmware's QP1 (cm.sh).
+for c in rping rdma_server udaddy ucmatose ucmatose-bind cmtime write_bw \
+	 read_lat send_bw ours server-death reject unreachable errors; do
+	case_add cm "cm/$c"                 180 bash "$IT/cm.sh" "$c"
 done
 
 # The qemu-virt board: the bare-metal aarch64 image in QEMU (qemu.sh).

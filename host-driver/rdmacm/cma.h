@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <netinet/in.h>
 
 #include <infiniband/verbs.h>
@@ -149,6 +150,10 @@ extern pthread_mutex_t cma_lock;
 extern struct cma_id *cma_ids;
 extern struct cma_dev cma_devs[CMA_MAX_DEV];
 extern int cma_ndev;
+
+/* SNIC_CM_DEBUG=1: every MAD and event on stderr */
+extern int cma_debug;
+#define cma_dbg(...) do { if (cma_debug) fprintf(stderr, "snic-cm: " __VA_ARGS__); } while (0)
 
 /* cma_dev.c */
 int cma_init(void);                     /* open every snic device once  */

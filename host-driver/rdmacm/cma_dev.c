@@ -7,6 +7,7 @@
  */
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ _Atomic uint32_t *snic_cm_word(struct ibv_context *c);
 pthread_mutex_t cma_lock = PTHREAD_MUTEX_INITIALIZER;
 struct cma_dev cma_devs[CMA_MAX_DEV];
 int cma_ndev;
+int cma_debug;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_err;
 
@@ -65,6 +67,9 @@ int cma_send_mad(struct cma_dev *d, uint32_t ip, const uint8_t *mad, int retry)
 	struct snic_cm_mad m = { .peer_ip = ip, .flags = retry ? SNIC_CM_F_RETRY : 0 };
 
 	memcpy(m.mad, mad, SNIC_CM_MAD_SIZE);
+	cma_dbg("send attr 0x%02x to %08x cid %02x%02x%02x%02x/%02x%02x%02x%02x%s\n", mad[17], ip,
+		mad[24], mad[25], mad[26], mad[27], mad[28], mad[29], mad[30], mad[31],
+		retry ? " (retry)" : "");
 	return cma_cmd(d, SNIC_CMD_CM_SEND, &m, sizeof(m), NULL, 0);
 }
 
@@ -125,31 +130,44 @@ static void run_timers(int64_t now)
 	}
 }
 
-static void drain(struct cma_dev *d)
+/* Take up to a batch of queued MADs; true when the batch was full (more
+ * may wait: take them before sleeping). */
+static bool drain(struct cma_dev *d)
 {
 	struct snic_cm_mad m;
 
 	for (int i = 0; i < 64; i++) {
 		if (cma_cmd(d, SNIC_CMD_CM_RECV, NULL, 0, &m, sizeof(m)))
-			return;
+			return false;
+		cma_dbg("recv attr 0x%02x from %08x cid %02x%02x%02x%02x/%02x%02x%02x%02x\n",
+			m.mad[17], m.peer_ip, m.mad[24], m.mad[25], m.mad[26], m.mad[27],
+			m.mad[28], m.mad[29], m.mad[30], m.mad[31]);
 		cma_mad_in(d, m.peer_ip, m.mad);
 	}
+	return true;
 }
 
+/* Sleep on the word the firmware bumps for each queued MAD (at most a
+ * timer tick), take what came, run the timers.  CM_RECV is only asked
+ * when the word moved, so an idle process costs the firmware nothing. */
 static void *dev_thread(void *arg)
 {
 	struct cma_dev *d = arg;
 	struct timespec ts = { 0, CMA_TICK_NS };
+	bool more = false;
 
 	for (;;) {
 		uint32_t w = atomic_load_explicit(d->cm_word, memory_order_acquire);
 
-		if (w == d->cm_seen)
+		if (w == d->cm_seen && !more)
 			syscall(SYS_futex, (uint32_t *)d->cm_word, FUTEX_WAIT, w,
 				&ts, NULL, 0);
-		d->cm_seen = atomic_load_explicit(d->cm_word, memory_order_acquire);
+		w = atomic_load_explicit(d->cm_word, memory_order_acquire);
 		pthread_mutex_lock(&cma_lock);
-		drain(d);
+		if (w != d->cm_seen || more) {
+			d->cm_seen = w;
+			more = drain(d);
+		}
 		if (d == &cma_devs[0])
 			run_timers(cma_now_ns());
 		pthread_mutex_unlock(&cma_lock);
@@ -202,6 +220,9 @@ static void do_init(void)
 {
 	int n = 0;
 	struct ibv_device **list = ibv_get_device_list(&n);
+	const char *dbg = getenv("SNIC_CM_DEBUG");
+
+	cma_debug = dbg && *dbg && *dbg != '0';
 
 	if (!list) {
 		init_err = errno ? errno : ENODEV;

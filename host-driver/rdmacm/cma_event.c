@@ -75,6 +75,8 @@ int cma_post(struct cma_id *id, enum rdma_cm_event_type type, int status,
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return ENOMEM;
+	cma_dbg("event %s status %d id %p state %d\n", rdma_event_str(type), status,
+		(void *)id, id->state);
 	e->ev.id = &id->id;
 	e->ev.listen_id = listen ? &listen->id : NULL;
 	e->ev.event = type;

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Cases "cm/*": the rdma_cm (our librdmacm.so.1, the firmware's QP1) with
+# Debian's unmodified programs and our own, between snic0 (198.18.0.1,
+# client) and snic1 (198.18.0.2, server) of one snic-emu, in a private
+# network namespace.  A server counts as started once snicctl shows its
+# listener on the NIC (the firmware's listen table), so no client races it.
+#   tests/integration/cm.sh rping|rdma_server|udaddy|ucmatose|ucmatose-bind|
+#       cmtime|write_bw|read_lat|send_bw|ours|server-death|reject|
+#       unreachable|errors|wire
+set -euo pipefail
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+[[ $# -ge 1 ]] || snic_fail "usage: $0 CASE"
+snic_private_netns "$0" "$@"
+what=$1
+SRV=198.18.0.2
+T=$SNIC_BUILD/tests/snic_cm_test
+CTL=$SNIC_BUILD/bin/snicctl
+SPID=
+
+# Wait until snicctl shows a listener on PORT at snic1; fail if PID died.
+cm_wait_listen() { # PORT SECS PID
+	local port=$1 secs pid=$3 i
+	secs=$(snic_secs "$2")
+	for (( i = 0; i < secs * 10; i++ )); do
+		"$CTL" -d "$SNIC_RUN_DIR" show snic1 | grep -q "listen sid .* port $port " && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# Start a server in the background (output in $SNIC_CASE_DIR/NAME.out)
+# and wait for its listener.
+server() { # NAME PORT CMD...
+	local name=$1 port=$2
+	shift 2
+	snic_log "server: $*"
+	"$@" >"$SNIC_CASE_DIR/$name.out" 2>&1 </dev/null &
+	SPID=$!
+	SNIC_BG_PIDS+=("$SPID") # lib.sh's cleanup stops it if we fail
+	cm_wait_listen "$port" 30 "$SPID" || {
+		sed "s/^/  $name| /" "$SNIC_CASE_DIR/$name.out"
+		snic_fail "$name: no listener on port $port"
+	}
+}
+
+# Wait for the server (bounded) and require status 0.
+server_done() { # NAME
+	local name=$1 i secs rc=0
+	secs=$(snic_secs 60)
+	for (( i = 0; i < secs * 10; i++ )); do
+		kill -0 "$SPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$SPID" 2>/dev/null; then
+		kill -KILL "$SPID" 2>/dev/null || true
+		snic_fail "$name: server still running ${secs}s after its client finished"
+	fi
+	wait "$SPID" || rc=$?
+	snic__untrack "$SPID"
+	SPID=
+	sed "s/^/  $name| /" "$SNIC_CASE_DIR/$name.out"
+	(( rc == 0 )) || snic_fail "$name: server exit status $rc"
+}
+
+# A Debian program pair: server CMD on port PORT, then the client.
+pair() { # NAME PORT "SERVER CMD" "CLIENT CMD"
+	local name=$1 port=$2 rc=0
+	# shellcheck disable=SC2086 # the commands are word lists
+	server "$name-server" "$port" $3
+	# shellcheck disable=SC2086
+	snic_run "$name-client" 120 $4 || rc=$?
+	(( rc == 0 )) || snic_fail "$name client: exit status $rc"
+	server_done "$name-server"
+}
+
+counters() {
+	"$CTL" -d "$SNIC_RUN_DIR" show | grep -E '^[a-z]|cm_|cm:' | sed 's/^/  snicctl| /'
+}
+
+snic_emu_start ${SNIC_CM_EMU_ARGS:-}
+case $what in
+rping)
+	snic_need_cmd rping
+	pair rping 7471 "rping -s -a $SRV -p 7471 -C 1000" \
+		"rping -c -a $SRV -p 7471 -C 1000 -v -V"
+	# (stdout and stderr share the file: count the distinct pings)
+	n=$(grep -o 'rdma-ping-[0-9]*:' "$SNIC_CASE_DIR/rping-client.out" | sort -u | wc -l)
+	(( n == 1000 )) || snic_fail "rping client printed $n verified pings, want 1000"
+	;;
+rdma_server)
+	pair rdma_server 7471 "rdma_server -p 7471" "rdma_client -s $SRV -p 7471"
+	grep -q 'rdma_client: end 0' "$SNIC_CASE_DIR/rdma_server-client.out" ||
+		snic_fail "rdma_client did not end 0"
+	;;
+udaddy)
+	pair udaddy 7174 "udaddy" "udaddy -s $SRV"
+	grep -q 'data transfers complete' "$SNIC_CASE_DIR/udaddy-client.out" ||
+		snic_fail "udaddy client did not complete its transfers"
+	;;
+ucmatose)
+	pair ucmatose 7471 "ucmatose -c 10" "ucmatose -s $SRV -c 10"
+	;;
+ucmatose-bind)
+	pair ucmatose 7471 "ucmatose -b $SRV" "ucmatose -s $SRV -b 198.18.0.1"
+	;;
+cmtime)
+	# rdma-core 44's cmtime server serves until it is killed
+	server cmtime-server 7471 cmtime -c 100
+	snic_run cmtime-client 120 cmtime -s "$SRV" -c 100 || snic_fail "cmtime client failed"
+	kill -TERM "$SPID"
+	wait "$SPID" 2>/dev/null || true
+	snic__untrack "$SPID"
+	SPID=
+	grep -q '^connect ' "$SNIC_CASE_DIR/cmtime-client.out" ||
+		snic_fail "cmtime printed no connect figures"
+	;;
+write_bw|read_lat|send_bw)
+	prog=ib_$what
+	snic_need_cmd "$prog"
+	pair "$prog" 18515 "$prog -R -d snic1 -p 18515 -n 200" \
+		"$prog -R -d snic0 -p 18515 -n 200 $SRV"
+	;;
+ours)
+	server ours-server 7600 "$T" server "$SRV" 7600
+	snic_run ours-client 60 "$T" client "$SRV" 7600 || snic_fail "snic_cm_test client failed"
+	server_done ours-server
+	;;
+server-death)
+	server death-server 7601 "$T" server "$SRV" 7601 --hang
+	"$T" client "$SRV" 7601 --expect-death >"$SNIC_CASE_DIR/death-client.out" 2>&1 &
+	cpid=$!
+	for (( i = 0; i < 300; i++ )); do
+		grep -q 'server wrote' "$SNIC_CASE_DIR/death-server.out" && break
+		sleep 0.1
+	done
+	grep -q 'server wrote' "$SNIC_CASE_DIR/death-server.out" || snic_fail "the server never wrote"
+	snic_log "SIGKILL to the server (pid $SPID) mid-transfer"
+	kill -KILL "$SPID"
+	wait "$SPID" 2>/dev/null || true
+	snic__untrack "$SPID"
+	SPID=
+	rc=0
+	timeout "$(snic_secs 30)" tail --pid="$cpid" -f /dev/null || rc=$?
+	(( rc == 0 )) || { kill -KILL "$cpid"; snic_fail "the client hung after the server died"; }
+	wait "$cpid" || rc=$?
+	sed 's/^/  death-client| /' "$SNIC_CASE_DIR/death-client.out"
+	(( rc == 0 )) || snic_fail "the client did not see the server's death (status $rc)"
+	;;
+reject)
+	snic_run reject 30 "$T" reject "$SRV" 7602 || snic_fail "no prompt REJECTED"
+	;;
+unreachable)
+	# 198.18.0.99: in the NICs' subnet, nobody answers its ARP
+	snic_run unreachable 30 "$T" unreachable 198.18.0.99 1000 || snic_fail "no ADDR_ERROR in time"
+	;;
+errors)
+	snic_run errors 30 "$T" errors "$SRV" || snic_fail "an invalid call got the wrong errno"
+	;;
+*)
+	snic_fail "unknown case $what"
+	;;
+esac
+counters
+snic_emu_stop || exit 1
+snic_log "cm/$what passed"
