@@ -4,7 +4,7 @@
 #   tests/run.sh [suite|case ...]     default: every suite, in this order
 #   tests/run.sh --list               print the suites and their cases
 #
-# Suites: unit devinfo pingpong verbs wire perftest multi badconfig.  A case can also be named alone
+# Suites: unit devinfo pingpong verbs wire perftest multi badconfig cm.  A case can also be named alone
 # (e.g. tests/run.sh pingpong/events).
 #
 # Each case runs as its own process under timeout(1) (a hard limit; the whole
@@ -97,7 +97,7 @@ done
 
 # The rdma_cm: our librdmacm.so.1 and the firmware's QP1 (cm.sh).
 for c in rping rdma_server udaddy ucmatose ucmatose-bind cmtime write_bw \
-	 read_lat send_bw ours server-death reject unreachable errors; do
+	 read_lat send_bw ours server-death reject unreachable errors wire; do
 	case_add cm "cm/$c"                 180 bash "$IT/cm.sh" "$c"
 done
 

@@ -6,7 +6,8 @@
 # listener on the NIC (the firmware's listen table), so no client races it.
 #   tests/integration/cm.sh rping|rdma_server|udaddy|ucmatose|ucmatose-bind|
 #       cmtime|write_bw|read_lat|send_bw|ours|server-death|reject|
-#       unreachable|errors|wire
+#       unreachable|errors|wire (the CM exchange captured: check_roce.py and
+#       tshark, which must dissect REQ/REP/RTU/DREQ/DREP/REJ as InfiniBand CM)
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -80,7 +81,42 @@ counters() {
 	"$CTL" -d "$SNIC_RUN_DIR" show | grep -E '^[a-z]|cm_|cm:' | sed 's/^/  snicctl| /'
 }
 
-snic_emu_start ${SNIC_CM_EMU_ARGS:-}
+# cm/wire: the CM exchange on the wire, checked by both oracles.
+cm_wire() {
+	local pcap=$SNIC_CASE_DIR/cm.pcap py=/usr/bin/python3 attrs a rc=0
+	server ours-server 7600 "$T" server "$SRV" 7600
+	snic_run ours-client 60 "$T" client "$SRV" 7600 || snic_fail "snic_cm_test client failed"
+	server_done ours-server
+	snic_run reject 30 "$T" reject "$SRV" 7602 || snic_fail "no prompt REJECTED"
+	snic_emu_stop || exit 1
+	snic_need_cmd tshark
+	# every frame's ICRC, headers and PSNs (scapy); UD SEND_ONLY = the MADs
+	snic_run check-roce 100 "$py" "$SNIC_ROOT/tests/wire/check_roce.py" "$pcap" \
+		--expect-opcodes 0x64,0x04,0x06,0x07,0x08,0x0c,0x11 || rc=$?
+	(( rc == 0 )) || snic_fail "check_roce.py failed on the CM capture"
+	snic_run check-tshark 100 bash "$SNIC_ROOT/tests/wire/check_tshark.sh" "$pcap" 0x64 || rc=$?
+	(( rc == 0 )) || snic_fail "check_tshark.sh failed on the CM capture"
+	# QP1 frames dissected as InfiniBand CM, every message of the exchange
+	tshark -r "$pcap" -n -Y 'infiniband.bth.destqp == 1' -T fields \
+		-e frame.number -e _ws.col.Info -e _ws.expert.message \
+		>"$SNIC_CASE_DIR/cm-frames.txt" 2>/dev/null || snic_fail "tshark failed"
+	sed 's/^/  cm-frames| /' "$SNIC_CASE_DIR/cm-frames.txt"
+	for a in ConnectRequest ConnectReply ReadyToUse DisconnectRequest \
+		 DisconnectReply ConnectReject; do
+		grep -q "CM: $a" "$SNIC_CASE_DIR/cm-frames.txt" ||
+			snic_fail "no CM $a dissected in the capture"
+	done
+	attrs=$(awk -F'\t' '$3 != ""' "$SNIC_CASE_DIR/cm-frames.txt")
+	[[ -z $attrs ]] || snic_fail "tshark expert info on CM frames: $attrs"
+	snic_log "cm/wire passed"
+	exit 0
+}
+
+if [[ $what == wire ]]; then
+	snic_emu_start --pcap "$SNIC_CASE_DIR/cm.pcap"
+	cm_wire
+fi
+snic_emu_start
 case $what in
 rping)
 	snic_need_cmd rping
