@@ -91,6 +91,7 @@ case_add multi    multi/memif-client-first 240 bash "$IT/multi.sh" memif-client-
 case_add multi    multi/memif-restart    240 bash "$IT/multi.sh" memif-restart
 case_add multi    multi/afpacket         600 bash "$IT/multi.sh" afpacket
 case_add multi    multi/snicctl          180 bash "$IT/multi.sh" snicctl
+case_add multi    multi/memif-rping      240 bash "$IT/multi.sh" memif-rping
 for b in unknown-vdev eal-args port-down socket-dir nic-name no-port socket-in-use; do
 	case_add badconfig "badconfig/$b"     60 bash "$IT/badconfig.sh" "$b"
 done
@@ -100,6 +101,7 @@ for c in rping rdma_server udaddy ucmatose ucmatose-bind cmtime write_bw \
 	 read_lat send_bw ours server-death reject unreachable errors wire; do
 	case_add cm "cm/$c"                 180 bash "$IT/cm.sh" "$c"
 done
+case_add cm       cm/abi                 60 bash tools/abi-check.sh --rdmacm
 
 # The qemu-virt board: the bare-metal aarch64 image in QEMU (qemu.sh).
 # qemu/build builds newlib once per machine (minutes) and the image.

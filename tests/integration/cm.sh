@@ -116,7 +116,10 @@ if [[ $what == wire ]]; then
 	snic_emu_start --pcap "$SNIC_CASE_DIR/cm.pcap"
 	cm_wire
 fi
-snic_emu_start
+# SNIC_CM_EXTERNAL_NICS=1: the NICs are already up in $SNIC_RUN_DIR
+# (multi.sh memif-rping: two NIC processes over memif).
+ext=${SNIC_CM_EXTERNAL_NICS:-}
+[[ -n $ext ]] || snic_emu_start
 case $what in
 rping)
 	snic_need_cmd rping
@@ -200,5 +203,5 @@ errors)
 	;;
 esac
 counters
-snic_emu_stop || exit 1
+[[ -n $ext ]] || snic_emu_stop || exit 1
 snic_log "cm/$what passed"
