@@ -146,6 +146,13 @@ static inline struct cma_id *to_cid(struct rdma_cm_id *id)
 	return (struct cma_id *)(void *)id;
 }
 
+/* Fail with errno = err, as every rdma_* call reports errors. */
+static inline int cma_fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
 extern pthread_mutex_t cma_lock;
 extern struct cma_id *cma_ids;
 extern struct cma_dev cma_devs[CMA_MAX_DEV];
@@ -193,6 +200,8 @@ uint32_t cma_get32(const uint8_t *p);
 
 /* cma_qp.c */
 int cma_qp_to(struct cma_id *id, enum ibv_qp_state st);
+/* The address vector to the id's peer (RoCE v2: GRH to its GID). */
+void cma_peer_ah(const struct cma_id *id, struct ibv_ah_attr *ah);
 int cma_qp_attr(struct cma_id *id, struct ibv_qp_attr *a, int *mask);
 
 #endif /* SNIC_CMA_H */

@@ -241,24 +241,12 @@ static void post_ud(struct cma_id *c, enum rdma_cm_event_type t, int status,
 	u = &cma_last_posted(c)->ev.param.ud;
 	u->qp_num = c->remote_qpn;
 	u->qkey = c->remote_qkey;
-	if (t != RDMA_CM_EVENT_ESTABLISHED)
-		return;
-	u->ah_attr.is_global = 1;
-	u->ah_attr.grh.dgid = c->id.route.addr.addr.ibaddr.dgid;
-	u->ah_attr.grh.sgid_index = 0;
-	u->ah_attr.grh.hop_limit = 64;
-	u->ah_attr.grh.traffic_class = c->tos;
-	u->ah_attr.port_num = 1;
+	if (t == RDMA_CM_EVENT_ESTABLISHED)
+		cma_peer_ah(c, &u->ah_attr);
 }
 
 /* ---------------------------------------------------------------------- */
 /* Active side.                                                            */
-
-static int fail(int err)
-{
-	errno = err;
-	return -1;
-}
 
 static uint8_t min8(unsigned a, unsigned b)
 {
@@ -319,12 +307,12 @@ CMA_EXPORT int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_
 	int err;
 
 	if (!id)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	pthread_mutex_lock(&cma_lock);
 	err = connect_locked(c, conn_param);
 	pthread_mutex_unlock(&cma_lock);
 	if (err)
-		return fail(err);
+		return cma_fail(err);
 	return c->sync ? cma_sync_wait(c, RDMA_CM_EVENT_ESTABLISHED) : 0;
 }
 
@@ -373,17 +361,17 @@ CMA_EXPORT int rdma_establish(struct rdma_cm_id *id)
 	struct cma_id *c = to_cid(id);
 
 	if (!id)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	pthread_mutex_lock(&cma_lock);
 	if (c->state != CMA_REP_RCVD) {
 		pthread_mutex_unlock(&cma_lock);
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	}
 	if (id->qp && (cma_qp_to(c, IBV_QPS_RTR) || cma_qp_to(c, IBV_QPS_RTS))) {
 		int err = errno;
 
 		pthread_mutex_unlock(&cma_lock);
-		return fail(err);
+		return cma_fail(err);
 	}
 	build_short(c, c->last_mad, SNIC_CM_ATTR_RTU);
 	cma_send_mad(c->dev, c->dst_ip, c->last_mad, 0);
@@ -600,13 +588,13 @@ CMA_EXPORT int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_p
 	int err, ud;
 
 	if (!id)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	pthread_mutex_lock(&cma_lock);
 	ud = c->state == CMA_SIDR_REQ_RCVD;
 	err = accept_locked(c, conn_param);
 	pthread_mutex_unlock(&cma_lock);
 	if (err)
-		return fail(err);
+		return cma_fail(err);
 	return c->sync && !ud ? cma_sync_wait(c, RDMA_CM_EVENT_ESTABLISHED) : 0;
 }
 
@@ -639,30 +627,30 @@ static int reject_locked(struct cma_id *c, const void *pd, uint8_t len, uint16_t
 	return 0;
 }
 
+static int reject_call(struct rdma_cm_id *id, const void *pd, uint8_t len,
+		       uint16_t reason)
+{
+	int err;
+
+	if (!id || (len && !pd))
+		return cma_fail(EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	err = reject_locked(to_cid(id), pd, len, reason);
+	pthread_mutex_unlock(&cma_lock);
+	return err ? cma_fail(err) : 0;
+}
+
 CMA_EXPORT int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 			   uint8_t private_data_len)
 {
-	int err;
-
-	if (!id || (private_data_len && !private_data))
-		return fail(EINVAL);
-	pthread_mutex_lock(&cma_lock);
-	err = reject_locked(to_cid(id), private_data, private_data_len, REJ_CONSUMER);
-	pthread_mutex_unlock(&cma_lock);
-	return err ? fail(err) : 0;
+	return reject_call(id, private_data, private_data_len, REJ_CONSUMER);
 }
 
+/* ECE: snic has no vendor options to refuse but these (12.6.7.2, 35) */
 CMA_EXPORT int rdma_reject_ece(struct rdma_cm_id *id, const void *private_data,
 			       uint8_t private_data_len)
 {
-	int err;
-
-	if (!id || (private_data_len && !private_data))
-		return fail(EINVAL);
-	pthread_mutex_lock(&cma_lock);
-	err = reject_locked(to_cid(id), private_data, private_data_len, REJ_VENDOR_OPTION);
-	pthread_mutex_unlock(&cma_lock);
-	return err ? fail(err) : 0;
+	return reject_call(id, private_data, private_data_len, REJ_VENDOR_OPTION);
 }
 
 static void established_in(struct cma_id *c, const uint8_t *pd, unsigned len)
@@ -677,7 +665,7 @@ static void established_in(struct cma_id *c, const uint8_t *pd, unsigned len)
 CMA_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 {
 	if (!id)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	/* data before the RTU: the connection is up (IBTA 12.9.7.2) */
 	if (event == IBV_EVENT_COMM_EST) {
 		pthread_mutex_lock(&cma_lock);
@@ -725,8 +713,6 @@ static void rej_in(struct cma_id *c, const uint8_t *mad)
 	default:
 		return;
 	}
-	if (c->parent && c->state == CMA_REQ_RCVD)
-		c->parent->pending--;
 	c->timer = CMA_T_NONE;
 	c->state = CMA_DISCONNECTED;
 	disarm(c);
@@ -739,7 +725,7 @@ CMA_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 	int err = 0, wait = 0;
 
 	if (!id)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	pthread_mutex_lock(&cma_lock);
 	if (id->qp && id->qp_type != IBV_QPT_UD)
 		cma_qp_to(c, IBV_QPS_ERR); /* as rdma-core: no more work */
@@ -765,7 +751,7 @@ CMA_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 	}
 	pthread_mutex_unlock(&cma_lock);
 	if (err)
-		return fail(err);
+		return cma_fail(err);
 	return c->sync && wait ? cma_sync_wait(c, RDMA_CM_EVENT_DISCONNECTED) : 0;
 }
 

@@ -18,12 +18,6 @@ struct cma_id *cma_ids;
 #define CMA_ARP_EVERY_NS  (100 * 1000 * 1000)
 #define CMA_ADDR_POLL_NS  (5 * 1000 * 1000)
 
-static int fail(int err)
-{
-	errno = err;
-	return -1;
-}
-
 /* IPv4 (or IPv4-mapped / unspecified IPv6) -> host-order ip and port. */
 int cma_sockaddr_ip(const struct sockaddr *sa, uint32_t *ip, uint16_t *port)
 {
@@ -140,15 +134,15 @@ CMA_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
 	int err;
 
 	if (!id)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	switch (ps) {
 	case RDMA_PS_TCP: case RDMA_PS_IB: qpt = IBV_QPT_RC; break;
 	case RDMA_PS_UDP: case RDMA_PS_IPOIB: qpt = IBV_QPT_UD; break;
-	default: return fail(EINVAL);
+	default: return cma_fail(EINVAL);
 	}
 	err = cma_init();
 	if (err)
-		return fail(err);
+		return cma_fail(err);
 	pthread_mutex_lock(&cma_lock);
 	c = cma_id_new(channel, context, ps, qpt);
 	pthread_mutex_unlock(&cma_lock);
@@ -164,7 +158,7 @@ CMA_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 	struct rdma_event_channel *ch;
 
 	if (!id)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	if (id->event) {
 		rdma_ack_cm_event(id->event);
 		id->event = NULL;
@@ -266,16 +260,16 @@ CMA_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 	int err;
 
 	if (!id || !addr)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	err = cma_sockaddr_ip(addr, &ip, &port);
 	if (err)
-		return fail(err);
+		return cma_fail(err);
 	pthread_mutex_lock(&cma_lock);
 	err = bind_locked(to_cid(id), ip, port);
 	if (!err && addr->sa_family == AF_INET6) /* keep the family asked for */
 		memcpy(&id->route.addr.src_storage, addr, sizeof(struct sockaddr_in6));
 	pthread_mutex_unlock(&cma_lock);
-	return err ? fail(err) : 0;
+	return err ? cma_fail(err) : 0;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -351,14 +345,14 @@ CMA_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_add
 	int err;
 
 	if (!id || !dst_addr || timeout_ms < 0)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	err = cma_sockaddr_ip(dst_addr, &dip, &dport);
 	if (!err && src_addr)
 		err = cma_sockaddr_ip(src_addr, &sip, &sport);
 	if (err)
-		return fail(err);
+		return cma_fail(err);
 	if (dip == 0 || dip == 0xffffffffu || (dip >> 28) == 0xe)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	pthread_mutex_lock(&cma_lock);
 	if (!c->bound)
 		err = bind_locked(c, sip, sport);
@@ -366,7 +360,7 @@ CMA_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_add
 		err = EINVAL;
 	if (err) {
 		pthread_mutex_unlock(&cma_lock);
-		return fail(err);
+		return cma_fail(err);
 	}
 	/* 127/8: the loopback of the first NIC (or the bound one) */
 	if ((dip >> 24) == 127)
@@ -396,11 +390,11 @@ CMA_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 
 	(void)timeout_ms;
 	if (!id)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	pthread_mutex_lock(&cma_lock);
 	if (c->state != CMA_ADDR_RESOLVED) {
 		pthread_mutex_unlock(&cma_lock);
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	}
 	/* RoCE: the route is the resolved address (no SA to ask) */
 	cma_id_fill_route(c);
@@ -429,7 +423,7 @@ CMA_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
 	int err = 0, i;
 
 	if (!id)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	pthread_mutex_lock(&cma_lock);
 	if (!c->bound)
 		err = bind_locked(c, 0, 0);
@@ -443,7 +437,7 @@ CMA_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
 			if (!c->dev || c->dev == &cma_devs[i])
 				listen_dev(c, &cma_devs[i], 0);
 		pthread_mutex_unlock(&cma_lock);
-		return fail(err);
+		return cma_fail(err);
 	}
 	c->backlog = backlog > 0 ? backlog : 1024;
 	c->state = CMA_LISTEN;
@@ -460,34 +454,34 @@ CMA_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 	struct cma_id *c = to_cid(id);
 
 	if (!id || !optval)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	if (level == RDMA_OPTION_IB && optname == RDMA_OPTION_IB_PATH)
-		return fail(ENOSYS); /* RoCE: no SA path records to set */
+		return cma_fail(ENOSYS); /* RoCE: no SA path records to set */
 	if (level != RDMA_OPTION_ID)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	switch (optname) {
 	case RDMA_OPTION_ID_TOS:
 		if (optlen != sizeof(uint8_t))
-			return fail(EINVAL);
+			return cma_fail(EINVAL);
 		c->tos = *(uint8_t *)optval;
 		return 0;
 	case RDMA_OPTION_ID_REUSEADDR:
 		if (optlen != sizeof(int))
-			return fail(EINVAL);
+			return cma_fail(EINVAL);
 		c->reuseaddr = *(int *)optval != 0;
 		return 0;
 	case RDMA_OPTION_ID_AFONLY:
 		if (optlen != sizeof(int))
-			return fail(EINVAL);
+			return cma_fail(EINVAL);
 		c->afonly = *(int *)optval != 0;
 		return 0;
 	case RDMA_OPTION_ID_ACK_TIMEOUT:
 		if (optlen != sizeof(uint8_t))
-			return fail(EINVAL);
+			return cma_fail(EINVAL);
 		c->ack_timeout = *(uint8_t *)optval;
 		return 0;
 	default:
-		return fail(ENOSYS);
+		return cma_fail(ENOSYS);
 	}
 }
 
@@ -537,7 +531,7 @@ CMA_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 	int was_sync, new_sync = 0;
 
 	if (!id)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	if (!channel) {
 		channel = rdma_create_event_channel();
 		if (!channel)

@@ -12,10 +12,15 @@
 
 #include "cma.h"
 
-static int fail(int err)
+void cma_peer_ah(const struct cma_id *c, struct ibv_ah_attr *ah)
 {
-	errno = err;
-	return -1;
+	memset(ah, 0, sizeof(*ah));
+	ah->is_global = 1;
+	ah->grh.dgid = c->id.route.addr.addr.ibaddr.dgid;
+	ah->grh.sgid_index = 0;
+	ah->grh.hop_limit = 64;
+	ah->grh.traffic_class = c->tos;
+	ah->port_num = 1;
 }
 
 /* The attributes for moving the id's QP to a->qp_state (cma_lock held). */
@@ -53,12 +58,7 @@ int cma_qp_attr(struct cma_id *c, struct ibv_qp_attr *a, int *mask)
 		a->rq_psn = c->peer_psn;
 		a->max_dest_rd_atomic = c->resp_res;
 		a->min_rnr_timer = 12; /* 0.64 ms */
-		a->ah_attr.is_global = 1;
-		a->ah_attr.grh.dgid = c->id.route.addr.addr.ibaddr.dgid;
-		a->ah_attr.grh.sgid_index = 0;
-		a->ah_attr.grh.hop_limit = 64;
-		a->ah_attr.grh.traffic_class = c->tos;
-		a->ah_attr.port_num = 1;
+		cma_peer_ah(c, &a->ah_attr);
 		*mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 			 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 		return 0;
@@ -103,13 +103,13 @@ CMA_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_a
 	int err;
 
 	if (!id || !qp_attr || !qp_attr_mask)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	pthread_mutex_lock(&cma_lock);
 	if (qp_attr->qp_state == IBV_QPS_RTS && !to_cid(id)->my_psn)
 		to_cid(id)->my_psn = 1;
 	err = cma_qp_attr(to_cid(id), qp_attr, qp_attr_mask);
 	pthread_mutex_unlock(&cma_lock);
-	return err ? fail(err) : 0;
+	return err ? cma_fail(err) : 0;
 }
 
 static struct ibv_pd *default_pd(struct cma_id *c)
@@ -181,16 +181,16 @@ CMA_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_
 	int err = 0;
 
 	if (!id || !attr || !id->verbs || id->qp)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	if (attr->qp_type != id->qp_type && !(id->qp_type == IBV_QPT_RC &&
 					      attr->qp_type == IBV_QPT_UC))
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd) {
 		attr->pd = default_pd(c);
 		attr->comp_mask |= IBV_QP_INIT_ATTR_PD;
 	}
 	if (!attr->pd || attr->pd->context != id->verbs)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	if (!attr->srq && id->srq)
 		attr->srq = id->srq;
 	if (create_cqs(id, attr)) {
@@ -220,7 +220,7 @@ CMA_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_
 	ibv_destroy_qp(qp);
 cqs:
 	destroy_cqs(id);
-	return fail(err);
+	return cma_fail(err);
 }
 
 CMA_EXPORT int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
@@ -230,7 +230,7 @@ CMA_EXPORT int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 	int ret;
 
 	if (!id || !qp_init_attr)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	memset(&a, 0, sizeof(a));
 	memcpy(&a, qp_init_attr, sizeof(*qp_init_attr));
 	a.comp_mask = pd ? IBV_QP_INIT_ATTR_PD : 0;
@@ -259,16 +259,16 @@ CMA_EXPORT int rdma_create_srq_ex(struct rdma_cm_id *id, struct ibv_srq_init_att
 	struct ibv_srq_init_attr a;
 
 	if (!id || !attr || !id->verbs || id->srq)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	if (attr->comp_mask & ~(unsigned)(IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE |
 					  IBV_SRQ_INIT_ATTR_CQ))
-		return fail(EOPNOTSUPP);
+		return cma_fail(EOPNOTSUPP);
 	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC)
-		return fail(EOPNOTSUPP);
+		return cma_fail(EOPNOTSUPP);
 	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd)
 		attr->pd = default_pd(to_cid(id));
 	if (!attr->pd)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.srq_context = attr->srq_context;
 	a.attr = attr->attr;
@@ -286,7 +286,7 @@ CMA_EXPORT int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
 	int ret;
 
 	if (!attr)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.srq_context = attr->srq_context;
 	a.attr = attr->attr;
@@ -316,7 +316,7 @@ CMA_EXPORT int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 	enum rdma_port_space ps;
 
 	if (!id || !res)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	ps = res->ai_port_space ? (enum rdma_port_space)res->ai_port_space :
 	     (res->ai_qp_type == IBV_QPT_UD ? RDMA_PS_UDP : RDMA_PS_TCP);
 	if (rdma_create_id(NULL, &cm, NULL, ps))
@@ -371,7 +371,7 @@ CMA_EXPORT int rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **i
 	struct rdma_cm_id *n;
 
 	if (!listen || !id || !l->sync)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	if (listen->event) {
 		rdma_ack_cm_event(listen->event);
 		listen->event = NULL;
@@ -382,7 +382,7 @@ CMA_EXPORT int rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **i
 		int err = ev->status < 0 ? -ev->status : EINVAL;
 
 		rdma_ack_cm_event(ev);
-		return fail(err);
+		return cma_fail(err);
 	}
 	n = ev->id;
 	if (rdma_migrate_id(n, NULL))
@@ -499,14 +499,14 @@ CMA_EXPORT void rdma_freeaddrinfo(struct rdma_addrinfo *res)
 CMA_EXPORT int rdma_set_local_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
 {
 	if (!id || !ece)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	return 0;
 }
 
 CMA_EXPORT int rdma_get_remote_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
 {
 	if (!id || !ece)
-		return fail(EINVAL);
+		return cma_fail(EINVAL);
 	memset(ece, 0, sizeof(*ece));
 	return 0;
 }

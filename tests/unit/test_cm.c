@@ -12,23 +12,11 @@
 
 #include "fake_host.h"
 #include "nic/top.h"
+#include "wire/be.h"
 #include "unit.h"
 
 #define SID_X 0x0000000001061d2full
 #define SID_Y 0x0000000001061d30ull
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /* A CM MAD: attribute, our ID, the peer's ID, ServiceID at `sid_off`. */
 static void mad(struct snic_cm_mad *m, uint32_t ip, uint16_t attr, uint32_t local,
@@ -44,12 +32,11 @@ static void mad(struct snic_cm_mad *m, uint32_t ip, uint16_t attr, uint32_t loca
 	m->mad[3] = SNIC_MAD_METHOD_SEND;
 	m->mad[16] = (uint8_t)(attr >> 8);
 	m->mad[17] = (uint8_t)attr;
-	put32(c, local);
+	be32_put(c, local);
 	if (attr == SNIC_CM_ATTR_REQ) {
-		put32(c + 8, (uint32_t)(sid >> 32));
-		put32(c + 12, (uint32_t)sid);
+		be64_put(c + 8, sid);
 	} else {
-		put32(c + 4, remote);
+		be32_put(c + 4, remote);
 	}
 }
 
@@ -129,7 +116,7 @@ static void test_cm_routing(void)
 	fsim_idle(s, 50);
 	CU_ASSERT_EQUAL_FATAL(cm_recv(&a, &got), SNIC_ST_OK);
 	CU_ASSERT_EQUAL(attr_of(&got), SNIC_CM_ATTR_REJ);
-	CU_ASSERT_EQUAL(get32(got.mad + SNIC_CM_HDR_LEN + 4), ba | 2);
+	CU_ASSERT_EQUAL(be32_get(got.mad + SNIC_CM_HDR_LEN + 4), ba | 2);
 	CU_ASSERT_EQUAL(got.mad[SNIC_CM_HDR_LEN + 11], 8);
 	CU_ASSERT_EQUAL(fdev_counter(&s->b, "cm_fw_replies"), 1);
 
@@ -142,7 +129,7 @@ static void test_cm_routing(void)
 	fsim_idle(s, 50);
 	CU_ASSERT_EQUAL_FATAL(cm_recv(&a, &got), SNIC_ST_OK);
 	CU_ASSERT_EQUAL(attr_of(&got), SNIC_CM_ATTR_DREQ);
-	CU_ASSERT_EQUAL(get32(got.mad + SNIC_CM_HDR_LEN), bb1 | 5);
+	CU_ASSERT_EQUAL(be32_get(got.mad + SNIC_CM_HDR_LEN), bb1 | 5);
 
 	/* its DREP reaches nobody; a DREQ for the dead connection gets a DREP */
 	mad(&m, FSIM_IP_B, SNIC_CM_ATTR_DREQ, ba | 1, bb1 | 5, 0);
@@ -150,7 +137,7 @@ static void test_cm_routing(void)
 	fsim_idle(s, 50);
 	CU_ASSERT_EQUAL_FATAL(cm_recv(&a, &got), SNIC_ST_OK);
 	CU_ASSERT_EQUAL(attr_of(&got), SNIC_CM_ATTR_DREP);
-	CU_ASSERT_EQUAL(get32(got.mad + SNIC_CM_HDR_LEN + 4), ba | 1);
+	CU_ASSERT_EQUAL(be32_get(got.mad + SNIC_CM_HDR_LEN + 4), ba | 1);
 	/* the dead listener's ServiceID is free again */
 	CU_ASSERT_EQUAL(fctx_cmd(&b2, SNIC_CMD_CM_LISTEN, &l, sizeof(l), NULL, 0), SNIC_ST_OK);
 

@@ -20,27 +20,9 @@
 #include <string.h>
 
 #include "nic/cm.h"
+#include "wire/be.h"
 
 #define CM_OFF(x) (SNIC_CM_HDR_LEN + (x))
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static void wr32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	return (uint64_t)rd32(p) << 32 | rd32(p + 4);
-}
 
 static uint16_t mad_attr(const uint8_t *mad)
 {
@@ -182,8 +164,8 @@ static void reply_rej(struct snic_nic *nic, uint32_t ip, const uint8_t *in,
 	uint8_t m[SNIC_CM_MAD_SIZE];
 
 	reply_hdr(m, in, SNIC_CM_ATTR_REJ);
-	wr32(m + CM_OFF(0), local);
-	wr32(m + CM_OFF(4), remote);
+	be32_put(m + CM_OFF(0), local);
+	be32_put(m + CM_OFF(4), remote);
 	m[CM_OFF(8)] = (uint8_t)(msg << 6);
 	m[CM_OFF(10)] = (uint8_t)(reason >> 8);
 	m[CM_OFF(11)] = (uint8_t)reason;
@@ -253,8 +235,8 @@ full:
 static uint32_t our_cid(const uint8_t *mad)
 {
 	if (mad_attr(mad) == SNIC_CM_ATTR_SIDR_REP)
-		return rd32(mad + CM_OFF(0));
-	return rd32(mad + CM_OFF(4));
+		return be32_get(mad + CM_OFF(0));
+	return be32_get(mad + CM_OFF(4));
 }
 
 static void rx_unowned(struct snic_nic *nic, const struct roce_hdrs *h)
@@ -263,7 +245,7 @@ static void rx_unowned(struct snic_nic *nic, const struct roce_hdrs *h)
 
 	switch (mad_attr(mad)) {
 	case SNIC_CM_ATTR_REQ:
-		reply_rej(nic, h->sip, mad, 0, rd32(mad + CM_OFF(0)), 0, 8);
+		reply_rej(nic, h->sip, mad, 0, be32_get(mad + CM_OFF(0)), 0, 8);
 		return;
 	case SNIC_CM_ATTR_SIDR_REQ:
 		reply_sidr_unsupported(nic, h->sip, mad);
@@ -272,8 +254,8 @@ static void rx_unowned(struct snic_nic *nic, const struct roce_hdrs *h)
 		reply_drep(nic, h->sip, mad);
 		return;
 	case SNIC_CM_ATTR_REP:
-		reply_rej(nic, h->sip, mad, rd32(mad + CM_OFF(4)),
-			  rd32(mad + CM_OFF(0)), 1, 10);
+		reply_rej(nic, h->sip, mad, be32_get(mad + CM_OFF(4)),
+			  be32_get(mad + CM_OFF(0)), 1, 10);
 		return;
 	default:
 		CNT_INC(&nic->core, cm_drop_no_owner);
@@ -299,7 +281,7 @@ void cm_rx(struct snic_nic *nic, const struct roce_hdrs *h)
 	if (attr == SNIC_CM_ATTR_REJ)
 		CNT_INC(&nic->core, cm_rej_recv);
 	if (attr == SNIC_CM_ATTR_REQ || attr == SNIC_CM_ATTR_SIDR_REQ) {
-		l = listener(t, rd64(mad + CM_OFF(8)));
+		l = listener(t, be64_get(mad + CM_OFF(8)));
 		owner = l && t->open[l->ctx] ? l->ctx : -1;
 	} else {
 		owner = cid_owner(t, our_cid(mad));
@@ -322,10 +304,10 @@ static bool may_send(struct snic_cm_tables *t, unsigned ctx, const uint8_t *mad)
 	if (!mad_ok(mad))
 		return false;
 	if (mad_attr(mad) == SNIC_CM_ATTR_SIDR_REP) {
-		l = listener(t, rd64(mad + CM_OFF(12)));
+		l = listener(t, be64_get(mad + CM_OFF(12)));
 		return l && l->ctx == ctx;
 	}
-	return cid_owner(t, rd32(mad + CM_OFF(0))) == (int)ctx;
+	return cid_owner(t, be32_get(mad + CM_OFF(0))) == (int)ctx;
 }
 
 static int cm_send(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad *m)
