@@ -5,6 +5,7 @@
 # network namespace.  A server counts as started once snicctl shows its
 # listener on the NIC (the firmware's listen table), so no client races it.
 #   tests/integration/cm.sh rping|rdma_server|udaddy|ucmatose|ucmatose-bind|
+#       ucmatose-migrate|timeout|
 #       cmtime|write_bw|read_lat|send_bw|ours|server-death|reject|
 #       unreachable|errors|wire (the CM exchange captured: check_roce.py and
 #       tshark, which must dissect REQ/REP/RTU/DREQ/DREP/REJ as InfiniBand CM)
@@ -145,6 +146,11 @@ ucmatose)
 ucmatose-bind)
 	pair ucmatose 7471 "ucmatose -b $SRV" "ucmatose -s $SRV -b 198.18.0.1"
 	;;
+ucmatose-migrate)
+	pair ucmatose 7471 "ucmatose -m" "ucmatose -s $SRV -m"
+	grep -q 'migrating to new event channel' "$SNIC_CASE_DIR/ucmatose-client.out" ||
+		snic_fail "ucmatose -m did not migrate"
+	;;
 cmtime)
 	# rdma-core 44's cmtime server serves until it is killed
 	server cmtime-server 7471 cmtime -c 100
@@ -190,6 +196,22 @@ server-death)
 	;;
 reject)
 	snic_run reject 30 "$T" reject "$SRV" 7602 || snic_fail "no prompt REJECTED"
+	;;
+timeout)
+	# a listener that never answers (stopped): REQ retried, then UNREACHABLE
+	server stopped-server 7603 "$T" server "$SRV" 7603
+	kill -STOP "$SPID"
+	rc=0
+	snic_run timeout 60 "$T" timeout "$SRV" 7603 || rc=$?
+	kill -KILL "$SPID"
+	wait "$SPID" 2>/dev/null || true
+	snic__untrack "$SPID"
+	SPID=
+	(( rc == 0 )) || snic_fail "no UNREACHABLE after the CM's retries"
+	"$CTL" -d "$SNIC_RUN_DIR" show snic0 | grep -Eq 'cm_mads_retried +[1-9]' ||
+		snic_fail "snicctl shows no retried MAD"
+	"$CTL" -d "$SNIC_RUN_DIR" show snic0 | grep -Eq 'cm_timeouts +1$' ||
+		snic_fail "snicctl shows no CM timeout"
 	;;
 unreachable)
 	# 198.18.0.99: in the NICs' subnet, nobody answers its ARP

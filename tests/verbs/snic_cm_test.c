@@ -18,6 +18,9 @@
  *                               (DISCONNECTED, or an error completion)
  *                               arrives within the time limit.
  *   reject ADDR PORT            connect where nobody listens: REJECTED.
+ *   timeout ADDR PORT           connect to a listener that never answers
+ *                               (the test stops it): UNREACHABLE after the
+ *                               CM's retries, within 30 s.
  *   unreachable ADDR MS         rdma_resolve_addr: ADDR_ERROR within MS+1 s.
  *   errors ADDR                 invalid calls get rdma-core's errno.
  *
@@ -345,34 +348,47 @@ static int run_client(const char *ip, int port, int expect_death)
 	return 0;
 }
 
-static int run_reject(const char *ip, int port)
+/* Connect with a fresh id; the first event after rdma_connect within ms. */
+static struct rdma_cm_event *connect_once(struct rdma_event_channel *ch,
+					  struct rdma_cm_id **id, const char *ip,
+					  int port, int ms)
 {
 	struct rdma_conn_param cp = { .retry_count = 7 };
-	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct rdma_cm_event *ev;
-	struct rdma_cm_id *id;
 	struct sockaddr_in a;
 	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
 				       .cap = { 4, 4, 1, 1, 0 } };
-	int64_t t0;
 
 	sin_of(&a, ip, port);
-	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
-	    rdma_resolve_addr(id, NULL, (struct sockaddr *)&a, 2000))
+	if (rdma_create_id(ch, id, NULL, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(*id, NULL, (struct sockaddr *)&a, 2000))
 		FAIL("resolve: %s", strerror(errno));
 	rdma_ack_cm_event(expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED));
-	if (rdma_resolve_route(id, 2000))
+	if (rdma_resolve_route(*id, 2000))
 		FAIL("rdma_resolve_route");
 	rdma_ack_cm_event(expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED));
-	if (rdma_create_qp(id, NULL, &qa))
+	if (rdma_create_qp(*id, NULL, &qa))
 		FAIL("rdma_create_qp: %s", strerror(errno));
-	t0 = now_ms();
-	if (rdma_connect(id, &cp))
+	if (rdma_connect(*id, &cp))
 		FAIL("rdma_connect: %s", strerror(errno));
-	ev = next_event(ch, 2000);
-	if (!ev || ev->event != RDMA_CM_EVENT_REJECTED)
-		FAIL("want REJECTED within 2 s, got %s", ev ? rdma_event_str(ev->event) : "nothing");
-	printf("ok REJECTED (reason %d) after %lld ms\n", ev->status, (long long)(now_ms() - t0));
+	return next_event(ch, ms);
+}
+
+/* Connect and require the event `want` within ms. */
+static int run_refused(const char *ip, int port, enum rdma_cm_event_type want, int ms)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	int64_t t0 = now_ms();
+
+	if (!ch)
+		FAIL("rdma_create_event_channel");
+	ev = connect_once(ch, &id, ip, port, ms);
+	if (!ev || ev->event != want)
+		FAIL("want %s within %d ms, got %s", rdma_event_str(want), ms,
+		     ev ? rdma_event_str(ev->event) : "nothing");
+	printf("ok %s (status %d) after %lld ms\n", rdma_event_str(want), ev->status,
+	       (long long)(now_ms() - t0));
 	rdma_ack_cm_event(ev);
 	rdma_destroy_qp(id);
 	rdma_destroy_id(id);
@@ -465,11 +481,13 @@ int main(int argc, char **argv)
 		return run_client(argv[i + 1], atoi(argv[i + 2]),
 				  argc - i > 3 && !strcmp(argv[i + 3], "--expect-death"));
 	if (argc - i >= 3 && !strcmp(argv[i], "reject"))
-		return run_reject(argv[i + 1], atoi(argv[i + 2]));
+		return run_refused(argv[i + 1], atoi(argv[i + 2]), RDMA_CM_EVENT_REJECTED, 2000);
+	if (argc - i >= 3 && !strcmp(argv[i], "timeout"))
+		return run_refused(argv[i + 1], atoi(argv[i + 2]), RDMA_CM_EVENT_UNREACHABLE, 30000);
 	if (argc - i >= 3 && !strcmp(argv[i], "unreachable"))
 		return run_unreachable(argv[i + 1], atoi(argv[i + 2]));
 	if (argc - i >= 2 && !strcmp(argv[i], "errors"))
 		return run_errors(argv[i + 1]);
-	fprintf(stderr, "usage: snic_cm_test [--timeout-ms MS] server|client|reject|unreachable|errors ...\n");
+	fprintf(stderr, "usage: snic_cm_test [--timeout-ms MS] server|client|reject|timeout|unreachable|errors ...\n");
 	return 2;
 }
