@@ -138,7 +138,8 @@ $(BUILD)/tests/wire/%: tests/wire/%.c $(FW_LIB) hal/posix/pcap_file.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -Ihal/posix $(SAN) -o $@ $< hal/posix/pcap_file.c $(FW_LIB)
 
-$(BUILD)/bin/%: tools/%.c
+# (tools read the BAR: rebuilt when the host interface changes)
+$(BUILD)/bin/%: tools/%.c firmware/include/snic/hostif.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE $(SAN) -o $@ $<
 
