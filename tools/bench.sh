@@ -75,7 +75,7 @@ kill "$cpid" 2>/dev/null || true   # rdma-core 44's cmtime server never exits
 wait "$cpid" 2>/dev/null || true
 for step in "resolve addr" connect disconnect; do
 	awk -v s="$step" -F'[:]' '$1 ~ "^" s " *$" { split($2, f, " ");
-		printf "  %-13s %8.1f us/conn   %7.0f /s\n", s, f[4], f[4] > 0 ? 1e6 / f[4] : 0 }' "$out"
+		printf "  %-13s %8.1f us/conn   %7.0f /s\n", s, f[4], (f[4] > 0 ? 1e6 / f[4] : 0) }' "$out"
 done
 snic_emu_stop >/dev/null
 echo
