@@ -98,7 +98,8 @@ done
 
 # The rdma_cm: our librdmacm.so.1 and the firmware's QP1 (cm.sh).
 for c in rping rdma_server udaddy ucmatose ucmatose-bind ucmatose-migrate cmtime write_bw \
-	 read_lat send_bw ours server-death reject timeout unreachable errors wire; do
+	 read_lat send_bw ours server-death reject abandon timeout unreachable errors \
+	 wire; do
 	case_add cm "cm/$c"                 180 bash "$IT/cm.sh" "$c"
 done
 case_add cm       cm/abi                 60 bash tools/abi-check.sh --rdmacm

@@ -194,6 +194,8 @@ int cma_sockaddr_ip(const struct sockaddr *sa, uint32_t *ip, uint16_t *port);
 void cma_mad_in(struct cma_dev *d, uint32_t peer_ip, const uint8_t *mad);
 void cma_mad_timer(struct cma_id *id, int64_t now);
 void cma_conn_abort(struct cma_id *id);  /* rdma_destroy_id of a live id */
+/* A passive id the application never saw: refuse its request, free it. */
+void cma_conn_abandon(struct cma_id *id);
 void cma_mad_hdr(uint8_t *mad, uint16_t attr, uint64_t tid);
 void cma_put32(uint8_t *p, uint32_t v);
 uint32_t cma_get32(const uint8_t *p);

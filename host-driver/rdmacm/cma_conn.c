@@ -474,6 +474,9 @@ static void req_in(struct cma_dev *d, uint32_t ip, const uint8_t *mad)
 			send_mra(c, 0);      /* the application is deciding */
 		else if (c->state == CMA_REP_SENT)
 			cma_send_mad(d, ip, c->last_mad, 1);
+		else if (c->state == CMA_DISCONNECTED && c->local_cid && c->parent)
+			send_rej(d, ip, c->tid, c->local_cid, rcid, 0, REJ_CONSUMER,
+				 NULL, 0); /* our REJ was lost (12.6.7) */
 		return;
 	}
 	l = find_listener(d, get64(m + 8));
@@ -779,6 +782,14 @@ void cma_conn_abort(struct cma_id *c)
 	}
 	disarm(c);
 	c->state = CMA_DISCONNECTED;
+}
+
+void cma_conn_abandon(struct cma_id *c)
+{
+	cma_conn_abort(c);  /* REQ_RCVD: REJ, and the listener's backlog */
+	cma_id_unlink(c);
+	pthread_cond_destroy(&c->cv);
+	free(c);
 }
 
 void cma_mad_timer(struct cma_id *c, int64_t now)

@@ -196,22 +196,28 @@ int cma_sync_wait(struct cma_id *id, enum rdma_cm_event_type want)
 	return -1;
 }
 
-/* Events of a destroyed id still queued: withdraw them (cma_lock held). */
+/* Events of a destroyed id still queued: withdraw them (cma_lock held).
+ * A destroyed listener's connection requests the application never read
+ * are refused, and their ids go with them (as the kernel's rdma_cm does
+ * with ids it never reported). */
 void cma_chan_free_events_of(struct cma_chan *c, struct cma_id *id)
 {
 	struct cma_event **pp = &c->head, *prev = NULL;
 
 	while (*pp) {
 		struct cma_event *e = *pp;
+		struct cma_id *child = to_cid(e->ev.id);
 
-		if (e->ev.id == &id->id) {
+		if (e->ev.id == &id->id || e->ev.listen_id == &id->id) {
 			*pp = e->next;
 			if (c->tail == e)
 				c->tail = prev;
-			id->events_out--;
+			child->events_out--;
 			if (e->ev.listen_id)
 				to_cid(e->ev.listen_id)->events_out--;
 			free(e);
+			if (child != id)
+				cma_conn_abandon(child);
 			continue;
 		}
 		prev = e;

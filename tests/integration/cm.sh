@@ -5,7 +5,7 @@
 # network namespace.  A server counts as started once snicctl shows its
 # listener on the NIC (the firmware's listen table), so no client races it.
 #   tests/integration/cm.sh rping|rdma_server|udaddy|ucmatose|ucmatose-bind|
-#       ucmatose-migrate|timeout|
+#       ucmatose-migrate|abandon|timeout|
 #       cmtime|write_bw|read_lat|send_bw|ours|server-death|reject|
 #       unreachable|errors|wire (the CM exchange captured: check_roce.py and
 #       tshark, which must dissect REQ/REP/RTU/DREQ/DREP/REJ as InfiniBand CM)
@@ -196,6 +196,10 @@ server-death)
 	;;
 reject)
 	snic_run reject 30 "$T" reject "$SRV" 7602 || snic_fail "no prompt REJECTED"
+	;;
+abandon)
+	snic_run abandon 30 "$T" abandon "$SRV" 7604 ||
+		snic_fail "a listener destroyed with an unread request"
 	;;
 timeout)
 	# a listener that never answers (stopped): REQ retried, then UNREACHABLE

@@ -18,6 +18,9 @@
  *                               (DISCONNECTED, or an error completion)
  *                               arrives within the time limit.
  *   reject ADDR PORT            connect where nobody listens: REJECTED.
+ *   abandon ADDR PORT           a listener destroyed with a connection
+ *                               request it never read: the destroy returns
+ *                               and the client is REJECTED.
  *   timeout ADDR PORT           connect to a listener that never answers
  *                               (the test stops it): UNREACHABLE after the
  *                               CM's retries, within 30 s.
@@ -396,6 +399,43 @@ static int run_refused(const char *ip, int port, enum rdma_cm_event_type want, i
 	return 0;
 }
 
+static int run_abandon(const char *ip, int port)
+{
+	struct rdma_event_channel *lch = rdma_create_event_channel();
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *listen, *id;
+	struct rdma_cm_event *ev;
+	struct sockaddr_in a;
+	struct pollfd p;
+	int64_t t0;
+
+	sin_of(&a, ip, port);
+	if (!lch || !ch || rdma_create_id(lch, &listen, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(listen, (struct sockaddr *)&a) || rdma_listen(listen, 4))
+		FAIL("listen on %s:%d: %s", ip, port, strerror(errno));
+	ev = connect_once(ch, &id, ip, port, 0);
+	if (ev)
+		FAIL("unexpected %s before the listener went", rdma_event_str(ev->event));
+	p = (struct pollfd){ .fd = lch->fd, .events = POLLIN };
+	if (poll(&p, 1, timeout_ms) != 1)
+		FAIL("no connection request queued for the listener");
+	t0 = now_ms();
+	if (rdma_destroy_id(listen))
+		FAIL("rdma_destroy_id(listener): %s", strerror(errno));
+	printf("ok listener destroyed in %lld ms with an unread request\n",
+	       (long long)(now_ms() - t0));
+	ev = next_event(ch, 2000);
+	if (!ev || ev->event != RDMA_CM_EVENT_REJECTED)
+		FAIL("want REJECTED, got %s", ev ? rdma_event_str(ev->event) : "nothing");
+	printf("ok client REJECTED (reason %d)\n", ev->status);
+	rdma_ack_cm_event(ev);
+	rdma_destroy_qp(id);
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	rdma_destroy_event_channel(lch);
+	return 0;
+}
+
 static int run_unreachable(const char *ip, int ms)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
@@ -482,12 +522,14 @@ int main(int argc, char **argv)
 				  argc - i > 3 && !strcmp(argv[i + 3], "--expect-death"));
 	if (argc - i >= 3 && !strcmp(argv[i], "reject"))
 		return run_refused(argv[i + 1], atoi(argv[i + 2]), RDMA_CM_EVENT_REJECTED, 2000);
+	if (argc - i >= 3 && !strcmp(argv[i], "abandon"))
+		return run_abandon(argv[i + 1], atoi(argv[i + 2]));
 	if (argc - i >= 3 && !strcmp(argv[i], "timeout"))
 		return run_refused(argv[i + 1], atoi(argv[i + 2]), RDMA_CM_EVENT_UNREACHABLE, 30000);
 	if (argc - i >= 3 && !strcmp(argv[i], "unreachable"))
 		return run_unreachable(argv[i + 1], atoi(argv[i + 2]));
 	if (argc - i >= 2 && !strcmp(argv[i], "errors"))
 		return run_errors(argv[i + 1]);
-	fprintf(stderr, "usage: snic_cm_test [--timeout-ms MS] server|client|reject|timeout|unreachable|errors ...\n");
+	fprintf(stderr, "usage: snic_cm_test [--timeout-ms MS] server|client|reject|abandon|timeout|unreachable|errors ...\n");
 	return 2;
 }
