@@ -69,12 +69,20 @@ EMU_BIN  := $(BUILD)/bin/snic-emu
 EMU_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE $(DPDK_CFLAGS) -Ihal/posix -Ihal/dpdk -Ihal/fault -Iboards/emu -Iboards/common
 
 # The host driver: a drop-in libibverbs.so.1.
-HD_SRCS  := $(sort $(wildcard host-driver/*/*.c))
+# (host-driver/rdmacm/ is librdmacm.so.1, below)
+HD_SRCS  := $(filter-out host-driver/rdmacm/%,$(sort $(wildcard host-driver/*/*.c)))
 HD_OBJS  := $(HD_SRCS:%.c=$(BUILD)/obj/%.o)
 HD_LIB   := $(BUILD)/lib/libibverbs.so.1
 HD_MAP   := host-driver/abi/libibverbs.map
 # Exports are decided by the version script alone (local: *).
 HD_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -fPIC -Ihost-driver -pthread
+
+# The drop-in librdmacm.so.1 (host-driver/rdmacm/, issue 12), linked
+# against our libibverbs.so.1.
+CM_SRCS  := $(sort $(wildcard host-driver/rdmacm/*.c))
+CM_OBJS  := $(CM_SRCS:%.c=$(BUILD)/obj/%.o)
+CM_LIB   := $(BUILD)/lib/librdmacm.so.1
+CM_MAP   := host-driver/rdmacm/librdmacm.map
 
 # Tests.
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
@@ -118,8 +126,8 @@ MPI_BINS  := $(foreach f,$(MPI_FLAVS),$(MPI_SRCS:tests/mpi/%.c=$(BUILD)/tests/mp
 TOOLS_SRCS := $(sort $(wildcard tools/*.c))
 TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 
-ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(BENCH_INSTR_BIN) $(BENCH_BINS) \
-	$(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) $(MPI_BINS) $(SIM_BINS)
+ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(CM_LIB) $(UNIT_BIN) $(BENCH_INSTR_BIN) \
+	$(BENCH_BINS) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) $(MPI_BINS) $(SIM_BINS)
 
 .PHONY: all deps demo test unit asan bench bench-instr clean firmware emu host-driver
 all: $(ALL)
@@ -156,6 +164,11 @@ $(HD_LIB): $(HD_OBJS) $(HD_MAP)
 	$(CC) $(SAN) -shared -o $@ $(HD_OBJS) -Wl,-soname,libibverbs.so.1 \
 		-Wl,--version-script=$(HD_MAP) -Wl,-z,defs -pthread
 	ln -sf libibverbs.so.1 $(@D)/libibverbs.so
+
+$(CM_LIB): $(CM_OBJS) $(CM_MAP) $(HD_LIB)
+	$(CC) $(SAN) -shared -o $@ $(CM_OBJS) -Wl,-soname,librdmacm.so.1 \
+		-Wl,--version-script=$(CM_MAP) -Wl,-z,defs -L$(@D) -libverbs -pthread
+	ln -sf librdmacm.so.1 $(@D)/librdmacm.so
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
@@ -200,12 +213,18 @@ $(BUILD)/tests/sim/%: tests/sim/%.c $(SIM_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $(SAN) -o $@ $< $(SIM_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB) -lcunit
 
+# The rdma_cm test also links Debian's librdmacm.
+$(BUILD)/tests/snic_cm_test: tests/verbs/snic_cm_test.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE $(SAN) -o $@ $< -lrdmacm -libverbs -pthread
+
 # Wire-format helpers (pcap generators for the oracle tests).
 $(BUILD)/tests/wire/%: tests/wire/%.c $(FW_LIB) hal/posix/pcap_file.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -Ihal/posix $(SAN) -o $@ $< hal/posix/pcap_file.c $(FW_LIB)
 
-$(BUILD)/bin/%: tools/%.c
+# (tools read the BAR: rebuilt when the host interface changes)
+$(BUILD)/bin/%: tools/%.c firmware/include/snic/hostif.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE $(SAN) -o $@ $<
 

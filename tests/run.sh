@@ -4,7 +4,7 @@
 #   tests/run.sh [suite|case ...]     default: every suite, in this order
 #   tests/run.sh --list               print the suites and their cases
 #
-# Suites: unit devinfo pingpong verbs wire perftest multi badconfig qemu arm.  A case can also be named alone
+# Suites: unit devinfo pingpong verbs wire perftest engines multi badconfig cm qemu arm.  A case can also be named alone
 # (e.g. tests/run.sh pingpong/events).
 #
 # Each case runs as its own process under timeout(1) (a hard limit; the whole
@@ -46,7 +46,7 @@ IT=tests/integration
 # case_add SUITE NAME LIMIT_SECONDS COMMAND...   (limits before scaling)
 # A normal run takes 3-6 minutes here (plus newlib's one-time build for
 # qemu/build); the limits only bound a hang, they are not expectations.
-SUITES=(unit devinfo pingpong verbs wire perftest engines multi badconfig)
+SUITES=(unit devinfo pingpong verbs wire perftest engines multi badconfig cm)
 C_SUITE=() C_NAME=() C_LIMIT=() C_CMD=()
 case_add() {
 	local suite=$1 name=$2 limit=$3 cmd
@@ -99,9 +99,18 @@ case_add multi    multi/memif-restart    240 bash "$IT/multi.sh" memif-restart
 case_add multi    multi/afpacket         600 bash "$IT/multi.sh" afpacket
 case_add multi    multi/snicctl          180 bash "$IT/multi.sh" snicctl
 case_add multi    multi/mpi-memif        240 bash "$IT/multi.sh" mpi-memif
+case_add multi    multi/memif-rping      240 bash "$IT/multi.sh" memif-rping
 for b in unknown-vdev eal-args port-down socket-dir nic-name no-port socket-in-use; do
 	case_add badconfig "badconfig/$b"     60 bash "$IT/badconfig.sh" "$b"
 done
+
+# The rdma_cm: our librdmacm.so.1 and the firmware's QP1 (cm.sh).
+for c in rping rdma_server udaddy ucmatose ucmatose-bind ucmatose-migrate cmtime write_bw \
+	 read_lat send_bw ours server-death reject abandon timeout unreachable errors \
+	 wire; do
+	case_add cm "cm/$c"                 180 bash "$IT/cm.sh" "$c"
+done
+case_add cm       cm/abi                 60 bash tools/abi-check.sh --rdmacm
 
 # The qemu-virt board: the bare-metal aarch64 image in QEMU (qemu.sh).
 # qemu/build builds newlib once per machine (minutes) and the image.

@@ -10,6 +10,10 @@
 #
 # Usage:
 #   tools/abi-check.sh [LIB]        check LIB (default build/lib/libibverbs.so.1)
+#   tools/abi-check.sh --rdmacm [LIB]  the same for our librdmacm.so.1 (default
+#                                   build/lib/librdmacm.so.1): RDMACM_* imports
+#                                   of rdmacm-utils, perftest, libfabric1 and
+#                                   UCX, against Debian's librdmacm.so.1
 #   tools/abi-check.sh --list       print the import table (symbol, version,
 #                                   importers), one symbol@version per line
 #                                   (tools/gen-abi-md.sh puts it in ABI.md)
@@ -20,13 +24,23 @@
 #      as a function and as a data object if imported as one;
 #   2. LIB defines the same IBVERBS version nodes, with the same parents, as
 #      the installed rdma-core libibverbs.so.1 (REAL_LIB);
-#   3. LIB exports nothing outside those version nodes (the map's `local: *`).
+#   3. LIB exports nothing outside those version nodes (the map's `local: *`),
+#      except snic's own SNIC_PRIVATE_* node (libibverbs -> librdmacm calls).
 # Exit status 2: usage error or missing tools/packages.
 set -euo pipefail
 export LC_ALL=C
 
 PKGS=(ibverbs-utils perftest rdmacm-utils librdmacm1 ibverbs-providers python3-pyverbs)
 REAL_LIB=${REAL_LIB:-/usr/lib/x86_64-linux-gnu/libibverbs.so.1}
+NODE=IBVERBS
+DEFAULT_LIB=build/lib/libibverbs.so.1
+if [ "${1:-}" = --rdmacm ]; then
+  shift
+  PKGS=(rdmacm-utils perftest libfabric1 libucx0 ucx-utils)
+  REAL_LIB=/usr/lib/x86_64-linux-gnu/librdmacm.so.1
+  NODE=RDMACM
+  DEFAULT_LIB=build/lib/librdmacm.so.1
+fi
 
 mode=check
 lib=
@@ -38,7 +52,7 @@ case "${1:-}" in
   *) lib=$(realpath -m -- "$1") ;;
 esac
 cd "$(dirname "$0")/.."
-lib=${lib:-build/lib/libibverbs.so.1}
+lib=${lib:-$DEFAULT_LIB}
 
 for t in objdump readelf dpkg; do
   command -v "$t" >/dev/null || { echo "abi-check: $t not found" >&2; exit 2; }
@@ -57,8 +71,8 @@ for pkg in "${PKGS[@]}"; do
     [ -f "$f" ] && [ ! -L "$f" ] || continue
     [ "$(head -c4 "$f" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 7f454c46 ] || continue
     # objdump -T: ADDR FLAGS... KIND SECTION SIZE [(]VERSION[)] NAME
-    objdump -T "$f" 2>/dev/null | awk -v pkg="$pkg" -v f="$f" '
-      /\*UND\*/ && / \(?IBVERBS_/ {
+    objdump -T "$f" 2>/dev/null | awk -v pkg="$pkg" -v f="$f" -v node="$NODE" '
+      /\*UND\*/ && $0 ~ (" \\(?" node "_") {
         ver = $(NF-1); gsub(/[()]/, "", ver)
         kind = ($0 ~ / DO /) ? "object" : "function"
         print $NF, ver, kind, pkg, f
@@ -66,7 +80,7 @@ for pkg in "${PKGS[@]}"; do
   done < "$tmp/files"
 done
 if [ ! -s "$tmp/imports" ]; then
-  echo "abi-check: found no IBVERBS imports at all (objdump broken?)" >&2; exit 2
+  echo "abi-check: found no $NODE imports at all (objdump broken?)" >&2; exit 2
 fi
 sort -u -o "$tmp/imports" "$tmp/imports"
 
@@ -134,7 +148,7 @@ vernodes() {
 }
 if [ -f "$REAL_LIB" ]; then
   vernodes "$REAL_LIB" > "$tmp/nodes.real"
-  vernodes "$lib" > "$tmp/nodes.ours"
+  vernodes "$lib" | grep -v '^SNIC_PRIVATE_' > "$tmp/nodes.ours"
   if ! diff -u "$tmp/nodes.real" "$tmp/nodes.ours" > "$tmp/nodes.diff"; then
     echo "VERSION NODES differ from $REAL_LIB (- real, + ours):"
     sed -n '3,$p' "$tmp/nodes.diff" | grep '^[-+]' | sed 's/^/  /'
@@ -145,17 +159,18 @@ else
 fi
 
 # --- 4. nothing exported outside the IBVERBS nodes ---------------------------
-extra=$(awk '$2 !~ /^IBVERBS_/ && $1 != $2 { print "  " $1 " (" $2 ")" }' "$tmp/exports")
+extra=$(awk -v node="$NODE" '$2 !~ ("^" node "_") && $2 !~ /^SNIC_PRIVATE_/ && $1 != $2 {
+  print "  " $1 " (" $2 ")" }' "$tmp/exports")
 if [ -n "$extra" ]; then
-  echo "EXPORTED OUTSIDE IBVERBS_* (the version script should make these local):"
+  echo "EXPORTED OUTSIDE ${NODE}_* (the version script should make these local):"
   echo "$extra"
   fail=1
 fi
 
 nimp=$(summarize | wc -l)
-nexp=$(awk '$2 ~ /^IBVERBS_/ && $1 !~ /^IBVERBS_/' "$tmp/exports" | wc -l)
+nexp=$(awk -v node="$NODE" '$2 ~ ("^" node "_") && $1 !~ ("^" node "_")' "$tmp/exports" | wc -l)
 if [ "$fail" -ne 0 ]; then
   echo "abi-check: FAIL: $lib ($missing of $nimp imported symbol@version missing or wrong; see above)"
   exit 1
 fi
-echo "abi-check: OK: $lib exports all $nimp symbol@version imported by ${PKGS[*]} ($nexp IBVERBS symbols exported)"
+echo "abi-check: OK: $lib exports all $nimp symbol@version imported by ${PKGS[*]} ($nexp $NODE symbols exported)"

@@ -107,6 +107,22 @@ if command -v ucx_perftest >/dev/null && [[ -x $SNIC_BUILD/tests/mpi/mpi_bench_o
 	done
 fi
 
+echo
+echo "== connection setup (rdma_cm over the firmware's QP1: Debian's cmtime, 100 connections)"
+out=$SNIC_CASE_DIR/bench-cmtime.out
+timeout -k 5 120 cmtime -p "$port" >/dev/null 2>&1 </dev/null &
+cpid=$!
+for (( i = 0; i < 300; i++ )); do # the listener, as snicctl shows it
+	"$SNIC_BUILD/bin/snicctl" show snic1 | grep -q "listen sid .* port $port " && break
+	sleep 0.1
+done
+timeout -k 5 120 cmtime -s 198.18.0.2 -p "$port" -c 100 >"$out" 2>&1 </dev/null
+kill "$cpid" 2>/dev/null || true   # rdma-core 44's cmtime server never exits
+wait "$cpid" 2>/dev/null || true
+for step in "resolve addr" connect disconnect; do
+	awk -v s="$step" -F'[:]' '$1 ~ "^" s " *$" { split($2, f, " ");
+		printf "  %-13s %8.1f us/conn   %7.0f /s\n", s, f[4], (f[4] > 0 ? 1e6 / f[4] : 0) }' "$out"
+done
 snic_emu_stop >/dev/null
 echo
 echo "(figures from a shared 2-core VM are noisy; compare ratios, not absolutes)"

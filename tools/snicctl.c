@@ -293,6 +293,49 @@ static void print_qp_text(const struct snic_stats *st,
 	print_counters_text("    ", st->qp_cnt_name, q->cnt, st->nqp_cnt);
 }
 
+/* CM: listeners (port space and port from the rdma_cm ServiceID) and
+ * the connections the firmware would close for a dying process. */
+static void print_cm_text(const struct snic_stats *st)
+{
+	char ip[16];
+
+	printf("  cm: %u listener(s), %u connection(s)\n", st->cm_nlisten, st->cm_nconn);
+	for (unsigned i = 0; i < st->cm_nlisten && i < SNIC_STATS_CM_LISTEN; i++) {
+		const struct snic_stats_cm_listen *l = &st->cm_listen[i];
+
+		printf("    listen sid 0x%016" PRIx64 " ps 0x%04x port %-5u ctx %-2u pid %u\n",
+		       l->service_id, (unsigned)(l->service_id >> 16) & 0xffff,
+		       (unsigned)l->service_id & 0xffff, l->ctx, l->pid);
+	}
+	for (unsigned i = 0; i < st->cm_nconn && i < SNIC_STATS_CM_CONN; i++) {
+		const struct snic_stats_cm_conn *c = &st->cm_conn[i];
+
+		fmt_ip(ip, sizeof(ip), c->peer_ip);
+		printf("    conn cid 0x%08x peer %-15s state established ctx %-2u pid %u\n",
+		       c->cid, ip, c->ctx, c->pid);
+	}
+}
+
+static void json_cm(const struct snic_stats *st)
+{
+	char ip[16];
+
+	printf(", \"cm\": {\"listeners\": [");
+	for (unsigned i = 0; i < st->cm_nlisten && i < SNIC_STATS_CM_LISTEN; i++)
+		printf("%s{\"service_id\": %" PRIu64 ", \"port\": %u, \"ctx\": %u, \"pid\": %u}",
+		       i ? ", " : "", st->cm_listen[i].service_id,
+		       (unsigned)st->cm_listen[i].service_id & 0xffff,
+		       st->cm_listen[i].ctx, st->cm_listen[i].pid);
+	printf("], \"connections\": [");
+	for (unsigned i = 0; i < st->cm_nconn && i < SNIC_STATS_CM_CONN; i++) {
+		fmt_ip(ip, sizeof(ip), st->cm_conn[i].peer_ip);
+		printf("%s{\"cid\": %u, \"peer\": \"%s\", \"ctx\": %u, \"pid\": %u}",
+		       i ? ", " : "", st->cm_conn[i].cid, ip, st->cm_conn[i].ctx,
+		       st->cm_conn[i].pid);
+	}
+	printf("]}");
+}
+
 static void print_nic_text(const struct nic *n, int qpn)
 {
 	const struct snic_stats *st = n->st;
@@ -302,6 +345,7 @@ static void print_nic_text(const struct nic *n, int qpn)
 	if (qpn < 0) {
 		printf("  port 1 counters%s:\n", o.all ? "" : " (non-zero)");
 		print_counters_text("    ", st->cnt_name, st->cnt, st->ncnt);
+		print_cm_text(st);
 	}
 	for (unsigned i = 0; i < st->max_qp; i++) {
 		const struct snic_stats_qp *q = &st->qp[i];
@@ -341,7 +385,9 @@ static void json_nic(const struct nic *n, bool with_stats, int qpn)
 	if (with_stats) {
 		printf(", \"port\": {\"port\": 1, \"counters\": ");
 		json_counters(st->cnt_name, st->cnt, st->ncnt);
-		printf("}, \"qps\": [");
+		printf("}");
+		json_cm(st);
+		printf(", \"qps\": [");
 		for (unsigned i = 0; i < st->max_qp; i++) {
 			const struct snic_stats_qp *q = &st->qp[i];
 

@@ -32,8 +32,8 @@ set -euo pipefail
 
 mode=${1:-}
 case $mode in
-memif-server-first | memif-client-first | memif-restart | afpacket | snicctl | mpi-memif) ;;
-*) snic_fail "usage: $0 memif-server-first | memif-client-first | memif-restart | afpacket | snicctl | mpi-memif" ;;
+memif-server-first | memif-client-first | memif-restart | afpacket | snicctl | mpi-memif | memif-rping) ;;
+*) snic_fail "usage: $0 memif-server-first | memif-client-first | memif-restart | afpacket | snicctl | mpi-memif | memif-rping" ;;
 esac
 snic_private_netns "$0" "$@"
 
@@ -264,7 +264,19 @@ PYEOF
 	nic_stop nic1 snic1
 }
 
+# The rdma_cm across two NIC processes: cm.sh's rping case on these NICs.
+case_memif_rping() {
+	memif_nic nic1 snic1 server
+	memif_nic nic0 snic0 client
+	nic_wait_ready 40 nic0 nic1
+	SNIC_CM_EXTERNAL_NICS=1 bash "$(dirname "${BASH_SOURCE[0]}")/cm.sh" rping ||
+		snic_fail "rping over memif failed"
+	nic_stop nic0 snic0
+	nic_stop nic1 snic1
+}
+
 case $mode in
+memif-rping) case_memif_rping ;;
 memif-server-first) case_memif_order server ;;
 memif-client-first) case_memif_order client ;;
 memif-restart) case_memif_restart ;;

@@ -29,7 +29,7 @@
 #include <stdatomic.h>
 
 #define SNIC_HOSTIF_MAGIC   0x43494e53u /* "SNIC" */
-#define SNIC_HOSTIF_VERSION 2u /* 2: statistics area */
+#define SNIC_HOSTIF_VERSION 3u /* 2: statistics area; 3: CM (QP1) commands and state */
 
 #define SNIC_PAGE_SHIFT 12
 #define SNIC_PAGE_SIZE  (1u << SNIC_PAGE_SHIFT)
@@ -375,7 +375,9 @@ struct snic_ctx_slot {
 	_Atomic uint32_t cmd_done;
 	_Atomic uint32_t eq_pi;
 	_Atomic uint32_t eq_ci;
-	uint32_t rsvd[10];
+	/* CM: bumped (and futex-woken) when a MAD is queued for CM_RECV */
+	_Atomic uint32_t cm_pi;
+	uint32_t rsvd[9];
 	struct snic_cmd cmd;
 	struct snic_eqe eq[SNIC_EQ_SIZE];
 };
@@ -434,6 +436,25 @@ struct snic_stats_qp {
 	uint64_t cnt[SNIC_STATS_MAX_QP_CNT];
 };
 
+/* CM state (nic/cm_router.c), refreshed with every update: who listens on
+ * which ServiceID, and the connections whose death MAD is armed (the
+ * established ones, hostif "Communication management"). */
+#define SNIC_STATS_CM_LISTEN 256
+#define SNIC_STATS_CM_CONN   512
+
+struct snic_stats_cm_listen {
+	uint64_t service_id;
+	uint32_t ctx;
+	uint32_t pid;              /* owner of the context slot               */
+};
+
+struct snic_stats_cm_conn {
+	uint32_t cid;              /* local communication ID                  */
+	uint32_t peer_ip;          /* host order                              */
+	uint32_t ctx;
+	uint32_t pid;
+};
+
 struct snic_stats {
 	_Atomic uint32_t seq;      /* seqlock, odd while being written        */
 	uint32_t ncnt;             /* NIC counters in use                     */
@@ -453,6 +474,9 @@ struct snic_stats {
 	char qp_cnt_name[SNIC_STATS_MAX_QP_CNT][SNIC_STATS_NAME_LEN];
 	uint64_t cnt[SNIC_STATS_MAX_CNT];
 	struct snic_stats_qp qp[SNIC_MAX_QP];
+	uint32_t cm_nlisten, cm_nconn;
+	struct snic_stats_cm_listen cm_listen[SNIC_STATS_CM_LISTEN];
+	struct snic_stats_cm_conn cm_conn[SNIC_STATS_CM_CONN];
 };
 
 _Static_assert(sizeof(struct snic_stats) <= SNIC_BAR_STATS_SIZE,
@@ -703,5 +727,94 @@ _Static_assert(sizeof(struct snic_wqe_ud) ==
  * and mlx5 do) and wc_flags has SNIC_WC_GRH. */
 #define SNIC_GRH_LEN 40u
 #define SNIC_WC_GRH  (1u << 0)
+
+/* ---------------------------------------------------------------------- */
+/* Communication management (IBTA vol. 1 ch. 12).                          */
+
+/*
+ * The firmware owns QP1 (the GSI QP) of its port.  CM MADs (class 0x07)
+ * arriving there are routed to the context that listens on the REQ's or
+ * SIDR_REQ's ServiceID, or that owns the communication ID the message is
+ * addressed to, and queued for it: the firmware bumps the slot's cm_pi
+ * and wakes futex waiters on it; the host takes them with CM_RECV.  A
+ * context sends a MAD with CM_SEND; the firmware checks that the MAD's
+ * own communication ID is the context's (or, for SIDR_REP, that the
+ * context listens on its ServiceID) and adds every header below the MAD
+ * (IP/UDP/BTH/DETH with Q_Key 0x80010000, P_Key 0xffff, source QP 1).
+ *
+ * Communication IDs: CM_OPEN gives a context the range cid_base |
+ * (n & cid_mask); the range carries the slot and a generation, so a
+ * message for a connection of a dead context reaches nobody.  A context
+ * may arm, per connection, the MAD the firmware sends for it when the
+ * context dies (a DREQ when connected, a REJ while connecting): its peer
+ * hears of the death at once instead of timing out.
+ *
+ * Command numbers start at 0x40, apart from the verbs commands.
+ */
+#define SNIC_GSI_QPN        1u
+#define SNIC_GSI_QKEY       0x80010000u
+#define SNIC_CM_MAD_SIZE    256u
+
+enum snic_cm_cmd_op {
+	SNIC_CMD_CM_OPEN = 0x40, /* out: cm_open                               */
+	SNIC_CMD_CM_LISTEN,     /* in: cm_listen   BUSY: another context has it */
+	SNIC_CMD_CM_UNLISTEN,   /* in: cm_listen                              */
+	SNIC_CMD_CM_SEND,       /* in: cm_mad      PERM: not this context's ID */
+	SNIC_CMD_CM_RECV,       /* out: cm_mad     NOENT: nothing queued       */
+	SNIC_CMD_CM_ARM,        /* in: cm_mad (cid; mad all zero = disarm)    */
+	SNIC_CMD_CM_RESOLVE,    /* in/out: cm_resolve  NOENT: MAC not known yet */
+	SNIC_CMD_CM_NOTE,       /* in: cm_note: host-side CM events to count  */
+	SNIC_CMD_CM_END
+};
+
+struct snic_cm_open {
+	uint32_t cid_base;
+	uint32_t cid_mask;
+};
+
+struct snic_cm_listen {
+	uint64_t service_id;    /* host order                                 */
+};
+
+/* A MAD with its peer: destination for CM_SEND / CM_ARM, source for
+ * CM_RECV.  mad[] is in network order, exactly as on the wire. */
+struct snic_cm_mad {
+	uint32_t peer_ip;       /* IPv4, host order                           */
+	uint32_t flags;         /* SNIC_CM_F_*                                */
+	uint32_t cid;           /* CM_ARM: the local communication ID         */
+	uint32_t peer_qpn;      /* CM_RECV: source QP (1 for a CM agent)      */
+	uint8_t mad[SNIC_CM_MAD_SIZE];
+};
+#define SNIC_CM_F_RETRY     1u  /* CM_SEND: a retransmission (counted)    */
+
+struct snic_cm_resolve {
+	uint32_t ip;            /* in: IPv4, host order                       */
+	uint32_t send_arp;      /* in: ask by ARP when not known              */
+	uint8_t mac[6];         /* out                                        */
+	uint8_t rsvd[2];
+};
+
+struct snic_cm_note {
+	uint32_t timeouts;      /* MADs whose retries ran out                 */
+	uint32_t rsvd;
+};
+
+/* CM MAD layout (IBTA 13.4.3 base header; 12.6 message contents). */
+#define SNIC_MAD_CLASS_CM   0x07u
+#define SNIC_MAD_METHOD_SEND 0x03u
+#define SNIC_CM_HDR_LEN     24u  /* the CM message starts here            */
+enum snic_cm_attr {
+	SNIC_CM_ATTR_REQ = 0x0010,
+	SNIC_CM_ATTR_MRA = 0x0011,
+	SNIC_CM_ATTR_REJ = 0x0012,
+	SNIC_CM_ATTR_REP = 0x0013,
+	SNIC_CM_ATTR_RTU = 0x0014,
+	SNIC_CM_ATTR_DREQ = 0x0015,
+	SNIC_CM_ATTR_DREP = 0x0016,
+	SNIC_CM_ATTR_SIDR_REQ = 0x0017,
+	SNIC_CM_ATTR_SIDR_REP = 0x0018,
+	SNIC_CM_ATTR_LAP = 0x0019,
+	SNIC_CM_ATTR_APR = 0x001a,
+};
 
 #endif /* SNIC_HOSTIF_H */

@@ -31,7 +31,10 @@
 	X(atomics) X(ctx_reclaimed)                                          \
 	X(timeouts) X(retry_exc_errors) X(read_reissues)                     \
 	X(dup_reads_replayed) X(dup_atomics_replayed) X(dup_rd_unmatched)   \
-	X(linger_acks)
+	X(linger_acks)                                                       \
+	X(cm_mads_recv) X(cm_mads_sent) X(cm_mads_retried) X(cm_timeouts)    \
+	X(cm_rej_sent) X(cm_rej_recv) X(cm_fw_replies) X(cm_drop_bad_mad)    \
+	X(cm_drop_no_owner) X(cm_drop_inbox_full) X(cm_send_refused)
 
 enum snic_counter {
 #define SNIC_CNT_ENUM(n) SNIC_CNT_##n,

@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "nic/top.h"
+#include "nic/cm.h"
 
 void ctx_destroy(struct snic_nic *nic, unsigned ctx)
 {
+	cm_ctx_gone(nic, ctx); /* its peers hear of it (nic/cm_router.c) */
 	for (uint32_t i = 0; i < SNIC_MAX_QP; i++) {
 		struct snic_qp *qp = &nic->qps[i];
 
@@ -159,6 +161,8 @@ static int cmd_exec(struct snic_nic *nic, unsigned ctx, uint16_t op,
 	case SNIC_CMD_DESTROY_SRQ:
 		return srq_destroy(nic, ctx, hi->handle);
 	default:
+		if (op >= SNIC_CMD_CM_OPEN && op < SNIC_CMD_CM_END)
+			return cm_cmd(nic, ctx, op, in, out);
 		return SNIC_ST_BADOP;
 	}
 }

@@ -8,6 +8,7 @@
  * requests).
  */
 #include "nic/top.h"
+#include "nic/cm.h"
 
 static void rx_arp(struct snic_nic *nic, struct snic_pkt *p)
 {
@@ -33,6 +34,10 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 		return NULL;
 	case WIRE_RX_ROCE:
 		break;
+	}
+	if (h.dqpn == SNIC_GSI_QPN) { /* QP1: the CM router (cm_router.c) */
+		cm_rx(nic, &h);
+		return NULL;
 	}
 	qp = qp_by_qpn(nic, h.dqpn);
 	if (!qp) {

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "nic/top.h"
+#include "nic/cm.h"
 
 static const char *const qp_counter_names[] = {
 #define SNIC_QCNT_NAME(n) #n,
@@ -132,6 +133,7 @@ static void publish(struct snic_nic *nic, uint32_t reset_req, uint32_t pub_req,
 		nic->core.stats_qp_next = (nic->core.stats_qp_next + 1) &
 					  (SNIC_MAX_QP - 1);
 	}
+	cm_stats(nic, st); /* CM listeners and connections (cm_router.c) */
 	st->link_up = nic->core.link_up;
 	st->update_ns = nic->core.now;
 	st->updates++;

@@ -17,6 +17,7 @@
 
 #include "core/core.h"
 #include "wire/wire.h"
+#include "objects/cm_tables.h" /* CM (issue 12) */
 
 #define SNIC_QP_TX_BUDGET   16   /* frames per QP per turn (fairness)     */
 #define SNIC_INFLIGHT       128  /* send WQEs in flight per QP            */
@@ -260,6 +261,8 @@ struct snic_nic {
 	uint32_t resp_head, resp_tail;
 	uint16_t dirty_cqs[SNIC_MAX_CQ];
 	uint32_t ndirty;
+
+	struct snic_cm_tables cm; /* QP1 / CM routing: nic/cm_router.c */
 };
 
 /* ---------------------------------------------------------------------- */

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "wire/be.h"
 #include "wire/wire.h"
 
 #define ARP_LEN      28
@@ -14,19 +15,6 @@
 
 static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static void wr32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 void neigh_init(struct snic_neigh_tbl *t, struct snic_core *core)
 {
@@ -90,9 +78,9 @@ static void arp_send(struct snic_core *c, uint16_t oper, const uint8_t *dmac,
 	f[5] = 4;
 	f[7] = (uint8_t)oper;
 	memcpy(f + 8, c->cfg.mac, 6);
-	wr32(f + 14, c->cfg.ipv4);
+	be32_put(f + 14, c->cfg.ipv4);
 	memcpy(f + 18, tha, 6);
-	wr32(f + 24, tip);
+	be32_put(f + 24, tip);
 	p->len = ARP_FRAME;
 	core_tx(c, p);
 }
@@ -119,8 +107,8 @@ bool neigh_rx_arp(struct snic_neigh_tbl *t, struct snic_pkt *pkt,
 		CNT_INC(c, rx_drop_not_roce);
 		return false;
 	}
-	spa = rd32(a + 14);
-	tpa = rd32(a + 24);
+	spa = be32_get(a + 14);
+	tpa = be32_get(a + 24);
 	if (spa != 0 && spa != c->cfg.ipv4 && neigh_learn(t, spa, a + 8)) {
 		*ip = spa;
 		memcpy(mac, a + 8, 6);
@@ -149,5 +137,5 @@ uint32_t gid_to_ipv4(const uint8_t gid[16], bool *ok)
 					   0xff, 0xff };
 
 	*ok = memcmp(gid, v4map, 12) == 0;
-	return rd32(gid + 12);
+	return be32_get(gid + 12);
 }

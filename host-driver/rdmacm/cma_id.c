@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rdma_cm ids: create / destroy, addresses (bind, resolve_addr,
+ * resolve_route), listen, options, migration, the device list.
+ */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cma.h"
+
+struct cma_id *cma_ids;
+
+#define CMA_EPHEMERAL_LO 32768
+#define CMA_EPHEMERAL_N  28232
+#define CMA_OWNER_WAIT_NS (200 * 1000 * 1000)
+#define CMA_ARP_EVERY_NS  (100 * 1000 * 1000)
+#define CMA_ADDR_POLL_NS  (5 * 1000 * 1000)
+
+/* IPv4 (or IPv4-mapped / unspecified IPv6) -> host-order ip and port. */
+int cma_sockaddr_ip(const struct sockaddr *sa, uint32_t *ip, uint16_t *port)
+{
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *s = (const void *)sa;
+
+		*ip = ntohl(s->sin_addr.s_addr);
+		*port = ntohs(s->sin_port);
+		return 0;
+	}
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const void *)sa;
+
+		if (IN6_IS_ADDR_UNSPECIFIED(&s->sin6_addr))
+			*ip = 0;
+		else if (IN6_IS_ADDR_V4MAPPED(&s->sin6_addr))
+			*ip = ntohl(s->sin6_addr.s6_addr32[3]);
+		else
+			return EAFNOSUPPORT;
+		*port = ntohs(s->sin6_port);
+		return 0;
+	}
+	return EAFNOSUPPORT;
+}
+
+static void set_sin(struct sockaddr_in *s, uint32_t ip, uint16_t port)
+{
+	memset(s, 0, sizeof(*s));
+	s->sin_family = AF_INET;
+	s->sin_addr.s_addr = htonl(ip);
+	s->sin_port = htons(port);
+}
+
+static void ip_gid(union ibv_gid *g, uint32_t ip)
+{
+	memset(g, 0, sizeof(*g));
+	g->raw[10] = g->raw[11] = 0xff;
+	g->raw[12] = (uint8_t)(ip >> 24);
+	g->raw[13] = (uint8_t)(ip >> 16);
+	g->raw[14] = (uint8_t)(ip >> 8);
+	g->raw[15] = (uint8_t)ip;
+}
+
+/* route.addr.addr.ibaddr and the path record from the id's addresses. */
+void cma_id_fill_route(struct cma_id *id)
+{
+	struct rdma_ib_addr *ib = &id->id.route.addr.addr.ibaddr;
+	struct ibv_sa_path_rec *p = &id->path;
+
+	if (id->dev)
+		ib->sgid = id->dev->gid;
+	ip_gid(&ib->dgid, id->dst_ip);
+	ib->pkey = htons(0xffff);
+	memset(p, 0, sizeof(*p));
+	p->sgid = ib->sgid;
+	p->dgid = ib->dgid;
+	p->pkey = ib->pkey;
+	p->hop_limit = 64;
+	p->traffic_class = id->tos;
+	p->reversible = htonl(0x80000000u);
+	p->numb_path = 1;
+	p->mtu_selector = 2;
+	p->mtu = id->dev ? id->dev->mtu : IBV_MTU_1024;
+	p->rate_selector = 2;
+	p->rate = 16; /* 25 Gb/s, as ibv_query_port says */
+	p->packet_life_time_selector = 2;
+	p->packet_life_time = 14;
+}
+
+struct cma_id *cma_id_new(struct rdma_event_channel *ch, void *ctx,
+			  enum rdma_port_space ps, enum ibv_qp_type qpt)
+{
+	struct cma_id *id = calloc(1, sizeof(*id));
+
+	if (!id)
+		return NULL;
+	if (!ch) {
+		ch = rdma_create_event_channel();
+		if (!ch) {
+			free(id);
+			return NULL;
+		}
+		id->sync = 1;
+	}
+	pthread_cond_init(&id->cv, NULL);
+	id->id.channel = ch;
+	id->id.context = ctx;
+	id->id.ps = ps;
+	id->id.qp_type = qpt;
+	id->id.route.path_rec = &id->path;
+	id->ack_timeout = CMA_QP_TIMEOUT;
+	id->state = CMA_IDLE;
+	id->next = cma_ids;
+	cma_ids = id;
+	return id;
+}
+
+void cma_id_unlink(struct cma_id *id)
+{
+	for (struct cma_id **pp = &cma_ids; *pp; pp = &(*pp)->next) {
+		if (*pp == id) {
+			*pp = id->next;
+			return;
+		}
+	}
+}
+
+CMA_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
+			      struct rdma_cm_id **id, void *context,
+			      enum rdma_port_space ps)
+{
+	enum ibv_qp_type qpt;
+	struct cma_id *c;
+	int err;
+
+	if (!id)
+		return cma_fail(EINVAL);
+	switch (ps) {
+	case RDMA_PS_TCP: case RDMA_PS_IB: qpt = IBV_QPT_RC; break;
+	case RDMA_PS_UDP: case RDMA_PS_IPOIB: qpt = IBV_QPT_UD; break;
+	default: return cma_fail(EINVAL);
+	}
+	err = cma_init();
+	if (err)
+		return cma_fail(err);
+	pthread_mutex_lock(&cma_lock);
+	c = cma_id_new(channel, context, ps, qpt);
+	pthread_mutex_unlock(&cma_lock);
+	if (!c)
+		return -1;
+	*id = &c->id;
+	return 0;
+}
+
+CMA_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
+{
+	struct cma_id *c = to_cid(id);
+	struct rdma_event_channel *ch;
+
+	if (!id)
+		return cma_fail(EINVAL);
+	if (id->event) {
+		rdma_ack_cm_event(id->event);
+		id->event = NULL;
+	}
+	pthread_mutex_lock(&cma_lock);
+	c->destroying = 1;
+	c->timer = CMA_T_NONE;
+	cma_chan_free_events_of((struct cma_chan *)(void *)id->channel, c);
+	/* as rdma-core: events handed out must be acked first */
+	while (c->events_out > 0)
+		pthread_cond_wait(&c->cv, &cma_lock);
+	cma_conn_abort(c);
+	if (c->state == CMA_LISTEN)
+		for (int i = 0; i < cma_ndev; i++) {
+			struct snic_cm_listen l = {
+				.service_id = CMA_SID_BASE | (uint64_t)id->ps << 16 | c->src_port };
+
+			if (!c->dev || c->dev == &cma_devs[i])
+				cma_cmd(&cma_devs[i], SNIC_CMD_CM_UNLISTEN, &l, sizeof(l), NULL, 0);
+		}
+	if (c->parent && c->state == CMA_REQ_RCVD)
+		c->parent->pending--;
+	for (struct cma_id *o = cma_ids; o; o = o->next)
+		if (o->parent == c)
+			o->parent = NULL;
+	cma_id_unlink(c);
+	pthread_mutex_unlock(&cma_lock);
+	ch = c->sync ? id->channel : NULL;
+	free(c->ep_qp_attr);
+	pthread_cond_destroy(&c->cv);
+	free(c);
+	if (ch)
+		rdma_destroy_event_channel(ch);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Binding.                                                                */
+
+static int port_taken(struct cma_id *me, uint32_t ip, uint16_t port)
+{
+	for (struct cma_id *o = cma_ids; o; o = o->next) {
+		if (o == me || !o->bound || o->id.ps != me->id.ps ||
+		    o->src_port != port || o->parent)
+			continue;
+		if (o->src_ip && ip && o->src_ip != ip)
+			continue;
+		if (o->reuseaddr && me->reuseaddr && o->state != CMA_LISTEN)
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+static int bind_locked(struct cma_id *c, uint32_t ip, uint16_t port)
+{
+	struct cma_dev *d = NULL;
+
+	if (c->bound || c->state != CMA_IDLE)
+		return EINVAL;
+	if (ip) {
+		d = cma_dev_by_ip(ip);
+		if (!d)
+			return EADDRNOTAVAIL;
+	}
+	if (port == 0) {
+		uint16_t start = (uint16_t)(CMA_EPHEMERAL_LO + (uint32_t)rand() % CMA_EPHEMERAL_N);
+
+		for (uint32_t i = 0; i < CMA_EPHEMERAL_N; i++) {
+			uint16_t p = (uint16_t)(CMA_EPHEMERAL_LO +
+				(start - CMA_EPHEMERAL_LO + i) % CMA_EPHEMERAL_N);
+
+			if (!port_taken(c, ip, p)) {
+				port = p;
+				break;
+			}
+		}
+		if (!port)
+			return EADDRINUSE;
+	} else if (port_taken(c, ip, port)) {
+		return EADDRINUSE;
+	}
+	c->dev = d;
+	c->src_ip = ip;
+	c->src_port = port;
+	c->bound = 1;
+	c->id.verbs = d ? d->verbs : NULL;
+	c->id.port_num = d ? 1 : 0;
+	set_sin(&c->id.route.addr.src_sin, ip, port);
+	if (d)
+		c->id.route.addr.addr.ibaddr.sgid = d->gid;
+	return 0;
+}
+
+CMA_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	uint32_t ip;
+	uint16_t port;
+	int err;
+
+	if (!id || !addr)
+		return cma_fail(EINVAL);
+	err = cma_sockaddr_ip(addr, &ip, &port);
+	if (err)
+		return cma_fail(err);
+	pthread_mutex_lock(&cma_lock);
+	err = bind_locked(to_cid(id), ip, port);
+	if (!err && addr->sa_family == AF_INET6) /* keep the family asked for */
+		memcpy(&id->route.addr.src_storage, addr, sizeof(struct sockaddr_in6));
+	pthread_mutex_unlock(&cma_lock);
+	return err ? cma_fail(err) : 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Address resolution: which NIC reaches the destination, by the NICs'
+ * own ARP (CM_RESOLVE).  A NIC other than the one that owns the address
+ * is preferred, so that two NICs of one host talk over their link; the
+ * owner answers (loopback) when no other NIC does. */
+
+static int try_dev(struct cma_dev *d, uint32_t ip, int arp)
+{
+	struct snic_cm_resolve in = { .ip = ip, .send_arp = (uint32_t)arp }, out;
+
+	return cma_cmd(d, SNIC_CMD_CM_RESOLVE, &in, sizeof(in), &out, sizeof(out));
+}
+
+static void addr_done(struct cma_id *c, struct cma_dev *d)
+{
+	c->timer = CMA_T_NONE;
+	c->dev = d;
+	c->id.verbs = d->verbs;
+	c->id.port_num = 1;
+	if (!c->src_ip) {
+		c->src_ip = d->ip;
+		c->id.route.addr.src_sin.sin_family = AF_INET;
+		c->id.route.addr.src_sin.sin_addr.s_addr = htonl(d->ip);
+	}
+	c->mtu = d->mtu;
+	cma_id_fill_route(c);
+	c->state = CMA_ADDR_RESOLVED;
+	cma_post(c, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL, 0, NULL);
+}
+
+void cma_addr_timer(struct cma_id *c, int64_t now)
+{
+	struct cma_dev *owner = cma_dev_by_ip(c->dst_ip);
+	int arp = now >= c->addr_next_arp_ns;
+	int others = 0;
+
+	for (int i = 0; i < cma_ndev; i++) {
+		struct cma_dev *d = &cma_devs[i];
+
+		if (d == owner || (c->dev && c->dev != d))
+			continue;
+		others++;
+		if (try_dev(d, c->dst_ip, arp) == 0) {
+			addr_done(c, d);
+			return;
+		}
+	}
+	if (arp)
+		c->addr_next_arp_ns = now + CMA_ARP_EVERY_NS;
+	if (owner && (!c->dev || c->dev == owner) &&
+	    (!others || now >= c->addr_owner_ns)) {
+		addr_done(c, owner);
+		return;
+	}
+	if (now >= c->addr_end_ns) {
+		c->timer = CMA_T_NONE;
+		c->state = CMA_IDLE;
+		cma_post(c, RDMA_CM_EVENT_ADDR_ERROR, -ETIMEDOUT, NULL, 0, NULL);
+		return;
+	}
+	c->deadline_ns = now + CMA_ADDR_POLL_NS;
+}
+
+CMA_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
+				 struct sockaddr *dst_addr, int timeout_ms)
+{
+	struct cma_id *c = to_cid(id);
+	uint32_t sip = 0, dip;
+	uint16_t sport = 0, dport;
+	int64_t now;
+	int err;
+
+	if (!id || !dst_addr || timeout_ms < 0)
+		return cma_fail(EINVAL);
+	err = cma_sockaddr_ip(dst_addr, &dip, &dport);
+	if (!err && src_addr)
+		err = cma_sockaddr_ip(src_addr, &sip, &sport);
+	if (err)
+		return cma_fail(err);
+	if (dip == 0 || dip == 0xffffffffu || (dip >> 28) == 0xe)
+		return cma_fail(EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	if (!c->bound)
+		err = bind_locked(c, sip, sport);
+	if (!err && c->state != CMA_IDLE)
+		err = EINVAL;
+	if (err) {
+		pthread_mutex_unlock(&cma_lock);
+		return cma_fail(err);
+	}
+	/* 127/8: the loopback of the first NIC (or the bound one) */
+	if ((dip >> 24) == 127)
+		dip = c->dev ? c->dev->ip : cma_devs[0].ip;
+	memcpy(&id->route.addr.dst_storage, dst_addr,
+	       dst_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+					       : sizeof(struct sockaddr_in));
+	c->dst_ip = dip;
+	c->dst_port = dport;
+	now = cma_now_ns();
+	c->state = CMA_ADDR_QUERY;
+	c->addr_end_ns = now + (int64_t)(timeout_ms ? timeout_ms : 2000) * 1000000;
+	c->addr_next_arp_ns = now;
+	c->addr_owner_ns = now + CMA_OWNER_WAIT_NS;
+	if (c->addr_owner_ns > now + (c->addr_end_ns - now) / 2)
+		c->addr_owner_ns = now + (c->addr_end_ns - now) / 2;
+	c->deadline_ns = now;
+	c->timer = CMA_T_ADDR;
+	cma_addr_timer(c, now);
+	pthread_mutex_unlock(&cma_lock);
+	return c->sync ? cma_sync_wait(c, RDMA_CM_EVENT_ADDR_RESOLVED) : 0;
+}
+
+CMA_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
+{
+	struct cma_id *c = to_cid(id);
+
+	(void)timeout_ms;
+	if (!id)
+		return cma_fail(EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	if (c->state != CMA_ADDR_RESOLVED) {
+		pthread_mutex_unlock(&cma_lock);
+		return cma_fail(EINVAL);
+	}
+	/* RoCE: the route is the resolved address (no SA to ask) */
+	cma_id_fill_route(c);
+	id->route.num_paths = 1;
+	c->state = CMA_ROUTE_RESOLVED;
+	cma_post(c, RDMA_CM_EVENT_ROUTE_RESOLVED, 0, NULL, 0, NULL);
+	pthread_mutex_unlock(&cma_lock);
+	return c->sync ? cma_sync_wait(c, RDMA_CM_EVENT_ROUTE_RESOLVED) : 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Listening.                                                              */
+
+static int listen_dev(struct cma_id *c, struct cma_dev *d, int on)
+{
+	struct snic_cm_listen l = {
+		.service_id = CMA_SID_BASE | (uint64_t)c->id.ps << 16 | c->src_port };
+
+	return cma_cmd(d, on ? SNIC_CMD_CM_LISTEN : SNIC_CMD_CM_UNLISTEN,
+		       &l, sizeof(l), NULL, 0);
+}
+
+CMA_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
+{
+	struct cma_id *c = to_cid(id);
+	int err = 0, i;
+
+	if (!id)
+		return cma_fail(EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	if (!c->bound)
+		err = bind_locked(c, 0, 0);
+	if (!err && c->state != CMA_IDLE)
+		err = EINVAL;
+	for (i = 0; !err && i < cma_ndev; i++)
+		if (!c->dev || c->dev == &cma_devs[i])
+			err = listen_dev(c, &cma_devs[i], 1);
+	if (err) {
+		while (--i >= 0)
+			if (!c->dev || c->dev == &cma_devs[i])
+				listen_dev(c, &cma_devs[i], 0);
+		pthread_mutex_unlock(&cma_lock);
+		return cma_fail(err);
+	}
+	c->backlog = backlog > 0 ? backlog : 1024;
+	c->state = CMA_LISTEN;
+	pthread_mutex_unlock(&cma_lock);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Options, getters, migration, devices.                                   */
+
+CMA_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
+			       void *optval, size_t optlen)
+{
+	struct cma_id *c = to_cid(id);
+
+	if (!id || !optval)
+		return cma_fail(EINVAL);
+	if (level == RDMA_OPTION_IB && optname == RDMA_OPTION_IB_PATH)
+		return cma_fail(ENOSYS); /* RoCE: no SA path records to set */
+	if (level != RDMA_OPTION_ID)
+		return cma_fail(EINVAL);
+	switch (optname) {
+	case RDMA_OPTION_ID_TOS:
+		if (optlen != sizeof(uint8_t))
+			return cma_fail(EINVAL);
+		c->tos = *(uint8_t *)optval;
+		return 0;
+	case RDMA_OPTION_ID_REUSEADDR:
+		if (optlen != sizeof(int))
+			return cma_fail(EINVAL);
+		c->reuseaddr = *(int *)optval != 0;
+		return 0;
+	case RDMA_OPTION_ID_AFONLY:
+		if (optlen != sizeof(int))
+			return cma_fail(EINVAL);
+		c->afonly = *(int *)optval != 0;
+		return 0;
+	case RDMA_OPTION_ID_ACK_TIMEOUT:
+		if (optlen != sizeof(uint8_t))
+			return cma_fail(EINVAL);
+		c->ack_timeout = *(uint8_t *)optval;
+		return 0;
+	default:
+		return cma_fail(ENOSYS);
+	}
+}
+
+CMA_EXPORT __be16 rdma_get_src_port(struct rdma_cm_id *id)
+{
+	return id->route.addr.src_sin.sin_port;
+}
+
+CMA_EXPORT __be16 rdma_get_dst_port(struct rdma_cm_id *id)
+{
+	return id->route.addr.dst_sin.sin_port;
+}
+
+/* Queued (not yet read) events of the id follow it to its new channel. */
+static void move_events(struct cma_chan *from, struct cma_chan *to, struct cma_id *c)
+{
+	struct cma_event **pp = &from->head, *prev = NULL;
+	uint64_t one = 1;
+
+	while (*pp) {
+		struct cma_event *e = *pp;
+
+		if (e->ev.id != &c->id) {
+			prev = e;
+			pp = &e->next;
+			continue;
+		}
+		*pp = e->next;
+		if (from->tail == e)
+			from->tail = prev;
+		e->next = NULL;
+		if (to->tail)
+			to->tail->next = e;
+		else
+			to->head = e;
+		to->tail = e;
+		if (write(to->wfd, &one, sizeof(one)) != sizeof(one))
+			break;
+	}
+}
+
+CMA_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
+			       struct rdma_event_channel *channel)
+{
+	struct cma_id *c = to_cid(id);
+	struct rdma_event_channel *old;
+	int was_sync, new_sync = 0;
+
+	if (!id)
+		return cma_fail(EINVAL);
+	if (!channel) {
+		channel = rdma_create_event_channel();
+		if (!channel)
+			return -1;
+		new_sync = 1;
+	}
+	pthread_mutex_lock(&cma_lock);
+	old = id->channel;
+	was_sync = c->sync;
+	if (old != channel)
+		move_events((struct cma_chan *)(void *)old,
+			    (struct cma_chan *)(void *)channel, c);
+	id->channel = channel;
+	c->sync = new_sync;
+	pthread_mutex_unlock(&cma_lock);
+	if (was_sync && old != channel)
+		rdma_destroy_event_channel(old);
+	return 0;
+}
+
+CMA_EXPORT struct ibv_context **rdma_get_devices(int *num_devices)
+{
+	struct ibv_context **v;
+
+	cma_init();
+	v = calloc((size_t)cma_ndev + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (int i = 0; i < cma_ndev; i++)
+		v[i] = cma_devs[i].verbs;
+	if (num_devices)
+		*num_devices = cma_ndev;
+	return v;
+}
+
+CMA_EXPORT void rdma_free_devices(struct ibv_context **list)
+{
+	free(list);
+}
