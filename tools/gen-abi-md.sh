@@ -47,12 +47,13 @@ grep -qxF "$marker" "$doc" || {
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# "symbol version kind default|non-default" for every IBVERBS_* export.
+# "symbol version kind default|non-default" for every IBVERBS_* and
+# SNIC_PRIVATE_* (our librdmacm's entry points) export.
 objdump -T "$lib" | awk '
   /^[0-9a-f]+ / && !/\*UND\*/ {
     ver = $(NF-1); vis = (ver ~ /^\(/) ? "non-default" : "default"
     gsub(/[()]/, "", ver)
-    if (ver !~ /^IBVERBS_/ || $NF ~ /^IBVERBS_/) next
+    if (ver !~ /^(IBVERBS|SNIC_PRIVATE)_/ || $NF ~ /^(IBVERBS|SNIC_PRIVATE)_/) next
     print $NF, ver, (($0 ~ / DO /) ? "object" : "function"), vis
   }' | sort -u > "$tmp/exports"
 
