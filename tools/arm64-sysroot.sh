@@ -25,9 +25,10 @@
 set -euo pipefail
 
 # What the aarch64 build links against (boards/emu, boards/bluefield, the
-# host driver, snicctl, our verbs programs and the unit tests).
+# host driver and our librdmacm, snicctl, our verbs and rdma_cm programs and
+# the unit tests).
 PACKAGES=(libdpdk-dev libnuma-dev libpcap-dev libbsd-dev libelf-dev libfdt-dev
-	libibverbs-dev libcunit1-dev libc6-dev)
+	libibverbs-dev librdmacm-dev libcunit1-dev libc6-dev)
 # HOME may be unset under some CI runners: fall back to a system cache.
 CACHE_ROOT=${SNIC_ARM64_CACHE:-${XDG_CACHE_HOME:-${HOME:-/var/cache}/.cache}/snic}
 KEY=$(printf '%s\n' "${PACKAGES[@]}" bookworm | sha256sum | cut -c1-10)
