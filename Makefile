@@ -3,6 +3,7 @@
 #   make demo       install what is missing, start two NICs, run verbs programs
 #   make test       install what is missing, build, run every test suite
 #   make asan       the same tests under ASan/UBSan (build-asan/)
+#   make interop    snic against Linux soft-RoCE (rdma_rxe) in a Debian VM
 
 BUILD    ?= build
 CC       ?= gcc
@@ -66,7 +67,7 @@ TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 
 ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(UNIT_BIN) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS)
 
-.PHONY: all deps demo test unit asan bench clean firmware emu host-driver
+.PHONY: all deps demo test unit asan bench clean firmware emu host-driver interop
 all: $(ALL)
 firmware: $(FW_LIB)
 emu: $(EMU_BIN)
@@ -139,6 +140,11 @@ test: deps
 # Figures against this machine's own limits; no pass/fail on time.
 bench: all
 	tools/bench.sh
+
+# snic against Linux's rdma_rxe in a Debian VM (tests/interop/)
+interop: deps
+	$(MAKE) all
+	tests/run.sh interop
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN)

@@ -21,8 +21,10 @@ PACKAGES=(
 	python3-scapy tshark
 	# bare-metal aarch64 image (qemu-virt board)
 	gcc-aarch64-linux-gnu qemu-system-arm newlib-source device-tree-compiler
-	# network namespaces for the tests (ip), ss
+	# network namespaces for the tests (ip), ss; tc netem
 	iproute2
+	# the soft-RoCE peer VM of tests/interop (tools/build-rxe-vm.sh)
+	qemu-system-x86 busybox-static cpio kmod xz-utils
 )
 
 say() { echo "setup-deps: $*"; }
