@@ -5,7 +5,7 @@
 #     vmlinux        Debian 12's kernel, uncompressed (PVH entry: under TCG
 #                    it boots ~2x faster than the bzImage)
 #     initrd.cpio.gz busybox-static, rdma_rxe and the modules it needs,
-#                    Debian's ibverbs-utils, perftest, rdma (iproute2) and
+#                    Debian's ibverbs-utils, perftest, rdma and tc (iproute2) and
 #                    librxe with their shared-library closure, and
 #                    tests/interop/vm-init (the control loop)
 #     manifest.txt   package versions inside (for reports and the README)
@@ -50,13 +50,17 @@ fi
 # What goes into the VM.
 # rxe computes its ICRC with the "crc32" shash: a soft dependency that
 # --show-depends does not list.
-MODULES=(rdma_rxe crc32_generic virtio_net virtio_pci virtio_console)
+# The host kernel here has no netem: the lossy cases impair the link inside
+# the VM (netem on eth0 for what rxe sends, on ifb0 fed from eth0's ingress
+# for what it receives), hence the qdiscs, u32, mirred and ifb.
+MODULES=(rdma_rxe crc32_generic virtio_net virtio_pci virtio_console
+	sch_netem sch_prio sch_ingress cls_u32 act_mirred ifb)
 PROGRAMS=(
 	/usr/bin/ibv_rc_pingpong /usr/bin/ibv_ud_pingpong /usr/bin/ibv_srq_pingpong
 	/usr/bin/ibv_uc_pingpong /usr/bin/ibv_devinfo /usr/bin/ibv_devices
 	/usr/bin/ib_write_bw /usr/bin/ib_read_bw /usr/bin/ib_send_bw /usr/bin/ib_atomic_bw
 	/usr/bin/ib_write_lat /usr/bin/ib_read_lat /usr/bin/ib_send_lat /usr/bin/ib_atomic_lat
-	/usr/bin/rdma
+	/usr/bin/rdma /usr/sbin/tc
 )
 PROVIDER=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
 USER_PKGS=(ibverbs-utils perftest ibverbs-providers libibverbs1 iproute2 busybox-static)
@@ -136,7 +140,7 @@ cp "$PROVIDER" "$R/usr/lib/x86_64-linux-gnu/libibverbs/"
 # LD_LIBRARY_PATH that may point at our own libibverbs).
 libs=()
 for f in "${PROGRAMS[@]}" "$PROVIDER"; do
-	[[ $f == /usr/bin/* ]] && cp "$f" "$R/usr/bin/"
+	[[ $f == /usr/*bin/* ]] && cp "$f" "$R/usr/bin/"
 	while read -r lib; do
 		libs+=("$lib")
 	done < <(env -u LD_LIBRARY_PATH -u LD_PRELOAD ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
