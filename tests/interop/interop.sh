@@ -273,8 +273,10 @@ run_pair() { # I SERVER(vm|snic) DIR
 	local args=${C_ARGS[$1]} vmx=${C_VMARGS[$1]} secs hrc=0 vrc=0 hpid
 	secs=$(snic_secs "$PROG_SECS")
 	PORT=$(( PORT + 1 ))
-	local vmcmd="$prog -d rxe0 $(gid_flag "$kind" $VM_GID) -p $PORT $args $vmx"
-	local hcmd=("$prog" -d snic0 $(gid_flag "$kind" $SNIC_GID) -p "$PORT" $args)
+	local vmcmd hcmd
+	vmcmd="$prog -d rxe0 $(gid_flag "$kind" $VM_GID) -p $PORT $args $vmx"
+	# The argument strings are words by design (no quoting inside).
+	read -r -a hcmd <<<"$prog -d snic0 $(gid_flag "$kind" $SNIC_GID) -p $PORT $args"
 	local hout=$cd/snic.out vout=$cd/vm.out
 	if [[ $srv == vm ]]; then
 		snic_log "  vm server: $vmcmd"
