@@ -344,15 +344,18 @@ netem_setup() {
 		$TC filter add dev eth0 parent ffff: protocol ip prio 1 u32 match ip protocol 17 0xff match ip dport 4791 0xffff action mirred egress redirect dev ifb0" ||
 		snic_fail "netem set-up in the VM failed"
 }
+# A fresh pair of netem qdiscs per case, so their counters are the case's.
+netem_set() { # SPEC
+	vm "$TC qdisc del dev eth0 parent 1:3 handle 30: && $TC qdisc add dev eth0 parent 1:3 handle 30: netem $NETEM_IDLE $1 &&
+		$TC qdisc del dev ifb0 root handle 40: && $TC qdisc add dev ifb0 root handle 40: netem $NETEM_IDLE $1"
+}
 netem_on() { # SPEC
-	vm "$TC qdisc change dev eth0 parent 1:3 handle 30: netem $NETEM_IDLE $1 &&
-		$TC qdisc change dev ifb0 root handle 40: netem $NETEM_IDLE $1" ||
-		snic_fail "$TC qdisc change ... netem $1 failed in the VM"
+	netem_set "$1" || snic_fail "netem $1 could not be set in the VM"
 }
 netem_off() { # FILE: the qdiscs' counters go there
-	vm "$TC -s qdisc show dev eth0; $TC -s qdisc show dev ifb0; $TC qdisc change dev eth0 parent 1:3 handle 30: netem $NETEM_IDLE;
-		$TC qdisc change dev ifb0 root handle 40: netem $NETEM_IDLE" >"$1" 2>&1 ||
-		snic_fail "could not clear netem in the VM"
+	vm "echo 'rxe -> snic (eth0 egress):'; $TC -s qdisc show dev eth0 parent 1:3;
+		echo 'snic -> rxe (eth0 ingress via ifb0):'; $TC -s qdisc show dev ifb0" >"$1" 2>&1 || true
+	netem_set "" || snic_fail "could not clear netem in the VM"
 }
 
 want_case() { # NAME
