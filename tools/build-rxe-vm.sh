@@ -89,9 +89,17 @@ trap 'rm -rf "$WORK"' EXIT
 start=$(date +%s)
 
 # ---------------------------------------------------------------- kernel
-kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-	awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }')
-[[ -n $kpkg ]] || die "apt-cache knows no linux-image-amd64 dependency (apt-get update?)"
+kernel_pkg() {
+	apt-cache depends linux-image-amd64 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }'
+}
+kpkg=$(kernel_pkg)
+if [[ -z $kpkg ]] && (( EUID == 0 )); then
+	say "apt knows no linux-image-amd64: apt-get update"
+	apt-get -o DPkg::Lock::Timeout=600 -qq update || die "apt-get update failed"
+	kpkg=$(kernel_pkg)
+fi
+[[ -n $kpkg ]] || die "apt-cache knows no linux-image-amd64 dependency (run apt-get update as root)"
 kver=${kpkg#linux-image-}
 say "kernel package $kpkg: apt-get download"
 mkdir -p "$WORK/deb" "$WORK/k"

@@ -51,12 +51,18 @@ esac
 if [[ $list == lossless ]]; then opcodes=$LOSSLESS_OPCODES; else opcodes=$LOSSY_OPCODES; fi
 if [[ $mode != run ]]; then
 	[[ -s $SAVED_PCAP ]] || snic_fail "no capture at $SAVED_PCAP (the interop run case makes it)"
+	# The oracles take ~1-4 ms per frame here: a retransmission flood (the
+	# known failures of the lossy list make millions of frames) is
+	# reported as such instead of being read for an hour.
+	frames=$(capinfos -c -M "$SAVED_PCAP" | awk '/Number of packets/ { print $NF }')
+	(( frames <= 300000 )) ||
+		snic_fail "$SAVED_PCAP holds $frames frames (a retransmission flood: see the run case's results); not checked"
 	rc=0
 	if [[ $mode == scapy ]]; then
 		# netem drops after snic's capture point: retransmissions show as
 		# PSNs going back (warnings), never as gaps.
 		snic_run check-roce 1000 "$PY" "$SNIC_ROOT/tests/wire/check_roce.py" "$SAVED_PCAP" \
-			--quiet --min-frames 10000 --expect-opcodes "$opcodes" || rc=$?
+			--quiet --min-frames 5000 --expect-opcodes "$opcodes" || rc=$?
 		(( rc == 0 )) || snic_fail "check_roce.py rejected $SAVED_PCAP (status $rc)"
 	else
 		snic_need_cmd tshark
@@ -223,21 +229,22 @@ PROG_SECS=90
 # Volumes are modest: the VM runs under TCG, and the oracle cases read
 # every frame of the capture (about 1 ms of CPU per frame each).
 if [[ $list == lossless ]]; then
-	case_def rc-4k      pp ibv_rc_pingpong  "-s 4096 -m 1024 -n 300 -c"
-	case_def rc-64k     pp ibv_rc_pingpong  "-s 65536 -m 1024 -n 20 -c"
-	case_def ud         pp ibv_ud_pingpong  "-s 1024 -n 300 -c"
-	case_def srq        pp ibv_srq_pingpong "-s 4096 -m 1024 -q 4 -n 100 -c"
-	case_def uc         pp ibv_uc_pingpong  "-s 4096 -m 1024 -n 300 -c"
-	case_def write-bw   pt ib_write_bw   "-n 300 -s 8192 -F"
+	case_def rc-4k      pp ibv_rc_pingpong  "-s 4096 -m 1024 -n 100 -c"
+	case_def rc-64k     pp ibv_rc_pingpong  "-s 65536 -m 1024 -n 10 -c"
+	case_def ud         pp ibv_ud_pingpong  "-s 1024 -n 100 -c"
+	case_def srq        pp ibv_srq_pingpong "-s 4096 -m 1024 -q 4 -n 25 -c"
+	case_def uc         pp ibv_uc_pingpong  "-s 4096 -m 1024 -n 100 -c"
+	# 3 KiB: FIRST, MIDDLE and LAST packets at path MTU 1024.
+	case_def write-bw   pt ib_write_bw   "-n 200 -s 3072 -F"
 	# snic offers 16 outstanding READ/atomic requests, rxe 128; perftest
 	# takes the peer's figure as its own, so rxe must be told (-o 16).
-	case_def read-bw    pt ib_read_bw    "-n 300 -s 8192 -F" "-o 16"
-	case_def send-bw    pt ib_send_bw    "-n 300 -s 8192 -F"
-	case_def atomic-bw  pt ib_atomic_bw  "-n 300 -A CMP_AND_SWAP -F" "-o 16"
-	case_def write-lat  pt ib_write_lat  "-n 300 -s 64 -F"
-	case_def read-lat   pt ib_read_lat   "-n 300 -s 64 -F" "-o 16"
-	case_def send-lat   pt ib_send_lat   "-n 300 -s 64 -F"
-	case_def atomic-lat pt ib_atomic_lat "-n 300 -A FETCH_AND_ADD -F" "-o 16"
+	case_def read-bw    pt ib_read_bw    "-n 200 -s 3072 -F" "-o 16"
+	case_def send-bw    pt ib_send_bw    "-n 200 -s 3072 -F"
+	case_def atomic-bw  pt ib_atomic_bw  "-n 200 -A CMP_AND_SWAP -F" "-o 16"
+	case_def write-lat  pt ib_write_lat  "-n 200 -s 64 -F"
+	case_def read-lat   pt ib_read_lat   "-n 200 -s 64 -F" "-o 16"
+	case_def send-lat   pt ib_send_lat   "-n 200 -s 64 -F"
+	case_def atomic-lat pt ib_atomic_lat "-n 200 -A FETCH_AND_ADD -F" "-o 16"
 else
 	# netem in the VM, on RoCE frames both ways (netem_setup).  Not
 	# seeded: iproute2 6.1's tc has no "seed" keyword.
