@@ -6,6 +6,7 @@
 #   make ARCH=aarch64  the same programs for Linux on Arm (the DPU), cross-
 #                   built into build-aarch64/ against an arm64 sysroot
 #                   (tools/arm64-sysroot.sh makes and caches it)
+#   make interop    snic against Linux soft-RoCE (rdma_rxe) in a Debian VM
 
 # ARCH=aarch64: Debian's cross compiler and an arm64 sysroot of Debian's
 # -dev packages (DPDK and the rest), made once per machine outside the clone.
@@ -129,7 +130,7 @@ TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(CM_LIB) $(UNIT_BIN) $(BENCH_INSTR_BIN) \
 	$(BENCH_BINS) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) $(MPI_BINS) $(SIM_BINS)
 
-.PHONY: all deps demo test unit asan bench bench-instr clean firmware emu host-driver
+.PHONY: all deps demo test unit asan bench bench-instr clean firmware emu host-driver interop
 all: $(ALL)
 firmware: $(FW_LIB)
 emu: $(EMU_BIN)
@@ -246,6 +247,11 @@ bench: all
 # Firmware instructions per message, counted by callgrind (deterministic).
 bench-instr: $(BENCH_INSTR_BIN)
 	tools/bench-instr.sh
+
+# snic against Linux's rdma_rxe in a Debian VM (tests/interop/)
+interop: deps
+	$(MAKE) all
+	tests/run.sh interop
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN)

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # snic test runner.
 #
-#   tests/run.sh [suite|case ...]     default: every suite, in this order
+#   tests/run.sh [suite|case ...]     default: every suite but interop-lossy,
+#                                     in this order
 #   tests/run.sh --list               print the suites and their cases
 #
-# Suites: unit devinfo pingpong verbs wire perftest engines multi badconfig cm qemu arm.  A case can also be named alone
+# Suites: unit devinfo pingpong verbs wire perftest engines multi badconfig cm qemu arm
+# interop interop-lossy (known failures, only when named).  A case can also be named alone
 # (e.g. tests/run.sh pingpong/events).
 #
 # Each case runs as its own process under timeout(1) (a hard limit; the whole
@@ -135,6 +137,25 @@ case_add arm      arm/interop           600 bash "$IT/arm.sh" interop
 case_add arm      arm/hostdriver        300 bash "$IT/arm.sh" hostdriver
 case_add arm      arm/bluefield          60 bash "$IT/arm.sh" bluefield
 
+# Interoperability with Linux's rdma_rxe in a Debian VM (tests/interop/):
+# interop/prepare builds the VM once per machine (~10 s, cached in
+# ~/.cache/snic/rxe-vm); interop/rxe boots it once and runs every program
+# pair in both directions; the oracles then read every captured frame.
+IO=tests/interop/interop.sh
+SUITES+=(interop)
+case_add interop  interop/prepare       600 bash "$IO" prepare
+case_add interop  interop/rxe           900 bash "$IO" run lossless
+case_add interop  interop/scapy         600 bash "$IO" scapy lossless
+case_add interop  interop/tshark        600 bash "$IO" tshark lossless
+# The RC cases under netem loss/reordering/duplication: known failures until
+# the retransmission fixes of issue 15 land, so not in the default run
+# (tests/run.sh interop-lossy runs them; README "Interoperability").
+SUITES+=(interop-lossy)
+NOT_DEFAULT=(interop-lossy)
+case_add interop-lossy interop-lossy/rxe    1800 bash "$IO" run lossy
+case_add interop-lossy interop-lossy/scapy   600 bash "$IO" scapy lossy
+case_add interop-lossy interop-lossy/tshark  600 bash "$IO" tshark lossy
+
 usage() {
 	echo "usage: tests/run.sh [--list] [suite|case ...]"
 	echo "suites: ${SUITES[*]}"
@@ -163,7 +184,9 @@ for a in "$@"; do
 	esac
 done
 if (( ${#want[@]} == 0 )); then
-	want=("${SUITES[@]}")
+	for a in "${SUITES[@]}"; do
+		[[ " ${NOT_DEFAULT[*]} " == *" $a "* ]] || want+=("$a")
+	done
 fi
 for a in "${want[@]}"; do
 	hit=0

@@ -25,10 +25,12 @@ PACKAGES=(
 	# runs under qemu-user (its arm64 sysroot: tools/arm64-sysroot.sh)
 	gcc-aarch64-linux-gnu qemu-system-arm newlib-source device-tree-compiler
 	qemu-user file
-	# network namespaces for the tests (ip), ss
+	# network namespaces for the tests (ip), ss; tc netem
 	iproute2
 	# make bench-instr (callgrind), make bench (plots)
 	valgrind gnuplot-nox
+	# the soft-RoCE peer VM of tests/interop (tools/build-rxe-vm.sh)
+	qemu-system-x86 busybox-static cpio kmod xz-utils
 )
 
 say() { echo "setup-deps: $*"; }

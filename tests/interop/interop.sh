@@ -1,0 +1,429 @@
+#!/usr/bin/env bash
+# Interoperability with Linux's own RoCE: a snic NIC against rdma_rxe
+# (soft-RoCE) in a Debian 12 VM, with Debian's unmodified programs on both
+# sides.
+#
+#   tests/interop/interop.sh prepare        build (or find) the cached VM
+#                                           (tools/build-rxe-vm.sh)
+#   tests/interop/interop.sh run LIST [CASE...]
+#       boot the VM once, put a snic NIC on the same tap, run every case of
+#       LIST (or only the named ones), each with the VM as server and as
+#       client, and check every captured frame with the scapy and tshark
+#       oracles.  LIST is
+#         lossless  pingpong (RC 4 KiB and 64 KiB, UD, SRQ, UC) and perftest
+#                   (write/read/send/atomic, bw and lat) on a clean link
+#         lossy     the RC cases with netem loss, reordering or duplication
+#                   on the tap (known failures today: see the README)
+#
+# Wiring (all inside a private network namespace this script creates, so
+# nothing here is reachable from outside and everything goes with it):
+#
+#   VM eth0 10.77.0.2 (rxe0) --virtio-net-- tap snictap0 --af_packet-- snic0 10.77.0.3
+#                                              | 10.77.0.1 (the programs' TCP exchange)
+#
+# Exit status 0 when every case passed; the per-case verdicts are in
+# $SNIC_CASE_DIR/results.txt, each case's outputs and capture slice in
+# $SNIC_CASE_DIR/<case>/.
+set -euo pipefail
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
+
+USAGE="usage: $0 prepare | run lossless|lossy [CASE...] | scapy lossless|lossy | tshark lossless|lossy"
+mode=${1:-} list=${2:-}
+PY=/usr/bin/python3 # Debian's python: the one that sees python3-scapy
+# Every BTH opcode each list must put on the wire.  lossless: RC SEND,
+# WRITE, READ, ACK, atomics; UC SEND; UD SEND ONLY.
+LOSSLESS_OPCODES=0x00,0x01,0x02,0x04,0x06,0x07,0x08,0x0a,0x0c,0x0d,0x0e,0x0f,0x10,0x11,0x12,0x13,0x14,0x20,0x21,0x22,0x64
+LOSSY_OPCODES=0x00,0x01,0x02,0x06,0x07,0x08,0x0c,0x0d,0x0e,0x0f,0x11
+# The capture of the last "run LIST", input of the oracle modes.
+SAVED_PCAP=$SNIC_TEST_LOGS/interop/$list.pcap
+# The oracles take ~1-4 ms per frame here: a retransmission flood (the
+# known failures of the lossy list make millions of frames) is reported as
+# such instead of being read for hours.
+FLOOD_FRAMES=300000
+case $mode in
+prepare)
+	out=$(bash "$SNIC_ROOT/tools/build-rxe-vm.sh") || snic_fail "tools/build-rxe-vm.sh failed"
+	snic_log "VM in $out:"
+	sed 's/^/  /' "$out/manifest.txt"
+	exit 0
+	;;
+run | scapy | tshark) ;;
+*) snic_fail "$USAGE" ;;
+esac
+[[ $list == lossless || $list == lossy ]] || snic_fail "$USAGE"
+if [[ $list == lossless ]]; then opcodes=$LOSSLESS_OPCODES; else opcodes=$LOSSY_OPCODES; fi
+if [[ $mode != run ]]; then
+	[[ ! -f $SAVED_PCAP.flood ]] ||
+		snic_fail "the last run's capture held $(cat "$SAVED_PCAP.flood") frames (a retransmission flood: see the run case's results); not checked"
+	[[ -s $SAVED_PCAP ]] || snic_fail "no capture at $SAVED_PCAP (the interop run case makes it)"
+	rc=0
+	if [[ $mode == scapy ]]; then
+		# netem drops after snic's capture point: retransmissions show as
+		# PSNs going back (warnings), never as gaps.
+		snic_run check-roce 1000 "$PY" "$SNIC_ROOT/tests/wire/check_roce.py" "$SAVED_PCAP" \
+			--quiet --min-frames 5000 --expect-opcodes "$opcodes" || rc=$?
+		(( rc == 0 )) || snic_fail "check_roce.py rejected $SAVED_PCAP (status $rc)"
+	else
+		snic_need_cmd tshark
+		# shellcheck disable=SC2046 # one opcode per word
+		snic_run check-tshark 1000 bash "$SNIC_ROOT/tests/wire/check_tshark.sh" "$SAVED_PCAP" \
+			$(tr , ' ' <<<"$opcodes") || rc=$?
+		(( rc == 0 )) || snic_fail "check_tshark.sh rejected $SAVED_PCAP (status $rc)"
+	fi
+	snic_log "$mode oracle: every RoCE frame of $SAVED_PCAP conforms"
+	exit 0
+fi
+snic_private_netns "$0" "$@"
+[[ ${SNIC_IN_NETNS:-} == 1 ]] || snic_fail "needs a private network namespace (run as root)"
+shift 2
+ONLY=("$@")
+
+EMU=$SNIC_BUILD/bin/snic-emu
+CTL=$SNIC_BUILD/bin/snicctl
+VMCTL=$SNIC_ROOT/tests/interop/vmctl.py
+snic_need_exec "$EMU" "$CTL" "$PY"
+snic_need_cmd qemu-system-x86_64 ip editcap capinfos tshark ibv_rc_pingpong ib_write_bw
+VM=$(bash "$SNIC_ROOT/tools/build-rxe-vm.sh" --print-dir) ||
+	snic_fail "the VM is not built: run 'tests/interop/interop.sh prepare' (tools/build-rxe-vm.sh)"
+
+TAP=snictap0
+HOST_IP=10.77.0.1 VM_IP=10.77.0.2 SNIC_IP=10.77.0.3
+VM_GID=1   # rxe: index 0 is the IPv6 link-local GID, 1 the RoCE v2 IPv4 one
+SNIC_GID=0
+D=$SNIC_CASE_DIR
+PCAP=$D/snic.pcap
+RESULTS=$D/results.txt
+: >"$RESULTS"
+rm -f -- "$SAVED_PCAP" "$SAVED_PCAP.flood"
+QEMU_PID=
+RUN_DIR=$(mktemp -d /dev/shm/snic-interop.XXXXXX)
+
+interop_cleanup() {
+	local rc=$?
+	if [[ -n $SNIC_EMU_PID ]]; then
+		snic__kill_wait "$SNIC_EMU_PID" 10
+		SNIC_EMU_PID=
+	fi
+	if [[ -n $QEMU_PID ]]; then
+		snic__kill_wait "$QEMU_PID" 5
+		QEMU_PID=
+	fi
+	ip link del "$TAP" 2>/dev/null || true
+	rm -rf -- "$RUN_DIR"
+	(exit "$rc")
+	snic__cleanup
+}
+trap interop_cleanup EXIT
+
+# ------------------------------------------------------------------ the VM
+
+# vm CMD...: run one shell line in the VM (limit: SECS from $VM_SECS, 60).
+vm() {
+	local c=$*
+	c=${c//$'\n'/ }
+	timeout -k 5 $(( $(snic_secs "${VM_SECS:-60}") + 10 )) \
+		"$PY" "$VMCTL" "$D/ctl.sock" "$(snic_secs "${VM_SECS:-60}")" "$c"
+}
+
+accel=tcg
+# KVM only where the CPU really has it: /dev/kvm alone is not enough here
+# (kvm_pvm without vmx/svm; a Debian kernel hangs at boot under it).
+if [[ -w /dev/kvm ]] && grep -Eqw 'vmx|svm' /proc/cpuinfo; then
+	accel=kvm
+fi
+accel=${SNIC_VM_ACCEL:-$accel}
+
+tap_up() {
+	ip tuntap add dev "$TAP" mode tap || snic_fail "cannot create tap $TAP"
+	# Only the programs' frames on the tap: no IPv6 autoconfiguration here.
+	sysctl -qw "net.ipv6.conf.$TAP.disable_ipv6=1" || true
+	# The default 1000-frame queue drops snic's bursts (PLATFORM-NOTES).
+	ip link set "$TAP" mtu 1500 txqueuelen 10000 up
+	ip addr add "$HOST_IP/24" dev "$TAP"
+}
+
+vm_boot() {
+	local t0=$SECONDS
+	snic_log "boot: Debian kernel + rxe initramfs from $VM ($accel)"
+	sed 's/^/  vm| /' "$VM/manifest.txt"
+	qemu-system-x86_64 -M pc -accel "$accel" -cpu max -m 768 -smp 1 \
+		-nodefaults -no-user-config -display none -no-reboot \
+		-kernel "$VM/vmlinux" -initrd "$VM/initrd.cpio.gz" \
+		-append "console=ttyS0 panic=-1 quiet" \
+		-serial "file:$D/vm-console.log" \
+		-device virtio-serial-pci \
+		-chardev "socket,id=ctl,path=$D/ctl.sock,server=on,wait=off" \
+		-device virtserialport,chardev=ctl,name=snic.ctl \
+		-netdev "tap,id=n0,ifname=$TAP,script=no,downscript=no" \
+		-device virtio-net-pci,netdev=n0,mac=52:54:00:4d:00:02 \
+		>"$D/qemu.log" 2>&1 </dev/null &
+	QEMU_PID=$!
+	local out
+	out=$(VM_SECS=90 vm "ip link set eth0 mtu 1500 up && ip addr add $VM_IP/24 dev eth0 &&
+		rdma link add rxe0 type rxe netdev eth0 && cat /sys/class/infiniband/rxe0/ports/1/gids/$VM_GID &&
+		uname -r") || {
+		snic_tail "$D/vm-console.log" 30
+		snic_tail "$D/qemu.log" 10
+		snic_fail "the VM did not come up with rxe0 (output: $out)"
+	}
+	[[ $out == *0000:0000:0000:0000:0000:ffff:0a4d:0002* ]] ||
+		snic_fail "rxe0 GID $VM_GID is not $VM_IP's IPv4-mapped GID: $out"
+	snic_log "VM up with rxe0 after $(( SECONDS - t0 ))s (kernel $(tail -n 1 <<<"$out"))"
+	vm "ibv_devinfo -v -d rxe0 | grep -E 'fw_ver|max_qp_rd_atom|max_qp_init_rd_atom|active_mtu'" |
+		sed 's/^/  vm| /'
+}
+
+NIC_LOG=$D/snic-emu.log
+nic_start() {
+	local i
+	snic_log "start: snic-emu --run-dir $RUN_DIR --nic snic0,port=net_af_packet0,ip=$SNIC_IP,pcap=$PCAP -- --vdev=net_af_packet0,iface=$TAP,framecnt=4096"
+	# A private EAL prefix: other snic tests on this machine may run a
+	# NIC named snic0 at the same time.
+	env -u LD_LIBRARY_PATH "$EMU" --run-dir "$RUN_DIR" \
+		--nic "snic0,port=net_af_packet0,ip=$SNIC_IP,pcap=$PCAP" -- \
+		"--vdev=net_af_packet0,iface=$TAP,framecnt=4096" "--file-prefix=snic-interop-$$" \
+		>"$NIC_LOG" 2>&1 </dev/null &
+	SNIC_EMU_PID=$!
+	for (( i = 0; i < $(snic_secs 40) * 10; i++ )); do
+		grep -q '^ready' "$NIC_LOG" && break
+		kill -0 "$SNIC_EMU_PID" 2>/dev/null ||
+			{ SNIC_EMU_PID=; snic_tail "$NIC_LOG" 30; snic_fail "snic-emu exited before 'ready'"; }
+		sleep 0.1
+	done
+	grep -q '^ready' "$NIC_LOG" || { snic_tail "$NIC_LOG" 30; snic_fail "snic-emu not ready within 40 s"; }
+	export SNIC_RUN_DIR=$RUN_DIR
+	export LD_LIBRARY_PATH=$SNIC_BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	snic_log "snic0 ready (pid $SNIC_EMU_PID)"
+}
+
+# SIGTERM; it must exit 0 and remove its runtime files.
+nic_stop() {
+	local pid=$SNIC_EMU_PID rc=0
+	kill -TERM "$pid" 2>/dev/null || true
+	timeout "$(snic_secs 20)" tail --pid="$pid" -f /dev/null || true
+	kill -0 "$pid" 2>/dev/null && snic_fail "snic-emu ignored SIGTERM for 20 s"
+	wait "$pid" || rc=$?
+	SNIC_EMU_PID=
+	(( rc == 0 )) || { snic_tail "$NIC_LOG" 30; snic_fail "snic-emu exited with status $rc after SIGTERM"; }
+	[[ ! -e $RUN_DIR/snic0.bar ]] || snic_fail "snic-emu left snic0.bar in $RUN_DIR"
+	snic_log "snic-emu stopped: exit 0, runtime files removed"
+}
+
+# ------------------------------------------------------------------ cases
+
+# Lines of snicctl counters worth keeping beside a failure.
+ctl_snapshot() { # FILE
+	"$CTL" --json show snic0 >"$1" 2>&1 || true
+}
+
+declare -a C_NAME=() C_KIND=() C_PROG=() C_ARGS=() C_VMARGS=() C_NETEM=()
+# case_def NAME KIND(pp|pt) PROG "ARGS (both sides)" "EXTRA ARGS on the rxe side" [NETEM]
+case_def() {
+	C_NAME+=("$1") C_KIND+=("$2") C_PROG+=("$3") C_ARGS+=("$4") C_VMARGS+=("${5:-}") C_NETEM+=("${6:-}")
+}
+
+# Limit of one program run: a known failure under netem is a hang.
+PROG_SECS=90
+[[ $list == lossy ]] && PROG_SECS=60
+# Volumes are modest: the VM runs under TCG, and the oracle cases read
+# every frame of the capture (about 1 ms of CPU per frame each).
+if [[ $list == lossless ]]; then
+	case_def rc-4k      pp ibv_rc_pingpong  "-s 4096 -m 1024 -n 100 -c"
+	case_def rc-64k     pp ibv_rc_pingpong  "-s 65536 -m 1024 -n 10 -c"
+	case_def ud         pp ibv_ud_pingpong  "-s 1024 -n 100 -c"
+	case_def srq        pp ibv_srq_pingpong "-s 4096 -m 1024 -q 4 -n 25 -c"
+	case_def uc         pp ibv_uc_pingpong  "-s 4096 -m 1024 -n 100 -c"
+	# 3 KiB: FIRST, MIDDLE and LAST packets at path MTU 1024.
+	case_def write-bw   pt ib_write_bw   "-n 200 -s 3072 -F"
+	# snic offers 16 outstanding READ/atomic requests, rxe 128; perftest
+	# takes the peer's figure as its own, so rxe must be told (-o 16).
+	case_def read-bw    pt ib_read_bw    "-n 200 -s 3072 -F" "-o 16"
+	case_def send-bw    pt ib_send_bw    "-n 200 -s 3072 -F"
+	case_def atomic-bw  pt ib_atomic_bw  "-n 200 -A CMP_AND_SWAP -F" "-o 16"
+	case_def write-lat  pt ib_write_lat  "-n 200 -s 64 -F"
+	case_def read-lat   pt ib_read_lat   "-n 200 -s 64 -F" "-o 16"
+	case_def send-lat   pt ib_send_lat   "-n 200 -s 64 -F"
+	case_def atomic-lat pt ib_atomic_lat "-n 200 -A FETCH_AND_ADD -F" "-o 16"
+else
+	# netem in the VM, on RoCE frames both ways (netem_setup).  Not
+	# seeded: iproute2 6.1's tc has no "seed" keyword.
+	for n in "loss 2%" "reorder 10% 50% delay 2ms" "duplicate 5%"; do
+		tag=${n%% *}
+		case_def "rc-4k-$tag"    pp ibv_rc_pingpong "-s 4096 -m 1024 -n 300 -c" "" "$n"
+		case_def "rc-64k-$tag"   pp ibv_rc_pingpong "-s 65536 -m 1024 -n 50 -c" "" "$n"
+		case_def "write-bw-$tag" pt ib_write_bw "-n 300 -s 65536 -F" "" "$n"
+		case_def "read-bw-$tag"  pt ib_read_bw  "-n 300 -s 65536 -F" "-o 16" "$n"
+		case_def "send-bw-$tag"  pt ib_send_bw  "-n 300 -s 65536 -F" "" "$n"
+	done
+fi
+
+# The flag that names the GID index differs: pingpong -g, perftest -x.
+gid_flag() { # KIND IDX
+	if [[ $1 == pp ]]; then echo "-g $2"; else echo "-x $2"; fi
+}
+
+# Result line each program prints when it completed.
+result_ok() { # KIND FILE
+	if [[ $1 == pp ]]; then
+		grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$' "$2"
+	else
+		# perftest: "#bytes #iterations ..." then a row of figures
+		grep -Eq '^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+' "$2"
+	fi
+}
+
+PORT=18000
+# One program run: server on one side, client on the other.  Sets VERDICT.
+run_pair() { # I SERVER(vm|snic) DIR
+	local i=$1 srv=$2 cd=$3 prog=${C_PROG[$1]} kind=${C_KIND[$1]}
+	local args=${C_ARGS[$1]} vmx=${C_VMARGS[$1]} secs hrc=0 vrc=0 hpid
+	secs=$(snic_secs "$PROG_SECS")
+	PORT=$(( PORT + 1 ))
+	local vmcmd hcmd
+	vmcmd="$prog -d rxe0 $(gid_flag "$kind" $VM_GID) -p $PORT $args $vmx"
+	# The argument strings are words by design (no quoting inside).
+	read -r -a hcmd <<<"$prog -d snic0 $(gid_flag "$kind" $SNIC_GID) -p $PORT $args"
+	local hout=$cd/snic.out vout=$cd/vm.out
+	if [[ $srv == vm ]]; then
+		snic_log "  vm server: $vmcmd"
+		vm "rm -f /tmp/s.*; ( timeout $secs $vmcmd >/tmp/s.out 2>&1; echo \$? >/tmp/s.rc ) & \
+			for i in \$(seq 300); do netstat -ltn | grep -q ':$PORT ' && exit 0; sleep 0.1; done; exit 1" ||
+			{ VERDICT="rxe server never listened on $PORT"; vm "cat /tmp/s.out" >"$vout" 2>&1; return; }
+		snic_log "  snic client: ${hcmd[*]} $VM_IP"
+		timeout -k 5 "$secs" "${hcmd[@]}" "$VM_IP" >"$hout" 2>&1 </dev/null || hrc=$?
+		VM_SECS=$(( secs / SNIC_TIMEOUT_SCALE + 10 )) vm "for i in \$(seq $(( secs * 5 + 50 ))); do [ -f /tmp/s.rc ] && break; sleep 0.2; done; cat /tmp/s.out; exit \$(cat /tmp/s.rc 2>/dev/null || echo 124)" >"$vout" 2>&1 || vrc=$?
+	else
+		snic_log "  snic server: ${hcmd[*]}"
+		timeout -k 5 "$secs" "${hcmd[@]}" >"$hout" 2>&1 </dev/null &
+		hpid=$!
+		SNIC_BG_PIDS+=("$hpid")
+		if ! snic_wait_listen "$PORT" 30 "$hpid"; then
+			kill -TERM "$hpid" 2>/dev/null || true
+			wait "$hpid" || true
+			snic__untrack "$hpid"
+			VERDICT="snic server never listened on $PORT"
+			return
+		fi
+		snic_log "  vm client: $vmcmd $HOST_IP"
+		VM_SECS=$(( secs / SNIC_TIMEOUT_SCALE + 10 )) vm "timeout $secs $vmcmd $HOST_IP" >"$vout" 2>&1 || vrc=$?
+		if (( vrc != 0 )); then
+			sleep 1
+			kill -TERM "$hpid" 2>/dev/null || true
+		fi
+		wait "$hpid" || hrc=$?
+		snic__untrack "$hpid"
+	fi
+	sed 's/^/    snic| /' "$hout"
+	sed 's/^/    vm  | /' "$vout"
+	VERDICT=
+	(( hrc == 0 )) || VERDICT+="snic side exit $hrc; "
+	(( vrc == 0 )) || VERDICT+="rxe side exit $vrc; "
+	# Pingpong prints its result on both sides; perftest on its client.
+	if [[ $kind == pp || $srv == vm ]]; then
+		result_ok "$kind" "$hout" || VERDICT+="no result line on the snic side; "
+	fi
+	if [[ $kind == pp || $srv == snic ]]; then
+		result_ok "$kind" "$vout" || VERDICT+="no result line on the rxe side; "
+	fi
+}
+
+# The capture slice of a failed case, for whoever looks into it: headers
+# only (128 bytes a frame), since a retransmission flood is millions of
+# frames.
+keep_slice() { # DIR T0 T1
+	sleep 0.3 # the capture is written out every 100 ms
+	editcap -s 128 -A "$2" -B "$3" "$PCAP" "$1/capture-headers.pcap" >/dev/null 2>&1 || true
+}
+
+# The lossy list impairs RoCE frames (UDP 4791) only, inside the VM (this
+# host's kernel has no netem): handle 30: on eth0 holds what rxe sends,
+# ifb0's root what it receives (eth0's ingress redirected there).  Both
+# pass everything until a case sets them.
+NETEM_IDLE="limit 10000"
+# Debian's tc: busybox (which prefers its applets) has its own, smaller one.
+TC=/usr/bin/tc
+netem_setup() {
+	vm "$TC qdisc add dev eth0 root handle 1: prio &&
+		$TC qdisc add dev eth0 parent 1:3 handle 30: netem $NETEM_IDLE &&
+		$TC filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3 &&
+		ip link set ifb0 up &&
+		$TC qdisc add dev ifb0 root handle 40: netem $NETEM_IDLE &&
+		$TC qdisc add dev eth0 handle ffff: ingress &&
+		$TC filter add dev eth0 parent ffff: protocol ip prio 1 u32 match ip protocol 17 0xff match ip dport 4791 0xffff action mirred egress redirect dev ifb0" ||
+		snic_fail "netem set-up in the VM failed"
+}
+# A fresh pair of netem qdiscs per case, so their counters are the case's.
+netem_set() { # SPEC
+	vm "$TC qdisc del dev eth0 parent 1:3 handle 30: && $TC qdisc add dev eth0 parent 1:3 handle 30: netem $NETEM_IDLE $1 &&
+		$TC qdisc del dev ifb0 root handle 40: && $TC qdisc add dev ifb0 root handle 40: netem $NETEM_IDLE $1"
+}
+netem_on() { # SPEC
+	netem_set "$1" || snic_fail "netem $1 could not be set in the VM"
+}
+netem_off() { # FILE: the qdiscs' counters go there
+	vm "echo 'rxe -> snic (eth0 egress):'; $TC -s qdisc show dev eth0 parent 1:3;
+		echo 'snic -> rxe (eth0 ingress via ifb0):'; $TC -s qdisc show dev ifb0" >"$1" 2>&1 || true
+	netem_set "" || snic_fail "could not clear netem in the VM"
+}
+
+want_case() { # NAME
+	local n
+	(( ${#ONLY[@]} == 0 )) && return 0
+	for n in "${ONLY[@]}"; do [[ $n == "$1" ]] && return 0; done
+	return 1
+}
+
+# ------------------------------------------------------------------ main
+tap_up
+vm_boot
+[[ $list == lossy ]] && netem_setup
+nic_start
+passed=0 failed=0 t_start=$SECONDS
+for i in "${!C_NAME[@]}"; do
+	want_case "${C_NAME[$i]}" || continue
+	for srv in vm snic; do
+		name=${C_NAME[$i]}/$srv-server
+		cd=$D/$name
+		mkdir -p "$cd"
+		snic_log "case $name: ${C_PROG[$i]} ${C_ARGS[$i]}${C_NETEM[$i]:+ (netem ${C_NETEM[$i]})}"
+		ctl_snapshot "$cd/snicctl-before.json"
+		[[ -n ${C_NETEM[$i]} ]] && netem_on "${C_NETEM[$i]}"
+		t0=$(date +%s.%N) s0=$SECONDS
+		VERDICT=
+		run_pair "$i" "$srv" "$cd"
+		t1=$(date +%s.%N)
+		[[ -n ${C_NETEM[$i]} ]] && netem_off "$cd/netem.txt"
+		ctl_snapshot "$cd/snicctl-after.json"
+		if [[ -z $VERDICT ]]; then
+			passed=$(( passed + 1 ))
+			printf 'PASS %-28s %4ss\n' "$name" "$(( SECONDS - s0 ))" | tee -a "$RESULTS"
+		else
+			failed=$(( failed + 1 ))
+			keep_slice "$cd" "$t0" "$t1"
+			printf 'FAIL %-28s %4ss  %s\n' "$name" "$(( SECONDS - s0 ))" "$VERDICT" | tee -a "$RESULTS"
+		fi
+		# A case that failed may have left the NIC or the VM unusable:
+		# later cases must not inherit that.
+		kill -0 "$SNIC_EMU_PID" 2>/dev/null || snic_fail "snic-emu died during $name"
+		kill -0 "$QEMU_PID" 2>/dev/null || snic_fail "the VM died during $name"
+	done
+done
+nic_stop
+mkdir -p "$(dirname "$SAVED_PCAP")"
+frames=$(capinfos -c -M "$PCAP" 2>/dev/null | awk '/Number of packets/ { print $NF }')
+if (( ${frames:-0} > FLOOD_FRAMES )); then
+	# Gigabytes: not kept; the oracle cases report the flood instead.
+	rm -f -- "$PCAP"
+	echo "$frames" >"$SAVED_PCAP.flood"
+	snic_log "capture: $frames frames (a retransmission flood), not kept"
+else
+	mv -f -- "$PCAP" "$SAVED_PCAP"
+	snic_log "capture: $SAVED_PCAP ($frames frames)"
+fi
+snic_log "rxe's view at the end:"
+vm "rdma statistic show link rxe0/1" 2>&1 | sed 's/^/  vm| /' || true
+echo "== interop $list: $passed passed, $failed failed in $(( SECONDS - t_start ))s (plus boot)"
+cat "$RESULTS"
+(( passed + failed > 0 )) || snic_fail "no case selected"
+(( failed == 0 ))

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Build the soft-RoCE peer VM of the interop suite (tests/interop/) once per
+# machine, into a cache outside the clone:
+#   ${SNIC_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/snic}/rxe-vm/
+#     vmlinux        Debian 12's kernel, uncompressed (PVH entry: under TCG
+#                    it boots ~2x faster than the bzImage)
+#     initrd.cpio.gz busybox-static, rdma_rxe and the modules it needs,
+#                    Debian's ibverbs-utils, perftest, rdma and tc (iproute2) and
+#                    librxe with their shared-library closure, and
+#                    tests/interop/vm-init (the control loop)
+#     manifest.txt   package versions inside (for reports and the README)
+# Nothing is installed system-wide: the kernel package is fetched with
+# `apt-get download` and only the files we need are extracted from it
+# (installing it would run initramfs-tools for minutes).  The user-space
+# programs are the host's Debian packages (tools/setup-deps.sh installs
+# them), checked unmodified with `dpkg --verify` before they are copied.
+# A finished build holds a stamp with a hash of this script and vm-init, so
+# an edit of either or an interrupted build is redone; a lock serialises two
+# builds started at once.  Prints the cache folder on stdout.
+#
+# Usage: tools/build-rxe-vm.sh [--print-dir]
+#   --print-dir  only print where the VM is (or would be); exit 1 if it is
+#                not built (or out of date).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+INIT=$ROOT/tests/interop/vm-init
+CACHE_ROOT=${SNIC_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/var/cache}/.cache}/snic}
+DIR=$CACHE_ROOT/rxe-vm
+STAMP=$DIR/.snic-built
+export LC_ALL=C
+
+say() { echo "build-rxe-vm: $*" >&2; }
+die() { echo "build-rxe-vm: error: $*" >&2; exit 1; }
+
+[[ -r $INIT ]] || die "$INIT is missing"
+recipe=$(cat "${BASH_SOURCE[0]}" "$INIT" | sha256sum | cut -c1-16)
+built() { [[ -f $STAMP && $(cat "$STAMP") == "$recipe" ]]; }
+
+if [[ ${1:-} == --print-dir ]]; then
+	echo "$DIR"
+	built
+	exit
+fi
+if built; then
+	echo "$DIR"
+	exit 0
+fi
+
+# What goes into the VM.
+# rxe computes its ICRC with the "crc32" shash: a soft dependency that
+# --show-depends does not list.
+# The host kernel here has no netem: the lossy cases impair the link inside
+# the VM (netem on eth0 for what rxe sends, on ifb0 fed from eth0's ingress
+# for what it receives), hence the qdiscs, u32, mirred and ifb.
+MODULES=(rdma_rxe crc32_generic virtio_net virtio_pci virtio_console
+	sch_netem sch_prio sch_ingress cls_u32 act_mirred ifb)
+PROGRAMS=(
+	/usr/bin/ibv_rc_pingpong /usr/bin/ibv_ud_pingpong /usr/bin/ibv_srq_pingpong
+	/usr/bin/ibv_uc_pingpong /usr/bin/ibv_devinfo /usr/bin/ibv_devices
+	/usr/bin/ib_write_bw /usr/bin/ib_read_bw /usr/bin/ib_send_bw /usr/bin/ib_atomic_bw
+	/usr/bin/ib_write_lat /usr/bin/ib_read_lat /usr/bin/ib_send_lat /usr/bin/ib_atomic_lat
+	/usr/bin/rdma /usr/sbin/tc
+)
+PROVIDER=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
+USER_PKGS=(ibverbs-utils perftest ibverbs-providers libibverbs1 iproute2 busybox-static)
+
+for c in apt-get apt-cache dpkg-deb depmod modprobe cpio xz gzip busybox; do
+	command -v "$c" >/dev/null 2>&1 || die "'$c' not found: run tools/setup-deps.sh"
+done
+[[ $(uname -m) == x86_64 ]] || die "the VM is x86_64 (Debian amd64); this host is $(uname -m)"
+for f in "${PROGRAMS[@]}" "$PROVIDER" /etc/libibverbs.d/rxe.driver /bin/busybox; do
+	[[ -e $f ]] || die "$f is missing: run tools/setup-deps.sh"
+done
+# The VM must run Debian's programs, not a copy someone changed.
+dpkg --verify "${USER_PKGS[@]}" >/dev/null 2>&1 ||
+	die "dpkg --verify ${USER_PKGS[*]} reports modified files; reinstall them"
+
+mkdir -p "$CACHE_ROOT"
+exec 9>"$CACHE_ROOT/.rxe-vm.lock"
+flock 9
+if built; then          # another build finished while we waited
+	echo "$DIR"
+	exit 0
+fi
+
+WORK=$(mktemp -d "$CACHE_ROOT/.rxe-vm-build.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+start=$(date +%s)
+
+# ---------------------------------------------------------------- kernel
+kernel_pkg() {
+	apt-cache depends linux-image-amd64 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }'
+}
+kpkg=$(kernel_pkg)
+if [[ -z $kpkg ]] && (( EUID == 0 )); then
+	say "apt knows no linux-image-amd64: apt-get update"
+	apt-get -o DPkg::Lock::Timeout=600 -qq update || die "apt-get update failed"
+	kpkg=$(kernel_pkg)
+fi
+[[ -n $kpkg ]] || die "apt-cache knows no linux-image-amd64 dependency (run apt-get update as root)"
+kver=${kpkg#linux-image-}
+say "kernel package $kpkg: apt-get download"
+mkdir -p "$WORK/deb" "$WORK/k"
+# (as root into a folder user _apt may not reach: no sandbox user)
+(cd "$WORK/deb" && apt-get -qq -o APT::Sandbox::User=root download "$kpkg") || die "apt-get download $kpkg failed"
+deb=$(ls "$WORK"/deb/*.deb)
+kdebver=$(dpkg-deb -f "$deb" Version)
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$WORK/k" --wildcards \
+	"./boot/vmlinuz-$kver" "./lib/modules/$kver/modules.*" \
+	"./lib/modules/$kver/kernel/drivers/infiniband/*" "./lib/modules/$kver/kernel/net/*" \
+	"./lib/modules/$kver/kernel/drivers/net/*" "./lib/modules/$kver/kernel/drivers/virtio/*" \
+	"./lib/modules/$kver/kernel/drivers/char/*" "./lib/modules/$kver/kernel/crypto/*" ||
+	die "extracting the kernel and modules from $deb failed"
+
+# vmlinuz is a bzImage whose payload is one xz stream: unpacked, the ELF
+# kernel boots through its PVH note.
+vmlinuz=$WORK/k/boot/vmlinuz-$kver
+off=$(grep -abo $'\xfd7zXZ\x00' "$vmlinuz" | head -n 1 | cut -d: -f1)
+[[ -n $off ]] || die "no xz stream in $vmlinuz (not an xz-compressed kernel?)"
+# xz stops at the stream's end and complains about the bytes after it.
+tail -c +$(( off + 1 )) "$vmlinuz" | xz -dcq >"$WORK/vmlinux" 2>/dev/null || true
+[[ $(head -c 4 "$WORK/vmlinux") == $'\x7fELF' ]] || die "unpacked kernel is not an ELF image"
+
+depmod -b "$WORK/k" "$kver" || die "depmod failed"
+mapfile -t kos < <(modprobe -d "$WORK/k" -S "$kver" -a --show-depends "${MODULES[@]}" |
+	awk '$1 == "insmod" && !seen[$2]++ { print $2 }')
+(( ${#kos[@]} >= ${#MODULES[@]} )) || die "modprobe --show-depends found too few modules: ${kos[*]}"
+
+# ---------------------------------------------------------------- initramfs
+R=$WORK/root
+mkdir -p "$R"/{bin,dev,proc,sys,tmp,etc/libibverbs.d,modules,usr/bin,usr/lib/x86_64-linux-gnu/libibverbs,usr/lib64}
+ln -s usr/lib "$R/lib"
+ln -s usr/lib64 "$R/lib64"
+cp /bin/busybox "$R/bin/busybox"
+ln -s busybox "$R/bin/sh"
+: >"$R/modules/order"
+for ko in "${kos[@]}"; do
+	cp "$ko" "$R/modules/"
+	echo "${ko##*/}" >>"$R/modules/order"
+done
+cp "$INIT" "$R/init"
+chmod 0755 "$R/init"
+cp /etc/libibverbs.d/rxe.driver "$R/etc/libibverbs.d/"
+cp "$PROVIDER" "$R/usr/lib/x86_64-linux-gnu/libibverbs/"
+# Shared-library closure, as Debian's loader resolves it (not through a
+# LD_LIBRARY_PATH that may point at our own libibverbs).
+libs=()
+for f in "${PROGRAMS[@]}" "$PROVIDER"; do
+	[[ $f == /usr/*bin/* ]] && cp "$f" "$R/usr/bin/"
+	while read -r lib; do
+		libs+=("$lib")
+	done < <(env -u LD_LIBRARY_PATH -u LD_PRELOAD ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+done
+for lib in $(printf '%s\n' "${libs[@]}" | sort -u); do
+	dest=${lib#/usr}
+	dest=$R/usr$dest
+	mkdir -p "$(dirname "$dest")"
+	cp -L "$lib" "$dest"
+done
+[[ -e $R/usr/lib64/ld-linux-x86-64.so.2 ]] || die "the dynamic loader was not copied"
+(cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) >"$WORK/initrd.cpio.gz"
+
+{
+	echo "kernel: $kpkg $kdebver (Debian)"
+	echo "modules: ${kos[*]##*/}"
+	dpkg-query -W -f='${Package} ${Version}\n' "${USER_PKGS[@]}" | sed 's/^/user space: /'
+	echo "built: $(date -u '+%F %T') UTC"
+} >"$WORK/manifest.txt"
+
+rm -rf "$DIR"
+mkdir -p "$DIR"
+mv "$WORK/vmlinux" "$WORK/initrd.cpio.gz" "$WORK/manifest.txt" "$DIR/"
+echo "$recipe" >"$STAMP"
+say "VM ready in $DIR after $(( $(date +%s) - start ))s: $(tr '\n' ';' <"$DIR/manifest.txt")"
+echo "$DIR"
