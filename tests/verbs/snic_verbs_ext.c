@@ -1054,6 +1054,157 @@ out:
 	return ok;
 }
 
+/* Issue 14 bug 2: every capability within the reported limits works for
+ * every QP type, through ibv_create_qp and ibv_create_qp_ex alike, with
+ * the comp_mask combinations rdma-core's tests use (CREATE_FLAGS with 0,
+ * or IBV_QP_CREATE_BLOCK_SELF_MCAST_LB for UD; send ops; an SRQ); the
+ * caps returned cover the request.  Beyond a limit: EINVAL. */
+enum { CAPS_ROUNDS = 600 };
+
+static uint32_t rnd(uint32_t *seed, uint32_t lo, uint32_t hi)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return lo + (*seed >> 8) % (hi - lo + 1);
+}
+
+static bool caps_cover(const struct ibv_qp_cap *got, const struct ibv_qp_cap *want, bool srq)
+{
+	return got->max_send_wr >= want->max_send_wr &&
+	       got->max_send_sge >= want->max_send_sge &&
+	       got->max_inline_data >= want->max_inline_data &&
+	       (srq || (got->max_recv_wr >= want->max_recv_wr &&
+			got->max_recv_sge >= want->max_recv_sge));
+}
+
+static bool caps_one(struct ibv_cq *cq, struct ibv_srq *srq, uint32_t *seed, unsigned i)
+{
+	static const enum ibv_qp_type types[] = { IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD };
+	struct dev *d = &T.dev[0];
+	struct ibv_qp_init_attr_ex x;
+	struct ibv_qp_cap want;
+	struct ibv_qp *qp;
+
+	memset(&x, 0, sizeof x);
+	x.qp_type = types[i % 3];
+	x.send_cq = x.recv_cq = cq;
+	x.sq_sig_all = (int)rnd(seed, 0, 1);
+	x.cap.max_send_wr = rnd(seed, 1, (uint32_t)d->v.attr.max_qp_wr / 8);
+	x.cap.max_recv_wr = rnd(seed, 1, (uint32_t)d->v.attr.max_qp_wr / 8);
+	x.cap.max_send_sge = rnd(seed, 1, (uint32_t)d->v.attr.max_sge / 2);
+	x.cap.max_recv_sge = rnd(seed, 1, (uint32_t)d->v.attr.max_sge / 2);
+	x.cap.max_inline_data = rnd(seed, 0, 16);
+	if (i % 5 == 4 && srq) {
+		x.srq = srq;
+		x.cap.max_recv_wr = x.cap.max_recv_sge = 0;
+	}
+	want = x.cap;
+	x.pd = d->v.pd;
+	x.comp_mask = IBV_QP_INIT_ATTR_PD;
+	switch ((i / 3) % 4) {
+	case 0:
+		break;
+	case 1:
+		x.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+		break;
+	case 2:
+		x.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+		if (x.qp_type == IBV_QPT_UD)
+			x.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
+		break;
+	default:
+		x.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		x.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+		if (x.qp_type != IBV_QPT_UD)
+			x.send_ops_flags |= IBV_QP_EX_WITH_RDMA_WRITE;
+		break;
+	}
+	errno = 0;
+	qp = ibv_create_qp_ex(d->v.ctx, &x);
+	if (!qp)
+		return fail("create_qp_ex #%u (type %d, mask 0x%x, flags 0x%x, wr %u/%u sge %u/%u "
+			    "inline %u%s): %s", i, x.qp_type, x.comp_mask, x.create_flags,
+			    want.max_send_wr, want.max_recv_wr, want.max_send_sge,
+			    want.max_recv_sge, want.max_inline_data, x.srq ? ", srq" : "",
+			    strerror(errno));
+	bool covered = caps_cover(&x.cap, &want, x.srq != NULL);
+
+	ibv_destroy_qp(qp);
+	if (!covered)
+		return fail("create_qp_ex #%u: caps %u/%u/%u/%u/%u below the request", i,
+			    x.cap.max_send_wr, x.cap.max_recv_wr, x.cap.max_send_sge,
+			    x.cap.max_recv_sge, x.cap.max_inline_data);
+	return true;
+}
+
+static bool c_create_qp_caps(void)
+{
+	struct dev *d = &T.dev[0];
+	struct ibv_cq *cq = ibv_create_cq(d->v.ctx, 16, NULL, NULL, 0);
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 64, .max_sge = 4 } };
+	struct ibv_srq *srq = NULL;
+	struct ibv_qp_init_attr_ex x;
+	struct ibv_qp *qp;
+	uint32_t seed = 14;
+	bool ok = false;
+
+	if (!cq)
+		return fail("ibv_create_cq: %s", strerror(errno));
+	srq = ibv_create_srq(d->v.pd, &sa);
+	if (!srq) {
+		fail("ibv_create_srq: %s", strerror(errno));
+		goto out;
+	}
+	for (unsigned i = 0; i < CAPS_ROUNDS; i++)
+		if (!caps_one(cq, srq, &seed, i))
+			goto out;
+	/* beyond a limit through create_qp_ex (UD and UC): EINVAL */
+	for (int k = 0; k < 4; k++) {
+		memset(&x, 0, sizeof x);
+		x.qp_type = k & 1 ? IBV_QPT_UC : IBV_QPT_UD;
+		x.send_cq = x.recv_cq = cq;
+		x.pd = d->v.pd;
+		x.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+		x.cap.max_send_wr = x.cap.max_recv_wr = 4;
+		x.cap.max_send_sge = x.cap.max_recv_sge = 1;
+		if (k < 2)
+			x.cap.max_send_wr = (uint32_t)d->v.attr.max_qp_wr + 1;
+		else
+			x.cap.max_recv_sge = (uint32_t)d->v.attr.max_sge + 1;
+		errno = 0;
+		qp = ibv_create_qp_ex(d->v.ctx, &x);
+		if (qp || errno != EINVAL) {
+			fail("create_qp_ex (type %d) beyond a limit: %s, errno %d (want EINVAL)",
+			     x.qp_type, qp ? "created" : "refused", errno);
+			if (qp)
+				ibv_destroy_qp(qp);
+			goto out;
+		}
+	}
+	/* a creation flag the device does not do: EOPNOTSUPP, not created */
+	memset(&x, 0, sizeof x);
+	x.qp_type = IBV_QPT_UD;
+	x.send_cq = x.recv_cq = cq;
+	x.pd = d->v.pd;
+	x.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	x.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	x.cap.max_send_wr = x.cap.max_recv_wr = x.cap.max_send_sge = x.cap.max_recv_sge = 1;
+	errno = 0;
+	qp = ibv_create_qp_ex(d->v.ctx, &x);
+	if (qp || errno != EOPNOTSUPP) {
+		fail("create_qp_ex with SCATTER_FCS: %s, errno %d (want EOPNOTSUPP)",
+		     qp ? "created" : "refused", errno);
+		if (qp)
+			ibv_destroy_qp(qp);
+		goto out;
+	}
+	ok = true;
+out:
+	if (srq)
+		ibv_destroy_srq(srq);
+	ibv_destroy_cq(cq);
+	return ok;
+}
+
 /* RC loopback: both QPs on dev0, connected through its own GID. */
 static bool c_loopback(void)
 {
@@ -1890,6 +2041,7 @@ static const struct tcase cases[] = {
 	{ "err_atomic_qp_access", c_err_atomic_qp_access },
 	{ "err_full_queue", c_err_full_queue },
 	{ "err_limits", c_err_limits },
+	{ "create_qp_caps", c_create_qp_caps },
 	{ "loopback", c_loopback },
 	{ "ud", c_ud },
 	{ "srq", c_srq },
