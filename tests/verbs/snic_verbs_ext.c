@@ -1449,6 +1449,270 @@ out:
 	return ok;
 }
 
+/* Issue 14 bug 3: UD datagrams between snic0 and snic1 waited for with
+ * completion events, as a ping-pong program does: each side in its own
+ * thread, with a fresh context, channel, CQ (send and receive) and QP per
+ * round, arms its CQ, sleeps in poll() on the channel, takes the event,
+ * acks it, re-arms, then drains the CQ.  A lost wake-up (an arm racing the
+ * CQE) or a lost datagram shows as a side with nothing to wait for: the
+ * failure says which (no event but completions in the CQ = lost event). */
+enum { UDE_ROUNDS = 36, UDE_ITERS = 200, UDE_LEN = 256, UDE_QKEY = 0x1400e };
+
+struct ude_side {
+	const char *name;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+	struct ibv_mr *mr;
+	uint8_t buf[2 * (UDE_LEN + 40)];        /* RECV (GRH + payload), SEND */
+	union ibv_gid gid, peer_gid;
+	uint32_t peer_qpn;
+	bool starts;                            /* sends first */
+	unsigned events;
+	char err[256];
+};
+
+static struct ibv_context *ude_open(const char *name)
+{
+	struct ibv_device **l = ibv_get_device_list(NULL);
+	struct ibv_context *c = NULL;
+
+	for (int i = 0; l && l[i]; i++)
+		if (!strcmp(ibv_get_device_name(l[i]), name))
+			c = ibv_open_device(l[i]);
+	if (l)
+		ibv_free_device_list(l);
+	return c;
+}
+
+static void ude_down(struct ude_side *u)
+{
+	if (u->ah)
+		ibv_destroy_ah(u->ah);
+	if (u->qp)
+		ibv_destroy_qp(u->qp);
+	if (u->cq)
+		ibv_destroy_cq(u->cq);
+	if (u->ch)
+		ibv_destroy_comp_channel(u->ch);
+	if (u->mr)
+		ibv_dereg_mr(u->mr);
+	if (u->pd)
+		ibv_dealloc_pd(u->pd);
+	if (u->ctx)
+		ibv_close_device(u->ctx);
+	u->ah = NULL, u->qp = NULL, u->cq = NULL, u->ch = NULL, u->mr = NULL;
+	u->pd = NULL, u->ctx = NULL;
+}
+
+static bool ude_up(struct ude_side *u)
+{
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_UD,
+				       .cap = { .max_send_wr = 4, .max_recv_wr = 4,
+						.max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = PORT,
+				 .qkey = UDE_QKEY };
+
+	u->ctx = ude_open(u->name);
+	if (!u->ctx || (u->pd = ibv_alloc_pd(u->ctx)) == NULL ||
+	    (u->mr = ibv_reg_mr(u->pd, u->buf, sizeof u->buf, IBV_ACCESS_LOCAL_WRITE)) == NULL ||
+	    (u->ch = ibv_create_comp_channel(u->ctx)) == NULL ||
+	    (u->cq = ibv_create_cq(u->ctx, 8, u, u->ch, 0)) == NULL)
+		return fail("%s: open/PD/MR/channel/CQ: %s", u->name, strerror(errno));
+	ia.send_cq = ia.recv_cq = u->cq;
+	u->qp = ibv_create_qp(u->pd, &ia);
+	if (!u->qp || ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				    IBV_QP_QKEY))
+		return fail("%s: UD QP to INIT: %s", u->name, strerror(errno));
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE))
+		return fail("%s: UD QP to RTR", u->name);
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		return fail("%s: UD QP to RTS", u->name);
+	if (ibv_query_gid(u->ctx, PORT, T.v.gid_index, &u->gid))
+		return fail("%s: ibv_query_gid", u->name);
+	return true;
+}
+
+static bool ude_ah(struct ude_side *u)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = PORT };
+
+	aa.grh.dgid = u->peer_gid;
+	aa.grh.sgid_index = (uint8_t)T.v.gid_index;
+	aa.grh.hop_limit = 64;
+	u->ah = ibv_create_ah(u->pd, &aa);
+	return u->ah ? true : fail("%s: ibv_create_ah: %s", u->name, strerror(errno));
+}
+
+static int ude_post_recv(struct ude_side *u)
+{
+	struct ibv_sge s = { (uintptr_t)u->buf, UDE_LEN + 40, u->mr->lkey };
+	struct ibv_recv_wr w = { .wr_id = 1, .sg_list = &s, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(u->qp, &w, &bad);
+}
+
+static int ude_send(struct ude_side *u, uint32_t it)
+{
+	uint8_t *p = u->buf + UDE_LEN + 40;
+	struct ibv_sge s = { (uintptr_t)p, UDE_LEN, u->mr->lkey };
+	struct ibv_send_wr w = { .wr_id = 2, .sg_list = &s, .num_sge = 1,
+				 .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	for (unsigned i = 0; i < UDE_LEN; i++)
+		p[i] = (uint8_t)(it * 7 + i + u->starts);
+	w.wr.ud.ah = u->ah;
+	w.wr.ud.remote_qpn = u->peer_qpn;
+	w.wr.ud.remote_qkey = UDE_QKEY;
+	return ibv_post_send(u->qp, &w, &bad);
+}
+
+/* Waits for an event, takes and acks it, re-arms, drains the CQ into
+ * *sent / *got.  The arm after the ack and the poll after the arm are
+ * the order every verbs text prescribes: no completion can be missed. */
+static bool ude_wait(struct ude_side *u, unsigned *sent, unsigned *got, uint32_t it)
+{
+	struct pollfd pfd = { .fd = u->ch->fd, .events = POLLIN };
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	struct ibv_wc wc[4];
+	int n, rc = poll(&pfd, 1, (int)T.v.timeout_ms);
+
+	if (rc != 1) {
+		n = ibv_poll_cq(u->cq, 4, wc);
+		snprintf(u->err, sizeof u->err, "%s iteration %u: no CQ event within %u ms "
+			 "(%d completion(s) waiting in the CQ: %s)", u->name, it, T.v.timeout_ms,
+			 n, n > 0 ? "a lost event" : "nothing arrived");
+		return false;
+	}
+	if (ibv_get_cq_event(u->ch, &ev_cq, &ev_ctx) || ev_cq != u->cq || ev_ctx != u) {
+		snprintf(u->err, sizeof u->err, "%s: ibv_get_cq_event", u->name);
+		return false;
+	}
+	u->events++;
+	ibv_ack_cq_events(ev_cq, 1);
+	if (ibv_req_notify_cq(u->cq, 0)) {
+		snprintf(u->err, sizeof u->err, "%s: ibv_req_notify_cq", u->name);
+		return false;
+	}
+	while ((n = ibv_poll_cq(u->cq, 4, wc)) > 0) {
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS ||
+			    (wc[i].wr_id == 1 && wc[i].byte_len != UDE_LEN + 40)) {
+				snprintf(u->err, sizeof u->err, "%s iteration %u: wr_id %" PRIu64
+					 " status %s byte_len %u", u->name, it, wc[i].wr_id,
+					 ibv_wc_status_str(wc[i].status), wc[i].byte_len);
+				return false;
+			}
+			if (wc[i].wr_id == 1)
+				++*got;
+			else
+				++*sent;
+		}
+	}
+	if (n < 0) {
+		snprintf(u->err, sizeof u->err, "%s: ibv_poll_cq %d", u->name, n);
+		return false;
+	}
+	return true;
+}
+
+static void *ude_run(void *arg)
+{
+	struct ude_side *u = arg;
+	unsigned sent = 0, got = 0;
+
+	for (uint32_t it = 0; it < UDE_ITERS; it++) {
+		/* the starter sends, then waits for the answer; the other side
+		 * waits, then answers; each RECV is posted before the datagram
+		 * it takes can leave the peer */
+		if (u->starts && ude_send(u, it)) {
+			snprintf(u->err, sizeof u->err, "%s: post_send", u->name);
+			return NULL;
+		}
+		while (got <= it || (u->starts && sent <= it))
+			if (!ude_wait(u, &sent, &got, it))
+				return NULL;
+		/* payload of the peer's datagram */
+		for (unsigned i = 0; i < UDE_LEN; i++)
+			if (u->buf[40 + i] != (uint8_t)(it * 7 + i + !u->starts)) {
+				snprintf(u->err, sizeof u->err, "%s iteration %u: payload byte %u",
+					 u->name, it, i);
+				return NULL;
+			}
+		if (ude_post_recv(u)) {
+			snprintf(u->err, sizeof u->err, "%s: post_recv", u->name);
+			return NULL;
+		}
+		if (!u->starts) {
+			if (ude_send(u, it)) {
+				snprintf(u->err, sizeof u->err, "%s: post_send", u->name);
+				return NULL;
+			}
+			while (sent <= it)
+				if (!ude_wait(u, &sent, &got, it))
+					return NULL;
+		}
+	}
+	return NULL;
+}
+
+static bool ude_round(struct ude_side u[2], unsigned round)
+{
+	pthread_t th[2];
+
+	for (int i = 0; i < 2; i++) {
+		memset(u[i].err, 0, sizeof u[i].err);
+		u[i].events = 0;
+		if (!ude_up(&u[i]))
+			return false;
+	}
+	for (int i = 0; i < 2; i++) {
+		u[i].peer_gid = u[!i].gid;
+		u[i].peer_qpn = u[!i].qp->qp_num;
+		if (!ude_ah(&u[i]))
+			return false;
+		/* first RECV and first arm before either side can send */
+		if (ude_post_recv(&u[i]) || ibv_req_notify_cq(u[i].cq, 0))
+			return fail("%s: first post_recv / arm", u[i].name);
+	}
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&th[i], NULL, ude_run, &u[i]))
+			return fail("pthread_create");
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 2; i++)
+		if (u[i].err[0])
+			return fail("round %u: %s", round, u[i].err);
+	vlog("round %u: %u + %u events", round, u[0].events, u[1].events);
+	return true;
+}
+
+static bool c_ud_events(void)
+{
+	struct ude_side *u = calloc(2, sizeof *u);
+	bool ok = true;
+
+	if (!u)
+		return fail("calloc");
+	u[0].name = T.dev[0].v.name;
+	u[1].name = T.dev[1].v.name;
+	u[0].starts = true;
+	for (unsigned r = 0; ok && r < UDE_ROUNDS; r++) {
+		ok = ude_round(u, r);
+		ude_down(&u[0]);
+		ude_down(&u[1]);
+	}
+	free(u);
+	return ok;
+}
+
 enum { SRQ_QPS = 3, SRQ_MSGS = 10 };
 
 /* One SRQ shared by three QPs of dev1: every message lands in a RECV of
@@ -2044,6 +2308,7 @@ static const struct tcase cases[] = {
 	{ "create_qp_caps", c_create_qp_caps },
 	{ "loopback", c_loopback },
 	{ "ud", c_ud },
+	{ "ud_events", c_ud_events },
 	{ "srq", c_srq },
 	{ "uc", c_uc },
 	{ "limits", c_limits },
