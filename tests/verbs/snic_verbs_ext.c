@@ -1205,6 +1205,306 @@ out:
 	return ok;
 }
 
+/* ------------------------------------------------------------------ */
+/* ibv_rereg_mr and ibv_resize_cq.                                     */
+
+enum { RR_LEN = 64 << 10 };
+
+/* One RDMA WRITE or READ of `len` bytes between dev0's buf and
+ * [raddr, +len) under rkey; its completion status. */
+static bool rdma_op(struct vt_ep *e, enum ibv_wr_opcode op, size_t loc_off, uint64_t raddr,
+		    uint32_t rkey, uint32_t len, enum ibv_wc_status *st)
+{
+	struct ibv_sge s = sge_of(e->d, loc_off, len);
+	struct ibv_send_wr wr;
+	struct ibv_wc wc;
+
+	memset(&wr, 0, sizeof wr);
+	wr.wr_id = 0x77;
+	wr.opcode = op;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	if (!post(e->qp, &wr, "rdma") || !poll_one(e->scq, &wc, "rdma"))
+		return false;
+	*st = wc.status;
+	return true;
+}
+
+static bool rdma_ok(struct vt_ep *e, enum ibv_wr_opcode op, size_t loc_off, uint64_t raddr,
+		    uint32_t rkey, uint32_t len, const char *what)
+{
+	enum ibv_wc_status st;
+
+	if (!rdma_op(e, op, loc_off, raddr, rkey, len, &st))
+		return false;
+	CHECK(st == IBV_WC_SUCCESS, "%s: status %s", what, ibv_wc_status_str(st));
+	return true;
+}
+
+static bool rereg_refused(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+			  size_t len, int access, int want_rc, int want_errno, const char *what)
+{
+	errno = 0;
+	int rc = ibv_rereg_mr(mr, flags, pd, addr, len, access);
+
+	CHECK(rc == want_rc && errno == want_errno, "rereg %s: %d errno %d, want %d errno %d",
+	      what, rc, errno, want_rc, want_errno);
+	return true;
+}
+
+/* The rereg checks on an MR of dev1 that dev0's QP reaches remotely: a new
+ * translation (data lands in the new buffer, the old one untouched, the
+ * old range refused), refused inputs leave it working, access reduced. */
+static bool rereg_cases(struct vt_ep e[2], struct ibv_mr *mr, uint8_t *b1, uint8_t *b2)
+{
+	struct dev *d0 = &T.dev[0];
+	uint32_t key = mr->rkey;
+	enum ibv_wc_status st;
+
+	fill(d0->buf, RR_LEN, 141);
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_WRITE, 0, (uintptr_t)b1, key, 4096, "write before rereg"))
+		return false;
+	CHECK(!memcmp(b1, d0->buf, 4096), "write before rereg: data differs");
+	memset(b1, 0x5a, RR_LEN);
+	memset(b2, 0xa5, RR_LEN);
+	int rc = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, b2, RR_LEN / 2, 0);
+
+	CHECK(rc == 0, "rereg translation: %d (%s)", rc, strerror(errno));
+	CHECK(mr->addr == b2 && mr->length == RR_LEN / 2 && mr->rkey == key,
+	      "after rereg: addr %p length %zu rkey 0x%x", mr->addr, mr->length, mr->rkey);
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_WRITE, 100, (uintptr_t)b2 + 8, key, 8192, "write after rereg"))
+		return false;
+	CHECK(!memcmp(b2 + 8, d0->buf + 100, 8192) && b2[0] == 0xa5 && b2[8200] == 0xa5,
+	      "write after rereg: data in the new buffer differs");
+	for (size_t i = 0; i < RR_LEN; i++)
+		CHECK(b1[i] == 0x5a, "the old buffer changed at %zu after rereg", i);
+	/* READ of the new buffer back */
+	memset(d0->buf + RR_LEN, 0, 8192);
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_READ, RR_LEN, (uintptr_t)b2 + 8, key, 8192, "read"))
+		return false;
+	CHECK(!memcmp(d0->buf + RR_LEN, b2 + 8, 8192), "read after rereg: data differs");
+	/* refused inputs, rdma-core's answers, and the MR unchanged */
+	if (!rereg_refused(mr, 0x8, NULL, NULL, 0, 0, IBV_REREG_MR_ERR_INPUT, EINVAL,
+			   "unknown flag") ||
+	    !rereg_refused(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, NULL, 4096, 0,
+			   IBV_REREG_MR_ERR_INPUT, EINVAL, "translation to NULL") ||
+	    !rereg_refused(mr, IBV_REREG_MR_CHANGE_PD, T.dev[1].v.pd, NULL, 0,
+			   IBV_ACCESS_LOCAL_WRITE, IBV_REREG_MR_ERR_INPUT, EINVAL,
+			   "access without CHANGE_ACCESS") ||
+	    !rereg_refused(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, IBV_ACCESS_REMOTE_WRITE,
+			   IBV_REREG_MR_ERR_CMD, EINVAL, "remote write without local write") ||
+	    !rereg_refused(mr, IBV_REREG_MR_CHANGE_PD, NULL, NULL, 0, 0, IBV_REREG_MR_ERR_CMD,
+			   EINVAL, "to a NULL PD"))
+		return false;
+	CHECK(ibv_rereg_mr(mr, 0, NULL, NULL, 0, 0) == 0, "rereg with no flag: not 0");
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_WRITE, 0, (uintptr_t)b2, key, 64, "write after refusals"))
+		return false;
+	/* read-only now: READ works, WRITE is a remote access error and the
+	 * memory stays as it was */
+	rc = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, IBV_ACCESS_REMOTE_READ);
+	CHECK(rc == 0, "rereg access: %d (%s)", rc, strerror(errno));
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_READ, 0, (uintptr_t)b2 + 64, key, 64, "read, read-only MR"))
+		return false;
+	memcpy(b1, b2, RR_LEN / 2);
+	if (!rdma_op(&e[0], IBV_WR_RDMA_WRITE, 4096, (uintptr_t)b2, key, 64, &st))
+		return false;
+	CHECK(st == IBV_WC_REM_ACCESS_ERR, "write to a read-only MR: %s, want REM_ACCESS_ERR",
+	      ibv_wc_status_str(st));
+	CHECK(!memcmp(b1, b2, RR_LEN / 2), "write to a read-only MR changed memory");
+	return true;
+}
+
+/* CHANGE_PD to a PD the QP does not use: access through it is refused. */
+static bool rereg_pd_case(struct vt_ep e[2], struct ibv_mr *mr, uint8_t *b2)
+{
+	struct ibv_pd *pd2 = ibv_alloc_pd(T.dev[1].v.ctx);
+	enum ibv_wc_status st;
+	bool ok = false;
+
+	CHECK(pd2, "ibv_alloc_pd: %s", strerror(errno));
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_READ, 0, (uintptr_t)b2, mr->rkey, 64, "read before PD move"))
+		goto out;
+	int rc = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD | IBV_REREG_MR_CHANGE_ACCESS, pd2, NULL, 0,
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			      IBV_ACCESS_REMOTE_WRITE);
+
+	if (rc || mr->pd != pd2) {
+		fail("rereg to another PD: %d (%s)", rc, strerror(errno));
+		goto out;
+	}
+	memset(b2, 0x3c, 256);
+	if (!rdma_op(&e[0], IBV_WR_RDMA_WRITE, 0, (uintptr_t)b2, mr->rkey, 64, &st))
+		goto out;
+	if (st != IBV_WC_REM_ACCESS_ERR || b2[0] != 0x3c || b2[63] != 0x3c) {
+		fail("write through an MR of another PD: %s (want REM_ACCESS_ERR), memory %s",
+		     ibv_wc_status_str(st), b2[0] != 0x3c ? "changed" : "untouched");
+		goto out;
+	}
+	/* the PD is in use by the MR now */
+	rc = ibv_dealloc_pd(pd2);
+	if (rc != EBUSY) {
+		fail("dealloc of the MR's new PD: %d, want EBUSY", rc);
+		goto out;
+	}
+	ok = true;
+out:
+	if (mr->pd == pd2 &&
+	    ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, T.dev[1].v.pd, NULL, 0, 0) && ok) {
+		fail("rereg back to the first PD failed");
+		ok = false;
+	}
+	ibv_dealloc_pd(pd2);
+	return ok;
+}
+
+static bool c_rereg_mr(void)
+{
+	struct vt_ep e[2];
+	uint8_t *b1 = mmap(NULL, RR_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *b2 = mmap(NULL, RR_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ibv_mr *mr = NULL;
+	bool ok = false;
+
+	memset(e, 0, sizeof e);
+	if (b1 == MAP_FAILED || b2 == MAP_FAILED) {
+		fail("mmap");
+		goto out;
+	}
+	mr = ibv_reg_mr(T.dev[1].v.pd, b1, RR_LEN, ACCESS_ALL);
+	if (!mr) {
+		fail("ibv_reg_mr: %s", strerror(errno));
+		goto out;
+	}
+	if (!pair_up(e, &CFG, 0) || !rereg_cases(e, mr, b1, b2))
+		goto out;
+	/* the remote access error took that QP pair down: a fresh one */
+	pair_down(e);
+	memset(e, 0, sizeof e);
+	if (!pair_up(e, &CFG, 0) || !rereg_pd_case(e, mr, b2))
+		goto out;
+	ok = true;
+out:
+	pair_down(e);
+	if (mr && ibv_dereg_mr(mr) && ok)
+		ok = fail("ibv_dereg_mr after rereg");
+	if (b1 != MAP_FAILED)
+		munmap(b1, RR_LEN);
+	if (b2 != MAP_FAILED)
+		munmap(b2, RR_LEN);
+	return ok;
+}
+
+enum { RS_MSGS = 100 };
+
+/* Posts n RECVs (wr_id first + i) on e[1] and n SENDs with immediate
+ * first + i from e[0]; with `wait`, polls their send completions. */
+static bool rs_burst(struct vt_ep e[2], uint32_t first, uint32_t n, bool wait)
+{
+	struct ibv_sge s = sge_of(&T.dev[0], 0, 8), r = sge_of(&T.dev[1], 0, 64);
+	struct ibv_send_wr wr;
+	struct ibv_wc wc;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (!post_recv(e[1].qp, first + i, &r, 1))
+			return false;
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	for (uint32_t i = 0; i < n; i++) {
+		wr.wr_id = first + i;
+		wr.imm_data = htonl(first + i);
+		if (!post(e[0].qp, &wr, "send"))
+			return false;
+	}
+	for (uint32_t i = 0; wait && i < n; i++)
+		if (!poll_one(e[0].scq, &wc, "send") || !wc_ok(&wc, IBV_WC_SEND, "send"))
+			return false;
+	return true;
+}
+
+/* The receive completions first .. last - 1, in order, each once. */
+static bool rs_drain(struct ibv_cq *cq, uint32_t first, uint32_t last)
+{
+	struct ibv_wc wc;
+
+	for (uint32_t id = first; id < last; id++) {
+		if (!poll_one(cq, &wc, "recv") || !wc_ok(&wc, IBV_WC_RECV, "recv"))
+			return false;
+		CHECK(wc.wr_id == id && ntohl(wc.imm_data) == id,
+		      "recv after resize: wr_id %" PRIu64 " imm %u, want %u", wc.wr_id,
+		      ntohl(wc.imm_data), id);
+	}
+	return true;
+}
+
+static bool resize_cases(struct vt_ep e[2])
+{
+	struct ibv_cq *cq = e[1].rcq;
+	struct ibv_wc wc;
+	int rc;
+
+	/* 100 completions waiting, 10 polled: shrink to fit the 90 left */
+	if (!rs_burst(e, 0, RS_MSGS, true) || !rs_drain(cq, 0, 10))
+		return false;
+	rc = ibv_resize_cq(cq, 20);
+	CHECK(rc == EINVAL, "shrinking below the 90 completions waiting: %d, want EINVAL", rc);
+	rc = ibv_resize_cq(cq, 95);
+	CHECK(rc == 0 && cq->cqe >= 95, "resize to 95 with 90 waiting: %d (cqe %d)", rc, cq->cqe);
+	CHECK(ibv_resize_cq(cq, 0) == EINVAL && ibv_resize_cq(cq, T.dev[1].v.attr.max_cqe + 1) ==
+	      EINVAL, "resize to 0 or beyond max_cqe: not EINVAL");
+	if (!rs_drain(cq, 10, RS_MSGS) || !no_cqe(cq, 20, "after the moved completions"))
+		return false;
+	/* grow while 100 more are in flight */
+	if (!rs_burst(e, RS_MSGS, RS_MSGS, false))
+		return false;
+	rc = ibv_resize_cq(cq, 1000);
+	CHECK(rc == 0 && cq->cqe >= 1000, "grow with completions in flight: %d", rc);
+	if (!rs_drain(cq, RS_MSGS, 2 * RS_MSGS) || !no_cqe(cq, 20, "after the grow"))
+		return false;
+	for (uint32_t i = 0; i < RS_MSGS; i++)
+		if (!poll_one(e[0].scq, &wc, "send") || !wc_ok(&wc, IBV_WC_SEND, "send"))
+			return false;
+	/* armed before a resize: the next completion still raises an event */
+	struct pollfd pfd = { .fd = e[1].ch->fd, .events = POLLIN };
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+
+	CHECK(!ibv_req_notify_cq(cq, 0), "ibv_req_notify_cq");
+	rc = ibv_resize_cq(cq, 31);
+	CHECK(rc == 0, "shrink to 31, CQ empty: %d", rc);
+	CHECK(poll(&pfd, 1, 100) == 0, "an event without a completion after resize");
+	if (!rs_burst(e, 2 * RS_MSGS, 20, false))
+		return false;
+	CHECK(poll(&pfd, 1, (int)T.v.timeout_ms) == 1, "no event after a resize of an armed CQ");
+	CHECK(!ibv_get_cq_event(e[1].ch, &ev_cq, &ev_ctx) && ev_cq == cq, "ibv_get_cq_event");
+	ibv_ack_cq_events(ev_cq, 1);
+	if (!rs_drain(cq, 2 * RS_MSGS, 2 * RS_MSGS + 20) || !no_cqe(cq, 20, "after the shrink"))
+		return false;
+	for (uint32_t i = 0; i < 20; i++)
+		if (!poll_one(e[0].scq, &wc, "send") || !wc_ok(&wc, IBV_WC_SEND, "send"))
+			return false;
+	return true;
+}
+
+static bool c_resize_cq(void)
+{
+	struct qp_cfg c = CFG;
+	struct vt_ep e[2];
+	bool ok;
+
+	c.send_wr = c.recv_wr = 256;
+	c.channel = true;
+	memset(e, 0, sizeof e);
+	ok = pair_up(e, &c, 0) && resize_cases(e);
+	pair_down(e);
+	return ok;
+}
+
 /* RC loopback: both QPs on dev0, connected through its own GID. */
 static bool c_loopback(void)
 {
@@ -2315,6 +2615,8 @@ static const struct tcase cases[] = {
 	{ "ext_api", c_ext_api },
 	{ "sysv", c_sysv },
 	{ "query_ex", c_query_ex },
+	{ "rereg_mr", c_rereg_mr },
+	{ "resize_cq", c_resize_cq },
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

@@ -144,6 +144,8 @@ enum snic_cmd_op {
 	SNIC_CMD_MODIFY_SRQ,    /* in: modify_srq                            */
 	SNIC_CMD_QUERY_SRQ,     /* in: handle            out: srq_attr       */
 	SNIC_CMD_DESTROY_SRQ,   /* in: handle                                */
+	SNIC_CMD_REREG_MR,      /* in: rereg_mr                              */
+	SNIC_CMD_RESIZE_CQ,     /* in: resize_cq         out: handle (CQEs moved) */
 	SNIC_CMD_COUNT
 };
 
@@ -220,6 +222,35 @@ struct snic_cmd_reg_mr {
 	uint64_t pages_pa;
 	uint32_t npages;
 	uint32_t rsvd;
+};
+
+/* Re-registration (ibv_rereg_mr): the MR `key` keeps its key; what
+ * `flags` names changes (the values of IBV_REREG_MR_CHANGE_*): the
+ * translation (reg.iova/length/pages_pa/npages, as REG_MR), the PD
+ * (reg.pdn), the access (reg.access).  Nothing changes unless all of it
+ * is valid. */
+enum {
+	SNIC_REREG_TRANSLATION = 1u << 0,
+	SNIC_REREG_PD = 1u << 1,
+	SNIC_REREG_ACCESS = 1u << 2,
+};
+
+struct snic_cmd_rereg_mr {
+	uint32_t key;
+	uint32_t flags;
+	struct snic_cmd_reg_mr reg;
+};
+
+/* Resizing a CQ onto a new ring and doorbell record: the firmware moves
+ * the CQEs the host has not polled (between the old record's ci and its
+ * own pi) to entries 0.. of the new ring, starts the new record at ci 0
+ * with the old arm state, and answers how many it moved.  The host holds
+ * its CQ lock across the command.  EINVAL if they do not fit. */
+struct snic_cmd_resize_cq {
+	uint32_t cqn;
+	uint32_t cqe_cnt;       /* power of two                               */
+	uint64_t ring_pa;
+	uint64_t dbrec_pa;
 };
 
 struct snic_cmd_create_cq {

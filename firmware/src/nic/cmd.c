@@ -158,6 +158,10 @@ static int cmd_exec(struct snic_nic *nic, unsigned ctx, uint16_t op,
 		return srq_query(nic, ctx, hi->handle, (void *)out);
 	case SNIC_CMD_DESTROY_SRQ:
 		return srq_destroy(nic, ctx, hi->handle);
+	case SNIC_CMD_REREG_MR:
+		return mr_rereg(nic, ctx, (const void *)in);
+	case SNIC_CMD_RESIZE_CQ:
+		return cq_resize(nic, ctx, (const void *)in, &ho->handle);
 	default:
 		return SNIC_ST_BADOP;
 	}

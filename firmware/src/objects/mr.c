@@ -22,7 +22,7 @@ void mr_init(struct snic_nic *nic)
 }
 
 /* First fit over the sorted free-extent list. */
-static int mtt_alloc(struct snic_nic *nic, uint32_t n, uint32_t *first)
+int mtt_alloc(struct snic_nic *nic, uint32_t n, uint32_t *first)
 {
 	for (uint32_t i = 0; i < nic->mtt_free_n; i++) {
 		if (nic->mtt_free_len[i] < n)
@@ -44,7 +44,7 @@ static int mtt_alloc(struct snic_nic *nic, uint32_t n, uint32_t *first)
 
 /* Insert [first, first + n) back, merging with its neighbours.  The list
  * has at most SNIC_MAX_MR + 1 extents: one more than live MRs. */
-static void mtt_free(struct snic_nic *nic, uint32_t first, uint32_t n)
+void mtt_free(struct snic_nic *nic, uint32_t first, uint32_t n)
 {
 	uint32_t i = 0;
 
@@ -79,8 +79,8 @@ static void mtt_free(struct snic_nic *nic, uint32_t first, uint32_t n)
 	}
 }
 
-static int reg_args_ok(const struct snic_nic *nic,
-		       const struct snic_cmd_reg_mr *in)
+int mr_reg_args_ok(const struct snic_nic *nic,
+		    const struct snic_cmd_reg_mr *in)
 {
 	uint64_t off = in->iova & (SNIC_PAGE_SIZE - 1);
 	uint64_t need = (off + in->length + SNIC_PAGE_SIZE - 1) >> SNIC_PAGE_SHIFT;
@@ -100,8 +100,8 @@ static int reg_args_ok(const struct snic_nic *nic,
 
 /* Read the page list from host memory into the MTT and check each page
  * lies inside the host-memory window. */
-static int load_pages(struct snic_nic *nic, const struct snic_cmd_reg_mr *in,
-		      uint32_t first)
+int mr_load_pages(struct snic_nic *nic, const struct snic_cmd_reg_mr *in,
+		  uint32_t first)
 {
 	uint64_t max_page = nic->core.cfg.host_mem_size >> SNIC_PAGE_SHIFT;
 
@@ -123,7 +123,7 @@ int mr_reg(struct snic_nic *nic, unsigned ctx,
 
 	if (!pd)
 		return SNIC_ST_NOENT;
-	st = reg_args_ok(nic, in);
+	st = mr_reg_args_ok(nic, in);
 	if (st)
 		return st;
 	for (i = 0; i < SNIC_MAX_MR && nic->mrs[i].in_use; i++)
@@ -132,7 +132,7 @@ int mr_reg(struct snic_nic *nic, unsigned ctx,
 		return SNIC_ST_NOMEM;
 	if (in->npages && mtt_alloc(nic, in->npages, &first))
 		return SNIC_ST_NOMEM;
-	st = load_pages(nic, in, first);
+	st = mr_load_pages(nic, in, first);
 	if (st) {
 		mtt_free(nic, first, in->npages);
 		return st;

@@ -316,6 +316,16 @@ int mr_reg(struct snic_nic *nic, unsigned ctx,
 	   const struct snic_cmd_reg_mr *in, uint32_t *key);
 int mr_dereg(struct snic_nic *nic, unsigned ctx, uint32_t key);
 void mr_init(struct snic_nic *nic);
+/* What REG_MR and REREG_MR share: the translation table's extents, the
+ * checks of a registration and the load of its page list. */
+int mtt_alloc(struct snic_nic *nic, uint32_t n, uint32_t *first);
+void mtt_free(struct snic_nic *nic, uint32_t first, uint32_t n);
+int mr_reg_args_ok(const struct snic_nic *nic, const struct snic_cmd_reg_mr *in);
+int mr_load_pages(struct snic_nic *nic, const struct snic_cmd_reg_mr *in,
+		  uint32_t first);
+/* mr_rereg.c */
+int mr_rereg(struct snic_nic *nic, unsigned ctx,
+	     const struct snic_cmd_rereg_mr *in);
 /* Key checks: the MR for key, in PD pd, allowing `access` over
  * [va, va + len).  Returns the MR or NULL. */
 struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,
@@ -339,6 +349,9 @@ int sgl_copy_in(struct snic_nic *nic, struct snic_sgl *sgl, const void *src,
 int cq_create(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_create_cq *in, uint32_t *cqn);
 int cq_destroy(struct snic_nic *nic, unsigned ctx, uint32_t cqn);
+/* cq_resize.c */
+int cq_resize(struct snic_nic *nic, unsigned ctx,
+	      const struct snic_cmd_resize_cq *in, uint32_t *moved);
 struct snic_cq *cq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t cqn,
 			  uint32_t *idx);
 void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
