@@ -3,7 +3,7 @@
  * snic host driver: address handles.  An AH lives on the host only: it
  * holds the destination GID (RoCE v2, IPv4-mapped) and the GRH fields that
  * each UD send WQE carries; the firmware resolves the MAC by ARP.  AHs from
- * work completions are not supported (abi/stubs.def).
+ * work completions: ah_wc.c.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -2013,6 +2013,135 @@ static bool c_ud_events(void)
 	return ok;
 }
 
+/* AH from a completion: snic1 answers a UD datagram from snic0 with an AH
+ * made from the receive completion and its GRH area (IPv4 header in the
+ * last 20 bytes); the answer arrives with its payload.  The attributes
+ * are checked, and a GRH area that is not a header is refused. */
+static bool ahwc_attr_ok(const struct ibv_ah_attr *a, const struct ibv_wc *wc)
+{
+	CHECK(a->is_global == 1 && a->port_num == PORT && a->sl == wc->sl &&
+	      !memcmp(a->grh.dgid.raw, T.dev[0].v.gid.raw, 16) &&
+	      a->grh.sgid_index == (uint8_t)T.v.gid_index && a->grh.hop_limit == 64,
+	      "ibv_init_ah_from_wc: global %u port %u sgid_index %u hop_limit %u, dgid %s",
+	      a->is_global, a->port_num, a->grh.sgid_index, a->grh.hop_limit,
+	      memcmp(a->grh.dgid.raw, T.dev[0].v.gid.raw, 16) ? "not the sender's" : "ok");
+	return true;
+}
+
+static bool ahwc_errors(struct ibv_wc *wc, const uint8_t *grh_area)
+{
+	struct ibv_context *ctx = T.dev[1].v.ctx;
+	struct ibv_ah_attr a;
+	uint8_t g[40];
+	int rc;
+
+	/* neither an IPv6 nor an IPv4 header: EPROTONOSUPPORT */
+	memset(g, 0, sizeof g);
+	errno = 0;
+	rc = ibv_init_ah_from_wc(ctx, PORT, wc, (struct ibv_grh *)g, &a);
+	CHECK(rc != 0 && errno == EPROTONOSUPPORT, "zero GRH area: %d errno %d", rc, errno);
+	/* a multicast destination: EINVAL */
+	memcpy(g, grh_area, 40);
+	g[20 + 16] = 224;
+	errno = 0;
+	rc = ibv_init_ah_from_wc(ctx, PORT, wc, (struct ibv_grh *)g, &a);
+	CHECK(rc != 0 && errno == EINVAL, "multicast destination: %d errno %d", rc, errno);
+	/* sent to an address that is none of ours: no GID to answer from */
+	memcpy(g, grh_area, 40);
+	g[20 + 19] ^= 0x40;
+	errno = 0;
+	CHECK(!ibv_create_ah_from_wc(T.dev[1].v.pd, wc, (struct ibv_grh *)g, PORT),
+	      "AH from a datagram to someone else's address: created");
+	/* without IBV_WC_GRH: a local AH (no GRH), which RoCE cannot use */
+	struct ibv_wc w = *wc;
+
+	w.wc_flags &= ~(unsigned)IBV_WC_GRH;
+	rc = ibv_init_ah_from_wc(ctx, PORT, &w, (struct ibv_grh *)g, &a);
+	CHECK(rc == 0 && a.is_global == 0 && a.dlid == w.slid, "no GRH: %d global %u", rc,
+	      a.is_global);
+	return true;
+}
+
+static bool c_ah_from_wc(void)
+{
+	struct vt_ep e[2];
+	struct ibv_ah *ah = NULL, *back = NULL;
+	struct ibv_wc wc;
+	struct ibv_ah_attr aa;
+	uint8_t *rb = T.dev[1].buf, *rb0 = T.dev[0].buf + (1 << 20);
+	struct ibv_sge s = sge_of(&T.dev[0], 0, 512), r = sge_of(&T.dev[1], 0, 512 + 40);
+	struct ibv_sge s1 = sge_of(&T.dev[1], 8192, 300);
+	struct ibv_sge r0 = { (uintptr_t)rb0, 300 + 40, T.dev[0].mr->lkey };
+	struct ibv_send_wr wr;
+	bool ok = false;
+
+	memset(e, 0, sizeof e);
+	if (!ud_up(&e[0], &T.dev[0], 0x14141414) || !ud_up(&e[1], &T.dev[1], 0x14141414))
+		goto out;
+	ah = ah_to(&T.dev[0], &T.dev[1]);
+	if (!ah) {
+		fail("ibv_create_ah: %s", strerror(errno));
+		goto out;
+	}
+	fill(T.dev[0].buf, 512, 1414);
+	fill(T.dev[1].buf + 8192, 300, 4141);
+	memset(rb, 0xee, 1024);
+	memset(rb0, 0xee, 1024);
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = e[1].qp->qp_num;
+	wr.wr.ud.remote_qkey = 0x14141414;
+	if (!post_recv(e[1].qp, 1, &r, 1) || !post_recv(e[0].qp, 2, &r0, 1) ||
+	    !post(e[0].qp, &wr, "ud send") || !poll_one(e[0].scq, &wc, "ud send") ||
+	    !wc_ok(&wc, IBV_WC_SEND, "ud send") || !poll_one(e[1].rcq, &wc, "ud recv") ||
+	    !wc_ok(&wc, IBV_WC_RECV, "ud recv"))
+		goto out;
+	if (ibv_init_ah_from_wc(T.dev[1].v.ctx, PORT, &wc, (struct ibv_grh *)rb, &aa)) {
+		fail("ibv_init_ah_from_wc: %s", strerror(errno));
+		goto out;
+	}
+	if (!ahwc_attr_ok(&aa, &wc))
+		goto out;
+	back = ibv_create_ah_from_wc(T.dev[1].v.pd, &wc, (struct ibv_grh *)rb, PORT);
+	if (!back) {
+		fail("ibv_create_ah_from_wc: %s", strerror(errno));
+		goto out;
+	}
+	/* the answer, to the sender's QPN from the completion */
+	wr.sg_list = &s1;
+	wr.wr.ud.ah = back;
+	wr.wr.ud.remote_qpn = wc.src_qp;
+	if (!post(e[1].qp, &wr, "answer") || !poll_one(e[1].scq, &wc, "answer") ||
+	    !wc_ok(&wc, IBV_WC_SEND, "answer") || !poll_one(e[0].rcq, &wc, "answer recv") ||
+	    !wc_ok(&wc, IBV_WC_RECV, "answer recv"))
+		goto out;
+	if (wc.byte_len != 340 || wc.src_qp != e[1].qp->qp_num ||
+	    memcmp(rb0 + 40, T.dev[1].buf + 8192, 300) || rb0[340] != 0xee) {
+		fail("answer: byte_len %u src_qp 0x%x, payload %s", wc.byte_len, wc.src_qp,
+		     memcmp(rb0 + 40, T.dev[1].buf + 8192, 300) ? "differs" : "ok");
+		goto out;
+	}
+	/* the answer's own GRH area names snic1 as the source */
+	if (memcmp(rb0 + 20 + 12, T.dev[1].v.gid.raw + 12, 4)) {
+		fail("answer's IPv4 source is not snic1");
+		goto out;
+	}
+	struct ibv_wc w1 = { .wc_flags = IBV_WC_GRH, .sl = 2 };
+
+	ok = ahwc_errors(&w1, rb);
+out:
+	if (back)
+		ibv_destroy_ah(back);
+	if (ah)
+		ibv_destroy_ah(ah);
+	pair_down(e);
+	return ok;
+}
+
 enum { SRQ_QPS = 3, SRQ_MSGS = 10 };
 
 /* One SRQ shared by three QPs of dev1: every message lands in a RECV of
@@ -2609,6 +2738,7 @@ static const struct tcase cases[] = {
 	{ "loopback", c_loopback },
 	{ "ud", c_ud },
 	{ "ud_events", c_ud_events },
+	{ "ah_from_wc", c_ah_from_wc },
 	{ "srq", c_srq },
 	{ "uc", c_uc },
 	{ "limits", c_limits },
