@@ -1505,6 +1505,157 @@ static bool c_resize_cq(void)
 	return ok;
 }
 
+/* ------------------------------------------------------------------ */
+/* RDMA Atomic Write (ibv_wr_atomic_write).                            */
+
+#define CAP_EX_ATOMIC_WRITE (1ull << 40) /* IB_UVERBS_DEVICE_ATOMIC_WRITE, Linux 6.2 */
+
+/* An RC pair whose QPs have the ibv_wr_* interface with atomic write
+ * (no inline data asked: the 8 bytes travel in the WQE). */
+static bool atw_pair(struct vt_ep e[2])
+{
+	memset(e, 0, 2 * sizeof *e);
+	for (int i = 0; i < 2; i++) {
+		struct vt_ep *x = &e[i];
+
+		x->d = &T.dev[i];
+		x->vd = &T.dev[i].v;
+		x->psn = 0x200 + (uint32_t)i;
+		x->scq = ibv_create_cq(T.dev[i].v.ctx, 64, NULL, NULL, 0);
+		x->rcq = ibv_create_cq(T.dev[i].v.ctx, 64, NULL, NULL, 0);
+		CHECK(x->scq && x->rcq, "ibv_create_cq: %s", strerror(errno));
+		struct ibv_qp_init_attr_ex qa = {
+			.send_cq = x->scq, .recv_cq = x->rcq, .qp_type = IBV_QPT_RC,
+			.cap = { 64, 16, 1, 1, 0 },
+			.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+			.pd = T.dev[i].v.pd,
+			.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE | IBV_QP_EX_WITH_RDMA_WRITE,
+		};
+		x->qp = ibv_create_qp_ex(T.dev[i].v.ctx, &qa);
+		CHECK(x->qp, "ibv_create_qp_ex(atomic write): %s", strerror(errno));
+	}
+	return ep_connect(&e[0], &e[1], 0) && ep_connect(&e[1], &e[0], 0);
+}
+
+/* Posts one atomic write of the 8 bytes v; returns wr_complete's result. */
+static int atw_post(struct vt_ep *e, uint32_t rkey, uint64_t raddr, const uint8_t v[8],
+		    uint64_t id, bool with_sge)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(e->qp);
+
+	if (!qx)
+		return -1;
+	ibv_wr_start(qx);
+	qx->wr_id = id;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qx, rkey, raddr, v);
+	if (with_sge)
+		ibv_wr_set_sge(qx, e->d->mr->lkey, (uintptr_t)e->d->buf, 8);
+	return ibv_wr_complete(qx);
+}
+
+static bool atw_status(struct vt_ep e[2], uint32_t rkey, uint64_t raddr,
+		       enum ibv_wc_status want, const char *what)
+{
+	static const uint8_t v[8] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4 };
+	struct ibv_wc wc;
+	int rc = atw_post(&e[0], rkey, raddr, v, 0x99, false);
+
+	CHECK(rc == 0, "%s: wr_complete %d", what, rc);
+	if (!poll_one(e[0].scq, &wc, what))
+		return false;
+	CHECK(wc.status == want, "%s: status %s, want %s", what, ibv_wc_status_str(wc.status),
+	      ibv_wc_status_str(want));
+	return true;
+}
+
+static bool atw_data(struct vt_ep e[2], uint8_t *word)
+{
+	uint64_t raddr = (uintptr_t)word;
+	uint32_t rkey = T.dev[1].mr->rkey;
+	uint8_t v[8], last[8];
+	struct ibv_wc wc;
+
+	memset(word - 64, 0x6b, 136);
+	for (int i = 0; i < 8; i++)
+		v[i] = (uint8_t)(0x11 * (i + 1));
+	CHECK(atw_post(&e[0], rkey, raddr, v, 1, false) == 0, "wr_complete");
+	if (!poll_one(e[0].scq, &wc, "atomic write") || !wc_ok(&wc, IBV_WC_ATOMIC_WRITE,
+								"atomic write"))
+		return false;
+	CHECK(wc.wr_id == 1, "atomic write: wr_id %" PRIu64, wc.wr_id);
+	CHECK(!memcmp(word, v, 8), "atomic write: the word holds %02x%02x..%02x, want 1122..88",
+	      word[0], word[1], word[7]);
+	for (int i = -64; i < 72; i++)
+		CHECK(i >= 0 && i < 8 ? true : word[i] == 0x6b, "atomic write touched byte %d", i);
+	/* 40 in a row, in order: the last one stays */
+	for (uint32_t n = 0; n < 40; n++) {
+		for (int i = 0; i < 8; i++)
+			last[i] = (uint8_t)(n * 13 + (uint32_t)i);
+		CHECK(atw_post(&e[0], rkey, raddr, last, 100 + n, false) == 0, "wr_complete #%u", n);
+	}
+	for (uint32_t n = 0; n < 40; n++) {
+		if (!poll_one(e[0].scq, &wc, "atomic write burst") ||
+		    !wc_ok(&wc, IBV_WC_ATOMIC_WRITE, "atomic write burst"))
+			return false;
+		CHECK(wc.wr_id == 100 + n, "burst: wr_id %" PRIu64 ", want %u", wc.wr_id, 100 + n);
+	}
+	CHECK(!memcmp(word, last, 8), "after 40 atomic writes the word is not the last value");
+	/* an SGE on an atomic write: refused by wr_complete, nothing posted */
+	CHECK(atw_post(&e[0], rkey, raddr, v, 2, true) == EINVAL,
+	      "atomic write with an SGE: not EINVAL");
+	return no_cqe(e[0].scq, 20, "refused atomic write");
+}
+
+static bool c_atomic_write(void)
+{
+	struct ibv_device_attr_ex x;
+	uint8_t *word = T.dev[1].buf + 2 * 65536;
+	struct ibv_mr *ro = NULL;
+	struct vt_ep e[2];
+	bool ok = false;
+
+	memset(&x, 0, sizeof x);
+	CHECK(!ibv_query_device_ex(T.dev[0].v.ctx, NULL, &x) &&
+	      (x.device_cap_flags_ex & CAP_EX_ATOMIC_WRITE),
+	      "device_cap_flags_ex 0x%" PRIx64 " without ATOMIC_WRITE", x.device_cap_flags_ex);
+	if (!atw_pair(e) || !atw_data(e, word))
+		goto out;
+	/* misaligned: invalid request, memory untouched */
+	pair_down(e);
+	memset(word, 0x6b, 16);
+	if (!atw_pair(e) || !atw_status(e, T.dev[1].mr->rkey, (uintptr_t)word + 4,
+					IBV_WC_REM_INV_REQ_ERR, "misaligned atomic write"))
+		goto out;
+	for (int i = 0; i < 16; i++)
+		if (word[i] != 0x6b) {
+			fail("misaligned atomic write changed byte %d", i);
+			goto out;
+		}
+	/* an MR without remote write: remote access error, memory untouched */
+	pair_down(e);
+	ro = ibv_reg_mr(T.dev[1].v.pd, word - 4096 * 0, 4096,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!ro) {
+		fail("ibv_reg_mr(read only): %s", strerror(errno));
+		goto out;
+	}
+	if (!atw_pair(e) || !atw_status(e, ro->rkey, (uintptr_t)word, IBV_WC_REM_ACCESS_ERR,
+					"atomic write through a read-only MR"))
+		goto out;
+	for (int i = 0; i < 16; i++)
+		if (word[i] != 0x6b) {
+			fail("atomic write through a read-only MR changed byte %d", i);
+			goto out;
+		}
+	ok = true;
+out:
+	pair_down(e);
+	if (ro)
+		ibv_dereg_mr(ro);
+	return ok;
+}
+
 /* RC loopback: both QPs on dev0, connected through its own GID. */
 static bool c_loopback(void)
 {
@@ -2722,6 +2873,7 @@ struct tcase {
 static const struct tcase cases[] = {
 	{ "atomic", c_atomic },
 	{ "atomic_concurrent", c_atomic_concurrent },
+	{ "atomic_write", c_atomic_write },
 	{ "imm", c_imm },
 	{ "inline", c_inline },
 	{ "sge16", c_sge16 },

@@ -197,8 +197,12 @@ struct snic_device_attr {
 		max_qp_init_rd_atom, max_res_rd_atom, atomic_cap, max_srq,
 		max_srq_wr, max_srq_sge, max_pkeys, max_ah, max_inline,
 		phys_port_cnt, max_msg_size;
-	uint32_t rsvd[5];
+	uint32_t cap_ex_hi;     /* device_cap_flags_ex bits 32..63            */
+	uint32_t rsvd[4];
 };
+
+/* device_cap_flags_ex bits (the kernel's IB_UVERBS_DEVICE_*, Linux 6.2). */
+#define SNIC_CAP_EX_ATOMIC_WRITE (1ull << 40)
 
 struct snic_port_attr {
 	uint32_t state;         /* ibv_port_state                             */
@@ -519,6 +523,10 @@ enum snic_wr_opcode {
 	SNIC_WR_RDMA_READ = 4,
 	SNIC_WR_ATOMIC_CMP_AND_SWP = 5,
 	SNIC_WR_ATOMIC_FETCH_AND_ADD = 6,
+	/* IBV_WR_ATOMIC_WRITE: the 8 bytes to write in atomic.swap (as the
+	 * application's memory holds them), remote address and rkey in
+	 * raddr, no SGE. */
+	SNIC_WR_ATOMIC_WRITE = 15,
 };
 
 /* Send flags: values of enum ibv_send_flags. */
@@ -638,6 +646,7 @@ enum snic_wc_opcode {
 	SNIC_WC_RDMA_READ = 2,
 	SNIC_WC_COMP_SWAP = 3,
 	SNIC_WC_FETCH_ADD = 4,
+	SNIC_WC_ATOMIC_WRITE = 9,
 	SNIC_WC_RECV = 128,
 	SNIC_WC_RECV_RDMA_WITH_IMM = 129,
 };

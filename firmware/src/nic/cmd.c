@@ -51,6 +51,7 @@ static void query_device(struct snic_nic *nic, struct snic_device_attr *d)
 	d->max_qp = SNIC_MAX_QP - 2;
 	d->max_qp_wr = SNIC_MAX_QP_WR;
 	d->device_cap_flags = 0;
+	d->cap_ex_hi = (uint32_t)(SNIC_CAP_EX_ATOMIC_WRITE >> 32);
 	d->max_sge = SNIC_MAX_SGE;
 	d->max_sge_rd = SNIC_MAX_SGE;
 	d->max_cq = SNIC_MAX_CQ;
