@@ -18,11 +18,6 @@
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
 
-struct hd_mr {
-	struct ibv_mr ibmr;
-	struct hd_pin *pin;
-};
-
 /* ------------------------------------------------------------------ */
 /* PD.                                                                  */
 
@@ -69,7 +64,7 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |               \
 	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
-static int check_access(unsigned int *access)
+int hd_mr_check_access(unsigned int *access)
 {
 	unsigned int a = *access & ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
 
@@ -121,7 +116,7 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	struct hd_mr *mr;
 	int err;
 
-	err = check_access(&access);
+	err = hd_mr_check_access(&access);
 	if (err)
 		goto fail;
 	/* A zero-length MR has no pages to map (mlx5 refuses it too). */
@@ -249,7 +244,7 @@ static int rereg_cmd(struct hd_mr *mr, int flags, struct ibv_pd *pd,
 		in.reg.pdn = pd->handle;
 	}
 	if (flags & IBV_REREG_MR_CHANGE_ACCESS) {
-		err = check_access(&access);
+		err = hd_mr_check_access(&access);
 		if (err)
 			return err;
 		in.reg.access = access;
@@ -277,7 +272,8 @@ int ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd,
 	struct hd_pin *new_pin = NULL;
 	int err;
 
-	if (!rereg_input_ok(flags, addr, length, access)) {
+	/* rdma-core: only ordinary MRs (not device-memory ones) */
+	if (mr->dm || !rereg_input_ok(flags, addr, length, access)) {
 		errno = EINVAL;
 		return IBV_REREG_MR_ERR_INPUT;
 	}

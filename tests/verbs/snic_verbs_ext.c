@@ -1656,6 +1656,172 @@ out:
 	return ok;
 }
 
+/* ------------------------------------------------------------------ */
+/* Device memory.                                                      */
+
+enum { DM_LEN = 8192 };
+
+#define DM_ACCESS (IBV_ACCESS_ZERO_BASED | ACCESS_ALL)
+
+static bool dm_bytes(struct ibv_dm *dm, uint64_t off, const uint8_t *want, size_t n,
+		     const char *what)
+{
+	uint8_t got[DM_LEN];
+
+	CHECK(n <= sizeof got && ibv_memcpy_from_dm(got, dm, off, n) == 0,
+	      "%s: ibv_memcpy_from_dm", what);
+	CHECK(!memcmp(got, want, n), "%s: device memory differs", what);
+	return true;
+}
+
+/* The refused calls: bounds, flags, sizes, a DM in use. */
+static bool dm_errors(struct ibv_dm *dm, struct ibv_mr *mr)
+{
+	struct dev *d = &T.dev[1];
+	struct ibv_alloc_dm_attr big = { .length = 1ull << 30 };
+	uint8_t b[16] = { 0 };
+	struct ibv_mr *m;
+
+	CHECK(ibv_memcpy_to_dm(dm, DM_LEN - 8, b, 16) == EFAULT &&
+	      ibv_memcpy_from_dm(b, dm, DM_LEN, 1) == EFAULT,
+	      "memcpy beyond the DM: not EFAULT");
+	errno = 0;
+	m = ibv_reg_dm_mr(d->v.pd, dm, 0, 64, ACCESS_ALL);
+	CHECK(!m && errno == EINVAL, "reg_dm_mr without ZERO_BASED: %s errno %d",
+	      m ? "registered" : "refused", errno);
+	errno = 0;
+	m = ibv_reg_dm_mr(d->v.pd, dm, DM_LEN - 64, 128, DM_ACCESS);
+	CHECK(!m && errno == EINVAL, "reg_dm_mr beyond the DM: %s errno %d",
+	      m ? "registered" : "refused", errno);
+	errno = 0;
+	CHECK(!ibv_alloc_dm(d->v.ctx, &big) && errno == EINVAL,
+	      "alloc_dm beyond max_dm_size: errno %d", errno);
+	CHECK(ibv_free_dm(dm) == EBUSY, "free_dm with an MR on it: not EBUSY");
+	errno = 0;
+	CHECK(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			   IBV_ACCESS_LOCAL_WRITE) == IBV_REREG_MR_ERR_INPUT && errno == EINVAL,
+	      "rereg of a DM MR: not ERR_INPUT/EINVAL");
+	return true;
+}
+
+/* dev1's DM as a remote buffer (WRITE, READ, FETCH_ADD through its rkey),
+ * dev0's DM as a local one (the source of a SEND, the target of a READ). */
+static bool dm_traffic(struct vt_ep e[2], struct ibv_dm *dm[2], struct ibv_mr *mr[2])
+{
+	uint8_t pat[DM_LEN];
+	struct ibv_sge s;
+	struct ibv_send_wr wr;
+	struct ibv_wc wc;
+	uint64_t v = 1000;
+
+	fill(T.dev[0].buf, 4096, 77);
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_WRITE, 0, 100, mr[1]->rkey, 3000, "write to DM"))
+		return false;
+	memset(pat, 0, sizeof pat);
+	memcpy(pat + 100, T.dev[0].buf, 3000);
+	if (!dm_bytes(dm[1], 0, pat, DM_LEN, "after a WRITE to DM"))
+		return false;
+	memset(T.dev[0].buf + 8192, 0, 4096);
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_READ, 8192, 1000, mr[1]->rkey, 2000, "read from DM"))
+		return false;
+	CHECK(!memcmp(T.dev[0].buf + 8192, pat + 1000, 2000), "read from DM: data differs");
+	CHECK(!ibv_memcpy_to_dm(dm[1], 4096, &v, 8), "memcpy_to_dm");
+	if (!atomic(&e[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 16384, 4096, mr[1]->rkey, 5, 0, 7) ||
+	    !poll_one(e[0].scq, &wc, "fetch_add on DM") ||
+	    !wc_ok(&wc, IBV_WC_FETCH_ADD, "fetch_add on DM"))
+		return false;
+	uint64_t orig, now;
+
+	memcpy(&orig, T.dev[0].buf + 16384, 8);
+	CHECK(!ibv_memcpy_from_dm(&now, dm[1], 4096, 8) && orig == 1000 && now == 1005,
+	      "fetch_add on DM: orig %" PRIu64 " now %" PRIu64, orig, now);
+	/* dev0's DM: SEND source and READ target */
+	fill(pat, DM_LEN, 78);
+	CHECK(!ibv_memcpy_to_dm(dm[0], 0, pat, DM_LEN), "memcpy_to_dm(dev0)");
+	struct ibv_sge r = sge_of(&T.dev[1], 32768, 4096);
+
+	memset(T.dev[1].buf + 32768, 0xee, 4096);
+	s.addr = 512;                   /* zero based: the DM offset */
+	s.length = 1500;
+	s.lkey = mr[0]->lkey;
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (!post_recv(e[1].qp, 3, &r, 1) || !post(e[0].qp, &wr, "send from DM") ||
+	    !poll_one(e[0].scq, &wc, "send from DM") || !wc_ok(&wc, IBV_WC_SEND, "send") ||
+	    !poll_one(e[1].rcq, &wc, "recv") || !wc_ok(&wc, IBV_WC_RECV, "recv"))
+		return false;
+	CHECK(wc.byte_len == 1500 && !memcmp(T.dev[1].buf + 32768, pat + 512, 1500) &&
+	      T.dev[1].buf[32768 + 1500] == 0xee, "send from DM: data differs");
+	fill(T.dev[1].buf + 40960, 700, 79);
+	s.addr = 6000;
+	s.length = 700;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.wr.rdma.remote_addr = (uintptr_t)T.dev[1].buf + 40960;
+	wr.wr.rdma.rkey = T.dev[1].mr->rkey;
+	if (!post(e[0].qp, &wr, "read into DM") || !poll_one(e[0].scq, &wc, "read into DM") ||
+	    !wc_ok(&wc, IBV_WC_RDMA_READ, "read into DM"))
+		return false;
+	memcpy(pat + 6000, T.dev[1].buf + 40960, 700);
+	return dm_bytes(dm[0], 0, pat, DM_LEN, "after a READ into DM");
+}
+
+static bool c_dm(void)
+{
+	struct ibv_alloc_dm_attr a = { .length = DM_LEN, .log_align_req = 12 };
+	struct ibv_device_attr_ex x;
+	struct ibv_dm *dm[2] = { NULL, NULL };
+	struct ibv_mr *mr[2] = { NULL, NULL };
+	struct vt_ep e[2];
+	uint8_t zero[DM_LEN];
+	enum ibv_wc_status st;
+	bool ok = false;
+
+	memset(e, 0, sizeof e);
+	memset(&x, 0, sizeof x);
+	CHECK(!ibv_query_device_ex(T.dev[1].v.ctx, NULL, &x) && x.max_dm_size >= DM_LEN,
+	      "max_dm_size %" PRIu64, x.max_dm_size);
+	memset(zero, 0, sizeof zero);
+	for (int i = 0; i < 2; i++) {
+		dm[i] = ibv_alloc_dm(T.dev[i].v.ctx, &a);
+		if (!dm[i]) {
+			fail("ibv_alloc_dm: %s", strerror(errno));
+			goto out;
+		}
+		if (!dm_bytes(dm[i], 0, zero, DM_LEN, "a new DM"))
+			goto out;
+		mr[i] = ibv_reg_dm_mr(T.dev[i].v.pd, dm[i], 0, DM_LEN, DM_ACCESS);
+		if (!mr[i]) {
+			fail("ibv_reg_dm_mr: %s", strerror(errno));
+			goto out;
+		}
+	}
+	if (!dm_errors(dm[1], mr[1]) || !pair_up(e, &CFG, 0) || !dm_traffic(e, dm, mr))
+		goto out;
+	/* beyond the DM MR: remote access error, the DM untouched */
+	uint8_t before[DM_LEN];
+
+	CHECK(!ibv_memcpy_from_dm(before, dm[1], 0, DM_LEN), "memcpy_from_dm");
+	if (!rdma_op(&e[0], IBV_WR_RDMA_WRITE, 0, DM_LEN - 16, mr[1]->rkey, 64, &st))
+		goto out;
+	if (st != IBV_WC_REM_ACCESS_ERR) {
+		fail("write past the DM MR: %s, want REM_ACCESS_ERR", ibv_wc_status_str(st));
+		goto out;
+	}
+	ok = dm_bytes(dm[1], 0, before, DM_LEN, "after a write past the DM MR");
+out:
+	pair_down(e);
+	for (int i = 0; i < 2; i++) {
+		if (mr[i] && ibv_dereg_mr(mr[i]) && ok)
+			ok = fail("dereg of a DM MR");
+		if (dm[i] && ibv_free_dm(dm[i]) && ok)
+			ok = fail("ibv_free_dm after its MR is gone");
+	}
+	return ok;
+}
+
 /* RC loopback: both QPs on dev0, connected through its own GID. */
 static bool c_loopback(void)
 {
@@ -2899,6 +3065,7 @@ static const struct tcase cases[] = {
 	{ "query_ex", c_query_ex },
 	{ "rereg_mr", c_rereg_mr },
 	{ "resize_cq", c_resize_cq },
+	{ "dm", c_dm },
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

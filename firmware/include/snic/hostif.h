@@ -69,7 +69,12 @@
 /* Statistics (read-only for hosts except reset_req), after the slots. */
 #define SNIC_BAR_STATS_OFF (SNIC_BAR_CTX_OFF + SNIC_MAX_CTX * SNIC_CTX_SLOT_SIZE)
 #define SNIC_BAR_STATS_SIZE 0x50000u
-#define SNIC_BAR_SIZE      (SNIC_BAR_STATS_OFF + SNIC_BAR_STATS_SIZE)
+/* Device memory (ibv_alloc_dm): the card's own memory, exposed in the BAR
+ * after the statistics as a real NIC exposes its on-chip memory. */
+#define SNIC_BAR_DM_OFF    (SNIC_BAR_STATS_OFF + SNIC_BAR_STATS_SIZE)
+#define SNIC_DM_SIZE       0x10000u
+#define SNIC_MAX_DM        64
+#define SNIC_BAR_SIZE      (SNIC_BAR_DM_OFF + SNIC_DM_SIZE)
 
 enum snic_fw_state {
 	SNIC_FW_DOWN = 0,
@@ -146,6 +151,9 @@ enum snic_cmd_op {
 	SNIC_CMD_DESTROY_SRQ,   /* in: handle                                */
 	SNIC_CMD_REREG_MR,      /* in: rereg_mr                              */
 	SNIC_CMD_RESIZE_CQ,     /* in: resize_cq         out: handle (CQEs moved) */
+	SNIC_CMD_ALLOC_DM,      /* in: alloc_dm          out: alloc_dm_out   */
+	SNIC_CMD_FREE_DM,       /* in: handle                                */
+	SNIC_CMD_REG_DM_MR,     /* in: reg_dm_mr         out: handle (key)   */
 	SNIC_CMD_COUNT
 };
 
@@ -198,7 +206,8 @@ struct snic_device_attr {
 		max_srq_wr, max_srq_sge, max_pkeys, max_ah, max_inline,
 		phys_port_cnt, max_msg_size;
 	uint32_t cap_ex_hi;     /* device_cap_flags_ex bits 32..63            */
-	uint32_t rsvd[4];
+	uint32_t max_dm_size;   /* bytes of device memory (SNIC_DM_SIZE)      */
+	uint32_t rsvd[3];
 };
 
 /* device_cap_flags_ex bits (the kernel's IB_UVERBS_DEVICE_*, Linux 6.2). */
@@ -255,6 +264,31 @@ struct snic_cmd_resize_cq {
 	uint32_t cqe_cnt;       /* power of two                               */
 	uint64_t ring_pa;
 	uint64_t dbrec_pa;
+};
+
+/* Device memory: ALLOC_DM takes whole 4 KiB pages of the DM area (zeroed)
+ * aligned to 1 << log_align; its bytes are at BAR offset SNIC_BAR_DM_OFF
+ * + offset.  REG_DM_MR registers [offset, offset + length) of a DM as a
+ * zero-based MR (iova = that offset within the DM).  FREE_DM: EBUSY while
+ * an MR uses it. */
+struct snic_cmd_alloc_dm {
+	uint64_t length;
+	uint32_t log_align;
+	uint32_t rsvd;
+};
+
+struct snic_cmd_alloc_dm_out {
+	uint32_t handle;
+	uint32_t offset;        /* in the DM area                             */
+};
+
+struct snic_cmd_reg_dm_mr {
+	uint32_t dm;
+	uint32_t pdn;
+	uint32_t access;        /* ibv_access_flags                           */
+	uint32_t rsvd;
+	uint64_t offset;        /* within the DM                              */
+	uint64_t length;
 };
 
 struct snic_cmd_create_cq {

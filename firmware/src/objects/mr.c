@@ -163,6 +163,7 @@ int mr_dereg(struct snic_nic *nic, unsigned ctx, uint32_t key)
 	mr = &nic->mrs[i];
 	if (!mr->in_use || mr->ctx != ctx || mr->gen != SNIC_KEY_GEN(key))
 		return SNIC_ST_NOENT;
+	dm_mr_gone(nic, mr);
 	mtt_free(nic, mr->mtt, mr->npages);
 	nic->pds[mr->pd].refs--;
 	mr->in_use = false;

@@ -50,7 +50,9 @@ int mr_rereg(struct snic_nic *nic, unsigned ctx,
 
 	if (!mr)
 		return SNIC_ST_NOENT;
-	if (!in->flags || (in->flags & ~REREG_KNOWN))
+	/* a device-memory MR keeps its DM (rdma-core refuses it too) */
+	if (!in->flags || (in->flags & ~REREG_KNOWN) ||
+	    (mr->npages && (nic->mtt[mr->mtt] & SNIC_MTT_DM)))
 		return SNIC_ST_INVAL;
 	pd_idx = mr->pd;
 	if ((in->flags & SNIC_REREG_PD) && !pd_lookup(nic, ctx, in->reg.pdn, &pd_idx))

@@ -90,6 +90,14 @@ struct snic_cq {
 	uint64_t ring_pa, dbrec_pa;
 };
 
+/* Device memory: pages [first, first + npages) of the DM area.  An MR on
+ * it has translation entries SNIC_MTT_DM | page (core/dma.c serves them). */
+#define SNIC_MTT_DM ((uint32_t)(SNIC_PA_DM >> SNIC_PAGE_SHIFT))
+struct snic_dm {
+	SNIC_OBJ_HEADER;        /* refs: MRs on it                            */
+	uint32_t first, npages;
+};
+
 /* A send WQE the requester has put on the wire and not yet completed. */
 struct snic_inflight {
 	uint64_t wr_id;
@@ -252,6 +260,8 @@ struct snic_nic {
 	uint32_t mtt_free_start[SNIC_MAX_MR + 1];
 	uint32_t mtt_free_len[SNIC_MAX_MR + 1];
 	uint32_t mtt_free_n;
+	struct snic_dm dms[SNIC_MAX_DM];  /* objects/dm.c                    */
+	uint32_t dm_used;       /* bitmap of the DM area's 4 KiB pages       */
 
 	/* work lists: QP indexes, each QP at most once per list */
 	uint16_t req_list[SNIC_MAX_QP];
@@ -323,6 +333,14 @@ void mtt_free(struct snic_nic *nic, uint32_t first, uint32_t n);
 int mr_reg_args_ok(const struct snic_nic *nic, const struct snic_cmd_reg_mr *in);
 int mr_load_pages(struct snic_nic *nic, const struct snic_cmd_reg_mr *in,
 		  uint32_t first);
+/* dm.c */
+int dm_alloc(struct snic_nic *nic, unsigned ctx,
+	     const struct snic_cmd_alloc_dm *in,
+	     struct snic_cmd_alloc_dm_out *out);
+int dm_free(struct snic_nic *nic, unsigned ctx, uint32_t handle);
+int dm_reg_mr(struct snic_nic *nic, unsigned ctx,
+	      const struct snic_cmd_reg_dm_mr *in, uint32_t *key);
+void dm_mr_gone(struct snic_nic *nic, const struct snic_mr *mr);
 /* mr_rereg.c */
 int mr_rereg(struct snic_nic *nic, unsigned ctx,
 	     const struct snic_cmd_rereg_mr *in);
