@@ -12,18 +12,6 @@
  */
 #include "objects/objects.h"
 
-static int resize_args_ok(const struct snic_nic *nic,
-			  const struct snic_cmd_resize_cq *in)
-{
-	if (!is_pow2(in->cqe_cnt) || in->cqe_cnt > SNIC_MAX_CQE ||
-	    (in->ring_pa & 63) || (in->dbrec_pa & 63))
-		return SNIC_ST_INVAL;
-	if (!core_host_range_ok(&nic->core, in->ring_pa, (uint64_t)in->cqe_cnt * 64) ||
-	    !core_host_range_ok(&nic->core, in->dbrec_pa, sizeof(struct snic_cq_dbrec)))
-		return SNIC_ST_FAULT;
-	return SNIC_ST_OK;
-}
-
 /* CQE number `from` of the old ring to entry `to` of the new one. */
 static int move_cqe(struct snic_nic *nic, const struct snic_cq *cq,
 		    const struct snic_cmd_resize_cq *in, uint32_t from, uint32_t to)
@@ -49,7 +37,7 @@ int cq_resize(struct snic_nic *nic, unsigned ctx,
 
 	if (!cq)
 		return SNIC_ST_NOENT;
-	st = resize_args_ok(nic, in);
+	st = cq_ring_args_ok(nic, in->cqe_cnt, in->ring_pa, in->dbrec_pa);
 	if (st)
 		return st;
 	if (cq->error)

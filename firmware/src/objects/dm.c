@@ -80,11 +80,10 @@ int dm_reg_mr(struct snic_nic *nic, unsigned ctx,
 	struct snic_dm *dm = OBJ_LOOKUP(nic->dms, ctx, in->dm, NULL);
 	uint64_t size;
 	uint32_t pd_idx, first = 0, i;
-	struct snic_pd *pd = pd_lookup(nic, ctx, in->pdn, &pd_idx);
 	struct snic_cmd_reg_mr r;
 	int st;
 
-	if (!dm || !pd)
+	if (!dm || !pd_lookup(nic, ctx, in->pdn, &pd_idx))
 		return SNIC_ST_NOENT;
 	size = (uint64_t)dm->npages * SNIC_PAGE_SIZE;
 	if (in->length == 0 || in->offset > size || in->length > size - in->offset)
@@ -98,28 +97,14 @@ int dm_reg_mr(struct snic_nic *nic, unsigned ctx,
 	st = mr_reg_args_ok(nic, &r);
 	if (st)
 		return st;
-	for (i = 0; i < SNIC_MAX_MR && nic->mrs[i].in_use; i++)
-		;
+	i = mr_free_slot(nic);
 	if (i == SNIC_MAX_MR || mtt_alloc(nic, r.npages, &first))
 		return SNIC_ST_NOMEM;
 	for (uint32_t p = 0; p < r.npages; p++)
 		nic->mtt[first + p] = SNIC_MTT_DM |
 			(dm->first + (uint32_t)(in->offset >> SNIC_PAGE_SHIFT) + p);
-	struct snic_mr *mr = &nic->mrs[i];
-
-	mr->gen = (uint8_t)(mr->gen == 0xff ? 1 : mr->gen + 1); /* never gen 0 */
-	mr->in_use = true;
-	mr->ctx = (uint8_t)ctx;
-	mr->pd = pd_idx;
-	mr->access = r.access;
-	mr->iova = r.iova;
-	mr->length = r.length;
-	mr->mtt = first;
-	mr->npages = r.npages;
-	mr->page_off = (uint32_t)(r.iova & (SNIC_PAGE_SIZE - 1));
-	pd->refs++;
 	dm->refs++;
-	*key = mr_key_make(i, mr->gen);
+	*key = mr_install(nic, ctx, i, pd_idx, &r, first);
 	return SNIC_ST_OK;
 }
 

@@ -114,20 +114,60 @@ int mr_load_pages(struct snic_nic *nic, const struct snic_cmd_reg_mr *in,
 	return SNIC_ST_OK;
 }
 
+uint32_t mr_free_slot(const struct snic_nic *nic)
+{
+	uint32_t i;
+
+	for (i = 0; i < SNIC_MAX_MR && nic->mrs[i].in_use; i++)
+		;
+	return i;
+}
+
+uint32_t mr_install(struct snic_nic *nic, unsigned ctx, uint32_t i,
+		    uint32_t pd_idx, const struct snic_cmd_reg_mr *r,
+		    uint32_t first)
+{
+	struct snic_mr *mr = &nic->mrs[i];
+
+	mr->gen = (uint8_t)(mr->gen == 0xff ? 1 : mr->gen + 1); /* never gen 0 */
+	mr->in_use = true;
+	mr->ctx = (uint8_t)ctx;
+	mr->pd = pd_idx;
+	mr->access = r->access;
+	mr->iova = r->iova;
+	mr->length = r->length;
+	mr->mtt = first;
+	mr->npages = r->npages;
+	mr->page_off = (uint32_t)(r->iova & (SNIC_PAGE_SIZE - 1));
+	nic->pds[pd_idx].refs++;
+	return mr_key_make(i, mr->gen);
+}
+
+struct snic_mr *mr_of_key(struct snic_nic *nic, unsigned ctx, uint32_t key)
+{
+	uint32_t i = SNIC_KEY_IDX(key);
+	struct snic_mr *mr;
+
+	if (i >= SNIC_MAX_MR)
+		return NULL;
+	mr = &nic->mrs[i];
+	if (!mr->in_use || mr->ctx != ctx || mr->gen != SNIC_KEY_GEN(key))
+		return NULL;
+	return mr;
+}
+
 int mr_reg(struct snic_nic *nic, unsigned ctx,
 	   const struct snic_cmd_reg_mr *in, uint32_t *key)
 {
 	uint32_t pd_idx, first = 0, i;
-	struct snic_pd *pd = pd_lookup(nic, ctx, in->pdn, &pd_idx);
 	int st;
 
-	if (!pd)
+	if (!pd_lookup(nic, ctx, in->pdn, &pd_idx))
 		return SNIC_ST_NOENT;
 	st = mr_reg_args_ok(nic, in);
 	if (st)
 		return st;
-	for (i = 0; i < SNIC_MAX_MR && nic->mrs[i].in_use; i++)
-		;
+	i = mr_free_slot(nic);
 	if (i == SNIC_MAX_MR)
 		return SNIC_ST_NOMEM;
 	if (in->npages && mtt_alloc(nic, in->npages, &first))
@@ -137,31 +177,15 @@ int mr_reg(struct snic_nic *nic, unsigned ctx,
 		mtt_free(nic, first, in->npages);
 		return st;
 	}
-	struct snic_mr *mr = &nic->mrs[i];
-	mr->gen = (uint8_t)(mr->gen == 0xff ? 1 : mr->gen + 1); /* never gen 0 */
-	mr->in_use = true;
-	mr->ctx = (uint8_t)ctx;
-	mr->pd = pd_idx;
-	mr->access = in->access;
-	mr->iova = in->iova;
-	mr->length = in->length;
-	mr->mtt = first;
-	mr->npages = in->npages;
-	mr->page_off = (uint32_t)(in->iova & (SNIC_PAGE_SIZE - 1));
-	pd->refs++;
-	*key = mr_key_make(i, mr->gen);
+	*key = mr_install(nic, ctx, i, pd_idx, in, first);
 	return SNIC_ST_OK;
 }
 
 int mr_dereg(struct snic_nic *nic, unsigned ctx, uint32_t key)
 {
-	uint32_t i = SNIC_KEY_IDX(key);
-	struct snic_mr *mr;
+	struct snic_mr *mr = mr_of_key(nic, ctx, key);
 
-	if (i >= SNIC_MAX_MR)
-		return SNIC_ST_NOENT;
-	mr = &nic->mrs[i];
-	if (!mr->in_use || mr->ctx != ctx || mr->gen != SNIC_KEY_GEN(key))
+	if (!mr)
 		return SNIC_ST_NOENT;
 	dm_mr_gone(nic, mr);
 	mtt_free(nic, mr->mtt, mr->npages);

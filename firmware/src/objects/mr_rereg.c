@@ -11,19 +11,6 @@
 
 #define REREG_KNOWN (SNIC_REREG_TRANSLATION | SNIC_REREG_PD | SNIC_REREG_ACCESS)
 
-static struct snic_mr *mr_of(struct snic_nic *nic, unsigned ctx, uint32_t key)
-{
-	uint32_t i = SNIC_KEY_IDX(key);
-	struct snic_mr *mr;
-
-	if (i >= SNIC_MAX_MR)
-		return NULL;
-	mr = &nic->mrs[i];
-	if (!mr->in_use || mr->ctx != ctx || mr->gen != SNIC_KEY_GEN(key))
-		return NULL;
-	return mr;
-}
-
 /* The registration the MR will have: the fields `flags` names from the
  * command, the others from the MR as it is. */
 static void rereg_target(const struct snic_mr *mr,
@@ -43,7 +30,7 @@ static void rereg_target(const struct snic_mr *mr,
 int mr_rereg(struct snic_nic *nic, unsigned ctx,
 	     const struct snic_cmd_rereg_mr *in)
 {
-	struct snic_mr *mr = mr_of(nic, ctx, in->key);
+	struct snic_mr *mr = mr_of_key(nic, ctx, in->key);
 	struct snic_cmd_reg_mr r;
 	uint32_t pd_idx, first = 0;
 	int st;
