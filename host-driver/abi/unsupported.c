@@ -43,23 +43,6 @@ void hd_compat_ibv_register_driver(const char *name,
  * (a bool data object in .bss, as rdma-core's). */
 bool verbs_allow_disassociate_destroy;
 
-int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
-		 size_t length, int access)
-{
-	(void)mr;
-	(void)pd;
-	(void)addr;
-	(void)length;
-	(void)access;
-	/* rdma-core validates the flags first (EINVAL), then the provider op
-	 * fails; either way the old MR stays valid (ERR_INPUT). */
-	if (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED)
-		errno = EINVAL;
-	else
-		errno = EOPNOTSUPP;
-	return IBV_REREG_MR_ERR_INPUT;
-}
-
 /* Sizes an ioctl attribute buffer; with no kernel ioctl path behind it the
  * count passed in is as good an answer as any. */
 unsigned int __ioctl_final_num_attrs(unsigned int num_attrs,

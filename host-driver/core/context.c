@@ -181,6 +181,9 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ctx->vctx.query_device_ex = hd_query_device_ex;
 	ctx->vctx.create_cq_ex = hd_create_cq_ex;
 	ctx->vctx.create_qp_ex = hd_create_qp_ex;
+	ctx->vctx.alloc_dm = hd_alloc_dm;
+	ctx->vctx.free_dm = hd_free_dm;
+	ctx->vctx.reg_dm_mr = hd_reg_dm_mr;
 
 	/* The event thread takes no application signals. */
 	sigfillset(&all);

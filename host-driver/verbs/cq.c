@@ -139,6 +139,58 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 	return hd_obj_destroy(&to_hd_cq(ibcq)->obj);
 }
 
+/* Resizing: a new extent (doorbell record and ring); RESIZE_CQ moves the
+ * CQEs not yet polled to its first entries and starts its record at ci 0
+ * with our arm state.  The CQ lock is held across the command, so neither
+ * our ci nor the old ring changes under the firmware (hostif.h). */
+int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct hd_cq *cq = to_hd_cq(ibcq);
+	struct hd_context *ctx = cq->obj.ctx;
+	struct snic_cmd_resize_cq in;
+	struct snic_cmd_handle out;
+	struct hd_rings nr, old;
+	uint64_t bytes;
+	uint32_t cnt;
+	int err;
+
+	if (cqe < 1 || (uint32_t)cqe >= SNIC_MAX_CQE)
+		return EINVAL;
+	cnt = hd_roundup_pow2((uint32_t)cqe + 1);
+	bytes = (uint64_t)cnt * sizeof(struct snic_cqe);
+	err = hd_rings_alloc(&nr, ctx->hm, &bytes, 1);
+	if (err)
+		return err;
+	memset(&in, 0, sizeof(in));
+	in.cqn = cq->obj.handle;
+	in.cqe_cnt = cnt;
+	in.ring_pa = nr.ring_pa[0];
+	in.dbrec_pa = nr.dbrec_pa;
+	pthread_spin_lock(&cq->lock);
+	err = hd_cmd(ctx, SNIC_CMD_RESIZE_CQ, &in, sizeof(in), &out, sizeof(out));
+	if (err) {
+		pthread_spin_unlock(&cq->lock);
+		hd_extent_release(&nr.ext, err);
+		hd_dbg("resize_cq 0x%x to %u failed: %s\n", cq->obj.handle, cnt,
+		       strerror(err));
+		return err;
+	}
+	old = cq->obj.rings;
+	cq->obj.rings = nr;
+	cq->ring = (struct snic_cqe *)(void *)nr.ring[0];
+	cq->dbrec = nr.dbrec;
+	cq->cnt = cnt;
+	cq->log_cnt = hd_ilog2(cnt);
+	cq->ci = 0;
+	cq->cur = NULL;
+	ibcq->cqe = (int)(cnt - 1);
+	pthread_spin_unlock(&cq->lock);
+	hd_extent_release(&old.ext, 0);
+	hd_dbg("CQ 0x%x: resized to %u entries, %u CQEs moved\n",
+	       cq->obj.handle, cnt, out.handle);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Polling.                                                             */
 

@@ -18,11 +18,6 @@
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
 
-struct hd_mr {
-	struct ibv_mr ibmr;
-	struct hd_pin *pin;
-};
-
 /* ------------------------------------------------------------------ */
 /* PD.                                                                  */
 
@@ -69,7 +64,7 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |               \
 	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
-static int check_access(unsigned int *access)
+int hd_mr_check_access(unsigned int *access)
 {
 	unsigned int a = *access & ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
 
@@ -88,6 +83,30 @@ static int check_access(unsigned int *access)
 	return 0;
 }
 
+/* A command that carries a pinned range's page list (REG_MR, REREG_MR):
+ * the list goes into a window buffer whose pa and length are set in
+ * *reg (inside `in`) and that is freed when the command completes. */
+static int page_list_cmd(struct hd_context *ctx, const struct hd_pin *pin,
+			 uint16_t op, struct snic_cmd_reg_mr *reg,
+			 const void *in, size_t in_len, void *out,
+			 size_t out_len)
+{
+	size_t pl_bytes = (size_t)pin->npages * sizeof(uint32_t);
+	struct hd_extent pl;
+	int err;
+
+	err = hd_extent_alloc(&pl, ctx->hm, hd_pages_for(pl_bytes), 0);
+	if (err)
+		return err;
+	memcpy(hd_extent_ptr(&pl, 0), pin->pages, pl_bytes);
+	reg->pages_pa = hd_extent_pa(&pl, 0);
+	reg->npages = pin->npages;
+	err = hd_cmd(ctx, op, in, in_len, out, out_len);
+	/* the firmware copied the list (or, if gone, may still read it) */
+	hd_extent_release(&pl, err);
+	return err;
+}
+
 static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			     uint64_t iova, unsigned int access)
 {
@@ -95,11 +114,9 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	struct snic_cmd_reg_mr in;
 	struct snic_cmd_handle out;
 	struct hd_mr *mr;
-	struct hd_extent pl;        /* the page list, for REG_MR only */
-	size_t pl_bytes;
 	int err;
 
-	err = check_access(&access);
+	err = hd_mr_check_access(&access);
 	if (err)
 		goto fail;
 	/* A zero-length MR has no pages to map (mlx5 refuses it too). */
@@ -125,23 +142,13 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	if (err)
 		goto fail_free;
 
-	pl_bytes = (size_t)mr->pin->npages * sizeof(uint32_t);
-	err = hd_extent_alloc(&pl, ctx->hm, hd_pages_for(pl_bytes), 0);
-	if (err)
-		goto fail_unpin;
-	memcpy(hd_extent_ptr(&pl, 0), mr->pin->pages, pl_bytes);
-
 	memset(&in, 0, sizeof(in));
 	in.pdn = pd->handle;
 	in.access = access;
 	in.iova = iova;
 	in.length = length;
-	in.pages_pa = hd_extent_pa(&pl, 0);
-	in.npages = mr->pin->npages;
-	err = hd_cmd(ctx, SNIC_CMD_REG_MR, &in, sizeof(in), &out,
-		     sizeof(out));
-	/* the firmware copied the list (or, if gone, may still read it) */
-	hd_extent_release(&pl, err);
+	err = page_list_cmd(ctx, mr->pin, SNIC_CMD_REG_MR, &in, &in, sizeof(in),
+			    &out, sizeof(out));
 	if (err)
 		goto fail_unpin;
 
@@ -200,5 +207,95 @@ int ibv_dereg_mr(struct ibv_mr *ibmr)
 	 * no longer translates through them. */
 	hd_unpin(mr->pin);
 	free(mr);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Re-registration.                                                     */
+
+/* rdma-core 44's checks (libibverbs/verbs.c), in its order. */
+static int rereg_input_ok(int flags, void *addr, size_t length, int access)
+{
+	if (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED)
+		return 0;
+	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!length || !addr))
+		return 0;
+	if (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS))
+		return 0;
+	return 1;
+}
+
+/* What the provider part does: the new state in one REREG_MR command,
+ * the key unchanged.  Returns 0 or an errno value. */
+static int rereg_cmd(struct hd_mr *mr, int flags, struct ibv_pd *pd,
+		     void *addr, size_t length, unsigned int access,
+		     struct hd_pin **new_pin)
+{
+	struct hd_context *ctx = to_hd_ctx(mr->ibmr.context);
+	struct snic_cmd_rereg_mr in;
+	int err;
+
+	memset(&in, 0, sizeof(in));
+	in.key = mr->ibmr.handle;
+	in.flags = (uint32_t)flags;
+	if (flags & IBV_REREG_MR_CHANGE_PD) {
+		if (!pd || pd->context != mr->ibmr.context)
+			return EINVAL;
+		in.reg.pdn = pd->handle;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS) {
+		err = hd_mr_check_access(&access);
+		if (err)
+			return err;
+		in.reg.access = access;
+	}
+	if (!(flags & IBV_REREG_MR_CHANGE_TRANSLATION))
+		return hd_cmd(ctx, SNIC_CMD_REREG_MR, &in, sizeof(in), NULL, 0);
+	in.reg.iova = (uintptr_t)addr; /* as the kernel: hca_va = addr */
+	in.reg.length = length;
+	err = hd_pin(ctx->hm, addr, length, new_pin);
+	if (err)
+		return err;
+	err = page_list_cmd(ctx, *new_pin, SNIC_CMD_REREG_MR, &in.reg, &in,
+			    sizeof(in), NULL, 0);
+	if (err) {
+		hd_unpin(*new_pin);
+		*new_pin = NULL;
+	}
+	return err;
+}
+
+int ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd,
+		 void *addr, size_t length, int access)
+{
+	struct hd_mr *mr = hd_container_of(ibmr, struct hd_mr, ibmr);
+	struct hd_pin *new_pin = NULL;
+	int err;
+
+	/* rdma-core: only ordinary MRs (not device-memory ones) */
+	if (mr->dm || !rereg_input_ok(flags, addr, length, access)) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	/* no flag: nothing to change (the kernel answers 0 too) */
+	if (!flags)
+		return 0;
+	err = rereg_cmd(mr, flags, pd, addr, length, (unsigned int)access,
+			&new_pin);
+	if (err) {
+		hd_dbg("rereg_mr 0x%x flags 0x%x failed: %s\n", ibmr->handle,
+		       flags, strerror(err));
+		errno = err;
+		return IBV_REREG_MR_ERR_CMD;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		ibmr->pd = pd;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		/* the firmware translates through the new pages only now */
+		hd_unpin(mr->pin);
+		mr->pin = new_pin;
+		ibmr->addr = addr;
+		ibmr->length = length;
+	}
 	return 0;
 }

@@ -104,6 +104,10 @@ int hd_query_device_ex(struct ibv_context *context,
 	fill_device_attr(to_hd_ctx(context), &ex.orig_attr);
 	/* The port count, whatever its size (orig_attr's is 8 bits). */
 	ex.phys_port_cnt_ex = ex.orig_attr.phys_port_cnt;
+	/* What the firmware does beyond the 32-bit flags: RDMA Atomic Write */
+	ex.max_dm_size = to_hd_ctx(context)->dattr.max_dm_size;
+	ex.device_cap_flags_ex = (uint64_t)ex.orig_attr.device_cap_flags |
+				 (uint64_t)to_hd_ctx(context)->dattr.cap_ex_hi << 32;
 	/* Everything extended (ODP, TSO, RSS, timestamps, ...) is absent. */
 	memcpy(attr, &ex, attr_size < sizeof(ex) ? attr_size : sizeof(ex));
 	return 0;

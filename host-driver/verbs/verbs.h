@@ -242,6 +242,24 @@ static inline struct hd_ah *to_hd_ah(struct ibv_ah *a)
 	return hd_container_of(a, struct hd_ah, ibah);
 }
 
+/* An MR (mr.c): pinned host pages, or (dm set) a device-memory MR. */
+struct hd_mr {
+	struct ibv_mr ibmr;
+	struct hd_pin *pin;         /* NULL for a DM MR                     */
+	int dm;
+};
+
+/* ibv_reg_mr's access checks; the flags the firmware knows remain. */
+int hd_mr_check_access(unsigned int *access);
+
+/* Device memory (dm.c): the card's memory, reached through the BAR. */
+struct ibv_dm *hd_alloc_dm(struct ibv_context *context,
+			   struct ibv_alloc_dm_attr *attr);
+int hd_free_dm(struct ibv_dm *dm);
+struct ibv_mr *hd_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
+			    uint64_t dm_offset, size_t length,
+			    unsigned int access);
+
 /* ------------------------------------------------------------------ */
 /* rdma-core's private <infiniband/driver.h> (not installed): the type of
  * ibv_query_gid_type@IBVERBS_PRIVATE_34, which ibv_devinfo calls. */

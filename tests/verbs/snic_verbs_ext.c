@@ -1054,6 +1054,774 @@ out:
 	return ok;
 }
 
+/* Issue 14 bug 2: every capability within the reported limits works for
+ * every QP type, through ibv_create_qp and ibv_create_qp_ex alike, with
+ * the comp_mask combinations rdma-core's tests use (CREATE_FLAGS with 0,
+ * or IBV_QP_CREATE_BLOCK_SELF_MCAST_LB for UD; send ops; an SRQ); the
+ * caps returned cover the request.  Beyond a limit: EINVAL. */
+enum { CAPS_ROUNDS = 600 };
+
+static uint32_t rnd(uint32_t *seed, uint32_t lo, uint32_t hi)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return lo + (*seed >> 8) % (hi - lo + 1);
+}
+
+static bool caps_cover(const struct ibv_qp_cap *got, const struct ibv_qp_cap *want, bool srq)
+{
+	return got->max_send_wr >= want->max_send_wr &&
+	       got->max_send_sge >= want->max_send_sge &&
+	       got->max_inline_data >= want->max_inline_data &&
+	       (srq || (got->max_recv_wr >= want->max_recv_wr &&
+			got->max_recv_sge >= want->max_recv_sge));
+}
+
+static bool caps_one(struct ibv_cq *cq, struct ibv_srq *srq, uint32_t *seed, unsigned i)
+{
+	static const enum ibv_qp_type types[] = { IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD };
+	struct dev *d = &T.dev[0];
+	struct ibv_qp_init_attr_ex x;
+	struct ibv_qp_cap want;
+	struct ibv_qp *qp;
+
+	memset(&x, 0, sizeof x);
+	x.qp_type = types[i % 3];
+	x.send_cq = x.recv_cq = cq;
+	x.sq_sig_all = (int)rnd(seed, 0, 1);
+	x.cap.max_send_wr = rnd(seed, 1, (uint32_t)d->v.attr.max_qp_wr / 8);
+	x.cap.max_recv_wr = rnd(seed, 1, (uint32_t)d->v.attr.max_qp_wr / 8);
+	x.cap.max_send_sge = rnd(seed, 1, (uint32_t)d->v.attr.max_sge / 2);
+	x.cap.max_recv_sge = rnd(seed, 1, (uint32_t)d->v.attr.max_sge / 2);
+	x.cap.max_inline_data = rnd(seed, 0, 16);
+	if (i % 5 == 4 && srq) {
+		x.srq = srq;
+		x.cap.max_recv_wr = x.cap.max_recv_sge = 0;
+	}
+	want = x.cap;
+	x.pd = d->v.pd;
+	x.comp_mask = IBV_QP_INIT_ATTR_PD;
+	switch ((i / 3) % 4) {
+	case 0:
+		break;
+	case 1:
+		x.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+		break;
+	case 2:
+		x.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+		if (x.qp_type == IBV_QPT_UD)
+			x.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
+		break;
+	default:
+		x.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		x.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+		if (x.qp_type != IBV_QPT_UD)
+			x.send_ops_flags |= IBV_QP_EX_WITH_RDMA_WRITE;
+		break;
+	}
+	errno = 0;
+	qp = ibv_create_qp_ex(d->v.ctx, &x);
+	if (!qp)
+		return fail("create_qp_ex #%u (type %d, mask 0x%x, flags 0x%x, wr %u/%u sge %u/%u "
+			    "inline %u%s): %s", i, x.qp_type, x.comp_mask, x.create_flags,
+			    want.max_send_wr, want.max_recv_wr, want.max_send_sge,
+			    want.max_recv_sge, want.max_inline_data, x.srq ? ", srq" : "",
+			    strerror(errno));
+	bool covered = caps_cover(&x.cap, &want, x.srq != NULL);
+
+	ibv_destroy_qp(qp);
+	if (!covered)
+		return fail("create_qp_ex #%u: caps %u/%u/%u/%u/%u below the request", i,
+			    x.cap.max_send_wr, x.cap.max_recv_wr, x.cap.max_send_sge,
+			    x.cap.max_recv_sge, x.cap.max_inline_data);
+	return true;
+}
+
+static bool c_create_qp_caps(void)
+{
+	struct dev *d = &T.dev[0];
+	struct ibv_cq *cq = ibv_create_cq(d->v.ctx, 16, NULL, NULL, 0);
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 64, .max_sge = 4 } };
+	struct ibv_srq *srq = NULL;
+	struct ibv_qp_init_attr_ex x;
+	struct ibv_qp *qp;
+	uint32_t seed = 14;
+	bool ok = false;
+
+	if (!cq)
+		return fail("ibv_create_cq: %s", strerror(errno));
+	srq = ibv_create_srq(d->v.pd, &sa);
+	if (!srq) {
+		fail("ibv_create_srq: %s", strerror(errno));
+		goto out;
+	}
+	for (unsigned i = 0; i < CAPS_ROUNDS; i++)
+		if (!caps_one(cq, srq, &seed, i))
+			goto out;
+	/* beyond a limit through create_qp_ex (UD and UC): EINVAL */
+	for (int k = 0; k < 4; k++) {
+		memset(&x, 0, sizeof x);
+		x.qp_type = k & 1 ? IBV_QPT_UC : IBV_QPT_UD;
+		x.send_cq = x.recv_cq = cq;
+		x.pd = d->v.pd;
+		x.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+		x.cap.max_send_wr = x.cap.max_recv_wr = 4;
+		x.cap.max_send_sge = x.cap.max_recv_sge = 1;
+		if (k < 2)
+			x.cap.max_send_wr = (uint32_t)d->v.attr.max_qp_wr + 1;
+		else
+			x.cap.max_recv_sge = (uint32_t)d->v.attr.max_sge + 1;
+		errno = 0;
+		qp = ibv_create_qp_ex(d->v.ctx, &x);
+		if (qp || errno != EINVAL) {
+			fail("create_qp_ex (type %d) beyond a limit: %s, errno %d (want EINVAL)",
+			     x.qp_type, qp ? "created" : "refused", errno);
+			if (qp)
+				ibv_destroy_qp(qp);
+			goto out;
+		}
+	}
+	/* a creation flag the device does not do: EOPNOTSUPP, not created */
+	memset(&x, 0, sizeof x);
+	x.qp_type = IBV_QPT_UD;
+	x.send_cq = x.recv_cq = cq;
+	x.pd = d->v.pd;
+	x.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	x.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	x.cap.max_send_wr = x.cap.max_recv_wr = x.cap.max_send_sge = x.cap.max_recv_sge = 1;
+	errno = 0;
+	qp = ibv_create_qp_ex(d->v.ctx, &x);
+	if (qp || errno != EOPNOTSUPP) {
+		fail("create_qp_ex with SCATTER_FCS: %s, errno %d (want EOPNOTSUPP)",
+		     qp ? "created" : "refused", errno);
+		if (qp)
+			ibv_destroy_qp(qp);
+		goto out;
+	}
+	ok = true;
+out:
+	if (srq)
+		ibv_destroy_srq(srq);
+	ibv_destroy_cq(cq);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* ibv_rereg_mr and ibv_resize_cq.                                     */
+
+enum { RR_LEN = 64 << 10 };
+
+/* One RDMA WRITE or READ of `len` bytes between dev0's buf and
+ * [raddr, +len) under rkey; its completion status. */
+static bool rdma_op(struct vt_ep *e, enum ibv_wr_opcode op, size_t loc_off, uint64_t raddr,
+		    uint32_t rkey, uint32_t len, enum ibv_wc_status *st)
+{
+	struct ibv_sge s = sge_of(e->d, loc_off, len);
+	struct ibv_send_wr wr;
+	struct ibv_wc wc;
+
+	memset(&wr, 0, sizeof wr);
+	wr.wr_id = 0x77;
+	wr.opcode = op;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	if (!post(e->qp, &wr, "rdma") || !poll_one(e->scq, &wc, "rdma"))
+		return false;
+	*st = wc.status;
+	return true;
+}
+
+static bool rdma_ok(struct vt_ep *e, enum ibv_wr_opcode op, size_t loc_off, uint64_t raddr,
+		    uint32_t rkey, uint32_t len, const char *what)
+{
+	enum ibv_wc_status st;
+
+	if (!rdma_op(e, op, loc_off, raddr, rkey, len, &st))
+		return false;
+	CHECK(st == IBV_WC_SUCCESS, "%s: status %s", what, ibv_wc_status_str(st));
+	return true;
+}
+
+static bool rereg_refused(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+			  size_t len, int access, int want_rc, int want_errno, const char *what)
+{
+	errno = 0;
+	int rc = ibv_rereg_mr(mr, flags, pd, addr, len, access);
+
+	CHECK(rc == want_rc && errno == want_errno, "rereg %s: %d errno %d, want %d errno %d",
+	      what, rc, errno, want_rc, want_errno);
+	return true;
+}
+
+/* The rereg checks on an MR of dev1 that dev0's QP reaches remotely: a new
+ * translation (data lands in the new buffer, the old one untouched, the
+ * old range refused), refused inputs leave it working, access reduced. */
+static bool rereg_cases(struct vt_ep e[2], struct ibv_mr *mr, uint8_t *b1, uint8_t *b2)
+{
+	struct dev *d0 = &T.dev[0];
+	uint32_t key = mr->rkey;
+	enum ibv_wc_status st;
+
+	fill(d0->buf, RR_LEN, 141);
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_WRITE, 0, (uintptr_t)b1, key, 4096, "write before rereg"))
+		return false;
+	CHECK(!memcmp(b1, d0->buf, 4096), "write before rereg: data differs");
+	memset(b1, 0x5a, RR_LEN);
+	memset(b2, 0xa5, RR_LEN);
+	int rc = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, b2, RR_LEN / 2, 0);
+
+	CHECK(rc == 0, "rereg translation: %d (%s)", rc, strerror(errno));
+	CHECK(mr->addr == b2 && mr->length == RR_LEN / 2 && mr->rkey == key,
+	      "after rereg: addr %p length %zu rkey 0x%x", mr->addr, mr->length, mr->rkey);
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_WRITE, 100, (uintptr_t)b2 + 8, key, 8192, "write after rereg"))
+		return false;
+	CHECK(!memcmp(b2 + 8, d0->buf + 100, 8192) && b2[0] == 0xa5 && b2[8200] == 0xa5,
+	      "write after rereg: data in the new buffer differs");
+	for (size_t i = 0; i < RR_LEN; i++)
+		CHECK(b1[i] == 0x5a, "the old buffer changed at %zu after rereg", i);
+	/* READ of the new buffer back */
+	memset(d0->buf + RR_LEN, 0, 8192);
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_READ, RR_LEN, (uintptr_t)b2 + 8, key, 8192, "read"))
+		return false;
+	CHECK(!memcmp(d0->buf + RR_LEN, b2 + 8, 8192), "read after rereg: data differs");
+	/* refused inputs, rdma-core's answers, and the MR unchanged */
+	if (!rereg_refused(mr, 0x8, NULL, NULL, 0, 0, IBV_REREG_MR_ERR_INPUT, EINVAL,
+			   "unknown flag") ||
+	    !rereg_refused(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, NULL, 4096, 0,
+			   IBV_REREG_MR_ERR_INPUT, EINVAL, "translation to NULL") ||
+	    !rereg_refused(mr, IBV_REREG_MR_CHANGE_PD, T.dev[1].v.pd, NULL, 0,
+			   IBV_ACCESS_LOCAL_WRITE, IBV_REREG_MR_ERR_INPUT, EINVAL,
+			   "access without CHANGE_ACCESS") ||
+	    !rereg_refused(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, IBV_ACCESS_REMOTE_WRITE,
+			   IBV_REREG_MR_ERR_CMD, EINVAL, "remote write without local write") ||
+	    !rereg_refused(mr, IBV_REREG_MR_CHANGE_PD, NULL, NULL, 0, 0, IBV_REREG_MR_ERR_CMD,
+			   EINVAL, "to a NULL PD"))
+		return false;
+	CHECK(ibv_rereg_mr(mr, 0, NULL, NULL, 0, 0) == 0, "rereg with no flag: not 0");
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_WRITE, 0, (uintptr_t)b2, key, 64, "write after refusals"))
+		return false;
+	/* read-only now: READ works, WRITE is a remote access error and the
+	 * memory stays as it was */
+	rc = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, IBV_ACCESS_REMOTE_READ);
+	CHECK(rc == 0, "rereg access: %d (%s)", rc, strerror(errno));
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_READ, 0, (uintptr_t)b2 + 64, key, 64, "read, read-only MR"))
+		return false;
+	memcpy(b1, b2, RR_LEN / 2);
+	if (!rdma_op(&e[0], IBV_WR_RDMA_WRITE, 4096, (uintptr_t)b2, key, 64, &st))
+		return false;
+	CHECK(st == IBV_WC_REM_ACCESS_ERR, "write to a read-only MR: %s, want REM_ACCESS_ERR",
+	      ibv_wc_status_str(st));
+	CHECK(!memcmp(b1, b2, RR_LEN / 2), "write to a read-only MR changed memory");
+	return true;
+}
+
+/* CHANGE_PD to a PD the QP does not use: access through it is refused. */
+static bool rereg_pd_case(struct vt_ep e[2], struct ibv_mr *mr, uint8_t *b2)
+{
+	struct ibv_pd *pd2 = ibv_alloc_pd(T.dev[1].v.ctx);
+	enum ibv_wc_status st;
+	bool ok = false;
+
+	CHECK(pd2, "ibv_alloc_pd: %s", strerror(errno));
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_READ, 0, (uintptr_t)b2, mr->rkey, 64, "read before PD move"))
+		goto out;
+	int rc = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD | IBV_REREG_MR_CHANGE_ACCESS, pd2, NULL, 0,
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			      IBV_ACCESS_REMOTE_WRITE);
+
+	if (rc || mr->pd != pd2) {
+		fail("rereg to another PD: %d (%s)", rc, strerror(errno));
+		goto out;
+	}
+	memset(b2, 0x3c, 256);
+	if (!rdma_op(&e[0], IBV_WR_RDMA_WRITE, 0, (uintptr_t)b2, mr->rkey, 64, &st))
+		goto out;
+	if (st != IBV_WC_REM_ACCESS_ERR || b2[0] != 0x3c || b2[63] != 0x3c) {
+		fail("write through an MR of another PD: %s (want REM_ACCESS_ERR), memory %s",
+		     ibv_wc_status_str(st), b2[0] != 0x3c ? "changed" : "untouched");
+		goto out;
+	}
+	/* the PD is in use by the MR now */
+	rc = ibv_dealloc_pd(pd2);
+	if (rc != EBUSY) {
+		fail("dealloc of the MR's new PD: %d, want EBUSY", rc);
+		goto out;
+	}
+	ok = true;
+out:
+	if (mr->pd == pd2 &&
+	    ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, T.dev[1].v.pd, NULL, 0, 0) && ok) {
+		fail("rereg back to the first PD failed");
+		ok = false;
+	}
+	ibv_dealloc_pd(pd2);
+	return ok;
+}
+
+static bool c_rereg_mr(void)
+{
+	struct vt_ep e[2];
+	uint8_t *b1 = mmap(NULL, RR_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *b2 = mmap(NULL, RR_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ibv_mr *mr = NULL;
+	bool ok = false;
+
+	memset(e, 0, sizeof e);
+	if (b1 == MAP_FAILED || b2 == MAP_FAILED) {
+		fail("mmap");
+		goto out;
+	}
+	mr = ibv_reg_mr(T.dev[1].v.pd, b1, RR_LEN, ACCESS_ALL);
+	if (!mr) {
+		fail("ibv_reg_mr: %s", strerror(errno));
+		goto out;
+	}
+	if (!pair_up(e, &CFG, 0) || !rereg_cases(e, mr, b1, b2))
+		goto out;
+	/* the remote access error took that QP pair down: a fresh one */
+	pair_down(e);
+	memset(e, 0, sizeof e);
+	if (!pair_up(e, &CFG, 0) || !rereg_pd_case(e, mr, b2))
+		goto out;
+	ok = true;
+out:
+	pair_down(e);
+	if (mr && ibv_dereg_mr(mr) && ok)
+		ok = fail("ibv_dereg_mr after rereg");
+	if (b1 != MAP_FAILED)
+		munmap(b1, RR_LEN);
+	if (b2 != MAP_FAILED)
+		munmap(b2, RR_LEN);
+	return ok;
+}
+
+enum { RS_MSGS = 100 };
+
+/* Posts n RECVs (wr_id first + i) on e[1] and n SENDs with immediate
+ * first + i from e[0]; with `wait`, polls their send completions. */
+static bool rs_burst(struct vt_ep e[2], uint32_t first, uint32_t n, bool wait)
+{
+	struct ibv_sge s = sge_of(&T.dev[0], 0, 8), r = sge_of(&T.dev[1], 0, 64);
+	struct ibv_send_wr wr;
+	struct ibv_wc wc;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (!post_recv(e[1].qp, first + i, &r, 1))
+			return false;
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	for (uint32_t i = 0; i < n; i++) {
+		wr.wr_id = first + i;
+		wr.imm_data = htonl(first + i);
+		if (!post(e[0].qp, &wr, "send"))
+			return false;
+	}
+	for (uint32_t i = 0; wait && i < n; i++)
+		if (!poll_one(e[0].scq, &wc, "send") || !wc_ok(&wc, IBV_WC_SEND, "send"))
+			return false;
+	return true;
+}
+
+/* The receive completions first .. last - 1, in order, each once. */
+static bool rs_drain(struct ibv_cq *cq, uint32_t first, uint32_t last)
+{
+	struct ibv_wc wc;
+
+	for (uint32_t id = first; id < last; id++) {
+		if (!poll_one(cq, &wc, "recv") || !wc_ok(&wc, IBV_WC_RECV, "recv"))
+			return false;
+		CHECK(wc.wr_id == id && ntohl(wc.imm_data) == id,
+		      "recv after resize: wr_id %" PRIu64 " imm %u, want %u", wc.wr_id,
+		      ntohl(wc.imm_data), id);
+	}
+	return true;
+}
+
+static bool resize_cases(struct vt_ep e[2])
+{
+	struct ibv_cq *cq = e[1].rcq;
+	struct ibv_wc wc;
+	int rc;
+
+	/* 100 completions waiting, 10 polled: shrink to fit the 90 left */
+	if (!rs_burst(e, 0, RS_MSGS, true) || !rs_drain(cq, 0, 10))
+		return false;
+	rc = ibv_resize_cq(cq, 20);
+	CHECK(rc == EINVAL, "shrinking below the 90 completions waiting: %d, want EINVAL", rc);
+	rc = ibv_resize_cq(cq, 95);
+	CHECK(rc == 0 && cq->cqe >= 95, "resize to 95 with 90 waiting: %d (cqe %d)", rc, cq->cqe);
+	CHECK(ibv_resize_cq(cq, 0) == EINVAL && ibv_resize_cq(cq, T.dev[1].v.attr.max_cqe + 1) ==
+	      EINVAL, "resize to 0 or beyond max_cqe: not EINVAL");
+	if (!rs_drain(cq, 10, RS_MSGS) || !no_cqe(cq, 20, "after the moved completions"))
+		return false;
+	/* grow while 100 more are in flight */
+	if (!rs_burst(e, RS_MSGS, RS_MSGS, false))
+		return false;
+	rc = ibv_resize_cq(cq, 1000);
+	CHECK(rc == 0 && cq->cqe >= 1000, "grow with completions in flight: %d", rc);
+	if (!rs_drain(cq, RS_MSGS, 2 * RS_MSGS) || !no_cqe(cq, 20, "after the grow"))
+		return false;
+	for (uint32_t i = 0; i < RS_MSGS; i++)
+		if (!poll_one(e[0].scq, &wc, "send") || !wc_ok(&wc, IBV_WC_SEND, "send"))
+			return false;
+	/* armed before a resize: the next completion still raises an event */
+	struct pollfd pfd = { .fd = e[1].ch->fd, .events = POLLIN };
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+
+	CHECK(!ibv_req_notify_cq(cq, 0), "ibv_req_notify_cq");
+	rc = ibv_resize_cq(cq, 31);
+	CHECK(rc == 0, "shrink to 31, CQ empty: %d", rc);
+	CHECK(poll(&pfd, 1, 100) == 0, "an event without a completion after resize");
+	if (!rs_burst(e, 2 * RS_MSGS, 20, false))
+		return false;
+	CHECK(poll(&pfd, 1, (int)T.v.timeout_ms) == 1, "no event after a resize of an armed CQ");
+	CHECK(!ibv_get_cq_event(e[1].ch, &ev_cq, &ev_ctx) && ev_cq == cq, "ibv_get_cq_event");
+	ibv_ack_cq_events(ev_cq, 1);
+	if (!rs_drain(cq, 2 * RS_MSGS, 2 * RS_MSGS + 20) || !no_cqe(cq, 20, "after the shrink"))
+		return false;
+	for (uint32_t i = 0; i < 20; i++)
+		if (!poll_one(e[0].scq, &wc, "send") || !wc_ok(&wc, IBV_WC_SEND, "send"))
+			return false;
+	return true;
+}
+
+static bool c_resize_cq(void)
+{
+	struct qp_cfg c = CFG;
+	struct vt_ep e[2];
+	bool ok;
+
+	c.send_wr = c.recv_wr = 256;
+	c.channel = true;
+	memset(e, 0, sizeof e);
+	ok = pair_up(e, &c, 0) && resize_cases(e);
+	pair_down(e);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* RDMA Atomic Write (ibv_wr_atomic_write).                            */
+
+#define CAP_EX_ATOMIC_WRITE (1ull << 40) /* IB_UVERBS_DEVICE_ATOMIC_WRITE, Linux 6.2 */
+
+/* An RC pair whose QPs have the ibv_wr_* interface with atomic write
+ * (no inline data asked: the 8 bytes travel in the WQE). */
+static bool atw_pair(struct vt_ep e[2])
+{
+	memset(e, 0, 2 * sizeof *e);
+	for (int i = 0; i < 2; i++) {
+		struct vt_ep *x = &e[i];
+
+		x->d = &T.dev[i];
+		x->vd = &T.dev[i].v;
+		x->psn = 0x200 + (uint32_t)i;
+		x->scq = ibv_create_cq(T.dev[i].v.ctx, 64, NULL, NULL, 0);
+		x->rcq = ibv_create_cq(T.dev[i].v.ctx, 64, NULL, NULL, 0);
+		CHECK(x->scq && x->rcq, "ibv_create_cq: %s", strerror(errno));
+		struct ibv_qp_init_attr_ex qa = {
+			.send_cq = x->scq, .recv_cq = x->rcq, .qp_type = IBV_QPT_RC,
+			.cap = { 64, 16, 1, 1, 0 },
+			.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+			.pd = T.dev[i].v.pd,
+			.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE | IBV_QP_EX_WITH_RDMA_WRITE,
+		};
+		x->qp = ibv_create_qp_ex(T.dev[i].v.ctx, &qa);
+		CHECK(x->qp, "ibv_create_qp_ex(atomic write): %s", strerror(errno));
+	}
+	return ep_connect(&e[0], &e[1], 0) && ep_connect(&e[1], &e[0], 0);
+}
+
+/* Posts one atomic write of the 8 bytes v; returns wr_complete's result. */
+static int atw_post(struct vt_ep *e, uint32_t rkey, uint64_t raddr, const uint8_t v[8],
+		    uint64_t id, bool with_sge)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(e->qp);
+
+	if (!qx)
+		return -1;
+	ibv_wr_start(qx);
+	qx->wr_id = id;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qx, rkey, raddr, v);
+	if (with_sge)
+		ibv_wr_set_sge(qx, e->d->mr->lkey, (uintptr_t)e->d->buf, 8);
+	return ibv_wr_complete(qx);
+}
+
+static bool atw_status(struct vt_ep e[2], uint32_t rkey, uint64_t raddr,
+		       enum ibv_wc_status want, const char *what)
+{
+	static const uint8_t v[8] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4 };
+	struct ibv_wc wc;
+	int rc = atw_post(&e[0], rkey, raddr, v, 0x99, false);
+
+	CHECK(rc == 0, "%s: wr_complete %d", what, rc);
+	if (!poll_one(e[0].scq, &wc, what))
+		return false;
+	CHECK(wc.status == want, "%s: status %s, want %s", what, ibv_wc_status_str(wc.status),
+	      ibv_wc_status_str(want));
+	return true;
+}
+
+static bool atw_data(struct vt_ep e[2], uint8_t *word)
+{
+	uint64_t raddr = (uintptr_t)word;
+	uint32_t rkey = T.dev[1].mr->rkey;
+	uint8_t v[8], last[8];
+	struct ibv_wc wc;
+
+	memset(word - 64, 0x6b, 136);
+	for (int i = 0; i < 8; i++)
+		v[i] = (uint8_t)(0x11 * (i + 1));
+	CHECK(atw_post(&e[0], rkey, raddr, v, 1, false) == 0, "wr_complete");
+	if (!poll_one(e[0].scq, &wc, "atomic write") || !wc_ok(&wc, IBV_WC_ATOMIC_WRITE,
+								"atomic write"))
+		return false;
+	CHECK(wc.wr_id == 1, "atomic write: wr_id %" PRIu64, wc.wr_id);
+	CHECK(!memcmp(word, v, 8), "atomic write: the word holds %02x%02x..%02x, want 1122..88",
+	      word[0], word[1], word[7]);
+	for (int i = -64; i < 72; i++)
+		CHECK(i >= 0 && i < 8 ? true : word[i] == 0x6b, "atomic write touched byte %d", i);
+	/* 40 in a row, in order: the last one stays */
+	for (uint32_t n = 0; n < 40; n++) {
+		for (int i = 0; i < 8; i++)
+			last[i] = (uint8_t)(n * 13 + (uint32_t)i);
+		CHECK(atw_post(&e[0], rkey, raddr, last, 100 + n, false) == 0, "wr_complete #%u", n);
+	}
+	for (uint32_t n = 0; n < 40; n++) {
+		if (!poll_one(e[0].scq, &wc, "atomic write burst") ||
+		    !wc_ok(&wc, IBV_WC_ATOMIC_WRITE, "atomic write burst"))
+			return false;
+		CHECK(wc.wr_id == 100 + n, "burst: wr_id %" PRIu64 ", want %u", wc.wr_id, 100 + n);
+	}
+	CHECK(!memcmp(word, last, 8), "after 40 atomic writes the word is not the last value");
+	/* an SGE on an atomic write: refused by wr_complete, nothing posted */
+	CHECK(atw_post(&e[0], rkey, raddr, v, 2, true) == EINVAL,
+	      "atomic write with an SGE: not EINVAL");
+	return no_cqe(e[0].scq, 20, "refused atomic write");
+}
+
+static bool c_atomic_write(void)
+{
+	struct ibv_device_attr_ex x;
+	uint8_t *word = T.dev[1].buf + 2 * 65536;
+	struct ibv_mr *ro = NULL;
+	struct vt_ep e[2];
+	bool ok = false;
+
+	memset(&x, 0, sizeof x);
+	CHECK(!ibv_query_device_ex(T.dev[0].v.ctx, NULL, &x) &&
+	      (x.device_cap_flags_ex & CAP_EX_ATOMIC_WRITE),
+	      "device_cap_flags_ex 0x%" PRIx64 " without ATOMIC_WRITE", x.device_cap_flags_ex);
+	if (!atw_pair(e) || !atw_data(e, word))
+		goto out;
+	/* misaligned: invalid request, memory untouched */
+	pair_down(e);
+	memset(word, 0x6b, 16);
+	if (!atw_pair(e) || !atw_status(e, T.dev[1].mr->rkey, (uintptr_t)word + 4,
+					IBV_WC_REM_INV_REQ_ERR, "misaligned atomic write"))
+		goto out;
+	for (int i = 0; i < 16; i++)
+		if (word[i] != 0x6b) {
+			fail("misaligned atomic write changed byte %d", i);
+			goto out;
+		}
+	/* an MR without remote write: remote access error, memory untouched */
+	pair_down(e);
+	ro = ibv_reg_mr(T.dev[1].v.pd, word - 4096 * 0, 4096,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!ro) {
+		fail("ibv_reg_mr(read only): %s", strerror(errno));
+		goto out;
+	}
+	if (!atw_pair(e) || !atw_status(e, ro->rkey, (uintptr_t)word, IBV_WC_REM_ACCESS_ERR,
+					"atomic write through a read-only MR"))
+		goto out;
+	for (int i = 0; i < 16; i++)
+		if (word[i] != 0x6b) {
+			fail("atomic write through a read-only MR changed byte %d", i);
+			goto out;
+		}
+	ok = true;
+out:
+	pair_down(e);
+	if (ro)
+		ibv_dereg_mr(ro);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* Device memory.                                                      */
+
+enum { DM_LEN = 8192 };
+
+#define DM_ACCESS (IBV_ACCESS_ZERO_BASED | ACCESS_ALL)
+
+static bool dm_bytes(struct ibv_dm *dm, uint64_t off, const uint8_t *want, size_t n,
+		     const char *what)
+{
+	uint8_t got[DM_LEN];
+
+	CHECK(n <= sizeof got && ibv_memcpy_from_dm(got, dm, off, n) == 0,
+	      "%s: ibv_memcpy_from_dm", what);
+	CHECK(!memcmp(got, want, n), "%s: device memory differs", what);
+	return true;
+}
+
+/* The refused calls: bounds, flags, sizes, a DM in use. */
+static bool dm_errors(struct ibv_dm *dm, struct ibv_mr *mr)
+{
+	struct dev *d = &T.dev[1];
+	struct ibv_alloc_dm_attr big = { .length = 1ull << 30 };
+	uint8_t b[16] = { 0 };
+	struct ibv_mr *m;
+
+	CHECK(ibv_memcpy_to_dm(dm, DM_LEN - 8, b, 16) == EFAULT &&
+	      ibv_memcpy_from_dm(b, dm, DM_LEN, 1) == EFAULT,
+	      "memcpy beyond the DM: not EFAULT");
+	errno = 0;
+	m = ibv_reg_dm_mr(d->v.pd, dm, 0, 64, ACCESS_ALL);
+	CHECK(!m && errno == EINVAL, "reg_dm_mr without ZERO_BASED: %s errno %d",
+	      m ? "registered" : "refused", errno);
+	errno = 0;
+	m = ibv_reg_dm_mr(d->v.pd, dm, DM_LEN - 64, 128, DM_ACCESS);
+	CHECK(!m && errno == EINVAL, "reg_dm_mr beyond the DM: %s errno %d",
+	      m ? "registered" : "refused", errno);
+	errno = 0;
+	CHECK(!ibv_alloc_dm(d->v.ctx, &big) && errno == EINVAL,
+	      "alloc_dm beyond max_dm_size: errno %d", errno);
+	CHECK(ibv_free_dm(dm) == EBUSY, "free_dm with an MR on it: not EBUSY");
+	errno = 0;
+	CHECK(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			   IBV_ACCESS_LOCAL_WRITE) == IBV_REREG_MR_ERR_INPUT && errno == EINVAL,
+	      "rereg of a DM MR: not ERR_INPUT/EINVAL");
+	return true;
+}
+
+/* dev1's DM as a remote buffer (WRITE, READ, FETCH_ADD through its rkey),
+ * dev0's DM as a local one (the source of a SEND, the target of a READ). */
+static bool dm_traffic(struct vt_ep e[2], struct ibv_dm *dm[2], struct ibv_mr *mr[2])
+{
+	uint8_t pat[DM_LEN];
+	struct ibv_sge s;
+	struct ibv_send_wr wr;
+	struct ibv_wc wc;
+	uint64_t v = 1000;
+
+	fill(T.dev[0].buf, 4096, 77);
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_WRITE, 0, 100, mr[1]->rkey, 3000, "write to DM"))
+		return false;
+	memset(pat, 0, sizeof pat);
+	memcpy(pat + 100, T.dev[0].buf, 3000);
+	if (!dm_bytes(dm[1], 0, pat, DM_LEN, "after a WRITE to DM"))
+		return false;
+	memset(T.dev[0].buf + 8192, 0, 4096);
+	if (!rdma_ok(&e[0], IBV_WR_RDMA_READ, 8192, 1000, mr[1]->rkey, 2000, "read from DM"))
+		return false;
+	CHECK(!memcmp(T.dev[0].buf + 8192, pat + 1000, 2000), "read from DM: data differs");
+	CHECK(!ibv_memcpy_to_dm(dm[1], 4096, &v, 8), "memcpy_to_dm");
+	if (!atomic(&e[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 16384, 4096, mr[1]->rkey, 5, 0, 7) ||
+	    !poll_one(e[0].scq, &wc, "fetch_add on DM") ||
+	    !wc_ok(&wc, IBV_WC_FETCH_ADD, "fetch_add on DM"))
+		return false;
+	uint64_t orig, now;
+
+	memcpy(&orig, T.dev[0].buf + 16384, 8);
+	CHECK(!ibv_memcpy_from_dm(&now, dm[1], 4096, 8) && orig == 1000 && now == 1005,
+	      "fetch_add on DM: orig %" PRIu64 " now %" PRIu64, orig, now);
+	/* dev0's DM: SEND source and READ target */
+	fill(pat, DM_LEN, 78);
+	CHECK(!ibv_memcpy_to_dm(dm[0], 0, pat, DM_LEN), "memcpy_to_dm(dev0)");
+	struct ibv_sge r = sge_of(&T.dev[1], 32768, 4096);
+
+	memset(T.dev[1].buf + 32768, 0xee, 4096);
+	s.addr = 512;                   /* zero based: the DM offset */
+	s.length = 1500;
+	s.lkey = mr[0]->lkey;
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (!post_recv(e[1].qp, 3, &r, 1) || !post(e[0].qp, &wr, "send from DM") ||
+	    !poll_one(e[0].scq, &wc, "send from DM") || !wc_ok(&wc, IBV_WC_SEND, "send") ||
+	    !poll_one(e[1].rcq, &wc, "recv") || !wc_ok(&wc, IBV_WC_RECV, "recv"))
+		return false;
+	CHECK(wc.byte_len == 1500 && !memcmp(T.dev[1].buf + 32768, pat + 512, 1500) &&
+	      T.dev[1].buf[32768 + 1500] == 0xee, "send from DM: data differs");
+	fill(T.dev[1].buf + 40960, 700, 79);
+	s.addr = 6000;
+	s.length = 700;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.wr.rdma.remote_addr = (uintptr_t)T.dev[1].buf + 40960;
+	wr.wr.rdma.rkey = T.dev[1].mr->rkey;
+	if (!post(e[0].qp, &wr, "read into DM") || !poll_one(e[0].scq, &wc, "read into DM") ||
+	    !wc_ok(&wc, IBV_WC_RDMA_READ, "read into DM"))
+		return false;
+	memcpy(pat + 6000, T.dev[1].buf + 40960, 700);
+	return dm_bytes(dm[0], 0, pat, DM_LEN, "after a READ into DM");
+}
+
+static bool c_dm(void)
+{
+	struct ibv_alloc_dm_attr a = { .length = DM_LEN, .log_align_req = 12 };
+	struct ibv_device_attr_ex x;
+	struct ibv_dm *dm[2] = { NULL, NULL };
+	struct ibv_mr *mr[2] = { NULL, NULL };
+	struct vt_ep e[2];
+	uint8_t zero[DM_LEN];
+	enum ibv_wc_status st;
+	bool ok = false;
+
+	memset(e, 0, sizeof e);
+	memset(&x, 0, sizeof x);
+	CHECK(!ibv_query_device_ex(T.dev[1].v.ctx, NULL, &x) && x.max_dm_size >= DM_LEN,
+	      "max_dm_size %" PRIu64, x.max_dm_size);
+	memset(zero, 0, sizeof zero);
+	for (int i = 0; i < 2; i++) {
+		dm[i] = ibv_alloc_dm(T.dev[i].v.ctx, &a);
+		if (!dm[i]) {
+			fail("ibv_alloc_dm: %s", strerror(errno));
+			goto out;
+		}
+		if (!dm_bytes(dm[i], 0, zero, DM_LEN, "a new DM"))
+			goto out;
+		mr[i] = ibv_reg_dm_mr(T.dev[i].v.pd, dm[i], 0, DM_LEN, DM_ACCESS);
+		if (!mr[i]) {
+			fail("ibv_reg_dm_mr: %s", strerror(errno));
+			goto out;
+		}
+	}
+	if (!dm_errors(dm[1], mr[1]) || !pair_up(e, &CFG, 0) || !dm_traffic(e, dm, mr))
+		goto out;
+	/* beyond the DM MR: remote access error, the DM untouched */
+	uint8_t before[DM_LEN];
+
+	CHECK(!ibv_memcpy_from_dm(before, dm[1], 0, DM_LEN), "memcpy_from_dm");
+	if (!rdma_op(&e[0], IBV_WR_RDMA_WRITE, 0, DM_LEN - 16, mr[1]->rkey, 64, &st))
+		goto out;
+	if (st != IBV_WC_REM_ACCESS_ERR) {
+		fail("write past the DM MR: %s, want REM_ACCESS_ERR", ibv_wc_status_str(st));
+		goto out;
+	}
+	ok = dm_bytes(dm[1], 0, before, DM_LEN, "after a write past the DM MR");
+out:
+	pair_down(e);
+	for (int i = 0; i < 2; i++) {
+		if (mr[i] && ibv_dereg_mr(mr[i]) && ok)
+			ok = fail("dereg of a DM MR");
+		if (dm[i] && ibv_free_dm(dm[i]) && ok)
+			ok = fail("ibv_free_dm after its MR is gone");
+	}
+	return ok;
+}
+
 /* RC loopback: both QPs on dev0, connected through its own GID. */
 static bool c_loopback(void)
 {
@@ -1292,6 +2060,399 @@ static bool c_ud(void)
 	}
 	ok = true;
 out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	pair_down(e);
+	return ok;
+}
+
+/* Issue 14 bug 3: UD datagrams between snic0 and snic1 waited for with
+ * completion events, as a ping-pong program does: each side in its own
+ * thread, with a fresh context, channel, CQ (send and receive) and QP per
+ * round, arms its CQ, sleeps in poll() on the channel, takes the event,
+ * acks it, re-arms, then drains the CQ.  A lost wake-up (an arm racing the
+ * CQE) or a lost datagram shows as a side with nothing to wait for: the
+ * failure says which (no event but completions in the CQ = lost event). */
+enum { UDE_ROUNDS = 36, UDE_ITERS = 200, UDE_LEN = 256, UDE_QKEY = 0x1400e };
+
+struct ude_side {
+	const char *name;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+	struct ibv_mr *mr;
+	uint8_t buf[2 * (UDE_LEN + 40)];        /* RECV (GRH + payload), SEND */
+	union ibv_gid gid, peer_gid;
+	uint32_t peer_qpn;
+	bool starts;                            /* sends first */
+	unsigned events;
+	char err[256];
+};
+
+static struct ibv_context *ude_open(const char *name)
+{
+	struct ibv_device **l = ibv_get_device_list(NULL);
+	struct ibv_context *c = NULL;
+
+	for (int i = 0; l && l[i]; i++)
+		if (!strcmp(ibv_get_device_name(l[i]), name))
+			c = ibv_open_device(l[i]);
+	if (l)
+		ibv_free_device_list(l);
+	return c;
+}
+
+static void ude_down(struct ude_side *u)
+{
+	if (u->ah)
+		ibv_destroy_ah(u->ah);
+	if (u->qp)
+		ibv_destroy_qp(u->qp);
+	if (u->cq)
+		ibv_destroy_cq(u->cq);
+	if (u->ch)
+		ibv_destroy_comp_channel(u->ch);
+	if (u->mr)
+		ibv_dereg_mr(u->mr);
+	if (u->pd)
+		ibv_dealloc_pd(u->pd);
+	if (u->ctx)
+		ibv_close_device(u->ctx);
+	u->ah = NULL, u->qp = NULL, u->cq = NULL, u->ch = NULL, u->mr = NULL;
+	u->pd = NULL, u->ctx = NULL;
+}
+
+static bool ude_up(struct ude_side *u)
+{
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_UD,
+				       .cap = { .max_send_wr = 4, .max_recv_wr = 4,
+						.max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = PORT,
+				 .qkey = UDE_QKEY };
+
+	u->ctx = ude_open(u->name);
+	if (!u->ctx || (u->pd = ibv_alloc_pd(u->ctx)) == NULL ||
+	    (u->mr = ibv_reg_mr(u->pd, u->buf, sizeof u->buf, IBV_ACCESS_LOCAL_WRITE)) == NULL ||
+	    (u->ch = ibv_create_comp_channel(u->ctx)) == NULL ||
+	    (u->cq = ibv_create_cq(u->ctx, 8, u, u->ch, 0)) == NULL)
+		return fail("%s: open/PD/MR/channel/CQ: %s", u->name, strerror(errno));
+	ia.send_cq = ia.recv_cq = u->cq;
+	u->qp = ibv_create_qp(u->pd, &ia);
+	if (!u->qp || ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				    IBV_QP_QKEY))
+		return fail("%s: UD QP to INIT: %s", u->name, strerror(errno));
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE))
+		return fail("%s: UD QP to RTR", u->name);
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		return fail("%s: UD QP to RTS", u->name);
+	if (ibv_query_gid(u->ctx, PORT, T.v.gid_index, &u->gid))
+		return fail("%s: ibv_query_gid", u->name);
+	return true;
+}
+
+static bool ude_ah(struct ude_side *u)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = PORT };
+
+	aa.grh.dgid = u->peer_gid;
+	aa.grh.sgid_index = (uint8_t)T.v.gid_index;
+	aa.grh.hop_limit = 64;
+	u->ah = ibv_create_ah(u->pd, &aa);
+	return u->ah ? true : fail("%s: ibv_create_ah: %s", u->name, strerror(errno));
+}
+
+static int ude_post_recv(struct ude_side *u)
+{
+	struct ibv_sge s = { (uintptr_t)u->buf, UDE_LEN + 40, u->mr->lkey };
+	struct ibv_recv_wr w = { .wr_id = 1, .sg_list = &s, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(u->qp, &w, &bad);
+}
+
+static int ude_send(struct ude_side *u, uint32_t it)
+{
+	uint8_t *p = u->buf + UDE_LEN + 40;
+	struct ibv_sge s = { (uintptr_t)p, UDE_LEN, u->mr->lkey };
+	struct ibv_send_wr w = { .wr_id = 2, .sg_list = &s, .num_sge = 1,
+				 .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	for (unsigned i = 0; i < UDE_LEN; i++)
+		p[i] = (uint8_t)(it * 7 + i + u->starts);
+	w.wr.ud.ah = u->ah;
+	w.wr.ud.remote_qpn = u->peer_qpn;
+	w.wr.ud.remote_qkey = UDE_QKEY;
+	return ibv_post_send(u->qp, &w, &bad);
+}
+
+/* Waits for an event, takes and acks it, re-arms, drains the CQ into
+ * *sent / *got.  The arm after the ack and the poll after the arm are
+ * the order every verbs text prescribes: no completion can be missed. */
+static bool ude_wait(struct ude_side *u, unsigned *sent, unsigned *got, uint32_t it)
+{
+	struct pollfd pfd = { .fd = u->ch->fd, .events = POLLIN };
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	struct ibv_wc wc[4];
+	int n, rc = poll(&pfd, 1, (int)T.v.timeout_ms);
+
+	if (rc != 1) {
+		n = ibv_poll_cq(u->cq, 4, wc);
+		snprintf(u->err, sizeof u->err, "%s iteration %u: no CQ event within %u ms "
+			 "(%d completion(s) waiting in the CQ: %s)", u->name, it, T.v.timeout_ms,
+			 n, n > 0 ? "a lost event" : "nothing arrived");
+		return false;
+	}
+	if (ibv_get_cq_event(u->ch, &ev_cq, &ev_ctx) || ev_cq != u->cq || ev_ctx != u) {
+		snprintf(u->err, sizeof u->err, "%s: ibv_get_cq_event", u->name);
+		return false;
+	}
+	u->events++;
+	ibv_ack_cq_events(ev_cq, 1);
+	if (ibv_req_notify_cq(u->cq, 0)) {
+		snprintf(u->err, sizeof u->err, "%s: ibv_req_notify_cq", u->name);
+		return false;
+	}
+	while ((n = ibv_poll_cq(u->cq, 4, wc)) > 0) {
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS ||
+			    (wc[i].wr_id == 1 && wc[i].byte_len != UDE_LEN + 40)) {
+				snprintf(u->err, sizeof u->err, "%s iteration %u: wr_id %" PRIu64
+					 " status %s byte_len %u", u->name, it, wc[i].wr_id,
+					 ibv_wc_status_str(wc[i].status), wc[i].byte_len);
+				return false;
+			}
+			if (wc[i].wr_id == 1)
+				++*got;
+			else
+				++*sent;
+		}
+	}
+	if (n < 0) {
+		snprintf(u->err, sizeof u->err, "%s: ibv_poll_cq %d", u->name, n);
+		return false;
+	}
+	return true;
+}
+
+static void *ude_run(void *arg)
+{
+	struct ude_side *u = arg;
+	unsigned sent = 0, got = 0;
+
+	for (uint32_t it = 0; it < UDE_ITERS; it++) {
+		/* the starter sends, then waits for the answer; the other side
+		 * waits, then answers; each RECV is posted before the datagram
+		 * it takes can leave the peer */
+		if (u->starts && ude_send(u, it)) {
+			snprintf(u->err, sizeof u->err, "%s: post_send", u->name);
+			return NULL;
+		}
+		while (got <= it || (u->starts && sent <= it))
+			if (!ude_wait(u, &sent, &got, it))
+				return NULL;
+		/* payload of the peer's datagram */
+		for (unsigned i = 0; i < UDE_LEN; i++)
+			if (u->buf[40 + i] != (uint8_t)(it * 7 + i + !u->starts)) {
+				snprintf(u->err, sizeof u->err, "%s iteration %u: payload byte %u",
+					 u->name, it, i);
+				return NULL;
+			}
+		if (ude_post_recv(u)) {
+			snprintf(u->err, sizeof u->err, "%s: post_recv", u->name);
+			return NULL;
+		}
+		if (!u->starts) {
+			if (ude_send(u, it)) {
+				snprintf(u->err, sizeof u->err, "%s: post_send", u->name);
+				return NULL;
+			}
+			while (sent <= it)
+				if (!ude_wait(u, &sent, &got, it))
+					return NULL;
+		}
+	}
+	return NULL;
+}
+
+static bool ude_round(struct ude_side u[2], unsigned round)
+{
+	pthread_t th[2];
+
+	for (int i = 0; i < 2; i++) {
+		memset(u[i].err, 0, sizeof u[i].err);
+		u[i].events = 0;
+		if (!ude_up(&u[i]))
+			return false;
+	}
+	for (int i = 0; i < 2; i++) {
+		u[i].peer_gid = u[!i].gid;
+		u[i].peer_qpn = u[!i].qp->qp_num;
+		if (!ude_ah(&u[i]))
+			return false;
+		/* first RECV and first arm before either side can send */
+		if (ude_post_recv(&u[i]) || ibv_req_notify_cq(u[i].cq, 0))
+			return fail("%s: first post_recv / arm", u[i].name);
+	}
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&th[i], NULL, ude_run, &u[i]))
+			return fail("pthread_create");
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 2; i++)
+		if (u[i].err[0])
+			return fail("round %u: %s", round, u[i].err);
+	vlog("round %u: %u + %u events", round, u[0].events, u[1].events);
+	return true;
+}
+
+static bool c_ud_events(void)
+{
+	struct ude_side *u = calloc(2, sizeof *u);
+	bool ok = true;
+
+	if (!u)
+		return fail("calloc");
+	u[0].name = T.dev[0].v.name;
+	u[1].name = T.dev[1].v.name;
+	u[0].starts = true;
+	for (unsigned r = 0; ok && r < UDE_ROUNDS; r++) {
+		ok = ude_round(u, r);
+		ude_down(&u[0]);
+		ude_down(&u[1]);
+	}
+	free(u);
+	return ok;
+}
+
+/* AH from a completion: snic1 answers a UD datagram from snic0 with an AH
+ * made from the receive completion and its GRH area (IPv4 header in the
+ * last 20 bytes); the answer arrives with its payload.  The attributes
+ * are checked, and a GRH area that is not a header is refused. */
+static bool ahwc_attr_ok(const struct ibv_ah_attr *a, const struct ibv_wc *wc)
+{
+	CHECK(a->is_global == 1 && a->port_num == PORT && a->sl == wc->sl &&
+	      !memcmp(a->grh.dgid.raw, T.dev[0].v.gid.raw, 16) &&
+	      a->grh.sgid_index == (uint8_t)T.v.gid_index && a->grh.hop_limit == 64,
+	      "ibv_init_ah_from_wc: global %u port %u sgid_index %u hop_limit %u, dgid %s",
+	      a->is_global, a->port_num, a->grh.sgid_index, a->grh.hop_limit,
+	      memcmp(a->grh.dgid.raw, T.dev[0].v.gid.raw, 16) ? "not the sender's" : "ok");
+	return true;
+}
+
+static bool ahwc_errors(struct ibv_wc *wc, const uint8_t *grh_area)
+{
+	struct ibv_context *ctx = T.dev[1].v.ctx;
+	struct ibv_ah_attr a;
+	uint8_t g[40];
+	int rc;
+
+	/* neither an IPv6 nor an IPv4 header: EPROTONOSUPPORT */
+	memset(g, 0, sizeof g);
+	errno = 0;
+	rc = ibv_init_ah_from_wc(ctx, PORT, wc, (struct ibv_grh *)g, &a);
+	CHECK(rc != 0 && errno == EPROTONOSUPPORT, "zero GRH area: %d errno %d", rc, errno);
+	/* a multicast destination: EINVAL */
+	memcpy(g, grh_area, 40);
+	g[20 + 16] = 224;
+	errno = 0;
+	rc = ibv_init_ah_from_wc(ctx, PORT, wc, (struct ibv_grh *)g, &a);
+	CHECK(rc != 0 && errno == EINVAL, "multicast destination: %d errno %d", rc, errno);
+	/* sent to an address that is none of ours: no GID to answer from */
+	memcpy(g, grh_area, 40);
+	g[20 + 19] ^= 0x40;
+	errno = 0;
+	CHECK(!ibv_create_ah_from_wc(T.dev[1].v.pd, wc, (struct ibv_grh *)g, PORT),
+	      "AH from a datagram to someone else's address: created");
+	/* without IBV_WC_GRH: a local AH (no GRH), which RoCE cannot use */
+	struct ibv_wc w = *wc;
+
+	w.wc_flags &= ~(unsigned)IBV_WC_GRH;
+	rc = ibv_init_ah_from_wc(ctx, PORT, &w, (struct ibv_grh *)g, &a);
+	CHECK(rc == 0 && a.is_global == 0 && a.dlid == w.slid, "no GRH: %d global %u", rc,
+	      a.is_global);
+	return true;
+}
+
+static bool c_ah_from_wc(void)
+{
+	struct vt_ep e[2];
+	struct ibv_ah *ah = NULL, *back = NULL;
+	struct ibv_wc wc;
+	struct ibv_ah_attr aa;
+	uint8_t *rb = T.dev[1].buf, *rb0 = T.dev[0].buf + (1 << 20);
+	struct ibv_sge s = sge_of(&T.dev[0], 0, 512), r = sge_of(&T.dev[1], 0, 512 + 40);
+	struct ibv_sge s1 = sge_of(&T.dev[1], 8192, 300);
+	struct ibv_sge r0 = { (uintptr_t)rb0, 300 + 40, T.dev[0].mr->lkey };
+	struct ibv_send_wr wr;
+	bool ok = false;
+
+	memset(e, 0, sizeof e);
+	if (!ud_up(&e[0], &T.dev[0], 0x14141414) || !ud_up(&e[1], &T.dev[1], 0x14141414))
+		goto out;
+	ah = ah_to(&T.dev[0], &T.dev[1]);
+	if (!ah) {
+		fail("ibv_create_ah: %s", strerror(errno));
+		goto out;
+	}
+	fill(T.dev[0].buf, 512, 1414);
+	fill(T.dev[1].buf + 8192, 300, 4141);
+	memset(rb, 0xee, 1024);
+	memset(rb0, 0xee, 1024);
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = e[1].qp->qp_num;
+	wr.wr.ud.remote_qkey = 0x14141414;
+	if (!post_recv(e[1].qp, 1, &r, 1) || !post_recv(e[0].qp, 2, &r0, 1) ||
+	    !post(e[0].qp, &wr, "ud send") || !poll_one(e[0].scq, &wc, "ud send") ||
+	    !wc_ok(&wc, IBV_WC_SEND, "ud send") || !poll_one(e[1].rcq, &wc, "ud recv") ||
+	    !wc_ok(&wc, IBV_WC_RECV, "ud recv"))
+		goto out;
+	if (ibv_init_ah_from_wc(T.dev[1].v.ctx, PORT, &wc, (struct ibv_grh *)rb, &aa)) {
+		fail("ibv_init_ah_from_wc: %s", strerror(errno));
+		goto out;
+	}
+	if (!ahwc_attr_ok(&aa, &wc))
+		goto out;
+	back = ibv_create_ah_from_wc(T.dev[1].v.pd, &wc, (struct ibv_grh *)rb, PORT);
+	if (!back) {
+		fail("ibv_create_ah_from_wc: %s", strerror(errno));
+		goto out;
+	}
+	/* the answer, to the sender's QPN from the completion */
+	wr.sg_list = &s1;
+	wr.wr.ud.ah = back;
+	wr.wr.ud.remote_qpn = wc.src_qp;
+	if (!post(e[1].qp, &wr, "answer") || !poll_one(e[1].scq, &wc, "answer") ||
+	    !wc_ok(&wc, IBV_WC_SEND, "answer") || !poll_one(e[0].rcq, &wc, "answer recv") ||
+	    !wc_ok(&wc, IBV_WC_RECV, "answer recv"))
+		goto out;
+	if (wc.byte_len != 340 || wc.src_qp != e[1].qp->qp_num ||
+	    memcmp(rb0 + 40, T.dev[1].buf + 8192, 300) || rb0[340] != 0xee) {
+		fail("answer: byte_len %u src_qp 0x%x, payload %s", wc.byte_len, wc.src_qp,
+		     memcmp(rb0 + 40, T.dev[1].buf + 8192, 300) ? "differs" : "ok");
+		goto out;
+	}
+	/* the answer's own GRH area names snic1 as the source */
+	if (memcmp(rb0 + 20 + 12, T.dev[1].v.gid.raw + 12, 4)) {
+		fail("answer's IPv4 source is not snic1");
+		goto out;
+	}
+	struct ibv_wc w1 = { .wc_flags = IBV_WC_GRH, .sl = 2 };
+
+	ok = ahwc_errors(&w1, rb);
+out:
+	if (back)
+		ibv_destroy_ah(back);
 	if (ah)
 		ibv_destroy_ah(ah);
 	pair_down(e);
@@ -1878,6 +3039,7 @@ struct tcase {
 static const struct tcase cases[] = {
 	{ "atomic", c_atomic },
 	{ "atomic_concurrent", c_atomic_concurrent },
+	{ "atomic_write", c_atomic_write },
 	{ "imm", c_imm },
 	{ "inline", c_inline },
 	{ "sge16", c_sge16 },
@@ -1890,14 +3052,20 @@ static const struct tcase cases[] = {
 	{ "err_atomic_qp_access", c_err_atomic_qp_access },
 	{ "err_full_queue", c_err_full_queue },
 	{ "err_limits", c_err_limits },
+	{ "create_qp_caps", c_create_qp_caps },
 	{ "loopback", c_loopback },
 	{ "ud", c_ud },
+	{ "ud_events", c_ud_events },
+	{ "ah_from_wc", c_ah_from_wc },
 	{ "srq", c_srq },
 	{ "uc", c_uc },
 	{ "limits", c_limits },
 	{ "ext_api", c_ext_api },
 	{ "sysv", c_sysv },
 	{ "query_ex", c_query_ex },
+	{ "rereg_mr", c_rereg_mr },
+	{ "resize_cq", c_resize_cq },
+	{ "dm", c_dm },
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

@@ -29,7 +29,8 @@
 #include <stdatomic.h>
 
 #define SNIC_HOSTIF_MAGIC   0x43494e53u /* "SNIC" */
-#define SNIC_HOSTIF_VERSION 3u /* 2: statistics area; 3: CM (QP1) commands and state */
+#define SNIC_HOSTIF_VERSION 4u /* 2: statistics area; 3: CM (QP1) commands and
+				* state; 4: device memory in the BAR, rereg/resize */
 
 #define SNIC_PAGE_SHIFT 12
 #define SNIC_PAGE_SIZE  (1u << SNIC_PAGE_SHIFT)
@@ -69,7 +70,12 @@
 /* Statistics (read-only for hosts except reset_req), after the slots. */
 #define SNIC_BAR_STATS_OFF (SNIC_BAR_CTX_OFF + SNIC_MAX_CTX * SNIC_CTX_SLOT_SIZE)
 #define SNIC_BAR_STATS_SIZE 0x50000u
-#define SNIC_BAR_SIZE      (SNIC_BAR_STATS_OFF + SNIC_BAR_STATS_SIZE)
+/* Device memory (ibv_alloc_dm): the card's own memory, exposed in the BAR
+ * after the statistics as a real NIC exposes its on-chip memory. */
+#define SNIC_BAR_DM_OFF    (SNIC_BAR_STATS_OFF + SNIC_BAR_STATS_SIZE)
+#define SNIC_DM_SIZE       0x10000u
+#define SNIC_MAX_DM        64
+#define SNIC_BAR_SIZE      (SNIC_BAR_DM_OFF + SNIC_DM_SIZE)
 
 enum snic_fw_state {
 	SNIC_FW_DOWN = 0,
@@ -144,6 +150,11 @@ enum snic_cmd_op {
 	SNIC_CMD_MODIFY_SRQ,    /* in: modify_srq                            */
 	SNIC_CMD_QUERY_SRQ,     /* in: handle            out: srq_attr       */
 	SNIC_CMD_DESTROY_SRQ,   /* in: handle                                */
+	SNIC_CMD_REREG_MR,      /* in: rereg_mr                              */
+	SNIC_CMD_RESIZE_CQ,     /* in: resize_cq         out: handle (CQEs moved) */
+	SNIC_CMD_ALLOC_DM,      /* in: alloc_dm          out: alloc_dm_out   */
+	SNIC_CMD_FREE_DM,       /* in: handle                                */
+	SNIC_CMD_REG_DM_MR,     /* in: reg_dm_mr         out: handle (key)   */
 	SNIC_CMD_COUNT
 };
 
@@ -195,8 +206,13 @@ struct snic_device_attr {
 		max_qp_init_rd_atom, max_res_rd_atom, atomic_cap, max_srq,
 		max_srq_wr, max_srq_sge, max_pkeys, max_ah, max_inline,
 		phys_port_cnt, max_msg_size;
-	uint32_t rsvd[5];
+	uint32_t cap_ex_hi;     /* device_cap_flags_ex bits 32..63            */
+	uint32_t max_dm_size;   /* bytes of device memory (SNIC_DM_SIZE)      */
+	uint32_t rsvd[3];
 };
+
+/* device_cap_flags_ex bits (the kernel's IB_UVERBS_DEVICE_*, Linux 6.2). */
+#define SNIC_CAP_EX_ATOMIC_WRITE (1ull << 40)
 
 struct snic_port_attr {
 	uint32_t state;         /* ibv_port_state                             */
@@ -220,6 +236,60 @@ struct snic_cmd_reg_mr {
 	uint64_t pages_pa;
 	uint32_t npages;
 	uint32_t rsvd;
+};
+
+/* Re-registration (ibv_rereg_mr): the MR `key` keeps its key; what
+ * `flags` names changes (the values of IBV_REREG_MR_CHANGE_*): the
+ * translation (reg.iova/length/pages_pa/npages, as REG_MR), the PD
+ * (reg.pdn), the access (reg.access).  Nothing changes unless all of it
+ * is valid. */
+enum {
+	SNIC_REREG_TRANSLATION = 1u << 0,
+	SNIC_REREG_PD = 1u << 1,
+	SNIC_REREG_ACCESS = 1u << 2,
+};
+
+struct snic_cmd_rereg_mr {
+	uint32_t key;
+	uint32_t flags;
+	struct snic_cmd_reg_mr reg;
+};
+
+/* Resizing a CQ onto a new ring and doorbell record: the firmware moves
+ * the CQEs the host has not polled (between the old record's ci and its
+ * own pi) to entries 0.. of the new ring, starts the new record at ci 0
+ * with the old arm state, and answers how many it moved.  The host holds
+ * its CQ lock across the command.  EINVAL if they do not fit. */
+struct snic_cmd_resize_cq {
+	uint32_t cqn;
+	uint32_t cqe_cnt;       /* power of two                               */
+	uint64_t ring_pa;
+	uint64_t dbrec_pa;
+};
+
+/* Device memory: ALLOC_DM takes whole 4 KiB pages of the DM area (zeroed)
+ * aligned to 1 << log_align; its bytes are at BAR offset SNIC_BAR_DM_OFF
+ * + offset.  REG_DM_MR registers [offset, offset + length) of a DM as a
+ * zero-based MR (iova = that offset within the DM).  FREE_DM: EBUSY while
+ * an MR uses it. */
+struct snic_cmd_alloc_dm {
+	uint64_t length;
+	uint32_t log_align;
+	uint32_t rsvd;
+};
+
+struct snic_cmd_alloc_dm_out {
+	uint32_t handle;
+	uint32_t offset;        /* in the DM area                             */
+};
+
+struct snic_cmd_reg_dm_mr {
+	uint32_t dm;
+	uint32_t pdn;
+	uint32_t access;        /* ibv_access_flags                           */
+	uint32_t rsvd;
+	uint64_t offset;        /* within the DM                              */
+	uint64_t length;
 };
 
 struct snic_cmd_create_cq {
@@ -512,6 +582,10 @@ enum snic_wr_opcode {
 	SNIC_WR_RDMA_READ = 4,
 	SNIC_WR_ATOMIC_CMP_AND_SWP = 5,
 	SNIC_WR_ATOMIC_FETCH_AND_ADD = 6,
+	/* IBV_WR_ATOMIC_WRITE: the 8 bytes to write in atomic.swap (as the
+	 * application's memory holds them), remote address and rkey in
+	 * raddr, no SGE. */
+	SNIC_WR_ATOMIC_WRITE = 15,
 };
 
 /* Send flags: values of enum ibv_send_flags. */
@@ -631,6 +705,7 @@ enum snic_wc_opcode {
 	SNIC_WC_RDMA_READ = 2,
 	SNIC_WC_COMP_SWAP = 3,
 	SNIC_WC_FETCH_ADD = 4,
+	SNIC_WC_ATOMIC_WRITE = 9,
 	SNIC_WC_RECV = 128,
 	SNIC_WC_RECV_RDMA_WITH_IMM = 129,
 };

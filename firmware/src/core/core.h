@@ -94,6 +94,11 @@ void core_log(struct snic_core *c, int level, const char *msg);
 struct snic_ctx_slot *core_ctx_slot(struct snic_core *c, unsigned ctx);
 
 /* dma.c */
+/* DMA addresses with this bit are the card's own device memory (the DM
+ * area of the BAR, objects/dm.c), not host memory: no host page number
+ * reaches it (32-bit page numbers of a window below 2^43 bytes). */
+#define SNIC_PA_DM (1ull << 43)
+
 int core_dma_read(struct snic_core *c, uint64_t pa, void *dst, uint32_t len);
 int core_dma_write(struct snic_core *c, uint64_t pa, const void *src,
 		   uint32_t len);

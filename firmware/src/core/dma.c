@@ -1,10 +1,46 @@
 /* SPDX-License-Identifier: MIT */
-/* DMA to and from host memory through the HAL, every failure counted. */
+/* DMA to and from host memory through the HAL, every failure counted.
+ * Addresses with SNIC_PA_DM are the card's own device memory (the DM
+ * area of the BAR): served here, bounds checked. */
+#include <string.h>
+
 #include "core/core.h"
+
+static uint8_t *dm_at(struct snic_core *c, uint64_t pa, uint32_t len)
+{
+	uint64_t off = pa & ~SNIC_PA_DM;
+
+	if (off > SNIC_DM_SIZE || len > SNIC_DM_SIZE - off)
+		return NULL;
+	return c->bar + SNIC_BAR_DM_OFF + off;
+}
+
+/* Device memory: copies, and atomics on an aligned word. */
+static int dm_copy(struct snic_core *c, uint64_t pa, void *buf, uint32_t len,
+		   bool to_dm)
+{
+	uint8_t *p = dm_at(c, pa, len);
+
+	if (!p)
+		return -1;
+	if (to_dm)
+		memcpy(p, buf, len);
+	else
+		memcpy(buf, p, len);
+	return 0;
+}
+
+static _Atomic uint64_t *dm_word(struct snic_core *c, uint64_t pa)
+{
+	uint8_t *p = dm_at(c, pa, 8);
+
+	return p && !((uintptr_t)p & 7) ? (_Atomic uint64_t *)(void *)p : NULL;
+}
 
 int core_dma_read(struct snic_core *c, uint64_t pa, void *dst, uint32_t len)
 {
-	if (c->ops->dma_read(c->hal_ctx, pa, dst, len)) {
+	if ((pa & SNIC_PA_DM) ? dm_copy(c, pa, dst, len, false)
+			      : c->ops->dma_read(c->hal_ctx, pa, dst, len)) {
 		CNT_INC(c, dma_errors);
 		return -1;
 	}
@@ -14,7 +50,8 @@ int core_dma_read(struct snic_core *c, uint64_t pa, void *dst, uint32_t len)
 int core_dma_write(struct snic_core *c, uint64_t pa, const void *src,
 		   uint32_t len)
 {
-	if (c->ops->dma_write(c->hal_ctx, pa, src, len)) {
+	if ((pa & SNIC_PA_DM) ? dm_copy(c, pa, (void *)(uintptr_t)src, len, true)
+			      : c->ops->dma_write(c->hal_ctx, pa, src, len)) {
 		CNT_INC(c, dma_errors);
 		return -1;
 	}
@@ -44,6 +81,17 @@ int core_dma_load_acquire32(struct snic_core *c, uint64_t pa, uint32_t *val)
 int core_dma_cmp_swap(struct snic_core *c, uint64_t pa, uint64_t cmp,
 		      uint64_t swap, uint64_t *old)
 {
+	if (pa & SNIC_PA_DM) {
+		_Atomic uint64_t *w = dm_word(c, pa);
+
+		if (!w) {
+			CNT_INC(c, dma_errors);
+			return -1;
+		}
+		*old = cmp;
+		atomic_compare_exchange_strong(w, old, swap);
+		return 0;
+	}
 	if (c->ops->dma_cmp_swap(c->hal_ctx, pa, cmp, swap, old)) {
 		CNT_INC(c, dma_errors);
 		return -1;
@@ -54,6 +102,16 @@ int core_dma_cmp_swap(struct snic_core *c, uint64_t pa, uint64_t cmp,
 int core_dma_fetch_add(struct snic_core *c, uint64_t pa, uint64_t add,
 		       uint64_t *old)
 {
+	if (pa & SNIC_PA_DM) {
+		_Atomic uint64_t *w = dm_word(c, pa);
+
+		if (!w) {
+			CNT_INC(c, dma_errors);
+			return -1;
+		}
+		*old = atomic_fetch_add(w, add);
+		return 0;
+	}
 	if (c->ops->dma_fetch_add(c->hal_ctx, pa, add, old)) {
 		CNT_INC(c, dma_errors);
 		return -1;

@@ -31,6 +31,9 @@ void ctx_destroy(struct snic_nic *nic, unsigned ctx)
 		if (mr->in_use && mr->ctx == ctx)
 			mr_dereg(nic, ctx, mr_key_make(i, mr->gen));
 	}
+	for (uint32_t i = 0; i < SNIC_MAX_DM; i++)
+		if (nic->dms[i].in_use && nic->dms[i].ctx == ctx)
+			dm_free(nic, ctx, obj_handle(&nic->dms[i].obj, i));
 	for (uint32_t i = 0; i < SNIC_MAX_PD; i++)
 		if (nic->pds[i].in_use && nic->pds[i].ctx == ctx)
 			nic->pds[i].in_use = false;
@@ -53,6 +56,8 @@ static void query_device(struct snic_nic *nic, struct snic_device_attr *d)
 	d->max_qp = SNIC_MAX_QP - 2;
 	d->max_qp_wr = SNIC_MAX_QP_WR;
 	d->device_cap_flags = 0;
+	d->cap_ex_hi = (uint32_t)(SNIC_CAP_EX_ATOMIC_WRITE >> 32);
+	d->max_dm_size = SNIC_DM_SIZE;
 	d->max_sge = SNIC_MAX_SGE;
 	d->max_sge_rd = SNIC_MAX_SGE;
 	d->max_cq = SNIC_MAX_CQ;
@@ -160,6 +165,16 @@ static int cmd_exec(struct snic_nic *nic, unsigned ctx, uint16_t op,
 		return srq_query(nic, ctx, hi->handle, (void *)out);
 	case SNIC_CMD_DESTROY_SRQ:
 		return srq_destroy(nic, ctx, hi->handle);
+	case SNIC_CMD_REREG_MR:
+		return mr_rereg(nic, ctx, (const void *)in);
+	case SNIC_CMD_RESIZE_CQ:
+		return cq_resize(nic, ctx, (const void *)in, &ho->handle);
+	case SNIC_CMD_ALLOC_DM:
+		return dm_alloc(nic, ctx, (const void *)in, (void *)out);
+	case SNIC_CMD_FREE_DM:
+		return dm_free(nic, ctx, hi->handle);
+	case SNIC_CMD_REG_DM_MR:
+		return dm_reg_mr(nic, ctx, (const void *)in, &ho->handle);
 	default:
 		if (op >= SNIC_CMD_CM_OPEN && op < SNIC_CMD_CM_END)
 			return cm_cmd(nic, ctx, op, in, out);

@@ -19,6 +19,7 @@ void qp_send_cqe(struct snic_nic *nic, struct snic_qp *qp,
 		[SNIC_WR_RDMA_READ] = SNIC_WC_RDMA_READ,
 		[SNIC_WR_ATOMIC_CMP_AND_SWP] = SNIC_WC_COMP_SWAP,
 		[SNIC_WR_ATOMIC_FETCH_AND_ADD] = SNIC_WC_FETCH_ADD,
+		[SNIC_WR_ATOMIC_WRITE] = SNIC_WC_ATOMIC_WRITE,
 	};
 	struct snic_cqe cqe;
 

@@ -22,7 +22,7 @@ void mr_init(struct snic_nic *nic)
 }
 
 /* First fit over the sorted free-extent list. */
-static int mtt_alloc(struct snic_nic *nic, uint32_t n, uint32_t *first)
+int mtt_alloc(struct snic_nic *nic, uint32_t n, uint32_t *first)
 {
 	for (uint32_t i = 0; i < nic->mtt_free_n; i++) {
 		if (nic->mtt_free_len[i] < n)
@@ -44,7 +44,7 @@ static int mtt_alloc(struct snic_nic *nic, uint32_t n, uint32_t *first)
 
 /* Insert [first, first + n) back, merging with its neighbours.  The list
  * has at most SNIC_MAX_MR + 1 extents: one more than live MRs. */
-static void mtt_free(struct snic_nic *nic, uint32_t first, uint32_t n)
+void mtt_free(struct snic_nic *nic, uint32_t first, uint32_t n)
 {
 	uint32_t i = 0;
 
@@ -79,8 +79,8 @@ static void mtt_free(struct snic_nic *nic, uint32_t first, uint32_t n)
 	}
 }
 
-static int reg_args_ok(const struct snic_nic *nic,
-		       const struct snic_cmd_reg_mr *in)
+int mr_reg_args_ok(const struct snic_nic *nic,
+		    const struct snic_cmd_reg_mr *in)
 {
 	uint64_t off = in->iova & (SNIC_PAGE_SIZE - 1);
 	uint64_t need = (off + in->length + SNIC_PAGE_SIZE - 1) >> SNIC_PAGE_SHIFT;
@@ -100,8 +100,8 @@ static int reg_args_ok(const struct snic_nic *nic,
 
 /* Read the page list from host memory into the MTT and check each page
  * lies inside the host-memory window. */
-static int load_pages(struct snic_nic *nic, const struct snic_cmd_reg_mr *in,
-		      uint32_t first)
+int mr_load_pages(struct snic_nic *nic, const struct snic_cmd_reg_mr *in,
+		  uint32_t first)
 {
 	uint64_t max_page = nic->core.cfg.host_mem_size >> SNIC_PAGE_SHIFT;
 
@@ -114,55 +114,80 @@ static int load_pages(struct snic_nic *nic, const struct snic_cmd_reg_mr *in,
 	return SNIC_ST_OK;
 }
 
-int mr_reg(struct snic_nic *nic, unsigned ctx,
-	   const struct snic_cmd_reg_mr *in, uint32_t *key)
+uint32_t mr_free_slot(const struct snic_nic *nic)
 {
-	uint32_t pd_idx, first = 0, i;
-	struct snic_pd *pd = pd_lookup(nic, ctx, in->pdn, &pd_idx);
-	int st;
+	uint32_t i;
 
-	if (!pd)
-		return SNIC_ST_NOENT;
-	st = reg_args_ok(nic, in);
-	if (st)
-		return st;
 	for (i = 0; i < SNIC_MAX_MR && nic->mrs[i].in_use; i++)
 		;
-	if (i == SNIC_MAX_MR)
-		return SNIC_ST_NOMEM;
-	if (in->npages && mtt_alloc(nic, in->npages, &first))
-		return SNIC_ST_NOMEM;
-	st = load_pages(nic, in, first);
-	if (st) {
-		mtt_free(nic, first, in->npages);
-		return st;
-	}
+	return i;
+}
+
+uint32_t mr_install(struct snic_nic *nic, unsigned ctx, uint32_t i,
+		    uint32_t pd_idx, const struct snic_cmd_reg_mr *r,
+		    uint32_t first)
+{
 	struct snic_mr *mr = &nic->mrs[i];
+
 	mr->gen = (uint8_t)(mr->gen == 0xff ? 1 : mr->gen + 1); /* never gen 0 */
 	mr->in_use = true;
 	mr->ctx = (uint8_t)ctx;
 	mr->pd = pd_idx;
-	mr->access = in->access;
-	mr->iova = in->iova;
-	mr->length = in->length;
+	mr->access = r->access;
+	mr->iova = r->iova;
+	mr->length = r->length;
 	mr->mtt = first;
-	mr->npages = in->npages;
-	mr->page_off = (uint32_t)(in->iova & (SNIC_PAGE_SIZE - 1));
-	pd->refs++;
-	*key = mr_key_make(i, mr->gen);
-	return SNIC_ST_OK;
+	mr->npages = r->npages;
+	mr->page_off = (uint32_t)(r->iova & (SNIC_PAGE_SIZE - 1));
+	nic->pds[pd_idx].refs++;
+	return mr_key_make(i, mr->gen);
 }
 
-int mr_dereg(struct snic_nic *nic, unsigned ctx, uint32_t key)
+struct snic_mr *mr_of_key(struct snic_nic *nic, unsigned ctx, uint32_t key)
 {
 	uint32_t i = SNIC_KEY_IDX(key);
 	struct snic_mr *mr;
 
 	if (i >= SNIC_MAX_MR)
-		return SNIC_ST_NOENT;
+		return NULL;
 	mr = &nic->mrs[i];
 	if (!mr->in_use || mr->ctx != ctx || mr->gen != SNIC_KEY_GEN(key))
+		return NULL;
+	return mr;
+}
+
+int mr_reg(struct snic_nic *nic, unsigned ctx,
+	   const struct snic_cmd_reg_mr *in, uint32_t *key)
+{
+	uint32_t pd_idx, first = 0, i;
+	int st;
+
+	if (!pd_lookup(nic, ctx, in->pdn, &pd_idx))
 		return SNIC_ST_NOENT;
+	st = mr_reg_args_ok(nic, in);
+	if (st)
+		return st;
+	i = mr_free_slot(nic);
+	if (i == SNIC_MAX_MR)
+		return SNIC_ST_NOMEM;
+	if (in->npages && mtt_alloc(nic, in->npages, &first))
+		return SNIC_ST_NOMEM;
+	st = mr_load_pages(nic, in, first);
+	if (st) {
+		mtt_free(nic, first, in->npages);
+		return st;
+	}
+	*key = mr_install(nic, ctx, i, pd_idx, in, first);
+	return SNIC_ST_OK;
+}
+
+int mr_dereg(struct snic_nic *nic, unsigned ctx, uint32_t key)
+{
+	struct snic_mr *mr = mr_of_key(nic, ctx, key);
+
+	if (!mr)
+		return SNIC_ST_NOENT;
+	dm_mr_gone(nic, mr);
 	mtt_free(nic, mr->mtt, mr->npages);
 	nic->pds[mr->pd].refs--;
 	mr->in_use = false;

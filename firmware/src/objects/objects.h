@@ -91,6 +91,14 @@ struct snic_cq {
 	uint64_t ring_pa, dbrec_pa;
 };
 
+/* Device memory: pages [first, first + npages) of the DM area.  An MR on
+ * it has translation entries SNIC_MTT_DM | page (core/dma.c serves them). */
+#define SNIC_MTT_DM ((uint32_t)(SNIC_PA_DM >> SNIC_PAGE_SHIFT))
+struct snic_dm {
+	SNIC_OBJ_HEADER;        /* refs: MRs on it                            */
+	uint32_t first, npages;
+};
+
 /* A send WQE the requester has put on the wire and not yet completed. */
 struct snic_inflight {
 	uint64_t wr_id;
@@ -253,6 +261,8 @@ struct snic_nic {
 	uint32_t mtt_free_start[SNIC_MAX_MR + 1];
 	uint32_t mtt_free_len[SNIC_MAX_MR + 1];
 	uint32_t mtt_free_n;
+	struct snic_dm dms[SNIC_MAX_DM];  /* objects/dm.c                    */
+	uint32_t dm_used;       /* bitmap of the DM area's 4 KiB pages       */
 
 	/* work lists: QP indexes, each QP at most once per list */
 	uint16_t req_list[SNIC_MAX_QP];
@@ -319,6 +329,32 @@ int mr_reg(struct snic_nic *nic, unsigned ctx,
 	   const struct snic_cmd_reg_mr *in, uint32_t *key);
 int mr_dereg(struct snic_nic *nic, unsigned ctx, uint32_t key);
 void mr_init(struct snic_nic *nic);
+/* What REG_MR and REREG_MR share: the translation table's extents, the
+ * checks of a registration and the load of its page list. */
+int mtt_alloc(struct snic_nic *nic, uint32_t n, uint32_t *first);
+void mtt_free(struct snic_nic *nic, uint32_t first, uint32_t n);
+int mr_reg_args_ok(const struct snic_nic *nic, const struct snic_cmd_reg_mr *in);
+int mr_load_pages(struct snic_nic *nic, const struct snic_cmd_reg_mr *in,
+		  uint32_t first);
+/* A free MR slot (SNIC_MAX_MR: none); slot i takes the registration r
+ * (translation at MTT `first`, PD pd_idx referenced): its key. */
+uint32_t mr_free_slot(const struct snic_nic *nic);
+uint32_t mr_install(struct snic_nic *nic, unsigned ctx, uint32_t i,
+		    uint32_t pd_idx, const struct snic_cmd_reg_mr *r,
+		    uint32_t first);
+/* The context's live MR of this key, or NULL. */
+struct snic_mr *mr_of_key(struct snic_nic *nic, unsigned ctx, uint32_t key);
+/* dm.c */
+int dm_alloc(struct snic_nic *nic, unsigned ctx,
+	     const struct snic_cmd_alloc_dm *in,
+	     struct snic_cmd_alloc_dm_out *out);
+int dm_free(struct snic_nic *nic, unsigned ctx, uint32_t handle);
+int dm_reg_mr(struct snic_nic *nic, unsigned ctx,
+	      const struct snic_cmd_reg_dm_mr *in, uint32_t *key);
+void dm_mr_gone(struct snic_nic *nic, const struct snic_mr *mr);
+/* mr_rereg.c */
+int mr_rereg(struct snic_nic *nic, unsigned ctx,
+	     const struct snic_cmd_rereg_mr *in);
 /* Key checks: the MR for key, in PD pd, allowing `access` over
  * [va, va + len).  Returns the MR or NULL. */
 struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,
@@ -342,6 +378,12 @@ int sgl_copy_in(struct snic_nic *nic, struct snic_sgl *sgl, const void *src,
 int cq_create(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_create_cq *in, uint32_t *cqn);
 int cq_destroy(struct snic_nic *nic, unsigned ctx, uint32_t cqn);
+/* The checks of a CQ ring and doorbell record (CREATE_CQ, RESIZE_CQ). */
+int cq_ring_args_ok(const struct snic_nic *nic, uint32_t cnt, uint64_t ring_pa,
+		    uint64_t dbrec_pa);
+/* cq_resize.c */
+int cq_resize(struct snic_nic *nic, unsigned ctx,
+	      const struct snic_cmd_resize_cq *in, uint32_t *moved);
 struct snic_cq *cq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t cqn,
 			  uint32_t *idx);
 void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,

@@ -35,7 +35,8 @@ const struct snic_xport_ops xport_tbl[SNIC_QPT_UD + 1] = {
 	[SNIC_QPT_RC] = {
 		.wr_ops = WR(RDMA_WRITE) | WR(RDMA_WRITE_WITH_IMM) | WR(SEND) |
 			  WR(SEND_WITH_IMM) | WR(RDMA_READ) |
-			  WR(ATOMIC_CMP_AND_SWP) | WR(ATOMIC_FETCH_AND_ADD),
+			  WR(ATOMIC_CMP_AND_SWP) | WR(ATOMIC_FETCH_AND_ADD) |
+			  WR(ATOMIC_WRITE),
 		.bth_base = 0x00,
 		.req = rc_req_qp,
 		.rx = rc_rx,

@@ -32,6 +32,11 @@ void nak_fatal(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
 	       uint8_t code);
 void rnr_nak(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
 
+/* rc_atomic_write.c */
+enum atw_result { ATW_OK, ATW_INVALID, ATW_RKEY, ATW_REM_OP };
+enum atw_result atomic_write_exec(struct snic_nic *nic, struct snic_qp *qp,
+				  const struct roce_hdrs *h);
+
 /* rc_rd_res.c */
 uint32_t rd_slots(const struct snic_qp *qp);
 uint32_t rd_first_pending(const struct snic_resp *r);

@@ -265,6 +265,14 @@ static enum resp_state execute(struct snic_nic *nic, struct snic_qp *qp,
 		return do_write(nic, qp, h, fl);
 	if (fl & ROCE_F_READ)
 		return do_read(nic, qp, h);
+	if (fl & ROCE_F_ATOMIC_WRITE) {
+		static const enum resp_state next[] = {
+			[ATW_OK] = RESP_ACKNOWLEDGE, [ATW_INVALID] = RESP_ERR_INVALID,
+			[ATW_RKEY] = RESP_ERR_RKEY, [ATW_REM_OP] = RESP_ERR_REM_OP,
+		};
+
+		return next[atomic_write_exec(nic, qp, h)];
+	}
 	return do_atomic(nic, qp, h);
 }
 

@@ -45,6 +45,13 @@ uint8_t sq_load(struct snic_nic *nic, struct snic_qp *qp, uint32_t access)
 	struct snic_wqe_sge sge[SNIC_MAX_SGE];
 	uint8_t st;
 
+	if (c->opcode == SNIC_WR_ATOMIC_WRITE) {
+		/* the 8 bytes came with the WQE: sent as inline data */
+		memcpy(cur->inline_data, &cur->hdr.atomic.swap, 8);
+		cur->hdr.ctrl.flags |= SNIC_SEND_INLINE;
+		cur->len = 8;
+		return SNIC_WC_SUCCESS;
+	}
 	if (c->flags & SNIC_SEND_INLINE) {
 		if (core_dma_read(&nic->core, pa, cur->inline_data, c->inline_len))
 			return SNIC_WC_LOC_QP_OP_ERR;
@@ -79,6 +86,8 @@ uint8_t sq_opcode(const struct snic_qp *qp, const struct snic_req_cur *cur)
 		return ROCE_RC_READ_REQ;
 	case SNIC_WR_ATOMIC_CMP_AND_SWP:
 		return ROCE_RC_CMP_SWAP;
+	case SNIC_WR_ATOMIC_WRITE:
+		return ROCE_RC_ATOMIC_WRITE;
 	default:
 		return ROCE_RC_FETCH_ADD;
 	}

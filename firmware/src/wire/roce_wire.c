@@ -83,6 +83,13 @@ const struct roce_opcode_info roce_opcodes[256] = {
 				    SREQ | LAST | ROCE_F_INV, ROCE_IMM_LEN },
 	[ROCE_RC_SEND_ONLY_INV] = { "RC_SEND_ONLY_INV",
 				    SREQ | ONLY | ROCE_F_INV, ROCE_IMM_LEN },
+	/* RDMA Atomic Write (IBTA 1.5, 9.4.x): a RETH for 8 bytes and the 8
+	 * bytes, answered by an ACK; RC only.  Wireshark 4.0 does not name
+	 * it yet. */
+	[ROCE_RC_ATOMIC_WRITE] = { "RC_ATOMIC_WRITE",
+				   V | ROCE_F_REQ | ONLY | PAY | ROCE_F_RETH |
+					   ROCE_F_ATOMIC_WRITE,
+				   ROCE_RETH_LEN },
 	/* UC: SEND and WRITE only, no READ or atomics (IBTA 9.2, table 37). */
 	SEND_WRITE_OPS(ROCE_UC_BASE, "UC"),
 	[ROCE_UD_SEND_ONLY] = { "UD_SEND_ONLY", SREQ | ONLY | ROCE_F_DETH,

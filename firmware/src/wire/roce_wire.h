@@ -59,6 +59,7 @@ enum roce_opcode {
 	ROCE_RC_FETCH_ADD = 0x14,
 	ROCE_RC_SEND_LAST_INV = 0x16,
 	ROCE_RC_SEND_ONLY_INV = 0x17,
+	ROCE_RC_ATOMIC_WRITE = 0x1d, /* IBTA 1.5 (rxe: IB_OPCODE_ATOMIC_WRITE) */
 	ROCE_UC_BASE = 0x20,
 	ROCE_UD_SEND_ONLY = 0x64,
 	ROCE_UD_SEND_ONLY_IMM = 0x65,
@@ -83,6 +84,7 @@ enum roce_op_flags {
 	ROCE_F_READ = 1u << 14,      /* READ request or READ response      */
 	ROCE_F_ATOMIC_OP = 1u << 15, /* CMP_SWAP / FETCH_ADD request       */
 	ROCE_F_INV = 1u << 16,       /* IETH (send with invalidate)        */
+	ROCE_F_ATOMIC_WRITE = 1u << 17, /* RETH + 8 bytes, ACKed like a WRITE */
 };
 
 struct roce_opcode_info {
