@@ -31,7 +31,9 @@
 	X(atomics) X(ctx_reclaimed)                                          \
 	X(timeouts) X(retry_exc_errors) X(read_reissues)                     \
 	X(dup_reads_replayed) X(dup_atomics_replayed) X(dup_rd_unmatched)   \
-	X(linger_acks)
+	X(linger_acks) X(mr_dereg_waits) X(rx_drop_pkey)                     \
+	X(rx_drop_read_resp_len) X(rx_ud_too_long) X(nak_read_too_long)      \
+	X(rx_drop_arp_unsolicited) X(rx_drop_arp_rate)
 
 enum snic_counter {
 #define SNIC_CNT_ENUM(n) SNIC_CNT_##n,

@@ -69,7 +69,10 @@ struct snic_pd {
 };
 
 struct snic_mr {
-	SNIC_OBJ_HEADER;        /* key = idx << 8 | gen (8 bits, never 0)    */
+	SNIC_OBJ_HEADER;        /* (header's gen unused: key_gen below)      */
+	uint32_t key_gen;       /* key = idx << 20 | key_gen (hostif.h)      */
+	bool dying;             /* deregistered, waiting for its users       */
+	uint64_t dereg_until;   /* then freed whatever uses it (mr.c)        */
 	uint32_t pd;            /* PD index                                  */
 	uint32_t access;        /* enum snic_access                          */
 	uint64_t iova, length;
@@ -105,6 +108,7 @@ struct snic_inflight {
 /* Message cursor over a scatter/gather list (validated SGEs). */
 struct snic_sgl {
 	struct snic_wqe_sge sge[SNIC_MAX_SGE]; /* validated, zero-length dropped */
+	uint32_t pd, access;    /* re-checked with the bounds on every use   */
 	uint32_t num;
 	uint32_t idx;           /* current SGE                               */
 	uint32_t off;           /* offset inside it                          */
@@ -286,10 +290,11 @@ static inline uint16_t handle_next_gen(uint16_t gen)
 }
 
 /* MR keys (hostif.h SNIC_KEY_IDX / SNIC_KEY_GEN): index above the
- * generation's 8 bits, as IB keys keep their low byte free. */
-static inline uint32_t mr_key_make(uint32_t idx, uint16_t gen)
+ * 20-bit generation. */
+_Static_assert(SNIC_MAX_MR <= 1u << (32 - SNIC_KEY_GEN_BITS), "MR key index bits");
+static inline uint32_t mr_key_make(uint32_t idx, uint32_t gen)
 {
-	return (idx << 8) | (gen & 0xffu);
+	return (idx << SNIC_KEY_GEN_BITS) | SNIC_KEY_GEN(gen);
 }
 
 /* handle.c: one pool's handles, for PD, CQ, SRQ and QP alike */
@@ -314,8 +319,14 @@ struct snic_pd *pd_lookup(struct snic_nic *nic, unsigned ctx, uint32_t pdn,
 /* mr.c */
 int mr_reg(struct snic_nic *nic, unsigned ctx,
 	   const struct snic_cmd_reg_mr *in, uint32_t *key);
+/* mr_dereg: SNIC_MR_PENDING while a message still uses the MR (the
+ * command completes later, nic/cmd.c asks again); mr_dereg_now frees it
+ * at once (the context is gone). */
+#define SNIC_MR_PENDING (-1)
+#define SNIC_MR_DEREG_WAIT_NS 100000000ull /* 100 ms at most */
 int mr_dereg(struct snic_nic *nic, unsigned ctx, uint32_t key);
-void mr_init(struct snic_nic *nic);
+void mr_dereg_now(struct snic_nic *nic, uint32_t idx);
+void mr_init(struct snic_nic *nic, uint64_t seed);
 /* Key checks: the MR for key, in PD pd, allowing `access` over
  * [va, va + len).  Returns the MR or NULL. */
 struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,
