@@ -97,8 +97,8 @@ static struct snic_doorbells *dbs(struct fdev *d)
 	return (struct snic_doorbells *)(d->bar + SNIC_BAR_DB_OFF);
 }
 
-int fctx_cmd(struct fctx *c, uint16_t op, const void *in, uint32_t inlen,
-	     void *out, uint32_t outlen)
+void fctx_cmd_post(struct fctx *c, uint16_t op, const void *in,
+		   uint32_t inlen)
 {
 	struct snic_ctx_slot *s = fdev_slot(c->dev, c->slot);
 	uint32_t n;
@@ -114,13 +114,30 @@ int fctx_cmd(struct fctx *c, uint16_t op, const void *in, uint32_t inlen,
 	atomic_store_explicit(&s->cmd_seq, n, memory_order_release);
 	atomic_fetch_or(&dbs(c->dev)->cmd_bits, 1ull << c->slot);
 	atomic_fetch_or(&dbs(c->dev)->summary, SNIC_DB_SUMMARY_CMD);
+}
+
+int fctx_cmd_status(struct fctx *c, void *out, uint32_t outlen)
+{
+	struct snic_ctx_slot *s = fdev_slot(c->dev, c->slot);
+
+	if (atomic_load_explicit(&s->cmd_done, memory_order_acquire) != c->seq)
+		return FST_TIMEOUT;
+	if (out)
+		memcpy(out, s->cmd.out, outlen);
+	return (int)s->cmd.status;
+}
+
+int fctx_cmd(struct fctx *c, uint16_t op, const void *in, uint32_t inlen,
+	     void *out, uint32_t outlen)
+{
+	fctx_cmd_post(c, op, in, inlen);
 	for (unsigned i = 0; i < FDEV_CMD_POLLS; i++) {
+		int st;
+
 		snic_nic_poll(c->dev->nic);
-		if (atomic_load_explicit(&s->cmd_done, memory_order_acquire) == n) {
-			if (out)
-				memcpy(out, s->cmd.out, outlen);
-			return (int)s->cmd.status;
-		}
+		st = fctx_cmd_status(c, out, outlen);
+		if (st != FST_TIMEOUT)
+			return st;
 	}
 	return FST_TIMEOUT;
 }
