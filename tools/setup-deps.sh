@@ -29,6 +29,8 @@ PACKAGES=(
 	iproute2
 	# make bench-instr (callgrind), make bench (plots)
 	valgrind gnuplot-nox
+	# make fuzz: libFuzzer + ASan/UBSan runtimes, llvm-cov for coverage
+	clang-14 libclang-rt-14-dev llvm-14
 )
 
 say() { echo "setup-deps: $*"; }
