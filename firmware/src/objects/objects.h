@@ -270,7 +270,7 @@ struct snic_nic {
 /* Handles of PD, CQ, SRQ and QP: generation above a 10-bit index, 24 bits
  * in all so a QPN fits the BTH's DestQP (IBTA 9.2).  A handle of a freed
  * and re-used slot differs from the old one by its generation.  (MR keys
- * follow hostif.h: index above an 8-bit generation, mr.c.) */
+ * follow hostif.h: index above a 20-bit generation, mr.c.) */
 #define SNIC_HANDLE_IDX_BITS 10
 #define SNIC_HANDLE_GEN_MASK ((1u << (24 - SNIC_HANDLE_IDX_BITS)) - 1)
 
