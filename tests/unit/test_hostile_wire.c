@@ -204,7 +204,7 @@ static void test_hw_read_resp_lengths(void)
 	struct hw w;
 	struct roce_hdrs h;
 	struct snic_cqe c;
-	static uint8_t data[4000];
+	static uint8_t data[4096]; /* 4000 read, and a long LAST */
 	struct snic_wqe_sge sge;
 	struct fwr wr = { .wr_id = 9, .opcode = SNIC_WR_RDMA_READ,
 			  .flags = SNIC_SEND_SIGNALED, .sge = &sge, .num_sge = 1,
