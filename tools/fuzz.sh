@@ -65,9 +65,13 @@ cover() {
 	done
 	llvm-profdata-14 merge -o "$dir/all.profdata" "${files[@]}"
 	local objs=()
-	for t in "${TARGETS[@]}"; do objs+=(-object "$dir/$t"); done
-	llvm-cov-14 report "${objs[@]:1}" "$dir/${TARGETS[0]}" \
-		-instr-profile="$dir/all.profdata" $FW | tail -1
+	for t in "${TARGETS[@]:1}"; do objs+=(-object "$dir/$t"); done
+	# shellcheck disable=SC2086
+	llvm-cov-14 report "$dir/${TARGETS[0]}" "${objs[@]}" \
+		-instr-profile="$dir/all.profdata" $FW > "$dir/report.txt"
+	echo "fuzz: firmware/ coverage (per file: $dir/report.txt)"
+	head -1 "$dir/report.txt"
+	tail -1 "$dir/report.txt"
 }
 
 case ${1:-} in
