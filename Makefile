@@ -3,6 +3,8 @@
 #   make demo       install what is missing, start two NICs, run verbs programs
 #   make test       install what is missing, build, run every test suite
 #   make asan       the same tests under ASan/UBSan (build-asan/)
+#   make fuzz       the fuzz targets, FUZZ_SECONDS each, then firmware/
+#                   line coverage (build-fuzz/; tools/fuzz.sh)
 #   make ARCH=aarch64  the same programs for Linux on Arm (the DPU), cross-
 #                   built into build-aarch64/ against an arm64 sysroot
 #                   (tools/arm64-sysroot.sh makes and caches it)
@@ -130,7 +132,7 @@ TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(CM_LIB) $(UNIT_BIN) $(BENCH_INSTR_BIN) \
 	$(BENCH_BINS) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) $(MPI_BINS) $(SIM_BINS)
 
-.PHONY: all deps demo test unit asan bench bench-instr clean firmware emu host-driver interop
+.PHONY: all deps demo test unit fuzz asan bench bench-instr clean firmware emu host-driver interop
 all: $(ALL)
 firmware: $(FW_LIB)
 emu: $(EMU_BIN)
@@ -256,13 +258,20 @@ interop: deps
 unit: $(UNIT_BIN)
 	$(UNIT_BIN)
 
+# Fuzz targets (tests/fuzz, libFuzzer + ASan/UBSan, clang-14) for
+# FUZZ_SECONDS each from the seed corpus; then firmware/ line coverage.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	tools/fuzz.sh run $(FUZZ_SECONDS)
+	tools/fuzz.sh cover
+
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" all
 	SNIC_BUILD=build-asan tests/run.sh unit verbs
 
 clean:
-	rm -rf build build-asan build-aarch64
+	rm -rf build build-asan build-aarch64 build-fuzz
 
 # Boards other than emu bring their own rules (e.g. the bare-metal image).
 include $(sort $(wildcard boards/*/board.mk))

@@ -31,6 +31,8 @@ PACKAGES=(
 	valgrind gnuplot-nox
 	# the soft-RoCE peer VM of tests/interop (tools/build-rxe-vm.sh)
 	qemu-system-x86 busybox-static cpio kmod xz-utils
+	# make fuzz: libFuzzer + ASan/UBSan runtimes, llvm-cov for coverage
+	clang-14 libclang-rt-14-dev llvm-14
 )
 
 say() { echo "setup-deps: $*"; }

@@ -97,8 +97,8 @@ static struct snic_doorbells *dbs(struct fdev *d)
 	return (struct snic_doorbells *)(d->bar + SNIC_BAR_DB_OFF);
 }
 
-int fctx_cmd(struct fctx *c, uint16_t op, const void *in, uint32_t inlen,
-	     void *out, uint32_t outlen)
+void fctx_cmd_post(struct fctx *c, uint16_t op, const void *in,
+		   uint32_t inlen)
 {
 	struct snic_ctx_slot *s = fdev_slot(c->dev, c->slot);
 	uint32_t n;
@@ -114,13 +114,30 @@ int fctx_cmd(struct fctx *c, uint16_t op, const void *in, uint32_t inlen,
 	atomic_store_explicit(&s->cmd_seq, n, memory_order_release);
 	atomic_fetch_or(&dbs(c->dev)->cmd_bits, 1ull << c->slot);
 	atomic_fetch_or(&dbs(c->dev)->summary, SNIC_DB_SUMMARY_CMD);
+}
+
+int fctx_cmd_status(struct fctx *c, void *out, uint32_t outlen)
+{
+	struct snic_ctx_slot *s = fdev_slot(c->dev, c->slot);
+
+	if (atomic_load_explicit(&s->cmd_done, memory_order_acquire) != c->seq)
+		return FST_TIMEOUT;
+	if (out)
+		memcpy(out, s->cmd.out, outlen);
+	return (int)s->cmd.status;
+}
+
+int fctx_cmd(struct fctx *c, uint16_t op, const void *in, uint32_t inlen,
+	     void *out, uint32_t outlen)
+{
+	fctx_cmd_post(c, op, in, inlen);
 	for (unsigned i = 0; i < FDEV_CMD_POLLS; i++) {
+		int st;
+
 		snic_nic_poll(c->dev->nic);
-		if (atomic_load_explicit(&s->cmd_done, memory_order_acquire) == n) {
-			if (out)
-				memcpy(out, s->cmd.out, outlen);
-			return (int)s->cmd.status;
-		}
+		st = fctx_cmd_status(c, out, outlen);
+		if (st != FST_TIMEOUT)
+			return st;
 	}
 	return FST_TIMEOUT;
 }
@@ -487,7 +504,8 @@ void fqp_write_send(struct fqp *qp, const struct fwr *wr)
 		memcpy(w + sizeof(hdr), wr->inline_data, wr->inline_len);
 	} else {
 		hdr.ctrl.num_sge = (uint8_t)wr->num_sge;
-		memcpy(w + sizeof(hdr), wr->sge, (size_t)wr->num_sge * 16);
+		if (wr->num_sge) /* sge may be NULL then (UBSan: memcpy) */
+			memcpy(w + sizeof(hdr), wr->sge, (size_t)wr->num_sge * 16);
 	}
 	memcpy(w, &hdr, sizeof(hdr));
 	qp->sq_pi++;
@@ -509,7 +527,8 @@ void fqp_post_recv(struct fqp *qp, uint64_t wr_id,
 	uint8_t *w = fdev_ptr(qp->ctx->dev, pa);
 	struct snic_recv_wqe hdr = { .wr_id = wr_id, .num_sge = num_sge };
 
-	memcpy(w + sizeof(hdr), sge, (size_t)num_sge * 16);
+	if (num_sge)
+		memcpy(w + sizeof(hdr), sge, (size_t)num_sge * 16);
 	memcpy(w, &hdr, sizeof(hdr));
 	qp->rq_pi++;
 	atomic_store_explicit(&qp_dbrec(qp)->rq_pi, qp->rq_pi,

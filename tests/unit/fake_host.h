@@ -76,6 +76,12 @@ int fctx_open(struct fctx *c, struct fdev *d, unsigned slot);
  * status (FST_TIMEOUT when the firmware did not answer). */
 int fctx_cmd(struct fctx *c, uint16_t op, const void *in, uint32_t inlen,
 	     void *out, uint32_t outlen);
+/* The two halves of fctx_cmd, for a command the firmware completes later
+ * (DEREG_MR of an MR in use): post it; its status once answered (and
+ * `out`), FST_TIMEOUT while not. */
+void fctx_cmd_post(struct fctx *c, uint16_t op, const void *in,
+		   uint32_t inlen);
+int fctx_cmd_status(struct fctx *c, void *out, uint32_t outlen);
 
 int fctx_alloc_pd(struct fctx *c, uint32_t *pdn);
 int fctx_dealloc_pd(struct fctx *c, uint32_t pdn);

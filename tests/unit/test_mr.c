@@ -68,7 +68,7 @@ static void test_mr_key_stale_after_reuse(void)
 	env_free(e);
 }
 
-/* The generation byte must never be 0 (mr.c: "never key 0"), also after
+/* The generation must never be 0 (mr.c: "never key 0"), also after
  * it wraps: 300 registrations of the same slot. */
 static void test_mr_key_generation_wrap(void)
 {
@@ -426,7 +426,65 @@ static void test_mr_table_full(void)
 	env_free(e);
 }
 
+/* Keys carry a 20-bit generation that does not start at 1 (a fresh slot's
+ * first key cannot be told in advance) and skips 0 when it wraps. */
+static void test_mr_key_generation_20bit(void)
+{
+	struct mr_env *e = env_new();
+	uint64_t pa = fdev_alloc(&e->dev, 4096, 4096);
+	uint32_t key;
+
+	CU_ASSERT_EQUAL_FATAL(fctx_reg_mr(&e->c, e->pdn, pa, 4096,
+					  SNIC_ACCESS_LOCAL_WRITE, &key), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(SNIC_KEY_IDX(key), 0);
+	CU_ASSERT_NOT_EQUAL(SNIC_KEY_GEN(key), 1);
+	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, key), SNIC_ST_OK);
+	e->dev.nic->mrs[0].key_gen = SNIC_KEY_GEN(~0u) - 1;
+	CU_ASSERT_EQUAL(fctx_reg_mr(&e->c, e->pdn, pa, 4096,
+				    SNIC_ACCESS_LOCAL_WRITE, &key), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(SNIC_KEY_GEN(key), SNIC_KEY_GEN(~0u));
+	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, key), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(fctx_reg_mr(&e->c, e->pdn, pa, 4096,
+				    SNIC_ACCESS_LOCAL_WRITE, &key), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(SNIC_KEY_GEN(key), 1);
+	env_free(e);
+}
+
+/* An SGE saved in a message cursor whose MR was deregistered and whose
+ * slot came back (generation forced equal, as after 2^20 registrations)
+ * at a distant iova: the cursor's next use re-checks the bounds and fails;
+ * it never indexes the MTT outside the new MR (issue 10 item 2). */
+static void test_mr_saved_sge_distant_reuse(void)
+{
+	struct mr_env *e = env_new();
+	struct snic_nic *nic = e->dev.nic;
+	uint64_t pa = fdev_alloc(&e->dev, 8192, 4096);
+	struct snic_wqe_sge sge;
+	struct snic_sgl sgl;
+	uint8_t buf[256] = { 0 };
+	uint32_t k1, k2, pg = (uint32_t)(pa >> SNIC_PAGE_SHIFT);
+
+	CU_ASSERT_EQUAL_FATAL(fctx_reg_mr(&e->c, e->pdn, pa, 8192,
+					  SNIC_ACCESS_LOCAL_WRITE, &k1), SNIC_ST_OK);
+	sge = (struct snic_wqe_sge){ .addr = pa + 4096, .length = 4096, .lkey = k1 };
+	CU_ASSERT_EQUAL_FATAL(sgl_load(nic, &sgl, &sge, 1, e->pd_idx,
+				       SNIC_ACCESS_LOCAL_WRITE), SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(sgl_copy_in(nic, &sgl, buf, 16), 0);
+	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, k1), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fctx_reg_mr_pages(&e->c, e->pdn, 0x7000000000ull,
+						4096, &pg, 1,
+						SNIC_ACCESS_LOCAL_WRITE, &k2),
+			      SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(SNIC_KEY_IDX(k2), SNIC_KEY_IDX(k1));
+	nic->mrs[SNIC_KEY_IDX(k1)].key_gen = SNIC_KEY_GEN(k1);
+	CU_ASSERT_EQUAL(sgl_copy_in(nic, &sgl, buf, 16), -1);
+	CU_ASSERT_EQUAL(sgl_copy_out(nic, &sgl, buf, 16), -1);
+	env_free(e);
+}
+
 UNIT_SUITE(mr, NULL, NULL,
+	   UNIT_TEST(test_mr_key_generation_20bit),
+	   UNIT_TEST(test_mr_saved_sge_distant_reuse),
 	   UNIT_TEST(test_mr_key_stale_after_reuse),
 	   UNIT_TEST(test_mr_key_generation_wrap),
 	   UNIT_TEST(test_mr_pd_checks),

@@ -3,17 +3,21 @@
  * ARP and the neighbour table (RFC 826) through the two-NIC simulation,
  * black-box: frames injected into a NIC's port, what it transmits seen on
  * the link, the table's effect seen in the destination MAC of RoCE frames
- * and in the counters.  Pins today's behaviour: requests for our address
- * answered, every sender address learned (requests, replies, unsolicited
- * and gratuitous ARP alike; never our own address or 0.0.0.0), a changed
- * MAC replaces the old one for QPs already connected, a gratuitous request
- * when the link comes back up, a full table reusing its oldest entry.
+ * and in the counters.  The rules (issue 10 item 9): requests for our
+ * address answered; an address learned from the answer to our own
+ * request, or, while unknown, from a request for our own address (RFC
+ * 826's merge rule; never from other unsolicited or gratuitous ARP, never
+ * our own address or 0.0.0.0); a known neighbour claiming another MAC is asked
+ * again and keeps its MAC unless the answer changes it; ARP rate-limited;
+ * a gratuitous request when the link comes back up; a full table reusing
+ * its oldest entry.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "fake_env.h"
 #include "fake_frames.h"
+#include "nic/top.h"
 #include "unit.h"
 
 #define STEPS 4000
@@ -104,8 +108,9 @@ static void ud_qp(struct fside *s, struct fqp *qp)
 
 /* ---------------------------------------------------------------------- */
 
-/* A request for our address gets a reply to the asker, who is learned;
- * a request for another address is not answered, its sender is learned. */
+/* A request for our address gets a reply to the asker, who is learned
+ * (still unknown: RFC 826's merge rule); a request for another address
+ * is not answered and teaches nothing. */
 static void test_arp_request_answered(void)
 {
 	struct nenv n;
@@ -119,6 +124,7 @@ static void test_arp_request_answered(void)
 	CU_ASSERT_EQUAL(cnt_a(&n, "rx_arp"), 1);
 	CU_ASSERT_EQUAL(cnt_a(&n, "arp_replies_sent"), 1);
 	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), 1);
+	CU_ASSERT_EQUAL(cnt_a(&n, "rx_drop_arp_unsolicited"), 0);
 	CU_ASSERT_EQUAL(n.tap.arp, 1);
 	CU_ASSERT_FATAL(last_arp(&n, &r));
 	CU_ASSERT_EQUAL(r.oper, FARP_REPLY);
@@ -128,22 +134,24 @@ static void test_arp_request_answered(void)
 	CU_ASSERT_EQUAL(r.spa, IP(1));
 	CU_ASSERT_EQUAL(memcmp(r.tha, x, 6), 0);
 	CU_ASSERT_EQUAL(r.tpa, IP(80));
-	/* the reply also reached b, which learned a from it, answering nothing */
+	/* the reply also reached b, which did not ask: nothing learned */
 	CU_ASSERT_EQUAL(fside_counter(&n.e->b, "rx_arp"), 1);
-	CU_ASSERT_EQUAL(fside_counter(&n.e->b, "neigh_learned"), 1);
+	CU_ASSERT_EQUAL(fside_counter(&n.e->b, "neigh_learned"), 0);
+	CU_ASSERT_EQUAL(fside_counter(&n.e->b, "rx_drop_arp_unsolicited"), 1);
 	CU_ASSERT_EQUAL(fside_counter(&n.e->b, "arp_replies_sent"), 0);
 	/* a request for someone else */
 	inject_a(&n, FARP_REQUEST, BCAST, y, IP(81), ZERO, IP(77));
 	CU_ASSERT_EQUAL(cnt_a(&n, "rx_arp"), 2);
 	CU_ASSERT_EQUAL(cnt_a(&n, "arp_replies_sent"), 1);
-	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), 2);
+	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), 1);
+	CU_ASSERT_EQUAL(cnt_a(&n, "rx_drop_arp_unsolicited"), 1);
 	CU_ASSERT_EQUAL(n.tap.arp, 1);
 	fenv_free(n.e);
 }
 
-/* A reply nobody asked for is learned: a datagram to that address leaves
- * at once with its MAC.  An unknown address is asked for (broadcast); the
- * reply completes the waiting datagram. */
+/* A reply nobody asked for is not learned: a datagram to that address
+ * asks first.  An unknown address is asked for (broadcast); the reply
+ * completes the waiting datagram. */
 static void test_arp_reply_learned(void)
 {
 	struct nenv n;
@@ -157,22 +165,30 @@ static void test_arp_reply_learned(void)
 	mac_n(z, 60);
 	mac_n(w, 61);
 	inject_a(&n, FARP_REPLY, MAC_A, z, IP(60), MAC_A, IP(1));
-	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), 1);
+	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), 0);
+	CU_ASSERT_EQUAL(cnt_a(&n, "rx_drop_arp_unsolicited"), 1);
 	CU_ASSERT_EQUAL(cnt_a(&n, "arp_replies_sent"), 0);
 	ud_to(&n, &ua, 1, IP(60), 0x99);
-	CU_ASSERT_FATAL(fsim_poll_cq(n.e->s, &n.e->a.cq, &c, STEPS));
-	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
-	CU_ASSERT_EQUAL(n.tap.arp, 0);
-	CU_ASSERT_EQUAL(n.tap.roce, 1);
-	CU_ASSERT_EQUAL(memcmp(last_dmac(&n), z, 6), 0);
-	fsim_idle(n.e->s, 4);
-	CU_ASSERT_EQUAL(fside_counter(&n.e->b, "rx_drop_not_for_us"), 1);
-	/* unknown: asked for, then sent when the reply comes */
-	ud_to(&n, &ua, 2, IP(61), 0x99);
 	fsim_idle(n.e->s, 10);
 	CU_ASSERT_FALSE(fcq_poll(&n.e->a.cq, &c));
 	CU_ASSERT_EQUAL(n.tap.arp, 1);
-	CU_ASSERT_EQUAL(cnt_a(&n, "arp_requests_sent"), 1);
+	CU_ASSERT_EQUAL(n.tap.roce, 0);
+	inject_a(&n, FARP_REPLY, MAC_A, z, IP(60), MAC_A, IP(1));
+	CU_ASSERT_FATAL(fsim_poll_cq(n.e->s, &n.e->a.cq, &c, STEPS));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(n.tap.roce, 1);
+	CU_ASSERT_EQUAL(memcmp(last_dmac(&n), z, 6), 0);
+	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), 1);
+	fsim_idle(n.e->s, 4);
+	CU_ASSERT_EQUAL(fside_counter(&n.e->b, "rx_drop_not_for_us"), 1);
+	/* unknown: asked for (once the QP's ARP interval has passed), then
+	 * sent when the reply comes */
+	n.e->s->clock += SNIC_ARP_RETRY_NS;
+	ud_to(&n, &ua, 2, IP(61), 0x99);
+	fsim_idle(n.e->s, 10);
+	CU_ASSERT_FALSE(fcq_poll(&n.e->a.cq, &c));
+	CU_ASSERT_EQUAL(n.tap.arp, 2);
+	CU_ASSERT_EQUAL(cnt_a(&n, "arp_requests_sent"), 2);
 	CU_ASSERT_FATAL(last_arp(&n, &r));
 	CU_ASSERT_EQUAL(r.oper, FARP_REQUEST);
 	CU_ASSERT_EQUAL(memcmp(r.dmac, BCAST, 6), 0);
@@ -185,14 +201,18 @@ static void test_arp_reply_learned(void)
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
 	CU_ASSERT_EQUAL(n.tap.roce, 2);
 	CU_ASSERT_EQUAL(memcmp(last_dmac(&n), w, 6), 0);
+	/* the question is answered: a second "reply" changes nothing */
+	inject_a(&n, FARP_REPLY, MAC_A, z, IP(61), MAC_A, IP(1));
+	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), 2);
 	CU_ASSERT_EQUAL(cnt_a(&n, "tx_drop_no_neigh"), 0);
 	fenv_free(n.e);
 }
 
-/* A connected RC QP follows a gratuitous ARP (request or reply) that moves
- * its peer's address to another MAC; the same MAC again changes nothing.
- * ARP claiming our own address or sent from 0.0.0.0 teaches nothing (a
- * request for our address is still answered). */
+/* A connected RC QP does not follow a gratuitous ARP (request or reply)
+ * that claims its peer's address for another MAC: not learned, counted,
+ * and the peer is asked again; its own answer (the same MAC) keeps the
+ * connection where it was.  ARP claiming our own address or sent from
+ * 0.0.0.0 teaches nothing (a request for our address is still answered). */
 static void test_arp_gratuitous(void)
 {
 	struct nenv n;
@@ -203,7 +223,7 @@ static void test_arp_gratuitous(void)
 	struct fwr wr = { .opcode = SNIC_WR_RDMA_WRITE, .flags = SNIC_SEND_SIGNALED,
 			  .sge = &sge, .num_sge = 1 };
 	uint8_t moved[6];
-	uint64_t learned;
+	uint64_t learned, req, rep;
 
 	nenv_setup(&n);
 	fconn_default(&conn);
@@ -213,11 +233,24 @@ static void test_arp_gratuitous(void)
 	fsim_idle(n.e->s, 10);
 	learned = cnt_a(&n, "neigh_learned");
 	CU_ASSERT_EQUAL(learned, 1);        /* b, from its reply */
+	req = cnt_a(&n, "arp_requests_sent");
+	rep = cnt_a(&n, "arp_replies_sent"); /* to b, which asked for a */
+	n.e->s->clock += SNIC_ARP_ASK_NS;   /* our question to b is closed */
 	mac_n(moved, 0xb0);
-	/* b's address moves to `moved` */
+	/* someone claims b's address for `moved` */
 	inject_a(&n, FARP_REQUEST, BCAST, moved, IP(2), ZERO, IP(2));
-	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), learned + 1);
-	CU_ASSERT_EQUAL(cnt_a(&n, "arp_replies_sent"), 0);
+	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), learned);
+	CU_ASSERT_EQUAL(cnt_a(&n, "rx_drop_arp_unsolicited"), 1);
+	CU_ASSERT_EQUAL(cnt_a(&n, "arp_replies_sent"), rep);
+	CU_ASSERT_EQUAL(cnt_a(&n, "arp_requests_sent"), req + 1);
+	fsim_idle(n.e->s, 10);              /* b answers: the same MAC */
+	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), learned);
+	/* and as an unsolicited reply, twice: asked again only once */
+	inject_a(&n, FARP_REPLY, BCAST, moved, IP(2), ZERO, IP(2));
+	inject_a(&n, FARP_REPLY, BCAST, moved, IP(2), ZERO, IP(2));
+	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), learned);
+	CU_ASSERT_EQUAL(cnt_a(&n, "rx_drop_arp_unsolicited"), 3);
+	CU_ASSERT_EQUAL(cnt_a(&n, "arp_requests_sent"), req + 1);
 	fpattern(fside_ptr(&n.e->a, 0), 3000, 5);
 	sge = fside_sge(&n.e->a, 0, 3000);
 	wr.wr_id = 1;
@@ -226,27 +259,45 @@ static void test_arp_gratuitous(void)
 	fqp_post_send(&qa, &wr);
 	CU_ASSERT_FATAL(fsim_poll_cq(n.e->s, &n.e->a.cq, &c, STEPS));
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
-	CU_ASSERT_EQUAL(memcmp(last_dmac(&n), moved, 6), 0);
+	CU_ASSERT_EQUAL(memcmp(last_dmac(&n), MAC_B, 6), 0);
 	CU_ASSERT_EQUAL(memcmp(fside_ptr(&n.e->b, 0x8000), fside_ptr(&n.e->a, 0),
 			       3000), 0);
-	/* back, as an unsolicited reply; then the same again: no change */
-	inject_a(&n, FARP_REPLY, BCAST, MAC_B, IP(2), ZERO, IP(2));
-	inject_a(&n, FARP_REPLY, BCAST, MAC_B, IP(2), ZERO, IP(2));
-	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), learned + 2);
-	wr.wr_id = 2;
-	fqp_post_send(&qa, &wr);
-	CU_ASSERT_FATAL(fsim_poll_cq(n.e->s, &n.e->a.cq, &c, STEPS));
-	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
-	CU_ASSERT_EQUAL(memcmp(last_dmac(&n), MAC_B, 6), 0);
 	/* someone claims our address: not learned, but answered */
 	inject_a(&n, FARP_REQUEST, BCAST, moved, IP(1), ZERO, IP(1));
-	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), learned + 2);
-	CU_ASSERT_EQUAL(cnt_a(&n, "arp_replies_sent"), 1);
+	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), learned);
+	CU_ASSERT_EQUAL(cnt_a(&n, "arp_replies_sent"), rep + 1);
 	/* a probe from 0.0.0.0 (RFC 5227): not learned, answered */
 	inject_a(&n, FARP_REQUEST, BCAST, moved, 0, ZERO, IP(1));
-	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), learned + 2);
-	CU_ASSERT_EQUAL(cnt_a(&n, "arp_replies_sent"), 2);
-	CU_ASSERT_EQUAL(cnt_a(&n, "rx_arp"), 1 + 5);
+	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), learned);
+	CU_ASSERT_EQUAL(cnt_a(&n, "arp_replies_sent"), rep + 2);
+	fenv_free(n.e);
+}
+
+/* A flood of ARP: at most SNIC_ARP_PER_MS frames a millisecond are looked
+ * at (and answered), the rest dropped and counted. */
+static void test_arp_rate_limit(void)
+{
+	struct nenv n;
+	uint8_t f[FARP_LEN], x[6];
+	uint16_t len;
+
+	nenv_setup(&n);
+	mac_n(x, 70);
+	len = farp_build(f, FARP_REQUEST, BCAST, x, IP(70), ZERO, IP(1));
+	/* all within one millisecond: its start, 1 us steps */
+	n.e->s->clock = (n.e->s->clock / 1000000 + 1) * 1000000;
+	n.e->s->step_ns = 1000;
+	for (unsigned i = 0; i < 2 * SNIC_ARP_PER_MS; i++)
+		CU_ASSERT_EQUAL_FATAL(fake_link_inject(&n.e->s->link, 0, f, len), 0);
+	fsim_idle(n.e->s, 8);
+	CU_ASSERT_EQUAL(cnt_a(&n, "rx_arp"), 2 * SNIC_ARP_PER_MS);
+	CU_ASSERT_EQUAL(cnt_a(&n, "arp_replies_sent"), SNIC_ARP_PER_MS);
+	CU_ASSERT_EQUAL(cnt_a(&n, "rx_drop_arp_rate"), SNIC_ARP_PER_MS);
+	/* the next millisecond is served again */
+	n.e->s->clock += 1000000;
+	CU_ASSERT_EQUAL_FATAL(fake_link_inject(&n.e->s->link, 0, f, len), 0);
+	fsim_idle(n.e->s, 2);
+	CU_ASSERT_EQUAL(cnt_a(&n, "arp_replies_sent"), SNIC_ARP_PER_MS + 1);
 	fenv_free(n.e);
 }
 
@@ -275,7 +326,9 @@ static void test_arp_announce_on_link_up(void)
 	CU_ASSERT_EQUAL(memcmp(r.sha, MAC_A, 6), 0);
 	CU_ASSERT_EQUAL(r.spa, IP(1));
 	CU_ASSERT_EQUAL(r.tpa, IP(1));
-	CU_ASSERT_EQUAL(fside_counter(&n.e->b, "neigh_learned"), 1);
+	/* b did not ask: it learns nothing from it */
+	CU_ASSERT_EQUAL(fside_counter(&n.e->b, "neigh_learned"), 0);
+	CU_ASSERT_EQUAL(fside_counter(&n.e->b, "rx_drop_arp_unsolicited"), 1);
 	CU_ASSERT_EQUAL(fside_counter(&n.e->b, "arp_replies_sent"), 0);
 	fenv_free(n.e);
 }
@@ -332,6 +385,9 @@ static void test_neigh_table_full(void)
 	fsim_idle(n.e->s, 10);
 	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), 1);
 	for (unsigned i = 0; i < table; i++) {
+		/* asked (as a datagram to it would), then answered */
+		n.e->s->clock += 1000000; /* under the ARP rate limit */
+		neigh_resolve(&n.e->s->a.nic->neigh, IP(100 + i));
 		mac_n(mac, 100 + i);
 		inject_a(&n, FARP_REPLY, MAC_A, mac, IP(100 + i), MAC_A, IP(1));
 	}
@@ -373,6 +429,7 @@ UNIT_SUITE(neigh, NULL, NULL,
 	   UNIT_TEST(test_arp_request_answered),
 	   UNIT_TEST(test_arp_reply_learned),
 	   UNIT_TEST(test_arp_gratuitous),
+	   UNIT_TEST(test_arp_rate_limit),
 	   UNIT_TEST(test_arp_announce_on_link_up),
 	   UNIT_TEST(test_arp_malformed),
 	   UNIT_TEST(test_neigh_table_full));

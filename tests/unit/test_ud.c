@@ -185,7 +185,9 @@ static void test_ud_too_long(void)
 }
 
 /* A receive buffer smaller than GRH + payload: the RECV completes with
- * LOC_LEN_ERR and the QP goes to the error state. */
+ * LOC_LEN_ERR (counted rx_ud_too_long) and the QP lives on: the next
+ * datagram that fits is received (issue 10 item 4: a remote sender must
+ * not be able to end a UD QP). */
 static void test_ud_recv_too_small(void)
 {
 	struct ud_env u;
@@ -197,7 +199,14 @@ static void test_ud_recv_too_small(void)
 	CU_ASSERT_FATAL(cqe(&u, &u.e->b.cq, &c));
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_LOC_LEN_ERR);
 	CU_ASSERT_EQUAL(c.wr_id, 1);
-	CU_ASSERT_EQUAL(fqp_state(&u.qb), SNIC_QPS_ERR);
+	CU_ASSERT_EQUAL(fqp_state(&u.qb), SNIC_QPS_RTS);
+	CU_ASSERT_EQUAL(fside_counter(&u.e->b, "rx_ud_too_long"), 1);
+	ud_recv(&u, 2, RBUF, SNIC_GRH_LEN + 99);
+	ud_send(&u, 11, 0, 99, FSIM_IP_B, u.qb.qpn, QKEY, SNIC_WR_SEND, 0);
+	CU_ASSERT_FATAL(cqe(&u, &u.e->b.cq, &c));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(c.wr_id, 2);
+	CU_ASSERT_EQUAL(c.byte_len, SNIC_GRH_LEN + 99);
 	fenv_free(u.e);
 }
 

@@ -2029,8 +2029,9 @@ static bool c_ud(void)
 	wr.wr.ud.ah = ah;
 	if (!lost_ok)
 		goto out;
-	/* a RECV too small for GRH + payload: LOC_LEN_ERR, and the QP is
-	 * lost (IBV_EVENT_QP_FATAL) */
+	/* a RECV too small for GRH + payload: LOC_LEN_ERR, and the QP lives
+	 * on (a sender must not be able to end a UD QP): the next datagram
+	 * that fits arrives */
 	struct ibv_sge small = sge_of(&T.dev[1], 0, 50);
 
 	s.length = 100;
@@ -2043,8 +2044,26 @@ static bool c_ud(void)
 		     ibv_wc_status_str(wc.status), wc.wr_id);
 		goto out;
 	}
-	if (!async_event(T.dev[1].v.ctx, IBV_EVENT_QP_FATAL, e[1].qp, "UD receive error"))
+	struct ibv_qp_attr qattr;
+	struct ibv_qp_init_attr qinit;
+
+	if (ibv_query_qp(e[1].qp, &qattr, IBV_QP_STATE, &qinit) ||
+	    qattr.qp_state != IBV_QPS_RTS) {
+		fail("UD QP after a datagram too long for its RECV: state %d, want RTS",
+		     (int)qattr.qp_state);
 		goto out;
+	}
+	struct ibv_sge fits = sge_of(&T.dev[1], 0, 200);
+
+	wr.wr_id = 7;
+	if (!post_recv(e[1].qp, 8, &fits, 1) || !post(e[0].qp, &wr, "after the small RECV") ||
+	    !poll_one(e[0].scq, &wc, "send") || !poll_one(e[1].rcq, &wc, "recv after") ||
+	    !wc_ok(&wc, IBV_WC_RECV, "recv after the small RECV"))
+		goto out;
+	if (wc.byte_len != 40 + 100 || wc.wr_id != 8) {
+		fail("after the small RECV: byte_len %u wr_id %" PRIu64, wc.byte_len, wc.wr_id);
+		goto out;
+	}
 	/* more than the MTU: a local length error */
 	unsigned mtu = 128u << T.dev[0].v.port.active_mtu;
 

@@ -22,6 +22,8 @@ struct snic_nic_config {
 	uint32_t eth_mtu;        /* IP MTU of the port, e.g. 4200 or 1500     */
 	uint64_t node_guid;
 	uint32_t fw_pid;         /* published for liveness checks; 0 = none   */
+	uint64_t seed;           /* randomness for MR key generations; 0 = the
+				  * clock at init                             */
 };
 
 /* Bytes the board must provide (zeroed, 64-byte aligned) for one NIC. */

@@ -56,9 +56,13 @@
 /* Object handles carry a generation so a stale handle is refused after its
  * slot is reused.  QPN (24 bits on the wire): index in the low bits. */
 #define SNIC_QPN_IDX(qpn)   ((qpn) & (SNIC_MAX_QP - 1))
-/* Memory keys: table index << 8 | generation byte; rkey == lkey. */
-#define SNIC_KEY_IDX(key)   ((key) >> 8)
-#define SNIC_KEY_GEN(key)   ((key) & 0xffu)
+/* Memory keys: table index (12 bits, SNIC_MAX_MR) above a 20-bit
+ * generation; rkey == lkey.  The generation starts at a random value per
+ * slot and moves on at every registration, so a key seen once does not
+ * tell which key the slot will carry next (objects/mr.c). */
+#define SNIC_KEY_GEN_BITS   20
+#define SNIC_KEY_IDX(key)   ((key) >> SNIC_KEY_GEN_BITS)
+#define SNIC_KEY_GEN(key)   ((key) & ((1u << SNIC_KEY_GEN_BITS) - 1))
 
 /* ---------------------------------------------------------------------- */
 /* BAR layout (one file / region per NIC).                                */

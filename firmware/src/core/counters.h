@@ -34,7 +34,10 @@
 	X(linger_acks)                                                       \
 	X(cm_mads_recv) X(cm_mads_sent) X(cm_mads_retried) X(cm_timeouts)    \
 	X(cm_rej_sent) X(cm_rej_recv) X(cm_fw_replies) X(cm_drop_bad_mad)    \
-	X(cm_drop_no_owner) X(cm_drop_inbox_full) X(cm_send_refused)
+	X(cm_drop_no_owner) X(cm_drop_inbox_full) X(cm_send_refused)         \
+	X(mr_dereg_waits) X(rx_drop_pkey)                                    \
+	X(rx_drop_read_resp_len) X(rx_ud_too_long) X(nak_read_too_long)      \
+	X(rx_drop_arp_unsolicited) X(rx_drop_arp_rate)
 
 enum snic_counter {
 #define SNIC_CNT_ENUM(n) SNIC_CNT_##n,

@@ -29,7 +29,7 @@ void ctx_destroy(struct snic_nic *nic, unsigned ctx)
 		struct snic_mr *mr = &nic->mrs[i];
 
 		if (mr->in_use && mr->ctx == ctx)
-			mr_dereg(nic, ctx, mr_key_make(i, mr->gen));
+			mr_dereg_now(nic, i);
 	}
 	for (uint32_t i = 0; i < SNIC_MAX_DM; i++)
 		if (nic->dms[i].in_use && nic->dms[i].ctx == ctx)
@@ -209,6 +209,15 @@ static int ctx_cmd(struct snic_nic *nic, unsigned ctx, uint16_t op,
 	return cmd_exec(nic, ctx, op, in, out);
 }
 
+/* Ring the command doorbell for ourselves: the bits' commands are looked
+ * at again next pass (over budget, or a command waiting, mr_dereg). */
+static void cmd_ring_self(struct snic_nic *nic, uint64_t bits)
+{
+	atomic_fetch_or_explicit(&nic->core.db->cmd_bits, bits, memory_order_relaxed);
+	atomic_fetch_or_explicit(&nic->core.db->summary, SNIC_DB_SUMMARY_CMD,
+				 memory_order_release);
+}
+
 static unsigned cmd_one(struct snic_nic *nic, unsigned ctx)
 {
 	struct snic_ctx_slot *s = core_ctx_slot(&nic->core, ctx);
@@ -224,11 +233,16 @@ static unsigned cmd_one(struct snic_nic *nic, unsigned ctx)
 	op = s->cmd.opcode;
 	memcpy(in, s->cmd.in, sizeof(in));
 	memset(out, 0, sizeof(out));
-	CNT_INC(&nic->core, commands);
 	if (state == SNIC_CTX_FREE)
 		st = SNIC_ST_INVAL;
 	else
 		st = ctx_cmd(nic, ctx, op, (const uint8_t *)in, (uint8_t *)out);
+	if (st == SNIC_MR_PENDING) {
+		/* not done yet: the host keeps waiting, we ask again */
+		cmd_ring_self(nic, 1ull << ctx);
+		return 1;
+	}
+	CNT_INC(&nic->core, commands);
 	if (st)
 		CNT_INC(&nic->core, command_errors);
 	memcpy(s->cmd.out, out, sizeof(out));
@@ -249,10 +263,7 @@ unsigned cmd_poll(struct snic_nic *nic, uint64_t bits)
 		work += cmd_one(nic, ctx);
 	}
 	/* over budget: ring again for ourselves so nothing is lost */
-	if (bits) {
-		atomic_fetch_or_explicit(&nic->core.db->cmd_bits, bits, memory_order_relaxed);
-		atomic_fetch_or_explicit(&nic->core.db->summary, SNIC_DB_SUMMARY_CMD,
-					 memory_order_release);
-	}
+	if (bits)
+		cmd_ring_self(nic, bits);
 	return work;
 }

@@ -138,7 +138,8 @@ struct snic_nic *snic_nic_init(void *mem, const struct snic_nic_config *cfg,
 	mtu_init(nic);
 	if (nic->core.active_mtu_enum == 0 || !pkt_room_ok(nic))
 		return NULL;
-	mr_init(nic);
+	mr_init(nic, cfg->seed ? cfg->seed
+			       : hal->ops->now_ns(hal->ctx) ^ cfg->node_guid);
 	bar_init(nic);
 	return nic;
 }

@@ -45,6 +45,12 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 			CNT_INC(&nic->core, rx_drop_unknown_qpn);
 		return NULL;
 	}
+	/* the QP's P_Key (pkey_index 0: the one entry of the table, the
+	 * default P_Key) before the transport sees anything (IBTA 10.9.3) */
+	if (!roce_pkey_match(h.pkey, ROCE_DEFAULT_PKEY)) {
+		CNT_INC(&nic->core, rx_drop_pkey);
+		return NULL;
+	}
 	qp->qcnt[SNIC_QCNT_rx_frames]++;
 	qp->qcnt[SNIC_QCNT_rx_bytes] += p->len;
 	return xport_of(qp)->rx(nic, qp, &h) ? qp : NULL;

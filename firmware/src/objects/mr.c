@@ -14,11 +14,24 @@
 #define ACCESS_KNOWN (SNIC_ACCESS_LOCAL_WRITE | SNIC_ACCESS_REMOTE_WRITE |   \
 		      SNIC_ACCESS_REMOTE_READ | SNIC_ACCESS_REMOTE_ATOMIC)
 
-void mr_init(struct snic_nic *nic)
+/* splitmix64: spreads a seed over the slots' first generations. */
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* Each slot's generation starts at a random value, so the key the slot
+ * hands out next cannot be told from the slot number (issue 10 item 2). */
+void mr_init(struct snic_nic *nic, uint64_t seed)
 {
 	nic->mtt_free_start[0] = 0;
 	nic->mtt_free_len[0] = SNIC_MAX_MTT;
 	nic->mtt_free_n = 1;
+	for (uint32_t i = 0; i < SNIC_MAX_MR; i++)
+		nic->mrs[i].key_gen = (uint32_t)mix64(seed + i);
 }
 
 /* First fit over the sorted free-extent list. */
@@ -129,8 +142,12 @@ uint32_t mr_install(struct snic_nic *nic, unsigned ctx, uint32_t i,
 {
 	struct snic_mr *mr = &nic->mrs[i];
 
-	mr->gen = (uint8_t)(mr->gen == 0xff ? 1 : mr->gen + 1); /* never gen 0 */
+	/* the next generation: 2^20 registrations before a key repeats */
+	mr->key_gen = SNIC_KEY_GEN(mr->key_gen + 1);
+	if (mr->key_gen == 0)
+		mr->key_gen = 1; /* never key 0 */
 	mr->in_use = true;
+	mr->dying = false;
 	mr->ctx = (uint8_t)ctx;
 	mr->pd = pd_idx;
 	mr->access = r->access;
@@ -140,9 +157,10 @@ uint32_t mr_install(struct snic_nic *nic, unsigned ctx, uint32_t i,
 	mr->npages = r->npages;
 	mr->page_off = (uint32_t)(r->iova & (SNIC_PAGE_SIZE - 1));
 	nic->pds[pd_idx].refs++;
-	return mr_key_make(i, mr->gen);
+	return mr_key_make(i, mr->key_gen);
 }
 
+/* The context's MR of this key (also one being deregistered), or NULL. */
 struct snic_mr *mr_of_key(struct snic_nic *nic, unsigned ctx, uint32_t key)
 {
 	uint32_t i = SNIC_KEY_IDX(key);
@@ -151,7 +169,7 @@ struct snic_mr *mr_of_key(struct snic_nic *nic, unsigned ctx, uint32_t key)
 	if (i >= SNIC_MAX_MR)
 		return NULL;
 	mr = &nic->mrs[i];
-	if (!mr->in_use || mr->ctx != ctx || mr->gen != SNIC_KEY_GEN(key))
+	if (!mr->in_use || mr->ctx != ctx || mr->key_gen != SNIC_KEY_GEN(key))
 		return NULL;
 	return mr;
 }
@@ -181,21 +199,74 @@ int mr_reg(struct snic_nic *nic, unsigned ctx,
 	return SNIC_ST_OK;
 }
 
+static bool sgl_uses(const struct snic_sgl *sgl, uint32_t idx)
+{
+	for (uint32_t k = 0; k < sgl->num && k < SNIC_MAX_SGE; k++)
+		if (SNIC_KEY_IDX(sgl->sge[k].lkey) == idx)
+			return true;
+	return false;
+}
+
+/* Does a message in progress hold SGEs of MR slot idx?  These are the
+ * MR's references: the send in progress, the RECV a SEND is landing in
+ * (or kept for the next UC message) and the READ whose responses land. */
+bool mr_in_use_by_msg(const struct snic_nic *nic, uint32_t idx)
+{
+	for (uint32_t q = 0; q < SNIC_MAX_QP; q++) {
+		const struct snic_qp *qp = &nic->qps[q];
+
+		if (!qp->in_use)
+			continue;
+		if ((qp->cur.valid && sgl_uses(&qp->cur.sgl, idx)) ||
+		    ((qp->resp.in_send || qp->uc_keep) &&
+		     sgl_uses(&qp->resp.rsgl, idx)) ||
+		    (qp->rd_active && sgl_uses(&qp->rd_sgl, idx)))
+			return true;
+	}
+	return false;
+}
+
+void mr_dereg_now(struct snic_nic *nic, uint32_t idx)
+{
+	struct snic_mr *mr = &nic->mrs[idx];
+
+	dm_mr_gone(nic, mr);
+	mtt_free(nic, mr->mtt, mr->npages);
+	nic->pds[mr->pd].refs--;
+	mr->in_use = false;
+	mr->dying = false;
+}
+
+/* Deregistration waits for the messages using the MR, as on an RNIC
+ * (its DMA must end before the pages go back): the MR takes no new user
+ * at once (mr_check), the command completes when the last message using
+ * it ends or is flushed, or after SNIC_MR_DEREG_WAIT_NS (a peer that
+ * stops mid-message): an SGE then finds no MR (sgl_walk re-checks) and
+ * its message fails. */
 int mr_dereg(struct snic_nic *nic, unsigned ctx, uint32_t key)
 {
 	struct snic_mr *mr = mr_of_key(nic, ctx, key);
 
 	if (!mr)
 		return SNIC_ST_NOENT;
-	dm_mr_gone(nic, mr);
-	mtt_free(nic, mr->mtt, mr->npages);
-	nic->pds[mr->pd].refs--;
-	mr->in_use = false;
+	if (!mr->dying) {
+		mr->dying = true;
+		mr->dereg_until = nic->core.now + SNIC_MR_DEREG_WAIT_NS;
+	}
+	if (mr_in_use_by_msg(nic, SNIC_KEY_IDX(key)) &&
+	    nic->core.now < mr->dereg_until) {
+		CNT_INC(&nic->core, mr_dereg_waits);
+		return SNIC_MR_PENDING;
+	}
+	mr_dereg_now(nic, SNIC_KEY_IDX(key));
 	return SNIC_ST_OK;
 }
 
-struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,
-			 uint32_t access, uint64_t va, uint64_t len)
+/* The MR of key if it allows [va, va + len) with access in pd; a dying
+ * MR only to the messages that already hold it (sgl_walk). */
+static struct snic_mr *mr_find(struct snic_nic *nic, uint32_t key, uint32_t pd,
+			       uint32_t access, uint64_t va, uint64_t len,
+			       bool dying_ok)
 {
 	uint32_t i = SNIC_KEY_IDX(key);
 	struct snic_mr *mr;
@@ -203,7 +274,8 @@ struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,
 	if (i >= SNIC_MAX_MR)
 		return NULL;
 	mr = &nic->mrs[i];
-	if (!mr->in_use || mr->gen != SNIC_KEY_GEN(key) || mr->pd != pd)
+	if (!mr->in_use || mr->key_gen != SNIC_KEY_GEN(key) || mr->pd != pd ||
+	    (mr->dying && !dying_ok))
 		return NULL;
 	if ((mr->access & access) != access)
 		return NULL;
@@ -211,6 +283,12 @@ struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,
 	if (va < mr->iova || len > mr->length || va - mr->iova > mr->length - len)
 		return NULL;
 	return mr;
+}
+
+struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,
+			 uint32_t access, uint64_t va, uint64_t len)
+{
+	return mr_find(nic, key, pd, access, va, len, false);
 }
 
 int mr_va_to_pa(const struct snic_nic *nic, const struct snic_mr *mr,
@@ -236,6 +314,8 @@ static uint32_t mr_extent(const struct snic_nic *nic, const struct snic_mr *mr,
 	uint32_t n = SNIC_PAGE_SIZE - in;
 	const uint32_t *pg = &nic->mtt[mr->mtt];
 
+	if (va < mr->iova || page >= mr->npages)
+		return 0; /* outside the MR: never an MTT entry of another */
 	*pa = ((uint64_t)pg[page] << SNIC_PAGE_SHIFT) | in;
 	while (n < len && page + 1 < mr->npages && pg[page + 1] == pg[page] + 1) {
 		page++;
@@ -252,8 +332,9 @@ static int mr_copy(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 	while (len) {
 		uint64_t pa;
 		uint32_t n = mr_extent(nic, mr, va, len, &pa);
-		int rc = to_host ? core_dma_write(&nic->core, pa, buf, n)
-				 : core_dma_read(&nic->core, pa, buf, n);
+		int rc = n == 0 ? -1
+			 : to_host ? core_dma_write(&nic->core, pa, buf, n)
+				   : core_dma_read(&nic->core, pa, buf, n);
 
 		if (rc)
 			return -1;
@@ -287,6 +368,8 @@ int sgl_load(struct snic_nic *nic, struct snic_sgl *sgl,
 	sgl->idx = 0;
 	sgl->off = 0;
 	sgl->total = 0;
+	sgl->pd = pd;
+	sgl->access = access;
 	for (uint32_t i = 0; i < num; i++) {
 		if (sge[i].length == 0)
 			continue; /* nothing to access, nothing to check */
@@ -301,22 +384,6 @@ int sgl_load(struct snic_nic *nic, struct snic_sgl *sgl,
 	return SNIC_WC_SUCCESS;
 }
 
-/* The MR behind an SGE's lkey, re-checked: it may have been deregistered
- * since the WQE was validated. */
-static const struct snic_mr *sge_mr(struct snic_nic *nic,
-				    const struct snic_wqe_sge *s)
-{
-	uint32_t i = SNIC_KEY_IDX(s->lkey);
-	const struct snic_mr *mr;
-
-	if (i >= SNIC_MAX_MR)
-		return NULL;
-	mr = &nic->mrs[i];
-	if (!mr->in_use || mr->gen != SNIC_KEY_GEN(s->lkey))
-		return NULL;
-	return mr;
-}
-
 static int sgl_walk(struct snic_nic *nic, struct snic_sgl *sgl, uint8_t *buf,
 		    uint32_t len, bool to_host)
 {
@@ -324,14 +391,19 @@ static int sgl_walk(struct snic_nic *nic, struct snic_sgl *sgl, uint8_t *buf,
 		if (sgl->idx >= sgl->num)
 			return -1;
 		const struct snic_wqe_sge *s = &sgl->sge[sgl->idx];
-		const struct snic_mr *mr = sge_mr(nic, s);
 		uint32_t n = s->length - sgl->off;
+		const struct snic_mr *mr;
 		int rc;
 
-		if (!mr)
-			return -1;
 		if (n > len)
 			n = len;
+		/* the whole check again, on the piece about to move: the MR
+		 * may have been deregistered (and its slot reused) since the
+		 * SGE was loaded; only its users reach a dying one */
+		mr = mr_find(nic, s->lkey, sgl->pd, sgl->access,
+			     s->addr + sgl->off, n, true);
+		if (!mr)
+			return -1;
 		rc = to_host ? mr_write(nic, mr, s->addr + sgl->off, buf, n)
 			     : mr_read(nic, mr, s->addr + sgl->off, buf, n);
 		if (rc)

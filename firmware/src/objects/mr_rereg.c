@@ -35,7 +35,7 @@ int mr_rereg(struct snic_nic *nic, unsigned ctx,
 	uint32_t pd_idx, first = 0;
 	int st;
 
-	if (!mr)
+	if (!mr || mr->dying) /* being deregistered: not ours to change */
 		return SNIC_ST_NOENT;
 	/* a device-memory MR keeps its DM (rdma-core refuses it too) */
 	if (!in->flags || (in->flags & ~REREG_KNOWN) ||

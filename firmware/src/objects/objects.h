@@ -70,7 +70,10 @@ struct snic_pd {
 };
 
 struct snic_mr {
-	SNIC_OBJ_HEADER;        /* key = idx << 8 | gen (8 bits, never 0)    */
+	SNIC_OBJ_HEADER;        /* (header's gen unused: key_gen below)      */
+	uint32_t key_gen;       /* key = idx << 20 | key_gen (hostif.h)      */
+	bool dying;             /* deregistered, waiting for its users       */
+	uint64_t dereg_until;   /* then freed whatever uses it (mr.c)        */
 	uint32_t pd;            /* PD index                                  */
 	uint32_t access;        /* enum snic_access                          */
 	uint64_t iova, length;
@@ -114,6 +117,7 @@ struct snic_inflight {
 /* Message cursor over a scatter/gather list (validated SGEs). */
 struct snic_sgl {
 	struct snic_wqe_sge sge[SNIC_MAX_SGE]; /* validated, zero-length dropped */
+	uint32_t pd, access;    /* re-checked with the bounds on every use   */
 	uint32_t num;
 	uint32_t idx;           /* current SGE                               */
 	uint32_t off;           /* offset inside it                          */
@@ -279,7 +283,7 @@ struct snic_nic {
 /* Handles of PD, CQ, SRQ and QP: generation above a 10-bit index, 24 bits
  * in all so a QPN fits the BTH's DestQP (IBTA 9.2).  A handle of a freed
  * and re-used slot differs from the old one by its generation.  (MR keys
- * follow hostif.h: index above an 8-bit generation, mr.c.) */
+ * follow hostif.h: index above a 20-bit generation, mr.c.) */
 #define SNIC_HANDLE_IDX_BITS 10
 #define SNIC_HANDLE_GEN_MASK ((1u << (24 - SNIC_HANDLE_IDX_BITS)) - 1)
 
@@ -299,10 +303,11 @@ static inline uint16_t handle_next_gen(uint16_t gen)
 }
 
 /* MR keys (hostif.h SNIC_KEY_IDX / SNIC_KEY_GEN): index above the
- * generation's 8 bits, as IB keys keep their low byte free. */
-static inline uint32_t mr_key_make(uint32_t idx, uint16_t gen)
+ * 20-bit generation. */
+_Static_assert(SNIC_MAX_MR <= 1u << (32 - SNIC_KEY_GEN_BITS), "MR key index bits");
+static inline uint32_t mr_key_make(uint32_t idx, uint32_t gen)
 {
-	return (idx << 8) | (gen & 0xffu);
+	return (idx << SNIC_KEY_GEN_BITS) | SNIC_KEY_GEN(gen);
 }
 
 /* handle.c: one pool's handles, for PD, CQ, SRQ and QP alike */
@@ -327,8 +332,15 @@ struct snic_pd *pd_lookup(struct snic_nic *nic, unsigned ctx, uint32_t pdn,
 /* mr.c */
 int mr_reg(struct snic_nic *nic, unsigned ctx,
 	   const struct snic_cmd_reg_mr *in, uint32_t *key);
+/* mr_dereg: SNIC_MR_PENDING while a message still uses the MR (the
+ * command completes later, nic/cmd.c asks again); mr_dereg_now frees it
+ * at once (the context is gone). */
+#define SNIC_MR_PENDING (-1)
+#define SNIC_MR_DEREG_WAIT_NS 100000000ull /* 100 ms at most */
 int mr_dereg(struct snic_nic *nic, unsigned ctx, uint32_t key);
-void mr_init(struct snic_nic *nic);
+void mr_dereg_now(struct snic_nic *nic, uint32_t idx);
+void mr_init(struct snic_nic *nic, uint64_t seed);
+bool mr_in_use_by_msg(const struct snic_nic *nic, uint32_t idx);
 /* What REG_MR and REREG_MR share: the translation table's extents, the
  * checks of a registration and the load of its page list. */
 int mtt_alloc(struct snic_nic *nic, uint32_t n, uint32_t *first);

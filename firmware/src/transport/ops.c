@@ -18,10 +18,8 @@ static bool rc_rx(struct snic_nic *nic, struct snic_qp *qp,
 		CNT_INC(&nic->core, rx_drop_unknown_qpn); /* no such QP of that type */
 		return false;
 	}
-	if (h->sip != qp->dip) {
-		CNT_INC(&nic->core, rx_drop_wrong_peer);
+	if (!rx_peer_ok(nic, qp, h))
 		return false;
-	}
 	if (roce_opcodes[h->opcode].flags & ROCE_F_REQ) {
 		resp_rx(nic, qp, h);
 		return qp->resp.ack_pending;

@@ -132,7 +132,11 @@ static bool rd_start(struct snic_nic *nic, struct snic_qp *qp,
 	struct snic_wqe_ctrl c;
 	uint64_t pa = qp_sq_wqe_pa(qp, f->wqe_idx);
 
-	if (core_dma_read(&nic->core, pa, &c, sizeof(c)) || c.num_sge > SNIC_MAX_SGE ||
+	/* at most the QP's max_send_sge, inside its own WQE slot */
+	if (core_dma_read(&nic->core, pa, &c, sizeof(c)) ||
+	    c.num_sge > qp->max_send_sge || c.num_sge > SNIC_MAX_SGE ||
+	    sizeof(struct snic_send_wqe) + c.num_sge * 16u >
+	    (1u << qp->sq_stride_log) ||
 	    (c.num_sge && core_dma_read(&nic->core, pa + sizeof(struct snic_send_wqe),
 				       sge, c.num_sge * 16u)))
 		return false;
@@ -200,6 +204,23 @@ void comp_timeout(struct snic_nic *nic, struct snic_qp *qp)
 	req_rewind(nic, qp, qp->rd_active ? qp->rd_psn : f->first_psn);
 }
 
+/* A READ response's payload (IBTA 9.7.5.1.7 / C9-29): FIRST and MIDDLE
+ * carry exactly the path MTU, LAST and ONLY exactly what remains of the
+ * READ.  Anything else would complete a READ whose buffer was never
+ * (fully) written. */
+static bool rd_resp_len_ok(const struct snic_qp *qp,
+			   const struct snic_inflight *f,
+			   const struct roce_hdrs *h, uint32_t fl)
+{
+	uint64_t done = (uint64_t)((qp->rd_psn - f->first_psn) & ROCE_PSN_MASK) *
+			qp->mtu;
+	uint64_t left = f->len > done ? f->len - done : 0;
+
+	if (fl & ROCE_F_LAST)
+		return h->payload_len == left;
+	return h->payload_len == qp->mtu && left > qp->mtu;
+}
+
 static void on_read_resp(struct snic_nic *nic, struct snic_qp *qp,
 			 const struct roce_hdrs *h)
 {
@@ -226,6 +247,10 @@ static void on_read_resp(struct snic_nic *nic, struct snic_qp *qp,
 		QCNT_INC(nic, qp, rx_drop_bad_psn);
 		rd_gap(nic, qp, f, h->psn);
 		return;
+	}
+	if (!rd_resp_len_ok(qp, f, h, fl)) {
+		CNT_INC(&nic->core, rx_drop_read_resp_len);
+		return; /* not this response: the timer asks again */
 	}
 	if (h->payload_len &&
 	    sgl_copy_in(nic, &qp->rd_sgl, h->payload, h->payload_len)) {

@@ -82,7 +82,8 @@ static bool rd_rearm_read(struct snic_nic *nic, struct snic_qp *qp,
 {
 	uint32_t npsn = req_psns(qp, h);
 
-	if (roce_psn_diff(rd->end_psn, h->psn) != (int32_t)npsn - 1)
+	if (!read_len_ok(qp, h) ||
+	    roce_psn_diff(rd->end_psn, h->psn) != (int32_t)npsn - 1)
 		return false; /* not the rest of that READ */
 	if (!rkey_ok(nic, qp, h->reth_rkey, h->reth_va, h->reth_len,
 		     SNIC_ACCESS_REMOTE_READ)) {

@@ -25,6 +25,19 @@ static inline uint32_t req_psns(const struct snic_qp *qp, const struct roce_hdrs
 	return qp_mtu_pkts(qp, h->reth_len);
 }
 
+/* A READ the responder may take: no longer than the largest message
+ * (SNIC_MAX_MSG_SIZE, port attribute max_msg_sz) and no more response
+ * PSNs than half the PSN space, the window inside which the requester
+ * tells new from old (IBTA 9.7.1, 9.7.5.2.2).  Longer is an invalid
+ * request (9.7.5.2.3, NAK). */
+#define READ_MAX_PSNS (1u << 23)
+static inline bool read_len_ok(const struct snic_qp *qp,
+			       const struct roce_hdrs *h)
+{
+	return h->reth_len <= SNIC_MAX_MSG_SIZE &&
+	       req_psns(qp, h) <= READ_MAX_PSNS;
+}
+
 /* rc_ack.c */
 void send_aeth(struct snic_nic *nic, struct snic_qp *qp, uint8_t syn,
 	       uint32_t psn);

@@ -138,6 +138,10 @@ static enum resp_state do_read(struct snic_nic *nic, struct snic_qp *qp,
 	struct snic_resp *r = &qp->resp;
 	struct snic_rd_res *rd;
 
+	if (!read_len_ok(qp, h)) {
+		CNT_INC(&nic->core, nak_read_too_long);
+		return RESP_ERR_INVALID;
+	}
 	if (!rkey_ok(nic, qp, h->reth_rkey, h->reth_va, h->reth_len,
 		     SNIC_ACCESS_REMOTE_READ))
 		return RESP_ERR_RKEY;

@@ -153,6 +153,18 @@ static inline uint8_t recv_place(struct snic_nic *nic, struct snic_qp *qp,
 	return SNIC_WC_SUCCESS;
 }
 
+/* A connected QP takes packets only from its peer (IBTA 9.6.1.5: the
+ * source must match the path); before any PSN or state is looked at, so
+ * a spoofed frame cannot resynchronise a UC QP or answer for the peer. */
+static inline bool rx_peer_ok(struct snic_nic *nic, const struct snic_qp *qp,
+			      const struct roce_hdrs *h)
+{
+	if (h->sip == qp->dip)
+		return true;
+	CNT_INC(&nic->core, rx_drop_wrong_peer);
+	return false;
+}
+
 /* The rkey check of a RETH or AtomicETH: the MR, the PD of this QP, the
  * MR's and the QP's access rights, the bounds (IBTA 9.7.5.2.3, C9-88:
  * a zero-length RDMA needs no valid rkey).  UC checks the same. */

@@ -160,7 +160,8 @@ bool uc_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h)
 		CNT_INC(&nic->core, rx_drop_unknown_qpn); /* no such QP of that type */
 		return false;
 	}
-	if (!recv_state_ok(nic, qp) || !uc_seq_ok(nic, qp, h, fl))
+	if (!rx_peer_ok(nic, qp, h) || !recv_state_ok(nic, qp) ||
+	    !uc_seq_ok(nic, qp, h, fl))
 		return false;
 	if (fl & ROCE_F_SEND)
 		uc_recv_send(nic, qp, h, fl);

@@ -117,7 +117,14 @@ static void ud_recv(struct snic_nic *nic, struct snic_qp *qp,
 		st = ud_deliver(nic, qp, h);
 	qp->resp.recv_len = SNIC_GRH_LEN + h->payload_len;
 	qp_recv_cqe(nic, qp, st, SNIC_WC_RECV, h);
-	if (st != SNIC_WC_SUCCESS)
+	/* A datagram longer than the RECV is the sender's doing: that RECV
+	 * completes with IBV_WC_LOC_LEN_ERR and the QP lives on (IBTA 9.9.3,
+	 * responder errors of the unreliable services: an error of one
+	 * message, not of a QP that serves many peers; Linux rxe's "class
+	 * D").  Otherwise anyone knowing the QPN and Q_Key could end it. */
+	if (st == SNIC_WC_LOC_LEN_ERR)
+		CNT_INC(&nic->core, rx_ud_too_long);
+	else if (st != SNIC_WC_SUCCESS)
 		qp_to_error(nic, qp, SNIC_EV_QP_FATAL);
 }
 

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Neighbour resolution for RoCEv2 over IPv4: a small ARP (RFC 826) cache,
- * requests for unknown destinations, replies for our own address.  On a
+ * requests for unknown destinations, replies for our own address; an
+ * address is learnt from the answer to our own request, or, when it is
+ * not known yet, from a request for our own address (RFC 826; see
+ * arp_may_learn), and ARP is rate-limited.  On a
  * real NIC the host's network stack does this; here the NIC is the whole
  * network stack, so the firmware keeps it.
  */
@@ -21,36 +24,49 @@ void neigh_init(struct snic_neigh_tbl *t, struct snic_core *core)
 	t->core = core;
 }
 
+static struct snic_neigh *neigh_find(struct snic_neigh_tbl *t, uint32_t ip)
+{
+	for (uint32_t i = 0; i < SNIC_NEIGH_SIZE; i++)
+		if ((t->ent[i].valid || t->ent[i].asked) && t->ent[i].ip == ip)
+			return &t->ent[i];
+	return NULL;
+}
+
+/* The entry of ip, or a new one (the oldest entry made, reused). */
+static struct snic_neigh *neigh_slot(struct snic_neigh_tbl *t, uint32_t ip)
+{
+	struct snic_neigh *e = neigh_find(t, ip);
+
+	if (e)
+		return e;
+	e = &t->ent[t->next++ % SNIC_NEIGH_SIZE];
+	memset(e, 0, sizeof(*e));
+	e->ip = ip;
+	return e;
+}
+
 bool neigh_lookup(struct snic_neigh_tbl *t, uint32_t ip, uint8_t mac[6])
 {
+	struct snic_neigh *e;
+
 	if (ip == t->core->cfg.ipv4) { /* our own address: loopback (core/tx.c) */
 		memcpy(mac, t->core->cfg.mac, 6);
 		return true;
 	}
-	for (uint32_t i = 0; i < SNIC_NEIGH_SIZE; i++) {
-		if (t->ent[i].valid && t->ent[i].ip == ip) {
-			memcpy(mac, t->ent[i].mac, 6);
-			return true;
-		}
-	}
-	return false;
+	e = neigh_find(t, ip);
+	if (!e || !e->valid)
+		return false;
+	memcpy(mac, e->mac, 6);
+	return true;
 }
 
 bool neigh_learn(struct snic_neigh_tbl *t, uint32_t ip, const uint8_t mac[6])
 {
-	struct snic_neigh *slot = NULL;
+	struct snic_neigh *slot = neigh_slot(t, ip);
 
-	for (uint32_t i = 0; i < SNIC_NEIGH_SIZE; i++) {
-		if (t->ent[i].valid && t->ent[i].ip == ip) {
-			if (memcmp(t->ent[i].mac, mac, 6) == 0)
-				return false;
-			slot = &t->ent[i];
-			break;
-		}
-	}
-	if (!slot)
-		slot = &t->ent[t->next++ % SNIC_NEIGH_SIZE];
-	slot->ip = ip;
+	slot->asked = false; /* answered: a second answer is unsolicited */
+	if (slot->valid && memcmp(slot->mac, mac, 6) == 0)
+		return false;
 	memcpy(slot->mac, mac, 6);
 	slot->valid = true;
 	CNT_INC(t->core, neigh_learned);
@@ -88,9 +104,61 @@ static void arp_send(struct snic_core *c, uint16_t oper, const uint8_t *dmac,
 void neigh_resolve(struct snic_neigh_tbl *t, uint32_t ip)
 {
 	static const uint8_t zero[6];
+	struct snic_neigh *e = neigh_slot(t, ip);
 
+	/* remembered: only an answer to a question we asked is learnt */
+	e->asked = true;
+	e->asked_ns = t->core->now;
 	CNT_INC(t->core, arp_requests_sent);
 	arp_send(t->core, 1, bcast, zero, ip);
+}
+
+/* At most SNIC_ARP_PER_MS ARP frames a millisecond are looked at: a
+ * flood costs a bounded share of the poll loop and draws few replies. */
+static bool arp_rate_ok(struct snic_neigh_tbl *t)
+{
+	uint64_t ms = t->core->now / 1000000u;
+
+	if (ms != t->rate_ms) {
+		t->rate_ms = ms;
+		t->rate_n = 0;
+	}
+	if (t->rate_n >= SNIC_ARP_PER_MS) {
+		CNT_INC(t->core, rx_drop_arp_rate);
+		return false;
+	}
+	t->rate_n++;
+	return true;
+}
+
+/* May the sender's address be learnt?  Only when we asked for it (a
+ * reply, or the asked host's own request, within SNIC_ARP_ASK_NS): an
+ * unsolicited or gratuitous ARP never creates or changes an entry, so a
+ * host on the wire cannot redirect a connection by claiming its peer's
+ * address.  A known neighbour claiming a new MAC is asked again
+ * (rate-limited by the request interval), and learnt from its answer. */
+static bool arp_may_learn(struct snic_neigh_tbl *t, uint32_t spa,
+			  const uint8_t *sha, bool asks_us)
+{
+	struct snic_neigh *e = neigh_find(t, spa);
+	uint64_t now = t->core->now;
+
+	bool open = e && e->asked && now - e->asked_ns < SNIC_ARP_ASK_NS;
+
+	if (open)
+		return true;
+	/* RFC 826's merge rule, for new entries only: a host that asks for
+	 * our address is about to talk to us (a CM REQ, an RC connection),
+	 * and the answer will need its MAC.  A known entry is never changed
+	 * this way, so nobody can redirect an existing peer. */
+	if (!e && asks_us)
+		return true;
+	if (e && e->valid && memcmp(e->mac, sha, 6) == 0)
+		return false; /* nothing new */
+	CNT_INC(t->core, rx_drop_arp_unsolicited);
+	if (e && e->valid && now - e->asked_ns >= SNIC_ARP_ASK_NS)
+		neigh_resolve(t, spa); /* at most one question per interval */
+	return false;
 }
 
 bool neigh_rx_arp(struct snic_neigh_tbl *t, struct snic_pkt *pkt,
@@ -107,9 +175,13 @@ bool neigh_rx_arp(struct snic_neigh_tbl *t, struct snic_pkt *pkt,
 		CNT_INC(c, rx_drop_not_roce);
 		return false;
 	}
+	if (!arp_rate_ok(t))
+		return false;
 	spa = be32_get(a + 14);
 	tpa = be32_get(a + 24);
-	if (spa != 0 && spa != c->cfg.ipv4 && neigh_learn(t, spa, a + 8)) {
+	if (spa != 0 && spa != c->cfg.ipv4 &&
+	    arp_may_learn(t, spa, a + 8, a[7] == 1 && tpa == c->cfg.ipv4) &&
+	    neigh_learn(t, spa, a + 8)) {
 		*ip = spa;
 		memcpy(mac, a + 8, 6);
 		learnt = true;

@@ -32,6 +32,15 @@
 #define ROCE_ETHERTYPE_ARP  0x0806
 #define ROCE_DEFAULT_PKEY 0xffff
 #define ROCE_PSN_MASK     0xffffffu
+
+/* P_Key matching (IBTA 10.9.3): the low 15 bits equal, at least one of
+ * the two a full member (bit 15); the invalid P_Key (0 / 0x8000) never
+ * matches (10.9.1.2). */
+static inline bool roce_pkey_match(uint16_t pkt, uint16_t mine)
+{
+	return (pkt & 0x7fff) != 0 && (pkt & 0x7fff) == (mine & 0x7fff) &&
+	       ((pkt | mine) & 0x8000);
+}
 #define ROCE_QPN_MASK     0xffffffu
 
 /* BTH opcodes, RC (IBTA 9.2.1 table 37).  UC = 0x20 | op, UD = 0x60 | op. */

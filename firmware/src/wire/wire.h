@@ -17,16 +17,25 @@
 
 #define SNIC_NEIGH_SIZE     64
 
+/* ARP frames looked at per millisecond; beyond, dropped (counted). */
+#define SNIC_ARP_PER_MS     32
+/* A request of ours is answered within this time, or not at all. */
+#define SNIC_ARP_ASK_NS     3000000000ull
+
 struct snic_neigh {
 	uint32_t ip;
 	uint8_t mac[6];
-	bool valid;
+	bool valid;             /* mac known                                 */
+	bool asked;             /* our request for ip is open, since asked_ns */
+	uint64_t asked_ns;
 };
 
 struct snic_neigh_tbl {
 	struct snic_core *core; /* set by neigh_init                          */
 	struct snic_neigh ent[SNIC_NEIGH_SIZE];
 	uint32_t next;
+	uint64_t rate_ms;       /* the millisecond rate_n counts in          */
+	uint32_t rate_n;
 };
 
 /* neigh.c */

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fuzz targets' world (fuzz_env.h).  Set-up failures abort: a target
+ * that silently ran against a half-built NIC would prove nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "fuzz_env.h"
+
+/* fake_env's set-up checks are CUnit assertions; outside a CUnit run a
+ * failed one aborts (the targets do not link CUnit). */
+CU_BOOL CU_assertImplementation(CU_BOOL value, unsigned int line,
+				const char *cond, const char *file,
+				const char *func, CU_BOOL fatal)
+{
+	(void)fatal;
+	if (!value) {
+		fprintf(stderr, "%s:%u: %s: check failed: %s\n", file, line,
+			func, cond);
+		abort();
+	}
+	return value;
+}
+
+#define QKEY 0x11111111u
+
+static void must(int st, const char *what)
+{
+	if (st != SNIC_ST_OK) {
+		fprintf(stderr, "fuzz world: %s failed (%d)\n", what, st);
+		abort();
+	}
+}
+
+static void side_qps(struct fside *s, struct fz_side *z)
+{
+	must(fside_qp(s, &z->qp[FZ_RC], SNIC_QPT_RC, 0), "RC QP");
+	must(fside_qp(s, &z->qp[FZ_UC], SNIC_QPT_UC, 0), "UC QP");
+	must(fside_qp(s, &z->qp[FZ_UD], SNIC_QPT_UD, 0), "UD QP");
+	must(fsrq_create(&z->srq, &s->ctx, s->pd, 64, 4, 0), "SRQ");
+	must(fside_qp(s, &z->qp[FZ_SRQ_RC], SNIC_QPT_RC, z->srq.srqn), "SRQ QP");
+	must(fqp_ud_ready(&z->qp[FZ_UD], QKEY, 1), "UD RTS");
+}
+
+static void post_recvs(struct fz_world *w, struct fside *s, struct fz_side *z)
+{
+	(void)w;
+	for (uint32_t i = 0; i < 8; i++) {
+		struct snic_wqe_sge sge = fside_sge(s, 0x80000 + i * 0x4000, 0x4000);
+
+		fqp_post_recv(&z->qp[FZ_RC], i, &sge, 1);
+		fqp_post_recv(&z->qp[FZ_UC], i, &sge, 1);
+		fqp_post_recv(&z->qp[FZ_UD], i, &sge, 1);
+		fsrq_post(&z->srq, i, &sge, 1);
+	}
+}
+
+static struct fz_world *build(void)
+{
+	struct fz_world *w = calloc(1, sizeof(*w));
+	struct fconn conn;
+
+	if (!w)
+		abort();
+	w->e = fenv_new(4200, FZ_BUF, 1024);
+	fconn_default(&conn);
+	side_qps(&w->e->a, &w->a);
+	side_qps(&w->e->b, &w->b);
+	for (int t = FZ_RC; t <= FZ_SRQ_RC; t++)
+		if (t != FZ_UD)
+			must(fqp_connect(&w->a.qp[t], &w->b.qp[t], &conn), "connect");
+	fsim_idle(w->e->s, 10);
+	post_recvs(w, &w->e->a, &w->a);
+	post_recvs(w, &w->e->b, &w->b);
+	fz_traffic(w, 0);
+	fsim_idle(w->e->s, 2);
+	return w;
+}
+
+struct fz_world *fz_world(void)
+{
+	static struct fz_world *w;
+
+	if (w && ++w->uses >= FZ_REBUILD) {
+		const struct fake_hal *ha = &w->e->s->a.hal, *hb = &w->e->s->b.hal;
+
+		/* packet buffers: none freed twice, overrun or lost */
+		if (ha->bad_frees + hb->bad_frees || ha->overflows + hb->overflows ||
+		    fsim_free(w->e->s)) {
+			fprintf(stderr, "fuzz world: packet buffers misused\n");
+			abort();
+		}
+		free(w->e);
+		free(w);
+		w = NULL;
+	}
+	if (!w)
+		w = build();
+	return w;
+}
+
+void fz_traffic(struct fz_world *w, uint8_t seed)
+{
+	static const uint8_t ops[] = { SNIC_WR_SEND, SNIC_WR_RDMA_WRITE,
+				       SNIC_WR_RDMA_READ, SNIC_WR_ATOMIC_FETCH_AND_ADD,
+				       SNIC_WR_SEND_WITH_IMM };
+	struct fside *s = &w->e->a;
+	struct snic_wqe_sge sge = fside_sge(s, (seed & 7) * 0x2000, 0x2000 + seed * 16u);
+	struct fwr wr = { .wr_id = seed, .flags = SNIC_SEND_SIGNALED,
+			  .sge = &sge, .num_sge = 1,
+			  .remote_addr = w->e->b.buf + 0x1000, .rkey = w->e->b.mr };
+	struct snic_wqe_ud ud;
+
+	for (unsigned i = 0; i < sizeof(ops); i++) {
+		wr.opcode = ops[(i + seed) % sizeof(ops)];
+		if (wr.opcode == SNIC_WR_ATOMIC_FETCH_AND_ADD)
+			sge.length = 8;
+		fqp_post_send(&w->a.qp[FZ_RC], &wr);
+		if (wr.opcode == SNIC_WR_SEND || wr.opcode == SNIC_WR_RDMA_WRITE)
+			fqp_post_send(&w->a.qp[FZ_UC], &wr);
+		sge.length = 0x2000 + seed * 16u;
+	}
+	sge.length = 1000;
+	wr.opcode = SNIC_WR_SEND;
+	wr.ud = &ud;
+	fud_addr(&ud, FSIM_IP_B, w->b.qp[FZ_UD].qpn, QKEY);
+	fqp_post_send(&w->a.qp[FZ_UD], &wr);
+}
+
+uint8_t fz_u8(struct fz_in *in)
+{
+	uint8_t v = 0;
+
+	if (in->n) {
+		v = *in->p++;
+		in->n--;
+	}
+	return v;
+}
+
+uint16_t fz_u16(struct fz_in *in)
+{
+	return (uint16_t)(fz_u8(in) | fz_u8(in) << 8);
+}
+
+uint32_t fz_u32(struct fz_in *in)
+{
+	return fz_u16(in) | (uint32_t)fz_u16(in) << 16;
+}
+
+uint64_t fz_u64(struct fz_in *in)
+{
+	return fz_u32(in) | (uint64_t)fz_u32(in) << 32;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fuzz target: WQEs and doorbells.  The input writes raw WQEs (send,
+ * receive, SRQ) into the rings of NIC a's QPs of a live world
+ * (fuzz_env.h), sets the doorbell records to values of its choosing
+ * (the next index, or anything) and rings; the simulation then runs, so
+ * the WQEs are fetched, checked, executed or completed in error.
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "fuzz_env.h"
+#include "nic/top.h"
+
+static void write_ring(struct fdev *d, uint64_t ring, uint32_t cnt,
+		       uint32_t stride_log, uint32_t idx, struct fz_in *in)
+{
+	uint32_t len = 1u << stride_log;
+	uint8_t *p = fdev_ptr(d, ring + ((uint64_t)(idx & (cnt - 1)) << stride_log));
+	uint32_t n = len < in->n ? len : (uint32_t)in->n;
+
+	memset(p, 0, len);
+	memcpy(p, in->p, n);
+	in->p += n;
+	in->n -= n;
+}
+
+static void one(struct fz_world *w, struct fz_in *in)
+{
+	uint8_t c = fz_u8(in);
+	struct fqp *qp = &w->a.qp[c % FZ_NQP];
+	struct fdev *d = w->e->a.dev;
+	struct snic_qp_dbrec *db = fdev_ptr(d, qp->dbrec_pa);
+
+	switch ((c >> 3) & 3) {
+	case 0: /* send WQE */
+		write_ring(d, qp->sq_pa, qp->sq_cnt, qp->sq_stride_log, qp->sq_pi, in);
+		qp->sq_pi = (c & 0x80) ? fz_u32(in) : qp->sq_pi + 1;
+		atomic_store(&db->sq_pi, qp->sq_pi);
+		break;
+	case 1: /* receive WQE */
+		write_ring(d, qp->rq_pa, qp->rq_cnt, qp->rq_stride_log, qp->rq_pi, in);
+		qp->rq_pi = (c & 0x80) ? fz_u32(in) : qp->rq_pi + 1;
+		atomic_store(&db->rq_pi, qp->rq_pi);
+		break;
+	case 2: { /* SRQ WQE */
+		struct fsrq *q = &w->a.srq;
+		struct snic_srq_dbrec *sdb = fdev_ptr(d, q->dbrec_pa);
+
+		write_ring(d, q->ring_pa, q->cnt, q->stride_log, q->pi, in);
+		q->pi = (c & 0x80) ? fz_u32(in) : q->pi + 1;
+		atomic_store(&sdb->pi, q->pi);
+		break;
+	}
+	default: /* a doorbell alone, the record left as it is */
+		break;
+	}
+	fqp_ring(qp);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fz_world *w = fz_world();
+	struct fz_in in = { data, size };
+
+	for (unsigned k = 0; in.n && k < 32; k++) {
+		one(w, &in);
+		fsim_idle(w->e->s, 1 + (fz_u8(&in) & 7));
+	}
+	fsim_idle(w->e->s, 8);
+	return 0;
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The fuzz targets (tests/fuzz/fuzz_*.c): libFuzzer with ASan+UBSan,
+# clang-14, against the firmware and the unit tests' fake host.
+#   tools/fuzz.sh build                  build them into build-fuzz/
+#   tools/fuzz.sh run SECONDS [target]   fuzz each (or one) for SECONDS from
+#                                        its seed corpus tests/fuzz/corpus/<t>
+#                                        (new inputs go to build-fuzz/corpus/)
+#   tools/fuzz.sh cover                  line coverage of firmware/ reached by
+#                                        replaying both corpora (llvm-cov)
+# Any crash, leak, sanitizer report or timeout fails (status != 0); the
+# input is left in build-fuzz/crash-* for replay: build-fuzz/fuzz_rx FILE.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+OUT=${SNIC_FUZZ_BUILD:-build-fuzz}
+CC=${FUZZ_CC:-clang-14}
+TARGETS=(fuzz_rx fuzz_cmd fuzz_wqe)
+INC=(-Ifirmware/include -Ihal/include -Ifirmware/src -Ifirmware -Itests/unit -Ihal/fault -Itests/fuzz)
+FW=$(ls firmware/src/*/*.c firmware/arch/*/*.c)
+HOST=(tests/unit/fake_env.c tests/unit/fake_frames.c tests/unit/fake_hal.c
+      tests/unit/fake_host.c hal/fault/fault.c tests/fuzz/fuzz_env.c)
+
+build_one() { # flags outdir
+	local flags=$1 dir=$2 t
+	mkdir -p "$dir"
+	for t in "${TARGETS[@]}"; do
+		# shellcheck disable=SC2086
+		$CC -std=c11 -g -O1 -D_GNU_SOURCE -fno-strict-aliasing -Wall -Wextra \
+			-Wno-unused-parameter $flags "${INC[@]}" \
+			tests/fuzz/$t.c "${HOST[@]}" $FW -o "$dir/$t"
+	done
+}
+
+build() {
+	build_one "-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined" "$OUT"
+}
+
+run() {
+	local secs=$1 only=${2:-} t rc=0
+	for t in "${TARGETS[@]}"; do
+		[[ -z $only || $only == "$t" ]] || continue
+		mkdir -p "$OUT/corpus/$t"
+		echo "fuzz: $t for ${secs}s"
+		# -timeout: one input taking over 10 s is a hang; leaks are
+		# checked; the seed corpus is read, never written.
+		(cd "$OUT" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+			UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+			"./$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=4096 \
+			-print_final_stats=1 "corpus/$t" "../tests/fuzz/corpus/$t" \
+			> "$t.log" 2>&1) || { rc=1; echo "fuzz: $t FAILED (see $OUT/$t.log)"; tail -40 "$OUT/$t.log"; }
+		grep -E "stat::number_of_executed_units|cov:" "$OUT/$t.log" | tail -2 || true
+	done
+	return $rc
+}
+
+cover() {
+	local dir=$OUT/cov t files=()
+	build_one "-fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping" "$dir"
+	rm -f "$dir"/*.profraw
+	for t in "${TARGETS[@]}"; do
+		mkdir -p "$OUT/corpus/$t"
+		(cd "$dir" && LLVM_PROFILE_FILE="$t.profraw" "./$t" -runs=0 \
+			"../corpus/$t" "../../tests/fuzz/corpus/$t" > "$t.cov.log" 2>&1)
+		files+=("$dir/$t.profraw")
+	done
+	llvm-profdata-14 merge -o "$dir/all.profdata" "${files[@]}"
+	local objs=()
+	for t in "${TARGETS[@]:1}"; do objs+=(-object "$dir/$t"); done
+	# shellcheck disable=SC2086
+	llvm-cov-14 report "$dir/${TARGETS[0]}" "${objs[@]}" \
+		-instr-profile="$dir/all.profdata" $FW > "$dir/report.txt"
+	echo "fuzz: firmware/ coverage (per file: $dir/report.txt)"
+	head -1 "$dir/report.txt"
+	tail -1 "$dir/report.txt"
+}
+
+case ${1:-} in
+build) build ;;
+run) build; run "${2:?seconds}" "${3:-}" ;;
+cover) cover ;;
+*) echo "usage: $0 build | run SECONDS [target] | cover" >&2; exit 2 ;;
+esac
