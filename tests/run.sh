@@ -4,7 +4,7 @@
 #   tests/run.sh [suite|case ...]     default: every suite, in this order
 #   tests/run.sh --list               print the suites and their cases
 #
-# Suites: unit devinfo pingpong verbs wire perftest multi badconfig qemu arm.  A case can also be named alone
+# Suites: unit devinfo pingpong verbs wire perftest multi badconfig hostile qemu arm.  A case can also be named alone
 # (e.g. tests/run.sh pingpong/events).
 #
 # Each case runs as its own process under timeout(1) (a hard limit; the whole
@@ -46,7 +46,7 @@ IT=tests/integration
 # case_add SUITE NAME LIMIT_SECONDS COMMAND...   (limits before scaling)
 # A normal run takes 3-6 minutes here (plus newlib's one-time build for
 # qemu/build); the limits only bound a hang, they are not expectations.
-SUITES=(unit devinfo pingpong verbs wire perftest engines multi badconfig)
+SUITES=(unit devinfo pingpong verbs wire perftest engines multi badconfig hostile)
 C_SUITE=() C_NAME=() C_LIMIT=() C_CMD=()
 case_add() {
 	local suite=$1 name=$2 limit=$3 cmd
@@ -102,6 +102,9 @@ case_add multi    multi/mpi-memif        240 bash "$IT/multi.sh" mpi-memif
 for b in unknown-vdev eal-args port-down socket-dir nic-name no-port socket-in-use; do
 	case_add badconfig "badconfig/$b"     60 bash "$IT/badconfig.sh" "$b"
 done
+# host processes attacking others on the same NIC (issue 10)
+case_add hostile  hostile/slots         120 bash "$IT/hostile.sh" slots
+case_add hostile  hostile/files          60 bash "$IT/hostile.sh" files
 
 # The qemu-virt board: the bare-metal aarch64 image in QEMU (qemu.sh).
 # qemu/build builds newlib once per machine (minutes) and the image.

@@ -158,6 +158,9 @@ static inline int hd_fw_gone(int err)
 /* Is the firmware behind this BAR gone (fw_state; with check_pid, its
  * process)? */
 int hd_fw_down(struct snic_bar_hdr *hdr, int check_pid);
+/* Open a BAR or host-memory file fit to trust (device.c); -1 with errno
+ * EACCES for a planted one. */
+int hd_open_runtime(const char *path, int flags);
 /* The context's event thread (started by ibv_open_device). */
 void *hd_event_thread(void *arg);
 void hd_eventfd_signal(int fd);

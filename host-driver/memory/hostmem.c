@@ -66,7 +66,7 @@ static void hm_atfork_child(void)
 {
 	pthread_mutex_init(&hm_list_lock, NULL);
 	for (struct hd_hostmem *h = hm_list; h; h = h->next) {
-		int fd = open(h->path, O_RDWR | O_CLOEXEC);
+		int fd = open(h->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 
 		pthread_mutex_init(&h->lock, NULL);
 		if (fd >= 0) {
@@ -376,7 +376,7 @@ struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
 		*err = ENAMETOOLONG;
 		return NULL;
 	}
-	fd = open(hm->path, O_RDWR | O_CLOEXEC);
+	fd = hd_open_runtime(hm->path, O_RDWR);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		*err = errno;
 		if (fd >= 0)
