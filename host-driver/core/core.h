@@ -84,7 +84,13 @@ struct hd_evq {
 	int fd;                     /* eventfd, EFD_SEMAPHORE               */
 	struct hd_evnode *head, *tail;
 	unsigned skip;              /* fd counts owed to purged events      */
+	unsigned len;               /* events queued                        */
 };
+/* Events an async queue or a completion channel holds for the
+ * application at most: beyond, an event is dropped (the firmware's EQ holds SNIC_EQ_SIZE; a process that
+ * never reads its async fd, or a BAR scribbled by another process, must
+ * not grow our memory without bound). */
+#define HD_EVQ_MAX 4096
 
 /* Lock held.  The caller signals q->fd after unlocking. */
 void hd_evq_push(struct hd_evq *q, struct hd_evnode *n);

@@ -376,7 +376,9 @@ enum snic_ctx_state {
 	/* The owner process died without closing (seen by a host-side
 	 * watcher: CAS OPEN -> ORPHAN, never from another state).  The
 	 * firmware destroys what the context owned and frees the slot: the
-	 * way for boards that cannot see host processes (qemu-virt). */
+	 * way for boards that cannot see host processes (qemu-virt).  Ignored
+	 * on boards that reap themselves (snic_nic_config.board_reaps: emu),
+	 * since any process can write it into any slot. */
 	SNIC_CTX_ORPHAN = 3,
 };
 
