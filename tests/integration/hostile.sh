@@ -37,12 +37,21 @@ fake_bar() { # NAME HOSTMEM
 }
 
 devlist() { # NAME: ibv_devices' output and stderr
-	snic_run "$1" 20 ibv_devices || true
+	snic_run "$1" 20 env "${PRE[@]}" ibv_devices || true
+}
+
+# Debian's programs on an ASan build of our library need the runtime first.
+PRE=()
+asan_preload() {
+	local rt
+	rt=$(ldd "$SNIC_BUILD/lib/libibverbs.so.1" | awk '/libasan/ { print $3 }')
+	[[ -z $rt ]] || PRE=("LD_PRELOAD=$rt" ASAN_OPTIONS=detect_leaks=0)
 }
 
 case_files() {
 	snic_need_cmd ibv_devices ibv_devinfo stat
 	snic_emu_start
+	asan_preload
 	local d=$SNIC_RUN_DIR out
 	out=$(stat -c '%a %n' "$d" "$d"/*.bar "$d"/host0.mem)
 	snic_log "modes: $(tr '\n' ' ' <<<"$out")"
@@ -75,13 +84,13 @@ case_files() {
 	fake_bar fake0 link.mem
 	ln -s "$d/host0.mem" "$d/link.mem"
 	local rc=0
-	snic_run open-fake 20 ibv_devinfo -d fake0 || rc=$?
+	snic_run open-fake 20 env "${PRE[@]}" ibv_devinfo -d fake0 || rc=$?
 	(( rc != 0 )) || snic_fail "a device whose host memory is a symlink was opened"
 	grep -q 'refusing .*/link.mem: a symlink' "$SNIC_CASE_DIR/open-fake.out" ||
 		snic_fail "the symlinked host-memory file was not refused with a message"
 	rm -f "$d/fake0.bar" "$d/link.mem"
 	# the real devices still work
-	snic_run devinfo 20 ibv_devinfo -d snic0 || snic_fail "snic0 no longer opens"
+	snic_run devinfo 20 env "${PRE[@]}" ibv_devinfo -d snic0 || snic_fail "snic0 no longer opens"
 	snic_emu_stop || exit 1
 	snic_log "private modes; planted BARs (owner, mode, symlink) and a symlinked host memory refused"
 }
