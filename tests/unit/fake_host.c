@@ -487,7 +487,8 @@ void fqp_write_send(struct fqp *qp, const struct fwr *wr)
 		memcpy(w + sizeof(hdr), wr->inline_data, wr->inline_len);
 	} else {
 		hdr.ctrl.num_sge = (uint8_t)wr->num_sge;
-		memcpy(w + sizeof(hdr), wr->sge, (size_t)wr->num_sge * 16);
+		if (wr->num_sge) /* sge may be NULL then (UBSan: memcpy's nonnull) */
+			memcpy(w + sizeof(hdr), wr->sge, (size_t)wr->num_sge * 16);
 	}
 	memcpy(w, &hdr, sizeof(hdr));
 	qp->sq_pi++;
@@ -509,7 +510,8 @@ void fqp_post_recv(struct fqp *qp, uint64_t wr_id,
 	uint8_t *w = fdev_ptr(qp->ctx->dev, pa);
 	struct snic_recv_wqe hdr = { .wr_id = wr_id, .num_sge = num_sge };
 
-	memcpy(w + sizeof(hdr), sge, (size_t)num_sge * 16);
+	if (num_sge) /* sge may be NULL then */
+		memcpy(w + sizeof(hdr), sge, (size_t)num_sge * 16);
 	memcpy(w, &hdr, sizeof(hdr));
 	qp->rq_pi++;
 	atomic_store_explicit(&qp_dbrec(qp)->rq_pi, qp->rq_pi,
