@@ -6,7 +6,8 @@
  * opens its own context and exhausts its quotas of PDs, CQs and QPs.
  * After each, the victim's QPs are still RTS, an RDMA WRITE between them
  * lands byte for byte, its commands still work, and the attacker got its
- * error.  What the emu board does not isolate yet (a mailbox written by
+ * error; the window's page allocator, rewritten, crashes nobody.  What
+ * the emu board does not isolate yet (a mailbox written by
  * another process, another context's pages) is listed in
  * boards/emu/README.md, not tested here.
  *
@@ -172,6 +173,80 @@ static bool c_scribbles(void)
 	return true;
 }
 
+/* The window's page allocator (host-driver/memory/hostmem.c) lives in the
+ * shared file: the attacker rewrites its layout offsets and plants an
+ * extent of a dead process far outside the window.  The victim's next
+ * context open reaps dead extents: it must neither crash nor lose its own
+ * pages. */
+static void allocator_child(int unused)
+{
+	char path[512];
+	const char *dir = getenv("SNIC_RUN_DIR");
+	struct { uint64_t magic; uint32_t version, npages, meta_pages, max_ext,
+		 bitmap_off, ext_off; } *m;
+	uint32_t *ext;
+	uint8_t *base;
+	int fd;
+
+	(void)unused;
+	dir = dir && *dir ? dir : "/dev/shm/snic";
+	snprintf(path, sizeof path, "%s/%s.bar", dir, D.name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		_exit(30);
+	struct snic_bar_hdr *h = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+
+	if (h == MAP_FAILED)
+		_exit(31);
+	snprintf(path, sizeof path, "%s/%s", dir, h->host_mem);
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		_exit(32);
+	base = mmap(NULL, 1u << 24, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED)
+		_exit(33);
+	m = (void *)base;
+	if (m->ext_off == 0 || m->max_ext == 0 ||
+	    m->ext_off + (uint64_t)m->max_ext * 16 > (1u << 24))
+		_exit(34);
+	ext = (uint32_t *)(base + m->ext_off) + (m->max_ext - 1) * 4;
+	ext[0] = 0xfffffff0u;     /* first page: far outside */
+	ext[1] = 0x100000u;       /* npages */
+	ext[2] = 0x3ffffffu;      /* a pid that cannot exist */
+	m->bitmap_off = 0x7ffffff0u;
+	m->ext_off = 0x7ffffff0u;
+	_exit(0);
+}
+
+static bool c_allocator(void)
+{
+	struct ibv_device **l = ibv_get_device_list(NULL);
+	struct ibv_context *c2 = NULL;
+	struct ibv_cq *cq;
+	int st = 0;
+
+	if (!run_child(allocator_child, 0, &st) || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0) {
+		ibv_free_device_list(l);
+		return vt_fail(&V, "allocator attacker failed: status %d", st);
+	}
+	for (int i = 0; l && l[i]; i++)
+		if (!strcmp(ibv_get_device_name(l[i]), D.name))
+			c2 = ibv_open_device(l[i]);
+	ibv_free_device_list(l);
+	if (!c2)
+		return vt_fail(&V, "open after the allocator was rewritten: %s", strerror(errno));
+	cq = ibv_create_cq(c2, 64, NULL, NULL, 0);
+	if (!cq) {
+		ibv_close_device(c2);
+		return vt_fail(&V, "create_cq after the allocator was rewritten: %s",
+			       strerror(errno));
+	}
+	ibv_destroy_cq(cq);
+	ibv_close_device(c2);
+	return victim_ok("the page allocator rewritten", 9);
+}
+
 /* The pool attacker: its own context, every quota exhausted, ENOMEM at the
  * limit its ibv_query_device reported; then it waits while the victim
  * works.  Exit status 0 when each pool refused with ENOMEM at its max. */
@@ -297,6 +372,7 @@ int main(int argc, char **argv)
 	vt_report(&V, victim_ok("set-up", 0), "victim works");
 	vt_report(&V, c_scribbles(), "slot state, owner pid, orphan flag, fw_state rewritten");
 	vt_report(&V, c_pools(), "pools exhausted by another context");
+	vt_report(&V, c_allocator(), "window page allocator rewritten");
 	printf("%u passed, %u failed\n", V.passed, V.failed);
 	return V.failed ? 1 : 0;
 }
