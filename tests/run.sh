@@ -5,7 +5,7 @@
 #                                     in this order
 #   tests/run.sh --list               print the suites and their cases
 #
-# Suites: unit devinfo pingpong verbs wire perftest engines multi badconfig cm qemu arm
+# Suites: unit devinfo pingpong verbs wire perftest engines multi badconfig hostile cm qemu arm
 # interop interop-lossy (known failures, only when named).  A case can also be named alone
 # (e.g. tests/run.sh pingpong/events).
 #
@@ -48,7 +48,7 @@ IT=tests/integration
 # case_add SUITE NAME LIMIT_SECONDS COMMAND...   (limits before scaling)
 # A normal run takes 3-6 minutes here (plus newlib's one-time build for
 # qemu/build); the limits only bound a hang, they are not expectations.
-SUITES=(unit devinfo pingpong verbs wire perftest engines multi badconfig cm)
+SUITES=(unit devinfo pingpong verbs wire perftest engines multi badconfig hostile cm)
 C_SUITE=() C_NAME=() C_LIMIT=() C_CMD=()
 case_add() {
 	local suite=$1 name=$2 limit=$3 cmd
@@ -107,6 +107,9 @@ case_add multi    multi/memif-rping      240 bash "$IT/multi.sh" memif-rping
 for b in unknown-vdev eal-args port-down socket-dir nic-name no-port socket-in-use; do
 	case_add badconfig "badconfig/$b"     60 bash "$IT/badconfig.sh" "$b"
 done
+# host processes attacking others on the same NIC (issue 10)
+case_add hostile  hostile/slots         120 bash "$IT/hostile.sh" slots
+case_add hostile  hostile/files          60 bash "$IT/hostile.sh" files
 
 # The rdma_cm: our librdmacm.so.1 and the firmware's QP1 (cm.sh).
 for c in rping rdma_server udaddy ucmatose ucmatose-bind ucmatose-migrate cmtime write_bw \

@@ -215,6 +215,7 @@ static void nic_config(struct emu_nic *e, const struct emu_nic_spec *s,
 		       (uint64_t)m[2] << 40 | 0xfffeull << 24 |
 		       (uint64_t)m[3] << 16 | (uint64_t)m[4] << 8 | m[5];
 	c->fw_pid = (uint32_t)getpid();
+	c->board_reaps = 1; /* housekeeping() below */
 }
 
 /* ---------------------------------------------------------------------- */
@@ -608,8 +609,14 @@ static void housekeeping(uint64_t now)
 						 memory_order_acquire) ==
 			    SNIC_CTX_FREE)
 				continue;
-			pid = atomic_load_explicit(&slot->owner_pid,
-						   memory_order_relaxed);
+			/* an open context: the pid the firmware took at
+			 * CTX_OPEN (the BAR's may have been rewritten by
+			 * another process); a slot claimed, not yet open:
+			 * the BAR's */
+			pid = snic_nic_ctx_pid(e->fw, s);
+			if (pid == 0)
+				pid = atomic_load_explicit(&slot->owner_pid,
+							   memory_order_relaxed);
 			if (pid != 0 && !snic_posix_pid_alive(pid))
 				snic_nic_ctx_dead(e->fw, s);
 		}

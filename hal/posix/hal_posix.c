@@ -36,23 +36,41 @@
 /* ---------------------------------------------------------------------- */
 /* Set-up helpers.                                                         */
 
-static int mkdir_one(const char *path)
+static int mkdir_one(const char *path, mode_t mode)
 {
-	if (mkdir(path, 01777) == 0) {
-		/* mkdir applies the umask: the run directory is shared by
-		 * every user's verbs programs, like /tmp. */
-		if (chmod(path, 01777) != 0) {
-			fprintf(stderr, "snic: cannot chmod run directory %s: %s\n",
-				path, strerror(errno));
-			return -1;
-		}
+	if (mkdir(path, mode) == 0)
 		return 0;
-	}
 	if (errno == EEXIST)
 		return 0;
 	fprintf(stderr, "snic: cannot create run directory %s: %s\n", path,
 		strerror(errno));
 	return -1;
+}
+
+/* The run directory holds the BARs and the host memory: it is the NIC
+ * owner's alone (0700), and a directory others can write to (where they
+ * could plant a BAR or a symlink) is refused, not used. */
+static int run_dir_private(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "snic: run directory %s is not a directory%s\n",
+			path, S_ISLNK(st.st_mode) ? " (a symlink: refused)" : "");
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		fprintf(stderr, "snic: run directory %s belongs to uid %u, not "
+			"to us (uid %u): refused\n", path, (unsigned)st.st_uid,
+			(unsigned)geteuid());
+		return -1;
+	}
+	if ((st.st_mode & 07777) != 0700 && chmod(path, 0700) != 0) {
+		fprintf(stderr, "snic: cannot make run directory %s private "
+			"(chmod 0700): %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int snic_posix_run_dir(const char *dir, char *out, size_t outlen)
@@ -76,18 +94,14 @@ int snic_posix_run_dir(const char *dir, char *out, size_t outlen)
 		if (*s != '/')
 			continue;
 		*s = '\0';
-		int r = stat(out, &st) == 0 ? 0 : mkdir_one(out);
+		int r = stat(out, &st) == 0 ? 0 : mkdir_one(out, 0755);
 		*s = '/';
 		if (r != 0)
 			return -1;
 	}
-	if (mkdir_one(out) != 0)
+	if (mkdir_one(out, 0700) != 0)
 		return -1;
-	if (stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "snic: run directory %s is not a directory\n", out);
-		return -1;
-	}
-	return 0;
+	return run_dir_private(out);
 }
 
 static int join_path(char *out, size_t outlen, const char *dir,
@@ -106,7 +120,9 @@ static int join_path(char *out, size_t outlen, const char *dir,
 /* Create path fresh (O_EXCL), lock it, make it shareable, size it. */
 static int create_locked(const char *path, uint64_t size, const char *what)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	/* O_EXCL never follows a symlink; 0600: the owner's alone */
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		      0600);
 
 	if (fd < 0) {
 		fprintf(stderr, "snic: cannot create %s %s: %s%s\n", what, path,
@@ -117,12 +133,6 @@ static int create_locked(const char *path, uint64_t size, const char *what)
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		fprintf(stderr, "snic: cannot lock %s %s: %s\n", what, path,
-			strerror(errno));
-		goto fail;
-	}
-	/* Verbs programs of any user open these files. */
-	if (fchmod(fd, 0666) != 0) {
-		fprintf(stderr, "snic: cannot chmod %s %s: %s\n", what, path,
 			strerror(errno));
 		goto fail;
 	}
@@ -181,7 +191,7 @@ int snic_hostmem_create(struct snic_hostmem *hm, const char *rundir,
 
 	/* An existing file may be in use by a running emulator; otherwise
 	 * its old contents must not leak into this run: remove it. */
-	fd = open(hm->path, O_RDWR | O_CLOEXEC);
+	fd = open(hm->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0) {
 		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 			fprintf(stderr, "snic: host memory file %s is in use by "
@@ -247,7 +257,7 @@ static uint32_t bar_file_pid(int fd)
 /* 0: no live owner (stale file removed or none), -1: refused. */
 static int bar_remove_stale(const char *name, const char *path)
 {
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	uint32_t pid;
 
 	if (fd < 0) {

@@ -117,13 +117,31 @@ int hd_status_errno(uint32_t status)
 	}
 }
 
+/* fw_state reads DOWN: believe it only if the heartbeat stopped too.  Any
+ * process mapping the BAR can write fw_state, and a live firmware puts it
+ * back at its next heartbeat (firmware/src/nic/guard.c, every 10 ms). */
+static int fw_state_down(struct snic_bar_hdr *hdr)
+{
+	uint64_t hb = atomic_load_explicit(&hdr->heartbeat, memory_order_relaxed);
+	struct timespec ms = { 0, 1000 * 1000 };
+
+	for (int i = 0; i < 30; i++) {
+		if (atomic_load_explicit(&hdr->fw_state, memory_order_relaxed) ==
+		    SNIC_FW_UP ||
+		    atomic_load_explicit(&hdr->heartbeat, memory_order_relaxed) != hb)
+			return 0;
+		nanosleep(&ms, NULL);
+	}
+	return 1;
+}
+
 /* Is the firmware behind this BAR gone? */
 int hd_fw_down(struct snic_bar_hdr *hdr, int check_pid)
 {
 	uint32_t pid;
 
 	if (atomic_load_explicit(&hdr->fw_state, memory_order_relaxed) !=
-	    SNIC_FW_UP)
+	    SNIC_FW_UP && fw_state_down(hdr))
 		return 1;
 	pid = atomic_load_explicit(&hdr->fw_pid, memory_order_relaxed);
 	return check_pid && pid && !hd_pid_alive(pid);

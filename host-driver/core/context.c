@@ -104,7 +104,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	pthread_mutex_init(&ctx->obj_lock, NULL);
 	pthread_mutex_init(&ic->mutex, NULL);
 
-	ctx->bar_fd = open(sdev->bar_path, O_RDWR | O_CLOEXEC);
+	ctx->bar_fd = hd_open_runtime(sdev->bar_path, O_RDWR);
 	if (ctx->bar_fd < 0) {
 		err = errno == ENOENT ? ENODEV : errno;
 		goto fail;

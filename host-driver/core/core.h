@@ -84,7 +84,13 @@ struct hd_evq {
 	int fd;                     /* eventfd, EFD_SEMAPHORE               */
 	struct hd_evnode *head, *tail;
 	unsigned skip;              /* fd counts owed to purged events      */
+	unsigned len;               /* events queued                        */
 };
+/* Events an async queue or a completion channel holds for the
+ * application at most: beyond, an event is dropped (the firmware's EQ holds SNIC_EQ_SIZE; a process that
+ * never reads its async fd, or a BAR scribbled by another process, must
+ * not grow our memory without bound). */
+#define HD_EVQ_MAX 4096
 
 /* Lock held.  The caller signals q->fd after unlocking. */
 void hd_evq_push(struct hd_evq *q, struct hd_evnode *n);
@@ -158,6 +164,9 @@ static inline int hd_fw_gone(int err)
 /* Is the firmware behind this BAR gone (fw_state; with check_pid, its
  * process)? */
 int hd_fw_down(struct snic_bar_hdr *hdr, int check_pid);
+/* Open a BAR or host-memory file fit to trust (device.c); -1 with errno
+ * EACCES for a planted one. */
+int hd_open_runtime(const char *path, int flags);
 /* The context's event thread (started by ibv_open_device). */
 void *hd_event_thread(void *arg);
 void hd_eventfd_signal(int fd);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -53,6 +54,39 @@ int hd_pid_alive(uint32_t pid)
 	return errno != ESRCH; /* EPERM: alive, owned by another user */
 }
 
+/* Open a runtime file (BAR or host memory) we are about to trust: a
+ * regular file of the run directory's owner that nobody else may write,
+ * not a symlink.  Anything else was planted there (or the run directory
+ * is not private, boards/emu/README.md): refused, -1 with errno EACCES
+ * and the reason on stderr. */
+int hd_open_runtime(const char *path, int flags)
+{
+	int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st, dst;
+	const char *why = NULL;
+
+	if (fd < 0) {
+		if (errno != ELOOP)
+			return -1;
+		why = "a symlink";
+	} else if (fstat(fd, &st) != 0 || stat(hd_run_dir(), &dst) != 0) {
+		why = "cannot stat it or the run directory";
+	} else if (!S_ISREG(st.st_mode)) {
+		why = "not a regular file";
+	} else if (st.st_uid != dst.st_uid) {
+		why = "not owned by the run directory's owner";
+	} else if (st.st_mode & 022) {
+		why = "writable by group or others";
+	}
+	if (!why)
+		return fd;
+	fprintf(stderr, "snic: refusing %s: %s\n", path, why);
+	if (fd >= 0)
+		close(fd);
+	errno = EACCES;
+	return -1;
+}
+
 /* Read and check a BAR header.  Returns 0 when the file is a usable device
  * (firmware up and alive). */
 static int read_bar_hdr(const char *path, struct snic_bar_hdr *hdr)
@@ -61,10 +95,10 @@ static int read_bar_hdr(const char *path, struct snic_bar_hdr *hdr)
 	ssize_t n;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = hd_open_runtime(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	if (fstat(fd, &st) != 0 ||
 	    (uint64_t)st.st_size < SNIC_BAR_SIZE) {
 		close(fd);
 		return -1;

@@ -125,10 +125,11 @@ static void deliver_async(struct hd_context *ctx, const struct snic_eqe *e)
 		return;
 	n->ev.event_type = (enum ibv_event_type)e->type;
 	pthread_mutex_lock(&ctx->obj_lock);
-	if (!async_element(ctx, e, &n->ev)) {
+	/* bounded (core.h HD_EVQ_MAX) */
+	if (ctx->aq.len >= HD_EVQ_MAX || !async_element(ctx, e, &n->ev)) {
 		pthread_mutex_unlock(&ctx->obj_lock);
-		hd_dbg("async event %u for unknown object 0x%x dropped\n",
-		       e->type, e->obj);
+		hd_dbg("async event %u for object 0x%x dropped (unknown object "
+		       "or %u queued)\n", e->type, e->obj, ctx->aq.len);
 		free(n);
 		return;
 	}

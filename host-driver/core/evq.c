@@ -33,6 +33,7 @@ void hd_evq_push(struct hd_evq *q, struct hd_evnode *n)
 	else
 		q->head = n;
 	q->tail = n;
+	q->len++;
 }
 
 struct hd_evnode *hd_evq_pop(struct hd_evq *q, pthread_mutex_t *lock)
@@ -58,6 +59,7 @@ struct hd_evnode *hd_evq_pop(struct hd_evq *q, pthread_mutex_t *lock)
 		q->head = n->next;
 		if (!q->head)
 			q->tail = NULL;
+		q->len--;
 		return n;
 	}
 }
@@ -73,6 +75,7 @@ void hd_evq_purge(struct hd_evq *q,
 		if (match(n, arg)) {
 			*pp = n->next;
 			q->skip++;
+			q->len--;
 			free(n);
 		} else {
 			q->tail = n;
@@ -90,4 +93,5 @@ void hd_evq_drain(struct hd_evq *q)
 		free(n);
 	}
 	q->tail = NULL;
+	q->len = 0;
 }

@@ -66,7 +66,7 @@ static void hm_atfork_child(void)
 {
 	pthread_mutex_init(&hm_list_lock, NULL);
 	for (struct hd_hostmem *h = hm_list; h; h = h->next) {
-		int fd = open(h->path, O_RDWR | O_CLOEXEC);
+		int fd = open(h->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 
 		pthread_mutex_init(&h->lock, NULL);
 		if (fd >= 0) {
@@ -100,16 +100,14 @@ static void meta_layout(uint32_t npages, uint32_t *max_ext,
 	*meta_pages = (uint32_t)((total + SNIC_PAGE_SIZE - 1) >> SNIC_PAGE_SHIFT);
 }
 
-static inline uint64_t *hm_bitmap(struct hd_hostmem *hm,
-				  struct hm_meta *m)
+static inline uint64_t *hm_bitmap(struct hd_hostmem *hm)
 {
-	return (uint64_t *)(void *)(hm->base + m->bitmap_off);
+	return (uint64_t *)(void *)(hm->base + hm->bitmap_off);
 }
 
-static inline struct hm_ext *hm_exts(struct hd_hostmem *hm,
-				     struct hm_meta *m)
+static inline struct hm_ext *hm_exts(struct hd_hostmem *hm)
 {
-	return (struct hm_ext *)(void *)(hm->base + m->ext_off);
+	return (struct hm_ext *)(void *)(hm->base + hm->ext_off);
 }
 
 static void bits_set(uint64_t *bm, uint32_t first, uint32_t n, int val)
@@ -140,11 +138,22 @@ static void file_lock(int fd, short type)
 static struct hm_meta *hm_lock(struct hd_hostmem *hm)
 {
 	struct hm_meta *m = (struct hm_meta *)(void *)hm->base;
-	uint32_t max_ext, bitmap_off, ext_off, meta_pages;
+	uint32_t max_ext = hm->max_ext, bitmap_off = hm->bitmap_off,
+		 ext_off = hm->ext_off, meta_pages = hm->meta_pages;
 
 	pthread_mutex_lock(&hm->lock);
 	file_lock(hm->fd, F_WRLCK);
-	meta_layout(hm->npages, &max_ext, &bitmap_off, &ext_off, &meta_pages);
+	if (m->magic == HM_MAGIC && m->version == HM_VERSION &&
+	    m->npages == hm->npages && m->max_ext == max_ext &&
+	    m->meta_pages == meta_pages &&
+	    (m->bitmap_off != bitmap_off || m->ext_off != ext_off)) {
+		/* another process rewrote the layout: we never use the file's
+		 * copy (hm_bitmap, hm_exts); put it back, keep the extents */
+		hd_dbg("page allocator header of %s rewritten: repaired\n",
+		       hm->path);
+		m->bitmap_off = bitmap_off;
+		m->ext_off = ext_off;
+	}
 	if (m->magic != HM_MAGIC || m->version != HM_VERSION ||
 	    m->npages != hm->npages || m->max_ext != max_ext ||
 	    m->meta_pages != meta_pages) {
@@ -158,7 +167,7 @@ static struct hm_meta *hm_lock(struct hd_hostmem *hm)
 		m->bitmap_off = bitmap_off;
 		m->ext_off = ext_off;
 		m->hint = meta_pages;
-		bits_set(hm_bitmap(hm, m), 0, meta_pages, 1);
+		bits_set(hm_bitmap(hm), 0, meta_pages, 1);
 		m->magic = HM_MAGIC;
 	}
 	return m;
@@ -212,32 +221,32 @@ static int scan_run(const uint64_t *bm, uint32_t lo, uint32_t hi, uint32_t n,
 static int find_run(struct hd_hostmem *hm, struct hm_meta *m, uint32_t n,
 		    uint32_t *first)
 {
-	const uint64_t *bm = hm_bitmap(hm, m);
+	const uint64_t *bm = hm_bitmap(hm);
 	uint32_t start = m->hint;
 
-	if (start < m->meta_pages || start >= m->npages)
-		start = m->meta_pages;
-	if (scan_run(bm, start, m->npages, n, first) == 0)
+	if (start < hm->meta_pages || start >= hm->npages)
+		start = hm->meta_pages;
+	if (scan_run(bm, start, hm->npages, n, first) == 0)
 		return 0;
-	if (start == m->meta_pages)
+	if (start == hm->meta_pages)
 		return ENOMEM;
-	return scan_run(bm, m->meta_pages, m->npages, n, first);
+	return scan_run(bm, hm->meta_pages, hm->npages, n, first);
 }
 
 static int alloc_locked(struct hd_hostmem *hm, struct hm_meta *m,
 			uint32_t n, uint32_t *first)
 {
-	struct hm_ext *ext = hm_exts(hm, m);
+	struct hm_ext *ext = hm_exts(hm);
 	uint32_t slot;
 
-	for (slot = 0; slot < m->max_ext; slot++)
+	for (slot = 0; slot < hm->max_ext; slot++)
 		if (ext[slot].npages == 0)
 			break;
-	if (slot == m->max_ext)
+	if (slot == hm->max_ext)
 		return ENOMEM;
 	if (find_run(hm, m, n, first))
 		return ENOMEM;
-	bits_set(hm_bitmap(hm, m), *first, n, 1);
+	bits_set(hm_bitmap(hm), *first, n, 1);
 	ext[slot].first = *first;
 	ext[slot].npages = n;
 	ext[slot].pid = (uint32_t)getpid();
@@ -249,17 +258,17 @@ static int alloc_locked(struct hd_hostmem *hm, struct hm_meta *m,
 
 static void reap_locked(struct hd_hostmem *hm, struct hm_meta *m)
 {
-	struct hm_ext *ext = hm_exts(hm, m);
+	struct hm_ext *ext = hm_exts(hm);
 	uint32_t self = (uint32_t)getpid();
 	uint32_t dead[16], alive[16];
 	unsigned ndead = 0, nalive = 0;
 	unsigned long freed = 0;
 
-	for (uint32_t i = 0; i < m->max_ext; i++) {
-		uint32_t pid = ext[i].pid;
+	for (uint32_t i = 0; i < hm->max_ext; i++) {
+		uint32_t pid = ext[i].pid, first = ext[i].first, n = ext[i].npages;
 		int is_dead = -1;
 
-		if (!ext[i].npages || pid == self)
+		if (!n || pid == self)
 			continue;
 		for (unsigned k = 0; k < ndead && is_dead < 0; k++)
 			if (dead[k] == pid)
@@ -277,8 +286,12 @@ static void reap_locked(struct hd_hostmem *hm, struct hm_meta *m)
 		}
 		if (!is_dead)
 			continue;
-		bits_set(hm_bitmap(hm, m), ext[i].first, ext[i].npages, 0);
-		freed += ext[i].npages;
+		/* the entry is shared memory: free only pages of the window */
+		if (first >= hm->meta_pages && first < hm->npages &&
+		    n <= hm->npages - first) {
+			bits_set(hm_bitmap(hm), first, n, 0);
+			freed += n;
+		}
 		memset(&ext[i], 0, sizeof(ext[i]));
 		m->used_ext--;
 	}
@@ -324,18 +337,18 @@ void hd_hm_free(struct hd_hostmem *hm, uint32_t first_page,
 	if (!npages)
 		return;
 	m = hm_lock(hm);
-	ext = hm_exts(hm, m);
-	for (i = 0; i < m->max_ext; i++) {
+	ext = hm_exts(hm);
+	for (i = 0; i < hm->max_ext; i++) {
 		if (ext[i].npages == npages && ext[i].first == first_page &&
 		    ext[i].pid == self) {
-			bits_set(hm_bitmap(hm, m), first_page, npages, 0);
+			bits_set(hm_bitmap(hm), first_page, npages, 0);
 			memset(&ext[i], 0, sizeof(ext[i]));
 			m->used_ext--;
 			break;
 		}
 	}
 	hm_unlock(hm);
-	if (i == m->max_ext)
+	if (i == hm->max_ext)
 		hd_dbg("free of unknown extent %u+%u in %s ignored\n",
 		       first_page, npages, hm->name);
 }
@@ -376,7 +389,7 @@ struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
 		*err = ENAMETOOLONG;
 		return NULL;
 	}
-	fd = open(hm->path, O_RDWR | O_CLOEXEC);
+	fd = hd_open_runtime(hm->path, O_RDWR);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		*err = errno;
 		if (fd >= 0)
@@ -417,6 +430,8 @@ struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
 	hm->base = base;
 	hm->size = size;
 	hm->npages = (uint32_t)(size >> SNIC_PAGE_SHIFT);
+	meta_layout(hm->npages, &hm->max_ext, &hm->bitmap_off, &hm->ext_off,
+		    &hm->meta_pages);
 	hm->st_dev = st.st_dev;
 	hm->st_ino = st.st_ino;
 	pthread_mutex_init(&hm->lock, NULL);

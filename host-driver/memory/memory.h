@@ -21,6 +21,9 @@ struct hd_hostmem {
 	uint8_t *base;
 	uint64_t size;
 	uint32_t npages;
+	/* the allocator's layout (hostmem.c), computed here and never read
+	 * back from the file: any process can write the file's copy */
+	uint32_t max_ext, bitmap_off, ext_off, meta_pages;
 	pthread_mutex_t lock;       /* in-process half of the allocator lock */
 	struct hd_hostmem *next;
 };

@@ -79,6 +79,12 @@ void hd_cq_deliver_comp(struct hd_context *ctx, uint32_t cqn)
 	ch = to_hd_chan(cq->ibcq.channel);
 	e->cq = cq;
 	pthread_mutex_lock(&ch->lock);
+	if (ch->q.len >= HD_EVQ_MAX) { /* bounded: core.h */
+		pthread_mutex_unlock(&ch->lock);
+		pthread_mutex_unlock(&ctx->obj_lock);
+		free(e);
+		return;
+	}
 	hd_evq_push(&ch->q, &e->node);
 	pthread_mutex_unlock(&ch->lock);
 	pthread_mutex_unlock(&ctx->obj_lock);

@@ -402,7 +402,9 @@ static void test_mtt_reuse(void)
 	env_free(e);
 }
 
-/* The MR table is finite; the error is NOMEM and a freed slot is reused. */
+/* A context's share of the MR table is finite (SNIC_CTX_MAX_MR, the
+ * quota objects/quota.c keeps); the error is NOMEM and a freed slot is
+ * reused. */
 static void test_mr_table_full(void)
 {
 	struct mr_env *e = env_new();
@@ -410,13 +412,13 @@ static void test_mr_table_full(void)
 	uint32_t k, first = 0, extra;
 	unsigned ok = 0;
 
-	for (unsigned i = 0; i < SNIC_MAX_MR; i++) {
+	for (unsigned i = 0; i < SNIC_CTX_MAX_MR; i++) {
 		if (fctx_reg_mr(&e->c, e->pdn, pa, 4096, 0, &k) == SNIC_ST_OK)
 			ok++;
 		if (i == 100)
 			first = k;
 	}
-	CU_ASSERT_EQUAL(ok, SNIC_MAX_MR);
+	CU_ASSERT_EQUAL(ok, SNIC_CTX_MAX_MR);
 	CU_ASSERT_EQUAL(fctx_reg_mr(&e->c, e->pdn, pa, 4096, 0, &extra),
 			SNIC_ST_NOMEM);
 	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, first), SNIC_ST_OK);

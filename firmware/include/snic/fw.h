@@ -24,6 +24,10 @@ struct snic_nic_config {
 	uint32_t fw_pid;         /* published for liveness checks; 0 = none   */
 	uint64_t seed;           /* randomness for MR key generations; 0 = the
 				  * clock at init                             */
+	/* The board decides when a context is dead (snic_nic_ctx_dead) and
+	 * the firmware ignores SNIC_CTX_ORPHAN written into the BAR, which
+	 * any host process could write into any slot. */
+	uint8_t board_reaps;
 };
 
 /* Bytes the board must provide (zeroed, 64-byte aligned) for one NIC. */
@@ -43,6 +47,10 @@ unsigned snic_nic_poll(struct snic_nic *nic);
 /* The board found that the process owning context slot `slot` is gone:
  * destroy everything it owned and free the slot. */
 void snic_nic_ctx_dead(struct snic_nic *nic, unsigned slot);
+
+/* The pid context slot `slot` gave when it opened (the firmware's copy,
+ * not the BAR's); 0 when the slot is not open. */
+uint32_t snic_nic_ctx_pid(const struct snic_nic *nic, unsigned slot);
 
 /* Mark the BAR down and drop every context (clean stop). */
 void snic_nic_fini(struct snic_nic *nic);

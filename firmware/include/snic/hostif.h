@@ -53,6 +53,18 @@
 #define SNIC_MAX_MTT        (1u << 20) /* pages of registered memory (4 GiB) */
 #define SNIC_EQ_SIZE        256
 
+/* Per-context quotas: what one context (one ibv_open_device) may hold of
+ * each pool, so it cannot starve the others; QUERY_DEVICE reports these as
+ * the context's max_pd, max_mr, ...  Each pool keeps a reserve no single
+ * context can take (QPs: enough for snic-qpbench's 1000 QPs in one
+ * context).  Exceeding one: NOMEM, as a full pool. */
+#define SNIC_CTX_MAX_PD     1000
+#define SNIC_CTX_MAX_MR     4000
+#define SNIC_CTX_MAX_MTT    (SNIC_MAX_MTT - SNIC_MAX_MTT / 16)
+#define SNIC_CTX_MAX_CQ     1000
+#define SNIC_CTX_MAX_QP     1008
+#define SNIC_CTX_MAX_SRQ    1000
+
 /* Object handles carry a generation so a stale handle is refused after its
  * slot is reused.  QPN (24 bits on the wire): index in the low bits. */
 #define SNIC_QPN_IDX(qpn)   ((qpn) & (SNIC_MAX_QP - 1))
@@ -438,7 +450,9 @@ enum snic_ctx_state {
 	/* The owner process died without closing (seen by a host-side
 	 * watcher: CAS OPEN -> ORPHAN, never from another state).  The
 	 * firmware destroys what the context owned and frees the slot: the
-	 * way for boards that cannot see host processes (qemu-virt). */
+	 * way for boards that cannot see host processes (qemu-virt).  Ignored
+	 * on boards that reap themselves (snic_nic_config.board_reaps: emu),
+	 * since any process can write it into any slot. */
 	SNIC_CTX_ORPHAN = 3,
 };
 

@@ -42,6 +42,7 @@ struct snic_core {
 	uint32_t active_mtu_enum;
 	bool link_up;           /* port 0, refreshed with the statistics     */
 	bool ctx_open[SNIC_MAX_CTX];
+	uint32_t ctx_pid[SNIC_MAX_CTX]; /* given at CTX_OPEN (nic/guard.c)   */
 	uint32_t eq_pi[SNIC_MAX_CTX]; /* our copy: the host may scribble     */
 	/* free TX buffers taken from the HAL in bursts */
 	struct snic_pkt *pkt_cache[SNIC_BURST];

@@ -38,6 +38,7 @@ void ctx_destroy(struct snic_nic *nic, unsigned ctx)
 		if (nic->pds[i].in_use && nic->pds[i].ctx == ctx)
 			nic->pds[i].in_use = false;
 	nic->core.ctx_open[ctx] = false;
+	nic->core.ctx_pid[ctx] = 0;
 }
 
 static void query_device(struct snic_nic *nic, struct snic_device_attr *d)
@@ -53,22 +54,22 @@ static void query_device(struct snic_nic *nic, struct snic_device_attr *d)
 	d->fw_ver_major = SNIC_FW_VER_MAJOR;
 	d->fw_ver_minor = SNIC_FW_VER_MINOR;
 	d->fw_ver_sub = SNIC_FW_VER_SUB;
-	d->max_qp = SNIC_MAX_QP - 2;
+	d->max_qp = SNIC_CTX_MAX_QP; /* the context's quota (objects/quota.c) */
 	d->max_qp_wr = SNIC_MAX_QP_WR;
 	d->device_cap_flags = 0;
 	d->cap_ex_hi = (uint32_t)(SNIC_CAP_EX_ATOMIC_WRITE >> 32);
 	d->max_dm_size = SNIC_DM_SIZE;
 	d->max_sge = SNIC_MAX_SGE;
 	d->max_sge_rd = SNIC_MAX_SGE;
-	d->max_cq = SNIC_MAX_CQ;
+	d->max_cq = SNIC_CTX_MAX_CQ;
 	d->max_cqe = SNIC_MAX_CQE - 1;
-	d->max_mr = SNIC_MAX_MR;
-	d->max_pd = SNIC_MAX_PD;
+	d->max_mr = SNIC_CTX_MAX_MR;
+	d->max_pd = SNIC_CTX_MAX_PD;
 	d->max_qp_rd_atom = SNIC_MAX_RD_ATOM;
 	d->max_qp_init_rd_atom = SNIC_MAX_RD_ATOM;
-	d->max_res_rd_atom = SNIC_MAX_RD_ATOM * (SNIC_MAX_QP - 2);
+	d->max_res_rd_atom = SNIC_MAX_RD_ATOM * SNIC_CTX_MAX_QP;
 	d->atomic_cap = 1; /* IBV_ATOMIC_HCA */
-	d->max_srq = SNIC_MAX_SRQ;
+	d->max_srq = SNIC_CTX_MAX_SRQ;
 	d->max_srq_wr = SNIC_MAX_SRQ_WR;
 	d->max_srq_sge = SNIC_MAX_SGE;
 	d->max_ah = SNIC_MAX_AH;
@@ -126,7 +127,10 @@ static int cmd_exec(struct snic_nic *nic, unsigned ctx, uint16_t op,
 {
 	struct snic_cmd_handle *ho = (struct snic_cmd_handle *)out;
 	const struct snic_cmd_handle *hi = (const struct snic_cmd_handle *)in;
+	int st = quota_check(nic, ctx, op, in);
 
+	if (st)
+		return st;
 	switch (op) {
 	case SNIC_CMD_NOP:
 		return SNIC_ST_OK;
@@ -191,6 +195,9 @@ static int ctx_cmd(struct snic_nic *nic, unsigned ctx, uint16_t op,
 		if (nic->core.ctx_open[ctx])
 			return SNIC_ST_BUSY;
 		nic->core.ctx_open[ctx] = true;
+		/* our copy of the owner: the BAR's may be rewritten by anyone
+		 * (nic/guard.c puts it back) */
+		nic->core.ctx_pid[ctx] = ((const struct snic_cmd_ctx_open *)in)->pid;
 		/* The event queue starts empty for both sides: the consumer
 		 * index too, or a previous owner's value makes the queue look
 		 * full and every event of the new owner is dropped. */
@@ -233,7 +240,9 @@ static unsigned cmd_one(struct snic_nic *nic, unsigned ctx)
 	op = s->cmd.opcode;
 	memcpy(in, s->cmd.in, sizeof(in));
 	memset(out, 0, sizeof(out));
-	if (state == SNIC_CTX_FREE)
+	/* An open context is the firmware's to know, whatever another
+	 * process wrote into its slot's state (nic/guard.c). */
+	if (state == SNIC_CTX_FREE && !nic->core.ctx_open[ctx])
 		st = SNIC_ST_INVAL;
 	else
 		st = ctx_cmd(nic, ctx, op, (const uint8_t *)in, (uint8_t *)out);

@@ -144,23 +144,13 @@ struct snic_nic *snic_nic_init(void *mem, const struct snic_nic_config *cfg,
 	return nic;
 }
 
-/* Contexts a host-side watcher marked orphaned (hostif.h): their owner
- * died, reclaim them.  64 loads every 10 ms, whatever the load. */
-static void reap_orphans(struct snic_nic *nic)
-{
-	for (unsigned c = 0; c < SNIC_MAX_CTX; c++)
-		if (atomic_load_explicit(&core_ctx_slot(&nic->core, c)->state,
-					 memory_order_acquire) == SNIC_CTX_ORPHAN)
-			snic_nic_ctx_dead(nic, c);
-}
-
 static void heartbeat(struct snic_nic *nic)
 {
 	if (nic->core.now < nic->core.next_heartbeat)
 		return;
 	nic->core.next_heartbeat = nic->core.now + SNIC_HEARTBEAT_NS;
 	atomic_fetch_add_explicit(&nic->core.hdr->heartbeat, 1, memory_order_relaxed);
-	reap_orphans(nic);
+	bar_guard(nic);
 }
 
 unsigned snic_nic_poll(struct snic_nic *nic)
@@ -191,6 +181,12 @@ void snic_nic_ctx_dead(struct snic_nic *nic, unsigned slot)
 	ctx_destroy(nic, slot);
 	atomic_store_explicit(&core_ctx_slot(&nic->core, slot)->state, SNIC_CTX_FREE,
 			      memory_order_release);
+}
+
+uint32_t snic_nic_ctx_pid(const struct snic_nic *nic, unsigned slot)
+{
+	return slot < SNIC_MAX_CTX && nic->core.ctx_open[slot] ?
+		nic->core.ctx_pid[slot] : 0;
 }
 
 void snic_nic_fini(struct snic_nic *nic)

@@ -14,6 +14,9 @@
 unsigned cmd_poll(struct snic_nic *nic, uint64_t bits);
 void ctx_destroy(struct snic_nic *nic, unsigned ctx);
 
+/* guard.c */
+void bar_guard(struct snic_nic *nic);
+
 /* doorbell.c */
 unsigned doorbell_poll(struct snic_nic *nic);
 

@@ -316,6 +316,10 @@ void *obj_lookup(void *pool, size_t size, uint32_t n, unsigned ctx,
 uint32_t obj_free_slot(const void *pool, size_t size, uint32_t n);
 void obj_claim(void *o, size_t size, unsigned ctx);
 uint32_t obj_handle(const struct snic_obj *o, uint32_t idx);
+
+/* quota.c: per-context quotas (hostif.h SNIC_CTX_MAX_*) */
+int quota_check(const struct snic_nic *nic, unsigned ctx, uint16_t op,
+		const void *in);
 int obj_release(struct snic_obj *o);
 #define OBJ_LOOKUP(arr, ctx, h, idx) \
 	obj_lookup((arr), sizeof((arr)[0]), sizeof(arr) / sizeof((arr)[0]), \

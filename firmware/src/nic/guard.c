@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The BAR words every host process can write (the BAR is mapped whole by
+ * each of them, hostif.h) but only the firmware may decide: fw_state and,
+ * for each open context, its slot's state and owner pid.  Once per
+ * heartbeat they are put back from the firmware's own copies, so a process
+ * that writes SNIC_FW_DOWN, FREE or another pid there cannot make other
+ * processes' commands fail or get their contexts reclaimed; SNIC_CTX_ORPHAN
+ * is honoured only on boards that cannot see host processes themselves
+ * (cfg.board_reaps == 0, qemu-virt).  64 slots every 10 ms, whatever the
+ * load.
+ */
+#include "nic/top.h"
+
+static void guard_slot(struct snic_nic *nic, unsigned c)
+{
+	struct snic_ctx_slot *s = core_ctx_slot(&nic->core, c);
+	uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+
+	if (st == SNIC_CTX_ORPHAN && !nic->core.cfg.board_reaps) {
+		snic_nic_ctx_dead(nic, c);
+		return;
+	}
+	if (!nic->core.ctx_open[c])
+		return;
+	if (st != SNIC_CTX_OPEN) {
+		CNT_INC(&nic->core, bar_restored);
+		atomic_store_explicit(&s->state, SNIC_CTX_OPEN, memory_order_release);
+	}
+	if (atomic_load_explicit(&s->owner_pid, memory_order_relaxed) !=
+	    nic->core.ctx_pid[c]) {
+		CNT_INC(&nic->core, bar_restored);
+		atomic_store_explicit(&s->owner_pid, nic->core.ctx_pid[c],
+				      memory_order_relaxed);
+	}
+}
+
+void bar_guard(struct snic_nic *nic)
+{
+	if (atomic_load_explicit(&nic->core.hdr->fw_state, memory_order_relaxed) !=
+	    SNIC_FW_UP) {
+		CNT_INC(&nic->core, bar_restored);
+		atomic_store_explicit(&nic->core.hdr->fw_state, SNIC_FW_UP,
+				      memory_order_release);
+	}
+	for (unsigned c = 0; c < SNIC_MAX_CTX; c++)
+		guard_slot(nic, c);
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-context quotas (hostif.h SNIC_CTX_MAX_*): a context may not hold
+ * more than its share of a pool, so one process cannot starve the others.
+ * Counted by scanning the pool when an object is created: commands are
+ * rare next to the data path, and no counter can drift from the pools.
+ */
+#include "objects/objects.h"
+
+static uint32_t owned(const void *pool, size_t size, uint32_t n, unsigned ctx)
+{
+	uint32_t c = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct snic_obj *o = (const void *)((uintptr_t)pool + i * size);
+
+		c += o->in_use && o->ctx == ctx;
+	}
+	return c;
+}
+
+#define OWNED(nic, pool, n, ctx) owned((nic)->pool, sizeof((nic)->pool[0]), n, ctx)
+
+/* MR slots and MTT entries of ctx: both limited. */
+static int mr_quota(const struct snic_nic *nic, unsigned ctx, uint32_t npages)
+{
+	uint32_t mrs = 0;
+	uint64_t mtt = npages;
+
+	for (uint32_t i = 0; i < SNIC_MAX_MR; i++) {
+		const struct snic_mr *m = &nic->mrs[i];
+
+		if (m->in_use && m->ctx == ctx) {
+			mrs++;
+			mtt += m->npages;
+		}
+	}
+	return mrs >= SNIC_CTX_MAX_MR || mtt > SNIC_CTX_MAX_MTT ? SNIC_ST_NOMEM
+								: SNIC_ST_OK;
+}
+
+/* OK when ctx may create one more object of command op's kind (in: the
+ * command's input, for REG_MR's page count); NOMEM at its quota. */
+int quota_check(const struct snic_nic *nic, unsigned ctx, uint16_t op,
+		const void *in)
+{
+	switch (op) {
+	case SNIC_CMD_ALLOC_PD:
+		return OWNED(nic, pds, SNIC_MAX_PD, ctx) >= SNIC_CTX_MAX_PD ?
+			SNIC_ST_NOMEM : SNIC_ST_OK;
+	case SNIC_CMD_REG_MR:
+		return mr_quota(nic, ctx, ((const struct snic_cmd_reg_mr *)in)->npages);
+	case SNIC_CMD_CREATE_CQ:
+		return OWNED(nic, cqs, SNIC_MAX_CQ, ctx) >= SNIC_CTX_MAX_CQ ?
+			SNIC_ST_NOMEM : SNIC_ST_OK;
+	case SNIC_CMD_CREATE_QP:
+		return OWNED(nic, qps, SNIC_MAX_QP, ctx) >= SNIC_CTX_MAX_QP ?
+			SNIC_ST_NOMEM : SNIC_ST_OK;
+	case SNIC_CMD_CREATE_SRQ:
+		return OWNED(nic, srqs, SNIC_MAX_SRQ, ctx) >= SNIC_CTX_MAX_SRQ ?
+			SNIC_ST_NOMEM : SNIC_ST_OK;
+	default:
+		return SNIC_ST_OK;
+	}
+}

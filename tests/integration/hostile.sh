@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Suite "hostile": host processes that attack others on the same NIC
+# (issue 10; what the emu board isolates: boards/emu/README.md, "Security
+# model").
+#   tests/integration/hostile.sh slots   snic_hostile: slot state, owner pid,
+#                                        orphan flag and fw_state rewritten
+#                                        by another process; pools exhausted
+#                                        by another context
+#   tests/integration/hostile.sh files   runtime files: private modes, a
+#                                        planted BAR and a symlinked
+#                                        host-memory file refused
+set -euo pipefail
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+case_slots() {
+	snic_need_exec "$SNIC_BUILD/tests/snic_hostile"
+	snic_emu_start
+	local rc=0
+	snic_run hostile 120 "$SNIC_BUILD/tests/snic_hostile" --dev0 snic0 -v || rc=$?
+	snic_emu_stop || exit 1
+	(( rc == 0 )) || snic_fail "snic_hostile failed (status $rc)"
+	local n
+	n=$(awk '$1 == "bar_restored" { s += $2 } END { print s + 0 }' "$SNIC_EMU_LOG")
+	(( n >= 3 )) || snic_fail "expected the firmware to restore >= 3 BAR words, counters say $n"
+	snic_log "victim unaffected; the firmware restored $n BAR words"
+}
+
+# a copy of snic0.bar named $1 whose header names host memory $2 ("" = same)
+fake_bar() { # NAME HOSTMEM
+	local d=$SNIC_RUN_DIR
+	cp "$d/snic0.bar" "$d/$1.bar"
+	# name (offset 8, 16 bytes) and host_mem (offset 24, 64 bytes)
+	printf '%s\0' "$1" | dd of="$d/$1.bar" bs=1 seek=8 conv=notrunc status=none
+	[[ -z $2 ]] || printf '%s\0' "$2" | dd of="$d/$1.bar" bs=1 seek=24 conv=notrunc status=none
+	chmod 600 "$d/$1.bar"
+}
+
+devlist() { # NAME: ibv_devices' output and stderr
+	snic_run "$1" 20 env "${PRE[@]}" ibv_devices || true
+}
+
+# Debian's programs on an ASan build of our library need the runtime first.
+PRE=()
+asan_preload() {
+	local rt
+	rt=$(ldd "$SNIC_BUILD/lib/libibverbs.so.1" | awk '/libasan/ { print $3 }')
+	[[ -z $rt ]] || PRE=("LD_PRELOAD=$rt" ASAN_OPTIONS=detect_leaks=0)
+}
+
+case_files() {
+	snic_need_cmd ibv_devices ibv_devinfo stat
+	snic_emu_start
+	asan_preload
+	local d=$SNIC_RUN_DIR out
+	out=$(stat -c '%a %n' "$d" "$d"/*.bar "$d"/host0.mem)
+	snic_log "modes: $(tr '\n' ' ' <<<"$out")"
+	[[ $(stat -c %a "$d") == 700 ]] || snic_fail "run dir is not 0700: $out"
+	for f in "$d"/*.bar "$d"/host0.mem; do
+		[[ $(stat -c %a "$f") == 600 ]] || snic_fail "$f is not 0600: $out"
+	done
+	# a BAR planted by another user
+	fake_bar evil0 ""
+	chown 65534 "$d/evil0.bar"
+	devlist planted-owner
+	grep -q 'refusing .*/evil0.bar: not owned by the run directory' "$SNIC_CASE_DIR/planted-owner.out" ||
+		snic_fail "a BAR of another owner was not refused"
+	! grep -qw evil0 <(grep -v refusing "$SNIC_CASE_DIR/planted-owner.out") ||
+		snic_fail "a BAR of another owner was listed"
+	# one anybody may write
+	chown 0 "$d/evil0.bar"
+	chmod 666 "$d/evil0.bar"
+	devlist planted-mode
+	grep -q 'refusing .*/evil0.bar: writable by group or others' "$SNIC_CASE_DIR/planted-mode.out" ||
+		snic_fail "a world-writable BAR was not refused"
+	rm -f "$d/evil0.bar"
+	# a BAR that is a symlink
+	ln -s "$d/snic0.bar" "$d/link0.bar"
+	devlist planted-link
+	grep -q 'refusing .*/link0.bar: a symlink' "$SNIC_CASE_DIR/planted-link.out" ||
+		snic_fail "a symlinked BAR was not refused"
+	rm -f "$d/link0.bar"
+	# a device whose host memory is a symlink (to the real window)
+	fake_bar fake0 link.mem
+	ln -s "$d/host0.mem" "$d/link.mem"
+	local rc=0
+	snic_run open-fake 20 env "${PRE[@]}" ibv_devinfo -d fake0 || rc=$?
+	(( rc != 0 )) || snic_fail "a device whose host memory is a symlink was opened"
+	grep -q 'refusing .*/link.mem: a symlink' "$SNIC_CASE_DIR/open-fake.out" ||
+		snic_fail "the symlinked host-memory file was not refused with a message"
+	rm -f "$d/fake0.bar" "$d/link.mem"
+	# the real devices still work
+	snic_run devinfo 20 env "${PRE[@]}" ibv_devinfo -d snic0 || snic_fail "snic0 no longer opens"
+	snic_emu_stop || exit 1
+	snic_log "private modes; planted BARs (owner, mode, symlink) and a symlinked host memory refused"
+}
+
+case ${1:-} in
+slots) case_slots ;;
+files) case_files ;;
+*) snic_fail "usage: $0 slots|files" ;;
+esac

@@ -1,0 +1,378 @@
+/*
+ * Hostile host processes against a victim on the same NIC (issue 10): an
+ * attacker process driving the raw host interface (the BAR file mapped
+ * whole, as every verbs process maps it today) rewrites every context
+ * slot's state, owner pid and orphan flag and the BAR's fw_state; another
+ * opens its own context and exhausts its quotas of PDs, CQs and QPs.
+ * After each, the victim's QPs are still RTS, an RDMA WRITE between them
+ * lands byte for byte, its commands still work, and the attacker got its
+ * error; the window's page allocator, rewritten, crashes nobody.  What
+ * the emu board does not isolate yet (a mailbox written by
+ * another process, another context's pages) is listed in
+ * boards/emu/README.md, not tested here.
+ *
+ *   snic_hostile [--dev0 NAME] [-v]     (SNIC_RUN_DIR names the run dir)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "snic/hostif.h"
+#include "vt_common.h"
+
+struct dev { int unused; };
+
+static struct vt V;
+static struct vt_dev D;
+static struct dev DD;
+static struct vt_ep E[2];
+static struct ibv_mr *MR;
+static uint8_t *BUF;
+enum { BUF_SIZE = 8192, HALF = 4096 };
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static bool victim_up(void)
+{
+	struct vt_qp_cfg c = { .type = IBV_QPT_RC, .send_wr = 8, .recv_wr = 8,
+			       .send_sge = 1, .recv_sge = 1, .cqe = 16 };
+	struct ibv_qp_attr a;
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+
+	BUF = aligned_alloc(4096, BUF_SIZE);
+	if (!BUF || !(MR = ibv_reg_mr(D.pd, BUF, BUF_SIZE, acc)))
+		return vt_fail(&V, "victim: reg_mr: %s", strerror(errno));
+	for (int i = 0; i < 2; i++)
+		if (!vt_ep_create(&V, &E[i], &DD, &D, &c, 100 + i) ||
+		    vt_qp_init(E[i].qp, acc))
+			return vt_fail(&V, "victim: QP %d: %s", i, V.why);
+	for (int i = 0; i < 2; i++) {
+		vt_rtr_attr(&V, &E[i], &E[1 - i], IBV_MTU_1024, 12, &a);
+		if (ibv_modify_qp(E[i].qp, &a, VT_RTR_MASK))
+			return vt_fail(&V, "victim: RTR");
+	}
+	for (int i = 0; i < 2; i++)
+		if (vt_qp_rts(&E[i]))
+			return vt_fail(&V, "victim: RTS");
+	return true;
+}
+
+/* The victim still works: QPs in RTS, a WRITE lands, a command answers. */
+static bool victim_ok(const char *after, unsigned round)
+{
+	struct ibv_sge sge = { (uintptr_t)BUF, HALF, MR->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	struct ibv_wc wc;
+	struct ibv_pd *pd;
+	uint64_t end = vt_now_ns() + (uint64_t)V.timeout_ms * 1000000u;
+	int n = 0;
+
+	for (int i = 0; i < 2; i++)
+		if (ibv_query_qp(E[i].qp, &qa, IBV_QP_STATE, &qi) ||
+		    qa.qp_state != IBV_QPS_RTS)
+			return vt_fail(&V, "after %s: victim QP %d not RTS", after, i);
+	memset(BUF, (int)(0x40 + round), HALF);
+	memset(BUF + HALF, 0, HALF);
+	wr.wr.rdma.remote_addr = (uintptr_t)BUF + HALF;
+	wr.wr.rdma.rkey = MR->rkey;
+	if (ibv_post_send(E[0].qp, &wr, &bad))
+		return vt_fail(&V, "after %s: victim post_send", after);
+	while ((n = ibv_poll_cq(E[0].scq, 1, &wc)) == 0 && vt_now_ns() < end)
+		;
+	if (n != 1 || wc.status != IBV_WC_SUCCESS)
+		return vt_fail(&V, "after %s: victim WRITE: %d completions, status %d",
+			       after, n, n == 1 ? (int)wc.status : -1);
+	if (memcmp(BUF, BUF + HALF, HALF))
+		return vt_fail(&V, "after %s: victim WRITE data differ", after);
+	if (!(pd = ibv_alloc_pd(D.ctx)))
+		return vt_fail(&V, "after %s: victim alloc_pd: %s", after, strerror(errno));
+	ibv_dealloc_pd(pd);
+	return true;
+}
+
+/* Scribbles run in a child process: the attacker. */
+enum scribble { SC_STATE_FREE, SC_OWNER_DEAD, SC_ORPHAN, SC_FW_DOWN, SC_COUNT };
+static const char *const sc_name[] = {
+	"slot state FREE", "owner pid of a dead process", "orphan flag", "fw_state DOWN",
+};
+
+static void attacker_scribble(enum scribble what)
+{
+	char path[512];
+	const char *dir = getenv("SNIC_RUN_DIR");
+	int fd;
+	uint8_t *bar;
+
+	snprintf(path, sizeof path, "%s/%s.bar", dir && *dir ? dir : "/dev/shm/snic", D.name);
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		_exit(10);
+	bar = mmap(NULL, SNIC_BAR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (bar == MAP_FAILED)
+		_exit(11);
+	for (unsigned i = 0; i < SNIC_MAX_CTX; i++) {
+		struct snic_ctx_slot *s = (void *)(bar + SNIC_BAR_CTX_OFF +
+						   i * SNIC_CTX_SLOT_SIZE);
+
+		if (atomic_load(&s->state) != SNIC_CTX_OPEN)
+			continue;
+		if (what == SC_STATE_FREE)
+			atomic_store(&s->state, SNIC_CTX_FREE);
+		else if (what == SC_OWNER_DEAD)
+			atomic_store(&s->owner_pid, 0x3ffffffu); /* > pid_max */
+		else if (what == SC_ORPHAN)
+			atomic_store(&s->state, SNIC_CTX_ORPHAN);
+	}
+	if (what == SC_FW_DOWN)
+		atomic_store(&((struct snic_bar_hdr *)bar)->fw_state, SNIC_FW_DOWN);
+	_exit(0);
+}
+
+static bool run_child(void (*fn)(int), int arg, int *status)
+{
+	pid_t p = fork();
+
+	if (p < 0)
+		return vt_fail(&V, "fork: %s", strerror(errno));
+	if (p == 0)
+		fn(arg);
+	return waitpid(p, status, 0) == p;
+}
+
+static void scribble_child(int what) { attacker_scribble((enum scribble)what); }
+
+static bool c_scribbles(void)
+{
+	for (int w = 0; w < SC_COUNT; w++) {
+		int st = 0;
+
+		if (!run_child(scribble_child, w, &st) || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != 0)
+			return vt_fail(&V, "attacker (%s) failed: status %d", sc_name[w], st);
+		/* the firmware guard and the emu's housekeeping run every 10 ms */
+		sleep_ms(60);
+		if (!victim_ok(sc_name[w], (unsigned)w))
+			return false;
+		vt_log(&V, "%s: victim unaffected", sc_name[w]);
+	}
+	return true;
+}
+
+/* The window's page allocator (host-driver/memory/hostmem.c) lives in the
+ * shared file: the attacker rewrites its layout offsets and plants an
+ * extent of a dead process far outside the window.  The victim's next
+ * context open reaps dead extents: it must neither crash nor lose its own
+ * pages. */
+static void allocator_child(int unused)
+{
+	char path[512];
+	const char *dir = getenv("SNIC_RUN_DIR");
+	struct { uint64_t magic; uint32_t version, npages, meta_pages, max_ext,
+		 bitmap_off, ext_off; } *m;
+	uint32_t *ext;
+	uint8_t *base;
+	int fd;
+
+	(void)unused;
+	dir = dir && *dir ? dir : "/dev/shm/snic";
+	snprintf(path, sizeof path, "%s/%s.bar", dir, D.name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		_exit(30);
+	struct snic_bar_hdr *h = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+
+	if (h == MAP_FAILED)
+		_exit(31);
+	snprintf(path, sizeof path, "%s/%s", dir, h->host_mem);
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		_exit(32);
+	base = mmap(NULL, 1u << 24, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED)
+		_exit(33);
+	m = (void *)base;
+	if (m->ext_off == 0 || m->max_ext == 0 ||
+	    m->ext_off + (uint64_t)m->max_ext * 16 > (1u << 24))
+		_exit(34);
+	ext = (uint32_t *)(base + m->ext_off) + (m->max_ext - 1) * 4;
+	ext[0] = 0xfffffff0u;     /* first page: far outside */
+	ext[1] = 0x100000u;       /* npages */
+	ext[2] = 0x3ffffffu;      /* a pid that cannot exist */
+	m->bitmap_off = 0x7ffffff0u;
+	m->ext_off = 0x7ffffff0u;
+	_exit(0);
+}
+
+static bool c_allocator(void)
+{
+	struct ibv_device **l = ibv_get_device_list(NULL);
+	struct ibv_context *c2 = NULL;
+	struct ibv_cq *cq;
+	int st = 0;
+
+	if (!run_child(allocator_child, 0, &st) || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0) {
+		ibv_free_device_list(l);
+		return vt_fail(&V, "allocator attacker failed: status %d", st);
+	}
+	for (int i = 0; l && l[i]; i++)
+		if (!strcmp(ibv_get_device_name(l[i]), D.name))
+			c2 = ibv_open_device(l[i]);
+	ibv_free_device_list(l);
+	if (!c2)
+		return vt_fail(&V, "open after the allocator was rewritten: %s", strerror(errno));
+	cq = ibv_create_cq(c2, 64, NULL, NULL, 0);
+	if (!cq) {
+		ibv_close_device(c2);
+		return vt_fail(&V, "create_cq after the allocator was rewritten: %s",
+			       strerror(errno));
+	}
+	ibv_destroy_cq(cq);
+	ibv_close_device(c2);
+	return victim_ok("the page allocator rewritten", 9);
+}
+
+/* The pool attacker: its own context, every quota exhausted, ENOMEM at the
+ * limit its ibv_query_device reported; then it waits while the victim
+ * works.  Exit status 0 when each pool refused with ENOMEM at its max. */
+static int PIPE_GO[2], PIPE_DONE[2];
+
+static int fill(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq,
+		int kind, int max)
+{
+	int n = 0;
+
+	for (; n <= max + 4; n++) {
+		void *o;
+
+		if (kind == 0) {
+			o = ibv_alloc_pd(ctx);
+		} else if (kind == 1) {
+			o = ibv_create_cq(ctx, 1, NULL, NULL, 0);
+		} else {
+			struct ibv_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq,
+						       .qp_type = IBV_QPT_RC,
+						       .cap = { 1, 1, 1, 1, 0 } };
+
+			o = ibv_create_qp(pd, &ia);
+		}
+		if (!o)
+			return errno == ENOMEM ? n : -1;
+	}
+	return -2;
+}
+
+static void pool_child(int unused)
+{
+	struct ibv_device **l = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	struct ibv_device_attr a;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	char c = 0;
+	int rc = 0;
+
+	(void)unused;
+	for (int i = 0; l && l[i]; i++)
+		if (!strcmp(ibv_get_device_name(l[i]), D.name))
+			ctx = ibv_open_device(l[i]);
+	if (!ctx || ibv_query_device(ctx, &a) || !(pd = ibv_alloc_pd(ctx)) ||
+	    !(cq = ibv_create_cq(ctx, 1, NULL, NULL, 0)))
+		_exit(20);
+	/* held: one PD and one CQ already */
+	if (fill(ctx, pd, cq, 0, a.max_pd) != a.max_pd - 1)
+		rc = 21;
+	else if (fill(ctx, pd, cq, 1, a.max_cq) != a.max_cq - 1)
+		rc = 22;
+	else if (fill(ctx, pd, cq, 2, a.max_qp) != a.max_qp)
+		rc = 23;
+	if (write(PIPE_GO[1], &c, 1) != 1 || read(PIPE_DONE[0], &c, 1) != 1)
+		rc = 24;
+	_exit(rc); /* the process dies holding everything: the board reclaims */
+}
+
+static bool c_pools(void)
+{
+	struct ibv_cq *cq;
+	struct ibv_pd *pd;
+	pid_t p;
+	char c = 0;
+	int st = 0;
+	bool ok;
+
+	if (pipe(PIPE_GO) || pipe(PIPE_DONE))
+		return vt_fail(&V, "pipe");
+	p = fork();
+	if (p == 0)
+		pool_child(0);
+	if (p < 0)
+		return vt_fail(&V, "fork");
+	if (read(PIPE_GO[0], &c, 1) != 1) {
+		waitpid(p, &st, 0);
+		return vt_fail(&V, "pool attacker ended early, status %d", st);
+	}
+	ok = victim_ok("pools exhausted by another context", 7);
+	cq = ok ? ibv_create_cq(D.ctx, 4, NULL, NULL, 0) : NULL;
+	pd = cq ? ibv_alloc_pd(D.ctx) : NULL;
+	if (ok && (!cq || !pd))
+		ok = vt_fail(&V, "victim create_cq/alloc_pd with pools exhausted: %s",
+			     strerror(errno));
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (write(PIPE_DONE[1], &c, 1) != 1)
+		ok = vt_fail(&V, "pipe write");
+	waitpid(p, &st, 0);
+	if (ok && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+		ok = vt_fail(&V, "pool attacker: status %d (21 PD, 22 CQ, 23 QP: not "
+			     "ENOMEM at the quota it was told)", st);
+	sleep_ms(60);
+	return ok && victim_ok("the pool attacker died", 8);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: snic_hostile [--dev0 NAME] [-v]\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct vt_args a = { 0 };
+	int r;
+
+	V.timeout_ms = 10000;
+	r = vt_args(&V, argc, argv, &a, usage);
+
+	if (r >= 0)
+		return r;
+	if (!vt_dev_open(&V, &D, a.dev0)) {
+		fprintf(stderr, "snic_hostile: %s\n", V.why);
+		return 1;
+	}
+	if (!victim_up()) {
+		fprintf(stderr, "snic_hostile: %s\n", V.why);
+		return 1;
+	}
+	vt_report(&V, victim_ok("set-up", 0), "victim works");
+	vt_report(&V, c_scribbles(), "slot state, owner pid, orphan flag, fw_state rewritten");
+	vt_report(&V, c_pools(), "pools exhausted by another context");
+	vt_report(&V, c_allocator(), "window page allocator rewritten");
+	printf("%u passed, %u failed\n", V.passed, V.failed);
+	return V.failed ? 1 : 0;
+}
