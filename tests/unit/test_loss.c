@@ -607,6 +607,8 @@ static void test_loss_silent_peer(void)
 	CU_ASSERT_EQUAL(c.wr_id, 2);
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_WR_FLUSH_ERR);
 	CU_ASSERT_EQUAL(cA(e, "timeouts"), 4);
+	/* probes were sent, but they use no retry: the timing above holds */
+	CU_ASSERT_TRUE(cA(e, "tail_probes") >= 1);
 	CU_ASSERT_EQUAL(cA(e, "retry_exc_errors"), 1);
 	CU_ASSERT_EQUAL(fqp_state(&e->q[0].a), SNIC_QPS_ERR);
 	/* a WQE posted in ERR flushes too */
@@ -670,8 +672,8 @@ static void test_loss_read_response_gap(void)
 	lenv_free(e);
 }
 
-/* The last READ response is lost: nothing follows, the transport timer
- * expires and the READ is re-issued for that one packet. */
+/* The last READ response is lost: nothing follows, the tail-loss probe
+ * fires and the READ is re-issued for that one packet. */
 static void test_loss_read_last_response(void)
 {
 	struct lenv *e = directed_env(8, 7); /* 1 ms */
@@ -688,7 +690,9 @@ static void test_loss_read_last_response(void)
 	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
 	CU_ASSERT_EQUAL(memcmp(A(e, 0, 3), B(e, 0, B_RSRC), 3000), 0);
-	CU_ASSERT_EQUAL(cA(e, "timeouts"), 1);
+	/* the tail-loss probe recovers it, before any transport timeout */
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	CU_ASSERT_EQUAL(cA(e, "tail_probes"), 1);
 	CU_ASSERT_EQUAL(cA(e, "read_reissues"), 1);
 	CU_ASSERT_EQUAL(cB(e, "read_responses"), 3 + 1);
 	lenv_free(e);
@@ -719,12 +723,15 @@ static void test_loss_atomic_replay(void)
 	CU_ASSERT_EQUAL(got, 45);
 	CU_ASSERT_EQUAL(cB(e, "atomics"), 1);
 	CU_ASSERT_EQUAL(cB(e, "dup_atomics_replayed"), 1);
-	CU_ASSERT_EQUAL(cA(e, "timeouts"), 1);
+	/* the tail-loss probe recovers it, before any transport timeout */
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	CU_ASSERT_EQUAL(cA(e, "tail_probes"), 1);
 	lenv_free(e);
 }
 
-/* The last packet of a SEND is lost, and nothing follows it: only the
- * transport timer can recover; the RECV completes once. */
+/* The last packet of a SEND is lost, and nothing follows it: the
+ * tail-loss probe resends it after two round trips, long before the
+ * transport timeout (1.05 ms here); the RECV completes once. */
 static void test_loss_tail_drop(void)
 {
 	struct lenv *e = directed_env(8, 7);
@@ -734,19 +741,36 @@ static void test_loss_tail_drop(void)
 	struct fwr w = { .wr_id = 4, .opcode = SNIC_WR_SEND,
 			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
 	struct snic_cqe c;
+	uint64_t t0, dt;
 
 	for (uint32_t i = 0; i < 2500; i++)
 		*A(e, 0, i) = pat(4, i);
+	/* one message first: the requester learns the round-trip time */
+	struct snic_wqe_sge s1 = { e->p.bufa, 100, e->p.mra };
+	struct fwr w1 = { .wr_id = 3, .opcode = SNIC_WR_SEND,
+			  .flags = SNIC_SEND_SIGNALED, .sge = &s1, .num_sge = 1 };
+
+	fqp_post_recv(&e->q[0].b, 76, &rs, 1);
+	fqp_post_send(&e->q[0].a, &w1);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqb, &c, 10));
 	fqp_post_recv(&e->q[0].b, 77, &rs, 1);
 	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
+	t0 = e->s->clock;
 	fqp_post_send(&e->q[0].a, &w);
 	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
+	dt = e->s->clock - t0;
+	printf("\n    lost tail recovered after %.3f ms (transport timeout %.3f ms)\n    ",
+	       (double)dt / 1e6, (double)(4096ull << 8) / 1e6);
+	CU_ASSERT_TRUE(dt < (4096ull << 8) / 4);
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
 	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqb, &c, 10));
 	CU_ASSERT_EQUAL(c.wr_id, 77);
 	CU_ASSERT_EQUAL(c.byte_len, 2500);
 	CU_ASSERT_EQUAL(memcmp(B(e, 0, B_RECV), A(e, 0, 0), 2500), 0);
-	CU_ASSERT_EQUAL(cA(e, "timeouts"), 1);
+	/* the tail-loss probe recovers it, before any transport timeout */
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	CU_ASSERT_EQUAL(cA(e, "tail_probes"), 1);
 	fsim_idle(e->s, 3000);
 	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqb, &c), 0);
 	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqa, &c), 0);
@@ -784,7 +808,9 @@ static void test_loss_linger_after_destroy(void)
 	CU_ASSERT_EQUAL(c.wr_id, 4);
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
 	CU_ASSERT_EQUAL(d.dropped, 1);
-	CU_ASSERT_EQUAL(cA(e, "timeouts"), 1);
+	/* the tail-loss probe recovers it, before any transport timeout */
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	CU_ASSERT_EQUAL(cA(e, "tail_probes"), 1);
 	CU_ASSERT_EQUAL(cB(e, "linger_acks"), 1);
 	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqb, &c), 0); /* nothing executed */
 	lenv_free(e);
@@ -815,7 +841,64 @@ static void test_loss_timer_idle_qps(void)
 	lenv_free(e);
 }
 
+/* A bounded queue in front of B (hal/fault: 32 frames, one leaves every
+ * 2 us) and 64-packet WRITEs sent as fast as A can: bursts overflow it.
+ * Go-back-N resumes at the first PSN B lacks, and the window after a
+ * retransmission starts small and grows with the ACKs, so the queue
+ * drains and the transfer completes near the queue's rate (here 1.07 ms,
+ * 1840 frames, 0 timeouts; before: every loss restarted the 64-packet
+ * message at full speed into the same full queue, and after 3 s of
+ * virtual time the first message had not completed: 23121 frames,
+ * 21002 overflowed, 44 timeouts). */
+static void test_loss_bounded_queue(void)
+{
+	struct lenv *e = directed_env(14, 7);
+	struct snic_fault_cfg fc = { .queue_len = 32, .drain_ns = 2000,
+				     .seed = 1 };
+	const uint32_t nmsg = 8, len = 64u << 10;
+	uint64_t t0, dt, frames;
+	struct snic_cqe c;
+
+	for (uint32_t i = 0; i < nmsg * len; i++)
+		*A(e, 0, i) = pat(9, i);
+	fake_hal_set_fault(&e->s->b.hal, &fc);
+	t0 = e->s->clock;
+	for (uint32_t m = 0; m < nmsg; m++) {
+		struct snic_wqe_sge s = { e->p.bufa + (uint64_t)m * len, len,
+					  e->p.mra };
+		struct fwr w = { .wr_id = m, .opcode = SNIC_WR_RDMA_WRITE,
+				 .flags = SNIC_SEND_SIGNALED, .sge = &s,
+				 .num_sge = 1,
+				 .remote_addr = e->p.bufb + (uint64_t)m * len,
+				 .rkey = e->p.mrb };
+
+		fqp_post_send(&e->q[0].a, &w);
+	}
+	for (uint32_t m = 0; m < nmsg; m++) {
+		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 5000));
+		CU_ASSERT_EQUAL(c.wr_id, m);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	}
+	dt = e->s->clock - t0;
+	frames = cA(e, "tx_frames");
+	printf("\n    bounded queue: %u packets needed, %" PRIu64 " sent, %" PRIu64
+	       " overflowed, %" PRIu64 " retransmissions, %" PRIu64
+	       " timeouts, %.3f ms\n    ", nmsg * (len / 1024), frames,
+	       e->s->b.hal.fault.overflowed, cA(e, "retransmits"),
+	       cA(e, "timeouts"), (double)dt / 1e6);
+	CU_ASSERT_EQUAL(memcmp(B(e, 0, 0), A(e, 0, 0), (size_t)nmsg * len), 0);
+	CU_ASSERT_TRUE(e->s->b.hal.fault.overflowed > 0); /* it did overflow */
+	/* at the queue's rate the 512 packets take 1.02 ms: done within a
+	 * few ms and no transport timeout, with less than 4x the packets */
+	CU_ASSERT_TRUE(dt < 5000000);
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	CU_ASSERT_TRUE(frames < 4 * nmsg * (len / 1024));
+	fake_hal_set_fault(&e->s->b.hal, NULL);
+	lenv_free(e);
+}
+
 UNIT_SUITE(loss, NULL, NULL,
+	   UNIT_TEST(test_loss_bounded_queue),
 	   UNIT_TEST(test_loss_silent_peer),
 	   UNIT_TEST(test_loss_timeout_infinite),
 	   UNIT_TEST(test_loss_tail_drop),

@@ -31,7 +31,7 @@
 	X(atomics) X(ctx_reclaimed)                                          \
 	X(timeouts) X(retry_exc_errors) X(read_reissues)                     \
 	X(dup_reads_replayed) X(dup_atomics_replayed) X(dup_rd_unmatched)   \
-	X(linger_acks)
+	X(linger_acks) X(tail_probes) X(tx_ctl_frames)
 
 enum snic_counter {
 #define SNIC_CNT_ENUM(n) SNIC_CNT_##n,

@@ -58,6 +58,16 @@ bool sq_unrel_packet(struct snic_nic *nic, struct snic_qp *qp,
 bool sq_unrel_run(struct snic_nic *nic, struct snic_qp *qp, uint32_t lim,
 		  bool (*send)(struct snic_nic *, struct snic_qp *));
 
+/* sq_retain.c: what a message in flight needs to be sent again */
+bool retain_room(const struct snic_qp *qp, const struct snic_wqe_ctrl *c);
+void retain_msg(struct snic_qp *qp, struct snic_inflight *f,
+		const struct snic_req_cur *cur);
+void retain_release(struct snic_qp *qp, const struct snic_inflight *f);
+uint32_t retain_sges(const struct snic_qp *qp, const struct snic_inflight *f,
+		     struct snic_wqe_sge *sge);
+void retain_load(struct snic_qp *qp, const struct snic_inflight *f,
+		 uint32_t off);
+
 /* hdr.c: common header filling for a QP's packets */
 struct snic_dest {               /* where a packet goes                  */
 	const uint8_t *dmac;
@@ -81,12 +91,17 @@ bool recv_state_ok(struct snic_nic *nic, struct snic_qp *qp);
 unsigned req_poll(struct snic_nic *nic);
 bool rc_req_qp(struct snic_nic *nic, struct snic_qp *qp);
 void req_rewind(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
+void req_resend_lost(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
+uint32_t req_unacked_psn(const struct snic_qp *qp);
+void req_retired(struct snic_qp *qp);
 
 /* timers.c: transport and RNR timers on the core's wheel */
 unsigned timer_poll(struct snic_nic *nic);
 void timer_arm(struct snic_nic *nic, struct snic_qp *qp);
 void timer_progress(struct snic_nic *nic, struct snic_qp *qp);
 void timer_sent(struct snic_nic *nic, struct snic_qp *qp);
+void timer_rtt_start(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
+void timer_acked(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
 
 /* rc_responder.c */
 const char *resp_state_name(unsigned s);
@@ -101,6 +116,7 @@ const char *comp_state_name(unsigned s);
 void comp_rx(struct snic_nic *nic, struct snic_qp *qp,
 	     const struct roce_hdrs *h);
 void comp_timeout(struct snic_nic *nic, struct snic_qp *qp);
+void comp_probe(struct snic_nic *nic, struct snic_qp *qp);
 
 /* ud.c, uc.c: the unreliable services */
 bool ud_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
