@@ -18,6 +18,7 @@
 
 #include "fake_host.h"
 #include "nic/top.h"
+#include "transport/rc_resp.h"
 #include "unit.h"
 
 #define NQP        4
@@ -897,7 +898,153 @@ static void test_loss_bounded_queue(void)
 	lenv_free(e);
 }
 
+/* A hostile host rewrites its READ WQE after posting it, while the READ
+ * is being retransmitted (a response lost: the rest is re-issued, and a
+ * timeout/probe re-issues it whole).  The retransmission is built from
+ * what the NIC kept (sq_retain.c), never from the WQE: every frame A
+ * sends is the original READ request (same address, rkey, length or the
+ * rest of it, no payload), nothing of NIC memory reaches the wire, and
+ * the READ completes with the right data. */
+struct wqe_watch {
+	struct drop_hook drop;  /* B's frames: which response to lose     */
+	uint64_t va;            /* the READ as posted                     */
+	uint32_t rkey, len, mtu;
+	unsigned reqs, bad;     /* A's frames: READ requests, anything else */
+};
+
+static enum fl_action wqe_watch_fn(void *arg, int from, uint8_t *frame,
+				   uint16_t *len)
+{
+	struct wqe_watch *w = arg;
+	struct roce_hdrs h;
+
+	if (from == 1)
+		return drop_hook_fn(&w->drop, from, frame, len);
+	if (roce_parse(frame, *len, &h) != ROCE_OK)
+		return FL_PASS; /* ARP */
+	uint64_t off = h.reth_va - w->va;
+
+	if (h.opcode != ROCE_RC_READ_REQ || h.payload_len != 0 ||
+	    h.reth_rkey != w->rkey || off >= w->len || off % w->mtu ||
+	    h.reth_len != w->len - off)
+		w->bad++;
+	else
+		w->reqs++;
+	return FL_PASS;
+}
+
+static void rewrite_read(struct lenv *e, unsigned how)
+{
+	struct fqp *qp = &e->q[0].a;
+	uint8_t *wqe = fdev_ptr(&e->s->a, qp->sq_pa);
+	struct snic_send_wqe *w = (struct snic_send_wqe *)wqe;
+	struct snic_wqe_sge *sge = (struct snic_wqe_sge *)(w + 1);
+
+	switch (how) {
+	case 0: /* SEND|INLINE of the largest inline size */
+		w->ctrl.opcode = SNIC_WR_SEND;
+		w->ctrl.flags = SNIC_SEND_INLINE | SNIC_SEND_SIGNALED;
+		w->ctrl.inline_len = SNIC_MAX_INLINE;
+		memset(w + 1, 0xee, (1u << qp->sq_stride_log) - sizeof(*w));
+		break;
+	case 1: /* a WRITE of other memory, elsewhere */
+		w->ctrl.opcode = SNIC_WR_RDMA_WRITE;
+		w->raddr.remote_addr = e->p.bufb + B_RECV;
+		sge->addr = e->p.bufa + B_ATOMIC;
+		sge->length = 65536;
+		break;
+	default: /* an opcode that does not exist */
+		w->ctrl.opcode = 31;
+		w->ctrl.num_sge = 200;
+		w->ctrl.inline_len = 1u << 30;
+		break;
+	}
+}
+
+static void test_loss_hostile_wqe_rewrite(void)
+{
+	for (unsigned how = 0; how < 3; how++) {
+		for (unsigned lose = 0; lose < 2; lose++) {
+			struct lenv *e = directed_env(8, 7);
+			struct wqe_watch ww = {
+				.drop = { .from = 1, .nth = 1,
+					  .opcode = lose ? ROCE_RC_READ_RESP_FIRST
+							 : ROCE_RC_READ_RESP_MIDDLE },
+				.va = e->p.bufb + B_RSRC, .rkey = e->p.mrb,
+				.len = 3000, .mtu = 1024 };
+			struct snic_wqe_sge s = { e->p.bufa + 3, 3000, e->p.mra };
+			struct fwr w = { .wr_id = 9, .opcode = SNIC_WR_RDMA_READ,
+					 .flags = SNIC_SEND_SIGNALED, .sge = &s,
+					 .num_sge = 1, .remote_addr = ww.va,
+					 .rkey = ww.rkey };
+			struct snic_cqe c;
+
+			fake_link_set_hook(&e->s->link, wqe_watch_fn, &ww);
+			fqp_post_send(&e->q[0].a, &w);
+			fsim_step(e->s); /* the NIC takes the WQE and sends it */
+			rewrite_read(e, how);
+			CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
+			CU_ASSERT_EQUAL(c.wr_id, 9);
+			CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+			CU_ASSERT_EQUAL(c.byte_len, 3000);
+			CU_ASSERT_EQUAL(memcmp(A(e, 0, 3), B(e, 0, B_RSRC), 3000), 0);
+			CU_ASSERT_EQUAL(ww.drop.dropped, 1);
+			CU_ASSERT_TRUE(ww.reqs >= 2); /* it was sent again */
+			CU_ASSERT_EQUAL(ww.bad, 0);
+			CU_ASSERT_EQUAL(fqp_state(&e->q[0].a), SNIC_QPS_RTS);
+			fsim_idle(e->s, 100);
+			CU_ASSERT_EQUAL(fcq_poll(&e->p.cqa, &c), 0);
+			lenv_free(e);
+		}
+	}
+}
+
+/* Control frames are not starved by data (issue 15: ARP replies lost in
+ * a flood failed the peer's neighbour entry): with the port busy (the
+ * link takes 40 more frames) and 512 data frames in A's TX queue, an ARP
+ * request and an ACK queued after them leave first. */
+static void test_loss_control_priority(void)
+{
+	struct lenv *e = directed_env(8, 7);
+	struct snic_nic *nic = e->s->a.nic;
+	struct fake_link *l = &e->s->link;
+	uint8_t junk[64] = { 0 };
+	uint64_t full0 = nic->core.cnt[SNIC_CNT_tx_queue_full];
+	uint64_t ctl0 = nic->core.cnt[SNIC_CNT_tx_ctl_frames];
+	uint32_t first;
+
+	memcpy(junk, e->s->b.cfg.mac, 6);
+	junk[12] = 0x08; /* IPv4, not for any QP */
+	while (fake_link_pending(l, 1) < FL_FIFO_SIZE - 2 - 40)
+		CU_ASSERT_FATAL(fake_link_inject(l, 1, junk, sizeof(junk)) == 0);
+	first = l->tail[1];
+	for (unsigned i = 0; i < 512; i++) {
+		struct snic_pkt *p = core_pkt_alloc(&nic->core);
+
+		CU_ASSERT_FATAL(p != NULL);
+		memcpy(p->data, junk, sizeof(junk));
+		p->len = sizeof(junk);
+		core_tx(&nic->core, p);
+	}
+	neigh_resolve(&nic->neigh, 0x0a0000fe);  /* an ARP request */
+	send_aeth(nic, &nic->qps[SNIC_QPN_IDX(e->q[0].a.qpn)],
+		  ROCE_AETH_ACK | 0x1f, 0);     /* an ACK */
+	core_tx_flush(&nic->core);
+	CU_ASSERT_EQUAL(nic->core.cnt[SNIC_CNT_tx_queue_full], full0);
+	/* the port took a few, the rest of the data waits */
+	CU_ASSERT_TRUE(l->tail[1] - first > 2 && l->tail[1] - first <= 41);
+	CU_ASSERT_TRUE(nic->core.txq_tail - nic->core.txq_head > 400);
+	CU_ASSERT_EQUAL(l->fifo[1][first % FL_FIFO_SIZE].data[12], 0x08);
+	CU_ASSERT_EQUAL(l->fifo[1][first % FL_FIFO_SIZE].data[13], 0x06);
+	CU_ASSERT_EQUAL(l->fifo[1][(first + 1) % FL_FIFO_SIZE].data[13], 0x00);
+	CU_ASSERT_EQUAL(l->fifo[1][(first + 1) % FL_FIFO_SIZE].data[23], 17);
+	CU_ASSERT_EQUAL(nic->core.cnt[SNIC_CNT_tx_ctl_frames] - ctl0, 2);
+	lenv_free(e);
+}
+
 UNIT_SUITE(loss, NULL, NULL,
+	   UNIT_TEST(test_loss_control_priority),
+	   UNIT_TEST(test_loss_hostile_wqe_rewrite),
 	   UNIT_TEST(test_loss_bounded_queue),
 	   UNIT_TEST(test_loss_silent_peer),
 	   UNIT_TEST(test_loss_timeout_infinite),

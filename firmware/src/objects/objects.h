@@ -185,6 +185,7 @@ struct snic_resp {
 				    * [rd_tail - SNIC_MAX_RD_ATOM, rd_tail) is
 				    * the history duplicates are matched in */
 	uint32_t rd_npend;      /* resources with pending set                */
+	uint32_t rsp_txq_mark;  /* core txq_tail after our last response     */
 };
 
 struct snic_qp {
