@@ -42,7 +42,7 @@ uint32_t core_tx_room(const struct snic_core *c)
 /* Loopback: a frame addressed to our own MAC (two QPs of this NIC
  * connected through its own GID) never reaches the port; it goes round to
  * our own receive path, which applies the same transport rules. */
-static bool loop_to_self(struct snic_core *c, struct snic_pkt *pkt)
+static inline bool loop_to_self(struct snic_core *c, struct snic_pkt *pkt)
 {
 	if (pkt->len < 6 || memcmp(pkt->data, c->cfg.mac, 6) != 0)
 		return false;

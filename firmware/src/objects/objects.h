@@ -236,6 +236,8 @@ struct snic_qp {
 	uint32_t rd_gap_psn;
 	uint64_t rto_at;        /* transport timer deadline, 0 = stopped     */
 	uint64_t tlp_at;        /* tail-loss probe deadline, 0 = none        */
+	uint64_t last_tx;       /* last request packet sent (the probe runs
+				 * from it)                                  */
 	uint8_t tlp_n;          /* probes since the window last moved        */
 	uint32_t srtt_ns;       /* smoothed round-trip time, 0 = unknown     */
 	uint32_t rtt_psn;       /* PSN being timed (AckReq packet) ...       */

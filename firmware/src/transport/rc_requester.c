@@ -186,22 +186,6 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 	return true;
 }
 
-/* The oldest PSN not yet acknowledged (the window's left edge): inside
- * the oldest message when an ACK covered part of it (9.7.5.1.1), the
- * next READ response expected when its responses are arriving. */
-uint32_t req_unacked_psn(const struct snic_qp *qp)
-{
-	const struct snic_inflight *f = &qp->infl[qp->infl_head % SNIC_INFLIGHT];
-	uint32_t psn = f->first_psn;
-
-	if (qp->rd_active && f->opcode == SNIC_WR_RDMA_READ)
-		return qp->rd_psn;
-	if (qp->acked_valid && roce_psn_diff(qp->acked_psn, psn) >= 0 &&
-	    roce_psn_diff(qp->acked_psn, f->last_psn) < 0)
-		psn = (qp->acked_psn + 1) & ROCE_PSN_MASK;
-	return psn;
-}
-
 /* A bounded window of outstanding PSNs (IBTA 9.7.4.1 leaves its size to
  * the requester): go-back-N resends at most this much, and 24-bit PSN
  * distances stay far from ambiguity across the wrap.  After a
@@ -321,25 +305,6 @@ static void infl_truncate(struct snic_qp *qp, uint32_t i)
 	qp->infl_tail = qp->resend = i;
 	qp->retain_tail = i == qp->infl_head ? qp->retain_head
 			  : qp->infl[i % SNIC_INFLIGHT].data_at;
-}
-
-/* The oldest message completed.  A go-back-N pass that has not reached
- * it yet skips it (the peer had it after all); the message being sent
- * again is dropped when it was that one, and fresh PSNs continue after
- * the newest ever sent. */
-void req_retired(struct snic_qp *qp)
-{
-	/* the message being sent again is infl[resend - 1] */
-	if (qp->cur.valid && qp->cur.resend &&
-	    (int32_t)(qp->resend - 1 - qp->infl_head) < 0) {
-		qp->cur.valid = false;
-		qp->npsn = (qp->psn_hi + 1) & ROCE_PSN_MASK;
-	}
-	if ((int32_t)(qp->resend - qp->infl_head) < 0) {
-		qp->resend = qp->infl_head;
-		if (!qp->cur.valid) /* between two messages of the pass */
-			qp->npsn = (qp->psn_hi + 1) & ROCE_PSN_MASK;
-	}
 }
 
 /* A loss (sequence NAK, missing READ response, probe or timeout): go

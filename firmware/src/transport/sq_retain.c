@@ -18,11 +18,15 @@
 static void ring_put(struct snic_qp *qp, const void *src, uint32_t n)
 {
 	uint32_t at = qp->retain_tail % SNIC_RETAIN_BYTES;
-	uint32_t k = SNIC_RETAIN_BYTES - at < n ? SNIC_RETAIN_BYTES - at : n;
+	uint32_t k = SNIC_RETAIN_BYTES - at;
 
+	qp->retain_tail += n;
+	if (n <= k) { /* the usual case: no wrap */
+		memcpy(qp->retain + at, src, n);
+		return;
+	}
 	memcpy(qp->retain + at, src, k);
 	memcpy(qp->retain, (const uint8_t *)src + k, n - k);
-	qp->retain_tail += n;
 }
 
 static void ring_get(const struct snic_qp *qp, uint32_t pos, void *dst,
@@ -33,18 +37,6 @@ static void ring_get(const struct snic_qp *qp, uint32_t pos, void *dst,
 
 	memcpy(dst, qp->retain + at, k);
 	memcpy((uint8_t *)dst + k, qp->retain, n - k);
-}
-
-/* Room for the data of the WQE whose control part is c (checked by
- * sq_read_wqe: inline_len <= max_inline, num_sge <= max_send_sge)? */
-bool retain_room(const struct snic_qp *qp, const struct snic_wqe_ctrl *c)
-{
-	uint32_t need = (c->flags & SNIC_SEND_INLINE) ? c->inline_len
-						       : c->num_sge * 16u;
-
-	if (wr_is_rd_atomic(c->opcode))
-		need += ATOMIC_OPS_LEN;
-	return qp->retain_tail - qp->retain_head + need <= SNIC_RETAIN_BYTES;
 }
 
 /* Keep the current message's data with its in-flight record f. */
@@ -64,17 +56,18 @@ void retain_msg(struct snic_qp *qp, struct snic_inflight *f,
 		ring_put(qp, &w->atomic, ATOMIC_OPS_LEN);
 	if (w->ctrl.flags & SNIC_SEND_INLINE) {
 		ring_put(qp, cur->inline_data, cur->len);
+	} else if (cur->sgl.num == 1 &&
+		   SNIC_RETAIN_BYTES - qp->retain_tail % SNIC_RETAIN_BYTES >= 16) {
+		/* one SGE, the usual case: a 16-byte copy, no call */
+		memcpy(qp->retain + qp->retain_tail % SNIC_RETAIN_BYTES,
+		       cur->sgl.sge, 16);
+		qp->retain_tail += 16;
+		f->nsge = 1;
 	} else {
 		ring_put(qp, cur->sgl.sge, cur->sgl.num * 16u);
 		f->nsge = (uint8_t)cur->sgl.num;
 	}
 	f->data_len = (uint16_t)(qp->retain_tail - f->data_at);
-}
-
-/* f completed: its data is no longer needed (messages retire in order). */
-void retain_release(struct snic_qp *qp, const struct snic_inflight *f)
-{
-	qp->retain_head = f->data_at + f->data_len;
 }
 
 /* The validated SGEs kept for f (a READ's or atomic's local buffers). */

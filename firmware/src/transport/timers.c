@@ -57,14 +57,12 @@ void timer_sent(struct snic_nic *nic, struct snic_qp *qp)
 {
 	if (!qp->attr.timeout)
 		return;
-	/* the probe runs from the last packet sent; a later deadline is
-	 * not re-filed (the wheel's visit files it again) */
-	if (qp->tlp_n < SNIC_TLP_MAX) {
-		bool filed = qp->tlp_at != 0;
-
+	/* the probe runs from the last packet sent: noted here, the
+	 * deadline moved on when the wheel comes to it (tw_expire) */
+	qp->last_tx = nic->core.now;
+	if (!qp->tlp_at && qp->tlp_n < SNIC_TLP_MAX) {
 		qp->tlp_at = nic->core.now + pto_ns(qp);
-		if (!filed)
-			timer_arm(nic, qp);
+		timer_arm(nic, qp);
 	}
 	if (qp->rto_at)
 		return;
@@ -112,8 +110,9 @@ void timer_progress(struct snic_nic *nic, struct snic_qp *qp)
 	qp->retry_left = qp->attr.retry_cnt;
 	qp->tlp_n = 0;
 	if (qp->infl_head == qp->infl_tail || !qp->attr.timeout) {
+		/* a probe deadline stays: it finds nothing to probe, or the
+		 * next message's packets move it on (no re-filing per message) */
 		qp->rto_at = 0;
-		qp->tlp_at = 0;
 		return;
 	}
 	/* the peer is answering (READ responses too): the probe waits */
@@ -141,9 +140,17 @@ static void tw_expire(void *arg, uint16_t id)
 			qp->rto_at = nic->core.now + rto_ns(qp);
 	}
 	if (qp->tlp_at && nic->core.now >= qp->tlp_at) {
-		qp->tlp_at = 0;
-		qp->tlp_n++;
-		comp_probe(nic, qp);
+		uint64_t due = qp->last_tx + pto_ns(qp);
+
+		if (qp->infl_head == qp->infl_tail) {
+			qp->tlp_at = 0; /* nothing outstanding */
+		} else if (nic->core.now < due) { /* sent since: not yet */
+			qp->tlp_at = due;
+		} else {
+			qp->tlp_at = 0;
+			qp->tlp_n++;
+			comp_probe(nic, qp);
+		}
 	}
 	if (qp->rto_at && nic->core.now >= qp->rto_at) {
 		qp->rto_at = 0;
