@@ -29,7 +29,8 @@
 				  * one after a retransmission (pacing)   */
 #define SNIC_RETAIN_BYTES   2048 /* per QP: SGEs, inline bytes and atomic
 				  * operands of the messages in flight    */
-#define SNIC_TLP_MIN_NS     (20u * 1000) /* tail-loss probe: at least  */
+#define SNIC_TLP_MIN_NS     (100u * 1000) /* tail-loss probe: at least
+				  * (a loaded host's scheduling jitter)     */
 #define SNIC_TLP_MAX        4    /* probes between two ACKs (backing off) */
 #define SNIC_LINGER_NS      (1000ull * 1000 * 1000) /* a destroyed RC QP
 				  * re-ACKs duplicates this long (rc_responder.c) */
