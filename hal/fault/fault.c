@@ -58,6 +58,12 @@ static int parse_one(struct snic_fault_cfg *cfg, const char *key,
 		return parse_rate(val, &cfg->corrupt);
 	if (!strcmp(key, "seed"))
 		return parse_u64(val, &cfg->seed);
+	if (!strcmp(key, "queue") && !parse_u64(val, &us) && us <= UINT32_MAX) {
+		cfg->queue_len = (uint32_t)us;
+		return 0;
+	}
+	if (!strcmp(key, "drain_ns"))
+		return parse_u64(val, &cfg->drain_ns);
 	if (!strcmp(key, "delay_us") && !parse_u64(val, &us)) {
 		cfg->delay_max_ns = us * 1000;
 		return 0;
@@ -93,12 +99,15 @@ int snic_fault_parse(struct snic_fault_cfg *cfg, const char *spec, char *err,
 			*eq = '=';
 			return set_err(err, errlen,
 				       "unknown key or bad value (keys: loss dup "
-				       "reorder corrupt seed delay_us delay_min_us)",
+				       "reorder corrupt seed delay_us delay_min_us "
+				       "queue drain_ns)",
 				       tok);
 		}
 	}
 	if (cfg->delay_min_ns > cfg->delay_max_ns)
 		cfg->delay_min_ns = cfg->delay_max_ns;
+	if (cfg->queue_len && !cfg->drain_ns)
+		return set_err(err, errlen, "queue needs drain_ns", spec);
 	return 0;
 }
 
@@ -132,6 +141,28 @@ static bool roll(struct snic_fault *f, uint32_t ppm)
 
 /* ---------------------------------------------------------------------- */
 /* Per frame.                                                              */
+
+/* The bounded queue: does a frame arriving at `now` find room?  The
+ * queue is kept as the time it needs to drain (frames x drain_ns), so
+ * no frame is held: what fits passes at once (its queueing delay is not
+ * modelled, only the overflow). */
+static bool queue_admits(struct snic_fault *f, uint64_t now)
+{
+	uint64_t passed;
+
+	if (!f->cfg.queue_len)
+		return true;
+	passed = now > f->bq_at ? now - f->bq_at : 0;
+	f->bq_backlog_ns = f->bq_backlog_ns > passed ? f->bq_backlog_ns - passed : 0;
+	f->bq_at = now > f->bq_at ? now : f->bq_at;
+	if (f->bq_backlog_ns + f->cfg.drain_ns >
+	    (uint64_t)f->cfg.queue_len * f->cfg.drain_ns) {
+		f->overflowed++;
+		return false;
+	}
+	f->bq_backlog_ns += f->cfg.drain_ns;
+	return true;
+}
 
 static enum fault_action decide(struct snic_fault *f)
 {
@@ -196,6 +227,10 @@ static uint16_t one(struct snic_fault *f, struct snic_pkt *p,
 	struct snic_pkt *c;
 
 	f->seen++;
+	if (!queue_admits(f, now)) {
+		io->free(io->ctx, p);
+		return k;
+	}
 	switch (decide(f)) {
 	case FA_DROP:
 		f->dropped++;
@@ -256,11 +291,12 @@ int snic_fault_format(const struct snic_fault *f, char *buf, size_t len)
 {
 	return snprintf(buf, len,
 			"seed %llu: seen %llu dropped %llu duplicated %llu "
-			"delayed %llu corrupted %llu",
+			"delayed %llu corrupted %llu overflowed %llu",
 			(unsigned long long)f->cfg.seed,
 			(unsigned long long)f->seen,
 			(unsigned long long)f->dropped,
 			(unsigned long long)f->duplicated,
 			(unsigned long long)f->delayed,
-			(unsigned long long)f->corrupted);
+			(unsigned long long)f->corrupted,
+			(unsigned long long)f->overflowed);
 }

@@ -29,6 +29,11 @@ struct snic_fault_cfg {
 	uint64_t delay_min_ns, delay_max_ns;   /* hold time of a reordered
 						* frame: uniform in [min, max] */
 	uint64_t seed;
+	/* A bounded queue in front of the link (a switch port or a tap's
+	 * txqueuelen): queue_len frames at most, one leaves every drain_ns;
+	 * a frame that finds it full is dropped (tail drop).  0: none. */
+	uint32_t queue_len;
+	uint64_t drain_ns;
 };
 
 /* What the HAL lends the module: free one buffer, copy one into a new
@@ -50,10 +55,14 @@ struct snic_fault {
 	struct snic_fault_held q[SNIC_FAULT_QLEN]; /* FIFO                   */
 	uint32_t q_head, q_len;
 	uint64_t seen, dropped, duplicated, delayed, corrupted, released;
+	/* the bounded queue: frames in it (scaled by drain_ns: the time the
+	 * queue needs to empty), as of bq_at */
+	uint64_t bq_backlog_ns, bq_at;
+	uint64_t overflowed;                   /* tail drops                 */
 };
 
 /* "loss=0.05,dup=0.01,reorder=0.01,corrupt=0.001,seed=N,delay_us=M,
- * delay_min_us=K": rates are probabilities 0..1.  Unnamed fields keep the
+ * delay_min_us=K,queue=N,drain_ns=T": rates are probabilities 0..1.  Unnamed fields keep the
  * defaults (0; delay 10-200 us; seed 1).  0, or -1 with the reason in err. */
 int snic_fault_parse(struct snic_fault_cfg *cfg, const char *spec, char *err,
 		     size_t errlen);

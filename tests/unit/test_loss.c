@@ -18,6 +18,7 @@
 
 #include "fake_host.h"
 #include "nic/top.h"
+#include "transport/rc_resp.h"
 #include "unit.h"
 
 #define NQP        4
@@ -607,6 +608,8 @@ static void test_loss_silent_peer(void)
 	CU_ASSERT_EQUAL(c.wr_id, 2);
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_WR_FLUSH_ERR);
 	CU_ASSERT_EQUAL(cA(e, "timeouts"), 4);
+	/* probes were sent, but they use no retry: the timing above holds */
+	CU_ASSERT_TRUE(cA(e, "tail_probes") >= 1);
 	CU_ASSERT_EQUAL(cA(e, "retry_exc_errors"), 1);
 	CU_ASSERT_EQUAL(fqp_state(&e->q[0].a), SNIC_QPS_ERR);
 	/* a WQE posted in ERR flushes too */
@@ -670,8 +673,8 @@ static void test_loss_read_response_gap(void)
 	lenv_free(e);
 }
 
-/* The last READ response is lost: nothing follows, the transport timer
- * expires and the READ is re-issued for that one packet. */
+/* The last READ response is lost: nothing follows, the tail-loss probe
+ * fires and the READ is re-issued for that one packet. */
 static void test_loss_read_last_response(void)
 {
 	struct lenv *e = directed_env(8, 7); /* 1 ms */
@@ -688,7 +691,9 @@ static void test_loss_read_last_response(void)
 	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
 	CU_ASSERT_EQUAL(memcmp(A(e, 0, 3), B(e, 0, B_RSRC), 3000), 0);
-	CU_ASSERT_EQUAL(cA(e, "timeouts"), 1);
+	/* the tail-loss probe recovers it, before any transport timeout */
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	CU_ASSERT_EQUAL(cA(e, "tail_probes"), 1);
 	CU_ASSERT_EQUAL(cA(e, "read_reissues"), 1);
 	CU_ASSERT_EQUAL(cB(e, "read_responses"), 3 + 1);
 	lenv_free(e);
@@ -719,34 +724,55 @@ static void test_loss_atomic_replay(void)
 	CU_ASSERT_EQUAL(got, 45);
 	CU_ASSERT_EQUAL(cB(e, "atomics"), 1);
 	CU_ASSERT_EQUAL(cB(e, "dup_atomics_replayed"), 1);
-	CU_ASSERT_EQUAL(cA(e, "timeouts"), 1);
+	/* the tail-loss probe recovers it, before any transport timeout */
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	CU_ASSERT_EQUAL(cA(e, "tail_probes"), 1);
 	lenv_free(e);
 }
 
-/* The last packet of a SEND is lost, and nothing follows it: only the
- * transport timer can recover; the RECV completes once. */
+/* The last packet of a SEND is lost, and nothing follows it: the
+ * tail-loss probe resends it after two round trips (at least 250 us),
+ * long before the transport timeout (4.19 ms here); the RECV completes
+ * once. */
 static void test_loss_tail_drop(void)
 {
-	struct lenv *e = directed_env(8, 7);
+	struct lenv *e = directed_env(10, 7);
 	struct drop_hook d = { .from = 0, .opcode = ROCE_RC_SEND_LAST, .nth = 1 };
 	struct snic_wqe_sge s = { e->p.bufa, 2500, e->p.mra };
 	struct snic_wqe_sge rs = { e->p.bufb + B_RECV, SLOT, e->p.mrb };
 	struct fwr w = { .wr_id = 4, .opcode = SNIC_WR_SEND,
 			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
 	struct snic_cqe c;
+	uint64_t t0, dt;
 
 	for (uint32_t i = 0; i < 2500; i++)
 		*A(e, 0, i) = pat(4, i);
+	/* one message first: the requester learns the round-trip time */
+	struct snic_wqe_sge s1 = { e->p.bufa, 100, e->p.mra };
+	struct fwr w1 = { .wr_id = 3, .opcode = SNIC_WR_SEND,
+			  .flags = SNIC_SEND_SIGNALED, .sge = &s1, .num_sge = 1 };
+
+	fqp_post_recv(&e->q[0].b, 76, &rs, 1);
+	fqp_post_send(&e->q[0].a, &w1);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqb, &c, 10));
 	fqp_post_recv(&e->q[0].b, 77, &rs, 1);
 	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
+	t0 = e->s->clock;
 	fqp_post_send(&e->q[0].a, &w);
 	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
+	dt = e->s->clock - t0;
+	printf("\n    lost tail recovered after %.3f ms (transport timeout %.3f ms)\n    ",
+	       (double)dt / 1e6, (double)(4096ull << 10) / 1e6);
+	CU_ASSERT_TRUE(dt < (4096ull << 10) / 4);
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
 	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqb, &c, 10));
 	CU_ASSERT_EQUAL(c.wr_id, 77);
 	CU_ASSERT_EQUAL(c.byte_len, 2500);
 	CU_ASSERT_EQUAL(memcmp(B(e, 0, B_RECV), A(e, 0, 0), 2500), 0);
-	CU_ASSERT_EQUAL(cA(e, "timeouts"), 1);
+	/* the tail-loss probe recovers it, before any transport timeout */
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	CU_ASSERT_EQUAL(cA(e, "tail_probes"), 1);
 	fsim_idle(e->s, 3000);
 	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqb, &c), 0);
 	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqa, &c), 0);
@@ -784,7 +810,9 @@ static void test_loss_linger_after_destroy(void)
 	CU_ASSERT_EQUAL(c.wr_id, 4);
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
 	CU_ASSERT_EQUAL(d.dropped, 1);
-	CU_ASSERT_EQUAL(cA(e, "timeouts"), 1);
+	/* the tail-loss probe recovers it, before any transport timeout */
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	CU_ASSERT_EQUAL(cA(e, "tail_probes"), 1);
 	CU_ASSERT_EQUAL(cB(e, "linger_acks"), 1);
 	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqb, &c), 0); /* nothing executed */
 	lenv_free(e);
@@ -815,7 +843,210 @@ static void test_loss_timer_idle_qps(void)
 	lenv_free(e);
 }
 
+/* A bounded queue in front of B (hal/fault: 32 frames, one leaves every
+ * 2 us) and 64-packet WRITEs sent as fast as A can: bursts overflow it.
+ * Go-back-N resumes at the first PSN B lacks, and the window after a
+ * retransmission starts small and grows with the ACKs, so the queue
+ * drains and the transfer completes near the queue's rate (here 1.07 ms,
+ * 1840 frames, 0 timeouts; before: every loss restarted the 64-packet
+ * message at full speed into the same full queue, and after 3 s of
+ * virtual time the first message had not completed: 23121 frames,
+ * 21002 overflowed, 44 timeouts). */
+static void test_loss_bounded_queue(void)
+{
+	struct lenv *e = directed_env(14, 7);
+	struct snic_fault_cfg fc = { .queue_len = 32, .drain_ns = 2000,
+				     .seed = 1 };
+	const uint32_t nmsg = 8, len = 64u << 10;
+	uint64_t t0, dt, frames;
+	struct snic_cqe c;
+
+	for (uint32_t i = 0; i < nmsg * len; i++)
+		*A(e, 0, i) = pat(9, i);
+	fake_hal_set_fault(&e->s->b.hal, &fc);
+	t0 = e->s->clock;
+	for (uint32_t m = 0; m < nmsg; m++) {
+		struct snic_wqe_sge s = { e->p.bufa + (uint64_t)m * len, len,
+					  e->p.mra };
+		struct fwr w = { .wr_id = m, .opcode = SNIC_WR_RDMA_WRITE,
+				 .flags = SNIC_SEND_SIGNALED, .sge = &s,
+				 .num_sge = 1,
+				 .remote_addr = e->p.bufb + (uint64_t)m * len,
+				 .rkey = e->p.mrb };
+
+		fqp_post_send(&e->q[0].a, &w);
+	}
+	for (uint32_t m = 0; m < nmsg; m++) {
+		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 5000));
+		CU_ASSERT_EQUAL(c.wr_id, m);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	}
+	dt = e->s->clock - t0;
+	frames = cA(e, "tx_frames");
+	printf("\n    bounded queue: %u packets needed, %" PRIu64 " sent, %" PRIu64
+	       " overflowed, %" PRIu64 " retransmissions, %" PRIu64
+	       " timeouts, %.3f ms\n    ", nmsg * (len / 1024), frames,
+	       e->s->b.hal.fault.overflowed, cA(e, "retransmits"),
+	       cA(e, "timeouts"), (double)dt / 1e6);
+	CU_ASSERT_EQUAL(memcmp(B(e, 0, 0), A(e, 0, 0), (size_t)nmsg * len), 0);
+	CU_ASSERT_TRUE(e->s->b.hal.fault.overflowed > 0); /* it did overflow */
+	/* at the queue's rate the 512 packets take 1.02 ms: done within a
+	 * few ms and no transport timeout, with less than 4x the packets */
+	CU_ASSERT_TRUE(dt < 5000000);
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	CU_ASSERT_TRUE(frames < 4 * nmsg * (len / 1024));
+	fake_hal_set_fault(&e->s->b.hal, NULL);
+	lenv_free(e);
+}
+
+/* A hostile host rewrites its READ WQE after posting it, while the READ
+ * is being retransmitted (a response lost: the rest is re-issued, and a
+ * timeout/probe re-issues it whole).  The retransmission is built from
+ * what the NIC kept (sq_retain.c), never from the WQE: every frame A
+ * sends is the original READ request (same address, rkey, length or the
+ * rest of it, no payload), nothing of NIC memory reaches the wire, and
+ * the READ completes with the right data. */
+struct wqe_watch {
+	struct drop_hook drop;  /* B's frames: which response to lose     */
+	uint64_t va;            /* the READ as posted                     */
+	uint32_t rkey, len, mtu;
+	unsigned reqs, bad;     /* A's frames: READ requests, anything else */
+};
+
+static enum fl_action wqe_watch_fn(void *arg, int from, uint8_t *frame,
+				   uint16_t *len)
+{
+	struct wqe_watch *w = arg;
+	struct roce_hdrs h;
+
+	if (from == 1)
+		return drop_hook_fn(&w->drop, from, frame, len);
+	if (roce_parse(frame, *len, &h) != ROCE_OK)
+		return FL_PASS; /* ARP */
+	uint64_t off = h.reth_va - w->va;
+
+	if (h.opcode != ROCE_RC_READ_REQ || h.payload_len != 0 ||
+	    h.reth_rkey != w->rkey || off >= w->len || off % w->mtu ||
+	    h.reth_len != w->len - off)
+		w->bad++;
+	else
+		w->reqs++;
+	return FL_PASS;
+}
+
+static void rewrite_read(struct lenv *e, unsigned how)
+{
+	struct fqp *qp = &e->q[0].a;
+	uint8_t *wqe = fdev_ptr(&e->s->a, qp->sq_pa);
+	struct snic_send_wqe *w = (struct snic_send_wqe *)wqe;
+	struct snic_wqe_sge *sge = (struct snic_wqe_sge *)(w + 1);
+
+	switch (how) {
+	case 0: /* SEND|INLINE of the largest inline size */
+		w->ctrl.opcode = SNIC_WR_SEND;
+		w->ctrl.flags = SNIC_SEND_INLINE | SNIC_SEND_SIGNALED;
+		w->ctrl.inline_len = SNIC_MAX_INLINE;
+		memset(w + 1, 0xee, (1u << qp->sq_stride_log) - sizeof(*w));
+		break;
+	case 1: /* a WRITE of other memory, elsewhere */
+		w->ctrl.opcode = SNIC_WR_RDMA_WRITE;
+		w->raddr.remote_addr = e->p.bufb + B_RECV;
+		sge->addr = e->p.bufa + B_ATOMIC;
+		sge->length = 65536;
+		break;
+	default: /* an opcode that does not exist */
+		w->ctrl.opcode = 31;
+		w->ctrl.num_sge = 200;
+		w->ctrl.inline_len = 1u << 30;
+		break;
+	}
+}
+
+static void test_loss_hostile_wqe_rewrite(void)
+{
+	for (unsigned how = 0; how < 3; how++) {
+		for (unsigned lose = 0; lose < 2; lose++) {
+			struct lenv *e = directed_env(8, 7);
+			struct wqe_watch ww = {
+				.drop = { .from = 1, .nth = 1,
+					  .opcode = lose ? ROCE_RC_READ_RESP_FIRST
+							 : ROCE_RC_READ_RESP_MIDDLE },
+				.va = e->p.bufb + B_RSRC, .rkey = e->p.mrb,
+				.len = 3000, .mtu = 1024 };
+			struct snic_wqe_sge s = { e->p.bufa + 3, 3000, e->p.mra };
+			struct fwr w = { .wr_id = 9, .opcode = SNIC_WR_RDMA_READ,
+					 .flags = SNIC_SEND_SIGNALED, .sge = &s,
+					 .num_sge = 1, .remote_addr = ww.va,
+					 .rkey = ww.rkey };
+			struct snic_cqe c;
+
+			fake_link_set_hook(&e->s->link, wqe_watch_fn, &ww);
+			fqp_post_send(&e->q[0].a, &w);
+			fsim_step(e->s); /* the NIC takes the WQE and sends it */
+			rewrite_read(e, how);
+			CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
+			CU_ASSERT_EQUAL(c.wr_id, 9);
+			CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+			CU_ASSERT_EQUAL(c.byte_len, 3000);
+			CU_ASSERT_EQUAL(memcmp(A(e, 0, 3), B(e, 0, B_RSRC), 3000), 0);
+			CU_ASSERT_EQUAL(ww.drop.dropped, 1);
+			CU_ASSERT_TRUE(ww.reqs >= 2); /* it was sent again */
+			CU_ASSERT_EQUAL(ww.bad, 0);
+			CU_ASSERT_EQUAL(fqp_state(&e->q[0].a), SNIC_QPS_RTS);
+			fsim_idle(e->s, 100);
+			CU_ASSERT_EQUAL(fcq_poll(&e->p.cqa, &c), 0);
+			lenv_free(e);
+		}
+	}
+}
+
+/* Control frames are not starved by data (issue 15: ARP replies lost in
+ * a flood failed the peer's neighbour entry): with the port busy (the
+ * link takes 40 more frames) and 512 data frames in A's TX queue, an ARP
+ * request and an ACK queued after them leave first. */
+static void test_loss_control_priority(void)
+{
+	struct lenv *e = directed_env(8, 7);
+	struct snic_nic *nic = e->s->a.nic;
+	struct fake_link *l = &e->s->link;
+	uint8_t junk[64] = { 0 };
+	uint64_t full0 = nic->core.cnt[SNIC_CNT_tx_queue_full];
+	uint64_t ctl0 = nic->core.cnt[SNIC_CNT_tx_ctl_frames];
+	uint32_t first;
+
+	memcpy(junk, e->s->b.cfg.mac, 6);
+	junk[12] = 0x08; /* IPv4, not for any QP */
+	while (fake_link_pending(l, 1) < FL_FIFO_SIZE - 2 - 40)
+		CU_ASSERT_FATAL(fake_link_inject(l, 1, junk, sizeof(junk)) == 0);
+	first = l->tail[1];
+	for (unsigned i = 0; i < 512; i++) {
+		struct snic_pkt *p = core_pkt_alloc(&nic->core);
+
+		CU_ASSERT_FATAL(p != NULL);
+		memcpy(p->data, junk, sizeof(junk));
+		p->len = sizeof(junk);
+		core_tx(&nic->core, p);
+	}
+	neigh_resolve(&nic->neigh, 0x0a0000fe);  /* an ARP request */
+	send_aeth(nic, &nic->qps[SNIC_QPN_IDX(e->q[0].a.qpn)],
+		  ROCE_AETH_ACK | 0x1f, 0);     /* an ACK */
+	core_tx_flush(&nic->core);
+	CU_ASSERT_EQUAL(nic->core.cnt[SNIC_CNT_tx_queue_full], full0);
+	/* the port took a few, the rest of the data waits */
+	CU_ASSERT_TRUE(l->tail[1] - first > 2 && l->tail[1] - first <= 41);
+	CU_ASSERT_TRUE(nic->core.txq_tail - nic->core.txq_head > 400);
+	CU_ASSERT_EQUAL(l->fifo[1][first % FL_FIFO_SIZE].data[12], 0x08);
+	CU_ASSERT_EQUAL(l->fifo[1][first % FL_FIFO_SIZE].data[13], 0x06);
+	CU_ASSERT_EQUAL(l->fifo[1][(first + 1) % FL_FIFO_SIZE].data[13], 0x00);
+	CU_ASSERT_EQUAL(l->fifo[1][(first + 1) % FL_FIFO_SIZE].data[23], 17);
+	CU_ASSERT_EQUAL(nic->core.cnt[SNIC_CNT_tx_ctl_frames] - ctl0, 2);
+	lenv_free(e);
+}
+
 UNIT_SUITE(loss, NULL, NULL,
+	   UNIT_TEST(test_loss_control_priority),
+	   UNIT_TEST(test_loss_hostile_wqe_rewrite),
+	   UNIT_TEST(test_loss_bounded_queue),
 	   UNIT_TEST(test_loss_silent_peer),
 	   UNIT_TEST(test_loss_timeout_infinite),
 	   UNIT_TEST(test_loss_tail_drop),

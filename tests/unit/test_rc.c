@@ -972,7 +972,9 @@ static void test_rc_loss_go_back_n(void)
 	CU_ASSERT_EQUAL(cB(e, "nak_seq_sent"), 1);
 	CU_ASSERT_EQUAL(cA(e, "nak_seq_recv"), 1);
 	CU_ASSERT_TRUE(cA(e, "retransmits") >= 1);
-	CU_ASSERT_TRUE(cB(e, "rx_dup_requests") >= 1);
+	/* go-back-N resumes at the NAK's PSN, the lost packet, in the middle
+	 * of the message: nothing the responder has is sent again */
+	CU_ASSERT_EQUAL(cB(e, "rx_dup_requests"), 0);
 	/* a lost WRITE middle packet */
 	hs.seen = 0;
 	hs.acted = 0;

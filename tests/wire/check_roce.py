@@ -197,6 +197,7 @@ class Checker:
         self.roce = 0
         self.per_op = {}
         self.next_psn = {}      # key -> (lo, hi) acceptable next PSN
+        self.top_psn = {}       # key -> the PSN after the highest one sent
         self.retrans = 0
         self.writes = {}        # key -> [dmalen, bytes so far]
         self.pmtu = args.pmtu   # 0: unknown, READs may span 256..4096
@@ -310,7 +311,12 @@ class Checker:
                     self.warn(fno, msg)
             elif psn_diff(psn, hi) > 0:
                 msg = "PSN 0x%06x skips ahead of 0x%06x" % (psn, hi)
-                if self.args.allow_psn_gaps:
+                top = self.top_psn.get(key, hi)
+                if psn_diff(psn, top) <= 0 and not self.args.strict_psn:
+                    # Back within PSNs already sent: a go-back-N pass
+                    # leaves out what the responder acknowledged meanwhile.
+                    self.warn(fno, msg + " (already sent before)")
+                elif self.args.allow_psn_gaps:
                     self.warn(fno, msg)
                 else:
                     self.err(fno, msg)
@@ -323,6 +329,9 @@ class Checker:
             else:
                 lo, hi = max(1, -(-n // 4096)), max(1, -(-n // 256))
         self.next_psn[key] = ((psn + lo) % PSN_MOD, (psn + hi) % PSN_MOD)
+        end = (psn + hi) % PSN_MOD
+        if key not in self.top_psn or psn_diff(end, self.top_psn[key]) > 0:
+            self.top_psn[key] = end
 
     def frame(self, fno, pkt):
         self.frames += 1

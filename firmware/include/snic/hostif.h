@@ -48,7 +48,8 @@
 #define SNIC_MAX_CQE        (1u << 20)
 #define SNIC_MAX_SGE        16
 #define SNIC_MAX_INLINE     256
-#define SNIC_MAX_RD_ATOM    16      /* max_qp_rd_atom / max_qp_init_rd_atom */
+#define SNIC_MAX_RD_ATOM    128     /* max_qp_rd_atom / max_qp_init_rd_atom (as rxe):
+				     * 7 KiB of responder resources per QP */
 #define SNIC_MAX_MSG_SIZE   (1u << 31)
 #define SNIC_MAX_MTT        (1u << 20) /* pages of registered memory (4 GiB) */
 #define SNIC_EQ_SIZE        256

@@ -23,6 +23,7 @@
 #define SNIC_BURST          32   /* RX / TX burst (DPDK's usual)          */
 #define SNIC_TXQ_SIZE       1024 /* frames waiting for the port           */
 #define SNIC_LOOPQ_SIZE     1024 /* frames sent to ourselves (loopback)   */
+#define SNIC_CTLQ_SIZE      64   /* control frames (ARP, ACK/NAK) waiting  */
 #define SNIC_TX_BUDGET      128  /* new frames per poll pass              */
 #define SNIC_CMD_BUDGET     8    /* commands per poll pass                */
 #define SNIC_HEARTBEAT_NS   (10u * 1000 * 1000)
@@ -50,6 +51,9 @@ struct snic_core {
 	/* TX queue: frames built, not yet taken by the port */
 	struct snic_pkt *txq[SNIC_TXQ_SIZE];
 	uint32_t txq_head, txq_tail;
+	/* control frames: handed to the port before any data frame */
+	struct snic_pkt *ctlq[SNIC_CTLQ_SIZE];
+	uint32_t ctlq_head, ctlq_tail;
 	uint32_t tx_budget;     /* frames the transport may still build in
 				 * this pass                                  */
 	/* loopback: frames sent to our own MAC, drained by the RX path */
@@ -113,6 +117,7 @@ int core_dma_fetch_add(struct snic_core *c, uint64_t pa, uint64_t add,
 struct snic_pkt *core_pkt_alloc(struct snic_core *c);
 void core_pkt_unused(struct snic_core *c, struct snic_pkt *pkt);
 void core_tx(struct snic_core *c, struct snic_pkt *pkt);
+void core_tx_ctl(struct snic_core *c, struct snic_pkt *pkt);
 uint32_t core_tx_room(const struct snic_core *c);
 unsigned core_tx_flush(struct snic_core *c);
 uint16_t core_loop_take(struct snic_core *c, struct snic_pkt **pkts,

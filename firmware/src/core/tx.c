@@ -2,6 +2,10 @@
 /*
  * Transmit: the HAL's buffers taken in bursts, the TX queue handed to the
  * port once per pass, and loopback for frames addressed to ourselves.
+ * Control frames (ARP, ACK/NAK) have a queue of their own that the port
+ * gets first: a burst of data can delay them by one port burst at most,
+ * never starve them (a lost ARP reply fails the peer's neighbour entry,
+ * a late ACK costs the peer a retransmission).
  */
 #include <string.h>
 
@@ -38,7 +42,7 @@ uint32_t core_tx_room(const struct snic_core *c)
 /* Loopback: a frame addressed to our own MAC (two QPs of this NIC
  * connected through its own GID) never reaches the port; it goes round to
  * our own receive path, which applies the same transport rules. */
-static bool loop_to_self(struct snic_core *c, struct snic_pkt *pkt)
+static inline bool loop_to_self(struct snic_core *c, struct snic_pkt *pkt)
 {
 	if (pkt->len < 6 || memcmp(pkt->data, c->cfg.mac, 6) != 0)
 		return false;
@@ -78,10 +82,30 @@ void core_tx(struct snic_core *c, struct snic_pkt *pkt)
 	c->txq[c->txq_tail++ % SNIC_TXQ_SIZE] = pkt;
 }
 
+/* A control frame: ahead of every data frame; when its own queue is full
+ * (a flood of them), it waits with the data. */
+void core_tx_ctl(struct snic_core *c, struct snic_pkt *pkt)
+{
+	if (c->ctlq_tail - c->ctlq_head >= SNIC_CTLQ_SIZE) {
+		core_tx(c, pkt);
+		return;
+	}
+	if (loop_to_self(c, pkt))
+		return;
+	CNT_INC(c, tx_ctl_frames);
+	c->ctlq[c->ctlq_tail++ % SNIC_CTLQ_SIZE] = pkt;
+}
+
 /* The link is down: drop what is queued, as a real port does (frames held
  * until a peer comes back would reach its new QPs with stale PSNs). */
 static unsigned tx_drop_link_down(struct snic_core *c)
 {
+	while (c->ctlq_head != c->ctlq_tail) {
+		struct snic_pkt *p = c->ctlq[c->ctlq_head++ % SNIC_CTLQ_SIZE];
+
+		c->ops->pkt_free(c->hal_ctx, &p, 1);
+		CNT_INC(c, tx_drop_link_down);
+	}
 	while (c->txq_head != c->txq_tail) {
 		struct snic_pkt *p = c->txq[c->txq_head++ % SNIC_TXQ_SIZE];
 
@@ -91,40 +115,58 @@ static unsigned tx_drop_link_down(struct snic_core *c)
 	return 0;
 }
 
-/* Hand queued frames to the port in bursts; what it does not take stays
- * queued for the next pass. */
-unsigned core_tx_flush(struct snic_core *c)
+/* Hand the frames of ring q (size qsize, indexes *head .. tail) to the
+ * port in bursts; false when the port took less than offered. */
+static bool tx_ring_flush(struct snic_core *c, struct snic_pkt **q,
+			  uint32_t qsize, uint32_t *head, uint32_t tail,
+			  unsigned *sent_total)
 {
-	unsigned sent_total = 0;
-
-	if (!c->link_up)
-		return tx_drop_link_down(c);
-	while (c->txq_head != c->txq_tail) {
+	while (*head != tail) {
 		struct snic_pkt *burst[SNIC_BURST];
-		uint32_t n = c->txq_tail - c->txq_head, i;
+		uint32_t n = tail - *head, i;
 		uint16_t sent;
 
 		if (n > SNIC_BURST)
 			n = SNIC_BURST;
 		for (i = 0; i < n; i++)
-			burst[i] = c->txq[(c->txq_head + i) % SNIC_TXQ_SIZE];
+			burst[i] = q[(*head + i) % qsize];
 		for (i = 0; i < n; i++)
 			core_trace(c, SNIC_TR_TX, burst[i]->len);
 		sent = c->ops->tx_burst(c->hal_ctx, 0, burst, (uint16_t)n);
 		for (i = 0; i < sent; i++)
 			CNT_ADD(c, tx_bytes, burst[i]->len);
 		CNT_ADD(c, tx_frames, sent);
-		c->txq_head += sent;
-		sent_total += sent;
+		*head += sent;
+		*sent_total += sent;
 		if (sent < n)
-			break;
+			return false;
 	}
+	return true;
+}
+
+/* Hand queued frames to the port in bursts, control frames first; what
+ * it does not take stays queued for the next pass. */
+unsigned core_tx_flush(struct snic_core *c)
+{
+	unsigned sent_total = 0;
+
+	if (!c->link_up)
+		return tx_drop_link_down(c);
+	if (tx_ring_flush(c, c->ctlq, SNIC_CTLQ_SIZE, &c->ctlq_head,
+			  c->ctlq_tail, &sent_total))
+		tx_ring_flush(c, c->txq, SNIC_TXQ_SIZE, &c->txq_head,
+			      c->txq_tail, &sent_total);
 	return sent_total;
 }
 
 /* Stop: every buffer we hold goes back to the HAL. */
 void core_tx_drop_all(struct snic_core *c)
 {
+	while (c->ctlq_head != c->ctlq_tail) {
+		struct snic_pkt *p = c->ctlq[c->ctlq_head++ % SNIC_CTLQ_SIZE];
+
+		c->ops->pkt_free(c->hal_ctx, &p, 1);
+	}
 	while (c->txq_head != c->txq_tail) {
 		struct snic_pkt *p = c->txq[c->txq_head++ % SNIC_TXQ_SIZE];
 

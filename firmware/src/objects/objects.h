@@ -26,6 +26,13 @@
 #define SNIC_READ_MAX_PSNS  (1u << 22) /* PSNs one READ may span        */
 #define SNIC_PSN_WINDOW     8192 /* outstanding PSNs per QP (< 2^23, so
 				  * 24-bit PSN distances stay unambiguous) */
+#define SNIC_CWND_MIN       16   /* packets past the first unacknowledged
+				  * one after a retransmission (pacing)   */
+#define SNIC_RETAIN_BYTES   2048 /* per QP: SGEs, inline bytes and atomic
+				  * operands of the messages in flight    */
+#define SNIC_TLP_MIN_NS     (100u * 1000) /* tail-loss probe: at least
+				  * (a loaded host's scheduling jitter)     */
+#define SNIC_TLP_MAX        4    /* probes between two ACKs (backing off) */
 #define SNIC_LINGER_NS      (1000ull * 1000 * 1000) /* a destroyed RC QP
 				  * re-ACKs duplicates this long (rc_responder.c) */
 #define SNIC_ARP_RETRY_NS   (100u * 1000 * 1000)
@@ -102,15 +109,25 @@ struct snic_dm {
 	uint32_t first, npages;
 };
 
-/* A send WQE the requester has put on the wire and not yet completed. */
+/* A send WQE the requester has put on the wire and not yet completed:
+ * everything a retransmission needs, so the host's WQE (which the host
+ * may rewrite meanwhile) is never read again.  The validated SGEs, inline
+ * bytes and atomic operands are in the QP's retain ring at data_at. */
 struct snic_inflight {
 	uint64_t wr_id;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t imm;           /* as in the WQE (network order)             */
 	uint32_t wqe_idx;
 	uint32_t first_psn, last_psn;
 	uint32_t len;
+	uint32_t data_at;       /* position in qp->retain (free running)     */
+	uint16_t data_len;      /* bytes there                               */
 	uint8_t opcode;         /* enum snic_wr_opcode                       */
+	uint8_t flags;          /* SNIC_SEND_*                               */
 	uint8_t signaled;
 	uint8_t done;           /* READ / atomic: response data arrived      */
+	uint8_t nsge;           /* validated SGEs (0: inline or none)        */
 	uint8_t rsvd;
 };
 
@@ -137,6 +154,7 @@ struct snic_req_cur {
 	uint32_t npkts;         /* packets (PSNs) this message takes          */
 	uint8_t fail;           /* != 0: completes with this status once
 				 * older messages have (rc_requester.c)      */
+	bool resend;            /* taken again from the in-flight window    */
 };
 
 /* A READ being answered by the responder (responder resources). */
@@ -181,6 +199,7 @@ struct snic_resp {
 				    * [rd_tail - SNIC_MAX_RD_ATOM, rd_tail) is
 				    * the history duplicates are matched in */
 	uint32_t rd_npend;      /* resources with pending set                */
+	uint32_t rsp_txq_mark;  /* core txq_tail after our last response     */
 };
 
 struct snic_qp {
@@ -212,6 +231,11 @@ struct snic_qp {
 	uint32_t rd_out;        /* READ/atomic requests in flight             */
 	struct snic_inflight infl[SNIC_INFLIGHT];
 	uint32_t infl_head, infl_tail; /* head: oldest                       */
+	uint32_t resend;        /* go-back-N: next in-flight message to send
+				 * again; == infl_tail when none             */
+	uint32_t cwnd;          /* PSNs past the first unacknowledged one    */
+	uint8_t retain[SNIC_RETAIN_BYTES]; /* ring: data of infl[] messages  */
+	uint32_t retain_head, retain_tail;
 	struct snic_req_cur cur;
 	/* completer */
 	uint32_t acked_psn;     /* highest PSN a plain ACK covered            */
@@ -225,6 +249,13 @@ struct snic_qp {
 	bool rd_gap_valid;      /* a READ was re-issued from rd_gap_psn      */
 	uint32_t rd_gap_psn;
 	uint64_t rto_at;        /* transport timer deadline, 0 = stopped     */
+	uint64_t tlp_at;        /* tail-loss probe deadline, 0 = none        */
+	uint64_t last_tx;       /* last request packet sent (the probe runs
+				 * from it)                                  */
+	uint8_t tlp_n;          /* probes since the window last moved        */
+	uint32_t srtt_ns;       /* smoothed round-trip time, 0 = unknown     */
+	uint32_t rtt_psn;       /* PSN being timed (AckReq packet) ...       */
+	uint64_t rtt_t0;        /* ... sent then, 0 = none                   */
 	uint64_t linger_until;  /* destroyed: duplicates re-ACKed until then */
 	/* responder */
 	struct snic_resp resp;

@@ -129,7 +129,10 @@ static void apply_attrs(struct snic_nic *nic, struct snic_qp *qp,
 static void qp_reset(struct snic_qp *qp)
 {
 	qp->sq_pi = qp->sq_fetch = 0;
-	qp->infl_head = qp->infl_tail = 0;
+	qp->infl_head = qp->infl_tail = qp->resend = 0;
+	qp->retain_head = qp->retain_tail = 0;
+	qp->cwnd = 0;
+	qp->tlp_at = qp->rtt_t0 = 0;
 	qp->rd_out = 0;
 	qp->cur.valid = false;
 	qp->rd_active = false;

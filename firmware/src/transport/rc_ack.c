@@ -17,7 +17,14 @@ void send_aeth(struct snic_nic *nic, struct snic_qp *qp, uint8_t syn,
 	h.aeth_syndrome = syn;
 	h.aeth_msn = qp->resp.msn & ROCE_PSN_MASK;
 	p = pkt_build(nic, &h, NULL, 0);
-	if (p)
+	if (!p)
+		return;
+	/* ahead of data bursts (core/tx.c), but never ahead of this QP's
+	 * own READ responses still queued: responses and ACKs leave in
+	 * PSN order (9.7.5.1.2) */
+	if ((int32_t)(nic->core.txq_head - qp->resp.rsp_txq_mark) >= 0)
+		core_tx_ctl(&nic->core, p);
+	else
 		core_tx(&nic->core, p);
 }
 

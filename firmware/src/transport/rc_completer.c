@@ -28,9 +28,11 @@ static void retire_oldest(struct snic_nic *nic, struct snic_qp *qp,
 	struct snic_inflight *f = oldest(qp);
 
 	qp_send_cqe(nic, qp, f, status);
+	retain_release(qp, f);
 	if (wr_is_rd_atomic(f->opcode))
 		qp->rd_out--;
 	qp->infl_head++;
+	req_retired(qp);
 	qp->rnr_left = qp->attr.rnr_retry;
 }
 
@@ -95,6 +97,7 @@ static void on_ack(struct snic_nic *nic, struct snic_qp *qp,
 {
 	QCNT_INC(nic, qp, acks_recv);
 	if (!qp->acked_valid || roce_psn_diff(h->psn, qp->acked_psn) > 0) {
+		timer_acked(nic, qp, h->psn);
 		qp->acked_psn = h->psn;
 		qp->acked_valid = true;
 		timer_progress(nic, qp); /* also inside a long message */
@@ -123,25 +126,16 @@ static struct snic_inflight *pending_rd(struct snic_qp *qp)
 	return NULL;
 }
 
-/* First response packet of a READ: load its local SGEs again (validated
- * when the request was sent; the MRs may have changed since). */
+/* First response packet of a READ: its local SGEs, kept when the request
+ * was sent (sq_retain.c; the host's WQE is not read again), checked again
+ * (the MRs may have changed since). */
 static bool rd_start(struct snic_nic *nic, struct snic_qp *qp,
 		     const struct snic_inflight *f)
 {
 	struct snic_wqe_sge sge[SNIC_MAX_SGE];
-	struct snic_wqe_ctrl c;
-	uint64_t pa = qp_sq_wqe_pa(qp, f->wqe_idx);
+	uint32_t n = retain_sges(qp, f, sge);
 
-	/* at most the QP's max_send_sge, inside its own WQE slot */
-	if (core_dma_read(&nic->core, pa, &c, sizeof(c)) ||
-	    c.num_sge > qp->max_send_sge || c.num_sge > SNIC_MAX_SGE ||
-	    sizeof(struct snic_send_wqe) + c.num_sge * 16u >
-	    (1u << qp->sq_stride_log) ||
-	    (c.num_sge && core_dma_read(&nic->core, pa + sizeof(struct snic_send_wqe),
-				       sge, c.num_sge * 16u)))
-		return false;
-	if (sgl_load(nic, &qp->rd_sgl, sge, c.num_sge, qp->pd,
-		     SNIC_ACCESS_LOCAL_WRITE))
+	if (sgl_load(nic, &qp->rd_sgl, sge, n, qp->pd, SNIC_ACCESS_LOCAL_WRITE))
 		return false;
 	qp->rd_active = true;
 	qp->rd_psn = f->first_psn;
@@ -175,7 +169,7 @@ static void rd_gap(struct snic_nic *nic, struct snic_qp *qp,
 		return;
 	qp->rd_gap_valid = true;
 	qp->rd_gap_psn = want;
-	req_rewind(nic, qp, want);
+	req_resend_lost(nic, qp, want);
 }
 
 /* The transport timer expired with messages outstanding (IBTA 9.7.6.1.3):
@@ -201,7 +195,22 @@ void comp_timeout(struct snic_nic *nic, struct snic_qp *qp)
 		qp->retry_left--;
 	}
 	qp->rd_gap_valid = false;
-	req_rewind(nic, qp, qp->rd_active ? qp->rd_psn : f->first_psn);
+	req_resend_lost(nic, qp, req_unacked_psn(qp));
+}
+
+/* Tail-loss probe (timers.c): nothing was acknowledged for two round
+ * trips after the last packet sent, so the tail (or its ACK) was probably
+ * lost; go back to the first unacknowledged PSN now instead of waiting
+ * for the transport timeout.  Unlike a timeout it uses no retry: the
+ * transport timer keeps running, so a peer that is really gone still
+ * ends in RETRY_EXC_ERR after (retry_cnt + 1) timeouts (9.7.6.1.3). */
+void comp_probe(struct snic_nic *nic, struct snic_qp *qp)
+{
+	if (!oldest(qp) || qp->state != SNIC_QPS_RTS || qp->wait_until)
+		return;
+	CNT_INC(&nic->core, tail_probes);
+	qp->rd_gap_valid = false;
+	req_resend_lost(nic, qp, req_unacked_psn(qp));
 }
 
 /* A READ response's payload (IBTA 9.7.5.1.7 / C9-29): FIRST and MIDDLE
@@ -382,7 +391,7 @@ void comp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h
 		case COMP_NAK_SEQ:
 			retire_upto(nic, qp, h->psn, true);
 			QCNT_INC(nic, qp, nak_seq_recv);
-			req_rewind(nic, qp, h->psn);
+			req_resend_lost(nic, qp, h->psn);
 			s = COMP_DONE;
 			break;
 		case COMP_ERR_REM_ACCESS:

@@ -15,13 +15,18 @@ uint32_t rd_slots(const struct snic_qp *qp)
 }
 
 /* READs/atomics accepted and not yet answered once (duplicates being
- * answered again do not count against max_dest_rd_atomic). */
+ * answered again do not count against max_dest_rd_atomic).  Only
+ * [rd_head, rd_tail) may be pending: the cost follows the READs in
+ * progress, not SNIC_MAX_RD_ATOM. */
 uint32_t rd_first_pending(const struct snic_resp *r)
 {
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < SNIC_MAX_RD_ATOM; i++)
-		n += r->rd[i].pending && !r->rd[i].replay;
+	for (uint32_t i = r->rd_head; i != r->rd_tail; i++) {
+		const struct snic_rd_res *rd = &r->rd[i % SNIC_MAX_RD_ATOM];
+
+		n += rd->pending && !rd->replay;
+	}
 	return n;
 }
 

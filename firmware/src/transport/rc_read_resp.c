@@ -41,6 +41,7 @@ static bool atomic_ack(struct snic_nic *nic, struct snic_qp *qp,
 	if (!p)
 		return false;
 	core_tx(&nic->core, p);
+	r->rsp_txq_mark = nic->core.txq_tail;
 	if (!rd->replay)
 		r->msn++; /* counted once */
 	rd_done(r, rd);
@@ -84,6 +85,7 @@ static bool rd_packet(struct snic_nic *nic, struct snic_qp *qp,
 	h.aeth_msn = r->msn & ROCE_PSN_MASK;
 	p->len = (uint16_t)roce_build(p->data, &h, n);
 	core_tx(&nic->core, p);
+	r->rsp_txq_mark = nic->core.txq_tail;
 	CNT_INC(&nic->core, read_responses);
 	rd->sent += n;
 	rd->psn = psn_add(rd->psn, 1);

@@ -64,8 +64,12 @@ static void msg_start(struct snic_qp *qp)
 	f->opcode = c->opcode;
 	f->signaled = (c->flags & SNIC_SEND_SIGNALED) || qp->sq_sig_all;
 	f->done = 0;
+	retain_msg(qp, f, cur);
 	if (wr_is_rd_atomic(c->opcode))
 		qp->rd_out++;
+	qp->resend = qp->infl_tail;
+	/* the WQE is ours now: a retransmission never reads it again */
+	qp->sq_fetch = cur->wqe_idx + 1;
 }
 
 /* Its last packet is on the wire. */
@@ -74,7 +78,6 @@ static void msg_sent(struct snic_qp *qp)
 	struct snic_req_cur *cur = &qp->cur;
 
 	qp->npsn = (cur->first_psn + cur->npkts) & ROCE_PSN_MASK;
-	qp->sq_fetch = cur->wqe_idx + 1;
 	cur->valid = false;
 }
 
@@ -93,6 +96,8 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 		return FETCH_BLOCKED;
 	if (wr_is_rd_atomic(c->opcode) && qp->rd_out >= rd_max)
 		return FETCH_BLOCKED;
+	if (!retain_room(qp, c))
+		return FETCH_BLOCKED; /* completions free the ring */
 	st = load_data(nic, qp);
 	if (st)
 		return wqe_fail(nic, qp, st);
@@ -105,20 +110,25 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 	cur->sent = 0;
 	cur->first_psn = qp->npsn;
 	cur->npkts = msg_pkts(qp, c->opcode, cur->len);
+	cur->resend = false;
 	cur->valid = true;
 	msg_start(qp);
 	QCNT_INC(nic, qp, send_wqes);
 	return FETCH_OK;
 }
 
+static void infl_truncate(struct snic_qp *qp, uint32_t i);
+
 /* The current message cannot go on: its payload could not be read (its
- * MR went away, or the DMA failed).  It leaves the in-flight window (it
- * is the newest there, msg_start) and completes with `status` once every
- * older message has, as a WQE that fails its checks does (wqe_fail);
- * what the peer holds of it is never completed there. */
+ * MR went away, or the DMA failed).  It leaves the in-flight window with
+ * every message after it (a message sent again has some) and completes
+ * with `status` once every older message has, as a WQE that fails its
+ * checks does (wqe_fail); what the peer holds of it is never completed
+ * there, the later ones are flushed with the QP. */
 static void msg_fail(struct snic_qp *qp, uint8_t status)
 {
-	qp->infl_tail--;
+	infl_truncate(qp, qp->resend - 1);
+	qp->sq_fetch = qp->cur.wqe_idx; /* a rewind meanwhile meets it again */
 	qp->cur.fail = status;
 }
 
@@ -130,7 +140,7 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 	struct roce_hdrs h;
 	uint8_t op = sq_opcode(qp, cur);
 	uint32_t fl = roce_opcodes[op].flags;
-	uint32_t n = 0, pkt_no = qp_mtu_div(qp, cur->sent);
+	uint32_t n = 0, pkt_no = qp_mtu_div(qp, cur->sent), hi;
 	struct snic_pkt *p;
 
 	if (fl & ROCE_F_PAYLOAD) {
@@ -152,39 +162,50 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 	 * window keeps moving (IBTA 9.7.5.1.1) */
 	h.ackreq = (fl & ROCE_F_LAST) || (fl & ROCE_F_READ) || (fl & ROCE_F_ATOMIC) ||
 		   (pkt_no % SNIC_ACKREQ_EVERY) == SNIC_ACKREQ_EVERY - 1;
+	/* a packet sent again asks for an ACK: whatever of the pass gets
+	 * through moves the window (the rest of it may be lost again) */
+	h.ackreq |= cur->resend;
 	p->len = (uint16_t)roce_build(p->data, &h, n);
 	core_tx(&nic->core, p);
 	timer_sent(nic, qp);
-	/* a READ request owns the PSNs of all its responses (9.7.4.1.4) */
-	qp->psn_hi = (fl & ROCE_F_READ)
-		     ? (cur->first_psn + cur->npkts - 1) & ROCE_PSN_MASK : h.psn;
+	/* a READ request owns the PSNs of all its responses (9.7.4.1.4);
+	 * a packet sent again may be below what was sent before (or not:
+	 * the rest of a message a rewind interrupted) */
+	hi = (fl & ROCE_F_READ) ? (cur->first_psn + cur->npkts - 1) & ROCE_PSN_MASK
+				: h.psn;
+	if (!cur->resend) {
+		qp->psn_hi = hi;
+		if (h.ackreq && !qp->rtt_t0)
+			timer_rtt_start(nic, qp, hi);
+	} else if (roce_psn_diff(hi, qp->psn_hi) > 0) {
+		qp->psn_hi = hi;
+	}
 	cur->sent += n;
 	if ((fl & ROCE_F_LAST) || !(fl & ROCE_F_PAYLOAD))
 		msg_sent(qp);
 	return true;
 }
 
-/* The oldest PSN not yet acknowledged (the window's left edge). */
-static uint32_t unacked_psn(const struct snic_qp *qp)
-{
-	const struct snic_inflight *f = &qp->infl[qp->infl_head % SNIC_INFLIGHT];
-	uint32_t psn = f->first_psn;
-
-	if (qp->acked_valid && roce_psn_diff(qp->acked_psn, psn) >= 0 &&
-	    roce_psn_diff(qp->acked_psn, f->last_psn) < 0)
-		psn = (qp->acked_psn + 1) & ROCE_PSN_MASK;
-	return psn;
-}
-
 /* A bounded window of outstanding PSNs (IBTA 9.7.4.1 leaves its size to
  * the requester): go-back-N resends at most this much, and 24-bit PSN
- * distances stay far from ambiguity across the wrap. */
+ * distances stay far from ambiguity across the wrap.  After a
+ * retransmission it starts at SNIC_CWND_MIN and grows with every PSN
+ * acknowledged (cwnd, timers.c), so a burst sent again cannot keep a
+ * bounded queue on the path overflowing. */
 static bool window_full(const struct snic_qp *qp)
 {
 	uint32_t next = (qp->cur.first_psn + qp_mtu_div(qp, qp->cur.sent)) &
 			ROCE_PSN_MASK;
+	uint32_t lim = qp->cwnd ? qp->cwnd : SNIC_PSN_WINDOW;
 
-	return roce_psn_diff(next, unacked_psn(qp)) >= SNIC_PSN_WINDOW;
+	return roce_psn_diff(next, req_unacked_psn(qp)) >= (int32_t)lim;
+}
+
+/* Take the next message of a go-back-N pass from the in-flight window,
+ * from its first PSN. */
+static void resend_next(struct snic_qp *qp)
+{
+	retain_load(qp, &qp->infl[qp->resend++ % SNIC_INFLIGHT], 0);
 }
 
 /* Work for one QP; returns true when it should stay scheduled. */
@@ -192,7 +213,8 @@ bool rc_req_qp(struct snic_nic *nic, struct snic_qp *qp)
 {
 	unsigned budget = SNIC_QP_TX_BUDGET;
 
-	if (qp->state != SNIC_QPS_RTS && !(qp->state == SNIC_QPS_SQD && qp->cur.valid))
+	if (qp->state != SNIC_QPS_RTS && !(qp->state == SNIC_QPS_SQD &&
+		(qp->cur.valid || qp->resend != qp->infl_tail)))
 		return false;
 	if (qp->wait_until)
 		return false; /* RNR back-off: the timer reschedules us */
@@ -205,6 +227,8 @@ bool rc_req_qp(struct snic_nic *nic, struct snic_qp *qp)
 			wqe_fail(nic, qp, qp->cur.fail);
 			return false; /* blocked: the completer reschedules */
 		}
+		if (!qp->cur.valid && qp->resend != qp->infl_tail)
+			resend_next(qp);
 		if (!qp->cur.valid) {
 			if (qp->state != SNIC_QPS_RTS || qp->sq_fetch == qp->sq_pi)
 				return false;
@@ -246,32 +270,6 @@ unsigned req_poll(struct snic_nic *nic)
 	return work;
 }
 
-/* Resume a READ whose responses arrived up to rd_psn: ask only for the
- * rest, from the first missing response PSN, with the RETH's address and
- * length moved on by what arrived (IBTA 9.7.5.1 lets a requester re-issue
- * a READ for the remaining part; the responder answers it from memory). */
-static bool reissue_read_rest(struct snic_nic *nic, struct snic_qp *qp,
-			      const struct snic_inflight *f)
-{
-	struct snic_req_cur *cur = &qp->cur;
-	uint32_t done = (uint32_t)roce_psn_diff(qp->rd_psn, f->first_psn);
-	uint32_t off = done * qp->mtu;
-
-	if (core_dma_read(&nic->core, qp_sq_wqe_pa(qp, f->wqe_idx), &cur->hdr, sizeof(cur->hdr)))
-		return false;
-	cur->hdr.raddr.remote_addr += off;
-	cur->wqe_idx = f->wqe_idx;
-	cur->len = f->len - off;
-	cur->sent = 0;
-	cur->first_psn = qp->rd_psn;
-	cur->npkts = (uint32_t)roce_psn_diff(f->last_psn, qp->rd_psn) + 1;
-	cur->valid = true;
-	qp->sq_fetch = f->wqe_idx;
-	qp->npsn = qp->rd_psn;
-	CNT_INC(&nic->core, read_reissues);
-	return true;
-}
-
 /* Is psn inside the READ whose responses are arriving (rd_active)? */
 static bool in_active_read(const struct snic_qp *qp,
 			   const struct snic_inflight *f)
@@ -281,19 +279,52 @@ static bool in_active_read(const struct snic_qp *qp,
 	       roce_psn_diff(qp->rd_psn, f->last_psn) <= 0;
 }
 
-/* Drop messages [i, tail) from the window: they are fetched again. */
+/* Resume a READ whose responses arrived up to rd_psn: ask only for the
+ * rest, from the first missing response PSN, with the RETH's address and
+ * length moved on by what arrived (IBTA 9.7.5.1 lets a requester re-issue
+ * a READ for the remaining part; the responder answers it from memory). */
+static void reissue_read_rest(struct snic_nic *nic, struct snic_qp *qp)
+{
+	struct snic_req_cur *cur = &qp->cur;
+	uint32_t off = (uint32_t)roce_psn_diff(qp->rd_psn, cur->first_psn) * qp->mtu;
+
+	cur->hdr.raddr.remote_addr += off;
+	cur->len -= off;
+	cur->npkts -= (uint32_t)roce_psn_diff(qp->rd_psn, cur->first_psn);
+	cur->first_psn = qp->rd_psn;
+	CNT_INC(&nic->core, read_reissues);
+}
+
+/* Drop messages [i, tail) from the window (a message that cannot be sent
+ * again, msg_fail). */
 static void infl_truncate(struct snic_qp *qp, uint32_t i)
 {
 	for (uint32_t j = i; j != qp->infl_tail; j++)
 		if (wr_is_rd_atomic(qp->infl[j % SNIC_INFLIGHT].opcode))
 			qp->rd_out--;
-	qp->infl_tail = i;
+	qp->infl_tail = qp->resend = i;
+	qp->retain_tail = i == qp->infl_head ? qp->retain_head
+			  : qp->infl[i % SNIC_INFLIGHT].data_at;
 }
 
-/* Go back N (IBTA 9.7.5.1): resend from `psn`, which lies in one
- * of the in-flight messages.  Messages from that one on leave the window
- * and are fetched again from the SQ; a READ whose responses are partly
- * here is re-issued for its remaining part only. */
+/* A loss (sequence NAK, missing READ response, probe or timeout): go
+ * back N from psn with the window cut to SNIC_CWND_MIN, so what is sent
+ * again cannot keep a bounded queue on the path overflowing; it grows
+ * back with every PSN acknowledged (timer_acked).  An RNR NAK is no loss
+ * and keeps the window. */
+void req_resend_lost(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
+{
+	qp->cwnd = SNIC_CWND_MIN;
+	req_rewind(nic, qp, psn);
+}
+
+/* Go back N (IBTA 9.7.5.1): resend from `psn`, the first PSN the peer has
+ * not acknowledged, which lies in one of the in-flight messages: inside a
+ * SEND or WRITE the gather cursor moves to that packet's payload (the
+ * responder expects exactly that PSN, in the middle of the message), a
+ * READ whose responses are partly here is re-issued for the rest only.
+ * The messages after it follow from the in-flight window; nothing is read
+ * from the host's SQ again. */
 void req_rewind(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 {
 	uint32_t i;
@@ -307,16 +338,20 @@ void req_rewind(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 	if (i == qp->infl_tail)
 		return; /* nothing in flight at or after psn */
 	struct snic_inflight *f = &qp->infl[i % SNIC_INFLIGHT];
+	int32_t into = roce_psn_diff(psn, f->first_psn);
 
-	qp->cur.valid = false;
-	if (in_active_read(qp, f) && reissue_read_rest(nic, qp, f)) {
-		infl_truncate(qp, i + 1);
+	qp->resend = i + 1;
+	if (wr_is_rd_atomic(f->opcode)) {
+		retain_load(qp, f, 0);
+		if (in_active_read(qp, f))
+			reissue_read_rest(nic, qp);
+		else
+			qp->rd_active = false;
 	} else {
-		qp->sq_fetch = f->wqe_idx;
-		qp->npsn = f->first_psn;
-		infl_truncate(qp, i);
+		retain_load(qp, f, into > 0 ? (uint32_t)into * qp->mtu : 0);
 		qp->rd_active = false;
 	}
+	qp->npsn = qp->cur.first_psn;
 	QCNT_INC(nic, qp, retransmits);
 	qp_req_schedule(nic, qp);
 }

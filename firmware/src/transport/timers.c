@@ -16,14 +16,29 @@ static uint64_t rto_ns(const struct snic_qp *qp)
 	return 4096ull << (qp->attr.timeout & 31);
 }
 
+/* Tail-loss probe timeout: two smoothed round trips (a lost tail shows
+ * as no ACK for that long), at least SNIC_TLP_MIN_NS, doubled for every
+ * probe already sent without an answer, at most half the transport
+ * timeout; before an RTT is known, a quarter of it. */
+static uint64_t pto_ns(const struct snic_qp *qp)
+{
+	uint64_t rto = rto_ns(qp), p = qp->srtt_ns ? 2ull * qp->srtt_ns : rto / 4;
+
+	if (p < SNIC_TLP_MIN_NS)
+		p = SNIC_TLP_MIN_NS;
+	p <<= qp->tlp_n;
+	return p < rto / 2 ? p : rto / 2;
+}
+
+static uint64_t earlier(uint64_t a, uint64_t b)
+{
+	return b && (!a || b < a) ? b : a;
+}
+
 /* The earliest deadline the QP has, 0 when none. */
 static uint64_t qp_due(const struct snic_qp *qp)
 {
-	uint64_t d = qp->rto_at;
-
-	if (qp->wait_until && (!d || qp->wait_until < d))
-		d = qp->wait_until;
-	return d;
+	return earlier(earlier(qp->rto_at, qp->wait_until), qp->tlp_at);
 }
 
 /* File the QP under its earliest deadline (no-op when it is already
@@ -40,10 +55,52 @@ void timer_arm(struct snic_nic *nic, struct snic_qp *qp)
  * acknowledged (9.7.6.1.1); a running timer is left as it is. */
 void timer_sent(struct snic_nic *nic, struct snic_qp *qp)
 {
-	if (qp->rto_at || !qp->attr.timeout)
+	if (!qp->attr.timeout)
+		return;
+	/* the probe runs from the last packet sent: noted here, the
+	 * deadline moved on when the wheel comes to it (tw_expire) */
+	qp->last_tx = nic->core.now;
+	if (!qp->tlp_at && qp->tlp_n < SNIC_TLP_MAX) {
+		qp->tlp_at = nic->core.now + pto_ns(qp);
+		timer_arm(nic, qp);
+	}
+	if (qp->rto_at)
 		return;
 	qp->rto_at = nic->core.now + rto_ns(qp);
 	timer_arm(nic, qp);
+}
+
+/* Time the round trip of the AckReq packet psn (one at a time). */
+void timer_rtt_start(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
+{
+	qp->rtt_psn = psn;
+	qp->rtt_t0 = nic->core.now;
+}
+
+/* An ACK covered everything up to psn: the round trip of the packet
+ * being timed (srtt = 7/8 srtt + 1/8 sample, as TCP's RFC 6298), and the
+ * window after a retransmission grows by what was acknowledged (slow
+ * start: doubles each round trip until it is the full window again). */
+void timer_acked(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
+{
+	if (qp->rtt_t0 && roce_psn_diff(psn, qp->rtt_psn) >= 0) {
+		uint64_t rtt = nic->core.now - qp->rtt_t0;
+
+		if (rtt > UINT32_MAX)
+			rtt = UINT32_MAX;
+		qp->srtt_ns = qp->srtt_ns
+			      ? (uint32_t)((7ull * qp->srtt_ns + rtt) / 8)
+			      : (uint32_t)rtt;
+		qp->rtt_t0 = 0;
+	}
+	if (qp->cwnd) {
+		uint32_t grow = qp->acked_valid
+				? (uint32_t)roce_psn_diff(psn, qp->acked_psn) : 1;
+
+		qp->cwnd += grow;
+		if (qp->cwnd >= SNIC_PSN_WINDOW)
+			qp->cwnd = 0; /* the full window again */
+	}
 }
 
 /* An ACK or response moved the window: the retry count starts again and
@@ -51,10 +108,15 @@ void timer_sent(struct snic_nic *nic, struct snic_qp *qp)
 void timer_progress(struct snic_nic *nic, struct snic_qp *qp)
 {
 	qp->retry_left = qp->attr.retry_cnt;
+	qp->tlp_n = 0;
 	if (qp->infl_head == qp->infl_tail || !qp->attr.timeout) {
+		/* a probe deadline stays: it finds nothing to probe, or the
+		 * next message's packets move it on (no re-filing per message) */
 		qp->rto_at = 0;
 		return;
 	}
+	/* the peer is answering (READ responses too): the probe waits */
+	qp->tlp_at = nic->core.now + pto_ns(qp);
 	qp->rto_at = nic->core.now + rto_ns(qp);
 	timer_arm(nic, qp);
 }
@@ -70,6 +132,25 @@ static void tw_expire(void *arg, uint16_t id)
 		qp->wait_until = 0; /* RNR back-off over: send again */
 		if (qp->state == SNIC_QPS_RTS || qp->state == SNIC_QPS_SQD)
 			qp_req_schedule(nic, qp);
+		/* and the transport timer runs again, even if the window
+		 * lets nothing out yet (an older READ's responses may be
+		 * what is missing) */
+		if (!qp->rto_at && qp->attr.timeout &&
+		    qp->infl_head != qp->infl_tail)
+			qp->rto_at = nic->core.now + rto_ns(qp);
+	}
+	if (qp->tlp_at && nic->core.now >= qp->tlp_at) {
+		uint64_t due = qp->last_tx + pto_ns(qp);
+
+		if (qp->infl_head == qp->infl_tail) {
+			qp->tlp_at = 0; /* nothing outstanding */
+		} else if (nic->core.now < due) { /* sent since: not yet */
+			qp->tlp_at = due;
+		} else {
+			qp->tlp_at = 0;
+			qp->tlp_n++;
+			comp_probe(nic, qp);
+		}
 	}
 	if (qp->rto_at && nic->core.now >= qp->rto_at) {
 		qp->rto_at = 0;

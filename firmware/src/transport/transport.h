@@ -58,6 +58,14 @@ bool sq_unrel_packet(struct snic_nic *nic, struct snic_qp *qp,
 bool sq_unrel_run(struct snic_nic *nic, struct snic_qp *qp, uint32_t lim,
 		  bool (*send)(struct snic_nic *, struct snic_qp *));
 
+/* sq_retain.c: what a message in flight needs to be sent again */
+void retain_msg(struct snic_qp *qp, struct snic_inflight *f,
+		const struct snic_req_cur *cur);
+uint32_t retain_sges(const struct snic_qp *qp, const struct snic_inflight *f,
+		     struct snic_wqe_sge *sge);
+void retain_load(struct snic_qp *qp, const struct snic_inflight *f,
+		 uint32_t off);
+
 /* hdr.c: common header filling for a QP's packets */
 struct snic_dest {               /* where a packet goes                  */
 	const uint8_t *dmac;
@@ -81,12 +89,15 @@ bool recv_state_ok(struct snic_nic *nic, struct snic_qp *qp);
 unsigned req_poll(struct snic_nic *nic);
 bool rc_req_qp(struct snic_nic *nic, struct snic_qp *qp);
 void req_rewind(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
+void req_resend_lost(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
 
 /* timers.c: transport and RNR timers on the core's wheel */
 unsigned timer_poll(struct snic_nic *nic);
 void timer_arm(struct snic_nic *nic, struct snic_qp *qp);
 void timer_progress(struct snic_nic *nic, struct snic_qp *qp);
 void timer_sent(struct snic_nic *nic, struct snic_qp *qp);
+void timer_rtt_start(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
+void timer_acked(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
 
 /* rc_responder.c */
 const char *resp_state_name(unsigned s);
@@ -101,6 +112,7 @@ const char *comp_state_name(unsigned s);
 void comp_rx(struct snic_nic *nic, struct snic_qp *qp,
 	     const struct roce_hdrs *h);
 void comp_timeout(struct snic_nic *nic, struct snic_qp *qp);
+void comp_probe(struct snic_nic *nic, struct snic_qp *qp);
 
 /* ud.c, uc.c: the unreliable services */
 bool ud_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
@@ -112,6 +124,61 @@ bool uc_req_qp(struct snic_nic *nic, struct snic_qp *qp);
 /* ---------------------------------------------------------------------- */
 /* Per-packet helpers shared by several transports, inline: they run for
  * every packet and would otherwise cost a call across files each time. */
+
+/* The oldest PSN not yet acknowledged (the window's left edge): inside
+ * the oldest message when an ACK covered part of it (9.7.5.1.1), the
+ * next READ response expected when its responses are arriving. */
+static inline uint32_t req_unacked_psn(const struct snic_qp *qp)
+{
+	const struct snic_inflight *f = &qp->infl[qp->infl_head % SNIC_INFLIGHT];
+	uint32_t psn = f->first_psn;
+
+	if (qp->rd_active && f->opcode == SNIC_WR_RDMA_READ)
+		return qp->rd_psn;
+	if (qp->acked_valid && roce_psn_diff(qp->acked_psn, psn) >= 0 &&
+	    roce_psn_diff(qp->acked_psn, f->last_psn) < 0)
+		psn = (qp->acked_psn + 1) & ROCE_PSN_MASK;
+	return psn;
+}
+
+/* Room for the data of the WQE whose control part is c (checked by
+ * sq_read_wqe: inline_len <= max_inline, num_sge <= max_send_sge)? */
+static inline bool retain_room(const struct snic_qp *qp,
+			       const struct snic_wqe_ctrl *c)
+{
+	uint32_t need = (c->flags & SNIC_SEND_INLINE) ? c->inline_len
+						       : c->num_sge * 16u;
+
+	if (wr_is_rd_atomic(c->opcode))
+		need += (uint32_t)sizeof(struct snic_wqe_atomic);
+	return qp->retain_tail - qp->retain_head + need <= SNIC_RETAIN_BYTES;
+}
+
+/* f completed: its data is no longer needed (messages retire in order). */
+static inline void retain_release(struct snic_qp *qp,
+				  const struct snic_inflight *f)
+{
+	qp->retain_head = f->data_at + f->data_len;
+}
+
+/* The oldest message completed.  A go-back-N pass that has not reached
+ * it yet skips it (the peer had it after all); the message being sent
+ * again is dropped when it was that one, and fresh PSNs continue after
+ * the newest ever sent. */
+static inline void req_retired(struct snic_qp *qp)
+{
+	/* the message being sent again is infl[resend - 1] */
+	if (qp->cur.valid && qp->cur.resend &&
+	    (int32_t)(qp->resend - 1 - qp->infl_head) < 0) {
+		qp->cur.valid = false;
+		qp->npsn = (qp->psn_hi + 1) & ROCE_PSN_MASK;
+	}
+	if ((int32_t)(qp->resend - qp->infl_head) < 0) {
+		qp->resend = qp->infl_head;
+		if (!qp->cur.valid) /* between two messages of the pass */
+			qp->npsn = (qp->psn_hi + 1) & ROCE_PSN_MASK;
+	}
+}
 
 /* RETH, immediate, AtomicETH and the solicited bit, as the opcode asks. */
 static inline void sq_fill_ext(const struct snic_req_cur *cur,

@@ -98,7 +98,7 @@ static void arp_send(struct snic_core *c, uint16_t oper, const uint8_t *dmac,
 	memcpy(f + 18, tha, 6);
 	be32_put(f + 24, tip);
 	p->len = ARP_FRAME;
-	core_tx(c, p);
+	core_tx_ctl(c, p); /* never behind a data burst */
 }
 
 void neigh_resolve(struct snic_neigh_tbl *t, uint32_t ip)
