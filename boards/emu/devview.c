@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <dirent.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "devview.h"
@@ -25,6 +27,7 @@ static struct {
 	char nodes[MAX_NODES][PATH_MAX];
 	unsigned nnodes;
 	int made_dev_dir;
+	char owner[PATH_MAX];           /* our DEV_DIR/.snic-<hash>, or ""   */
 } view;
 
 /* FNV-1a: a short, stable name part per run dir. */
@@ -261,6 +264,87 @@ static void make_node(const char *verbs_dir, const char *dev,
 		snprintf(view.nodes[view.nnodes++], PATH_MAX, "%s", path);
 }
 
+/* Is pid a live process?  A zombie (killed, not yet reaped) is not. */
+static int pid_alive(unsigned long pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	if (pid <= 1 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%lu/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 1; /* no /proc: trust kill() */
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* "pid (comm) S ..." */
+	return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
+}
+
+/* Nodes outlive an emulator that was killed (SIGKILL), and every run dir
+ * names its own.  Each emulator that makes nodes leaves DEV_DIR/.snic-<hash>
+ * holding its pid; at start, the nodes of owners that are gone are
+ * removed with their owner file. */
+static void reap_stale_nodes(void)
+{
+	DIR *d = opendir(DEV_DIR);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char path[PATH_MAX], suffix[16];
+		unsigned long pid = 0;
+		FILE *f;
+
+		if (strncmp(e->d_name, ".snic-", 6) != 0 ||
+		    strlen(e->d_name + 6) != 8 ||
+		    pathf(path, sizeof(path), DEV_DIR "/%s", e->d_name))
+			continue;
+		f = fopen(path, "r");
+		if (f) {
+			if (fscanf(f, "%lu", &pid) != 1)
+				pid = 0;
+			fclose(f);
+		}
+		if (pid_alive(pid))
+			continue; /* its emulator runs */
+		snprintf(suffix, sizeof(suffix), "-%s", e->d_name + 6);
+		rewinddir(d);
+		while ((e = readdir(d)) != NULL) {
+			size_t l = strlen(e->d_name);
+			char node[PATH_MAX];
+
+			if (strncmp(e->d_name, "uverbs-", 7) == 0 && l > 9 &&
+			    strcmp(e->d_name + l - 9, suffix) == 0 &&
+			    !pathf(node, sizeof(node), DEV_DIR "/%s", e->d_name))
+				unlink(node);
+		}
+		unlink(path);
+		rewinddir(d);
+	}
+	closedir(d);
+}
+
+/* Our owner file (see reap_stale_nodes). */
+static void claim_nodes(uint32_t h)
+{
+	FILE *f;
+
+	if (pathf(view.owner, sizeof(view.owner), DEV_DIR "/.snic-%08" PRIx32, h))
+		return;
+	f = fopen(view.owner, "w");
+	if (!f) {
+		view.owner[0] = '\0';
+		return;
+	}
+	fprintf(f, "%ld\n", (long)getpid());
+	fclose(f);
+}
+
 void devview_create(const char *run_dir, const struct devview_nic *nics,
 		    unsigned n)
 {
@@ -274,6 +358,7 @@ void devview_create(const char *run_dir, const struct devview_nic *nics,
 	snprintf(view.sys_root, sizeof(view.sys_root), "%s", root);
 	if (stat(DEV_DIR, &st) != 0 && mkdir(DEV_DIR, 0755) == 0)
 		view.made_dev_dir = 1;
+	reap_stale_nodes();
 	if (pathf(dir, sizeof(dir), "%s/class/infiniband_verbs", root) ||
 	    mkdirs(dir) != 0 || put(dir, "abi_version", "6") != 0) {
 		fprintf(stderr, "snic-emu: cannot write the device view in %s:"
@@ -293,6 +378,8 @@ void devview_create(const char *run_dir, const struct devview_nic *nics,
 			continue;
 		make_node(dir, dev, major, i);
 	}
+	if (view.nnodes)
+		claim_nodes(h);
 }
 
 void devview_link(const char *run_dir, const char *nic, int up)
@@ -310,6 +397,9 @@ void devview_remove(void)
 	for (unsigned i = 0; i < view.nnodes; i++)
 		unlink(view.nodes[i]);
 	view.nnodes = 0;
+	if (view.owner[0] != '\0')
+		unlink(view.owner);
+	view.owner[0] = '\0';
 	if (view.made_dev_dir)
 		rmdir(DEV_DIR); /* fails, harmlessly, when others use it */
 	view.made_dev_dir = 0;
