@@ -225,7 +225,8 @@ struct snic_device_attr {
 		phys_port_cnt, max_msg_size;
 	uint32_t cap_ex_hi;     /* device_cap_flags_ex bits 32..63            */
 	uint32_t max_dm_size;   /* bytes of device memory (SNIC_DM_SIZE)      */
-	uint32_t rsvd[3];
+	uint32_t max_mw;        /* memory windows (they share the MR slots)   */
+	uint32_t rsvd[2];
 };
 
 /* device_cap_flags_ex bits (the kernel's IB_UVERBS_DEVICE_*, Linux 6.2). */
@@ -605,6 +606,13 @@ enum snic_wr_opcode {
 	 * application's memory holds them), remote address and rkey in
 	 * raddr, no SGE. */
 	SNIC_WR_ATOMIC_WRITE = 15,
+	/* Memory windows (objects/mw.c).  LOCAL_INV and SEND_WITH_INV: the
+	 * R_Key to invalidate in imm_data, network order (as the IETH
+	 * carries it).  BIND_MW: struct snic_wqe_bind in place of raddr and
+	 * atomic, no SGE. */
+	SNIC_WR_LOCAL_INV = 7,
+	SNIC_WR_BIND_MW = 8,
+	SNIC_WR_SEND_WITH_INV = 9,
 };
 
 /* Send flags: values of enum ibv_send_flags. */
@@ -639,6 +647,20 @@ struct snic_wqe_atomic {
 	uint64_t compare_add;
 	uint64_t swap;
 };
+
+/* A BIND_MW WQE's operands (IBTA 10.6.7.2 Bind Memory Window), where
+ * raddr and atomic are in other WQEs.  ctrl.rsvd0 is SNIC_BIND_TYPE_1
+ * for ibv_bind_mw (a type 1 window), 0 for IBV_WR_BIND_MW (type 2B). */
+struct snic_wqe_bind {
+	uint64_t addr;          /* window start (an address of the MR)        */
+	uint64_t length;        /* 0: unbind (type 1)                         */
+	uint32_t mw_rkey;       /* the window's current R_Key                 */
+	uint32_t new_rkey;      /* its R_Key once bound: same but the low
+				 * 8 bits (the consumer's key, ibv_inc_rkey) */
+	uint32_t mr_lkey;       /* the MR the window opens on                 */
+	uint32_t access;        /* enum snic_access: remote rights            */
+};
+#define SNIC_BIND_TYPE_1    1u
 
 struct snic_wqe_sge {
 	uint64_t addr;
@@ -694,6 +716,8 @@ struct snic_cqe {
 _Static_assert(sizeof(struct snic_cqe) == 64, "CQE must be 64 bytes");
 _Static_assert(sizeof(struct snic_send_wqe) == 64, "WQE header block");
 _Static_assert(sizeof(struct snic_wqe_sge) == 16, "SGE must be 16 bytes");
+_Static_assert(sizeof(struct snic_wqe_bind) == sizeof(struct snic_wqe_raddr) +
+	       sizeof(struct snic_wqe_atomic), "bind operands: raddr + atomic");
 _Static_assert(sizeof(struct snic_qp_dbrec) == 64, "dbrec 64 bytes");
 _Static_assert(sizeof(struct snic_cq_dbrec) == 64, "dbrec 64 bytes");
 
@@ -724,6 +748,8 @@ enum snic_wc_opcode {
 	SNIC_WC_RDMA_READ = 2,
 	SNIC_WC_COMP_SWAP = 3,
 	SNIC_WC_FETCH_ADD = 4,
+	SNIC_WC_BIND_MW = 5,
+	SNIC_WC_LOCAL_INV = 6,
 	SNIC_WC_ATOMIC_WRITE = 9,
 	SNIC_WC_RECV = 128,
 	SNIC_WC_RECV_RDMA_WITH_IMM = 129,
@@ -731,6 +757,7 @@ enum snic_wc_opcode {
 
 enum snic_wc_flags {
 	SNIC_WC_WITH_IMM = 1 << 1,
+	SNIC_WC_WITH_INV = 1 << 3,      /* imm_data: the invalidated R_Key    */
 };
 
 /* Access flags: values of enum ibv_access_flags. */
@@ -739,6 +766,7 @@ enum snic_access {
 	SNIC_ACCESS_REMOTE_WRITE = 1 << 1,
 	SNIC_ACCESS_REMOTE_READ = 1 << 2,
 	SNIC_ACCESS_REMOTE_ATOMIC = 1 << 3,
+	SNIC_ACCESS_MW_BIND = 1 << 4,   /* windows may be bound on the MR   */
 };
 
 /* ---------------------------------------------------------------------- */
@@ -909,6 +937,22 @@ enum snic_cm_attr {
 	SNIC_CM_ATTR_SIDR_REP = 0x0018,
 	SNIC_CM_ATTR_LAP = 0x0019,
 	SNIC_CM_ATTR_APR = 0x001a,
+};
+
+/* ---------------------------------------------------------------------- */
+/* Memory windows (issue 14; objects/mw.c).  A window takes a slot of the
+ * MR table: its R_Key is index and generation like an MR key.  Binding
+ * and invalidation are work requests (snic_wqe_bind, SNIC_WR_LOCAL_INV,
+ * SNIC_WR_SEND_WITH_INV); the commands only create and destroy. */
+enum snic_mw_cmd_op {
+	SNIC_CMD_ALLOC_MW = 0x50, /* in: alloc_mw    out: handle (R_Key)      */
+	SNIC_CMD_DEALLOC_MW,    /* in: handle (the window's R_Key)            */
+	SNIC_CMD_MW_END
+};
+
+struct snic_cmd_alloc_mw {
+	uint32_t pdn;
+	uint32_t type;          /* enum ibv_mw_type: 1 or 2 (type 2B)         */
 };
 
 #endif /* SNIC_HOSTIF_H */

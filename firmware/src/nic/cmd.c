@@ -28,6 +28,12 @@ void ctx_destroy(struct snic_nic *nic, unsigned ctx)
 	for (uint32_t i = 0; i < SNIC_MAX_MR; i++) {
 		struct snic_mr *mr = &nic->mrs[i];
 
+		if (mr->in_use && mr->ctx == ctx && mr->mw_type)
+			mw_free_now(nic, i); /* windows first: they hold MRs */
+	}
+	for (uint32_t i = 0; i < SNIC_MAX_MR; i++) {
+		struct snic_mr *mr = &nic->mrs[i];
+
 		if (mr->in_use && mr->ctx == ctx)
 			mr_dereg_now(nic, i);
 	}
@@ -56,7 +62,9 @@ static void query_device(struct snic_nic *nic, struct snic_device_attr *d)
 	d->fw_ver_sub = SNIC_FW_VER_SUB;
 	d->max_qp = SNIC_CTX_MAX_QP; /* the context's quota (objects/quota.c) */
 	d->max_qp_wr = SNIC_MAX_QP_WR;
-	d->device_cap_flags = 0;
+	/* IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B (objects/mw.c) */
+	d->device_cap_flags = (1u << 17) | (1u << 24);
+	d->max_mw = SNIC_CTX_MAX_MR; /* windows and MRs share the MR slots */
 	d->cap_ex_hi = (uint32_t)(SNIC_CAP_EX_ATOMIC_WRITE >> 32);
 	d->max_dm_size = SNIC_DM_SIZE;
 	d->max_sge = SNIC_MAX_SGE;
@@ -180,6 +188,10 @@ static int cmd_exec(struct snic_nic *nic, unsigned ctx, uint16_t op,
 	case SNIC_CMD_REG_DM_MR:
 		return dm_reg_mr(nic, ctx, (const void *)in, &ho->handle);
 	default:
+		if (op == SNIC_CMD_ALLOC_MW)
+			return mw_alloc(nic, ctx, (const void *)in, &ho->handle);
+		if (op == SNIC_CMD_DEALLOC_MW)
+			return mw_dealloc(nic, ctx, hi->handle);
 		if (op >= SNIC_CMD_CM_OPEN && op < SNIC_CMD_CM_END)
 			return cm_cmd(nic, ctx, op, in, out);
 		return SNIC_ST_BADOP;

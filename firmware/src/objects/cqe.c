@@ -20,6 +20,9 @@ void qp_send_cqe(struct snic_nic *nic, struct snic_qp *qp,
 		[SNIC_WR_ATOMIC_CMP_AND_SWP] = SNIC_WC_COMP_SWAP,
 		[SNIC_WR_ATOMIC_FETCH_AND_ADD] = SNIC_WC_FETCH_ADD,
 		[SNIC_WR_ATOMIC_WRITE] = SNIC_WC_ATOMIC_WRITE,
+		[SNIC_WR_LOCAL_INV] = SNIC_WC_LOCAL_INV,
+		[SNIC_WR_BIND_MW] = SNIC_WC_BIND_MW,
+		[SNIC_WR_SEND_WITH_INV] = SNIC_WC_SEND,
 	};
 	struct snic_cqe cqe;
 
@@ -73,6 +76,13 @@ void qp_recv_cqe(struct snic_nic *nic, struct snic_qp *qp, uint8_t status,
 	if (h && (roce_opcodes[h->opcode].flags & ROCE_F_IMM)) {
 		cqe.imm_data = h->imm;
 		cqe.wc_flags |= SNIC_WC_WITH_IMM;
+	}
+	/* a SEND with Invalidate: the IETH's R_Key (the window is
+	 * invalidated already, rc_responder.c) */
+	if (h && status == SNIC_WC_SUCCESS &&
+	    (roce_opcodes[h->opcode].flags & ROCE_F_INV)) {
+		cqe.imm_data = h->imm;
+		cqe.wc_flags |= SNIC_WC_WITH_INV;
 	}
 	r->rq_ci++;
 	r->in_send = false;

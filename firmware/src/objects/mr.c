@@ -12,7 +12,8 @@
 #include "objects/objects.h"
 
 #define ACCESS_KNOWN (SNIC_ACCESS_LOCAL_WRITE | SNIC_ACCESS_REMOTE_WRITE |   \
-		      SNIC_ACCESS_REMOTE_READ | SNIC_ACCESS_REMOTE_ATOMIC)
+		      SNIC_ACCESS_REMOTE_READ | SNIC_ACCESS_REMOTE_ATOMIC |  \
+		      SNIC_ACCESS_MW_BIND)
 
 /* splitmix64: spreads a seed over the slots' first generations. */
 static uint64_t mix64(uint64_t x)
@@ -156,6 +157,9 @@ uint32_t mr_install(struct snic_nic *nic, unsigned ctx, uint32_t i,
 	mr->mtt = first;
 	mr->npages = r->npages;
 	mr->page_off = (uint32_t)(r->iova & (SNIC_PAGE_SIZE - 1));
+	mr->mw_binds = 0;
+	mr->mw_type = 0;
+	mr->mw_bound = false;
 	nic->pds[pd_idx].refs++;
 	return mr_key_make(i, mr->key_gen);
 }
@@ -169,7 +173,8 @@ struct snic_mr *mr_of_key(struct snic_nic *nic, unsigned ctx, uint32_t key)
 	if (i >= SNIC_MAX_MR)
 		return NULL;
 	mr = &nic->mrs[i];
-	if (!mr->in_use || mr->ctx != ctx || mr->key_gen != SNIC_KEY_GEN(key))
+	if (!mr->in_use || mr->ctx != ctx || mr->key_gen != SNIC_KEY_GEN(key) ||
+	    mr->mw_type)
 		return NULL;
 	return mr;
 }
@@ -249,6 +254,9 @@ int mr_dereg(struct snic_nic *nic, unsigned ctx, uint32_t key)
 
 	if (!mr)
 		return SNIC_ST_NOENT;
+	/* windows bound on it keep it (IBTA 11.2.8.4; ibv_dereg_mr: EBUSY) */
+	if (mr->mw_binds)
+		return SNIC_ST_BUSY;
 	if (!mr->dying) {
 		mr->dying = true;
 		mr->dereg_until = nic->core.now + SNIC_MR_DEREG_WAIT_NS;
@@ -274,15 +282,21 @@ static struct snic_mr *mr_find(struct snic_nic *nic, uint32_t key, uint32_t pd,
 	if (i >= SNIC_MAX_MR)
 		return NULL;
 	mr = &nic->mrs[i];
+	/* a window's key is an R_Key only: rkey_check (mw.c) opens it */
 	if (!mr->in_use || mr->key_gen != SNIC_KEY_GEN(key) || mr->pd != pd ||
-	    (mr->dying && !dying_ok))
+	    mr->mw_type || (mr->dying && !dying_ok))
 		return NULL;
+	return mr_span_ok(mr, access, va, len) ? mr : NULL;
+}
+
+bool mr_span_ok(const struct snic_mr *mr, uint32_t access, uint64_t va,
+		uint64_t len)
+{
 	if ((mr->access & access) != access)
-		return NULL;
+		return false;
 	/* [va, va + len) inside [iova, iova + length), without overflow */
-	if (va < mr->iova || len > mr->length || va - mr->iova > mr->length - len)
-		return NULL;
-	return mr;
+	return va >= mr->iova && len <= mr->length &&
+	       va - mr->iova <= mr->length - len;
 }
 
 struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,

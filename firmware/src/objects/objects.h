@@ -87,6 +87,14 @@ struct snic_mr {
 	uint32_t mtt;           /* first MTT entry                           */
 	uint32_t npages;
 	uint32_t page_off;      /* iova's offset within its first page       */
+	uint32_t mw_binds;      /* MR: windows bound on it (dereg: EBUSY)    */
+	/* A memory window in this slot (objects/mw.c): pd, access, iova and
+	 * length are the window's as bound; the bytes are the MR's. */
+	uint8_t mw_type;        /* 0: an MR; 1 or 2 (type 2B): a window      */
+	bool mw_bound;
+	uint32_t mw_mr;         /* bound: the MR slot it opens on            */
+	uint32_t mw_qpn;        /* bound type 2B: the QP it belongs to (QPN,
+				 * with its generation)                      */
 };
 
 struct snic_cq {
@@ -399,6 +407,23 @@ int dm_free(struct snic_nic *nic, unsigned ctx, uint32_t handle);
 int dm_reg_mr(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_reg_dm_mr *in, uint32_t *key);
 void dm_mr_gone(struct snic_nic *nic, const struct snic_mr *mr);
+/* mw.c: memory windows (IBTA 10.6.7): ALLOC_MW / DEALLOC_MW, the BIND_MW
+ * and LOCAL_INV work requests (a send-completion status), remote
+ * invalidation (SEND with IETH) and the R_Key check every remote access
+ * makes, for an MR key and a window key alike. */
+int mw_alloc(struct snic_nic *nic, unsigned ctx,
+	     const struct snic_cmd_alloc_mw *in, uint32_t *rkey);
+int mw_dealloc(struct snic_nic *nic, unsigned ctx, uint32_t rkey);
+void mw_free_now(struct snic_nic *nic, uint32_t idx);
+uint8_t mw_bind(struct snic_nic *nic, const struct snic_qp *qp,
+		const struct snic_wqe_bind *b, bool type1);
+/* LOCAL_INV and a received SEND with Invalidate: false when rkey is not
+ * a bound type 2B window of qp. */
+bool mw_invalidate(struct snic_nic *nic, const struct snic_qp *qp,
+		   uint32_t rkey);
+struct snic_mr *rkey_check(struct snic_nic *nic, const struct snic_qp *qp,
+			   uint32_t rkey, uint32_t access, uint64_t va,
+			   uint64_t len);
 /* mr_rereg.c */
 int mr_rereg(struct snic_nic *nic, unsigned ctx,
 	     const struct snic_cmd_rereg_mr *in);
@@ -406,6 +431,9 @@ int mr_rereg(struct snic_nic *nic, unsigned ctx,
  * [va, va + len).  Returns the MR or NULL. */
 struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,
 			 uint32_t access, uint64_t va, uint64_t len);
+/* mr_check's access and bounds part, for an MR or a bound window. */
+bool mr_span_ok(const struct snic_mr *mr, uint32_t access, uint64_t va,
+		uint64_t len);
 int mr_read(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 	    void *dst, uint32_t len);
 int mr_write(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,

@@ -50,6 +50,8 @@ int quota_check(const struct snic_nic *nic, unsigned ctx, uint16_t op,
 			SNIC_ST_NOMEM : SNIC_ST_OK;
 	case SNIC_CMD_REG_MR:
 		return mr_quota(nic, ctx, ((const struct snic_cmd_reg_mr *)in)->npages);
+	case SNIC_CMD_ALLOC_MW: /* a window takes an MR slot */
+		return mr_quota(nic, ctx, 0);
 	case SNIC_CMD_CREATE_CQ:
 		return OWNED(nic, cqs, SNIC_MAX_CQ, ctx) >= SNIC_CTX_MAX_CQ ?
 			SNIC_ST_NOMEM : SNIC_ST_OK;

@@ -34,7 +34,8 @@ const struct snic_xport_ops xport_tbl[SNIC_QPT_UD + 1] = {
 		.wr_ops = WR(RDMA_WRITE) | WR(RDMA_WRITE_WITH_IMM) | WR(SEND) |
 			  WR(SEND_WITH_IMM) | WR(RDMA_READ) |
 			  WR(ATOMIC_CMP_AND_SWP) | WR(ATOMIC_FETCH_AND_ADD) |
-			  WR(ATOMIC_WRITE),
+			  WR(ATOMIC_WRITE) | WR(SEND_WITH_INV) | WR(LOCAL_INV) |
+			  WR(BIND_MW),
 		.bth_base = 0x00,
 		.req = rc_req_qp,
 		.rx = rc_rx,

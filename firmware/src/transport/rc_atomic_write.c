@@ -43,7 +43,7 @@ enum atw_result atomic_write_exec(struct snic_nic *nic, struct snic_qp *qp,
 	if (h->reth_len != 8 || h->payload_len != 8 || (h->reth_va & 7))
 		return ATW_INVALID;
 	if (!(qp->attr.qp_access_flags & SNIC_ACCESS_REMOTE_WRITE) ||
-	    !(mr = mr_check(nic, h->reth_rkey, qp->pd, SNIC_ACCESS_REMOTE_WRITE,
+	    !(mr = rkey_check(nic, qp, h->reth_rkey, SNIC_ACCESS_REMOTE_WRITE,
 			    h->reth_va, 8)) ||
 	    mr_va_to_pa(nic, mr, h->reth_va, &pa))
 		return ATW_RKEY;

@@ -60,7 +60,7 @@ static bool rd_packet(struct snic_nic *nic, struct snic_qp *qp,
 
 	if (n > qp->mtu)
 		n = qp->mtu;
-	if (n && !(mr = mr_check(nic, rd->rkey, qp->pd, SNIC_ACCESS_REMOTE_READ,
+	if (n && !(mr = rkey_check(nic, qp, rd->rkey, SNIC_ACCESS_REMOTE_READ,
 				 rd->va + rd->sent, n))) {
 		/* deregistered while we answered: access error (9.7.5.2.3) */
 		nak_fatal(nic, qp, rd->psn, ROCE_NAK_REM_ACCESS);

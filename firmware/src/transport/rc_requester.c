@@ -12,7 +12,7 @@
 
 #include "transport/transport.h"
 
-enum fetch_result { FETCH_OK, FETCH_BLOCKED, FETCH_ERROR };
+enum fetch_result { FETCH_OK, FETCH_BLOCKED, FETCH_ERROR, FETCH_LOCAL };
 
 static uint32_t msg_pkts(const struct snic_qp *qp, uint8_t op, uint32_t len)
 {
@@ -91,6 +91,14 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 	st = sq_read_wqe(nic, qp);
 	if (st)
 		return wqe_fail(nic, qp, st);
+	if (sq_is_local(c->opcode)) {
+		/* after every older message (sq_local.c) */
+		if (qp->infl_head != qp->infl_tail)
+			return FETCH_BLOCKED;
+		st = sq_local_exec(nic, qp);
+		sq_complete(nic, qp, st);
+		return st ? FETCH_ERROR : FETCH_LOCAL;
+	}
 	/* IBV_SEND_FENCE: wait for earlier READs/atomics (IBTA 10.8.3.3) */
 	if ((c->flags & SNIC_SEND_FENCE) && qp->rd_out)
 		return FETCH_BLOCKED;
@@ -234,7 +242,13 @@ bool rc_req_qp(struct snic_nic *nic, struct snic_qp *qp)
 				return false;
 			if (qp->infl_tail - qp->infl_head >= SNIC_INFLIGHT)
 				return false; /* completer reschedules */
-			if (req_fetch(nic, qp) != FETCH_OK)
+			enum fetch_result fr = req_fetch(nic, qp);
+
+			if (fr == FETCH_LOCAL) {
+				budget--;
+				continue;
+			}
+			if (fr != FETCH_OK)
 				return false;
 		}
 		if (window_full(qp))

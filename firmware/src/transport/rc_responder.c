@@ -9,6 +9,7 @@
  * rc_read_resp.c.
  */
 #include "transport/rc_resp.h"
+#include "wire/be.h"
 
 #define ACK_CREDIT_NONE  0x1f /* no end-to-end credits advertised */
 
@@ -92,6 +93,16 @@ static enum resp_state do_send(struct snic_nic *nic, struct snic_qp *qp,
 		return st == SNIC_WC_LOC_LEN_ERR ? RESP_ERR_INVALID : RESP_ERR_REM_OP;
 	}
 	if (fl & ROCE_F_LAST) {
+		/* SEND with Invalidate (9.4.1.x, 10.6.7.2.3): the IETH's
+		 * window goes before the RECV completes; one that is not a
+		 * bound type 2B window of this QP is an invalid request (as
+		 * rxe: the RECV completes with REM_INV_REQ_ERR) */
+		if ((fl & ROCE_F_INV) &&
+		    !mw_invalidate(nic, qp, be32_get((const uint8_t *)&h->imm))) {
+			qp_recv_cqe(nic, qp, SNIC_WC_REM_INV_REQ_ERR, SNIC_WC_RECV,
+				    NULL);
+			return RESP_ERR_INVALID;
+		}
 		qp_recv_cqe(nic, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV, h);
 		qp->resp.msn++;
 	}
@@ -168,7 +179,7 @@ static enum resp_state atomic_target(struct snic_nic *nic, struct snic_qp *qp,
 	if (h->atomic_va & 7)
 		return RESP_ERR_INVALID;
 	if (!(qp->attr.qp_access_flags & SNIC_ACCESS_REMOTE_ATOMIC) ||
-	    !(mr = mr_check(nic, h->atomic_rkey, qp->pd, SNIC_ACCESS_REMOTE_ATOMIC,
+	    !(mr = rkey_check(nic, qp, h->atomic_rkey, SNIC_ACCESS_REMOTE_ATOMIC,
 			    h->atomic_va, 8)) ||
 	    mr_va_to_pa(nic, mr, h->atomic_va, pa))
 		return RESP_ERR_RKEY;

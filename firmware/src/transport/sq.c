@@ -82,6 +82,12 @@ uint8_t sq_opcode(const struct snic_qp *qp, const struct snic_req_cur *cur)
 	case SNIC_WR_RDMA_WRITE_WITH_IMM:
 		return roce_seg_opcode(base | ROCE_RC_WRITE_FIRST, first, last,
 				       op == SNIC_WR_RDMA_WRITE_WITH_IMM);
+	case SNIC_WR_SEND_WITH_INV:
+		/* the IETH rides on the last packet (IBTA 9.2 table 38) */
+		if (last)
+			return first ? ROCE_RC_SEND_ONLY_INV : ROCE_RC_SEND_LAST_INV;
+		return roce_seg_opcode(base | ROCE_RC_SEND_FIRST, first, false,
+				       false);
 	case SNIC_WR_RDMA_READ:
 		return ROCE_RC_READ_REQ;
 	case SNIC_WR_ATOMIC_CMP_AND_SWP:

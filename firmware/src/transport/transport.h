@@ -35,6 +35,10 @@ static inline bool wr_is_rd_atomic(uint8_t op)
 	       op == SNIC_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/* sq_local.c: BIND_MW and LOCAL_INV, executed on the NIC */
+bool sq_is_local(uint8_t opcode);
+uint8_t sq_local_exec(struct snic_nic *nic, struct snic_qp *qp);
+
 /* sq.c: send-queue work for every QP type */
 uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp);
 uint8_t sq_load(struct snic_nic *nic, struct snic_qp *qp, uint32_t access);
@@ -192,7 +196,7 @@ static inline void sq_fill_ext(const struct snic_req_cur *cur,
 		h->reth_rkey = w->raddr.rkey;
 		h->reth_len = cur->len;
 	}
-	if (fl & ROCE_F_IMM)
+	if (fl & (ROCE_F_IMM | ROCE_F_INV)) /* ImmDt, or the IETH's R_Key */
 		h->imm = w->ctrl.imm_data;
 	if (fl & ROCE_F_ATOMIC) {
 		h->atomic_va = w->raddr.remote_addr;
@@ -232,8 +236,9 @@ static inline bool rx_peer_ok(struct snic_nic *nic, const struct snic_qp *qp,
 	return false;
 }
 
-/* The rkey check of a RETH or AtomicETH: the MR, the PD of this QP, the
- * MR's and the QP's access rights, the bounds (IBTA 9.7.5.2.3, C9-88:
+/* The rkey check of a RETH or AtomicETH: the MR or memory window
+ * (objects/mw.c), the PD of this QP, its and the QP's access rights, the
+ * bounds (IBTA 9.7.5.2.3, C9-88:
  * a zero-length RDMA needs no valid rkey).  UC checks the same. */
 static inline bool rkey_ok(struct snic_nic *nic, const struct snic_qp *qp,
 			   uint32_t rkey, uint64_t va, uint64_t len,
@@ -243,7 +248,7 @@ static inline bool rkey_ok(struct snic_nic *nic, const struct snic_qp *qp,
 		return true;
 	if (!(qp->attr.qp_access_flags & access))
 		return false;
-	return mr_check(nic, rkey, qp->pd, access, va, len) != NULL;
+	return rkey_check(nic, qp, rkey, access, va, len) != NULL;
 }
 
 /* A WRITE's FIRST packet: R_Key and access checked before any byte,
@@ -272,9 +277,9 @@ static inline bool resp_write_payload(struct snic_nic *nic,
 	struct snic_resp *r = &qp->resp;
 
 	if (h->payload_len) {
-		const struct snic_mr *mr = mr_check(nic, r->wr_mr, qp->pd,
-						    SNIC_ACCESS_REMOTE_WRITE,
-						    r->wr_va, h->payload_len);
+		const struct snic_mr *mr = rkey_check(nic, qp, r->wr_mr,
+						      SNIC_ACCESS_REMOTE_WRITE,
+						      r->wr_va, h->payload_len);
 
 		if (!mr || mr_write(nic, mr, r->wr_va, h->payload, h->payload_len))
 			return false;
