@@ -176,6 +176,9 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ic->ops.poll_cq = hd_poll_cq;
 	ic->ops.req_notify_cq = hd_req_notify_cq;
 	ic->ops.post_srq_recv = hd_post_srq_recv;
+	ic->ops.alloc_mw = hd_alloc_mw;
+	ic->ops.dealloc_mw = hd_dealloc_mw;
+	ic->ops.bind_mw = hd_bind_mw;
 	ctx->vctx.sz = sizeof(struct verbs_context);
 	ctx->vctx.query_port = hd_query_port;
 	ctx->vctx.query_device_ex = hd_query_device_ex;

@@ -247,6 +247,8 @@ int hd_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 		w->vendor_err = c->vendor_err;
 		w->byte_len = c->byte_len;
 		w->imm_data = c->imm_data;      /* already network order */
+		if (c->wc_flags & IBV_WC_WITH_INV) /* the IETH's, host order */
+			w->invalidated_rkey = be32toh(c->imm_data);
 		w->qp_num = c->qp_num;
 		w->src_qp = c->src_qp;
 		w->wc_flags = c->wc_flags;

@@ -75,11 +75,12 @@ int hd_mr_check_access(unsigned int *access)
 		return EINVAL;
 	if (a & IBV_ACCESS_ON_DEMAND)
 		return EOPNOTSUPP;      /* no on-demand paging */
-	/* MW_BIND and HUGETLB are hints with nothing to do here. */
+	/* HUGETLB is a hint with nothing to do here; MW_BIND lets windows
+	 * be bound on the MR (mw.c). */
 	if (a & ~(unsigned int)(HD_MR_BASIC_ACCESS | IBV_ACCESS_MW_BIND |
 				 IBV_ACCESS_HUGETLB))
 		return EINVAL;
-	*access = a & HD_MR_BASIC_ACCESS;
+	*access = a & (HD_MR_BASIC_ACCESS | IBV_ACCESS_MW_BIND);
 	return 0;
 }
 

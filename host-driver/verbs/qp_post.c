@@ -56,9 +56,12 @@ static int wr_opcode_ok(enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_LOCAL_INV:          /* memory windows (mw.c) */
+	case IBV_WR_BIND_MW:
+	case IBV_WR_SEND_WITH_INV:
 		return 1;
 	default:
-		return 0;       /* LOCAL_INV, BIND_MW, SEND_WITH_INV, TSO ... */
+		return 0;       /* TSO, DRIVER1 ... */
 	}
 }
 
@@ -76,8 +79,20 @@ int hd_qp_opcode_ok(const struct hd_qp *qp, enum ibv_wr_opcode op)
 	}
 }
 
+/* BIND_MW and LOCAL_INV: no data; BIND_MW of a type 1 window only from
+ * ibv_bind_mw (type1 set). */
+static int build_local_wqe(struct snic_send_wqe *w, struct ibv_send_wr *wr,
+			   int type1)
+{
+	if (wr->opcode == IBV_WR_BIND_MW)
+		return hd_wqe_bind(w, wr->bind_mw.mw, wr->bind_mw.rkey,
+				   &wr->bind_mw.bind_info, type1);
+	w->ctrl.imm_data = htobe32(wr->invalidate_rkey);
+	return 0;
+}
+
 static int build_send_wqe(struct hd_qp *qp, struct ibv_send_wr *wr,
-			  uint8_t *slot)
+			  uint8_t *slot, int type1)
 {
 	struct snic_send_wqe *w = (struct snic_send_wqe *)(void *)slot;
 	uint8_t flags;
@@ -123,7 +138,9 @@ static int build_send_wqe(struct hd_qp *qp, struct ibv_send_wr *wr,
 	w->ctrl.rsvd0 = 0;
 	w->ctrl.imm_data = (wr->opcode == IBV_WR_SEND_WITH_IMM ||
 			    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
-				   ? wr->imm_data : 0;
+				   ? wr->imm_data
+			   : wr->opcode == IBV_WR_SEND_WITH_INV /* the IETH */
+				   ? htobe32(wr->invalidate_rkey) : 0;
 	w->ctrl.rsvd1 = 0;
 	w->ctrl.rsvd2 = 0;
 	memset(&w->raddr, 0, sizeof(w->raddr));
@@ -142,6 +159,9 @@ static int build_send_wqe(struct hd_qp *qp, struct ibv_send_wr *wr,
 		w->atomic.compare_add = wr->wr.atomic.compare_add;
 		w->atomic.swap = wr->wr.atomic.swap;
 		break;
+	case IBV_WR_BIND_MW:
+	case IBV_WR_LOCAL_INV:
+		return build_local_wqe(w, wr, type1);
 	default:
 		break;
 	}
@@ -151,8 +171,8 @@ static int build_send_wqe(struct hd_qp *qp, struct ibv_send_wr *wr,
 	return 0;
 }
 
-int hd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		 struct ibv_send_wr **bad_wr)
+static int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		     struct ibv_send_wr **bad_wr, int type1)
 {
 	struct hd_qp *qp = to_hd_qp(ibqp);
 	struct hd_wq *sq = &qp->sq;
@@ -176,7 +196,7 @@ int hd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			err = ENOMEM;
 			break;
 		}
-		err = build_send_wqe(qp, wr, hd_wq_slot(sq, pi));
+		err = build_send_wqe(qp, wr, hd_wq_slot(sq, pi), type1);
 		if (err)
 			break;
 		pi++;
@@ -193,6 +213,18 @@ int hd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 	pthread_spin_unlock(&sq->lock);
 	return err;
+}
+
+int hd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		 struct ibv_send_wr **bad_wr)
+{
+	return post_send(ibqp, wr, bad_wr, 0);
+}
+
+int hd_post_send_bind(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr)
+{
+	return post_send(ibqp, wr, bad_wr, 1);
 }
 
 int hd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,

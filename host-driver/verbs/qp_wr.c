@@ -142,6 +142,33 @@ static void wrx_atomic_write(struct ibv_qp_ex *q, uint32_t rkey,
 	memcpy(&w->atomic.swap, atomic_wr, sizeof(w->atomic.swap));
 }
 
+/* Memory windows (mw.c): a type 2B bind, a local invalidate and a SEND
+ * with Invalidate (the rkey travels in the IETH, network order). */
+static void wrx_bind_mw(struct ibv_qp_ex *q, struct ibv_mw *mw, uint32_t rkey,
+			const struct ibv_mw_bind_info *bind_info)
+{
+	struct snic_send_wqe *w = wrx_new(q, IBV_WR_BIND_MW);
+
+	if (w && hd_wqe_bind(w, mw, rkey, bind_info, 0))
+		qpx(q)->ex_err = EINVAL;
+}
+
+static void wrx_local_inv(struct ibv_qp_ex *q, uint32_t invalidate_rkey)
+{
+	struct snic_send_wqe *w = wrx_new(q, IBV_WR_LOCAL_INV);
+
+	if (w)
+		w->ctrl.imm_data = htobe32(invalidate_rkey);
+}
+
+static void wrx_send_inv(struct ibv_qp_ex *q, uint32_t invalidate_rkey)
+{
+	struct snic_send_wqe *w = wrx_new(q, IBV_WR_SEND_WITH_INV);
+
+	if (w)
+		w->ctrl.imm_data = htobe32(invalidate_rkey);
+}
+
 static void wrx_set_ud_addr(struct ibv_qp_ex *q, struct ibv_ah *ah,
 			    uint32_t remote_qpn, uint32_t remote_qkey)
 {
@@ -252,7 +279,9 @@ static void wrx_abort(struct ibv_qp_ex *q)
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |    \
 	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                \
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |      \
-	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_ATOMIC_WRITE)
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_ATOMIC_WRITE |  \
+	 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV |                \
+	 IBV_QP_EX_WITH_SEND_WITH_INV)
 
 struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
 			       struct ibv_qp_init_attr_ex *a)
@@ -314,6 +343,9 @@ struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
 	qp->ibqpx.wr_rdma_write_imm = wrx_rdma_write_imm;
 	qp->ibqpx.wr_send = wrx_send;
 	qp->ibqpx.wr_send_imm = wrx_send_imm;
+	qp->ibqpx.wr_send_inv = wrx_send_inv;
+	qp->ibqpx.wr_bind_mw = wrx_bind_mw;
+	qp->ibqpx.wr_local_inv = wrx_local_inv;
 	qp->ibqpx.wr_set_ud_addr = wrx_set_ud_addr;
 	qp->ibqpx.wr_set_inline_data = wrx_set_inline;
 	qp->ibqpx.wr_set_inline_data_list = wrx_set_inline_list;

@@ -69,6 +69,7 @@ static void fill_device_attr(struct hd_context *ctx,
 	a->max_cq = (int)d->max_cq;
 	a->max_cqe = (int)d->max_cqe;
 	a->max_mr = (int)d->max_mr;
+	a->max_mw = (int)d->max_mw;
 	a->max_pd = (int)d->max_pd;
 	a->max_qp_rd_atom = (int)d->max_qp_rd_atom;
 	a->max_res_rd_atom = (int)d->max_res_rd_atom;

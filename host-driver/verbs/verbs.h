@@ -209,6 +209,16 @@ int hd_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		 struct ibv_send_wr **bad_wr);
 int hd_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		 struct ibv_recv_wr **bad_wr);
+/* Memory windows (mw.c).  ibv_bind_mw posts through hd_post_send_bind,
+ * the only path that binds a type 1 window. */
+int hd_post_send_bind(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr);
+/* The BIND_MW operands of a send WQE: 0 or EINVAL. */
+int hd_wqe_bind(struct snic_send_wqe *w, const struct ibv_mw *mw,
+		uint32_t rkey, const struct ibv_mw_bind_info *bi, int type1);
+struct ibv_mw *hd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int hd_dealloc_mw(struct ibv_mw *mw);
+int hd_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mwb);
 struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
 			       struct ibv_qp_init_attr_ex *attr);
 

@@ -141,8 +141,8 @@ uint8_t mw_bind(struct snic_nic *nic, const struct snic_qp *qp,
 	    SNIC_KEY_IDX(b->new_rkey) != SNIC_KEY_IDX(b->mw_rkey) ||
 	    (SNIC_KEY_GEN(b->new_rkey) & ~MW_KEY_TAG) != (w->key_gen & ~MW_KEY_TAG))
 		return SNIC_WC_MW_BIND_ERR;
-	/* type 2B: bound only from the free state, by the key it has */
-	if (!type1 && (w->mw_bound || SNIC_KEY_GEN(b->mw_rkey) != w->key_gen))
+	/* type 2B: bound only from the free state (invalidate first) */
+	if (!type1 && w->mw_bound)
 		return SNIC_WC_MW_BIND_ERR;
 	if (!(type1 && b->length == 0) && !(mr = bind_target(nic, qp->ctx, w, b)))
 		return SNIC_WC_MW_BIND_ERR;
