@@ -3,8 +3,9 @@
  * atomics (results, memory, concurrent FETCH_ADD from several QPs and the
  * host CPU summing exactly), immediates, inline data, 16-SGE scatter and
  * gather, zero-length messages, fences, unsignaled completions, solicited
- * events, and the error cases (unaligned atomic, atomic without
- * REMOTE_ATOMIC, full queues, limits exceeded).
+ * events, memory windows (type 1 and 2B, invalidation), and the error
+ * cases (unaligned atomic, atomic without REMOTE_ATOMIC, full queues,
+ * limits exceeded).
  *
  *   snic_verbs_ext [--dev0 snic0] [--dev1 snic1] [--only LIST] [--list]
  *                  [--gid-index 0] [--timeout-ms 10000] [-v]
@@ -3049,6 +3050,449 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* Memory windows (IBTA 10.6.7): type 1 bound by ibv_bind_mw, type 2B by
+ * IBV_WR_BIND_MW (and ibv_wr_bind_mw), invalidated by LOCAL_INV and by a
+ * SEND with Invalidate.  The windows open on an MR of dev1 (with
+ * MW_BIND); dev1's QP binds them, dev0's QP reaches them.  A refused
+ * access completes with REM_ACCESS_ERR and leaves the memory as it was;
+ * the QPs are then in error and the case takes a new pair.              */
+
+enum {
+	MW_OFF = 2 << 20,               /* the MR on dev1: [MW_OFF, +MW_MR_LEN) */
+	MW_MR_LEN = 64 << 10,
+	MW_WIN = MW_OFF + 4096,         /* the window: [MW_WIN, +MW_WIN_LEN)    */
+	MW_WIN_LEN = 8192,
+	MW_RW = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+};
+
+static struct ibv_mr *mw_mr(int access)
+{
+	struct ibv_mr *mr = ibv_reg_mr(T.dev[1].v.pd, T.dev[1].buf + MW_OFF, MW_MR_LEN, access);
+
+	if (!mr)
+		fail("ibv_reg_mr(MW_BIND): %s", strerror(errno));
+	return mr;
+}
+
+static bool mw_repair(struct vt_ep e[2])
+{
+	pair_down(e);
+	return pair_up(e, &CFG, 0);
+}
+
+/* Bind mw on e's QP over [off, +len) of dev1's buf: by ibv_bind_mw (type
+ * 1, *rkey becomes the window's) or an IBV_WR_BIND_MW WR (type 2B, *rkey:
+ * in the key it has, out the next one).  *st: the bind's completion. */
+static bool mw_bind(struct vt_ep *e, struct ibv_mw *mw, struct ibv_mr *mr, size_t off,
+		    uint64_t len, int access, uint32_t *rkey, enum ibv_wc_status *st)
+{
+	struct ibv_mw_bind_info bi = { mr, mr ? (uintptr_t)(T.dev[1].buf + off) : 0, len,
+				       (unsigned int)access };
+	struct ibv_wc wc;
+	int rc;
+
+	if (mw->type == IBV_MW_TYPE_1) {
+		struct ibv_mw_bind b = { .wr_id = 0xb1, .send_flags = IBV_SEND_SIGNALED,
+					 .bind_info = bi };
+
+		rc = ibv_bind_mw(e->qp, mw, &b);
+		CHECK(!rc, "ibv_bind_mw: %s", strerror(rc));
+		*rkey = mw->rkey;
+	} else {
+		struct ibv_send_wr wr;
+
+		memset(&wr, 0, sizeof wr);
+		wr.wr_id = 0xb2;
+		wr.opcode = IBV_WR_BIND_MW;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.bind_mw.mw = mw;
+		wr.bind_mw.rkey = *rkey = ibv_inc_rkey(*rkey);
+		wr.bind_mw.bind_info = bi;
+		if (!post(e->qp, &wr, "bind_mw"))
+			return false;
+	}
+	if (!poll_one(e->scq, &wc, "bind"))
+		return false;
+	CHECK(wc.status != IBV_WC_SUCCESS || wc.opcode == IBV_WC_BIND_MW,
+	      "bind: opcode %d, want IBV_WC_BIND_MW", wc.opcode);
+	*st = wc.status;
+	return true;
+}
+
+static bool mw_bind_ok(struct vt_ep *e, struct ibv_mw *mw, struct ibv_mr *mr, uint32_t *rkey)
+{
+	enum ibv_wc_status st;
+
+	if (!mw_bind(e, mw, mr, MW_WIN, MW_WIN_LEN, MW_RW, rkey, &st))
+		return false;
+	CHECK(st == IBV_WC_SUCCESS, "bind: status %s", ibv_wc_status_str(st));
+	return true;
+}
+
+/* dev0 WRITEs len bytes at dev1's buf + off through rkey and expects
+ * `want`: on success the bytes arrived (and READ back through the same
+ * rkey returns them), otherwise dev1's memory is untouched. */
+static bool mw_write(struct vt_ep e[2], uint32_t rkey, size_t off, uint32_t len,
+		     enum ibv_wc_status want, const char *what)
+{
+	static uint8_t before[MW_MR_LEN];
+	uint8_t *dst = T.dev[1].buf + MW_OFF, *src = T.dev[0].buf;
+	enum ibv_wc_status st;
+
+	fill(src, len, T.seq++);
+	fill(dst, MW_MR_LEN, T.seq++);
+	memcpy(before, dst, MW_MR_LEN);
+	if (!rdma_op(&e[0], IBV_WR_RDMA_WRITE, 0, raddr_of(&e[1], off), rkey, len, &st))
+		return false;
+	CHECK(st == want, "%s: WRITE status %s, want %s", what, ibv_wc_status_str(st),
+	      ibv_wc_status_str(want));
+	if (want != IBV_WC_SUCCESS) {
+		CHECK(!memcmp(before, dst, MW_MR_LEN), "%s: refused WRITE changed memory", what);
+		return true;
+	}
+	memcpy(before + (off - MW_OFF), src, len);
+	CHECK(!memcmp(before, dst, MW_MR_LEN), "%s: WRITE data differs", what);
+	memset(src + 65536, 0, len);
+	if (!rdma_op(&e[0], IBV_WR_RDMA_READ, 65536, raddr_of(&e[1], off), rkey, len, &st))
+		return false;
+	CHECK(st == IBV_WC_SUCCESS && !memcmp(src + 65536, src, len),
+	      "%s: READ through the window: %s", what, ibv_wc_status_str(st));
+	return true;
+}
+
+static bool mw_type1_steps(struct vt_ep e[2], struct ibv_mw *mw, struct ibv_mr *mr)
+{
+	uint32_t rk0 = mw->rkey, rk1, rk2;
+	enum ibv_wc_status st;
+
+	if (!mw_bind_ok(&e[1], mw, mr, &rk1))
+		return false;
+	CHECK(rk1 != rk0, "ibv_bind_mw left the rkey 0x%x", rk0);
+	if (!mw_write(e, rk1, MW_WIN, MW_WIN_LEN, IBV_WC_SUCCESS, "type 1 window"))
+		return false;
+	errno = 0;
+	CHECK(ibv_dereg_mr(mr) == EBUSY, "dereg of an MR with a bound window: not EBUSY");
+	/* a new binding: the old rkey is dead */
+	if (!mw_bind_ok(&e[1], mw, mr, &rk2) ||
+	    !mw_write(e, rk2, MW_WIN + 100, 1000, IBV_WC_SUCCESS, "rebound") ||
+	    !mw_write(e, rk1, MW_WIN, 64, IBV_WC_REM_ACCESS_ERR, "old rkey") ||
+	    !mw_repair(e))
+		return false;
+	/* inside the MR, past the window's end */
+	if (!mw_write(e, rk2, MW_WIN + MW_WIN_LEN - 16, 32, IBV_WC_REM_ACCESS_ERR,
+		      "past the window") || !mw_repair(e))
+		return false;
+	/* before the window: the MR's first bytes */
+	if (!mw_write(e, rk2, MW_OFF, 16, IBV_WC_REM_ACCESS_ERR, "before the window") ||
+	    !mw_repair(e))
+		return false;
+	/* zero-length bind: unbound (any QP of the PD binds a type 1) */
+	if (!mw_bind(&e[1], mw, NULL, 0, 0, 0, &rk1, &st))
+		return false;
+	CHECK(st == IBV_WC_SUCCESS, "unbind: %s", ibv_wc_status_str(st));
+	return mw_write(e, rk1, MW_WIN, 64, IBV_WC_REM_ACCESS_ERR, "unbound window") &&
+	       mw_repair(e);
+}
+
+/* Binds the IBTA refuses: MW_BIND_ERR, the QP in error after each. */
+static bool mw_bind_refused(struct vt_ep e[2], struct ibv_mw *mw, struct ibv_mr *mr,
+			    size_t off, uint64_t len, int access, const char *what)
+{
+	uint32_t rk = mw->rkey;
+	enum ibv_wc_status st;
+
+	if (!mw_bind(&e[1], mw, mr, off, len, access, &rk, &st))
+		return false;
+	CHECK(st == IBV_WC_MW_BIND_ERR, "bind %s: status %s, want MW_BIND_ERR", what,
+	      ibv_wc_status_str(st));
+	return mw_repair(e);
+}
+
+static bool c_mw_type1(void)
+{
+	const struct ibv_device_attr *a = &T.dev[1].v.attr;
+	struct ibv_mr *mr = NULL, *plain = NULL;
+	struct ibv_mw *mw = NULL;
+	struct vt_ep e[2];
+	bool ok = false;
+
+	memset(e, 0, sizeof e);
+	CHECK((a->device_cap_flags & IBV_DEVICE_MEM_WINDOW) && a->max_mw > 0,
+	      "device caps: MEM_WINDOW not reported (max_mw %d)", a->max_mw);
+	if (!(mr = mw_mr(ACCESS_ALL | IBV_ACCESS_MW_BIND)) || !pair_up(e, &CFG, 0))
+		goto out;
+	plain = ibv_reg_mr(T.dev[1].v.pd, T.dev[1].buf + MW_OFF, MW_MR_LEN, ACCESS_ALL);
+	mw = ibv_alloc_mw(T.dev[1].v.pd, IBV_MW_TYPE_1);
+	if (!plain || !mw) {
+		fail("ibv_reg_mr / ibv_alloc_mw(type 1): %s", strerror(errno));
+		goto out;
+	}
+	if (!mw_type1_steps(e, mw, mr) ||
+	    !mw_bind_refused(e, mw, plain, MW_WIN, MW_WIN_LEN, MW_RW, "MR without MW_BIND") ||
+	    !mw_bind_refused(e, mw, mr, MW_OFF + MW_MR_LEN - 4096, 8192, MW_RW, "past the MR"))
+		goto out;
+	/* the MR goes once no window is bound on it */
+	if (ibv_dealloc_mw(mw)) {
+		fail("ibv_dealloc_mw failed");
+		goto out;
+	}
+	mw = NULL;
+	if (ibv_dereg_mr(mr)) {
+		fail("ibv_dereg_mr after the window went: failed");
+		goto out;
+	}
+	mr = NULL;
+	ok = true;
+out:
+	if (mw)
+		ibv_dealloc_mw(mw);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (plain)
+		ibv_dereg_mr(plain);
+	pair_down(e);
+	return ok;
+}
+
+/* e[0] SENDs with Invalidate of rkey to e[1]: both complete, e[1]'s RECV
+ * with IBV_WC_WITH_INV and the rkey. */
+static bool mw_send_inv(struct vt_ep e[2], uint32_t rkey)
+{
+	struct ibv_sge s = sge_of(&T.dev[0], 0, 64), r = sge_of(&T.dev[1], 128 << 10, 64);
+	struct ibv_send_wr wr;
+	struct ibv_wc wc;
+
+	memset(&wr, 0, sizeof wr);
+	wr.wr_id = 0x51;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = rkey;
+	fill(T.dev[0].buf, 64, T.seq++);
+	if (!post_recv(e[1].qp, 0x52, &r, 1) || !post(e[0].qp, &wr, "send_inv") ||
+	    !poll_one(e[0].scq, &wc, "send_inv") || !wc_ok(&wc, IBV_WC_SEND, "send_inv") ||
+	    !poll_one(e[1].rcq, &wc, "recv inv") || !wc_ok(&wc, IBV_WC_RECV, "recv inv"))
+		return false;
+	CHECK((wc.wc_flags & IBV_WC_WITH_INV) && wc.invalidated_rkey == rkey &&
+	      !(wc.wc_flags & IBV_WC_WITH_IMM),
+	      "recv: wc_flags 0x%x invalidated_rkey 0x%x, want WITH_INV 0x%x", wc.wc_flags,
+	      wc.invalidated_rkey, rkey);
+	CHECK(wc.byte_len == 64 && !memcmp(T.dev[1].buf + (128 << 10), T.dev[0].buf, 64),
+	      "send with invalidate: data differs");
+	return true;
+}
+
+static bool mw_local_inv(struct vt_ep *e, uint32_t rkey, enum ibv_wc_status want)
+{
+	struct ibv_send_wr wr;
+	struct ibv_wc wc;
+
+	memset(&wr, 0, sizeof wr);
+	wr.wr_id = 0x1a;
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = rkey;
+	if (!post(e->qp, &wr, "local_inv") || !poll_one(e->scq, &wc, "local_inv"))
+		return false;
+	CHECK(wc.status == want && (want != IBV_WC_SUCCESS || wc.opcode == IBV_WC_LOCAL_INV),
+	      "LOCAL_INV: status %s opcode %d", ibv_wc_status_str(wc.status), wc.opcode);
+	return true;
+}
+
+static bool mw_type2b_steps(struct vt_ep e[2], struct ibv_mw *mw, struct ibv_mr *mr)
+{
+	uint32_t rk = mw->rkey;
+
+	if (!mw_bind_ok(&e[1], mw, mr, &rk) ||
+	    !mw_write(e, rk, MW_WIN, MW_WIN_LEN, IBV_WC_SUCCESS, "type 2B window") ||
+	    !mw_write(e, rk ^ 0x5a, MW_WIN, 64, IBV_WC_REM_ACCESS_ERR, "wrong key tag"))
+		return false;
+	/* a new pair: the window belongs to the old responder QP */
+	if (!mw_repair(e) ||
+	    !mw_write(e, rk, MW_WIN, 64, IBV_WC_REM_ACCESS_ERR, "another QP") || !mw_repair(e))
+		return false;
+	return true;
+}
+
+static bool mw_type2b_inv(struct vt_ep e[2], struct ibv_mw *mw, struct ibv_mr *mr)
+{
+	uint32_t rk = mw->rkey;
+	enum ibv_wc_status st;
+
+	/* remote invalidation, then the window is refused */
+	if (!mw_bind_ok(&e[1], mw, mr, &rk) ||
+	    !mw_write(e, rk, MW_WIN + 8, 512, IBV_WC_SUCCESS, "before invalidation") ||
+	    !mw_send_inv(e, rk) ||
+	    !mw_write(e, rk, MW_WIN + 8, 512, IBV_WC_REM_ACCESS_ERR, "remotely invalidated") ||
+	    !mw_repair(e))
+		return false;
+	/* bound again (a new key tag), invalidated locally */
+	if (!mw_bind_ok(&e[1], mw, mr, &rk) ||
+	    !mw_write(e, rk, MW_WIN, 256, IBV_WC_SUCCESS, "bound again") ||
+	    !mw_local_inv(&e[1], rk, IBV_WC_SUCCESS) ||
+	    !mw_write(e, rk, MW_WIN, 256, IBV_WC_REM_ACCESS_ERR, "locally invalidated") ||
+	    !mw_repair(e))
+		return false;
+	/* a bound type 2B window cannot be bound again (invalidate first) */
+	if (!mw_bind_ok(&e[1], mw, mr, &rk) ||
+	    !mw_bind(&e[1], mw, mr, MW_WIN, 64, MW_RW, &rk, &st))
+		return false;
+	CHECK(st == IBV_WC_MW_BIND_ERR, "bind of a bound 2B window: %s", ibv_wc_status_str(st));
+	return mw_repair(e);
+}
+
+static bool c_mw_type2b(void)
+{
+	const struct ibv_device_attr *a = &T.dev[1].v.attr;
+	struct ibv_mw *mw[2] = { NULL, NULL };
+	struct ibv_mr *mr = NULL;
+	struct vt_ep e[2];
+	bool ok = false;
+
+	memset(e, 0, sizeof e);
+	CHECK(a->device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B,
+	      "device caps: MEM_WINDOW_TYPE_2B not reported");
+	if (!(mr = mw_mr(ACCESS_ALL | IBV_ACCESS_MW_BIND)) || !pair_up(e, &CFG, 0))
+		goto out;
+	mw[0] = ibv_alloc_mw(T.dev[1].v.pd, IBV_MW_TYPE_2);
+	mw[1] = ibv_alloc_mw(T.dev[1].v.pd, IBV_MW_TYPE_2);
+	if (!mw[0] || !mw[1]) {
+		fail("ibv_alloc_mw(type 2): %s", strerror(errno));
+		goto out;
+	}
+	if (!mw_type2b_steps(e, mw[0], mr) || !mw_type2b_inv(e, mw[1], mr))
+		goto out;
+	/* windows still bound (to QPs gone): dealloc frees them, then the MR */
+	if (ibv_dealloc_mw(mw[0]) || ibv_dealloc_mw(mw[1])) {
+		fail("ibv_dealloc_mw of a bound window failed");
+		goto out;
+	}
+	mw[0] = mw[1] = NULL;
+	if (ibv_dereg_mr(mr)) {
+		fail("ibv_dereg_mr after its windows went: failed");
+		goto out;
+	}
+	mr = NULL;
+	ok = true;
+out:
+	for (int i = 0; i < 2; i++)
+		if (mw[i])
+			ibv_dealloc_mw(mw[i]);
+	if (mr)
+		ibv_dereg_mr(mr);
+	pair_down(e);
+	return ok;
+}
+
+/* The extended API: ibv_wr_bind_mw, ibv_wr_send_inv, ibv_wr_local_inv. */
+static bool mw_ex_ep(struct vt_ep *e, struct dev *d, uint32_t psn)
+{
+	struct ibv_qp_init_attr_ex qa;
+
+	memset(e, 0, sizeof *e);
+	e->d = d;
+	e->vd = &d->v;
+	e->psn = psn;
+	e->scq = ibv_create_cq(d->v.ctx, 64, NULL, NULL, 0);
+	e->rcq = ibv_create_cq(d->v.ctx, 64, NULL, NULL, 0);
+	memset(&qa, 0, sizeof qa);
+	qa.send_cq = e->scq;
+	qa.recv_cq = e->rcq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap = (struct ibv_qp_cap){ 16, 16, 2, 2, 0 };
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	qa.pd = d->v.pd;
+	qa.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_BIND_MW |
+			    IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_SEND_WITH_INV |
+			    IBV_QP_EX_WITH_SEND;
+	if (e->scq && e->rcq)
+		e->qp = ibv_create_qp_ex(d->v.ctx, &qa);
+	CHECK(e->qp, "ibv_create_qp_ex(MW send ops): %s", strerror(errno));
+	return true;
+}
+
+static bool mw_wr_one(struct ibv_qp_ex *qx, struct ibv_cq *cq, enum ibv_wc_opcode op,
+		      const char *what)
+{
+	struct ibv_wc wc;
+	int rc = ibv_wr_complete(qx);
+
+	CHECK(!rc, "%s: ibv_wr_complete: %s", what, strerror(rc));
+	return poll_one(cq, &wc, what) && wc_ok(&wc, op, what);
+}
+
+static bool mw_ex_steps(struct vt_ep e[2], struct ibv_mw *mw, struct ibv_mr *mr)
+{
+	struct ibv_qp_ex *q0 = ibv_qp_to_qp_ex(e[0].qp), *q1 = ibv_qp_to_qp_ex(e[1].qp);
+	struct ibv_mw_bind_info bi = { mr, (uintptr_t)(T.dev[1].buf + MW_WIN), MW_WIN_LEN, MW_RW };
+	struct ibv_sge r = sge_of(&T.dev[1], 128 << 10, 64);
+	uint32_t rk = ibv_inc_rkey(mw->rkey);
+	struct ibv_wc wc;
+
+	CHECK(q0 && q1, "ibv_qp_to_qp_ex returned NULL");
+	ibv_wr_start(q1);
+	q1->wr_id = 1;
+	q1->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(q1, mw, rk, &bi);
+	if (!mw_wr_one(q1, e[1].scq, IBV_WC_BIND_MW, "ibv_wr_bind_mw") ||
+	    !mw_write(e, rk, MW_WIN, 4096, IBV_WC_SUCCESS, "ibv_wr_bind_mw window") ||
+	    !post_recv(e[1].qp, 2, &r, 1))
+		return false;
+	ibv_wr_start(q0);
+	q0->wr_id = 3;
+	q0->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send_inv(q0, rk);
+	ibv_wr_set_sge(q0, T.dev[0].mr->lkey, (uintptr_t)T.dev[0].buf, 32);
+	if (!mw_wr_one(q0, e[0].scq, IBV_WC_SEND, "ibv_wr_send_inv") ||
+	    !poll_one(e[1].rcq, &wc, "recv inv") || !wc_ok(&wc, IBV_WC_RECV, "recv inv"))
+		return false;
+	CHECK((wc.wc_flags & IBV_WC_WITH_INV) && wc.invalidated_rkey == rk,
+	      "ibv_wr_send_inv: recv flags 0x%x rkey 0x%x, want 0x%x", wc.wc_flags,
+	      wc.invalidated_rkey, rk);
+	/* bound again, then ibv_wr_local_inv */
+	rk = ibv_inc_rkey(rk);
+	ibv_wr_start(q1);
+	q1->wr_id = 4;
+	q1->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(q1, mw, rk, &bi);
+	q1->wr_id = 5;
+	ibv_wr_local_inv(q1, rk);
+	if (!mw_wr_one(q1, e[1].scq, IBV_WC_BIND_MW, "bind again") ||
+	    !poll_one(e[1].scq, &wc, "ibv_wr_local_inv") ||
+	    !wc_ok(&wc, IBV_WC_LOCAL_INV, "ibv_wr_local_inv"))
+		return false;
+	return mw_write(e, rk, MW_WIN, 64, IBV_WC_REM_ACCESS_ERR, "after ibv_wr_local_inv");
+}
+
+static bool c_mw_ext_api(void)
+{
+	struct ibv_mr *mr = NULL;
+	struct ibv_mw *mw = NULL;
+	struct vt_ep e[2];
+	bool ok = false;
+
+	memset(e, 0, sizeof e);
+	if (!mw_ex_ep(&e[0], &T.dev[0], 0x200) || !mw_ex_ep(&e[1], &T.dev[1], 0x201) ||
+	    !ep_connect(&e[0], &e[1], 0) || !ep_connect(&e[1], &e[0], 0) ||
+	    !(mr = mw_mr(ACCESS_ALL | IBV_ACCESS_MW_BIND)))
+		goto out;
+	mw = ibv_alloc_mw(T.dev[1].v.pd, IBV_MW_TYPE_2);
+	if (!mw) {
+		fail("ibv_alloc_mw: %s", strerror(errno));
+		goto out;
+	}
+	ok = mw_ex_steps(e, mw, mr);
+out:
+	if (mw)
+		ibv_dealloc_mw(mw);
+	if (mr)
+		ibv_dereg_mr(mr);
+	pair_down(e);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
 
 struct tcase {
 	const char *name;
@@ -3085,6 +3529,9 @@ static const struct tcase cases[] = {
 	{ "rereg_mr", c_rereg_mr },
 	{ "resize_cq", c_resize_cq },
 	{ "dm", c_dm },
+	{ "mw_type1", c_mw_type1 },
+	{ "mw_type2b", c_mw_type2b },
+	{ "mw_ext_api", c_mw_ext_api },
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
