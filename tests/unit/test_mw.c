@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/* Memory windows (objects/mw.c): the IBTA's bind rules, the R_Key check
+ * through a window, invalidation, and the windows' hold on their MR.
+ * Windows are made and freed by command, as the host driver does; the
+ * binds and invalidations, which a QP's WQEs drive, are called on a QP
+ * context of the PD (its ctx, pd and qpn are all they read). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_host.h"
+#include "nic/top.h"
+#include "unit.h"
+
+static const uint8_t MAC0[6] = { 2, 0, 0, 0, 0, 1 };
+#define RW (SNIC_ACCESS_REMOTE_WRITE | SNIC_ACCESS_REMOTE_READ)
+#define ALL (SNIC_ACCESS_LOCAL_WRITE | RW | SNIC_ACCESS_REMOTE_ATOMIC)
+
+struct mw_env {
+	struct fdev dev;
+	struct fctx c;
+	uint32_t pdn, pdn2;
+	struct snic_qp qp, qp_other, qp_pd2;
+	uint64_t pa;            /* 64 KiB, the MR (MW_BIND) over it: mr */
+	uint32_t mr;
+};
+
+static struct mw_env *env_new(void)
+{
+	struct mw_env *e = calloc(1, sizeof(*e));
+
+	fdev_init(&e->dev, "snic0", MAC0, 0xc6120001u, 4200);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e->dev.nic);
+	CU_ASSERT_EQUAL_FATAL(fctx_open(&e->c, &e->dev, 0), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fctx_alloc_pd(&e->c, &e->pdn), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fctx_alloc_pd(&e->c, &e->pdn2), SNIC_ST_OK);
+	e->pa = fdev_alloc(&e->dev, 65536, 4096);
+	CU_ASSERT_EQUAL_FATAL(fctx_reg_mr(&e->c, e->pdn, e->pa, 65536,
+					  ALL | SNIC_ACCESS_MW_BIND, &e->mr),
+			      SNIC_ST_OK);
+	e->qp.ctx = e->qp_other.ctx = e->qp_pd2.ctx = 0;
+	e->qp.pd = e->qp_other.pd = e->pdn & (SNIC_MAX_PD - 1);
+	e->qp_pd2.pd = e->pdn2 & (SNIC_MAX_PD - 1);
+	e->qp.qpn = 0x1005;
+	e->qp_other.qpn = 0x2006;
+	e->qp_pd2.qpn = 0x3007;
+	return e;
+}
+
+static void env_free(struct mw_env *e)
+{
+	CU_ASSERT_EQUAL(fdev_fini(&e->dev), 0);
+	free(e);
+}
+
+static uint32_t mw_new(struct mw_env *e, uint32_t pdn, uint32_t type)
+{
+	struct snic_cmd_alloc_mw in = { .pdn = pdn, .type = type };
+	struct snic_cmd_handle out = { 0 };
+
+	CU_ASSERT_EQUAL(fctx_cmd(&e->c, SNIC_CMD_ALLOC_MW, &in, sizeof(in), &out,
+				 sizeof(out)), SNIC_ST_OK);
+	return out.handle;
+}
+
+static int mw_free(struct mw_env *e, uint32_t rkey)
+{
+	struct snic_cmd_handle in = { .handle = rkey };
+
+	return fctx_cmd(&e->c, SNIC_CMD_DEALLOC_MW, &in, sizeof(in), NULL, 0);
+}
+
+static uint8_t bind(struct mw_env *e, const struct snic_qp *qp, uint32_t mw,
+		    uint32_t new_rkey, uint32_t mr, uint64_t off, uint64_t len,
+		    uint32_t access, bool type1)
+{
+	struct snic_wqe_bind b = { .addr = e->pa + off, .length = len,
+				   .mw_rkey = mw, .new_rkey = new_rkey,
+				   .mr_lkey = mr, .access = access };
+
+	return mw_bind(e->dev.nic, qp, &b, type1);
+}
+
+static uint32_t tag(uint32_t rkey, uint32_t t)
+{
+	return (rkey & ~0xffu) | (t & 0xffu);
+}
+
+static bool reach(struct mw_env *e, const struct snic_qp *qp, uint32_t rkey,
+		  uint32_t access, uint64_t off, uint64_t len)
+{
+	return rkey_check(e->dev.nic, qp, rkey, access, e->pa + off, len) != NULL;
+}
+
+/* IBTA 10.6.7.2.1: what a type 2B bind must satisfy, each refused alone. */
+static void test_mw_bind_rules(void)
+{
+	struct mw_env *e = env_new();
+	uint32_t w = mw_new(e, e->pdn, 2), nobind, noloc, other_pd, r;
+
+	CU_ASSERT_EQUAL(fctx_reg_mr(&e->c, e->pdn, e->pa, 65536, ALL, &nobind),
+			SNIC_ST_OK);
+	CU_ASSERT_EQUAL(fctx_reg_mr(&e->c, e->pdn, e->pa, 65536,
+				    SNIC_ACCESS_REMOTE_READ | SNIC_ACCESS_MW_BIND,
+				    &noloc), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(fctx_reg_mr(&e->c, e->pdn2, e->pa, 65536,
+				    ALL | SNIC_ACCESS_MW_BIND, &other_pd), SNIC_ST_OK);
+	r = tag(w, w + 1);
+	/* the MR: Bind access, the window's PD, Local Write for remote write */
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r, nobind, 0, 4096, RW, false), SNIC_WC_MW_BIND_ERR);
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r, other_pd, 0, 4096, RW, false), SNIC_WC_MW_BIND_ERR);
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r, noloc, 0, 4096, RW, false), SNIC_WC_MW_BIND_ERR);
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r, noloc, 0, 4096, SNIC_ACCESS_REMOTE_READ,
+			     false), SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(mw_invalidate(e->dev.nic, &e->qp, r), true);
+	r = tag(r, r + 1);
+	/* bounds, rights, key, type, the QP's PD */
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r, e->mr, 61440, 8192, RW, false), SNIC_WC_MW_BIND_ERR);
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r, e->mr, (uint64_t)-4096, 8192, RW, false),
+			SNIC_WC_MW_BIND_ERR);
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r, e->mr, 0, 4096, RW | (1u << 5), false),
+			SNIC_WC_MW_BIND_ERR); /* zero-based: not offered */
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r ^ 0x100, e->mr, 0, 4096, RW, false),
+			SNIC_WC_MW_BIND_ERR); /* not the window's key above the tag */
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r, e->mr, 0, 4096, RW, true), SNIC_WC_MW_BIND_ERR);
+	CU_ASSERT_EQUAL(bind(e, &e->qp_pd2, w, r, e->mr, 0, 4096, RW, false),
+			SNIC_WC_MW_BIND_ERR);
+	CU_ASSERT_EQUAL(bind(e, &e->qp, e->mr, r, e->mr, 0, 4096, RW, false),
+			SNIC_WC_MW_BIND_ERR); /* an MR key is no window */
+	/* none of those bound it */
+	CU_ASSERT_FALSE(reach(e, &e->qp, r, SNIC_ACCESS_REMOTE_READ, 0, 1));
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r, e->mr, 4096, 8192, RW, false), SNIC_WC_SUCCESS);
+	/* bound: not again until invalidated */
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, tag(r, r + 1), e->mr, 0, 4096, RW, false),
+			SNIC_WC_MW_BIND_ERR);
+	CU_ASSERT_TRUE(reach(e, &e->qp, r, SNIC_ACCESS_REMOTE_WRITE, 4096, 8192));
+	env_free(e);
+}
+
+/* The R_Key check through a bound 2B window: its bounds, its rights, its
+ * QP, its current key; the MR key keeps its own rights meanwhile. */
+static void test_mw_rkey_check(void)
+{
+	struct mw_env *e = env_new();
+	uint32_t w = mw_new(e, e->pdn, 2), r = tag(w, w + 7);
+
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r, e->mr, 4096, 8192, SNIC_ACCESS_REMOTE_WRITE,
+			     false), SNIC_WC_SUCCESS);
+	CU_ASSERT_TRUE(reach(e, &e->qp, r, SNIC_ACCESS_REMOTE_WRITE, 4096, 8192));
+	CU_ASSERT_TRUE(reach(e, &e->qp, r, SNIC_ACCESS_REMOTE_WRITE, 12287, 1));
+	CU_ASSERT_FALSE(reach(e, &e->qp, r, SNIC_ACCESS_REMOTE_WRITE, 4095, 2));
+	CU_ASSERT_FALSE(reach(e, &e->qp, r, SNIC_ACCESS_REMOTE_WRITE, 12287, 2));
+	CU_ASSERT_FALSE(reach(e, &e->qp, r, SNIC_ACCESS_REMOTE_WRITE, 0, 1));
+	CU_ASSERT_FALSE(reach(e, &e->qp, r, SNIC_ACCESS_REMOTE_READ, 4096, 8));
+	CU_ASSERT_FALSE(reach(e, &e->qp, r, SNIC_ACCESS_REMOTE_ATOMIC, 4096, 8));
+	CU_ASSERT_FALSE(reach(e, &e->qp_other, r, SNIC_ACCESS_REMOTE_WRITE, 4096, 8));
+	CU_ASSERT_FALSE(reach(e, &e->qp_pd2, r, SNIC_ACCESS_REMOTE_WRITE, 4096, 8));
+	CU_ASSERT_FALSE(reach(e, &e->qp, w, SNIC_ACCESS_REMOTE_WRITE, 4096, 8));
+	CU_ASSERT_FALSE(reach(e, &e->qp, r ^ 0x80, SNIC_ACCESS_REMOTE_WRITE, 4096, 8));
+	/* the window's key is no lkey, and not an MR to deregister */
+	CU_ASSERT_PTR_NULL(mr_check(e->dev.nic, r, e->qp.pd, 0, e->pa + 4096, 8));
+	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, r), SNIC_ST_NOENT);
+	/* the MR's own key reaches all of it, atomics too */
+	CU_ASSERT_TRUE(reach(e, &e->qp_other, e->mr, SNIC_ACCESS_REMOTE_ATOMIC, 0, 65536));
+	env_free(e);
+}
+
+/* Invalidation (10.6.7.2.3): type 2B only, by its QP, its current key. */
+static void test_mw_invalidate(void)
+{
+	struct mw_env *e = env_new();
+	struct snic_nic *nic = e->dev.nic;
+	uint32_t w = mw_new(e, e->pdn, 2), w1 = mw_new(e, e->pdn, 1), r = tag(w, w + 1);
+
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r, e->mr, 0, 4096, RW, false), SNIC_WC_SUCCESS);
+	CU_ASSERT_FALSE(mw_invalidate(nic, &e->qp_other, r));
+	CU_ASSERT_FALSE(mw_invalidate(nic, &e->qp, tag(r, r + 1)));
+	CU_ASSERT_FALSE(mw_invalidate(nic, &e->qp, e->mr));
+	CU_ASSERT_TRUE(reach(e, &e->qp, r, SNIC_ACCESS_REMOTE_READ, 0, 4096));
+	CU_ASSERT_TRUE(mw_invalidate(nic, &e->qp, r));
+	CU_ASSERT_FALSE(reach(e, &e->qp, r, SNIC_ACCESS_REMOTE_READ, 0, 1));
+	CU_ASSERT_FALSE(mw_invalidate(nic, &e->qp, r)); /* already free */
+	/* a type 1 window is never invalidated */
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w1, tag(w1, w1 + 1), e->mr, 0, 4096, RW, true),
+			SNIC_WC_SUCCESS);
+	CU_ASSERT_FALSE(mw_invalidate(nic, &e->qp, tag(w1, w1 + 1)));
+	CU_ASSERT_TRUE(reach(e, &e->qp, tag(w1, w1 + 1), SNIC_ACCESS_REMOTE_READ, 0, 8));
+	env_free(e);
+}
+
+/* Type 1: any QP of its PD uses it; a bind replaces the binding and its
+ * key; a zero-length bind unbinds. */
+static void test_mw_type1(void)
+{
+	struct mw_env *e = env_new();
+	uint32_t w = mw_new(e, e->pdn, 1), r1 = tag(w, w + 1), r2 = tag(w, w + 2);
+
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r1, e->mr, 0, 4096, RW, false), SNIC_WC_MW_BIND_ERR);
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r1, e->mr, 0, 4096, RW, true), SNIC_WC_SUCCESS);
+	CU_ASSERT_TRUE(reach(e, &e->qp_other, r1, SNIC_ACCESS_REMOTE_READ, 0, 4096));
+	CU_ASSERT_FALSE(reach(e, &e->qp_pd2, r1, SNIC_ACCESS_REMOTE_READ, 0, 8));
+	CU_ASSERT_EQUAL(bind(e, &e->qp_other, r1, r2, e->mr, 8192, 4096, RW, true),
+			SNIC_WC_SUCCESS);
+	CU_ASSERT_FALSE(reach(e, &e->qp, r1, SNIC_ACCESS_REMOTE_READ, 8192, 8));
+	CU_ASSERT_TRUE(reach(e, &e->qp, r2, SNIC_ACCESS_REMOTE_READ, 8192, 4096));
+	CU_ASSERT_FALSE(reach(e, &e->qp, r2, SNIC_ACCESS_REMOTE_READ, 0, 8));
+	CU_ASSERT_EQUAL(bind(e, &e->qp, r2, r1, 0, 0, 0, 0, true), SNIC_WC_SUCCESS);
+	CU_ASSERT_FALSE(reach(e, &e->qp, r1, SNIC_ACCESS_REMOTE_READ, 8192, 0));
+	CU_ASSERT_FALSE(reach(e, &e->qp, r2, SNIC_ACCESS_REMOTE_READ, 8192, 8));
+	env_free(e);
+}
+
+/* A bound window holds its MR (EBUSY); dealloc of a bound window lets it
+ * go; a freed window's key stays dead when the slot comes back. */
+static void test_mw_mr_hold(void)
+{
+	struct mw_env *e = env_new();
+	uint32_t w = mw_new(e, e->pdn, 2), r = tag(w, w + 1), w2;
+
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r, e->mr, 0, 4096, RW, false), SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, e->mr), SNIC_ST_BUSY);
+	CU_ASSERT_TRUE(reach(e, &e->qp, r, SNIC_ACCESS_REMOTE_READ, 0, 8));
+	CU_ASSERT_EQUAL(fctx_dealloc_pd(&e->c, e->pdn), SNIC_ST_BUSY);
+	CU_ASSERT_EQUAL(mw_free(e, r), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(mw_free(e, r), SNIC_ST_NOENT);
+	CU_ASSERT_FALSE(reach(e, &e->qp, r, SNIC_ACCESS_REMOTE_READ, 0, 8));
+	w2 = mw_new(e, e->pdn, 2);
+	CU_ASSERT_EQUAL(SNIC_KEY_IDX(w2), SNIC_KEY_IDX(w));
+	CU_ASSERT_NOT_EQUAL(w2 & ~0xffu, w & ~0xffu);
+	CU_ASSERT_EQUAL(bind(e, &e->qp, w, tag(r, r + 1), e->mr, 0, 4096, RW, false),
+			SNIC_WC_MW_BIND_ERR); /* the old window's key */
+	CU_ASSERT_EQUAL(mw_free(e, w2), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, e->mr), SNIC_ST_OK);
+	/* bad arguments */
+	struct snic_cmd_alloc_mw bad = { .pdn = e->pdn, .type = 3 };
+	struct snic_cmd_handle out;
+
+	CU_ASSERT_EQUAL(fctx_cmd(&e->c, SNIC_CMD_ALLOC_MW, &bad, sizeof(bad), &out,
+				 sizeof(out)), SNIC_ST_INVAL);
+	bad.type = 2;
+	bad.pdn = 0xfffff;
+	CU_ASSERT_EQUAL(fctx_cmd(&e->c, SNIC_CMD_ALLOC_MW, &bad, sizeof(bad), &out,
+				 sizeof(out)), SNIC_ST_NOENT);
+	env_free(e);
+}
+
+UNIT_SUITE(mw, NULL, NULL,
+	   UNIT_TEST(test_mw_bind_rules),
+	   UNIT_TEST(test_mw_rkey_check),
+	   UNIT_TEST(test_mw_invalidate),
+	   UNIT_TEST(test_mw_type1),
+	   UNIT_TEST(test_mw_mr_hold));
