@@ -59,6 +59,7 @@ case_add() {
 case_add unit     unit                 180 bash "$IT/unit.sh"
 case_add unit     unit/layers           30 bash tools/check-layers.sh
 case_add unit     unit/abi-doc         120 bash "$IT/abi-doc.sh"
+case_add unit     unit/verbs-table      30 bash "$IT/verbs-table.sh"
 # the fuzz targets, 40 s each from the seed corpus (tools/fuzz.sh)
 case_add unit     unit/fuzz            400 bash tools/fuzz.sh run "${SNIC_FUZZ_SECONDS:-40}"
 case_add devinfo  devinfo/list          45 bash "$IT/devinfo.sh" list

@@ -315,7 +315,7 @@ struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
 		return NULL;
 	}
 	if (ops & ~(uint64_t)HD_QP_EX_OPS) {
-		errno = EOPNOTSUPP; /* MW bind, local invalidate, TSO ... */
+		errno = EOPNOTSUPP; /* TSO: no segmentation offload */
 		return NULL;
 	}
 	memset(&ia, 0, sizeof(ia));
