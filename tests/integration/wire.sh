@@ -2,7 +2,9 @@
 # Cases "wire/*": wire conformance of captured RoCEv2 frames, checked by
 # independent oracles.
 #   tests/integration/wire.sh capture   snic-emu --pcap, run snic_verbs_test
-#                                       --only write,read,send, stop
+#                                       --only write,read,send and
+#                                       snic_verbs_ext --only mw_ext_api
+#                                       (SEND with Invalidate), stop
 #   tests/integration/wire.sh scapy     tests/wire/check_roce.py on the capture
 #                                       (ICRC recomputed, headers, opcodes)
 #   tests/integration/wire.sh tshark    tests/wire/check_tshark.sh on it
@@ -23,6 +25,7 @@ opcodes=(
 	0x0c                    # RDMA READ request
 	0x0d 0x0e 0x0f 0x10     # RDMA READ response first, middle, last, only
 	0x11                    # ACKNOWLEDGE
+	0x17                    # SEND only with Invalidate (memory windows)
 )
 # Lower bound on frames: one 1 MiB transfer at the largest MTU (4096) alone
 # is 256 data packets.
@@ -45,8 +48,10 @@ capture)
 	snic_emu_start --pcap "$raw"
 	rc=0
 	snic_run verbs-test 180 "$bin" --dev0 snic0 --dev1 snic1 --only write,read,send || rc=$?
+	(( rc != 0 )) || snic_run verbs-ext-mw 120 "$SNIC_BUILD/tests/snic_verbs_ext" \
+		--dev0 snic0 --dev1 snic1 --only mw_ext_api || rc=$?
 	snic_emu_stop || exit 1
-	(( rc == 0 )) || snic_fail "snic_verbs_test --only write,read,send failed (status $rc); partial capture (if any): $raw"
+	(( rc == 0 )) || snic_fail "snic_verbs_test --only write,read,send or snic_verbs_ext --only mw_ext_api failed (status $rc); partial capture (if any): $raw"
 	[[ -s $raw ]] || snic_fail "snic-emu --pcap wrote no capture to $raw"
 	mv -f -- "$raw" "$pcap"
 	snic_log "captured $(stat -c %s "$pcap") bytes to $pcap"
@@ -70,6 +75,13 @@ tshark)
 	rc=0
 	snic_run check-tshark 100 bash "$SNIC_ROOT/tests/wire/check_tshark.sh" "$pcap" "${opcodes[@]}" || rc=$?
 	(( rc == 0 )) || snic_fail "check_tshark.sh failed (status $rc)"
+	# SEND with Invalidate: tshark reads the IETH's R_Key in every such frame
+	inv=$(tshark -r "$pcap" -n -Y 'infiniband.bth.opcode == 0x17' -T fields \
+		-E occurrence=f -e infiniband.ieth 2>/dev/null)
+	[[ -n $inv ]] || snic_fail "no SEND with Invalidate frame dissected"
+	! grep -qvE '^[0-9a-f]{8}$' <<<"$inv" ||
+		snic_fail "a SEND with Invalidate frame without a 4-byte IETH: $(tr '\n' ' ' <<<"$inv")"
+	snic_log "tshark: $(wc -l <<<"$inv") SEND with Invalidate frame(s), IETH R_Key $(head -1 <<<"$inv")"
 	snic_log "tshark oracle: capture dissects as expected"
 	;;
 *)
