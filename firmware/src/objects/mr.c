@@ -167,13 +167,9 @@ uint32_t mr_install(struct snic_nic *nic, unsigned ctx, uint32_t i,
 /* The context's MR of this key (also one being deregistered), or NULL. */
 struct snic_mr *mr_of_key(struct snic_nic *nic, unsigned ctx, uint32_t key)
 {
-	uint32_t i = SNIC_KEY_IDX(key);
-	struct snic_mr *mr;
+	struct snic_mr *mr = mr_slot(nic, key);
 
-	if (i >= SNIC_MAX_MR)
-		return NULL;
-	mr = &nic->mrs[i];
-	if (!mr->in_use || mr->ctx != ctx || mr->key_gen != SNIC_KEY_GEN(key) ||
+	if (!mr || !mr->in_use || mr->ctx != ctx || mr->key_gen != SNIC_KEY_GEN(key) ||
 	    mr->mw_type)
 		return NULL;
 	return mr;
@@ -276,14 +272,10 @@ static struct snic_mr *mr_find(struct snic_nic *nic, uint32_t key, uint32_t pd,
 			       uint32_t access, uint64_t va, uint64_t len,
 			       bool dying_ok)
 {
-	uint32_t i = SNIC_KEY_IDX(key);
-	struct snic_mr *mr;
+	struct snic_mr *mr = mr_slot(nic, key);
 
-	if (i >= SNIC_MAX_MR)
-		return NULL;
-	mr = &nic->mrs[i];
 	/* a window's key is an R_Key only: rkey_check (mw.c) opens it */
-	if (!mr->in_use || mr->key_gen != SNIC_KEY_GEN(key) || mr->pd != pd ||
+	if (!mr || !mr->in_use || mr->key_gen != SNIC_KEY_GEN(key) || mr->pd != pd ||
 	    mr->mw_type || (mr->dying && !dying_ok))
 		return NULL;
 	return mr_span_ok(mr, access, va, len) ? mr : NULL;

@@ -31,13 +31,9 @@
 static struct snic_mr *mw_of_key(struct snic_nic *nic, unsigned ctx,
 				 uint32_t rkey)
 {
-	uint32_t i = SNIC_KEY_IDX(rkey);
-	struct snic_mr *w;
+	struct snic_mr *w = mr_slot(nic, rkey);
 
-	if (i >= SNIC_MAX_MR)
-		return NULL;
-	w = &nic->mrs[i];
-	if (!w->in_use || !w->mw_type || w->ctx != ctx ||
+	if (!w || !w->in_use || !w->mw_type || w->ctx != ctx ||
 	    (w->key_gen & ~MW_KEY_TAG) != (SNIC_KEY_GEN(rkey) & ~MW_KEY_TAG))
 		return NULL;
 	return w;
@@ -191,12 +187,10 @@ struct snic_mr *rkey_check(struct snic_nic *nic, const struct snic_qp *qp,
 			   uint32_t rkey, uint32_t access, uint64_t va,
 			   uint64_t len)
 {
-	uint32_t i = SNIC_KEY_IDX(rkey);
-	const struct snic_mr *w;
+	const struct snic_mr *w = mr_slot(nic, rkey);
 
-	if (i >= SNIC_MAX_MR)
+	if (!w)
 		return NULL;
-	w = &nic->mrs[i];
 	if (!w->in_use || !w->mw_type)
 		return mr_check(nic, rkey, qp->pd, access, va, len);
 	if (!w->mw_bound || w->key_gen != SNIC_KEY_GEN(rkey) ||

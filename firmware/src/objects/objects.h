@@ -349,6 +349,14 @@ static inline uint32_t mr_key_make(uint32_t idx, uint32_t gen)
 	return (idx << SNIC_KEY_GEN_BITS) | SNIC_KEY_GEN(gen);
 }
 
+/* The MR-table slot a key names (an MR or a window), or NULL. */
+static inline struct snic_mr *mr_slot(struct snic_nic *nic, uint32_t key)
+{
+	uint32_t i = SNIC_KEY_IDX(key);
+
+	return i < SNIC_MAX_MR ? &nic->mrs[i] : NULL;
+}
+
 /* handle.c: one pool's handles, for PD, CQ, SRQ and QP alike */
 void *obj_lookup(void *pool, size_t size, uint32_t n, unsigned ctx,
 		 uint32_t handle, uint32_t *idx);
