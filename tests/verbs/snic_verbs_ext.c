@@ -3063,6 +3063,7 @@ enum {
 	MW_WIN = MW_OFF + 4096,         /* the window: [MW_WIN, +MW_WIN_LEN)    */
 	MW_WIN_LEN = 8192,
 	MW_RW = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+	MW_SEND = 3000,                 /* SEND with Invalidate: 3 packets      */
 };
 
 static struct ibv_mr *mw_mr(int access)
@@ -3254,11 +3255,12 @@ out:
 	return ok;
 }
 
-/* e[0] SENDs with Invalidate of rkey to e[1]: both complete, e[1]'s RECV
- * with IBV_WC_WITH_INV and the rkey. */
+/* e[0] SENDs with Invalidate of rkey to e[1], 3000 bytes (FIRST, MIDDLE,
+ * LAST with IETH at path MTU 1024): both complete, e[1]'s RECV with
+ * IBV_WC_WITH_INV and the rkey. */
 static bool mw_send_inv(struct vt_ep e[2], uint32_t rkey)
 {
-	struct ibv_sge s = sge_of(&T.dev[0], 0, 64), r = sge_of(&T.dev[1], 128 << 10, 64);
+	struct ibv_sge s = sge_of(&T.dev[0], 0, MW_SEND), r = sge_of(&T.dev[1], 128 << 10, MW_SEND);
 	struct ibv_send_wr wr;
 	struct ibv_wc wc;
 
@@ -3269,7 +3271,7 @@ static bool mw_send_inv(struct vt_ep e[2], uint32_t rkey)
 	wr.num_sge = 1;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.invalidate_rkey = rkey;
-	fill(T.dev[0].buf, 64, T.seq++);
+	fill(T.dev[0].buf, MW_SEND, T.seq++);
 	if (!post_recv(e[1].qp, 0x52, &r, 1) || !post(e[0].qp, &wr, "send_inv") ||
 	    !poll_one(e[0].scq, &wc, "send_inv") || !wc_ok(&wc, IBV_WC_SEND, "send_inv") ||
 	    !poll_one(e[1].rcq, &wc, "recv inv") || !wc_ok(&wc, IBV_WC_RECV, "recv inv"))
@@ -3278,7 +3280,8 @@ static bool mw_send_inv(struct vt_ep e[2], uint32_t rkey)
 	      !(wc.wc_flags & IBV_WC_WITH_IMM),
 	      "recv: wc_flags 0x%x invalidated_rkey 0x%x, want WITH_INV 0x%x", wc.wc_flags,
 	      wc.invalidated_rkey, rkey);
-	CHECK(wc.byte_len == 64 && !memcmp(T.dev[1].buf + (128 << 10), T.dev[0].buf, 64),
+	CHECK(wc.byte_len == MW_SEND &&
+	      !memcmp(T.dev[1].buf + (128 << 10), T.dev[0].buf, MW_SEND),
 	      "send with invalidate: data differs");
 	return true;
 }
