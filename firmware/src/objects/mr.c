@@ -281,16 +281,6 @@ static struct snic_mr *mr_find(struct snic_nic *nic, uint32_t key, uint32_t pd,
 	return mr_span_ok(mr, access, va, len) ? mr : NULL;
 }
 
-bool mr_span_ok(const struct snic_mr *mr, uint32_t access, uint64_t va,
-		uint64_t len)
-{
-	if ((mr->access & access) != access)
-		return false;
-	/* [va, va + len) inside [iova, iova + length), without overflow */
-	return va >= mr->iova && len <= mr->length &&
-	       va - mr->iova <= mr->length - len;
-}
-
 struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,
 			 uint32_t access, uint64_t va, uint64_t len)
 {

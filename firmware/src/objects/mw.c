@@ -180,19 +180,14 @@ bool mw_invalidate(struct snic_nic *nic, const struct snic_qp *qp,
 	return true;
 }
 
-/* Every remote access (RETH, AtomicETH): an MR key as mr_check has it,
- * or a bound window of the QP's PD (type 2B: of this QP) whose own rights
- * and bounds allow it; the MR under the window then. */
-struct snic_mr *rkey_check(struct snic_nic *nic, const struct snic_qp *qp,
-			   uint32_t rkey, uint32_t access, uint64_t va,
-			   uint64_t len)
+/* rkey_check's window case (objects.h): a bound window of the QP's PD
+ * (type 2B: of this QP) with this very key, whose own rights and bounds
+ * allow the access, checked as mr_check checks an MR; then the MR under
+ * it, whose bytes the access reaches. */
+struct snic_mr *mw_rkey_check(struct snic_nic *nic, const struct snic_mr *w,
+			      const struct snic_qp *qp, uint32_t rkey,
+			      uint32_t access, uint64_t va, uint64_t len)
 {
-	const struct snic_mr *w = mr_slot(nic, rkey);
-
-	if (!w)
-		return NULL;
-	if (!w->in_use || !w->mw_type)
-		return mr_check(nic, rkey, qp->pd, access, va, len);
 	if (!w->mw_bound || w->key_gen != SNIC_KEY_GEN(rkey) ||
 	    w->pd != qp->pd || (w->mw_type == MW_TYPE_2B && w->mw_qpn != qp->qpn) ||
 	    !mr_span_ok(w, access, va, len))

@@ -429,9 +429,9 @@ uint8_t mw_bind(struct snic_nic *nic, const struct snic_qp *qp,
  * a bound type 2B window of qp. */
 bool mw_invalidate(struct snic_nic *nic, const struct snic_qp *qp,
 		   uint32_t rkey);
-struct snic_mr *rkey_check(struct snic_nic *nic, const struct snic_qp *qp,
-			   uint32_t rkey, uint32_t access, uint64_t va,
-			   uint64_t len);
+struct snic_mr *mw_rkey_check(struct snic_nic *nic, const struct snic_mr *w,
+			      const struct snic_qp *qp, uint32_t rkey,
+			      uint32_t access, uint64_t va, uint64_t len);
 /* mr_rereg.c */
 int mr_rereg(struct snic_nic *nic, unsigned ctx,
 	     const struct snic_cmd_rereg_mr *in);
@@ -439,9 +439,32 @@ int mr_rereg(struct snic_nic *nic, unsigned ctx,
  * [va, va + len).  Returns the MR or NULL. */
 struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,
 			 uint32_t access, uint64_t va, uint64_t len);
-/* mr_check's access and bounds part, for an MR or a bound window. */
-bool mr_span_ok(const struct snic_mr *mr, uint32_t access, uint64_t va,
-		uint64_t len);
+
+/* Every remote access (RETH, AtomicETH): an MR key as mr_check has it, or
+ * a memory window (mw_rkey_check, objects/mw.c).  Inline: the MR case
+ * costs one look at the slot on the data path. */
+static inline struct snic_mr *rkey_check(struct snic_nic *nic,
+					 const struct snic_qp *qp,
+					 uint32_t rkey, uint32_t access,
+					 uint64_t va, uint64_t len)
+{
+	const struct snic_mr *w = mr_slot(nic, rkey);
+
+	if (w && w->in_use && w->mw_type)
+		return mw_rkey_check(nic, w, qp, rkey, access, va, len);
+	return mr_check(nic, rkey, qp->pd, access, va, len);
+}
+/* mr_check's access and bounds part, for an MR or a bound window (inline:
+ * every SGE and rkey check runs it). */
+static inline bool mr_span_ok(const struct snic_mr *mr, uint32_t access,
+			      uint64_t va, uint64_t len)
+{
+	if ((mr->access & access) != access)
+		return false;
+	/* [va, va + len) inside [iova, iova + length), without overflow */
+	return va >= mr->iova && len <= mr->length &&
+	       va - mr->iova <= mr->length - len;
+}
 int mr_read(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 	    void *dst, uint32_t len);
 int mr_write(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,

@@ -12,11 +12,6 @@
 #include "transport/transport.h"
 #include "wire/be.h"
 
-bool sq_is_local(uint8_t opcode)
-{
-	return opcode == SNIC_WR_BIND_MW || opcode == SNIC_WR_LOCAL_INV;
-}
-
 /* Execute the local WQE in qp->cur: its completion status. */
 uint8_t sq_local_exec(struct snic_nic *nic, struct snic_qp *qp)
 {

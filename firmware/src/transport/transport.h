@@ -36,7 +36,10 @@ static inline bool wr_is_rd_atomic(uint8_t op)
 }
 
 /* sq_local.c: BIND_MW and LOCAL_INV, executed on the NIC */
-bool sq_is_local(uint8_t opcode);
+static inline bool sq_is_local(uint8_t opcode)
+{
+	return opcode == SNIC_WR_BIND_MW || opcode == SNIC_WR_LOCAL_INV;
+}
 uint8_t sq_local_exec(struct snic_nic *nic, struct snic_qp *qp);
 
 /* sq.c: send-queue work for every QP type */
