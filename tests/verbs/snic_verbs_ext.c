@@ -3286,6 +3286,36 @@ static bool mw_send_inv(struct vt_ep e[2], uint32_t rkey)
 	return true;
 }
 
+/* A SEND with Invalidate of a key that is no bound 2B window of the
+ * responder's QP (here: an MR's): NAKed invalid request (as rxe), the RECV
+ * completes in error, the MR keeps working for a new pair. */
+static bool mw_send_inv_refused(struct vt_ep e[2], uint32_t rkey)
+{
+	struct ibv_sge s = sge_of(&T.dev[0], 0, 64), r = sge_of(&T.dev[1], 128 << 10, 64);
+	struct ibv_send_wr wr;
+	struct ibv_wc wc;
+
+	memset(&wr, 0, sizeof wr);
+	wr.wr_id = 0x53;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = rkey;
+	if (!post_recv(e[1].qp, 0x54, &r, 1) || !post(e[0].qp, &wr, "send_inv bad") ||
+	    !poll_one(e[0].scq, &wc, "send_inv bad"))
+		return false;
+	CHECK(wc.status == IBV_WC_REM_INV_REQ_ERR, "SEND with Invalidate of an MR key: %s",
+	      ibv_wc_status_str(wc.status));
+	if (!poll_one(e[1].rcq, &wc, "recv of a bad invalidate"))
+		return false;
+	CHECK(wc.status != IBV_WC_SUCCESS && !(wc.wc_flags & IBV_WC_WITH_INV),
+	      "RECV of a refused invalidation: %s flags 0x%x", ibv_wc_status_str(wc.status),
+	      wc.wc_flags);
+	return mw_repair(e) &&
+	       mw_write(e, T.dev[1].mr->rkey, MW_WIN, 64, IBV_WC_SUCCESS, "MR after a refused invalidation");
+}
+
 static bool mw_local_inv(struct vt_ep *e, uint32_t rkey, enum ibv_wc_status want)
 {
 	struct ibv_send_wr wr;
@@ -3336,6 +3366,9 @@ static bool mw_type2b_inv(struct vt_ep e[2], struct ibv_mw *mw, struct ibv_mr *m
 	    !mw_local_inv(&e[1], rk, IBV_WC_SUCCESS) ||
 	    !mw_write(e, rk, MW_WIN, 256, IBV_WC_REM_ACCESS_ERR, "locally invalidated") ||
 	    !mw_repair(e))
+		return false;
+	/* an MR key is not invalidated by a SEND with Invalidate */
+	if (!mw_send_inv_refused(e, T.dev[1].mr->rkey))
 		return false;
 	/* a bound type 2B window cannot be bound again (invalidate first) */
 	if (!mw_bind_ok(&e[1], mw, mr, &rk) ||
