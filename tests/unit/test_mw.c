@@ -219,6 +219,11 @@ static void test_mw_mr_hold(void)
 
 	CU_ASSERT_EQUAL(bind(e, &e->qp, w, r, e->mr, 0, 4096, RW, false), SNIC_WC_SUCCESS);
 	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, e->mr), SNIC_ST_BUSY);
+	struct snic_cmd_rereg_mr rr = { .key = e->mr, .flags = SNIC_REREG_ACCESS };
+
+	rr.reg.access = SNIC_ACCESS_LOCAL_WRITE;
+	CU_ASSERT_EQUAL(fctx_cmd(&e->c, SNIC_CMD_REREG_MR, &rr, sizeof(rr), NULL, 0),
+			SNIC_ST_BUSY);
 	CU_ASSERT_TRUE(reach(e, &e->qp, r, SNIC_ACCESS_REMOTE_READ, 0, 8));
 	CU_ASSERT_EQUAL(fctx_dealloc_pd(&e->c, e->pdn), SNIC_ST_BUSY);
 	CU_ASSERT_EQUAL(mw_free(e, r), SNIC_ST_OK);

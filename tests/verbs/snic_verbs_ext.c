@@ -3173,6 +3173,10 @@ static bool mw_type1_steps(struct vt_ep e[2], struct ibv_mw *mw, struct ibv_mr *
 		return false;
 	errno = 0;
 	CHECK(ibv_dereg_mr(mr) == EBUSY, "dereg of an MR with a bound window: not EBUSY");
+	errno = 0;
+	CHECK(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, ACCESS_ALL) ==
+	      IBV_REREG_MR_ERR_CMD && errno == EBUSY,
+	      "rereg of an MR with a bound window: not ERR_CMD/EBUSY (errno %d)", errno);
 	/* a new binding: the old rkey is dead */
 	if (!mw_bind_ok(&e[1], mw, mr, &rk2) ||
 	    !mw_write(e, rk2, MW_WIN + 100, 1000, IBV_WC_SUCCESS, "rebound") ||

@@ -37,6 +37,10 @@ int mr_rereg(struct snic_nic *nic, unsigned ctx,
 
 	if (!mr || mr->dying) /* being deregistered: not ours to change */
 		return SNIC_ST_NOENT;
+	/* bound windows lend its bytes under the rights they were bound
+	 * with: they go first, as for deregistration (EBUSY) */
+	if (mr->mw_binds)
+		return SNIC_ST_BUSY;
 	/* a device-memory MR keeps its DM (rdma-core refuses it too) */
 	if (!in->flags || (in->flags & ~REREG_KNOWN) ||
 	    (mr->npages && (nic->mtt[mr->mtt] & SNIC_MTT_DM)))
