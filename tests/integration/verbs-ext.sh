@@ -3,7 +3,8 @@
 # (also concurrent, from several QPs and the host CPU), immediates, inline,
 # 16 SGEs, zero-length, fences, unsignaled completions, solicited events,
 # loopback, UD (GRH contents, Q_Key mismatch), SRQ shared by three QPs (and
-# its limit event), UC, and the error cases, values checked.
+# its limit event), UC, XRC (three XRC SRQs; an SRQ of another domain
+# refused), and the error cases, values checked.
 #   tests/integration/verbs-ext.sh [snic_verbs_ext options, e.g. --only imm]
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
