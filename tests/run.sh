@@ -72,6 +72,7 @@ case_add pingpong pingpong/ud           90 env SNIC_PP_PROG=ibv_ud_pingpong bash
 case_add pingpong pingpong/srq          90 env SNIC_PP_PROG=ibv_srq_pingpong bash "$IT/pingpong.sh" 19115
 case_add pingpong pingpong/uc           90 env SNIC_PP_PROG=ibv_uc_pingpong bash "$IT/pingpong.sh" 19215
 case_add pingpong pingpong/xsrq         90 env SNIC_PP_PROG=ibv_xsrq_pingpong SNIC_PP_OK_RE='^success$' bash "$IT/pingpong.sh" 19815
+case_add pingpong pingpong/xsrq-events  90 env SNIC_PP_PROG=ibv_xsrq_pingpong SNIC_PP_OK_RE='^success$' bash "$IT/pingpong.sh" 19915 -e -n 50 -s 8000
 case_add pingpong pingpong/lossy       180 bash "$IT/lossy.sh" 22515 -n 300
 case_add pingpong pingpong/ctxdeath    180 bash "$IT/ctxdeath.sh" 20515
 case_add verbs    verbs                300 bash "$IT/verbs.sh"
