@@ -244,6 +244,33 @@ static void test_xrc_no_such_srq(void)
 	fenv_free(v.e);
 }
 
+/* A host writing into the rings an XRC target does not have (its RQ and
+ * SQ) and moving it to the error state: nothing completes anywhere (the
+ * target has no CQ; slot 0 of the CQ table, where an unset index points,
+ * is this side's CQ). */
+static void test_xrc_target_rings_ignored(void)
+{
+	struct xrc_env v;
+	struct snic_cqe c;
+	struct snic_qp_attr a;
+	struct snic_wqe_sge sge;
+	struct fwr wr = { .wr_id = 77, .opcode = SNIC_WR_SEND,
+			  .flags = SNIC_SEND_SIGNALED, .sge = &sge, .num_sge = 1 };
+
+	xrc_setup(&v);
+	sge = fside_sge(&v.e->b, 0, 64);
+	fqp_post_recv(&v.tgt, 66, &sge, 1);
+	fqp_post_send(&v.tgt, &wr);
+	fsim_idle(v.e->s, 50);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = SNIC_QPS_ERR;
+	CU_ASSERT_EQUAL(fqp_modify(&v.tgt, SNIC_QP_STATE, &a), SNIC_ST_OK);
+	CU_ASSERT_FALSE(fsim_poll_cq(v.e->s, &v.e->b.cq, &c, 200));
+	for (int i = 0; i < NSRQ; i++)
+		CU_ASSERT_FALSE(fsim_poll_cq(v.e->s, &v.scq[i], &c, 10));
+	fenv_free(v.e);
+}
+
 /* Domains: one file, one domain (per context); O_EXCL and a missing
  * O_CREAT refused; the last close BUSY while an SRQ or a target QP uses
  * it.  XRC SRQs serve XRC targets only; an initiator takes no SRQ. */
@@ -293,4 +320,5 @@ UNIT_SUITE(xrc, NULL, NULL,
 	   UNIT_TEST(test_xrc_send_into_srqs),
 	   UNIT_TEST(test_xrc_other_domain_refused),
 	   UNIT_TEST(test_xrc_no_such_srq),
+	   UNIT_TEST(test_xrc_target_rings_ignored),
 	   UNIT_TEST(test_xrc_commands));

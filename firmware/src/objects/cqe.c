@@ -50,6 +50,10 @@ void qp_recv_cqe(struct snic_nic *nic, struct snic_qp *qp, uint8_t status,
 	struct snic_resp *r = &qp->resp;
 	struct snic_cqe cqe;
 
+	/* an XRC target's RECVs are its SRQ's: none bound (yet, or any
+	 * more), nothing of it to complete, and no CQ to complete on */
+	if (qp->type == SNIC_QPT_XRC_RECV && !qp->has_srq)
+		return;
 	memset(&cqe, 0, sizeof(cqe));
 	cqe.wr_id = r->recv_wr_id;
 	cqe.status = status;
