@@ -197,6 +197,45 @@ static void test_xrc_send_into_srqs(void)
 	fenv_free(v.e);
 }
 
+/* RDMA WRITE and READ over XRC: the R_Key is checked against the PD of
+ * the SRQ the XRCETH names (the target has none of its own); a READ's
+ * responses come back in the XRC class to the initiator. */
+static void test_xrc_write_read(void)
+{
+	struct xrc_env v;
+	struct snic_cqe c;
+	const uint32_t len = 3000;
+	struct snic_wqe_sge src, dst;
+	struct fwr wr = { .flags = SNIC_SEND_SIGNALED, .num_sge = 1,
+			  .rkey = 0 };
+
+	xrc_setup(&v);
+	src = fside_sge(&v.e->a, 0, len);
+	dst = fside_sge(&v.e->a, 0x10000, len);
+	fpattern(fside_ptr(&v.e->a, 0), len, 5);
+	wr.wr_id = 1;
+	wr.opcode = SNIC_WR_RDMA_WRITE;
+	wr.sge = &src;
+	wr.remote_addr = v.e->b.buf + RBUF;
+	wr.rkey = v.e->b.mr;
+	wr.xrc_srqn = v.srq[1].srqn;
+	fqp_post_send(&v.ini, &wr);
+	CU_ASSERT_FATAL(fsim_poll_cq(v.e->s, &v.e->a.cq, &c, STEPS));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(memcmp(fside_ptr(&v.e->b, RBUF), fside_ptr(&v.e->a, 0), len), 0);
+	wr.wr_id = 2;
+	wr.opcode = SNIC_WR_RDMA_READ;
+	wr.sge = &dst;
+	fqp_post_send(&v.ini, &wr);
+	CU_ASSERT_FATAL(fsim_poll_cq(v.e->s, &v.e->a.cq, &c, STEPS));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(c.opcode, SNIC_WC_RDMA_READ);
+	CU_ASSERT_EQUAL(memcmp(fside_ptr(&v.e->a, 0x10000), fside_ptr(&v.e->a, 0), len), 0);
+	/* neither consumed a RECV nor completed on the target side */
+	CU_ASSERT_FALSE(fsim_poll_cq(v.e->s, &v.scq[1], &c, 50));
+	fenv_free(v.e);
+}
+
 /* The SRQ of another domain: NAK remote access error, the initiator's
  * WQE completes with REM_ACCESS_ERR, not a byte of the RECV's buffer
  * written, nothing on the SRQ's CQ, both QPs in error. */
@@ -318,6 +357,7 @@ static void test_xrc_commands(void)
 UNIT_SUITE(xrc, NULL, NULL,
 	   UNIT_TEST(test_xrceth_layout),
 	   UNIT_TEST(test_xrc_send_into_srqs),
+	   UNIT_TEST(test_xrc_write_read),
 	   UNIT_TEST(test_xrc_other_domain_refused),
 	   UNIT_TEST(test_xrc_no_such_srq),
 	   UNIT_TEST(test_xrc_target_rings_ignored),
