@@ -15,6 +15,7 @@
 #include "fake_env.h"
 #include "unit.h"
 #include "wire/roce_wire.h"
+#include "fault.h"
 
 #define STEPS  6000
 #define RBUF   0x80000u
@@ -197,6 +198,55 @@ static void test_xrc_send_into_srqs(void)
 	fenv_free(v.e);
 }
 
+/* 5 % loss (and duplicates, reordering, corruption) both ways: 30
+ * messages of 1 to 5 packets into the three SRQs, posted all at once;
+ * go-back-N passes rebuild the XRCETH from what the NIC kept, so every
+ * message still lands in its own SRQ, in order, byte for byte. */
+static void test_xrc_under_loss(void)
+{
+	struct snic_fault_cfg fc;
+	struct xrc_env v;
+	struct snic_cqe c;
+	uint32_t got[NSRQ] = { 0 };
+
+	xrc_setup(&v);
+	memset(&fc, 0, sizeof(fc));
+	fc.loss = 50000;
+	fc.dup = fc.reorder = 12500;
+	fc.corrupt = 5000;
+	fc.delay_min_ns = 2000;
+	fc.delay_max_ns = 30000;
+	fc.seed = 14;
+	fake_hal_set_fault(&v.e->s->b.hal, &fc);
+	fc.seed = 15;
+	fake_hal_set_fault(&v.e->s->a.hal, &fc);
+	for (uint32_t i = 0; i < 30; i++) {
+		srq_post(&v, &v.srq[i % NSRQ], 800 + i, i);
+		fpattern(fside_ptr(&v.e->a, i * 0x2000), 300 + 150 * i, 60 + i);
+	}
+	for (uint32_t i = 0; i < 30; i++)
+		xrc_send(&v, 100 + i, v.srq[i % NSRQ].srqn, i * 0x2000, 300 + 150 * i);
+	for (uint32_t i = 0; i < 30; i++) {
+		CU_ASSERT_FATAL(fsim_poll_cq(v.e->s, &v.e->a.cq, &c, 20000000));
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+		CU_ASSERT_EQUAL(c.wr_id, 100 + i);
+	}
+	for (uint32_t n = 0; n < 30; n++) {
+		int s = (int)(n % NSRQ);
+		uint32_t i = s + NSRQ * got[s]++; /* the SRQ's next message */
+
+		CU_ASSERT_FATAL(fsim_poll_cq(v.e->s, &v.scq[s], &c, 100000));
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+		CU_ASSERT_EQUAL(c.wr_id, 800 + i);
+		CU_ASSERT_EQUAL(c.byte_len, 300 + 150 * i);
+		CU_ASSERT_EQUAL(memcmp(fside_ptr(&v.e->b, RBUF + i * 0x2000),
+				       fside_ptr(&v.e->a, i * 0x2000), 300 + 150 * i), 0);
+	}
+	CU_ASSERT(fside_counter(&v.e->a, "retransmits") > 0);
+	CU_ASSERT_EQUAL(fside_counter(&v.e->b, "xrc_bad_srq"), 0);
+	fenv_free(v.e);
+}
+
 /* RDMA WRITE and READ over XRC: the R_Key is checked against the PD of
  * the SRQ the XRCETH names (the target has none of its own); a READ's
  * responses come back in the XRC class to the initiator. */
@@ -358,6 +408,7 @@ UNIT_SUITE(xrc, NULL, NULL,
 	   UNIT_TEST(test_xrceth_layout),
 	   UNIT_TEST(test_xrc_send_into_srqs),
 	   UNIT_TEST(test_xrc_write_read),
+	   UNIT_TEST(test_xrc_under_loss),
 	   UNIT_TEST(test_xrc_other_domain_refused),
 	   UNIT_TEST(test_xrc_no_such_srq),
 	   UNIT_TEST(test_xrc_target_rings_ignored),

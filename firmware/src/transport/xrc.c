@@ -11,21 +11,27 @@
  */
 #include "transport/rc_resp.h"
 
-/* A request for a target QP: bound to its SRQ, or refused with the NAK
- * the binding asks for (once, at the PSN expected: a duplicate or an
- * early packet is dropped as the RC responder would). */
+/* A request for a target QP.  At the PSN expected it is bound to the SRQ
+ * its XRCETH names, or refused with the NAK the binding asks for.  A
+ * duplicate or an early packet takes no RECV: the RC responder re-ACKs
+ * or NAKs the sequence as for RC, and the binding stays that of the
+ * message in progress (a duplicate of an older message may name another
+ * SRQ). */
 static bool xrc_recv_rx(struct snic_nic *nic, struct snic_qp *qp,
 			const struct roce_hdrs *h)
 {
+	bool expected = h->psn == qp->resp.epsn;
 	int nak;
 
 	if (!recv_state_ok(nic, qp))
 		return false;
-	nak = xrc_recv_bind(nic, qp, h->xrc_srqn);
-	if (nak != SNIC_WC_SUCCESS) {
-		if (h->psn == qp->resp.epsn && qp->state != SNIC_QPS_ERR)
-			nak_fatal(nic, qp, h->psn, (uint8_t)nak);
-		return false;
+	if (expected || !qp->has_srq) {
+		nak = xrc_recv_bind(nic, qp, h->xrc_srqn);
+		if (nak != SNIC_WC_SUCCESS) {
+			if (expected)
+				nak_fatal(nic, qp, h->psn, (uint8_t)nak);
+			return false;
+		}
 	}
 	resp_rx(nic, qp, h);
 	return qp->resp.ack_pending;
