@@ -72,6 +72,8 @@ case_add pingpong pingpong/loopback     90 env SNIC_PP_SERVER_DEV=snic0 bash "$I
 case_add pingpong pingpong/ud           90 env SNIC_PP_PROG=ibv_ud_pingpong bash "$IT/pingpong.sh" 19015
 case_add pingpong pingpong/srq          90 env SNIC_PP_PROG=ibv_srq_pingpong bash "$IT/pingpong.sh" 19115
 case_add pingpong pingpong/uc           90 env SNIC_PP_PROG=ibv_uc_pingpong bash "$IT/pingpong.sh" 19215
+case_add pingpong pingpong/xsrq         90 env SNIC_PP_PROG=ibv_xsrq_pingpong SNIC_PP_OK_RE='^success$' bash "$IT/pingpong.sh" 19815
+case_add pingpong pingpong/xsrq-events  90 env SNIC_PP_PROG=ibv_xsrq_pingpong SNIC_PP_OK_RE='^success$' bash "$IT/pingpong.sh" 19915 -e -n 50 -s 8000
 case_add pingpong pingpong/lossy       180 bash "$IT/lossy.sh" 22515 -n 300
 case_add pingpong pingpong/ctxdeath    180 bash "$IT/ctxdeath.sh" 20515
 case_add verbs    verbs                300 bash "$IT/verbs.sh"
@@ -80,6 +82,7 @@ case_add verbs    verbs/qp-scale       180 bash "$IT/qpscale.sh" 1000
 case_add wire     wire/capture         240 bash "$IT/wire.sh" capture
 case_add wire     wire/scapy           120 bash "$IT/wire.sh" scapy
 case_add wire     wire/tshark          120 bash "$IT/wire.sh" tshark
+case_add wire     wire/xrc             300 bash "$IT/wire.sh" xrc
 # perftest: small iteration counts and sizes (they print figures, not verdicts)
 PT=(-n 200)
 case_add perftest perftest/write_bw      90 bash "$IT/perftest.sh" 19515 ib_write_bw "${PT[@]}" -s 4096

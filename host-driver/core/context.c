@@ -187,6 +187,11 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ctx->vctx.alloc_dm = hd_alloc_dm;
 	ctx->vctx.free_dm = hd_free_dm;
 	ctx->vctx.reg_dm_mr = hd_reg_dm_mr;
+	ctx->vctx.open_xrcd = hd_open_xrcd;
+	ctx->vctx.close_xrcd = hd_close_xrcd;
+	ctx->vctx.create_srq_ex = hd_create_srq_ex;
+	ctx->vctx.get_srq_num = hd_get_srq_num;
+	ctx->vctx.open_qp = hd_open_qp;
 
 	/* The event thread takes no application signals. */
 	sigfillset(&all);

@@ -134,6 +134,8 @@ struct hd_context {
 	struct hd_obj *cq_list;     /* struct hd_cq                         */
 	struct hd_obj *srq_list;    /* struct hd_srq                        */
 	struct hd_qp *_Atomic qp_table[SNIC_MAX_QP];
+	/* XRC SRQs by handle index: poll_cq frees their slots (verbs/xrc.c) */
+	struct hd_srq *_Atomic xsrq_table[SNIC_MAX_SRQ];
 	struct hd_evq aq;           /* async events (fd: context's async_fd) */
 
 	struct snic_device_attr dattr;

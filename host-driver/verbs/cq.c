@@ -218,6 +218,10 @@ static void cqe_consume(struct hd_cq *cq, const struct snic_cqe *c)
 {
 	struct hd_qp *qp = hd_find_qp(cq->obj.ctx, c->qp_num);
 
+	if (c->xrc) { /* a RECV of an XRC SRQ: its slot is free again */
+		hd_xrc_srq_consumed(cq->obj.ctx, c->xrc_srqn);
+		qp = NULL;
+	}
 	if (qp) {
 		if (c->is_send)
 			hd_qp_sq_complete(qp, c->wqe_idx);

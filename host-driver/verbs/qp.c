@@ -103,31 +103,50 @@ static const struct hd_obj_type qp_obj_type = {
 	.free = qp_free,
 };
 
+/* The CQs, PD and SRQ the QP type needs, all of this context: an XRC
+ * target has none (its domain instead), an XRC initiator no receive CQ
+ * (its send CQ stands in for the firmware) and no SRQ. */
+static int create_args_ok(struct ibv_context *context, struct ibv_pd *pd,
+			  const struct ibv_qp_init_attr *attr,
+			  struct ibv_xrcd *xrcd)
+{
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		return xrcd && xrcd->context == context && !attr->srq ? 0 : EINVAL;
+	if (!pd || pd->context != context || !attr->send_cq ||
+	    attr->send_cq->context != context)
+		return EINVAL;
+	if (attr->qp_type == IBV_QPT_XRC_SEND)
+		return attr->srq ? EINVAL : 0;
+	if (!attr->recv_cq || attr->recv_cq->context != context ||
+	    (attr->srq && attr->srq->context != context))
+		return EINVAL;
+	/* RC, UC and UD.  The kernel (e.g. rxe_qp_chk_init) answers
+	 * EOPNOTSUPP for a QP type the device does not do. */
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD)
+		return EOPNOTSUPP;
+	return 0;
+}
+
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 			     struct ibv_qp_init_attr *attr)
 {
-	struct hd_context *ctx = to_hd_ctx(pd->context);
+	return hd_qp_create(pd->context, pd, attr, NULL);
+}
+
+struct ibv_qp *hd_qp_create(struct ibv_context *context, struct ibv_pd *pd,
+			    struct ibv_qp_init_attr *attr,
+			    struct ibv_xrcd *xrcd)
+{
+	struct hd_context *ctx = to_hd_ctx(context);
 	struct snic_cmd_create_qp_ext inx;
 	struct snic_cmd_create_qp *in_p = &inx.qp;
 	uint64_t bytes[2];
 	struct hd_qp *qp;
-	int err;
+	int err = create_args_ok(context, pd, attr, xrcd);
 
-	if (!attr->send_cq || !attr->recv_cq ||
-	    attr->send_cq->context != pd->context ||
-	    attr->recv_cq->context != pd->context) {
-		errno = EINVAL;
-		return NULL;
-	}
-	/* RC, UC and UD.  The kernel (e.g. rxe_qp_chk_init) answers
-	 * EOPNOTSUPP for a QP type the device does not do. */
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	if (attr->srq && attr->srq->context != pd->context) {
-		errno = EINVAL;
+	if (err) {
+		errno = err;
 		return NULL;
 	}
 	qp = calloc(1, sizeof(*qp));
@@ -138,8 +157,9 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	err = qp_sizes(qp, &attr->cap);
 	if (err)
 		goto fail;
-	qp->scq = to_hd_cq(attr->send_cq);
-	qp->rcq = to_hd_cq(attr->recv_cq);
+	qp->scq = attr->send_cq ? to_hd_cq(attr->send_cq) : NULL;
+	qp->rcq = attr->recv_cq && attr->qp_type != IBV_QPT_XRC_SEND
+		  ? to_hd_cq(attr->recv_cq) : qp->scq;
 	qp->sq_sig_all = attr->sq_sig_all ? 1 : 0;
 	bytes[0] = (uint64_t)qp->sq.cnt << qp->sq.log_stride;
 	bytes[1] = (uint64_t)qp->rq.cnt << qp->rq.log_stride;
@@ -153,10 +173,14 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
 
 	memset(&inx, 0, sizeof(inx));
-	in_p->pdn = pd->handle;
+	in_p->pdn = pd ? pd->handle : 0;
 	in_p->qp_type = attr->qp_type;
-	in_p->send_cqn = qp->scq->obj.handle;
-	in_p->recv_cqn = qp->rcq->obj.handle;
+	in_p->send_cqn = qp->scq ? qp->scq->obj.handle : 0;
+	in_p->recv_cqn = qp->rcq ? qp->rcq->obj.handle : 0;
+	if (xrcd) {
+		inx.xrcd = hd_xrcd_handle(xrcd);
+		qp->xrcd = xrcd;
+	}
 	in_p->sq_wqe_cnt = qp->sq.cnt;
 	in_p->sq_stride_log = qp->sq.log_stride;
 	in_p->rq_wqe_cnt = qp->rq.cnt;
@@ -179,7 +203,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 		return NULL;
 	}
 
-	qp->ibqp.context = pd->context;
+	qp->ibqp.context = context;
 	qp->ibqp.qp_context = attr->qp_context;
 	qp->ibqp.pd = pd;
 	qp->ibqp.send_cq = attr->send_cq;
@@ -219,6 +243,8 @@ static void lock_cqs(struct hd_qp *qp)
 {
 	struct hd_cq *a = qp->scq, *b = qp->rcq;
 
+	if (!a) /* an XRC target: its completions are its SRQs' */
+		return;
 	if (a == b) {
 		pthread_spin_lock(&a->lock);
 	} else if (a < b) {
@@ -232,6 +258,8 @@ static void lock_cqs(struct hd_qp *qp)
 
 static void unlock_cqs(struct hd_qp *qp)
 {
+	if (!qp->scq)
+		return;
 	pthread_spin_unlock(&qp->scq->lock);
 	if (qp->rcq != qp->scq)
 		pthread_spin_unlock(&qp->rcq->lock);
@@ -239,6 +267,8 @@ static void unlock_cqs(struct hd_qp *qp)
 
 static void clean_cqs_locked(struct hd_qp *qp)
 {
+	if (!qp->scq)
+		return;
 	hd_cq_clean_locked(qp->scq, qp->ibqp.qp_num);
 	if (qp->rcq != qp->scq)
 		hd_cq_clean_locked(qp->rcq, qp->ibqp.qp_num);
@@ -309,7 +339,7 @@ static void qp_reset_rings(struct hd_qp *qp)
 int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		  int attr_mask)
 {
-	struct hd_qp *qp = to_hd_qp(ibqp);
+	struct hd_qp *qp = hd_qp_real(to_hd_qp(ibqp));
 	struct snic_cmd_modify_qp in;
 	int err;
 
@@ -324,6 +354,7 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		if (attr->qp_state == IBV_QPS_RESET)
 			qp_reset_rings(qp);
 		ibqp->state = attr->qp_state;
+		qp->ibqp.state = attr->qp_state;
 	}
 	return 0;
 }
@@ -331,7 +362,7 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		 int attr_mask, struct ibv_qp_init_attr *init_attr)
 {
-	struct hd_qp *qp = to_hd_qp(ibqp);
+	struct hd_qp *qp = hd_qp_real(to_hd_qp(ibqp));
 	struct snic_cmd_handle in = { .handle = ibqp->qp_num };
 	struct snic_qp_attr s;
 	int err;
@@ -395,6 +426,13 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 
 int ibv_destroy_qp(struct ibv_qp *ibqp)
 {
-	return hd_obj_destroy(&to_hd_qp(ibqp)->obj);
+	struct hd_qp *qp = to_hd_qp(ibqp);
+
+	if (qp->opened_from) /* ibv_open_qp's handle (xrc.c) */
+		return hd_xrc_qp_close(qp);
+	/* an XRC target opened elsewhere lives on with its openers */
+	if (atomic_load(&qp->open_refs))
+		return EBUSY;
+	return hd_obj_destroy(&qp->obj);
 }
 

@@ -74,6 +74,8 @@ int hd_qp_opcode_ok(const struct hd_qp *qp, enum ibv_wr_opcode op)
 	case IBV_QPT_UC:
 		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
 		       op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+	case IBV_QPT_XRC_RECV:
+		return 0; /* an XRC target sends nothing (Annex A14) */
 	default:
 		return wr_opcode_ok(op);
 	}
@@ -141,7 +143,8 @@ static int build_send_wqe(struct hd_qp *qp, struct ibv_send_wr *wr,
 				   ? wr->imm_data
 			   : wr->opcode == IBV_WR_SEND_WITH_INV /* the IETH */
 				   ? htobe32(wr->invalidate_rkey) : 0;
-	w->ctrl.rsvd1 = 0;
+	w->ctrl.xrc_srqn = qp->ibqp.qp_type == IBV_QPT_XRC_SEND
+			   ? wr->qp_type.xrc.remote_srqn : 0;
 	w->ctrl.rsvd2 = 0;
 	memset(&w->raddr, 0, sizeof(w->raddr));
 	memset(&w->atomic, 0, sizeof(w->atomic));
@@ -238,8 +241,9 @@ int hd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	pthread_spin_lock(&rq->lock);
 	/* Receives may be posted from INIT on; in RESET Linux rxe refuses
 	 * them with EINVAL (rxe_post_recv), and a QP with an SRQ has no RQ
-	 * of its own (EINVAL, as rxe). */
-	if (ibqp->state == IBV_QPS_RESET || qp->srq) {
+	 * of its own (EINVAL, as rxe), nor has either kind of XRC QP. */
+	if (ibqp->state == IBV_QPS_RESET || qp->srq ||
+	    ibqp->qp_type == IBV_QPT_XRC_SEND || ibqp->qp_type == IBV_QPT_XRC_RECV) {
 		*bad_wr = wr;
 		pthread_spin_unlock(&rq->lock);
 		return EINVAL;

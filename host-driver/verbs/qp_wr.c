@@ -267,6 +267,16 @@ static int wrx_complete(struct ibv_qp_ex *q)
 	return err;
 }
 
+/* XRC initiator: the remote XRC SRQ of the WQE being built. */
+static void wrx_set_xrc_srqn(struct ibv_qp_ex *q, uint32_t remote_srqn)
+{
+	struct hd_qp *qp = qpx(q);
+
+	if (qp->ex_wqe)
+		((struct snic_send_wqe *)(void *)qp->ex_wqe)->ctrl.xrc_srqn =
+			remote_srqn;
+}
+
 static void wrx_abort(struct ibv_qp_ex *q)
 {
 	struct hd_qp *qp = qpx(q);
@@ -289,19 +299,23 @@ struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
 	uint64_t ops = (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		       ? a->send_ops_flags : 0;
 	struct ibv_qp_init_attr ia;
+	struct ibv_xrcd *xrcd = (a->comp_mask & IBV_QP_INIT_ATTR_XRCD)
+				? a->xrcd : NULL;
+	struct ibv_pd *pd = (a->comp_mask & IBV_QP_INIT_ATTR_PD) ? a->pd : NULL;
 	struct ibv_qp *ibqp;
 	struct hd_qp *qp;
 
 	uint32_t cflags = (a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
 			  ? a->create_flags : 0;
 
-	/* XRC domains, TSO, RSS ...: not supported.  CREATE_FLAGS is: a
-	 * zero value asks for nothing (rdma-core's tests set the mask with
-	 * 0 in about half their QPs), and blocking the loopback of one's
-	 * own multicast holds on a device that sends no multicast. */
+	/* TSO, RSS ...: not supported.  CREATE_FLAGS is: a zero value asks
+	 * for nothing (rdma-core's tests set the mask with 0 in about half
+	 * their QPs), and blocking the loopback of one's own multicast holds
+	 * on a device that sends no multicast. */
 	if (a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
 				       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
-				       IBV_QP_INIT_ATTR_CREATE_FLAGS)) {
+				       IBV_QP_INIT_ATTR_CREATE_FLAGS |
+				       IBV_QP_INIT_ATTR_XRCD)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -309,8 +323,10 @@ struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
 		errno = EOPNOTSUPP; /* scatter FCS, source QPN, VLAN strip */
 		return NULL;
 	}
-	if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || !a->pd ||
-	    a->pd->context != context) {
+	/* an XRC target has a domain and no PD; every other QP a PD
+	 * (hd_qp_create checks the rest) */
+	if (a->qp_type == IBV_QPT_XRC_RECV ? !xrcd || pd || ops
+					   : !pd || pd->context != context) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -326,7 +342,7 @@ struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
 	ia.cap = a->cap;
 	ia.qp_type = a->qp_type;
 	ia.sq_sig_all = a->sq_sig_all;
-	ibqp = ibv_create_qp(a->pd, &ia);
+	ibqp = hd_qp_create(context, pd, &ia, xrcd);
 	if (!ibqp)
 		return NULL;
 	a->cap = ia.cap;
@@ -347,6 +363,7 @@ struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
 	qp->ibqpx.wr_bind_mw = wrx_bind_mw;
 	qp->ibqpx.wr_local_inv = wrx_local_inv;
 	qp->ibqpx.wr_set_ud_addr = wrx_set_ud_addr;
+	qp->ibqpx.wr_set_xrc_srqn = wrx_set_xrc_srqn;
 	qp->ibqpx.wr_set_inline_data = wrx_set_inline;
 	qp->ibqpx.wr_set_inline_data_list = wrx_set_inline_list;
 	qp->ibqpx.wr_set_sge = wrx_set_sge;

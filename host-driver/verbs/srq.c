@@ -31,8 +31,16 @@ struct hd_srq *hd_find_srq(struct hd_context *ctx, uint32_t srqn)
 
 static void srq_forget(struct hd_obj *o)
 {
+	struct hd_srq *s = srq_of(o);
+
 	hd_obj_unlink(&o->ctx->srq_list, o);
 	hd_async_purge(o->ctx, o);
+	if (s->xrc_cq) { /* under its CQ's lock: no poll_cq still sees it */
+		pthread_spin_lock(&s->xrc_cq->lock);
+		atomic_store_explicit(&o->ctx->xsrq_table[SNIC_QPN_IDX(o->handle)],
+				      NULL, memory_order_release);
+		pthread_spin_unlock(&s->xrc_cq->lock);
+	}
 }
 
 static void srq_free(struct hd_obj *o)
@@ -53,6 +61,13 @@ static const struct hd_obj_type srq_obj_type = {
 struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 			       struct ibv_srq_init_attr *attr)
 {
+	return hd_srq_create(pd, &attr->attr, attr->srq_context, NULL, NULL);
+}
+
+struct ibv_srq *hd_srq_create(struct ibv_pd *pd, struct ibv_srq_attr *a,
+			      void *srq_context, struct ibv_xrcd *xrcd,
+			      struct ibv_cq *cq)
+{
 	struct hd_context *ctx = to_hd_ctx(pd->context);
 	struct snic_cmd_create_srq in;
 	struct hd_srq *s;
@@ -62,9 +77,8 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 
 	/* rdma-core providers: EINVAL beyond the device limits (mlx5,
 	 * rxe_srq_chk_init) */
-	if (attr->attr.max_wr > SNIC_MAX_SRQ_WR ||
-	    attr->attr.max_sge > SNIC_MAX_SGE ||
-	    attr->attr.srq_limit > attr->attr.max_wr) {
+	if (a->max_wr > SNIC_MAX_SRQ_WR || a->max_sge > SNIC_MAX_SGE ||
+	    a->srq_limit > a->max_wr) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -73,12 +87,12 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 		errno = ENOMEM;
 		return NULL;
 	}
-	wr = attr->attr.max_wr ? attr->attr.max_wr : 1;
+	wr = a->max_wr ? a->max_wr : 1;
 	s->wq.cnt = hd_roundup_pow2(wr + 1); /* srq_limit < max_wr <= cnt - 1 */
 	if (s->wq.cnt > SNIC_MAX_SRQ_WR)
 		s->wq.cnt = SNIC_MAX_SRQ_WR;
 	stride = hd_roundup_pow2(sizeof(struct snic_recv_wqe) +
-				 16 * (attr->attr.max_sge ? attr->attr.max_sge : 1));
+				 16 * (a->max_sge ? a->max_sge : 1));
 	if (stride < 32)
 		stride = 32;
 	s->wq.log_stride = hd_ilog2(stride);
@@ -101,26 +115,35 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	in.wqe_cnt = s->wq.cnt;
 	in.stride_log = s->wq.log_stride;
 	in.max_sge = s->wq.max_sge;
-	in.srq_limit = attr->attr.srq_limit;
+	in.srq_limit = a->srq_limit;
 	in.ring_pa = s->obj.rings.ring_pa[0];
 	in.dbrec_pa = s->obj.rings.dbrec_pa;
+	if (xrcd) {
+		in.flags = SNIC_SRQ_F_XRC;
+		in.xrcd = hd_xrcd_handle(xrcd);
+		in.cqn = to_hd_cq(cq)->obj.handle;
+		s->xrc_cq = to_hd_cq(cq);
+	}
 	err = hd_obj_create(&s->obj, SNIC_CMD_CREATE_SRQ, &in, sizeof(in));
 	if (err) {
 		errno = err;
 		return NULL;
 	}
 	s->ibsrq.context = pd->context;
-	s->ibsrq.srq_context = attr->srq_context;
+	s->ibsrq.srq_context = srq_context;
 	s->ibsrq.pd = pd;
 	s->ibsrq.handle = s->obj.handle;
 	s->ibsrq.events_completed = 0;
 	hd_obj_events(&s->obj, &s->ibsrq.mutex, &s->ibsrq.cond,
 		      &s->ibsrq.events_completed, NULL);
 	/* the actual capacities (what fits the ring and the stride) */
-	attr->attr.max_wr = s->wq.cnt - 1;
-	attr->attr.max_sge = s->wq.max_sge;
+	a->max_wr = s->wq.cnt - 1;
+	a->max_sge = s->wq.max_sge;
 	pthread_mutex_lock(&ctx->obj_lock);
 	hd_obj_link(&ctx->srq_list, &s->obj);
+	if (xrcd)
+		atomic_store_explicit(&ctx->xsrq_table[SNIC_QPN_IDX(s->obj.handle)],
+				      s, memory_order_release);
 	pthread_mutex_unlock(&ctx->obj_lock);
 	hd_dbg("SRQ 0x%x: %u x %u B, sge %u\n", s->obj.handle, s->wq.cnt, stride,
 	       s->wq.max_sge);

@@ -183,7 +183,18 @@ struct hd_qp {
 	uint32_t max_inline;
 	int sq_sig_all;
 	struct hd_srq *srq;         /* receives come from it (NULL: own RQ) */
+	/* XRC (xrc.c): a target's domain; a handle from ibv_open_qp names
+	 * the QP it opened, which counts its openers */
+	struct ibv_xrcd *xrcd;
+	struct hd_qp *opened_from;
+	_Atomic int open_refs;
 };
+
+/* The QP a handle stands for (itself, or the one ibv_open_qp opened). */
+static inline struct hd_qp *hd_qp_real(struct hd_qp *qp)
+{
+	return qp->opened_from ? qp->opened_from : qp;
+}
 
 static inline struct hd_qp *to_hd_qp(struct ibv_qp *q)
 {
@@ -221,6 +232,10 @@ int hd_dealloc_mw(struct ibv_mw *mw);
 int hd_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mwb);
 struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
 			       struct ibv_qp_init_attr_ex *attr);
+/* Any QP type; pd NULL and xrcd set for an XRC target. */
+struct ibv_qp *hd_qp_create(struct ibv_context *context, struct ibv_pd *pd,
+			    struct ibv_qp_init_attr *attr,
+			    struct ibv_xrcd *xrcd);
 
 /* ------------------------------------------------------------------ */
 /* SRQs (srq.c) and address handles (ah.c).                            */
@@ -230,6 +245,7 @@ struct hd_srq {
 	struct hd_obj obj;          /* handle: SRQN; rings: dbrec, WQEs     */
 	struct hd_wq wq;            /* ci: receive CQEs seen by poll_cq     */
 	struct snic_srq_dbrec *dbrec;
+	struct hd_cq *xrc_cq;       /* XRC SRQ: the CQ of its RECVs; else NULL */
 };
 
 static inline struct hd_srq *to_hd_srq(struct ibv_srq *s)
@@ -241,6 +257,27 @@ int hd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr);
 /* obj_lock held. */
 struct hd_srq *hd_find_srq(struct hd_context *ctx, uint32_t srqn);
+/* An SRQ of pd; with an XRC domain (xrcd != NULL) an XRC SRQ whose
+ * RECVs complete on cq.  attr gets the actual capacities. */
+struct ibv_srq *hd_srq_create(struct ibv_pd *pd, struct ibv_srq_attr *attr,
+			      void *srq_context, struct ibv_xrcd *xrcd,
+			      struct ibv_cq *cq);
+
+/* ------------------------------------------------------------------ */
+/* XRC (xrc.c): domains, XRC SRQs, target QPs, ibv_open_qp.             */
+
+struct ibv_xrcd *hd_open_xrcd(struct ibv_context *context,
+			      struct ibv_xrcd_init_attr *attr);
+int hd_close_xrcd(struct ibv_xrcd *xrcd);
+uint32_t hd_xrcd_handle(struct ibv_xrcd *xrcd);
+struct ibv_srq *hd_create_srq_ex(struct ibv_context *context,
+				 struct ibv_srq_init_attr_ex *attr);
+int hd_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+struct ibv_qp *hd_open_qp(struct ibv_context *context,
+			  struct ibv_qp_open_attr *attr);
+int hd_xrc_qp_close(struct hd_qp *opened);
+/* poll_cq (the CQ's lock held): a RECV of XRC SRQ srqn completed. */
+void hd_xrc_srq_consumed(struct hd_context *ctx, uint32_t srqn);
 
 struct hd_ah {
 	struct ibv_ah ibah;

@@ -412,8 +412,10 @@ snic_pingpong() { # PORT_BASE [ibv_rc_pingpong options...]
 		elif (( rc != 0 )); then
 			echo "$prog $side: exit status $rc" >&2; ok=0
 		fi
-		if ! grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$' "$out"; then
-			echo "$prog $side: no 'bytes in ... seconds' line" >&2; ok=0
+		# SNIC_PP_OK_RE: the line that says it worked, for programs
+		# that print another (ibv_xsrq_pingpong: "success")
+		if ! grep -Eq "${SNIC_PP_OK_RE:-^[0-9]+ bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec\$}" "$out"; then
+			echo "$prog $side: no '${SNIC_PP_OK_RE:-bytes in ... seconds}' line" >&2; ok=0
 		fi
 	done
 	(( ok )) || return 1

@@ -129,10 +129,33 @@ void fud_addr(struct snic_wqe_ud *ud, uint32_t ip, uint32_t qpn, uint32_t qkey)
 /* ---------------------------------------------------------------------- */
 /* SRQ.                                                                    */
 
+static int srq_create(struct fsrq *q, struct fctx *c,
+		      struct snic_cmd_create_srq *in_x, uint32_t cnt,
+		      uint32_t max_sge, uint32_t limit);
+
 int fsrq_create(struct fsrq *q, struct fctx *c, uint32_t pdn, uint32_t cnt,
 		uint32_t max_sge, uint32_t limit)
 {
-	struct snic_cmd_create_srq in = { 0 };
+	struct snic_cmd_create_srq in = { .pdn = pdn };
+
+	return srq_create(q, c, &in, cnt, max_sge, limit);
+}
+
+int fsrq_create_xrc(struct fsrq *q, struct fctx *c, uint32_t pdn, uint32_t cnt,
+		    uint32_t max_sge, uint32_t xrcd, uint32_t cqn)
+{
+	struct snic_cmd_create_srq in = { .pdn = pdn, .flags = SNIC_SRQ_F_XRC,
+					  .xrcd = xrcd, .cqn = cqn };
+
+	return srq_create(q, c, &in, cnt, max_sge, 0);
+}
+
+/* CREATE_SRQ with *in_x's PD and XRC fields, a ring of cnt WQEs. */
+static int srq_create(struct fsrq *q, struct fctx *c,
+		      struct snic_cmd_create_srq *in_x, uint32_t cnt,
+		      uint32_t max_sge, uint32_t limit)
+{
+	struct snic_cmd_create_srq in = *in_x;
 	struct snic_cmd_handle h = { 0 };
 	int st;
 
@@ -146,7 +169,6 @@ int fsrq_create(struct fsrq *q, struct fctx *c, uint32_t pdn, uint32_t cnt,
 	q->ring_pa = fdev_alloc(c->dev, (uint64_t)cnt << q->stride_log,
 				SNIC_PAGE_SIZE);
 	q->dbrec_pa = fdev_alloc(c->dev, 64, 64);
-	in.pdn = pdn;
 	in.wqe_cnt = cnt;
 	in.stride_log = q->stride_log;
 	in.max_sge = max_sge;

@@ -63,6 +63,9 @@ struct fsrq {
 };
 int fsrq_create(struct fsrq *q, struct fctx *c, uint32_t pdn, uint32_t cnt,
 		uint32_t max_sge, uint32_t limit);
+/* An XRC SRQ in domain xrcd whose RECVs complete on cq (no limit). */
+int fsrq_create_xrc(struct fsrq *q, struct fctx *c, uint32_t pdn, uint32_t cnt,
+		    uint32_t max_sge, uint32_t xrcd, uint32_t cqn);
 /* Write the WQE, then publish the producer index (release). */
 void fsrq_post(struct fsrq *q, uint64_t wr_id, const struct snic_wqe_sge *sge,
 	       uint32_t num_sge);

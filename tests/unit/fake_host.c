@@ -336,6 +336,7 @@ int fqp_create(struct fqp *qp, struct fctx *c, uint32_t pdn, struct fcq *scq,
 		qp->type = SNIC_QPT_RC;
 	struct snic_cmd_create_qp_ext ext = {
 		.qp = in, .flags = caps->srq ? SNIC_QP_F_SRQ : 0, .srqn = caps->srqn,
+		.xrcd = caps->xrcd,
 	};
 	st = fctx_cmd(c, SNIC_CMD_CREATE_QP, &ext, sizeof(ext), &h, sizeof(h));
 	qp->qpn = h.handle;
@@ -435,9 +436,13 @@ int fqp_to_rts(struct fqp *qp, uint32_t dip, uint32_t dqpn, uint32_t rq_psn,
 	a.dgid[13] = (uint8_t)(dip >> 16);
 	a.dgid[14] = (uint8_t)(dip >> 8);
 	a.dgid[15] = (uint8_t)dip;
-	bool uc = qp->type == SNIC_QPT_UC; /* no RC-only attributes */
+	/* no RC-only attributes for UC; an XRC initiator has no responder
+	 * attributes, an XRC target no requester ones (Annex A14) */
+	bool uc = qp->type == SNIC_QPT_UC;
+	bool no_resp = uc || qp->type == SNIC_QPT_XRC_SEND;
+	bool no_req = uc || qp->type == SNIC_QPT_XRC_RECV;
 	st = fqp_modify(qp, SNIC_QP_STATE | SNIC_QP_AV | SNIC_QP_PATH_MTU |
-			SNIC_QP_DEST_QPN | SNIC_QP_RQ_PSN | (uc ? 0 :
+			SNIC_QP_DEST_QPN | SNIC_QP_RQ_PSN | (no_resp ? 0 :
 			SNIC_QP_MAX_DEST_RD_ATOMIC | SNIC_QP_MIN_RNR_TIMER), &a);
 	if (st)
 		return st;
@@ -449,8 +454,8 @@ int fqp_to_rts(struct fqp *qp, uint32_t dip, uint32_t dqpn, uint32_t rq_psn,
 	a.rnr_retry = p->rnr_retry;
 	a.max_rd_atomic = p->max_rd_atomic;
 	return fqp_modify(qp, SNIC_QP_STATE | SNIC_QP_SQ_PSN | (uc ? 0 :
-			  SNIC_QP_TIMEOUT | SNIC_QP_RETRY_CNT | SNIC_QP_RNR_RETRY |
-			  SNIC_QP_MAX_QP_RD_ATOMIC), &a);
+			  SNIC_QP_TIMEOUT) | (no_req ? 0 : SNIC_QP_RETRY_CNT |
+			  SNIC_QP_RNR_RETRY | SNIC_QP_MAX_QP_RD_ATOMIC), &a);
 }
 
 int fqp_connect(struct fqp *a, struct fqp *b, const struct fconn *p)
@@ -493,6 +498,7 @@ void fqp_write_send(struct fqp *qp, const struct fwr *wr)
 	hdr.ctrl.opcode = wr->opcode;
 	hdr.ctrl.flags = wr->flags;
 	hdr.ctrl.imm_data = wr->imm;
+	hdr.ctrl.xrc_srqn = wr->xrc_srqn;
 	hdr.raddr.remote_addr = wr->remote_addr;
 	hdr.raddr.rkey = wr->rkey;
 	hdr.atomic.compare_add = wr->compare_add;

@@ -107,6 +107,7 @@ struct fqp_caps {
 	uint32_t qp_type;       /* enum snic_qp_type; 0 = RC                 */
 	bool srq;               /* receives come from SRQ srqn               */
 	uint32_t srqn;
+	uint32_t xrcd;          /* XRC_RECV: its XRC domain                  */
 };
 int fqp_create(struct fqp *qp, struct fctx *c, uint32_t pdn, struct fcq *scq,
 	       struct fcq *rcq, const struct fqp_caps *caps);
@@ -146,6 +147,7 @@ struct fwr {
 	uint32_t num_sge;
 	const void *inline_data;
 	uint32_t inline_len;
+	uint32_t xrc_srqn;      /* XRC_SEND: the remote XRC SRQ             */
 	const struct snic_wqe_ud *ud; /* UD: the address (in place of the
 				       * raddr and atomic segments)      */
 };

@@ -100,6 +100,8 @@ static void fill_hdrs(struct roce_hdrs *h, uint8_t op)
 		h->deth_qkey = 0x80010000;
 		h->deth_sqpn = 0x654321;
 	}
+	if (fl & ROCE_F_XRCETH)
+		h->xrc_srqn = 0xabcdef;
 }
 
 static void assert_hdrs_equal(const struct roce_hdrs *a,
@@ -136,6 +138,7 @@ static void assert_hdrs_equal(const struct roce_hdrs *a,
 	CU_ASSERT_EQUAL(a->atomic_orig, b->atomic_orig);
 	CU_ASSERT_EQUAL(a->deth_qkey, b->deth_qkey);
 	CU_ASSERT_EQUAL(a->deth_sqpn, b->deth_sqpn);
+	CU_ASSERT_EQUAL(a->xrc_srqn, b->xrc_srqn);
 	CU_ASSERT_PTR_EQUAL(a->payload, b->payload);
 	CU_ASSERT_EQUAL(a->payload_len, b->payload_len);
 }
@@ -239,10 +242,12 @@ static void test_opcode_table(void)
 		ext += fl & ROCE_F_ATOMIC ? ROCE_ATOMIC_LEN : 0;
 		ext += fl & ROCE_F_ATOMICACK ? ROCE_ATOMICACK_LEN : 0;
 		ext += fl & ROCE_F_DETH ? ROCE_DETH_LEN : 0;
+		ext += fl & ROCE_F_XRCETH ? ROCE_XRCETH_LEN : 0;
 		CU_ASSERT_EQUAL(o->ext_len, ext);
 		CU_ASSERT(!!(fl & ROCE_F_REQ) != !!(fl & ROCE_F_RESP));
 	}
-	/* RC 0x00-0x14, 0x16, 0x17; UC SEND/WRITE 0x20-0x2b; UD 0x64/0x65. */
+	/* RC 0x00-0x14, 0x16, 0x17; UC SEND/WRITE 0x20-0x2b; UD 0x64/0x65;
+	 * XRC 0xa0-0xb4 (Annex A14: RC's, requests with the XRCETH). */
 	for (unsigned op = 0; op <= 0x17; op++)
 		CU_ASSERT_EQUAL(!!(roce_opcodes[op].flags & ROCE_F_VALID),
 				op != 0x15);
@@ -251,7 +256,10 @@ static void test_opcode_table(void)
 				op <= 0x2b);
 	for (unsigned op = 0x40; op < 256; op++)
 		CU_ASSERT_EQUAL(!!(roce_opcodes[op].flags & ROCE_F_VALID),
-				op == 0x64 || op == 0x65);
+				op == 0x64 || op == 0x65 || (op >= 0xa0 && op <= 0xb4));
+	for (unsigned op = 0xa0; op <= 0xb4; op++)
+		CU_ASSERT_EQUAL(!!(roce_opcodes[op].flags & ROCE_F_XRCETH),
+				!!(roce_opcodes[op].flags & ROCE_F_REQ));
 	CU_ASSERT_STRING_EQUAL(roce_opcodes[0x0a].name, "RC_WRITE_ONLY");
 	CU_ASSERT_STRING_EQUAL(roce_opcodes[0x2a].name, "UC_WRITE_ONLY");
 	CU_ASSERT_EQUAL(roce_opcodes[ROCE_RC_ATOMIC_ACK].ext_len, 12);

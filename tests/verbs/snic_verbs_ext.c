@@ -20,6 +20,7 @@
 #endif
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -33,6 +34,7 @@
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
@@ -3533,6 +3535,365 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* XRC (IBTA Annex A14): an initiator on dev0, a target and its domain's
+ * XRC SRQs on dev1.                                                    */
+
+enum { XRC_SRQS = 3, XRC_MSGS = 9, XRC_RBUF = 1 << 20, XRC_SLOT = 8192 };
+
+struct xrc_tgt {
+	int fd;                 /* the file the domain is tied to           */
+	char path[64];
+	struct ibv_xrcd *xrcd;
+	struct ibv_cq *cq[XRC_SRQS];
+	struct ibv_srq *srq[XRC_SRQS];
+	uint32_t srqn[XRC_SRQS];
+	struct ibv_qp *qp;      /* XRC_RECV                                 */
+	struct ibv_cq *icq;     /* dev0: the initiator's send CQ            */
+	struct ibv_qp *ini;     /* dev0: XRC_SEND                           */
+};
+
+static void xrc_av(struct ibv_qp_attr *a, const struct dev *peer)
+{
+	a->ah_attr.is_global = 1;
+	a->ah_attr.grh.dgid = peer->v.gid;
+	a->ah_attr.grh.sgid_index = (uint8_t)T.v.gid_index;
+	a->ah_attr.grh.hop_limit = 64;
+	a->ah_attr.port_num = PORT;
+}
+
+/* RESET -> RTS for both ends, with the attributes each kind takes (an
+ * initiator no responder ones, a target no requester ones). */
+static bool xrc_connect(struct xrc_tgt *x, uint32_t psn)
+{
+	struct ibv_qp_attr a;
+
+	CHECK(!vt_qp_init(x->ini, 0) &&
+	      !vt_qp_init(x->qp, IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ),
+	      "XRC QPs to INIT");
+	memset(&a, 0, sizeof a);
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = x->qp->qp_num;
+	a.rq_psn = psn;
+	xrc_av(&a, &T.dev[1]);
+	CHECK(!ibv_modify_qp(x->ini, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN), "XRC_SEND to RTR");
+	a.dest_qp_num = x->ini->qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	xrc_av(&a, &T.dev[0]);
+	CHECK(!ibv_modify_qp(x->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			     IBV_QP_MIN_RNR_TIMER), "XRC_RECV to RTR");
+	memset(&a, 0, sizeof a);
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.sq_psn = psn;
+	CHECK(!ibv_modify_qp(x->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_SQ_PSN),
+	      "XRC_RECV to RTS");
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	CHECK(!ibv_modify_qp(x->ini, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_SQ_PSN |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC),
+	      "XRC_SEND to RTS");
+	return true;
+}
+
+/* The domain (tied to a fresh file), nsrq XRC SRQs each with its own CQ,
+ * the target QP, and the initiator (extended, with send ops). */
+static bool xrc_setup(struct xrc_tgt *x, int nsrq)
+{
+	struct ibv_context *c1 = T.dev[1].v.ctx, *c0 = T.dev[0].v.ctx;
+	struct ibv_xrcd_init_attr xa = { 0 };
+	struct ibv_srq_init_attr_ex sa;
+	struct ibv_qp_init_attr_ex qa;
+
+	memset(x, 0, sizeof *x);
+	snprintf(x->path, sizeof x->path, "/tmp/snic-xrc-%d-XXXXXX", (int)getpid());
+	x->fd = mkstemp(x->path);
+	CHECK(x->fd >= 0, "mkstemp: %s", strerror(errno));
+	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	xa.fd = x->fd;
+	xa.oflags = O_CREAT;
+	x->xrcd = ibv_open_xrcd(c1, &xa);
+	CHECK(x->xrcd, "ibv_open_xrcd: %s", strerror(errno));
+	for (int i = 0; i < nsrq; i++) {
+		x->cq[i] = ibv_create_cq(c1, 64, NULL, NULL, 0);
+		CHECK(x->cq[i], "ibv_create_cq: %s", strerror(errno));
+		memset(&sa, 0, sizeof sa);
+		sa.attr.max_wr = 32;
+		sa.attr.max_sge = 1;
+		sa.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_XRCD |
+			       IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_PD;
+		sa.srq_type = IBV_SRQT_XRC;
+		sa.xrcd = x->xrcd;
+		sa.cq = x->cq[i];
+		sa.pd = T.dev[1].v.pd;
+		x->srq[i] = ibv_create_srq_ex(c1, &sa);
+		CHECK(x->srq[i], "ibv_create_srq_ex(XRC): %s", strerror(errno));
+		CHECK(!ibv_get_srq_num(x->srq[i], &x->srqn[i]), "ibv_get_srq_num");
+	}
+	memset(&qa, 0, sizeof qa);
+	qa.qp_type = IBV_QPT_XRC_RECV;
+	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	qa.xrcd = x->xrcd;
+	x->qp = ibv_create_qp_ex(c1, &qa);
+	CHECK(x->qp, "ibv_create_qp_ex(XRC_RECV): %s", strerror(errno));
+	x->icq = ibv_create_cq(c0, 64, NULL, NULL, 0);
+	CHECK(x->icq, "ibv_create_cq: %s", strerror(errno));
+	memset(&qa, 0, sizeof qa);
+	qa.qp_type = IBV_QPT_XRC_SEND;
+	qa.send_cq = x->icq;
+	qa.cap.max_send_wr = 32;
+	qa.cap.max_send_sge = 1;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	qa.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	qa.pd = T.dev[0].v.pd;
+	x->ini = ibv_create_qp_ex(c0, &qa);
+	CHECK(x->ini, "ibv_create_qp_ex(XRC_SEND): %s", strerror(errno));
+	return xrc_connect(x, 0x4000 + T.seq++);
+}
+
+static void xrc_teardown(struct xrc_tgt *x)
+{
+	if (x->ini)
+		ibv_destroy_qp(x->ini);
+	if (x->icq)
+		ibv_destroy_cq(x->icq);
+	if (x->qp)
+		ibv_destroy_qp(x->qp);
+	for (int i = 0; i < XRC_SRQS; i++) {
+		if (x->srq[i])
+			ibv_destroy_srq(x->srq[i]);
+		if (x->cq[i])
+			ibv_destroy_cq(x->cq[i]);
+	}
+	if (x->xrcd)
+		ibv_close_xrcd(x->xrcd);
+	if (x->fd >= 0) {
+		close(x->fd);
+		unlink(x->path);
+	}
+}
+
+/* One SEND of len bytes from dev0's buf at off to remote SRQ srqn. */
+static bool xrc_send(struct xrc_tgt *x, uint64_t id, uint32_t srqn, size_t off,
+		     uint32_t len)
+{
+	struct ibv_sge s = sge_of(&T.dev[0], off, len);
+	struct ibv_send_wr wr;
+
+	memset(&wr, 0, sizeof wr);
+	wr.wr_id = id;
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.qp_type.xrc.remote_srqn = srqn;
+	return post(x->ini, &wr, "XRC send");
+}
+
+static bool xrc_srq_post(struct ibv_srq *srq, uint64_t id, size_t off)
+{
+	struct ibv_sge r = sge_of(&T.dev[1], off, XRC_SLOT);
+	struct ibv_recv_wr rw = { .wr_id = id, .sg_list = &r, .num_sge = 1 }, *bad;
+
+	CHECK(!ibv_post_srq_recv(srq, &rw, &bad), "ibv_post_srq_recv");
+	return true;
+}
+
+/* Messages of 1 to 6 packets round robin into three XRC SRQs (one by
+ * ibv_wr_set_xrc_srqn): each completes on its SRQ's CQ with the data
+ * byte for byte; the verbs around it (device cap, a second opening of
+ * the domain's file, ibv_open_qp, EBUSY while in use). */
+static bool c_xrc(void)
+{
+	struct ibv_xrcd_init_attr xa = { 0 };
+	struct ibv_qp_open_attr oa = { 0 };
+	struct ibv_xrcd *again = NULL;
+	struct ibv_qp *opened = NULL;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	struct xrc_tgt x;
+	struct ibv_wc wc;
+	bool ok = false;
+
+	if (!(T.dev[1].v.attr.device_cap_flags & IBV_DEVICE_XRC))
+		return fail("IBV_DEVICE_XRC not reported");
+	if (!xrc_setup(&x, XRC_SRQS))
+		goto out;
+	for (int m = 0; m < XRC_MSGS; m++)
+		if (!xrc_srq_post(x.srq[m % XRC_SRQS], 5000 + m,
+				  XRC_RBUF + (size_t)m * XRC_SLOT))
+			goto out;
+	for (int m = 0; m < XRC_MSGS; m++) {
+		uint32_t len = 700 + 600 * (uint32_t)m; /* up to 5500: 6 packets */
+		size_t off = (size_t)m * XRC_SLOT;
+		int s = m % XRC_SRQS;
+
+		fill(T.dev[0].buf + off, len, 77 + (uint32_t)m);
+		if (m == 4) { /* the extended API's way to name the SRQ */
+			struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(x.ini);
+
+			ibv_wr_start(qx);
+			qx->wr_id = 40 + (uint64_t)m;
+			qx->wr_flags = IBV_SEND_SIGNALED;
+			ibv_wr_send(qx);
+			ibv_wr_set_xrc_srqn(qx, x.srqn[s]);
+			ibv_wr_set_sge(qx, T.dev[0].mr->lkey,
+				       (uintptr_t)(T.dev[0].buf + off), len);
+			if (ibv_wr_complete(qx)) {
+				fail("ibv_wr_complete (XRC)");
+				goto out;
+			}
+		} else if (!xrc_send(&x, 40 + (uint64_t)m, x.srqn[s], off, len)) {
+			goto out;
+		}
+		if (!poll_one(x.icq, &wc, "XRC send") || !wc_ok(&wc, IBV_WC_SEND, "XRC send"))
+			goto out;
+		if (!poll_one(x.cq[s], &wc, "XRC SRQ recv") ||
+		    !wc_ok(&wc, IBV_WC_RECV, "XRC SRQ recv"))
+			goto out;
+		if (wc.wr_id != 5000 + (uint64_t)m || wc.byte_len != len ||
+		    wc.qp_num != x.qp->qp_num ||
+		    memcmp(T.dev[1].buf + XRC_RBUF + (size_t)m * XRC_SLOT,
+			   T.dev[0].buf + off, len)) {
+			fail("XRC recv %d: wr_id %" PRIu64 " byte_len %u qp 0x%x (target 0x%x), data %s",
+			     m, wc.wr_id, wc.byte_len, wc.qp_num, x.qp->qp_num,
+			     memcmp(T.dev[1].buf + XRC_RBUF + (size_t)m * XRC_SLOT,
+				    T.dev[0].buf + off, len) ? "differs" : "ok");
+			goto out;
+		}
+	}
+	if (!no_cqe(x.cq[0], 50, "XRC SRQ 0 after the last message"))
+		goto out;
+	/* a target QP has no RQ of its own */
+	struct ibv_sge r = sge_of(&T.dev[1], 0, 64);
+	struct ibv_recv_wr rw = { .sg_list = &r, .num_sge = 1 }, *rbad;
+
+	if (ibv_post_recv(x.qp, &rw, &rbad) != EINVAL) {
+		fail("ibv_post_recv on an XRC_RECV QP: not EINVAL");
+		goto out;
+	}
+	/* the same file again: the same domain (closing one keeps it) */
+	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	xa.fd = x.fd;
+	xa.oflags = 0;
+	again = ibv_open_xrcd(T.dev[1].v.ctx, &xa);
+	if (!again) {
+		fail("ibv_open_xrcd of the same file: %s", strerror(errno));
+		goto out;
+	}
+	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE;
+	oa.qp_num = x.qp->qp_num;
+	oa.xrcd = again;
+	oa.qp_type = IBV_QPT_XRC_RECV;
+	opened = ibv_open_qp(T.dev[1].v.ctx, &oa);
+	if (!opened) {
+		fail("ibv_open_qp: %s", strerror(errno));
+		goto out;
+	}
+	if (ibv_query_qp(opened, &qa, IBV_QP_STATE, &qi) || qa.qp_state != IBV_QPS_RTS ||
+	    qi.qp_type != IBV_QPT_XRC_RECV) {
+		fail("ibv_query_qp through the opened handle: state %d", qa.qp_state);
+		goto out;
+	}
+	if (ibv_destroy_qp(x.qp) != EBUSY || ibv_close_xrcd(again) ||
+	    ibv_close_xrcd(x.xrcd) != EBUSY) {
+		fail("destroy/close while in use: want EBUSY (QP opened, SRQs in the domain)");
+		again = NULL;
+		goto out;
+	}
+	again = NULL;
+	if (ibv_destroy_qp(opened)) {
+		fail("ibv_destroy_qp of the opened handle");
+		goto out;
+	}
+	opened = NULL;
+	ok = true;
+out:
+	if (opened)
+		ibv_destroy_qp(opened);
+	if (again)
+		ibv_close_xrcd(again);
+	xrc_teardown(&x);
+	return ok;
+}
+
+/* A SEND naming an XRC SRQ of another domain (anonymous, fd -1) on the
+ * target's NIC: refused with a remote access NAK, the initiator's WQE
+ * completes with IBV_WC_REM_ACCESS_ERR, the RECV posted there stays
+ * untouched and nothing completes on that SRQ's CQ. */
+static bool c_xrc_wrong_srq(void)
+{
+	struct ibv_xrcd_init_attr xa = { 0 };
+	struct ibv_srq_init_attr_ex sa;
+	struct ibv_xrcd *other = NULL;
+	struct ibv_srq *osrq = NULL;
+	struct ibv_cq *ocq = NULL;
+	uint8_t *dst = T.dev[1].buf + XRC_RBUF;
+	struct xrc_tgt x;
+	struct ibv_wc wc;
+	uint32_t osrqn;
+	bool ok = false;
+
+	if (!xrc_setup(&x, 1))
+		goto out;
+	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	xa.fd = -1;
+	xa.oflags = O_CREAT;
+	other = ibv_open_xrcd(T.dev[1].v.ctx, &xa);
+	ocq = ibv_create_cq(T.dev[1].v.ctx, 16, NULL, NULL, 0);
+	if (!other || !ocq) {
+		fail("second domain / CQ: %s", strerror(errno));
+		goto out;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.attr.max_wr = 4;
+	sa.attr.max_sge = 1;
+	sa.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_XRCD |
+		       IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_PD;
+	sa.srq_type = IBV_SRQT_XRC;
+	sa.xrcd = other;
+	sa.cq = ocq;
+	sa.pd = T.dev[1].v.pd;
+	osrq = ibv_create_srq_ex(T.dev[1].v.ctx, &sa);
+	if (!osrq || ibv_get_srq_num(osrq, &osrqn)) {
+		fail("XRC SRQ in the second domain: %s", strerror(errno));
+		goto out;
+	}
+	memset(dst, 0x5c, 256);
+	fill(T.dev[0].buf, 256, 3);
+	if (!xrc_srq_post(osrq, 6000, XRC_RBUF) || !xrc_send(&x, 61, osrqn, 0, 256) ||
+	    !poll_one(x.icq, &wc, "XRC send to another domain's SRQ"))
+		goto out;
+	if (wc.wr_id != 61 || wc.status != IBV_WC_REM_ACCESS_ERR) {
+		fail("XRC send to another domain's SRQ: status %s, want REM_ACCESS_ERR",
+		     ibv_wc_status_str(wc.status));
+		goto out;
+	}
+	for (int i = 0; i < 256; i++)
+		if (dst[i] != 0x5c) {
+			fail("the other domain's RECV buffer was written (byte %d)", i);
+			goto out;
+		}
+	if (!no_cqe(ocq, 100, "the other domain's SRQ CQ") ||
+	    !no_cqe(x.cq[0], 10, "the target domain's SRQ CQ"))
+		goto out;
+	ok = true;
+out:
+	if (osrq)
+		ibv_destroy_srq(osrq);
+	if (ocq)
+		ibv_destroy_cq(ocq);
+	if (other)
+		ibv_close_xrcd(other);
+	xrc_teardown(&x);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
 
 struct tcase {
 	const char *name;
@@ -3572,6 +3933,8 @@ static const struct tcase cases[] = {
 	{ "mw_type1", c_mw_type1 },
 	{ "mw_type2b", c_mw_type2b },
 	{ "mw_ext_api", c_mw_ext_api },
+	{ "xrc", c_xrc },
+	{ "xrc_wrong_srq", c_xrc_wrong_srq },
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

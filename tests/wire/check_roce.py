@@ -5,8 +5,8 @@
 Independent of the firmware's C code: the ICRC is recomputed by scapy's
 contrib.roce BTH (IBTA Annex A17.3.3, IPv4), the headers are dissected by
 scapy layers (contrib BTH/AETH plus small RETH, ImmDt, IETH, AtomicETH,
-AtomicAckETH and DETH layers defined here and chained by BTH opcode,
-IBTA vol. 1 9.2-9.3).
+AtomicAckETH, DETH and XRCETH layers defined here and chained by BTH
+opcode, IBTA vol. 1 9.2-9.3 and Annex A14 for XRC).
 
 Checked per frame: IPv4 version/IHL/checksum/no fragmentation, IP and UDP
 lengths, UDP destination 4791 and source port >= 0xC000, BTH tver 0, known
@@ -84,11 +84,18 @@ class DETH(_Ext):
                    X3BytesField("sqpn", 0)]
 
 
+class XRCETH(_Ext):
+    """XRC extended transport header (Annex A14): the target's XRC SRQ."""
+    name = "XRCETH"
+    fields_desc = [XByteField("resv", 0), X3BytesField("xrcsrq", 0)]
+
+
 HDR_LEN = {RETH: 16, ImmDt: 4, IETH: 4, AtomicETH: 28, AtomicAckETH: 8,
-           DETH: 8, AETH: 4}
+           DETH: 8, AETH: 4, XRCETH: 4}
 
 # Opcode -> (name, extension header sequence, carries payload, is request).
-# RC 0x00-0x17 (0x15 RESYNC excluded), UC SEND/WRITE, UD SEND (table 37).
+# RC 0x00-0x17 (0x15 RESYNC excluded), UC SEND/WRITE, UD SEND (table 37),
+# XRC 0xa0-0xb4: RC's, every request with the XRCETH first (Annex A14).
 OPS = {}
 
 
@@ -126,14 +133,25 @@ OPS.update({
     0x64: ("UD_SEND_ONLY", [DETH], True, True),
     0x65: ("UD_SEND_ONLY_IMM", [DETH, ImmDt], True, True),
 })
-READ_REQ = 0x0c
+XRC = 0xa0
+for _op in range(0x00, 0x15):
+    _n, _seq, _p, _r = OPS[_op]
+    OPS[XRC | _op] = ("XRC" + _n[2:], ([XRCETH] if _r else []) + _seq, _p, _r)
+READ_REQS = {0x0c, XRC | 0x0c}
+
+
+def _with_xrc(ops):
+    return set(ops) | {XRC | op for op in ops if op < 0x20}
+
+
 # FIRST and MIDDLE packets carry exactly one PMTU of payload (IBTA vol. 1 9.7).
-PMTU_SIZED = {0x00, 0x01, 0x06, 0x07, 0x0d, 0x0e, 0x20, 0x21, 0x26, 0x27}
+PMTU_SIZED = _with_xrc({0x00, 0x01, 0x06, 0x07, 0x0d, 0x0e, 0x20, 0x21, 0x26,
+                        0x27})
 PMTUS = {256, 512, 1024, 2048, 4096}
-WRITE_ONLY = {0x0a, 0x0b, 0x2a, 0x2b}
-WRITE_FIRST = {0x06, 0x26}
-WRITE_LAST = {0x08, 0x09, 0x28, 0x29}
-WRITE_MIDDLE = {0x07, 0x27}
+WRITE_ONLY = _with_xrc({0x0a, 0x0b, 0x2a, 0x2b})
+WRITE_FIRST = _with_xrc({0x06, 0x26})
+WRITE_LAST = _with_xrc({0x08, 0x09, 0x28, 0x29})
+WRITE_MIDDLE = _with_xrc({0x07, 0x27})
 
 
 def _next_layer(layer, payload):
@@ -261,6 +279,9 @@ class Checker:
         for cls in seq:
             if not bth.haslayer(cls):
                 self.err(fno, "%s: %s missing" % (name, cls.__name__))
+        if XRCETH in seq and bth.haslayer(XRCETH) and bth[XRCETH].resv:
+            self.err(fno, "%s: XRCETH reserved byte 0x%02x"
+                     % (name, bth[XRCETH].resv))
         if rest % 4:
             self.err(fno, "%s: payload+pad %d not a multiple of 4"
                      % (name, rest))
@@ -321,7 +342,7 @@ class Checker:
                 else:
                     self.err(fno, msg)
         lo = hi = 1
-        if bth.opcode == READ_REQ:
+        if bth.opcode in READ_REQS:
             # A READ consumes one PSN per response packet (IBTA 9.7).
             n = bth[RETH].dmalen
             if self.pmtu:

@@ -633,7 +633,7 @@ struct snic_wqe_ctrl {
 	uint8_t rsvd0;
 	uint32_t imm_data;      /* network order, as ibv_send_wr.imm_data     */
 	uint32_t inline_len;
-	uint32_t rsvd1;
+	uint32_t xrc_srqn;      /* XRC_SEND: the remote XRC SRQ (XRCETH)      */
 	uint64_t rsvd2;
 };
 
@@ -705,7 +705,9 @@ struct snic_cqe {
 	uint16_t slid;
 	uint8_t sl, dlid_path_bits;
 	uint8_t is_send;        /* 1: from the SQ, 0: from the RQ             */
-	uint8_t rsvd[17];
+	uint8_t xrc;            /* 1: a RECV of the XRC SRQ xrc_srqn          */
+	uint32_t xrc_srqn;
+	uint8_t rsvd[12];
 	uint8_t owner;
 };
 
@@ -781,6 +783,8 @@ enum snic_qp_type {
 	SNIC_QPT_RC = 2,
 	SNIC_QPT_UC = 3,
 	SNIC_QPT_UD = 4,
+	SNIC_QPT_XRC_SEND = 9,  /* XRC initiator (hostif "XRC" below)          */
+	SNIC_QPT_XRC_RECV = 10, /* XRC target                                  */
 };
 
 /* CREATE_QP input: the command's `in` area holds a snic_cmd_create_qp
@@ -789,6 +793,8 @@ struct snic_cmd_create_qp_ext {
 	struct snic_cmd_create_qp qp;
 	uint32_t flags;         /* SNIC_QP_F_*                                */
 	uint32_t srqn;          /* with SNIC_QP_F_SRQ: receives come from it  */
+	uint32_t xrcd;          /* XRC_RECV: its XRC domain                   */
+	uint32_t rsvd;
 };
 #define SNIC_QP_F_SRQ 1u
 
@@ -806,10 +812,13 @@ struct snic_cmd_create_srq {
 	uint32_t stride_log;    /* log2 of the WQE stride (>= 5)              */
 	uint32_t max_sge;
 	uint32_t srq_limit;     /* 0: not armed                               */
-	uint32_t rsvd;
+	uint32_t flags;         /* SNIC_SRQ_F_*                               */
 	uint64_t ring_pa;
 	uint64_t dbrec_pa;      /* struct snic_srq_dbrec                      */
+	uint32_t xrcd;          /* SNIC_SRQ_F_XRC: its XRC domain ...         */
+	uint32_t cqn;           /* ... and the CQ its RECVs complete on       */
 };
+#define SNIC_SRQ_F_XRC 1u
 
 /* attr_mask: values of enum ibv_srq_attr_mask. */
 #define SNIC_SRQ_MAX_WR 1u
@@ -954,5 +963,46 @@ struct snic_cmd_alloc_mw {
 	uint32_t pdn;
 	uint32_t type;          /* enum ibv_mw_type: 1 or 2 (type 2B)         */
 };
+
+/* XRC: extended reliable connected transport (IBTA vol. 1 Annex A14).     */
+
+/*
+ * An XRC domain (ibv_open_xrcd) groups XRC SRQs and XRC_RECV (target)
+ * QPs.  An XRC_SEND (initiator) QP is an RC requester without a receive
+ * queue: each send WQE names the remote XRC SRQ (snic_wqe_ctrl.xrc_srqn),
+ * which travels in the XRCETH after the BTH of every request (BTH opcodes
+ * 0xA0.., the RC ones in the XRC class).  The target QP takes the RECV
+ * from that SRQ, which must be in the target's domain; the completion
+ * goes to the SRQ's CQ with cqe.xrc set.
+ *
+ * OPEN_XRCD with SNIC_XRCD_F_INODE names the file (dev, ino) the domain
+ * is tied to (ibv_open_xrcd's fd): opening it again from the same context
+ * returns the same domain (its open count grows, CLOSE_XRCD drops it);
+ * without SNIC_XRCD_F_CREATE an unknown file is NOENT, with
+ * SNIC_XRCD_F_EXCL a known one is INVAL (both EINVAL, as the kernel); a
+ * file another context holds is NOTSUP (sharing a domain between
+ * processes is not implemented).
+ * CLOSE_XRCD of the last opening: BUSY while SRQs or QPs use it.
+ */
+enum snic_xrc_cmd_op {
+	SNIC_CMD_OPEN_XRCD = 0x58, /* in: open_xrcd     out: handle (xrcd)   */
+	SNIC_CMD_CLOSE_XRCD,    /* in: handle                                */
+	SNIC_CMD_XRC_END
+};
+
+#define SNIC_XRCD_F_INODE  1u
+#define SNIC_XRCD_F_CREATE 2u
+#define SNIC_XRCD_F_EXCL   4u
+
+struct snic_cmd_open_xrcd {
+	uint64_t dev, ino;      /* with SNIC_XRCD_F_INODE                     */
+	uint32_t flags;         /* SNIC_XRCD_F_*                              */
+	uint32_t rsvd;
+};
+
+#define SNIC_MAX_XRCD      256
+#define SNIC_CTX_MAX_XRCD  240     /* per-context quota                  */
+/* device_cap_flags: IBV_DEVICE_XRC */
+#define SNIC_DEV_CAP_XRC   (1u << 20)
 
 #endif /* SNIC_HOSTIF_H */

@@ -40,6 +40,7 @@ void ctx_destroy(struct snic_nic *nic, unsigned ctx)
 	for (uint32_t i = 0; i < SNIC_MAX_DM; i++)
 		if (nic->dms[i].in_use && nic->dms[i].ctx == ctx)
 			dm_free(nic, ctx, obj_handle(&nic->dms[i].obj, i));
+	xrcd_ctx_gone(nic, ctx); /* after its XRC SRQs and QPs */
 	for (uint32_t i = 0; i < SNIC_MAX_PD; i++)
 		if (nic->pds[i].in_use && nic->pds[i].ctx == ctx)
 			nic->pds[i].in_use = false;
@@ -62,8 +63,9 @@ static void query_device(struct snic_nic *nic, struct snic_device_attr *d)
 	d->fw_ver_sub = SNIC_FW_VER_SUB;
 	d->max_qp = SNIC_CTX_MAX_QP; /* the context's quota (objects/quota.c) */
 	d->max_qp_wr = SNIC_MAX_QP_WR;
-	/* IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B (objects/mw.c) */
-	d->device_cap_flags = (1u << 17) | (1u << 24);
+	/* IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B (objects/mw.c),
+	 * IBV_DEVICE_XRC (transport/xrc.c) */
+	d->device_cap_flags = (1u << 17) | (1u << 24) | SNIC_DEV_CAP_XRC;
 	d->max_mw = SNIC_CTX_MAX_MR; /* windows and MRs share the MR slots */
 	d->cap_ex_hi = (uint32_t)(SNIC_CAP_EX_ATOMIC_WRITE >> 32);
 	d->max_dm_size = SNIC_DM_SIZE;
@@ -187,6 +189,10 @@ static int cmd_exec(struct snic_nic *nic, unsigned ctx, uint16_t op,
 		return dm_free(nic, ctx, hi->handle);
 	case SNIC_CMD_REG_DM_MR:
 		return dm_reg_mr(nic, ctx, (const void *)in, &ho->handle);
+	case SNIC_CMD_OPEN_XRCD:
+		return xrcd_open(nic, ctx, (const void *)in, &ho->handle);
+	case SNIC_CMD_CLOSE_XRCD:
+		return xrcd_close(nic, ctx, hi->handle);
 	default:
 		if (op == SNIC_CMD_ALLOC_MW)
 			return mw_alloc(nic, ctx, (const void *)in, &ho->handle);

@@ -26,8 +26,11 @@ void qp_send_cqe(struct snic_nic *nic, struct snic_qp *qp,
 	};
 	struct snic_cqe cqe;
 
-	/* Unsignaled successes leave no CQE (IBTA 10.8.2.2, C10-97) */
-	if (status == SNIC_WC_SUCCESS && !f->signaled)
+	/* Unsignaled successes leave no CQE (IBTA 10.8.2.2, C10-97); an XRC
+	 * target has no send queue nor send CQ (Annex A14): whatever a
+	 * host wrote into its unused ring completes nowhere */
+	if ((status == SNIC_WC_SUCCESS && !f->signaled) ||
+	    qp->type == SNIC_QPT_XRC_RECV)
 		return;
 	memset(&cqe, 0, sizeof(cqe));
 	cqe.wr_id = f->wr_id;
@@ -50,6 +53,10 @@ void qp_recv_cqe(struct snic_nic *nic, struct snic_qp *qp, uint8_t status,
 	struct snic_resp *r = &qp->resp;
 	struct snic_cqe cqe;
 
+	/* an XRC target's RECVs are its SRQ's: none bound (yet, or any
+	 * more), nothing of it to complete, and no CQ to complete on */
+	if (qp->type == SNIC_QPT_XRC_RECV && !qp->has_srq)
+		return;
 	memset(&cqe, 0, sizeof(cqe));
 	cqe.wr_id = r->recv_wr_id;
 	cqe.status = status;
@@ -58,6 +65,10 @@ void qp_recv_cqe(struct snic_nic *nic, struct snic_qp *qp, uint8_t status,
 	cqe.qp_num = qp->qpn;
 	cqe.src_qp = qp->attr.dest_qp_num;
 	cqe.wqe_idx = r->rq_ci;
+	if (qp->type == SNIC_QPT_XRC_RECV) { /* the host frees the SRQ's slot */
+		cqe.xrc = 1;
+		cqe.xrc_srqn = obj_handle(&nic->srqs[qp->srq].obj, qp->srq);
+	}
 	if (qp->type == SNIC_QPT_UD && h) {
 		/* UD: the sender and the GRH area at the buffer's start */
 		cqe.src_qp = h->deth_sqpn;

@@ -137,6 +137,7 @@ struct snic_inflight {
 	uint8_t done;           /* READ / atomic: response data arrived      */
 	uint8_t nsge;           /* validated SGEs (0: inline or none)        */
 	uint8_t rsvd;
+	uint32_t xrc_srqn;      /* XRC_SEND: the remote XRC SRQ              */
 };
 
 /* Message cursor over a scatter/gather list (validated SGEs). */
@@ -274,7 +275,8 @@ struct snic_qp {
 	bool has_srq;
 	bool uc_keep;           /* UC: a taken RECV waits for the next message */
 	bool flush_pending;     /* in error, flush CQEs still to write      */
-	uint16_t srq;           /* SRQ index                                  */
+	uint16_t srq;           /* SRQ index (XRC_RECV: of the last request) */
+	uint16_t xrcd;          /* XRC_RECV: its XRC domain's index          */
 };
 
 /* A shared receive queue (srq.c). */
@@ -288,6 +290,18 @@ struct snic_srq {
 	uint32_t ci;            /* next WQE to take                          */
 	uint32_t pi;            /* producer index last read from the host    */
 	uint64_t ring_pa, dbrec_pa;
+	/* XRC SRQ (xrcd.c): its domain and the CQ its RECVs complete on */
+	bool xrc;
+	uint16_t xrcd;
+	uint32_t cq;
+};
+
+/* An XRC domain (xrcd.c).  refs: XRC SRQs and XRC_RECV QPs in it. */
+struct snic_xrcd {
+	SNIC_OBJ_HEADER;
+	bool inode;             /* tied to the file (dev, ino)               */
+	uint32_t opens;         /* OPEN_XRCD answered with it, not closed    */
+	uint64_t dev, ino;
 };
 
 struct snic_nic {
@@ -299,6 +313,7 @@ struct snic_nic {
 	struct snic_cq cqs[SNIC_MAX_CQ];
 	struct snic_qp qps[SNIC_MAX_QP];
 	struct snic_srq srqs[SNIC_MAX_SRQ];
+	struct snic_xrcd xrcds[SNIC_MAX_XRCD]; /* objects/xrcd.c           */
 	uint32_t mtt[SNIC_MAX_MTT];
 	/* MTT allocator: free extents (start, len), sorted by start */
 	uint32_t mtt_free_start[SNIC_MAX_MR + 1];
@@ -507,7 +522,30 @@ int srq_destroy(struct snic_nic *nic, unsigned ctx, uint32_t srqn);
 struct snic_srq *srq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t srqn,
 			    uint32_t *idx);
 
+/* xrcd.c: XRC domains, XRC SRQs and XRC_RECV QPs (hostif.h "XRC") */
+int xrcd_open(struct snic_nic *nic, unsigned ctx,
+	      const struct snic_cmd_open_xrcd *in, uint32_t *xrcdn);
+int xrcd_close(struct snic_nic *nic, unsigned ctx, uint32_t xrcdn);
+void xrcd_ctx_gone(struct snic_nic *nic, unsigned ctx);
+/* CREATE_SRQ with SNIC_SRQ_F_XRC: bind s to its domain and CQ. */
+int xrc_srq_bind(struct snic_nic *nic, unsigned ctx, struct snic_srq *s,
+		 const struct snic_cmd_create_srq *in);
+void xrc_srq_release(struct snic_nic *nic, uint32_t srq_idx);
+/* CREATE_QP of an XRC_RECV QP in the domain in->xrcd. */
+int xrc_recv_qp_create(struct snic_nic *nic, unsigned ctx,
+		       const struct snic_cmd_create_qp_ext *in, uint32_t *qpn);
+void xrc_recv_qp_release(struct snic_nic *nic, struct snic_qp *qp);
+/* The XRC SRQ an XRC_RECV QP's request names (XRCETH): SNIC_WC_SUCCESS
+ * with the QP bound to it, else the NAK code to answer. */
+int xrc_recv_bind(struct snic_nic *nic, struct snic_qp *qp, uint32_t srqn);
+
 /* qp.c: the QP table, create / destroy / query */
+/* A fresh QP of ctx with the rings of in (checked), no PD or CQ yet;
+ * NULL when the table is full. */
+struct snic_qp *qp_claim(struct snic_nic *nic, unsigned ctx,
+			 const struct snic_cmd_create_qp *in);
+int qp_create_args_ok(const struct snic_nic *nic,
+		      const struct snic_cmd_create_qp *in);
 int qp_create(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_create_qp *in, uint32_t *qpn);
 /* CREATE_QP with the extension fields (SRQ binding). */

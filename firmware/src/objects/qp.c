@@ -35,16 +35,17 @@ static bool ring_ok(const struct snic_nic *nic, uint64_t pa, uint32_t cnt,
 	return (pa & 63) == 0 && core_host_range_ok(&nic->core, pa, len);
 }
 
-static int create_args_ok(const struct snic_nic *nic,
-			  const struct snic_cmd_create_qp *in)
+int qp_create_args_ok(const struct snic_nic *nic,
+		      const struct snic_cmd_create_qp *in)
 {
 	uint32_t sq_need = 64 + (in->max_send_sge * 16 > in->max_inline
 				 ? in->max_send_sge * 16 : in->max_inline);
 	uint32_t rq_need = 16 + in->max_recv_sge * 16;
 
 	if (in->qp_type != SNIC_QPT_RC && in->qp_type != SNIC_QPT_UC &&
-	    in->qp_type != SNIC_QPT_UD)
-		return SNIC_ST_NOTSUP; /* XRC, raw packet, ... */
+	    in->qp_type != SNIC_QPT_UD && in->qp_type != SNIC_QPT_XRC_SEND &&
+	    in->qp_type != SNIC_QPT_XRC_RECV)
+		return SNIC_ST_NOTSUP; /* raw packet, ... */
 	if (!is_pow2(in->sq_wqe_cnt) || !is_pow2(in->rq_wqe_cnt) ||
 	    in->sq_wqe_cnt > SNIC_MAX_QP_WR || in->rq_wqe_cnt > SNIC_MAX_QP_WR)
 		return SNIC_ST_INVAL;
@@ -99,21 +100,13 @@ static void qp_set_queues(struct snic_qp *qp, const struct snic_cmd_create_qp *i
 	qp->state = SNIC_QPS_RESET;
 }
 
-int qp_create(struct snic_nic *nic, unsigned ctx,
-	      const struct snic_cmd_create_qp *in, uint32_t *qpn)
+struct snic_qp *qp_claim(struct snic_nic *nic, unsigned ctx,
+			 const struct snic_cmd_create_qp *in)
 {
-	uint32_t pd, scq, rcq, i;
-	int st = create_args_ok(nic, in);
+	uint32_t i = qp_free_slot(nic);
 
-	if (st)
-		return st;
-	if (!pd_lookup(nic, ctx, in->pdn, &pd) ||
-	    !cq_lookup(nic, ctx, in->send_cqn, &scq) ||
-	    !cq_lookup(nic, ctx, in->recv_cqn, &rcq))
-		return SNIC_ST_NOENT;
-	i = qp_free_slot(nic);
 	if (i == SNIC_MAX_QP)
-		return SNIC_ST_NOMEM;
+		return NULL;
 	struct snic_qp *qp = &nic->qps[i];
 	/* A destroyed QP may still sit on a work list (lists skip unused
 	 * QPs): keep its flags so the index is never queued twice. */
@@ -123,13 +116,32 @@ int qp_create(struct snic_nic *nic, unsigned ctx,
 	qp->on_req_list = on_req;
 	qp->on_resp_list = on_resp;
 	qp->qpn = obj_handle(&qp->obj, i);
-	qp->pd = pd;
-	qp->scq = scq;
-	qp->rcq = rcq;
 	qp_set_queues(qp, in);
 	/* A per-QP UDP source port spreads flows (A17.3.3 leaves it free);
 	 * >= 0xC000 so dissectors do not take it for a well-known service. */
 	qp->sport = (uint16_t)(0xc000 | (qp->qpn & 0x3fff));
+	return qp;
+}
+
+int qp_create(struct snic_nic *nic, unsigned ctx,
+	      const struct snic_cmd_create_qp *in, uint32_t *qpn)
+{
+	uint32_t pd, scq, rcq;
+	int st = qp_create_args_ok(nic, in);
+
+	if (st)
+		return st;
+	if (!pd_lookup(nic, ctx, in->pdn, &pd) ||
+	    !cq_lookup(nic, ctx, in->send_cqn, &scq) ||
+	    !cq_lookup(nic, ctx, in->recv_cqn, &rcq))
+		return SNIC_ST_NOENT;
+	struct snic_qp *qp = qp_claim(nic, ctx, in);
+
+	if (!qp)
+		return SNIC_ST_NOMEM;
+	qp->pd = pd;
+	qp->scq = scq;
+	qp->rcq = rcq;
 	nic->pds[pd].refs++;
 	nic->cqs[scq].refs++;
 	nic->cqs[rcq].refs++;
@@ -147,14 +159,18 @@ static void qp_release_srq(struct snic_nic *nic, struct snic_qp *qp)
 
 static void qp_release(struct snic_nic *nic, struct snic_qp *qp)
 {
-	qp_release_srq(nic, qp);
 	qp_timer_stop(nic, qp); /* its wheel links die with it */
 	/* a connected RC QP lingers: see resp_linger_rx */
 	qp->linger_until = qp->state >= SNIC_QPS_RTR && qp->state <= SNIC_QPS_SQE
 			   ? nic->core.now + SNIC_LINGER_NS : 0;
-	nic->pds[qp->pd].refs--;
-	nic->cqs[qp->scq].refs--;
-	nic->cqs[qp->rcq].refs--;
+	if (qp->type == SNIC_QPT_XRC_RECV) {
+		xrc_recv_qp_release(nic, qp); /* holds its domain only */
+	} else {
+		qp_release_srq(nic, qp);
+		nic->pds[qp->pd].refs--;
+		nic->cqs[qp->scq].refs--;
+		nic->cqs[qp->rcq].refs--;
+	}
 	qp->in_use = false;
 	qp->state = SNIC_QPS_RESET;
 }
@@ -179,14 +195,20 @@ int qp_create_ext(struct snic_nic *nic, unsigned ctx,
 
 	if (in->flags & ~SNIC_QP_F_SRQ)
 		return SNIC_ST_INVAL;
+	if (in->qp.qp_type == SNIC_QPT_XRC_RECV)
+		return (in->flags & SNIC_QP_F_SRQ) ? SNIC_ST_INVAL
+			: xrc_recv_qp_create(nic, ctx, in, qpn);
+	if ((in->flags & SNIC_QP_F_SRQ) && in->qp.qp_type == SNIC_QPT_XRC_SEND)
+		return SNIC_ST_INVAL; /* an initiator receives nothing */
 	if (in->flags & SNIC_QP_F_SRQ) {
 		uint32_t pd;
 
 		s = srq_lookup(nic, ctx, in->srqn, &si);
 		if (!s || !pd_lookup(nic, ctx, in->qp.pdn, &pd))
 			return SNIC_ST_NOENT;
-		if (pd != s->pd)
-			return SNIC_ST_INVAL; /* an SRQ serves QPs of its PD */
+		if (pd != s->pd || s->xrc)
+			return SNIC_ST_INVAL; /* an SRQ serves QPs of its PD;
+					       * an XRC SRQ only XRC targets */
 	}
 	st = qp_create(nic, ctx, &in->qp, qpn);
 	if (st || !s)

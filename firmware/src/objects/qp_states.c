@@ -181,15 +181,42 @@ static const struct qp_trans (*const type_tbl[])[7] = {
 	[SNIC_QPT_UD] = ud_tbl,
 };
 
+/* XRC (Annex A14; the XRC_INI and XRC_TGT columns of the kernel's
+ * ib_modify_qp_is_ok): RC's table, but an initiator has no responder
+ * (no RNR timer or responder resources to give at RTR) and a target no
+ * requester (no retry counts or initiator depth at RTS). */
+static struct qp_trans xrc_trans(uint8_t type, uint8_t cur, uint8_t next)
+{
+	struct qp_trans t = qp_trans_tbl[cur][next];
+	const uint32_t resp = M(MAX_DEST_RD_ATOMIC) | M(MIN_RNR_TIMER);
+	const uint32_t req = M(RETRY_CNT) | M(RNR_RETRY) | M(MAX_QP_RD_ATOMIC);
+
+	if (type == SNIC_QPT_XRC_SEND) {
+		t.req &= ~resp;
+		t.opt &= ~resp;
+	} else if (cur == SNIC_QPS_RTR && next == SNIC_QPS_RTS) {
+		t.req &= ~req;
+	}
+	return t;
+}
+
 bool qp_valid_transition_type(uint8_t type, uint8_t cur, uint8_t next,
 			      uint32_t mask)
 {
 	const struct qp_trans *t;
+	struct qp_trans x;
 
-	if (type >= sizeof(type_tbl) / sizeof(type_tbl[0]) || !type_tbl[type] ||
-	    cur > SNIC_QPS_ERR || next > SNIC_QPS_ERR)
+	if (cur > SNIC_QPS_ERR || next > SNIC_QPS_ERR)
 		return false;
-	t = &type_tbl[type][cur][next];
+	if (type == SNIC_QPT_XRC_SEND || type == SNIC_QPT_XRC_RECV) {
+		x = xrc_trans(type, cur, next);
+		t = &x;
+	} else if (type >= sizeof(type_tbl) / sizeof(type_tbl[0]) ||
+		   !type_tbl[type]) {
+		return false;
+	} else {
+		t = &type_tbl[type][cur][next];
+	}
 	if (!t->valid || (mask & t->req) != t->req)
 		return false;
 	/* STATE itself is always allowed; anything else must be listed */

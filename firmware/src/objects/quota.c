@@ -61,6 +61,9 @@ int quota_check(const struct snic_nic *nic, unsigned ctx, uint16_t op,
 	case SNIC_CMD_CREATE_SRQ:
 		return OWNED(nic, srqs, SNIC_MAX_SRQ, ctx) >= SNIC_CTX_MAX_SRQ ?
 			SNIC_ST_NOMEM : SNIC_ST_OK;
+	case SNIC_CMD_OPEN_XRCD:
+		return OWNED(nic, xrcds, SNIC_MAX_XRCD, ctx) >= SNIC_CTX_MAX_XRCD ?
+			SNIC_ST_NOMEM : SNIC_ST_OK;
 	default:
 		return SNIC_ST_OK;
 	}

@@ -29,7 +29,7 @@ int srq_create(struct snic_nic *nic, unsigned ctx,
 	if (!is_pow2(in->wqe_cnt) || in->wqe_cnt > SNIC_MAX_SRQ_WR ||
 	    in->max_sge > SNIC_MAX_SGE || in->stride_log < 5 ||
 	    in->stride_log > 12 || (1u << in->stride_log) < 16 + 16 * in->max_sge ||
-	    in->srq_limit >= in->wqe_cnt)
+	    in->srq_limit >= in->wqe_cnt || (in->flags & ~SNIC_SRQ_F_XRC))
 		return SNIC_ST_INVAL;
 	len = (uint64_t)in->wqe_cnt << in->stride_log;
 	if ((in->ring_pa & 63) || (in->dbrec_pa & 63) ||
@@ -44,6 +44,14 @@ int srq_create(struct snic_nic *nic, unsigned ctx,
 	struct snic_srq *s = &nic->srqs[i];
 
 	obj_claim(s, sizeof(*s), ctx);
+	if (in->flags & SNIC_SRQ_F_XRC) {
+		int st = xrc_srq_bind(nic, ctx, s, in);
+
+		if (st) {
+			s->in_use = false;
+			return st;
+		}
+	}
 	s->pd = pd;
 	s->cnt = in->wqe_cnt;
 	s->stride_log = (uint8_t)in->stride_log;
@@ -93,8 +101,11 @@ int srq_destroy(struct snic_nic *nic, unsigned ctx, uint32_t srqn)
 	struct snic_srq *s = srq_lookup(nic, ctx, srqn, NULL);
 	int st = obj_release(s ? &s->obj : NULL);
 
-	if (st == SNIC_ST_OK)
+	if (st == SNIC_ST_OK) {
 		nic->pds[s->pd].refs--;
+		if (s->xrc)
+			xrc_srq_release(nic, (uint32_t)(s - nic->srqs));
+	}
 	return st;
 }
 

@@ -22,7 +22,10 @@ static inline void fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
 	h->tos = d->tos;
 	h->ttl = d->hop_limit ? d->hop_limit : 64;
 	h->sport = qp->sport;
-	h->opcode = opcode;
+	/* an XRC target answers in the XRC class (Annex A14): its ACKs and
+	 * READ/atomic responses are RC's, opcode | 0xa0 */
+	h->opcode = qp->type == SNIC_QPT_XRC_RECV ? opcode | ROCE_XRC_BASE
+						 : opcode;
 	h->pkey = ROCE_DEFAULT_PKEY;
 	h->dqpn = d->dqpn & ROCE_QPN_MASK;
 	h->psn = psn & ROCE_PSN_MASK;

@@ -2,8 +2,8 @@
 /*
  * The transport of each QP type: the work requests it executes, its BTH
  * opcode prefix, its requester turn and its receive routine.  The table is
- * indexed by the type fixed at QP creation (objects/qp.c accepts RC, UC
- * and UD only), so no packet path asks "which type is this?".
+ * indexed by the type fixed at QP creation (objects/qp.c accepts RC, UC,
+ * UD and the two XRC types only), so no packet path asks "which type is this?".
  */
 #include "transport/transport.h"
 
@@ -29,7 +29,7 @@ static bool rc_rx(struct snic_nic *nic, struct snic_qp *qp,
 }
 
 /* IBTA 9.2 table 37 (operations per service) and 9.2.1 (opcode prefixes). */
-const struct snic_xport_ops xport_tbl[SNIC_QPT_UD + 1] = {
+const struct snic_xport_ops xport_tbl[SNIC_QPT_XRC_RECV + 1] = {
 	[SNIC_QPT_RC] = {
 		.wr_ops = WR(RDMA_WRITE) | WR(RDMA_WRITE_WITH_IMM) | WR(SEND) |
 			  WR(SEND_WITH_IMM) | WR(RDMA_READ) |
@@ -52,5 +52,22 @@ const struct snic_xport_ops xport_tbl[SNIC_QPT_UD + 1] = {
 		.bth_base = 0x60,
 		.req = ud_req_qp,
 		.rx = ud_rx,
+	},
+	/* XRC (Annex A14): an initiator is an RC requester whose requests
+	 * carry the XRCETH; a target an RC responder without a send queue
+	 * (transport/xrc.c).  No atomic write over XRC. */
+	[SNIC_QPT_XRC_SEND] = {
+		.wr_ops = WR(RDMA_WRITE) | WR(RDMA_WRITE_WITH_IMM) | WR(SEND) |
+			  WR(SEND_WITH_IMM) | WR(RDMA_READ) |
+			  WR(ATOMIC_CMP_AND_SWP) | WR(ATOMIC_FETCH_AND_ADD),
+		.bth_base = ROCE_XRC_BASE,
+		.req = rc_req_qp,
+		.rx = xrc_rx,
+	},
+	[SNIC_QPT_XRC_RECV] = {
+		.wr_ops = 0,
+		.bth_base = ROCE_XRC_BASE,
+		.req = xrc_recv_req_qp,
+		.rx = xrc_rx,
 	},
 };

@@ -62,6 +62,7 @@ static void msg_start(struct snic_qp *qp)
 	f->last_psn = (cur->first_psn + cur->npkts - 1) & ROCE_PSN_MASK;
 	f->len = cur->len;
 	f->opcode = c->opcode;
+	f->xrc_srqn = c->xrc_srqn;
 	f->signaled = (c->flags & SNIC_SEND_SIGNALED) || qp->sq_sig_all;
 	f->done = 0;
 	retain_msg(qp, f, cur);

@@ -89,13 +89,13 @@ uint8_t sq_opcode(const struct snic_qp *qp, const struct snic_req_cur *cur)
 		return roce_seg_opcode(base | ROCE_RC_SEND_FIRST, first, false,
 				       false);
 	case SNIC_WR_RDMA_READ:
-		return ROCE_RC_READ_REQ;
+		return base | ROCE_RC_READ_REQ;
 	case SNIC_WR_ATOMIC_CMP_AND_SWP:
-		return ROCE_RC_CMP_SWAP;
+		return base | ROCE_RC_CMP_SWAP;
 	case SNIC_WR_ATOMIC_WRITE:
-		return ROCE_RC_ATOMIC_WRITE;
+		return ROCE_RC_ATOMIC_WRITE; /* RC only (ops.c) */
 	default:
-		return ROCE_RC_FETCH_ADD;
+		return base | ROCE_RC_FETCH_ADD;
 	}
 }
 

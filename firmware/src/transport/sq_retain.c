@@ -107,6 +107,7 @@ void retain_load(struct snic_qp *qp, const struct snic_inflight *f,
 	w->ctrl.opcode = f->opcode;
 	w->ctrl.flags = f->flags;
 	w->ctrl.imm_data = f->imm;
+	w->ctrl.xrc_srqn = f->xrc_srqn;
 	w->raddr.remote_addr = f->raddr;
 	w->raddr.rkey = f->rkey;
 	if (f->opcode == SNIC_WR_ATOMIC_CMP_AND_SWP ||

@@ -22,7 +22,7 @@ struct snic_xport_ops {
 	bool (*rx)(struct snic_nic *nic, struct snic_qp *qp,
 		   const struct roce_hdrs *h);
 };
-extern const struct snic_xport_ops xport_tbl[SNIC_QPT_UD + 1];
+extern const struct snic_xport_ops xport_tbl[SNIC_QPT_XRC_RECV + 1];
 
 static inline const struct snic_xport_ops *xport_of(const struct snic_qp *qp)
 {
@@ -126,6 +126,9 @@ bool ud_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
 bool ud_req_qp(struct snic_nic *nic, struct snic_qp *qp);
 bool uc_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
 bool uc_req_qp(struct snic_nic *nic, struct snic_qp *qp);
+/* xrc.c: XRC's packets onto the RC machinery */
+bool xrc_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
+bool xrc_recv_req_qp(struct snic_nic *nic, struct snic_qp *qp);
 
 
 /* ---------------------------------------------------------------------- */
@@ -194,6 +197,8 @@ static inline void sq_fill_ext(const struct snic_req_cur *cur,
 	const struct snic_send_wqe *w = &cur->hdr;
 	uint32_t fl = roce_opcodes[h->opcode].flags;
 
+	if (fl & ROCE_F_XRCETH)
+		h->xrc_srqn = w->ctrl.xrc_srqn & ROCE_QPN_MASK;
 	if (fl & ROCE_F_RETH) {
 		h->reth_va = w->raddr.remote_addr;
 		h->reth_rkey = w->raddr.rkey;

@@ -6,8 +6,8 @@
  * Layout (IBTA vol. 1 Annex A17, RoCEv2): Ethernet (14) / IPv4 without options
  * (20) / UDP to port 4791 (8) / BTH (12) / extension headers / payload /
  * pad to 4 bytes / ICRC (4).  Extension headers follow the BTH in the order
- * of IBTA 9.2: DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH
- * (RDETH is RD only, and RD is not supported).
+ * of IBTA 9.2: DETH, XRCETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt,
+ * IETH (RDETH is RD only, and RD is not supported).
  */
 #include <string.h>
 
@@ -25,59 +25,65 @@
 #define RRESP (V | ROCE_F_RESP | ROCE_F_READ | PAY)
 
 /* SEND and RDMA WRITE, shared by RC and UC (same low 5 bits). */
-#define SEND_WRITE_OPS(base, T)                                              \
-	[(base) | 0x00] = { T "_SEND_FIRST", SREQ | FIRST, 0 },              \
-	[(base) | 0x01] = { T "_SEND_MIDDLE", SREQ, 0 },                     \
-	[(base) | 0x02] = { T "_SEND_LAST", SREQ | LAST, 0 },                \
-	[(base) | 0x03] = { T "_SEND_LAST_IMM", SREQ | LAST | ROCE_F_IMM,    \
-			    ROCE_IMM_LEN },                                  \
-	[(base) | 0x04] = { T "_SEND_ONLY", SREQ | ONLY, 0 },                \
-	[(base) | 0x05] = { T "_SEND_ONLY_IMM", SREQ | ONLY | ROCE_F_IMM,    \
-			    ROCE_IMM_LEN },                                  \
-	[(base) | 0x06] = { T "_WRITE_FIRST", WREQ | FIRST | ROCE_F_RETH,    \
-			    ROCE_RETH_LEN },                                 \
-	[(base) | 0x07] = { T "_WRITE_MIDDLE", WREQ, 0 },                    \
-	[(base) | 0x08] = { T "_WRITE_LAST", WREQ | LAST, 0 },               \
-	[(base) | 0x09] = { T "_WRITE_LAST_IMM", WREQ | LAST | ROCE_F_IMM,   \
-			    ROCE_IMM_LEN },                                  \
-	[(base) | 0x0a] = { T "_WRITE_ONLY", WREQ | ONLY | ROCE_F_RETH,      \
-			    ROCE_RETH_LEN },                                 \
+#define SEND_WRITE_OPS(base, T, X, XL)                                       \
+	[(base) | 0x00] = { T "_SEND_FIRST", SREQ | FIRST | (X), XL },       \
+	[(base) | 0x01] = { T "_SEND_MIDDLE", SREQ | (X), XL },              \
+	[(base) | 0x02] = { T "_SEND_LAST", SREQ | LAST | (X), XL },         \
+	[(base) | 0x03] = { T "_SEND_LAST_IMM",                              \
+			    SREQ | LAST | ROCE_F_IMM | (X),                  \
+			    (XL) + ROCE_IMM_LEN },                           \
+	[(base) | 0x04] = { T "_SEND_ONLY", SREQ | ONLY | (X), XL },         \
+	[(base) | 0x05] = { T "_SEND_ONLY_IMM",                              \
+			    SREQ | ONLY | ROCE_F_IMM | (X),                  \
+			    (XL) + ROCE_IMM_LEN },                           \
+	[(base) | 0x06] = { T "_WRITE_FIRST",                                \
+			    WREQ | FIRST | ROCE_F_RETH | (X),                \
+			    (XL) + ROCE_RETH_LEN },                          \
+	[(base) | 0x07] = { T "_WRITE_MIDDLE", WREQ | (X), XL },             \
+	[(base) | 0x08] = { T "_WRITE_LAST", WREQ | LAST | (X), XL },        \
+	[(base) | 0x09] = { T "_WRITE_LAST_IMM",                             \
+			    WREQ | LAST | ROCE_F_IMM | (X),                  \
+			    (XL) + ROCE_IMM_LEN },                           \
+	[(base) | 0x0a] = { T "_WRITE_ONLY",                                 \
+			    WREQ | ONLY | ROCE_F_RETH | (X),                 \
+			    (XL) + ROCE_RETH_LEN },                          \
 	[(base) | 0x0b] = { T "_WRITE_ONLY_IMM",                             \
-			    WREQ | ONLY | ROCE_F_RETH | ROCE_F_IMM,          \
-			    ROCE_RETH_LEN + ROCE_IMM_LEN }
+			    WREQ | ONLY | ROCE_F_RETH | ROCE_F_IMM | (X),    \
+			    (XL) + ROCE_RETH_LEN + ROCE_IMM_LEN }
+
+/* READ, its responses, ACKs and atomics, shared by RC and XRC (X, XL:
+ * the XRCETH of XRC requests; responses carry none). */
+#define READ_ATOMIC_OPS(base, T, X, XL)                                      \
+	[(base) | 0x0c] = { T "_READ_REQ",                                   \
+			    V | ROCE_F_REQ | ROCE_F_READ | ONLY |            \
+				    ROCE_F_RETH | (X),                       \
+			    (XL) + ROCE_RETH_LEN },                          \
+	[(base) | 0x0d] = { T "_READ_RESP_FIRST",                            \
+			    RRESP | FIRST | ROCE_F_AETH, ROCE_AETH_LEN },    \
+	[(base) | 0x0e] = { T "_READ_RESP_MIDDLE", RRESP, 0 },               \
+	[(base) | 0x0f] = { T "_READ_RESP_LAST",                             \
+			    RRESP | LAST | ROCE_F_AETH, ROCE_AETH_LEN },     \
+	[(base) | 0x10] = { T "_READ_RESP_ONLY",                             \
+			    RRESP | ONLY | ROCE_F_AETH, ROCE_AETH_LEN },     \
+	[(base) | 0x11] = { T "_ACK", V | ROCE_F_RESP | ROCE_F_AETH,         \
+			    ROCE_AETH_LEN },                                 \
+	[(base) | 0x12] = { T "_ATOMIC_ACK",                                 \
+			    V | ROCE_F_RESP | ROCE_F_AETH | ROCE_F_ATOMICACK, \
+			    ROCE_AETH_LEN + ROCE_ATOMICACK_LEN },            \
+	[(base) | 0x13] = { T "_CMP_SWAP",                                   \
+			    V | ROCE_F_REQ | ROCE_F_ATOMIC_OP | ONLY |       \
+				    ROCE_F_ATOMIC | (X),                     \
+			    (XL) + ROCE_ATOMIC_LEN },                        \
+	[(base) | 0x14] = { T "_FETCH_ADD",                                  \
+			    V | ROCE_F_REQ | ROCE_F_ATOMIC_OP | ONLY |       \
+				    ROCE_F_ATOMIC | (X),                     \
+			    (XL) + ROCE_ATOMIC_LEN }
 
 /* Single-packet requests (READ request, atomics) are flagged ONLY: the
  * packet is the whole request message. */
 const struct roce_opcode_info roce_opcodes[256] = {
-	SEND_WRITE_OPS(0x00, "RC"),
-	[ROCE_RC_READ_REQ] = { "RC_READ_REQ",
-			       V | ROCE_F_REQ | ROCE_F_READ | ONLY |
-				       ROCE_F_RETH,
-			       ROCE_RETH_LEN },
-	[ROCE_RC_READ_RESP_FIRST] = { "RC_READ_RESP_FIRST",
-				      RRESP | FIRST | ROCE_F_AETH,
-				      ROCE_AETH_LEN },
-	[ROCE_RC_READ_RESP_MIDDLE] = { "RC_READ_RESP_MIDDLE", RRESP, 0 },
-	[ROCE_RC_READ_RESP_LAST] = { "RC_READ_RESP_LAST",
-				     RRESP | LAST | ROCE_F_AETH,
-				     ROCE_AETH_LEN },
-	[ROCE_RC_READ_RESP_ONLY] = { "RC_READ_RESP_ONLY",
-				     RRESP | ONLY | ROCE_F_AETH,
-				     ROCE_AETH_LEN },
-	[ROCE_RC_ACK] = { "RC_ACK", V | ROCE_F_RESP | ROCE_F_AETH,
-			  ROCE_AETH_LEN },
-	[ROCE_RC_ATOMIC_ACK] = { "RC_ATOMIC_ACK",
-				 V | ROCE_F_RESP | ROCE_F_AETH |
-					 ROCE_F_ATOMICACK,
-				 ROCE_AETH_LEN + ROCE_ATOMICACK_LEN },
-	[ROCE_RC_CMP_SWAP] = { "RC_CMP_SWAP",
-			       V | ROCE_F_REQ | ROCE_F_ATOMIC_OP | ONLY |
-				       ROCE_F_ATOMIC,
-			       ROCE_ATOMIC_LEN },
-	[ROCE_RC_FETCH_ADD] = { "RC_FETCH_ADD",
-				V | ROCE_F_REQ | ROCE_F_ATOMIC_OP | ONLY |
-					ROCE_F_ATOMIC,
-				ROCE_ATOMIC_LEN },
+	SEND_WRITE_OPS(0x00, "RC", 0, 0),
+	READ_ATOMIC_OPS(0x00, "RC", 0, 0),
 	/* 0x15 RESYNC is RD-only in practice and left invalid. */
 	[ROCE_RC_SEND_LAST_INV] = { "RC_SEND_LAST_INV",
 				    SREQ | LAST | ROCE_F_INV, ROCE_IMM_LEN },
@@ -91,12 +97,17 @@ const struct roce_opcode_info roce_opcodes[256] = {
 					   ROCE_F_ATOMIC_WRITE,
 				   ROCE_RETH_LEN },
 	/* UC: SEND and WRITE only, no READ or atomics (IBTA 9.2, table 37). */
-	SEND_WRITE_OPS(ROCE_UC_BASE, "UC"),
+	SEND_WRITE_OPS(ROCE_UC_BASE, "UC", 0, 0),
 	[ROCE_UD_SEND_ONLY] = { "UD_SEND_ONLY", SREQ | ONLY | ROCE_F_DETH,
 				ROCE_DETH_LEN },
 	[ROCE_UD_SEND_ONLY_IMM] = { "UD_SEND_ONLY_IMM",
 				    SREQ | ONLY | ROCE_F_DETH | ROCE_F_IMM,
 				    ROCE_DETH_LEN + ROCE_IMM_LEN },
+	/* XRC (Annex A14): the RC operations; each request carries the
+	 * XRCETH (the target's XRC SRQ), responses are RC's.  No atomic
+	 * write or invalidation over XRC here (not offered). */
+	SEND_WRITE_OPS(ROCE_XRC_BASE, "XRC", ROCE_F_XRCETH, ROCE_XRCETH_LEN),
+	READ_ATOMIC_OPS(ROCE_XRC_BASE, "XRC", ROCE_F_XRCETH, ROCE_XRCETH_LEN),
 };
 
 #undef V
@@ -108,6 +119,7 @@ const struct roce_opcode_info roce_opcodes[256] = {
 #undef WREQ
 #undef RRESP
 #undef SEND_WRITE_OPS
+#undef READ_ATOMIC_OPS
 
 /* ---- big-endian field access (network order on the wire) ---- */
 
@@ -321,6 +333,10 @@ static const uint8_t *parse_ext(const uint8_t *p, uint32_t fl,
 		h->deth_sqpn = get24(p + 5);
 		p += ROCE_DETH_LEN;
 	}
+	if (fl & ROCE_F_XRCETH) {               /* XRCETH: rsvd, XRCSRQ */
+		h->xrc_srqn = get24(p + 1);
+		p += ROCE_XRCETH_LEN;
+	}
 	if (fl & ROCE_F_RETH) {                 /* RETH: VA, R_Key, DMA len */
 		h->reth_va = get64(p);
 		h->reth_rkey = get32(p + 8);
@@ -434,6 +450,10 @@ static void build_ext(uint8_t *p, uint32_t fl, const struct roce_hdrs *h)
 		put32(p, h->deth_qkey);
 		put32(p + 4, h->deth_sqpn & ROCE_QPN_MASK);
 		p += ROCE_DETH_LEN;
+	}
+	if (fl & ROCE_F_XRCETH) {
+		put32(p, h->xrc_srqn & ROCE_QPN_MASK);
+		p += ROCE_XRCETH_LEN;
 	}
 	if (fl & ROCE_F_RETH) {
 		put64(p, h->reth_va);

@@ -25,6 +25,7 @@
 #define ROCE_ATOMIC_LEN   28
 #define ROCE_ATOMICACK_LEN 8
 #define ROCE_DETH_LEN     8
+#define ROCE_XRCETH_LEN   4
 #define ROCE_ICRC_LEN     4
 /* Eth + IPv4 + UDP: where the BTH starts. */
 #define ROCE_L2L4_LEN     (ROCE_ETH_HLEN + ROCE_IPV4_HLEN + ROCE_UDP_HLEN)
@@ -70,6 +71,8 @@ enum roce_opcode {
 	ROCE_RC_SEND_ONLY_INV = 0x17,
 	ROCE_RC_ATOMIC_WRITE = 0x1d, /* IBTA 1.5 (rxe: IB_OPCODE_ATOMIC_WRITE) */
 	ROCE_UC_BASE = 0x20,
+	ROCE_XRC_BASE = 0xa0,        /* XRC class (Annex A14): RC op | 0xa0 */
+	ROCE_CLASS_MASK = 0xe0,
 	ROCE_UD_SEND_ONLY = 0x64,
 	ROCE_UD_SEND_ONLY_IMM = 0x65,
 };
@@ -94,6 +97,7 @@ enum roce_op_flags {
 	ROCE_F_ATOMIC_OP = 1u << 15, /* CMP_SWAP / FETCH_ADD request       */
 	ROCE_F_INV = 1u << 16,       /* IETH (send with invalidate)        */
 	ROCE_F_ATOMIC_WRITE = 1u << 17, /* RETH + 8 bytes, ACKed like a WRITE */
+	ROCE_F_XRCETH = 1u << 18,    /* XRC request: XRCETH after the BTH  */
 };
 
 struct roce_opcode_info {
@@ -148,6 +152,8 @@ struct roce_hdrs {
 	uint64_t atomic_orig;
 	/* DETH */
 	uint32_t deth_qkey, deth_sqpn;
+	/* XRCETH: the XRC SRQ at the target (24 bits) */
+	uint32_t xrc_srqn;
 	/* payload (parse only: points into the frame) */
 	const uint8_t *payload;
 	uint32_t payload_len;        /* without pad and ICRC               */
