@@ -3264,11 +3264,13 @@ out:
 /* e[0] SENDs with Invalidate of rkey to e[1], 3000 bytes (FIRST, MIDDLE,
  * LAST with IETH at path MTU 1024): both complete, e[1]'s RECV with
  * IBV_WC_WITH_INV and the rkey. */
-static bool mw_send_inv(struct vt_ep e[2], uint32_t rkey)
+/* A RECV of len bytes on e[1], then e[0]'s SEND with Invalidate of rkey
+ * from the start of dev0's buf; *wc: the send completion. */
+static bool mw_send_inv_post(struct vt_ep e[2], uint32_t rkey, uint32_t len,
+			     struct ibv_wc *wc)
 {
-	struct ibv_sge s = sge_of(&T.dev[0], 0, MW_SEND), r = sge_of(&T.dev[1], 128 << 10, MW_SEND);
+	struct ibv_sge s = sge_of(&T.dev[0], 0, len), r = sge_of(&T.dev[1], 128 << 10, len);
 	struct ibv_send_wr wr;
-	struct ibv_wc wc;
 
 	memset(&wr, 0, sizeof wr);
 	wr.wr_id = 0x51;
@@ -3277,9 +3279,16 @@ static bool mw_send_inv(struct vt_ep e[2], uint32_t rkey)
 	wr.num_sge = 1;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.invalidate_rkey = rkey;
+	return post_recv(e[1].qp, 0x52, &r, 1) && post(e[0].qp, &wr, "send_inv") &&
+	       poll_one(e[0].scq, wc, "send_inv");
+}
+
+static bool mw_send_inv(struct vt_ep e[2], uint32_t rkey)
+{
+	struct ibv_wc wc;
+
 	fill(T.dev[0].buf, MW_SEND, T.seq++);
-	if (!post_recv(e[1].qp, 0x52, &r, 1) || !post(e[0].qp, &wr, "send_inv") ||
-	    !poll_one(e[0].scq, &wc, "send_inv") || !wc_ok(&wc, IBV_WC_SEND, "send_inv") ||
+	if (!mw_send_inv_post(e, rkey, MW_SEND, &wc) || !wc_ok(&wc, IBV_WC_SEND, "send_inv") ||
 	    !poll_one(e[1].rcq, &wc, "recv inv") || !wc_ok(&wc, IBV_WC_RECV, "recv inv"))
 		return false;
 	CHECK((wc.wc_flags & IBV_WC_WITH_INV) && wc.invalidated_rkey == rkey &&
@@ -3297,19 +3306,9 @@ static bool mw_send_inv(struct vt_ep e[2], uint32_t rkey)
  * completes in error, the MR keeps working for a new pair. */
 static bool mw_send_inv_refused(struct vt_ep e[2], uint32_t rkey)
 {
-	struct ibv_sge s = sge_of(&T.dev[0], 0, 64), r = sge_of(&T.dev[1], 128 << 10, 64);
-	struct ibv_send_wr wr;
 	struct ibv_wc wc;
 
-	memset(&wr, 0, sizeof wr);
-	wr.wr_id = 0x53;
-	wr.opcode = IBV_WR_SEND_WITH_INV;
-	wr.sg_list = &s;
-	wr.num_sge = 1;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.invalidate_rkey = rkey;
-	if (!post_recv(e[1].qp, 0x54, &r, 1) || !post(e[0].qp, &wr, "send_inv bad") ||
-	    !poll_one(e[0].scq, &wc, "send_inv bad"))
+	if (!mw_send_inv_post(e, rkey, 64, &wc))
 		return false;
 	CHECK(wc.status == IBV_WC_REM_INV_REQ_ERR, "SEND with Invalidate of an MR key: %s",
 	      ibv_wc_status_str(wc.status));
