@@ -183,6 +183,7 @@ struct hd_qp {
 	uint32_t max_inline;
 	int sq_sig_all;
 	struct hd_srq *srq;         /* receives come from it (NULL: own RQ) */
+	int block_mcast_lb;         /* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB     */
 };
 
 static inline struct hd_qp *to_hd_qp(struct ibv_qp *q)

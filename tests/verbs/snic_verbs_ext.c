@@ -3049,6 +3049,155 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* UD multicast.                                                        */
+
+#define MC_QKEY 0x4d430001u
+
+static union ibv_gid mc_gid(uint32_t ip)
+{
+	union ibv_gid g;
+
+	memset(&g, 0, sizeof g);
+	g.raw[10] = g.raw[11] = 0xff;
+	ip = htonl(ip);
+	memcpy(g.raw + 12, &ip, 4);
+	return g;
+}
+
+/* Attach errors as rdma-core over the kernel gives them: EINVAL for a
+ * QP that is not UD and for a GID that is not (IPv4) multicast. */
+static bool mc_errors(struct vt_ep *ud)
+{
+	struct vt_ep rc;
+	union ibv_gid g = mc_gid(0xef010203u), uni = mc_gid(0xc0a80001u), v6;
+	int r1, r2, r3, r4;
+
+	memset(&rc, 0, sizeof rc);
+	if (!ep_create(&rc, &T.dev[0], &CFG))
+		return false;
+	memset(&v6, 0, sizeof v6);
+	v6.raw[0] = 0xff;
+	v6.raw[1] = 0x0e;
+	v6.raw[15] = 1;
+	r1 = ibv_attach_mcast(rc.qp, &g, 0);
+	r2 = ibv_attach_mcast(ud->qp, &uni, 0);
+	r3 = ibv_attach_mcast(ud->qp, &v6, 0);
+	r4 = ibv_detach_mcast(ud->qp, &g, 0); /* not attached */
+	vt_ep_destroy(&rc);
+	CHECK(r1 == EINVAL, "attach of an RC QP: %s, want EINVAL", strerror(r1));
+	CHECK(r2 == EINVAL, "attach to a unicast GID: %s, want EINVAL", strerror(r2));
+	CHECK(r3 == EINVAL, "attach to an IPv6 GID: %s, want EINVAL", strerror(r3));
+	CHECK(r4 == EINVAL, "detach of a QP not attached: %s, want EINVAL", strerror(r4));
+	return true;
+}
+
+/* One datagram from e[0] to the group; each of the n members m[i]
+ * (buffer offset off[i] of its device) receives it, data checked. */
+static bool mc_round(struct vt_ep *snd, struct ibv_ah *ah, struct vt_ep **m,
+		     const size_t *off, int n, uint32_t seed)
+{
+	struct ibv_sge s = sge_of(&T.dev[0], 0, 777);
+	struct ibv_send_wr wr;
+	struct ibv_wc wc;
+
+	fill(T.dev[0].buf, 777, seed);
+	for (int i = 0; i < n; i++) {
+		struct ibv_sge r = sge_of(m[i]->d, off[i], 40 + 1024);
+
+		memset(m[i]->d->buf + off[i], 0xee, 40 + 1024);
+		if (!post_recv(m[i]->qp, seed, &r, 1))
+			return false;
+	}
+	memset(&wr, 0, sizeof wr);
+	wr.wr_id = seed;
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = 0xffffff; /* multicast (IBTA 9.6.1.4.1) */
+	wr.wr.ud.remote_qkey = MC_QKEY;
+	if (!post(snd->qp, &wr, "mcast send") || !poll_one(snd->scq, &wc, "mcast send") ||
+	    !wc_ok(&wc, IBV_WC_SEND, "mcast send"))
+		return false;
+	for (int i = 0; i < n; i++) {
+		const uint8_t *rb = m[i]->d->buf + off[i];
+
+		if (!poll_one(m[i]->rcq, &wc, "mcast recv") || !wc_ok(&wc, IBV_WC_RECV, "mcast recv"))
+			return false;
+		CHECK(wc.byte_len == 40 + 777 && wc.src_qp == snd->qp->qp_num && wc.wr_id == seed,
+		      "member %d: byte_len %u src_qp 0x%x wr_id %" PRIu64, i, wc.byte_len,
+		      wc.src_qp, wc.wr_id);
+		CHECK(memcmp(rb + 36, "\xef\x01\x02\x03", 4) == 0, "member %d: IPv4 dst not the group", i);
+		CHECK(memcmp(rb + 40, T.dev[0].buf, 777) == 0 && rb[40 + 777] == 0xee,
+		      "member %d: payload differs", i);
+	}
+	return true;
+}
+
+/* A datagram to 239.1.2.3 reaches the member on snic0 (loopback) and the
+ * two on snic1; after a detach, that QP hears nothing more. */
+static bool c_mcast(void)
+{
+	struct vt_ep e[4];
+	struct vt_ep *m[3] = { &e[1], &e[2], &e[3] };
+	static const size_t off[3] = { 8192, 8192, 16384 };
+	union ibv_gid g = mc_gid(0xef010203u);
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah = NULL;
+	bool ok = false;
+	int rc = 0;
+
+	memset(e, 0, sizeof e);
+	CHECK(T.dev[0].v.attr.max_mcast_grp > 0 && T.dev[0].v.attr.max_mcast_qp_attach >= 3 &&
+	      T.dev[0].v.attr.max_total_mcast_qp_attach >= T.dev[0].v.attr.max_mcast_qp_attach,
+	      "multicast limits %d/%d/%d", T.dev[0].v.attr.max_mcast_grp,
+	      T.dev[0].v.attr.max_mcast_qp_attach, T.dev[0].v.attr.max_total_mcast_qp_attach);
+	if (!ud_up(&e[0], &T.dev[0], MC_QKEY) || !ud_up(&e[1], &T.dev[0], MC_QKEY) ||
+	    !ud_up(&e[2], &T.dev[1], MC_QKEY) || !ud_up(&e[3], &T.dev[1], MC_QKEY) ||
+	    !mc_errors(&e[1]))
+		goto out;
+	for (int i = 1; i < 4 && !rc; i++)
+		rc = ibv_attach_mcast(e[i].qp, &g, 0);
+	if (rc) {
+		fail("ibv_attach_mcast: %s", strerror(rc));
+		goto out;
+	}
+	memset(&aa, 0, sizeof aa);
+	aa.is_global = 1;
+	aa.grh.dgid = g;
+	aa.grh.sgid_index = (uint8_t)T.v.gid_index;
+	aa.grh.hop_limit = 1;
+	aa.port_num = PORT;
+	ah = ibv_create_ah(T.dev[0].v.pd, &aa);
+	if (!ah) {
+		fail("ibv_create_ah(group): %s", strerror(errno));
+		goto out;
+	}
+	if (!mc_round(&e[0], ah, m, off, 3, 41) || !no_cqe(e[0].rcq, 50, "the sender"))
+		goto out;
+	rc = ibv_detach_mcast(e[3].qp, &g, 0);
+	if (rc) {
+		fail("ibv_detach_mcast: %s", strerror(rc));
+		goto out;
+	}
+	{
+		struct ibv_sge r = sge_of(&T.dev[1], 65536, 1024);
+
+		if (!post_recv(e[3].qp, 99, &r, 1) || !mc_round(&e[0], ah, m, off, 2, 42) ||
+		    !no_cqe(e[3].rcq, 200, "a detached QP"))
+			goto out;
+	}
+	ok = true;
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	for (int i = 0; i < 4; i++)
+		vt_ep_destroy(&e[i]);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
 
 struct tcase {
 	const char *name;
@@ -3085,6 +3234,7 @@ static const struct tcase cases[] = {
 	{ "rereg_mr", c_rereg_mr },
 	{ "resize_cq", c_resize_cq },
 	{ "dm", c_dm },
+	{ "mcast", c_mcast },
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

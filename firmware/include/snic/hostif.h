@@ -225,7 +225,9 @@ struct snic_device_attr {
 		phys_port_cnt, max_msg_size;
 	uint32_t cap_ex_hi;     /* device_cap_flags_ex bits 32..63            */
 	uint32_t max_dm_size;   /* bytes of device memory (SNIC_DM_SIZE)      */
-	uint32_t rsvd[3];
+	uint32_t max_mcast_grp; /* SNIC_MAX_MCAST_GRP                         */
+	uint32_t max_mcast_qp_attach; /* SNIC_MAX_MCAST_QP_ATTACH (per group) */
+	uint32_t max_total_mcast_qp_attach; /* groups x QPs per group         */
 };
 
 /* device_cap_flags_ex bits (the kernel's IB_UVERBS_DEVICE_*, Linux 6.2). */
@@ -910,5 +912,36 @@ enum snic_cm_attr {
 	SNIC_CM_ATTR_LAP = 0x0019,
 	SNIC_CM_ATTR_APR = 0x001a,
 };
+
+/* ---------------------------------------------------------------------- */
+/* Multicast, raw packet QPs and flow steering (commands from 0x68).       */
+
+/* UD multicast (IBTA 10.5, RoCE v2 A17.4.5): a group is an IPv4
+ * multicast address (its GID ::ffff:224.0.0.0/4); a datagram to it goes
+ * once to the port (Ethernet 01:00:5e + the address's low 23 bits, RFC
+ * 1112 6.4) and to every QP attached to it on every NIC of the link,
+ * this one included (loopback), DestQP 0xFFFFFF (IBTA 9.6.1.4.1).  A
+ * NIC holds SNIC_MAX_MCAST_GRP groups of SNIC_MAX_MCAST_QP_ATTACH QPs.
+ * MCAST_ATTACH: INVAL for a QP that is not UD or a GID that is not an
+ * IPv4 multicast one, NOMEM when the table or the group is full, OK for
+ * a QP already attached.  MCAST_DETACH: NOENT when it is not attached. */
+#define SNIC_MAX_MCAST_GRP       16
+#define SNIC_MAX_MCAST_QP_ATTACH 8
+#define SNIC_MCAST_QPN           0xffffffu
+
+enum snic_raw_cmd_op {
+	SNIC_CMD_MCAST_ATTACH = 0x68, /* in: mcast                           */
+	SNIC_CMD_MCAST_DETACH,  /* in: mcast                                  */
+	SNIC_CMD_RAW_END
+};
+
+struct snic_cmd_mcast {
+	uint32_t qpn;
+	uint32_t flags;         /* SNIC_MCAST_F_*                             */
+	uint8_t gid[16];        /* network order                              */
+};
+/* The QP does not receive the datagrams it sends itself to the group
+ * (IBV_QP_CREATE_BLOCK_SELF_MCAST_LB); other QPs of this NIC do. */
+#define SNIC_MCAST_F_BLOCK_SELF 1u
 
 #endif /* SNIC_HOSTIF_H */

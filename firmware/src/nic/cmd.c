@@ -59,6 +59,9 @@ static void query_device(struct snic_nic *nic, struct snic_device_attr *d)
 	d->device_cap_flags = 0;
 	d->cap_ex_hi = (uint32_t)(SNIC_CAP_EX_ATOMIC_WRITE >> 32);
 	d->max_dm_size = SNIC_DM_SIZE;
+	d->max_mcast_grp = SNIC_MAX_MCAST_GRP;
+	d->max_mcast_qp_attach = SNIC_MAX_MCAST_QP_ATTACH;
+	d->max_total_mcast_qp_attach = SNIC_MAX_MCAST_GRP * SNIC_MAX_MCAST_QP_ATTACH;
 	d->max_sge = SNIC_MAX_SGE;
 	d->max_sge_rd = SNIC_MAX_SGE;
 	d->max_cq = SNIC_CTX_MAX_CQ;
@@ -179,6 +182,10 @@ static int cmd_exec(struct snic_nic *nic, unsigned ctx, uint16_t op,
 		return dm_free(nic, ctx, hi->handle);
 	case SNIC_CMD_REG_DM_MR:
 		return dm_reg_mr(nic, ctx, (const void *)in, &ho->handle);
+	case SNIC_CMD_MCAST_ATTACH:
+		return mcast_attach(nic, ctx, (const void *)in);
+	case SNIC_CMD_MCAST_DETACH:
+		return mcast_detach(nic, ctx, (const void *)in);
 	default:
 		if (op >= SNIC_CMD_CM_OPEN && op < SNIC_CMD_CM_END)
 			return cm_cmd(nic, ctx, op, in, out);

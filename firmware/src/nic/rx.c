@@ -32,6 +32,9 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 	case WIRE_RX_ARP:
 		rx_arp(nic, p);
 		return NULL;
+	case WIRE_RX_ROCE_MCAST: /* to every QP that joined (ud_mcast.c) */
+		ud_mcast_rx(nic, p, &h);
+		return NULL;
 	case WIRE_RX_ROCE:
 		break;
 	}

@@ -282,6 +282,15 @@ struct snic_srq {
 	uint64_t ring_pa, dbrec_pa;
 };
 
+/* A multicast group (mcast.c): an IPv4 multicast address and the QPs of
+ * this NIC attached to it, members[0 .. n). */
+struct snic_mcast_grp {
+	uint32_t ip;            /* host order; 0: a free slot                 */
+	uint8_t n;
+	uint8_t block_self;     /* bit i: qpn[i] blocks its own loopback      */
+	uint32_t qpn[SNIC_MAX_MCAST_QP_ATTACH];
+};
+
 struct snic_nic {
 	struct snic_core core;  /* core/core.h                               */
 	struct snic_neigh_tbl neigh; /* wire/neigh.c                         */
@@ -298,6 +307,7 @@ struct snic_nic {
 	uint32_t mtt_free_n;
 	struct snic_dm dms[SNIC_MAX_DM];  /* objects/dm.c                    */
 	uint32_t dm_used;       /* bitmap of the DM area's 4 KiB pages       */
+	struct snic_mcast_grp mcast[SNIC_MAX_MCAST_GRP]; /* objects/mcast.c  */
 
 	/* work lists: QP indexes, each QP at most once per list */
 	uint16_t req_list[SNIC_MAX_QP];
@@ -399,6 +409,16 @@ int dm_free(struct snic_nic *nic, unsigned ctx, uint32_t handle);
 int dm_reg_mr(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_reg_dm_mr *in, uint32_t *key);
 void dm_mr_gone(struct snic_nic *nic, const struct snic_mr *mr);
+/* mcast.c: UD multicast groups (hostif.h MCAST_ATTACH / DETACH) */
+int mcast_attach(struct snic_nic *nic, unsigned ctx,
+		 const struct snic_cmd_mcast *in);
+int mcast_detach(struct snic_nic *nic, unsigned ctx,
+		 const struct snic_cmd_mcast *in);
+/* A QP goes away: out of every group. */
+void mcast_qp_gone(struct snic_nic *nic, uint32_t qpn);
+/* The group of IPv4 address ip with at least one member, or NULL. */
+const struct snic_mcast_grp *mcast_group(const struct snic_nic *nic,
+					 uint32_t ip);
 /* mr_rereg.c */
 int mr_rereg(struct snic_nic *nic, unsigned ctx,
 	     const struct snic_cmd_rereg_mr *in);

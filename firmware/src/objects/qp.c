@@ -165,6 +165,7 @@ int qp_destroy(struct snic_nic *nic, unsigned ctx, uint32_t qpn)
 
 	if (!qp)
 		return SNIC_ST_NOENT;
+	mcast_qp_gone(nic, qpn);
 	/* The work lists skip QPs that are no longer in use. */
 	qp_release(nic, qp);
 	return SNIC_ST_OK;

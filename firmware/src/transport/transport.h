@@ -117,6 +117,10 @@ void comp_probe(struct snic_nic *nic, struct snic_qp *qp);
 /* ud.c, uc.c: the unreliable services */
 bool ud_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
 bool ud_req_qp(struct snic_nic *nic, struct snic_qp *qp);
+/* ud_mcast.c */
+void ud_mcast_loop(struct snic_nic *nic, const struct snic_pkt *p, uint32_t dip);
+void ud_mcast_rx(struct snic_nic *nic, const struct snic_pkt *p,
+		 const struct roce_hdrs *h);
 bool uc_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
 bool uc_req_qp(struct snic_nic *nic, struct snic_qp *qp);
 
