@@ -184,6 +184,8 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ctx->vctx.alloc_dm = hd_alloc_dm;
 	ctx->vctx.free_dm = hd_free_dm;
 	ctx->vctx.reg_dm_mr = hd_reg_dm_mr;
+	ctx->vctx.ibv_create_flow = hd_create_flow;
+	ctx->vctx.ibv_destroy_flow = hd_destroy_flow;
 
 	/* The event thread takes no application signals. */
 	sigfillset(&all);

@@ -119,11 +119,15 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 		errno = EINVAL;
 		return NULL;
 	}
-	/* RC, UC and UD.  The kernel (e.g. rxe_qp_chk_init) answers
-	 * EOPNOTSUPP for a QP type the device does not do. */
+	/* RC, UC, UD and raw packet.  The kernel (e.g. rxe_qp_chk_init)
+	 * answers EOPNOTSUPP for a QP type the device does not do. */
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD) {
+	    attr->qp_type != IBV_QPT_UD && attr->qp_type != IBV_QPT_RAW_PACKET) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->qp_type == IBV_QPT_RAW_PACKET && !hd_raw_qp_allowed()) {
+		errno = EPERM; /* ib_uverbs: raw packet QPs need CAP_NET_RAW */
 		return NULL;
 	}
 	if (attr->srq && attr->srq->context != pd->context) {

@@ -755,6 +755,7 @@ enum snic_qp_type {
 	SNIC_QPT_RC = 2,
 	SNIC_QPT_UC = 3,
 	SNIC_QPT_UD = 4,
+	SNIC_QPT_RAW_PACKET = 8, /* whole Ethernet frames (raw.c)             */
 };
 
 /* CREATE_QP input: the command's `in` area holds a snic_cmd_create_qp
@@ -932,6 +933,8 @@ enum snic_cm_attr {
 enum snic_raw_cmd_op {
 	SNIC_CMD_MCAST_ATTACH = 0x68, /* in: mcast                           */
 	SNIC_CMD_MCAST_DETACH,  /* in: mcast                                  */
+	SNIC_CMD_FLOW_CREATE,   /* in: flow          out: handle              */
+	SNIC_CMD_FLOW_DESTROY,  /* in: handle                                 */
 	SNIC_CMD_RAW_END
 };
 
@@ -943,5 +946,43 @@ struct snic_cmd_mcast {
 /* The QP does not receive the datagrams it sends itself to the group
  * (IBV_QP_CREATE_BLOCK_SELF_MCAST_LB); other QPs of this NIC do. */
 #define SNIC_MCAST_F_BLOCK_SELF 1u
+
+/* Raw packet QPs (IBV_QPT_RAW_PACKET): a send WQE's SGEs or inline bytes
+ * are one whole Ethernet frame (14 .. eth_mtu + 14 bytes), sent as it is;
+ * a RECV takes one whole received frame (byte_len = its length).  Frames
+ * reach a raw QP only through flows (ibv_create_flow): FLOW_CREATE steers
+ * received frames that match every layer named in `layers` (value under
+ * mask, all in network order as in the frame) to the QP, the rule of
+ * lowest `priority` first, then the oldest.  An IPV4 layer implies
+ * EtherType 0x0800, a UDP/TCP layer IPv4 with that protocol.  Frames no
+ * flow matches go on as before (RoCE, ARP); a RoCE v2 frame (UDP
+ * destination port 4791) is taken only by a flow that names UDP
+ * destination port 4791 with a full mask, and ARP frames are never taken
+ * (the NIC's own neighbour table needs them).  INVAL: unknown layer bits,
+ * a QP that is not a raw packet QP; NOMEM: table full (SNIC_MAX_FLOWS).
+ * A destroyed QP's flows go with it. */
+#define SNIC_MAX_FLOWS          64
+
+enum {
+	SNIC_FLOW_L_ETH = 1u << 0,
+	SNIC_FLOW_L_IPV4 = 1u << 1,
+	SNIC_FLOW_L_UDP = 1u << 2,
+	SNIC_FLOW_L_TCP = 1u << 3,
+};
+
+struct snic_flow_rule {
+	uint8_t dmac[6], smac[6];
+	uint16_t ether_type;    /* network order                              */
+	uint16_t rsvd;
+	uint32_t sip, dip;      /* network order                              */
+	uint16_t dport, sport;  /* network order                              */
+};
+
+struct snic_cmd_flow {
+	uint32_t qpn;
+	uint16_t priority;
+	uint16_t layers;        /* SNIC_FLOW_L_*                              */
+	struct snic_flow_rule val, mask;
+};
 
 #endif /* SNIC_HOSTIF_H */

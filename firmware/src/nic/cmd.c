@@ -186,6 +186,10 @@ static int cmd_exec(struct snic_nic *nic, unsigned ctx, uint16_t op,
 		return mcast_attach(nic, ctx, (const void *)in);
 	case SNIC_CMD_MCAST_DETACH:
 		return mcast_detach(nic, ctx, (const void *)in);
+	case SNIC_CMD_FLOW_CREATE:
+		return flow_create(nic, ctx, (const void *)in, &ho->handle);
+	case SNIC_CMD_FLOW_DESTROY:
+		return flow_destroy(nic, ctx, hi->handle);
 	default:
 		if (op >= SNIC_CMD_CM_OPEN && op < SNIC_CMD_CM_END)
 			return cm_cmd(nic, ctx, op, in, out);

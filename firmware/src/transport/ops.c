@@ -2,8 +2,8 @@
 /*
  * The transport of each QP type: the work requests it executes, its BTH
  * opcode prefix, its requester turn and its receive routine.  The table is
- * indexed by the type fixed at QP creation (objects/qp.c accepts RC, UC
- * and UD only), so no packet path asks "which type is this?".
+ * indexed by the type fixed at QP creation (objects/qp.c accepts RC, UC,
+ * UD and raw packet only), so no packet path asks "which type is this?".
  */
 #include "transport/transport.h"
 
@@ -29,7 +29,7 @@ static bool rc_rx(struct snic_nic *nic, struct snic_qp *qp,
 }
 
 /* IBTA 9.2 table 37 (operations per service) and 9.2.1 (opcode prefixes). */
-const struct snic_xport_ops xport_tbl[SNIC_QPT_UD + 1] = {
+const struct snic_xport_ops xport_tbl[SNIC_QPT_RAW_PACKET + 1] = {
 	[SNIC_QPT_RC] = {
 		.wr_ops = WR(RDMA_WRITE) | WR(RDMA_WRITE_WITH_IMM) | WR(SEND) |
 			  WR(SEND_WITH_IMM) | WR(RDMA_READ) |
@@ -51,5 +51,12 @@ const struct snic_xport_ops xport_tbl[SNIC_QPT_UD + 1] = {
 		.bth_base = 0x60,
 		.req = ud_req_qp,
 		.rx = ud_rx,
+	},
+	/* whole Ethernet frames: a SEND is the frame (raw.c) */
+	[SNIC_QPT_RAW_PACKET] = {
+		.wr_ops = WR(SEND),
+		.bth_base = 0,
+		.req = raw_req_qp,
+		.rx = raw_rx_roce,
 	},
 };
