@@ -3264,8 +3264,9 @@ static int raw_up(struct vt_ep *e, struct dev *d)
 	return rc;
 }
 
-/* A flow on e: ETH (dst MAC, EtherType IPv4), IPV4 (dst), UDP (dst port). */
-static struct ibv_flow *raw_flow(struct vt_ep *e, uint16_t dport)
+/* A flow on e: ETH (dst MAC, EtherType IPv4), IPV4 (dst), UDP (dst
+ * port); all_ipv4: ETH with EtherType IPv4 alone, every IPv4 frame. */
+static struct ibv_flow *raw_flow(struct vt_ep *e, uint16_t dport, bool all_ipv4)
 {
 	struct {
 		struct ibv_flow_attr attr;
@@ -3293,6 +3294,12 @@ static struct ibv_flow *raw_flow(struct vt_ep *e, uint16_t dport)
 	fa.udp.size = sizeof fa.udp;
 	fa.udp.val.dst_port = htons(dport);
 	fa.udp.mask.dst_port = 0xffff;
+	if (all_ipv4) {
+		fa.attr.size = sizeof fa.attr + sizeof fa.eth;
+		fa.attr.num_of_specs = 1;
+		memset(&fa.eth.val.dst_mac, 0, 6);
+		memset(&fa.eth.mask.dst_mac, 0, 6);
+	}
 	return ibv_create_flow(e->qp, &fa.attr);
 }
 
@@ -3380,8 +3387,10 @@ static bool c_raw(void)
 	memset(e, 0, sizeof e);
 	if (!raw_eperm() || raw_up(&e[0], &T.dev[0]) || raw_up(&e[1], &T.dev[1]))
 		goto out;
-	fl = raw_flow(&e[1], RAW_PORT);
-	fl2 = raw_flow(&e[1], 4791); /* names a port only: RoCE goes on */
+	fl = raw_flow(&e[1], RAW_PORT, false);
+	/* every IPv4 frame (same priority, younger: fl wins its frames):
+	 * RoCE v2 frames (UDP 4791, not named by it) still go to RoCE */
+	fl2 = raw_flow(&e[1], 0, true);
 	if (!fl || !fl2) {
 		fail("ibv_create_flow: %s", strerror(errno));
 		goto out;
@@ -3396,10 +3405,18 @@ static bool c_raw(void)
 		fail("raw recv: byte_len %u (want %u) or the frame differs", wc.byte_len, len);
 		goto out;
 	}
+	/* RoCE with an all-IPv4 flow installed */
+	if (!raw_roce_ok())
+		goto out;
+	if (ibv_destroy_flow(fl2)) {
+		fail("ibv_destroy_flow: %s", strerror(errno));
+		goto out;
+	}
+	fl2 = NULL;
 	/* another UDP port: no flow, not delivered */
 	len = raw_frame(T.dev[0].buf, RAW_PORT + 1, 100, 18);
 	if (!post_recv(e[1].qp, 2, &r, 1) || !raw_send(&e[0], len, 2) ||
-	    !no_cqe(e[1].rcq, 200, "a frame no flow matches") || !raw_roce_ok())
+	    !no_cqe(e[1].rcq, 200, "a frame no flow matches"))
 		goto out;
 	/* after ibv_destroy_flow the port is no longer steered */
 	if (ibv_destroy_flow(fl)) {

@@ -4,9 +4,10 @@
  * is one whole Ethernet frame, handed to the port as it is (a frame to
  * our own MAC goes round through our receive path, as any other); a
  * received frame that a flow steers here (objects/flow.c) fills one RECV
- * whole, byte_len its length.  Too short or too long a frame to send, or
- * a frame larger than the RECV, completes with LOC_LEN_ERR and the QP
- * lives on (one bad message, as UD).
+ * whole, byte_len its length.  Too short or too long a frame to send is
+ * a local error of its WQE (LOC_LEN_ERR, the QP to error as for every
+ * type); a frame larger than the RECV completes it with LOC_LEN_ERR and
+ * the QP lives on (the sender's doing, as UD).
  */
 #include "transport/transport.h"
 
