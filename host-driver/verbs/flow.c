@@ -8,6 +8,7 @@
  * EOPNOTSUPP, as a provider that lacks them.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -60,14 +61,29 @@ static void spec_l4(struct snic_cmd_flow *in, const struct ibv_flow_spec_tcp_udp
 	in->mask.sport = s->mask.src_port;
 }
 
-/* The specs after the attribute into in; 0 or an errno value. */
+/* The specs after the attribute into in; 0 or an errno value.  Each is
+ * copied out first: applications pack them (rdma-core's examples use
+ * packed structs), so one may sit at any 4-byte boundary. */
 static int flow_specs(const struct ibv_flow_attr *attr, struct snic_cmd_flow *in)
 {
 	const uint8_t *p = (const uint8_t *)(attr + 1);
+	const uint8_t *end = (const uint8_t *)attr + attr->size;
 
+	if (attr->size < sizeof(*attr))
+		return EINVAL;
 	for (unsigned i = 0; i < attr->num_of_specs; i++) {
-		const struct ibv_flow_spec *s = (const struct ibv_flow_spec *)(const void *)p;
+		struct ibv_flow_spec u;
+		const struct ibv_flow_spec *s = &u;
+		uint16_t size;
 
+		/* every spec inside the attribute's size (ib_uverbs' check) */
+		if ((size_t)(end - p) < offsetof(struct ibv_flow_spec, hdr.size) + sizeof(size))
+			return EINVAL;
+		memcpy(&size, p + offsetof(struct ibv_flow_spec, hdr.size), sizeof(size));
+		if (size == 0 || size > (size_t)(end - p))
+			return EINVAL;
+		memset(&u, 0, sizeof(u));
+		memcpy(&u, p, size < sizeof(u) ? size : sizeof(u));
 		switch (s->hdr.type) {
 		case IBV_FLOW_SPEC_ETH:
 			if (s->hdr.size < sizeof(s->eth))
@@ -88,9 +104,7 @@ static int flow_specs(const struct ibv_flow_attr *attr, struct snic_cmd_flow *in
 		default:
 			return EOPNOTSUPP; /* IPv6, tunnels, actions ... */
 		}
-		if (s->hdr.size == 0)
-			return EINVAL;
-		p += s->hdr.size;
+		p += size;
 	}
 	return 0;
 }
