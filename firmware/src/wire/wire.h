@@ -108,9 +108,10 @@ static inline enum wire_rx_kind wire_classify(struct snic_core *c,
 		wire_count_drop(c, r);
 		return WIRE_RX_DROP;
 	}
-	if (ipv4_is_mcast(h->dip))
-		return wire_classify_mcast(c, h);
 	if (h->dip != c->cfg.ipv4) {
+		/* off the unicast path: costs nothing for frames to us */
+		if (ipv4_is_mcast(h->dip))
+			return wire_classify_mcast(c, h);
 		CNT_INC(c, rx_drop_not_for_us);
 		return WIRE_RX_DROP;
 	}
