@@ -192,6 +192,8 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ctx->vctx.create_srq_ex = hd_create_srq_ex;
 	ctx->vctx.get_srq_num = hd_get_srq_num;
 	ctx->vctx.open_qp = hd_open_qp;
+	ctx->vctx.ibv_create_flow = hd_create_flow;
+	ctx->vctx.ibv_destroy_flow = hd_destroy_flow;
 
 	/* The event thread takes no application signals. */
 	sigfillset(&all);

@@ -120,11 +120,13 @@ static int create_args_ok(struct ibv_context *context, struct ibv_pd *pd,
 	if (!attr->recv_cq || attr->recv_cq->context != context ||
 	    (attr->srq && attr->srq->context != context))
 		return EINVAL;
-	/* RC, UC and UD.  The kernel (e.g. rxe_qp_chk_init) answers
-	 * EOPNOTSUPP for a QP type the device does not do. */
+	/* RC, UC, UD and raw packet.  The kernel (e.g. rxe_qp_chk_init)
+	 * answers EOPNOTSUPP for a QP type the device does not do. */
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD)
+	    attr->qp_type != IBV_QPT_UD && attr->qp_type != IBV_QPT_RAW_PACKET)
 		return EOPNOTSUPP;
+	if (attr->qp_type == IBV_QPT_RAW_PACKET && !hd_raw_qp_allowed())
+		return EPERM; /* ib_uverbs: raw packet QPs need CAP_NET_RAW */
 	return 0;
 }
 

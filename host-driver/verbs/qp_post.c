@@ -65,10 +65,13 @@ static int wr_opcode_ok(enum ibv_wr_opcode op)
 	}
 }
 
-/* UC: SEND and WRITE (with immediate); UD: SEND (with immediate). */
+/* UC: SEND and WRITE (with immediate); UD: SEND (with immediate); raw
+ * packet: SEND. */
 int hd_qp_opcode_ok(const struct hd_qp *qp, enum ibv_wr_opcode op)
 {
 	switch (qp->ibqp.qp_type) {
+	case IBV_QPT_RAW_PACKET: /* the frame, as it is */
+		return op == IBV_WR_SEND;
 	case IBV_QPT_UD:
 		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
 	case IBV_QPT_UC:

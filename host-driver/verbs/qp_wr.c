@@ -310,8 +310,8 @@ struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
 
 	/* TSO, RSS ...: not supported.  CREATE_FLAGS is: a zero value asks
 	 * for nothing (rdma-core's tests set the mask with 0 in about half
-	 * their QPs), and blocking the loopback of one's own multicast holds
-	 * on a device that sends no multicast. */
+	 * their QPs), and blocking the loopback of one's own multicast is
+	 * passed to the firmware with each attach (verbs/mcast.c). */
 	if (a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
 				       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
 				       IBV_QP_INIT_ATTR_CREATE_FLAGS |
@@ -346,9 +346,10 @@ struct ibv_qp *hd_create_qp_ex(struct ibv_context *context,
 	if (!ibqp)
 		return NULL;
 	a->cap = ia.cap;
+	qp = to_hd_qp(ibqp);
+	qp->block_mcast_lb = !!(cflags & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB);
 	if (!ops)
 		return ibqp;
-	qp = to_hd_qp(ibqp);
 	qp->ex = 1;
 	qp->ibqpx.comp_mask = 0;
 	qp->ibqpx.wr_atomic_cmp_swp = wrx_cmp_swp;

@@ -82,6 +82,9 @@ static void fill_device_attr(struct hd_context *ctx,
 	a->max_pkeys = (uint16_t)d->max_pkeys;
 	a->local_ca_ack_delay = 16;
 	a->phys_port_cnt = (uint8_t)d->phys_port_cnt;
+	a->max_mcast_grp = (int)d->max_mcast_grp;
+	a->max_mcast_qp_attach = (int)d->max_mcast_qp_attach;
+	a->max_total_mcast_qp_attach = (int)d->max_total_mcast_qp_attach;
 }
 
 int ibv_query_device(struct ibv_context *context,

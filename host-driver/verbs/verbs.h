@@ -188,6 +188,7 @@ struct hd_qp {
 	struct ibv_xrcd *xrcd;
 	struct hd_qp *opened_from;
 	_Atomic int open_refs;
+	int block_mcast_lb;         /* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB     */
 };
 
 /* The QP a handle stands for (itself, or the one ibv_open_qp opened). */
@@ -300,6 +301,10 @@ struct hd_mr {
 int hd_mr_check_access(unsigned int *access);
 
 /* Device memory (dm.c): the card's memory, reached through the BAR. */
+/* flow.c: raw packet QPs (CAP_NET_RAW) and flow steering */
+int hd_raw_qp_allowed(void);
+struct ibv_flow *hd_create_flow(struct ibv_qp *qp, struct ibv_flow_attr *attr);
+int hd_destroy_flow(struct ibv_flow *flow);
 struct ibv_dm *hd_alloc_dm(struct ibv_context *context,
 			   struct ibv_alloc_dm_attr *attr);
 int hd_free_dm(struct ibv_dm *dm);

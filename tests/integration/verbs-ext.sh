@@ -2,10 +2,10 @@
 # Case "verbs/ext": build/tests/snic_verbs_ext on snic0 and snic1: atomics
 # (also concurrent, from several QPs and the host CPU), immediates, inline,
 # 16 SGEs, zero-length, fences, unsignaled completions, solicited events,
-# loopback, UD (GRH contents, Q_Key mismatch), memory windows (type 1, 2B,
-# invalidation), SRQ shared by three QPs (and its limit event), UC, XRC
-# (three XRC SRQs; an SRQ of another domain refused), and the error cases,
-# values checked.
+# loopback, UD (GRH contents, Q_Key mismatch), UD multicast, raw packet QPs
+# with flow steering, memory windows (type 1, 2B, invalidation), SRQ shared
+# by three QPs (and its limit event), UC, XRC (three XRC SRQs; an SRQ of
+# another domain refused), and the error cases, values checked.
 #   tests/integration/verbs-ext.sh [snic_verbs_ext options, e.g. --only imm]
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh

@@ -33,6 +33,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -3893,6 +3896,393 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* UD multicast.                                                        */
+
+#define MC_QKEY 0x4d430001u
+
+static union ibv_gid mc_gid(uint32_t ip)
+{
+	union ibv_gid g;
+
+	memset(&g, 0, sizeof g);
+	g.raw[10] = g.raw[11] = 0xff;
+	ip = htonl(ip);
+	memcpy(g.raw + 12, &ip, 4);
+	return g;
+}
+
+/* Attach errors as rdma-core over the kernel gives them: EINVAL for a
+ * QP that is not UD and for a GID that is not (IPv4) multicast. */
+static bool mc_errors(struct vt_ep *ud)
+{
+	struct vt_ep rc;
+	union ibv_gid g = mc_gid(0xef010203u), uni = mc_gid(0xc0a80001u), v6;
+	int r1, r2, r3, r4;
+
+	memset(&rc, 0, sizeof rc);
+	if (!ep_create(&rc, &T.dev[0], &CFG))
+		return false;
+	memset(&v6, 0, sizeof v6);
+	v6.raw[0] = 0xff;
+	v6.raw[1] = 0x0e;
+	v6.raw[15] = 1;
+	r1 = ibv_attach_mcast(rc.qp, &g, 0);
+	r2 = ibv_attach_mcast(ud->qp, &uni, 0);
+	r3 = ibv_attach_mcast(ud->qp, &v6, 0);
+	r4 = ibv_detach_mcast(ud->qp, &g, 0); /* not attached */
+	vt_ep_destroy(&rc);
+	CHECK(r1 == EINVAL, "attach of an RC QP: %s, want EINVAL", strerror(r1));
+	CHECK(r2 == EINVAL, "attach to a unicast GID: %s, want EINVAL", strerror(r2));
+	CHECK(r3 == EINVAL, "attach to an IPv6 GID: %s, want EINVAL", strerror(r3));
+	CHECK(r4 == EINVAL, "detach of a QP not attached: %s, want EINVAL", strerror(r4));
+	return true;
+}
+
+/* One datagram from e[0] to the group; each of the n members m[i]
+ * (buffer offset off[i] of its device) receives it, data checked. */
+static bool mc_round(struct vt_ep *snd, struct ibv_ah *ah, struct vt_ep **m,
+		     const size_t *off, int n, uint32_t seed)
+{
+	struct ibv_sge s = sge_of(&T.dev[0], 0, 777);
+	struct ibv_send_wr wr;
+	struct ibv_wc wc;
+
+	fill(T.dev[0].buf, 777, seed);
+	for (int i = 0; i < n; i++) {
+		struct ibv_sge r = sge_of(m[i]->d, off[i], 40 + 1024);
+
+		memset(m[i]->d->buf + off[i], 0xee, 40 + 1024);
+		if (!post_recv(m[i]->qp, seed, &r, 1))
+			return false;
+	}
+	memset(&wr, 0, sizeof wr);
+	wr.wr_id = seed;
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = 0xffffff; /* multicast (IBTA 9.6.1.4.1) */
+	wr.wr.ud.remote_qkey = MC_QKEY;
+	if (!post(snd->qp, &wr, "mcast send") || !poll_one(snd->scq, &wc, "mcast send") ||
+	    !wc_ok(&wc, IBV_WC_SEND, "mcast send"))
+		return false;
+	for (int i = 0; i < n; i++) {
+		const uint8_t *rb = m[i]->d->buf + off[i];
+
+		if (!poll_one(m[i]->rcq, &wc, "mcast recv") || !wc_ok(&wc, IBV_WC_RECV, "mcast recv"))
+			return false;
+		CHECK(wc.byte_len == 40 + 777 && wc.src_qp == snd->qp->qp_num && wc.wr_id == seed,
+		      "member %d: byte_len %u src_qp 0x%x wr_id %" PRIu64, i, wc.byte_len,
+		      wc.src_qp, wc.wr_id);
+		CHECK(memcmp(rb + 36, "\xef\x01\x02\x03", 4) == 0, "member %d: IPv4 dst not the group", i);
+		CHECK(memcmp(rb + 40, T.dev[0].buf, 777) == 0 && rb[40 + 777] == 0xee,
+		      "member %d: payload differs", i);
+	}
+	return true;
+}
+
+/* A datagram to 239.1.2.3 reaches the member on snic0 (loopback) and the
+ * two on snic1; after a detach, that QP hears nothing more. */
+static bool c_mcast(void)
+{
+	struct vt_ep e[4];
+	struct vt_ep *m[3] = { &e[1], &e[2], &e[3] };
+	static const size_t off[3] = { 8192, 8192, 16384 };
+	union ibv_gid g = mc_gid(0xef010203u);
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah = NULL;
+	bool ok = false;
+	int rc = 0;
+
+	memset(e, 0, sizeof e);
+	CHECK(T.dev[0].v.attr.max_mcast_grp > 0 && T.dev[0].v.attr.max_mcast_qp_attach >= 3 &&
+	      T.dev[0].v.attr.max_total_mcast_qp_attach >= T.dev[0].v.attr.max_mcast_qp_attach,
+	      "multicast limits %d/%d/%d", T.dev[0].v.attr.max_mcast_grp,
+	      T.dev[0].v.attr.max_mcast_qp_attach, T.dev[0].v.attr.max_total_mcast_qp_attach);
+	if (!ud_up(&e[0], &T.dev[0], MC_QKEY) || !ud_up(&e[1], &T.dev[0], MC_QKEY) ||
+	    !ud_up(&e[2], &T.dev[1], MC_QKEY) || !ud_up(&e[3], &T.dev[1], MC_QKEY) ||
+	    !mc_errors(&e[1]))
+		goto out;
+	for (int i = 1; i < 4 && !rc; i++)
+		rc = ibv_attach_mcast(e[i].qp, &g, 0);
+	if (rc) {
+		fail("ibv_attach_mcast: %s", strerror(rc));
+		goto out;
+	}
+	memset(&aa, 0, sizeof aa);
+	aa.is_global = 1;
+	aa.grh.dgid = g;
+	aa.grh.sgid_index = (uint8_t)T.v.gid_index;
+	aa.grh.hop_limit = 1;
+	aa.port_num = PORT;
+	ah = ibv_create_ah(T.dev[0].v.pd, &aa);
+	if (!ah) {
+		fail("ibv_create_ah(group): %s", strerror(errno));
+		goto out;
+	}
+	if (!mc_round(&e[0], ah, m, off, 3, 41) || !no_cqe(e[0].rcq, 50, "the sender"))
+		goto out;
+	rc = ibv_detach_mcast(e[3].qp, &g, 0);
+	if (rc) {
+		fail("ibv_detach_mcast: %s", strerror(rc));
+		goto out;
+	}
+	{
+		struct ibv_sge r = sge_of(&T.dev[1], 65536, 1024);
+
+		if (!post_recv(e[3].qp, 99, &r, 1) || !mc_round(&e[0], ah, m, off, 2, 42) ||
+		    !no_cqe(e[3].rcq, 200, "a detached QP"))
+			goto out;
+	}
+	ok = true;
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	for (int i = 0; i < 4; i++)
+		vt_ep_destroy(&e[i]);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* Raw packet QPs and flow steering.                                    */
+
+static const uint8_t RAW_DMAC[6] = { 0x02, 0x5a, 0x00, 0x00, 0x00, 0x02 };
+static const uint8_t RAW_SMAC[6] = { 0x02, 0x5a, 0x00, 0x00, 0x00, 0x01 };
+#define RAW_SIP 0x0a630001u     /* 10.99.0.1 */
+#define RAW_DIP 0x0a630002u     /* 10.99.0.2 */
+#define RAW_PORT 5555
+
+/* An Ethernet/IPv4/UDP frame to RAW_DMAC, RAW_DIP:dport with `plen`
+ * bytes of payload (seed); its length. */
+static uint32_t raw_frame(uint8_t *f, uint16_t dport, uint32_t plen, uint32_t seed)
+{
+	uint32_t sip = htonl(RAW_SIP), dip = htonl(RAW_DIP);
+	uint16_t v;
+	uint8_t *ip = f + 14, *udp = ip + 20;
+
+	memcpy(f, RAW_DMAC, 6);
+	memcpy(f + 6, RAW_SMAC, 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	v = htons((uint16_t)(20 + 8 + plen));
+	memcpy(ip + 2, &v, 2);
+	ip[8] = 64;
+	ip[9] = 17;
+	memcpy(ip + 12, &sip, 4);
+	memcpy(ip + 16, &dip, 4);
+	v = htons(ip_csum(ip));
+	memcpy(ip + 10, &v, 2);
+	v = htons(4321);
+	memcpy(udp, &v, 2);
+	v = htons(dport);
+	memcpy(udp + 2, &v, 2);
+	v = htons((uint16_t)(8 + plen));
+	memcpy(udp + 4, &v, 2);
+	udp[6] = udp[7] = 0; /* no UDP checksum (IPv4 allows it) */
+	fill(udp + 8, plen, seed);
+	return 14 + 20 + 8 + plen;
+}
+
+static int raw_up(struct vt_ep *e, struct dev *d)
+{
+	struct qp_cfg c = CFG;
+	struct ibv_qp_attr a;
+	int rc;
+
+	c.type = IBV_QPT_RAW_PACKET;
+	if (!ep_create(e, d, &c))
+		return -1;
+	memset(&a, 0, sizeof a);
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = PORT;
+	rc = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PORT);
+	a.qp_state = IBV_QPS_RTR;
+	rc = rc ? rc : ibv_modify_qp(e->qp, &a, IBV_QP_STATE);
+	a.qp_state = IBV_QPS_RTS;
+	rc = rc ? rc : ibv_modify_qp(e->qp, &a, IBV_QP_STATE);
+	if (rc)
+		fail("raw QP to RTS: %s", strerror(rc));
+	return rc;
+}
+
+/* A flow on e: ETH (dst MAC, EtherType IPv4), IPV4 (dst), UDP (dst
+ * port); all_ipv4: ETH with EtherType IPv4 alone, every IPv4 frame. */
+static struct ibv_flow *raw_flow(struct vt_ep *e, uint16_t dport, bool all_ipv4)
+{
+	struct {
+		struct ibv_flow_attr attr;
+		struct ibv_flow_spec_eth eth;
+		struct ibv_flow_spec_ipv4 ip;
+		struct ibv_flow_spec_tcp_udp udp;
+	} fa;
+
+	memset(&fa, 0, sizeof fa);
+	fa.attr.type = IBV_FLOW_ATTR_NORMAL;
+	fa.attr.size = sizeof fa;
+	fa.attr.num_of_specs = 3;
+	fa.attr.port = PORT;
+	fa.eth.type = IBV_FLOW_SPEC_ETH;
+	fa.eth.size = sizeof fa.eth;
+	memcpy(fa.eth.val.dst_mac, RAW_DMAC, 6);
+	memset(fa.eth.mask.dst_mac, 0xff, 6);
+	fa.eth.val.ether_type = htons(0x0800);
+	fa.eth.mask.ether_type = 0xffff;
+	fa.ip.type = IBV_FLOW_SPEC_IPV4;
+	fa.ip.size = sizeof fa.ip;
+	fa.ip.val.dst_ip = htonl(RAW_DIP);
+	fa.ip.mask.dst_ip = 0xffffffffu;
+	fa.udp.type = IBV_FLOW_SPEC_UDP;
+	fa.udp.size = sizeof fa.udp;
+	fa.udp.val.dst_port = htons(dport);
+	fa.udp.mask.dst_port = 0xffff;
+	if (all_ipv4) {
+		fa.attr.size = sizeof fa.attr + sizeof fa.eth;
+		fa.attr.num_of_specs = 1;
+		memset(&fa.eth.val.dst_mac, 0, 6);
+		memset(&fa.eth.mask.dst_mac, 0, 6);
+	}
+	return ibv_create_flow(e->qp, &fa.attr);
+}
+
+/* Raw QPs need CAP_NET_RAW in the effective set: without it EPERM. */
+static bool raw_eperm(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3], saved[_LINUX_CAPABILITY_U32S_3];
+	struct vt_ep e;
+	int err;
+
+	CHECK(syscall(SYS_capget, &h, d) == 0, "capget: %s", strerror(errno));
+	memcpy(saved, d, sizeof d);
+	d[CAP_NET_RAW / 32].effective &= ~(1u << (CAP_NET_RAW % 32));
+	CHECK(syscall(SYS_capset, &h, d) == 0, "capset: %s", strerror(errno));
+	memset(&e, 0, sizeof e);
+	e.d = &T.dev[0];
+	e.scq = ibv_create_cq(T.dev[0].v.ctx, 16, NULL, NULL, 0);
+	CHECK(e.scq, "ibv_create_cq: %s", strerror(errno));
+	{
+		struct ibv_qp_init_attr ia = { .send_cq = e.scq, .recv_cq = e.scq,
+					       .cap = { 4, 4, 1, 1, 0 },
+					       .qp_type = IBV_QPT_RAW_PACKET };
+
+		errno = 0;
+		e.qp = ibv_create_qp(T.dev[0].v.pd, &ia);
+		err = errno;
+	}
+	h.version = _LINUX_CAPABILITY_VERSION_3;
+	syscall(SYS_capset, &h, saved);
+	vt_ep_destroy(&e);
+	CHECK(err == EPERM, "raw QP without CAP_NET_RAW: %s, want EPERM",
+	      err ? strerror(err) : "created");
+	return true;
+}
+
+/* Post one frame from s; true when it completed successfully. */
+static bool raw_send(struct vt_ep *s, uint32_t len, uint64_t id)
+{
+	struct ibv_sge sg = sge_of(s->d, 0, len);
+	struct ibv_send_wr wr = { .wr_id = id, .sg_list = &sg, .num_sge = 1,
+				  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_wc wc;
+
+	return post(s->qp, &wr, "raw send") && poll_one(s->scq, &wc, "raw send") &&
+	       wc_ok(&wc, IBV_WC_SEND, "raw send");
+}
+
+/* RC traffic between snic0 and snic1 while flows are installed: a SEND
+ * arrives whole (RoCE v2 frames are not steered to raw QPs). */
+static bool raw_roce_ok(void)
+{
+	struct vt_ep e[2];
+	struct ibv_sge s = sge_of(&T.dev[0], 1 << 20, 3000), r = sge_of(&T.dev[1], 1 << 20, 4096);
+	struct ibv_send_wr wr = { .wr_id = 7, .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_wc wc;
+	bool ok;
+
+	memset(e, 0, sizeof e);
+	fill(T.dev[0].buf + (1 << 20), 3000, 55);
+	ok = pair_up(e, &CFG, 0) && post_recv(e[1].qp, 8, &r, 1) && post(e[0].qp, &wr, "rc send") &&
+	     poll_one(e[0].scq, &wc, "rc send") && wc_ok(&wc, IBV_WC_SEND, "rc send") &&
+	     poll_one(e[1].rcq, &wc, "rc recv") && wc_ok(&wc, IBV_WC_RECV, "rc recv");
+	if (ok && (wc.byte_len != 3000 ||
+		   memcmp(T.dev[1].buf + (1 << 20), T.dev[0].buf + (1 << 20), 3000)))
+		ok = fail("rc send with flows installed: byte_len %u or data differs", wc.byte_len);
+	pair_down(e);
+	return ok;
+}
+
+/* A raw QP on snic0 sends an Ethernet/IPv4/UDP frame; the raw QP on
+ * snic1 with a flow on that port receives it byte for byte; a frame to
+ * another port is not delivered to it; RC still works; EPERM without
+ * CAP_NET_RAW. */
+static bool c_raw(void)
+{
+	struct vt_ep e[2];
+	struct ibv_flow *fl = NULL, *fl2 = NULL;
+	struct ibv_sge r = sge_of(&T.dev[1], 0, 2048);
+	struct ibv_wc wc;
+	uint32_t len;
+	bool ok = false;
+
+	memset(e, 0, sizeof e);
+	if (!raw_eperm() || raw_up(&e[0], &T.dev[0]) || raw_up(&e[1], &T.dev[1]))
+		goto out;
+	fl = raw_flow(&e[1], RAW_PORT, false);
+	/* every IPv4 frame (same priority, younger: fl wins its frames):
+	 * RoCE v2 frames (UDP 4791, not named by it) still go to RoCE */
+	fl2 = raw_flow(&e[1], 0, true);
+	if (!fl || !fl2) {
+		fail("ibv_create_flow: %s", strerror(errno));
+		goto out;
+	}
+	memset(T.dev[1].buf, 0xee, 4096);
+	len = raw_frame(T.dev[0].buf, RAW_PORT, 333, 17);
+	if (!post_recv(e[1].qp, 1, &r, 1) || !raw_send(&e[0], len, 1) ||
+	    !poll_one(e[1].rcq, &wc, "raw recv") || !wc_ok(&wc, IBV_WC_RECV, "raw recv"))
+		goto out;
+	if (wc.byte_len != len || memcmp(T.dev[1].buf, T.dev[0].buf, len) ||
+	    T.dev[1].buf[len] != 0xee) {
+		fail("raw recv: byte_len %u (want %u) or the frame differs", wc.byte_len, len);
+		goto out;
+	}
+	/* RoCE with an all-IPv4 flow installed */
+	if (!raw_roce_ok())
+		goto out;
+	if (ibv_destroy_flow(fl2)) {
+		fail("ibv_destroy_flow: %s", strerror(errno));
+		goto out;
+	}
+	fl2 = NULL;
+	/* another UDP port: no flow, not delivered */
+	len = raw_frame(T.dev[0].buf, RAW_PORT + 1, 100, 18);
+	if (!post_recv(e[1].qp, 2, &r, 1) || !raw_send(&e[0], len, 2) ||
+	    !no_cqe(e[1].rcq, 200, "a frame no flow matches"))
+		goto out;
+	/* after ibv_destroy_flow the port is no longer steered */
+	if (ibv_destroy_flow(fl)) {
+		fail("ibv_destroy_flow: %s", strerror(errno));
+		goto out;
+	}
+	fl = NULL;
+	len = raw_frame(T.dev[0].buf, RAW_PORT, 100, 19);
+	if (!raw_send(&e[0], len, 3) || !no_cqe(e[1].rcq, 200, "a frame after its flow went"))
+		goto out;
+	ok = true;
+out:
+	if (fl)
+		ibv_destroy_flow(fl);
+	if (fl2)
+		ibv_destroy_flow(fl2);
+	vt_ep_destroy(&e[0]);
+	vt_ep_destroy(&e[1]);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
 
 struct tcase {
 	const char *name;
@@ -3929,6 +4319,8 @@ static const struct tcase cases[] = {
 	{ "rereg_mr", c_rereg_mr },
 	{ "resize_cq", c_resize_cq },
 	{ "dm", c_dm },
+	{ "mcast", c_mcast },
+	{ "raw", c_raw },
 	{ "mw_type1", c_mw_type1 },
 	{ "mw_type2b", c_mw_type2b },
 	{ "mw_ext_api", c_mw_ext_api },

@@ -226,7 +226,9 @@ struct snic_device_attr {
 	uint32_t cap_ex_hi;     /* device_cap_flags_ex bits 32..63            */
 	uint32_t max_dm_size;   /* bytes of device memory (SNIC_DM_SIZE)      */
 	uint32_t max_mw;        /* memory windows (they share the MR slots)   */
-	uint32_t rsvd[2];
+	uint32_t max_mcast_grp; /* SNIC_MAX_MCAST_GRP                         */
+	uint32_t max_mcast_qp_attach; /* SNIC_MAX_MCAST_QP_ATTACH (per group) */
+	uint32_t max_total_mcast_qp_attach; /* groups x QPs per group         */
 };
 
 /* device_cap_flags_ex bits (the kernel's IB_UVERBS_DEVICE_*, Linux 6.2). */
@@ -783,6 +785,7 @@ enum snic_qp_type {
 	SNIC_QPT_RC = 2,
 	SNIC_QPT_UC = 3,
 	SNIC_QPT_UD = 4,
+	SNIC_QPT_RAW_PACKET = 8, /* whole Ethernet frames (raw.c)             */
 	SNIC_QPT_XRC_SEND = 9,  /* XRC initiator (hostif "XRC" below)          */
 	SNIC_QPT_XRC_RECV = 10, /* XRC target                                  */
 };
@@ -1004,5 +1007,75 @@ struct snic_cmd_open_xrcd {
 #define SNIC_CTX_MAX_XRCD  240     /* per-context quota                  */
 /* device_cap_flags: IBV_DEVICE_XRC */
 #define SNIC_DEV_CAP_XRC   (1u << 20)
+
+/* Multicast, raw packet QPs and flow steering (commands from 0x68).       */
+
+/* UD multicast (IBTA 10.5, RoCE v2 A17.4.5): a group is an IPv4
+ * multicast address (its GID ::ffff:224.0.0.0/4); a datagram to it goes
+ * once to the port (Ethernet 01:00:5e + the address's low 23 bits, RFC
+ * 1112 6.4) and to every QP attached to it on every NIC of the link,
+ * this one included (loopback), DestQP 0xFFFFFF (IBTA 9.6.1.4.1).  A
+ * NIC holds SNIC_MAX_MCAST_GRP groups of SNIC_MAX_MCAST_QP_ATTACH QPs.
+ * MCAST_ATTACH: INVAL for a QP that is not UD or a GID that is not an
+ * IPv4 multicast one, NOMEM when the table or the group is full, OK for
+ * a QP already attached.  MCAST_DETACH: NOENT when it is not attached. */
+#define SNIC_MAX_MCAST_GRP       16
+#define SNIC_MAX_MCAST_QP_ATTACH 8
+#define SNIC_MCAST_QPN           0xffffffu
+
+enum snic_raw_cmd_op {
+	SNIC_CMD_MCAST_ATTACH = 0x68, /* in: mcast                           */
+	SNIC_CMD_MCAST_DETACH,  /* in: mcast                                  */
+	SNIC_CMD_FLOW_CREATE,   /* in: flow          out: handle              */
+	SNIC_CMD_FLOW_DESTROY,  /* in: handle                                 */
+	SNIC_CMD_RAW_END
+};
+
+struct snic_cmd_mcast {
+	uint32_t qpn;
+	uint32_t flags;         /* SNIC_MCAST_F_*                             */
+	uint8_t gid[16];        /* network order                              */
+};
+/* The QP does not receive the datagrams it sends itself to the group
+ * (IBV_QP_CREATE_BLOCK_SELF_MCAST_LB); other QPs of this NIC do. */
+#define SNIC_MCAST_F_BLOCK_SELF 1u
+
+/* Raw packet QPs (IBV_QPT_RAW_PACKET): a send WQE's SGEs or inline bytes
+ * are one whole Ethernet frame (14 .. eth_mtu + 14 bytes), sent as it is;
+ * a RECV takes one whole received frame (byte_len = its length).  Frames
+ * reach a raw QP only through flows (ibv_create_flow): FLOW_CREATE steers
+ * received frames that match every layer named in `layers` (value under
+ * mask, all in network order as in the frame) to the QP, the rule of
+ * lowest `priority` first, then the oldest.  An IPV4 layer implies
+ * EtherType 0x0800, a UDP/TCP layer IPv4 with that protocol.  Frames no
+ * flow matches go on as before (RoCE, ARP); a RoCE v2 frame (UDP
+ * destination port 4791) is taken only by a flow that names UDP
+ * destination port 4791 with a full mask, and ARP frames are never taken
+ * (the NIC's own neighbour table needs them).  INVAL: unknown layer bits,
+ * a QP that is not a raw packet QP; NOMEM: table full (SNIC_MAX_FLOWS).
+ * A destroyed QP's flows go with it. */
+#define SNIC_MAX_FLOWS          64
+
+enum {
+	SNIC_FLOW_L_ETH = 1u << 0,
+	SNIC_FLOW_L_IPV4 = 1u << 1,
+	SNIC_FLOW_L_UDP = 1u << 2,
+	SNIC_FLOW_L_TCP = 1u << 3,
+};
+
+struct snic_flow_rule {
+	uint8_t dmac[6], smac[6];
+	uint16_t ether_type;    /* network order                              */
+	uint16_t rsvd;
+	uint32_t sip, dip;      /* network order                              */
+	uint16_t dport, sport;  /* network order                              */
+};
+
+struct snic_cmd_flow {
+	uint32_t qpn;
+	uint16_t priority;
+	uint16_t layers;        /* SNIC_FLOW_L_*                              */
+	struct snic_flow_rule val, mask;
+};
 
 #endif /* SNIC_HOSTIF_H */

@@ -115,6 +115,7 @@ int core_dma_fetch_add(struct snic_core *c, uint64_t pa, uint64_t add,
 
 /* tx.c */
 struct snic_pkt *core_pkt_alloc(struct snic_core *c);
+void core_loop_copy(struct snic_core *c, const struct snic_pkt *pkt);
 void core_pkt_unused(struct snic_core *c, struct snic_pkt *pkt);
 void core_tx(struct snic_core *c, struct snic_pkt *pkt);
 void core_tx_ctl(struct snic_core *c, struct snic_pkt *pkt);

@@ -39,7 +39,8 @@
 	X(rx_drop_read_resp_len) X(rx_ud_too_long) X(nak_read_too_long)      \
 	X(rx_drop_arp_unsolicited) X(rx_drop_arp_rate)  \
 	X(tail_probes) X(tx_ctl_frames)                                      \
-	X(xrc_bad_srq)
+	X(xrc_bad_srq)                                                        \
+	X(rx_mcast_frames) X(rx_drop_mcast_not_joined) X(rx_flow_steered)
 
 enum snic_counter {
 #define SNIC_CNT_ENUM(n) SNIC_CNT_##n,

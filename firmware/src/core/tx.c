@@ -42,20 +42,42 @@ uint32_t core_tx_room(const struct snic_core *c)
 /* Loopback: a frame addressed to our own MAC (two QPs of this NIC
  * connected through its own GID) never reaches the port; it goes round to
  * our own receive path, which applies the same transport rules. */
-static inline bool loop_to_self(struct snic_core *c, struct snic_pkt *pkt)
+static void loop_push(struct snic_core *c, struct snic_pkt *pkt)
 {
-	if (pkt->len < 6 || memcmp(pkt->data, c->cfg.mac, 6) != 0)
-		return false;
 	if (c->loopq_tail - c->loopq_head >= SNIC_LOOPQ_SIZE) {
 		CNT_INC(c, tx_queue_full);
 		c->ops->pkt_free(c->hal_ctx, &pkt, 1);
-		return true;
+		return;
 	}
 	if (c->tx_budget)
 		c->tx_budget--;
 	CNT_INC(c, loopback_frames);
 	c->loopq[c->loopq_tail++ % SNIC_LOOPQ_SIZE] = pkt;
+}
+
+static inline bool loop_to_self(struct snic_core *c, struct snic_pkt *pkt)
+{
+	if (pkt->len < 6 || memcmp(pkt->data, c->cfg.mac, 6) != 0)
+		return false;
+	loop_push(c, pkt);
 	return true;
+}
+
+/* A copy of a frame that also goes to the port (multicast: members on
+ * this NIC hear it as a real NIC's loopback delivers it). */
+void core_loop_copy(struct snic_core *c, const struct snic_pkt *pkt)
+{
+	struct snic_pkt *cp = core_pkt_alloc(c);
+
+	if (!cp)
+		return;
+	if (pkt->len > cp->cap) {
+		core_pkt_unused(c, cp);
+		return;
+	}
+	memcpy(cp->data, pkt->data, pkt->len);
+	cp->len = pkt->len;
+	loop_push(c, cp);
 }
 
 /* Up to n looped-back frames, oldest first (the RX path takes them). */

@@ -69,6 +69,9 @@ static void query_device(struct snic_nic *nic, struct snic_device_attr *d)
 	d->max_mw = SNIC_CTX_MAX_MR; /* windows and MRs share the MR slots */
 	d->cap_ex_hi = (uint32_t)(SNIC_CAP_EX_ATOMIC_WRITE >> 32);
 	d->max_dm_size = SNIC_DM_SIZE;
+	d->max_mcast_grp = SNIC_MAX_MCAST_GRP;
+	d->max_mcast_qp_attach = SNIC_MAX_MCAST_QP_ATTACH;
+	d->max_total_mcast_qp_attach = SNIC_MAX_MCAST_GRP * SNIC_MAX_MCAST_QP_ATTACH;
 	d->max_sge = SNIC_MAX_SGE;
 	d->max_sge_rd = SNIC_MAX_SGE;
 	d->max_cq = SNIC_CTX_MAX_CQ;
@@ -193,6 +196,14 @@ static int cmd_exec(struct snic_nic *nic, unsigned ctx, uint16_t op,
 		return xrcd_open(nic, ctx, (const void *)in, &ho->handle);
 	case SNIC_CMD_CLOSE_XRCD:
 		return xrcd_close(nic, ctx, hi->handle);
+	case SNIC_CMD_MCAST_ATTACH:
+		return mcast_attach(nic, ctx, (const void *)in);
+	case SNIC_CMD_MCAST_DETACH:
+		return mcast_detach(nic, ctx, (const void *)in);
+	case SNIC_CMD_FLOW_CREATE:
+		return flow_create(nic, ctx, (const void *)in, &ho->handle);
+	case SNIC_CMD_FLOW_DESTROY:
+		return flow_destroy(nic, ctx, hi->handle);
 	default:
 		if (op == SNIC_CMD_ALLOC_MW)
 			return mw_alloc(nic, ctx, (const void *)in, &ho->handle);

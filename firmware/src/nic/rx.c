@@ -26,11 +26,18 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 	struct roce_hdrs h;
 	struct snic_qp *qp;
 
+	/* flows first: frames steered to raw QPs (objects/flow.c says
+	 * which, and keeps ARP and RoCE out unless named) */
+	if (nic->nflows && raw_rx_steer(nic, p))
+		return NULL;
 	switch (wire_classify(&nic->core, p, &h)) {
 	case WIRE_RX_DROP:
 		return NULL;
 	case WIRE_RX_ARP:
 		rx_arp(nic, p);
+		return NULL;
+	case WIRE_RX_ROCE_MCAST: /* to every QP that joined (ud_mcast.c) */
+		ud_mcast_rx(nic, p, &h);
 		return NULL;
 	case WIRE_RX_ROCE:
 		break;

@@ -304,6 +304,25 @@ struct snic_xrcd {
 	uint64_t dev, ino;
 };
 
+/* A multicast group (mcast.c): an IPv4 multicast address and the QPs of
+ * this NIC attached to it, members[0 .. n). */
+struct snic_mcast_grp {
+	uint32_t ip;            /* host order; 0: a free slot                 */
+	uint8_t n;
+	uint8_t block_self;     /* bit i: qpn[i] blocks its own loopback      */
+	uint32_t qpn[SNIC_MAX_MCAST_QP_ATTACH];
+};
+
+/* A flow steering rule (flow.c): frames matching it go to a raw QP. */
+struct snic_flow {
+	SNIC_OBJ_HEADER;
+	uint32_t qpn;
+	uint16_t priority;      /* lower first                                */
+	uint16_t layers;        /* SNIC_FLOW_L_*                              */
+	uint32_t seq;           /* creation order: the older first            */
+	struct snic_flow_rule val, mask; /* val already masked               */
+};
+
 struct snic_nic {
 	struct snic_core core;  /* core/core.h                               */
 	struct snic_neigh_tbl neigh; /* wire/neigh.c                         */
@@ -321,6 +340,10 @@ struct snic_nic {
 	uint32_t mtt_free_n;
 	struct snic_dm dms[SNIC_MAX_DM];  /* objects/dm.c                    */
 	uint32_t dm_used;       /* bitmap of the DM area's 4 KiB pages       */
+	struct snic_mcast_grp mcast[SNIC_MAX_MCAST_GRP]; /* objects/mcast.c  */
+	struct snic_flow flows[SNIC_MAX_FLOWS]; /* objects/flow.c            */
+	uint32_t flow_seq;
+	uint32_t nflows;        /* rules in use: RX skips the table at 0     */
 
 	/* work lists: QP indexes, each QP at most once per list */
 	uint16_t req_list[SNIC_MAX_QP];
@@ -447,6 +470,24 @@ bool mw_invalidate(struct snic_nic *nic, const struct snic_qp *qp,
 struct snic_mr *mw_rkey_check(struct snic_nic *nic, const struct snic_mr *w,
 			      const struct snic_qp *qp, uint32_t rkey,
 			      uint32_t access, uint64_t va, uint64_t len);
+/* mcast.c: UD multicast groups (hostif.h MCAST_ATTACH / DETACH) */
+int mcast_attach(struct snic_nic *nic, unsigned ctx,
+		 const struct snic_cmd_mcast *in);
+int mcast_detach(struct snic_nic *nic, unsigned ctx,
+		 const struct snic_cmd_mcast *in);
+/* A QP goes away: out of every group. */
+void mcast_qp_gone(struct snic_nic *nic, uint32_t qpn);
+/* The group of IPv4 address ip with at least one member, or NULL. */
+const struct snic_mcast_grp *mcast_group(const struct snic_nic *nic,
+					 uint32_t ip);
+/* flow.c: flow steering to raw packet QPs (hostif.h FLOW_CREATE) */
+int flow_create(struct snic_nic *nic, unsigned ctx,
+		const struct snic_cmd_flow *in, uint32_t *handle);
+int flow_destroy(struct snic_nic *nic, unsigned ctx, uint32_t handle);
+void flow_qp_gone(struct snic_nic *nic, uint32_t qpn);
+/* The raw QP the best rule matching this frame names, or NULL. */
+struct snic_qp *flow_match(struct snic_nic *nic, const uint8_t *frame,
+			   uint32_t len);
 /* mr_rereg.c */
 int mr_rereg(struct snic_nic *nic, unsigned ctx,
 	     const struct snic_cmd_rereg_mr *in);

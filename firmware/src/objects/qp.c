@@ -44,8 +44,8 @@ int qp_create_args_ok(const struct snic_nic *nic,
 
 	if (in->qp_type != SNIC_QPT_RC && in->qp_type != SNIC_QPT_UC &&
 	    in->qp_type != SNIC_QPT_UD && in->qp_type != SNIC_QPT_XRC_SEND &&
-	    in->qp_type != SNIC_QPT_XRC_RECV)
-		return SNIC_ST_NOTSUP; /* raw packet, ... */
+	    in->qp_type != SNIC_QPT_XRC_RECV && in->qp_type != SNIC_QPT_RAW_PACKET)
+		return SNIC_ST_NOTSUP;
 	if (!is_pow2(in->sq_wqe_cnt) || !is_pow2(in->rq_wqe_cnt) ||
 	    in->sq_wqe_cnt > SNIC_MAX_QP_WR || in->rq_wqe_cnt > SNIC_MAX_QP_WR)
 		return SNIC_ST_INVAL;
@@ -181,6 +181,8 @@ int qp_destroy(struct snic_nic *nic, unsigned ctx, uint32_t qpn)
 
 	if (!qp)
 		return SNIC_ST_NOENT;
+	mcast_qp_gone(nic, qpn);
+	flow_qp_gone(nic, qpn);
 	/* The work lists skip QPs that are no longer in use. */
 	qp_release(nic, qp);
 	return SNIC_ST_OK;

@@ -175,10 +175,41 @@ static const struct qp_trans uc_tbl[7][7] = {
 	},
 };
 
+/* Raw packet: a port and nothing else (the kernel's ib_modify_qp_is_ok,
+ * IB_QPT_RAW_PACKET). */
+static const struct qp_trans raw_tbl[7][7] = {
+	[SNIC_QPS_RESET] = {
+		[SNIC_QPS_RESET] = { 0, 0, true },
+		[SNIC_QPS_INIT] = { M(PORT), 0, true },
+		[SNIC_QPS_ERR] = { 0, 0, true },
+	},
+	[SNIC_QPS_INIT] = {
+		[SNIC_QPS_RESET] = { 0, 0, true },
+		[SNIC_QPS_ERR] = { 0, 0, true },
+		[SNIC_QPS_INIT] = { 0, M(PORT), true },
+		[SNIC_QPS_RTR] = { 0, 0, true },
+	},
+	[SNIC_QPS_RTR] = {
+		[SNIC_QPS_RESET] = { 0, 0, true },
+		[SNIC_QPS_ERR] = { 0, 0, true },
+		[SNIC_QPS_RTS] = { 0, M(CUR_STATE), true },
+	},
+	[SNIC_QPS_RTS] = {
+		[SNIC_QPS_RESET] = { 0, 0, true },
+		[SNIC_QPS_ERR] = { 0, 0, true },
+		[SNIC_QPS_RTS] = { 0, M(CUR_STATE), true },
+	},
+	[SNIC_QPS_ERR] = {
+		[SNIC_QPS_RESET] = { 0, 0, true },
+		[SNIC_QPS_ERR] = { 0, 0, true },
+	},
+};
+
 static const struct qp_trans (*const type_tbl[])[7] = {
 	[SNIC_QPT_RC] = qp_trans_tbl,
 	[SNIC_QPT_UC] = uc_tbl,
 	[SNIC_QPT_UD] = ud_tbl,
+	[SNIC_QPT_RAW_PACKET] = raw_tbl,
 };
 
 /* XRC (Annex A14; the XRC_INI and XRC_TGT columns of the kernel's

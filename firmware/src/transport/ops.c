@@ -3,7 +3,7 @@
  * The transport of each QP type: the work requests it executes, its BTH
  * opcode prefix, its requester turn and its receive routine.  The table is
  * indexed by the type fixed at QP creation (objects/qp.c accepts RC, UC,
- * UD and the two XRC types only), so no packet path asks "which type is this?".
+ * UD, raw packet and the two XRC types only), so no packet path asks "which type is this?".
  */
 #include "transport/transport.h"
 
@@ -69,5 +69,12 @@ const struct snic_xport_ops xport_tbl[SNIC_QPT_XRC_RECV + 1] = {
 		.bth_base = ROCE_XRC_BASE,
 		.req = xrc_recv_req_qp,
 		.rx = xrc_rx,
+	},
+	/* whole Ethernet frames: a SEND is the frame (raw.c) */
+	[SNIC_QPT_RAW_PACKET] = {
+		.wr_ops = WR(SEND),
+		.bth_base = 0,
+		.req = raw_req_qp,
+		.rx = raw_rx_roce,
 	},
 };

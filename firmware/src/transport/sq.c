@@ -153,6 +153,8 @@ bool sq_unrel_packet(struct snic_nic *nic, struct snic_qp *qp,
 		return true;
 	}
 	p->len = (uint16_t)roce_build(p->data, h, n);
+	if (ipv4_is_mcast(h->dip))
+		ud_mcast_loop(nic, p, h->dip);
 	core_tx(&nic->core, p);
 	cur->sent += n;
 	qp->npsn = (qp->npsn + 1) & ROCE_PSN_MASK;

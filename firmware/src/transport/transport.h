@@ -124,6 +124,15 @@ void comp_probe(struct snic_nic *nic, struct snic_qp *qp);
 /* ud.c, uc.c: the unreliable services */
 bool ud_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
 bool ud_req_qp(struct snic_nic *nic, struct snic_qp *qp);
+/* raw.c */
+bool raw_req_qp(struct snic_nic *nic, struct snic_qp *qp);
+bool raw_rx_steer(struct snic_nic *nic, const struct snic_pkt *p);
+bool raw_rx_roce(struct snic_nic *nic, struct snic_qp *qp,
+		 const struct roce_hdrs *h);
+/* ud_mcast.c */
+void ud_mcast_loop(struct snic_nic *nic, const struct snic_pkt *p, uint32_t dip);
+void ud_mcast_rx(struct snic_nic *nic, const struct snic_pkt *p,
+		 const struct roce_hdrs *h);
 bool uc_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
 bool uc_req_qp(struct snic_nic *nic, struct snic_qp *qp);
 /* xrc.c: XRC's packets onto the RC machinery */

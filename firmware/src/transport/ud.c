@@ -36,7 +36,9 @@ static enum ud_route ud_hdrs(struct snic_nic *nic, struct snic_qp *qp,
 	d.dip = gid_to_ipv4(a->dgid, &v4);
 	if (!v4)
 		return UD_UNROUTABLE;
-	if (!neigh_lookup(&nic->neigh, d.dip, mac)) {
+	if (ipv4_is_mcast(d.dip)) {
+		ipv4_mcast_mac(d.dip, mac); /* no ARP for a group */
+	} else if (!neigh_lookup(&nic->neigh, d.dip, mac)) {
 		if (nic->core.now >= qp->arp_next_ns && cur->npkts++ >= UD_ARP_TRIES)
 			return UD_NO_NEIGH;
 		sq_arp_retry(nic, qp, d.dip);

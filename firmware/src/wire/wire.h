@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/core.h"
 #include "wire/crc32.h"
@@ -57,8 +58,42 @@ enum wire_rx_kind {
 	WIRE_RX_DROP,           /* counted, nothing more to do             */
 	WIRE_RX_ARP,
 	WIRE_RX_ROCE,           /* h is filled, addressed to us            */
+	WIRE_RX_ROCE_MCAST,     /* h is filled, to an IPv4 multicast group */
 };
 void wire_count_drop(struct snic_core *c, enum roce_parse_result r);
+
+/* IPv4 multicast: 224.0.0.0/4 (RFC 5771). */
+static inline bool ipv4_is_mcast(uint32_t ip)
+{
+	return (ip >> 28) == 0xeu;
+}
+
+/* A group's Ethernet address: 01:00:5e and the low 23 bits of the IPv4
+ * address (RFC 1112 6.4). */
+static inline void ipv4_mcast_mac(uint32_t ip, uint8_t mac[6])
+{
+	mac[0] = 0x01;
+	mac[1] = 0x00;
+	mac[2] = 0x5e;
+	mac[3] = (uint8_t)((ip >> 16) & 0x7f);
+	mac[4] = (uint8_t)(ip >> 8);
+	mac[5] = (uint8_t)ip;
+}
+
+/* A frame to a multicast group: the group's MAC must go with its IP
+ * (which groups this NIC joined is the objects' to say). */
+static inline enum wire_rx_kind wire_classify_mcast(struct snic_core *c,
+						    const struct roce_hdrs *h)
+{
+	uint8_t mac[6];
+
+	ipv4_mcast_mac(h->dip, mac);
+	if (memcmp(mac, h->dmac, 6) != 0) {
+		CNT_INC(c, rx_drop_not_for_us);
+		return WIRE_RX_DROP;
+	}
+	return WIRE_RX_ROCE_MCAST;
+}
 
 static inline enum wire_rx_kind wire_classify(struct snic_core *c,
 					      const struct snic_pkt *p,
@@ -74,6 +109,9 @@ static inline enum wire_rx_kind wire_classify(struct snic_core *c,
 		return WIRE_RX_DROP;
 	}
 	if (h->dip != c->cfg.ipv4) {
+		/* off the unicast path: costs nothing for frames to us */
+		if (ipv4_is_mcast(h->dip))
+			return wire_classify_mcast(c, h);
 		CNT_INC(c, rx_drop_not_for_us);
 		return WIRE_RX_DROP;
 	}
