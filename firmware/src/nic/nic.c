@@ -179,6 +179,7 @@ void snic_nic_ctx_dead(struct snic_nic *nic, unsigned slot)
 		return;
 	CNT_INC(&nic->core, ctx_reclaimed);
 	ctx_destroy(nic, slot);
+	nic->core.ctx_granted[slot] = false;
 	atomic_store_explicit(&core_ctx_slot(&nic->core, slot)->state, SNIC_CTX_FREE,
 			      memory_order_release);
 }

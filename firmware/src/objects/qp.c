@@ -27,15 +27,15 @@ struct snic_qp *qp_lookup(struct snic_nic *nic, unsigned ctx, uint32_t qpn)
 /* ---------------------------------------------------------------------- */
 /* Create / destroy.                                                       */
 
-static bool ring_ok(const struct snic_nic *nic, uint64_t pa, uint32_t cnt,
-		    uint32_t stride_log)
+static bool ring_ok(const struct snic_nic *nic, unsigned ctx, uint64_t pa,
+		    uint32_t cnt, uint32_t stride_log)
 {
 	uint64_t len = (uint64_t)cnt << stride_log;
 
-	return (pa & 63) == 0 && core_host_range_ok(&nic->core, pa, len);
+	return (pa & 63) == 0 && core_ctx_range_ok(&nic->core, ctx, pa, len);
 }
 
-static int create_args_ok(const struct snic_nic *nic,
+static int create_args_ok(const struct snic_nic *nic, unsigned ctx,
 			  const struct snic_cmd_create_qp *in)
 {
 	uint32_t sq_need = 64 + (in->max_send_sge * 16 > in->max_inline
@@ -55,9 +55,9 @@ static int create_args_ok(const struct snic_nic *nic,
 	    (1u << in->sq_stride_log) < sq_need ||
 	    (1u << in->rq_stride_log) < rq_need)
 		return SNIC_ST_INVAL;
-	if (!ring_ok(nic, in->sq_pa, in->sq_wqe_cnt, in->sq_stride_log) ||
-	    !ring_ok(nic, in->rq_pa, in->rq_wqe_cnt, in->rq_stride_log) ||
-	    !ring_ok(nic, in->dbrec_pa, 1, 6))
+	if (!ring_ok(nic, ctx, in->sq_pa, in->sq_wqe_cnt, in->sq_stride_log) ||
+	    !ring_ok(nic, ctx, in->rq_pa, in->rq_wqe_cnt, in->rq_stride_log) ||
+	    !ring_ok(nic, ctx, in->dbrec_pa, 1, 6))
 		return SNIC_ST_FAULT;
 	return SNIC_ST_OK;
 }
@@ -103,7 +103,7 @@ int qp_create(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_create_qp *in, uint32_t *qpn)
 {
 	uint32_t pd, scq, rcq, i;
-	int st = create_args_ok(nic, in);
+	int st = create_args_ok(nic, ctx, in);
 
 	if (st)
 		return st;
