@@ -332,7 +332,8 @@ static int raw_cmd(struct raw *r, uint16_t op, const void *in, size_t len,
 		   void *out, size_t olen)
 {
 	memset(r->slot->cmd.in, 0, sizeof(r->slot->cmd.in));
-	memcpy(r->slot->cmd.in, in, len);
+	if (len)
+		memcpy(r->slot->cmd.in, in, len);
 	r->slot->cmd.opcode = op;
 	atomic_store(&r->slot->cmd_seq, ++r->seq);
 	ring_cmd(r->bar, r->idx);
