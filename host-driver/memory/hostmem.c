@@ -369,6 +369,25 @@ void hd_hm_reap(struct hd_hostmem *hm)
 	hm_unlock(hm);
 }
 
+/* hm_list_lock held (dropped here): hm mapped at base, its allocator's
+ * npages pages from lo_page, joins the list. */
+static void hm_install(struct hd_hostmem *hm, int fd, uint8_t *base,
+		       uint64_t size, uint32_t npages, const struct stat *st)
+{
+	hm->fd = fd;
+	hm->base = base;
+	hm->size = size;
+	hm->npages = npages;
+	meta_layout(hm->npages, &hm->max_ext, &hm->bitmap_off, &hm->ext_off,
+		    &hm->meta_pages);
+	hm->st_dev = st->st_dev;
+	hm->st_ino = st->st_ino;
+	pthread_mutex_init(&hm->lock, NULL);
+	hm->next = hm_list;
+	hm_list = hm;
+	pthread_mutex_unlock(&hm_list_lock);
+}
+
 struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
 				  int *err)
 {
@@ -434,18 +453,7 @@ struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
 		free(hm);
 		return NULL;
 	}
-	hm->fd = fd;
-	hm->base = base;
-	hm->size = size;
-	hm->npages = (uint32_t)(size >> SNIC_PAGE_SHIFT);
-	meta_layout(hm->npages, &hm->max_ext, &hm->bitmap_off, &hm->ext_off,
-		    &hm->meta_pages);
-	hm->st_dev = st.st_dev;
-	hm->st_ino = st.st_ino;
-	pthread_mutex_init(&hm->lock, NULL);
-	hm->next = hm_list;
-	hm_list = hm;
-	pthread_mutex_unlock(&hm_list_lock);
+	hm_install(hm, fd, base, size, (uint32_t)(size >> SNIC_PAGE_SHIFT), &st);
 	hd_dbg("mapped host memory %s (%llu MiB)\n", hm->path,
 	       (unsigned long long)(size >> 20));
 	return hm;
@@ -508,21 +516,10 @@ struct hd_hostmem *hd_hostmem_segment(int fd, uint64_t seg_pa, uint64_t len,
 	madvise(base + seg_pa, (size_t)len, MADV_DONTFORK); /* rings: ours */
 	snprintf(hm->name, sizeof(hm->name), "segment@%#llx",
 		 (unsigned long long)seg_pa);
-	hm->fd = fd;
-	hm->base = base;
-	hm->size = end;
 	hm->lo_page = (uint32_t)(seg_pa >> SNIC_PAGE_SHIFT);
 	hm->segment = 1;
 	hm->users = 1;
-	hm->npages = (uint32_t)(len >> SNIC_PAGE_SHIFT);
-	meta_layout(hm->npages, &hm->max_ext, &hm->bitmap_off, &hm->ext_off,
-		    &hm->meta_pages);
-	hm->st_dev = st.st_dev;
-	hm->st_ino = st.st_ino;
-	pthread_mutex_init(&hm->lock, NULL);
-	hm->next = hm_list;
-	hm_list = hm;
-	pthread_mutex_unlock(&hm_list_lock);
+	hm_install(hm, fd, base, end, (uint32_t)(len >> SNIC_PAGE_SHIFT), &st);
 	hd_dbg("mapped private segment at pa %#llx (%llu MiB)\n",
 	       (unsigned long long)seg_pa, (unsigned long long)(len >> 20));
 	*err = 0;

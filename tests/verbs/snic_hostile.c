@@ -163,20 +163,29 @@ static void scribble_mailboxes(uint8_t *bar)
 	}
 }
 
-static void attacker_scribble(enum scribble what)
+/* The BAR file, mapped whole as any process of the user can. */
+static uint8_t *raw_bar(void)
 {
 	char path[512];
 	const char *dir = getenv("SNIC_RUN_DIR");
 	int fd;
-	uint8_t *bar;
+	void *bar;
 
 	snprintf(path, sizeof path, "%s/%s.bar", dir && *dir ? dir : "/dev/shm/snic", D.name);
 	fd = open(path, O_RDWR);
 	if (fd < 0)
-		_exit(10);
+		_exit(40);
 	bar = mmap(NULL, SNIC_BAR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
 	if (bar == MAP_FAILED)
-		_exit(11);
+		_exit(41);
+	return bar;
+}
+
+static void attacker_scribble(enum scribble what)
+{
+	uint8_t *bar = raw_bar();
+
 	for (unsigned i = 0; i < SNIC_MAX_CTX; i++) {
 		struct snic_ctx_slot *s = (void *)(bar + SNIC_BAR_CTX_OFF +
 						   i * SNIC_CTX_SLOT_SIZE);
@@ -346,24 +355,6 @@ static int raw_cmd(struct raw *r, uint16_t op, const void *in, size_t len,
 		sleep_ms(1);
 	}
 	return -1;
-}
-
-static uint8_t *raw_bar(void)
-{
-	char path[512];
-	const char *dir = getenv("SNIC_RUN_DIR");
-	int fd;
-	void *bar;
-
-	snprintf(path, sizeof path, "%s/%s.bar", dir && *dir ? dir : "/dev/shm/snic", D.name);
-	fd = open(path, O_RDWR);
-	if (fd < 0)
-		_exit(40);
-	bar = mmap(NULL, SNIC_BAR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (bar == MAP_FAILED)
-		_exit(41);
-	return bar;
 }
 
 /* A context from the broker, as its protocol says (hostif.h). */
