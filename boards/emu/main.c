@@ -27,18 +27,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <rte_ethdev.h>
 #include <rte_pause.h>
 
+#include "broker.h"
 #include "devview.h"
 #include "emu.h"
 #include "emu_fault.h"
 #include "hal_dpdk.h"
 #include "hal_posix.h"
 #include "pcap_file.h"
+#include "segment.h"
 #include "snic/fw.h"
 #include "snic/hostif.h"
 
@@ -216,6 +219,9 @@ static void nic_config(struct emu_nic *e, const struct emu_nic_spec *s,
 		       (uint64_t)m[3] << 16 | (uint64_t)m[4] << 8 | m[5];
 	c->fw_pid = (uint32_t)getpid();
 	c->board_reaps = 1; /* housekeeping() below */
+	/* one segment per process for up to every context slot
+	 * (broker.c): address space only, pages as they are touched */
+	c->seg_area_size = SNIC_MAX_CTX * hm_size;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -226,6 +232,7 @@ static void nic_config(struct emu_nic *e, const struct emu_nic_spec *s,
  * disconnect with nothing in flight), then EAL and the runtime files. */
 static void shutdown_all(void)
 {
+	broker_fini(); /* its contexts end while the firmware still runs */
 	emu_fault_fini(); /* held frames back to the pools, totals printed */
 	for (unsigned i = 0; i < emu.nnics; i++) {
 		if (emu.nic[i].fw != NULL)
@@ -600,6 +607,8 @@ static void housekeeping(uint64_t now)
 
 		snic_dpdk_port_watch(&e->dpdk, now);
 		view_link(e);
+		if (i == 0)
+			broker_poll();
 
 		for (unsigned s = 0; s < SNIC_MAX_CTX; s++) {
 			struct snic_ctx_slot *slot = bar_slot(e, s);
@@ -607,8 +616,8 @@ static void housekeeping(uint64_t now)
 
 			if (atomic_load_explicit(&slot->state,
 						 memory_order_acquire) ==
-			    SNIC_CTX_FREE)
-				continue;
+			    SNIC_CTX_FREE || broker_owns(i, s))
+				continue; /* the broker's end with its socket */
 			/* an open context: the pid the firmware took at
 			 * CTX_OPEN (the BAR's may have been rewritten by
 			 * another process); a slot claimed, not yet open:
@@ -754,8 +763,27 @@ static void setup_runtime_files(const struct emu_opts *o)
 				o->host_mem_size) != 0)
 		die();
 	emu.hm_open = 1;
+	if (snic_hostmem_add_area(&emu.hm, emu.nic[0].cfg.seg_area_size) != 0)
+		die();
 	for (unsigned i = 0; i < emu.nnics; i++)
 		snic_posix_nic_set_hostmem(&emu.nic[i].posix, &emu.hm);
+}
+
+/* After the firmware is up: contexts through the broker (broker.h).  Our
+ * memory and descriptors are then nobody else's to read through /proc
+ * (not dumpable): the segments' memfds have no other name. */
+static void start_broker(uint64_t seg_len)
+{
+	struct broker_nic b[EMU_MAX_NICS];
+
+	for (unsigned i = 0; i < emu.nnics; i++)
+		b[i] = (struct broker_nic){ .name = emu.nic[i].cfg.name,
+					    .fw = emu.nic[i].fw,
+					    .bar = emu.nic[i].posix.bar,
+					    .bar_fd = emu.nic[i].posix.bar_fd };
+	if (broker_init(emu.run_dir, b, emu.nnics, &emu.hm, seg_len) != 0)
+		die();
+	prctl(PR_SET_DUMPABLE, 0);
 }
 
 int main(int argc, char **argv)
@@ -786,6 +814,7 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < emu.nnics; i++)
 		setup_nic_fw(&emu.nic[i]);
 
+	start_broker(o.host_mem_size);
 	view_create();
 	for (unsigned i = 0; i < emu.nnics; i++)
 		print_nic(&emu.nic[i]);

@@ -223,7 +223,7 @@ int snic_hostmem_create(struct snic_hostmem *hm, const char *rundir,
 void snic_hostmem_destroy(struct snic_hostmem *hm, int remove)
 {
 	if (hm->base != NULL)
-		munmap(hm->base, (size_t)hm->size);
+		munmap(hm->base, (size_t)(hm->size + hm->area));
 	if (remove && hm->fd >= 0)
 		unlink(hm->path);
 	if (hm->fd >= 0)
@@ -334,7 +334,7 @@ void snic_posix_nic_set_hostmem(struct snic_posix_nic *p,
 {
 	p->hm = hm;
 	p->hm_base = hm->base;
-	p->hm_size = hm->size;
+	p->hm_size = hm->size + hm->area;
 }
 
 void snic_posix_nic_close(struct snic_posix_nic *p, int remove)

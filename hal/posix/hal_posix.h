@@ -27,7 +27,9 @@
 /* The host-memory window (one per process, shared by its NICs). */
 struct snic_hostmem {
 	uint8_t *base;
-	uint64_t size;
+	uint64_t size;          /* bytes of the shared file                  */
+	uint64_t area;          /* bytes after it for private segments
+				 * (segment.c); DMA covers size + area       */
 	int fd;                 /* held open: its flock marks the file in use */
 	char path[PATH_MAX];
 };

@@ -72,6 +72,10 @@ static void ctx_unmap(struct hd_context *ctx)
 		munmap(ctx->bar, SNIC_BAR_SIZE);
 	if (ctx->bar_fd >= 0)
 		close(ctx->bar_fd);
+	if (ctx->broker_fd >= 0) {
+		close(ctx->broker_fd); /* the broker ends the context */
+		hd_hostmem_put(ctx->hm);
+	}
 	if (ctx->vctx.context.async_fd >= 0)
 		close(ctx->vctx.context.async_fd);
 	pthread_mutex_destroy(&ctx->cmd_lock);
@@ -80,13 +84,51 @@ static void ctx_unmap(struct hd_context *ctx)
 	free(ctx);
 }
 
+/* Without a broker: the shared host-memory file, a slot claimed in the
+ * BAR, CTX_OPEN (what qemu-virt has; boards/emu/README.md says what it
+ * does not isolate). */
+static int open_shared(struct hd_context *ctx, const char *name)
+{
+	char hm_name[sizeof(ctx->hdr->host_mem)];
+	struct snic_cmd_ctx_open open_in;
+	int err;
+
+	memcpy(hm_name, ctx->hdr->host_mem, sizeof(hm_name));
+	hm_name[sizeof(hm_name) - 1] = '\0';
+	ctx->hm = hd_hostmem_get(hm_name, ctx->hdr->host_mem_size, &err);
+	if (!ctx->hm)
+		return err;
+
+	mark_orphans(ctx);
+	err = claim_slot(ctx);
+	if (err) {
+		hd_dbg("%s: no free context slot\n", name);
+		return err;
+	}
+	ctx->cmd_seq = atomic_load(&ctx->slot->cmd_done);
+	memset(&open_in, 0, sizeof(open_in));
+	open_in.pid = (uint32_t)getpid();
+	err = hd_cmd(ctx, SNIC_CMD_CTX_OPEN, &open_in, sizeof(open_in),
+		     NULL, 0);
+	if (err) {
+		ctx_release_slot(ctx);
+		return err;
+	}
+	atomic_store(&ctx->slot->state, SNIC_CTX_OPEN);
+	hd_dbg("%s: context slot %u open (pid %u)\n", name, ctx->slot_idx,
+	       open_in.pid);
+
+	/* Extents of dead processes (whose contexts the firmware has
+	 * destroyed) go back to the allocator. */
+	hd_hm_reap(ctx->hm);
+	return 0;
+}
+
 struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
 	struct hd_device *sdev = to_hd_dev(device);
-	struct snic_cmd_ctx_open open_in;
 	struct hd_context *ctx;
 	struct ibv_context *ic;
-	char hm_name[sizeof(ctx->hdr->host_mem)];
 	sigset_t all, old;
 	void *bar;
 	int err;
@@ -99,6 +141,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ic = &ctx->vctx.context;
 	ctx->dev = sdev;
 	ctx->bar_fd = -1;
+	ctx->broker_fd = -1;
 	ic->async_fd = -1;
 	pthread_mutex_init(&ctx->cmd_lock, NULL);
 	pthread_mutex_init(&ctx->obj_lock, NULL);
@@ -125,34 +168,14 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		err = ENODEV;
 		goto fail;
 	}
-	memcpy(hm_name, ctx->hdr->host_mem, sizeof(hm_name));
-	hm_name[sizeof(hm_name) - 1] = '\0';
-	ctx->hm = hd_hostmem_get(hm_name, ctx->hdr->host_mem_size, &err);
-	if (!ctx->hm)
+	/* A NIC with a broker gives us our own slot and pages, open. */
+	err = hd_broker_open(ctx, device->name);
+	if (err == 0)
+		ctx->cmd_seq = atomic_load(&ctx->slot->cmd_done);
+	else if (err != ENOENT)
 		goto fail;
-
-	mark_orphans(ctx);
-	err = claim_slot(ctx);
-	if (err) {
-		hd_dbg("%s: no free context slot\n", device->name);
+	else if ((err = open_shared(ctx, device->name)) != 0)
 		goto fail;
-	}
-	ctx->cmd_seq = atomic_load(&ctx->slot->cmd_done);
-	memset(&open_in, 0, sizeof(open_in));
-	open_in.pid = (uint32_t)getpid();
-	err = hd_cmd(ctx, SNIC_CMD_CTX_OPEN, &open_in, sizeof(open_in),
-		     NULL, 0);
-	if (err) {
-		ctx_release_slot(ctx);
-		goto fail;
-	}
-	atomic_store(&ctx->slot->state, SNIC_CTX_OPEN);
-	hd_dbg("%s: context slot %u open (pid %u)\n", device->name,
-	       ctx->slot_idx, open_in.pid);
-
-	/* Extents of dead processes (whose contexts the firmware has
-	 * destroyed) go back to the allocator. */
-	hd_hm_reap(ctx->hm);
 
 	err = hd_cmd(ctx, SNIC_CMD_QUERY_DEVICE, NULL, 0, &ctx->dattr,
 		     sizeof(ctx->dattr));

@@ -110,6 +110,12 @@ struct hd_async_node {
 	struct ibv_async_event ev;
 };
 
+struct hd_context;
+/* A context from the NIC's broker (hostif.h "Host isolation"): slot,
+ * segment and socket set in ctx.  ENOENT: the NIC has no broker (or
+ * SNIC_NO_BROKER=1): use the shared files; another errno: refused. */
+int hd_broker_open(struct hd_context *ctx, const char *name);
+
 struct hd_context {
 	struct verbs_context vctx;  /* ibv_context is its last member       */
 	struct hd_device *dev;
@@ -120,6 +126,9 @@ struct hd_context {
 	struct snic_ctx_slot *slot;
 	unsigned slot_idx;
 	struct hd_hostmem *hm;
+	/* the broker's socket (broker.c): open for the context's life, its
+	 * close is the context's end; -1 without a broker */
+	int broker_fd;
 
 	pthread_mutex_t cmd_lock;
 	uint32_t cmd_seq;

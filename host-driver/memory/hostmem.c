@@ -100,14 +100,20 @@ static void meta_layout(uint32_t npages, uint32_t *max_ext,
 	*meta_pages = (uint32_t)((total + SNIC_PAGE_SIZE - 1) >> SNIC_PAGE_SHIFT);
 }
 
+/* The allocator's metadata: the first pages of its range. */
+static inline uint8_t *hm_meta(struct hd_hostmem *hm)
+{
+	return hm->base + hd_page_pa(hm->lo_page);
+}
+
 static inline uint64_t *hm_bitmap(struct hd_hostmem *hm)
 {
-	return (uint64_t *)(void *)(hm->base + hm->bitmap_off);
+	return (uint64_t *)(void *)(hm_meta(hm) + hm->bitmap_off);
 }
 
 static inline struct hm_ext *hm_exts(struct hd_hostmem *hm)
 {
-	return (struct hm_ext *)(void *)(hm->base + hm->ext_off);
+	return (struct hm_ext *)(void *)(hm_meta(hm) + hm->ext_off);
 }
 
 static void bits_set(uint64_t *bm, uint32_t first, uint32_t n, int val)
@@ -137,7 +143,7 @@ static void file_lock(int fd, short type)
  * metadata is initialised. */
 static struct hm_meta *hm_lock(struct hd_hostmem *hm)
 {
-	struct hm_meta *m = (struct hm_meta *)(void *)hm->base;
+	struct hm_meta *m = (struct hm_meta *)(void *)hm_meta(hm);
 	uint32_t max_ext = hm->max_ext, bitmap_off = hm->bitmap_off,
 		 ext_off = hm->ext_off, meta_pages = hm->meta_pages;
 
@@ -159,7 +165,7 @@ static struct hm_meta *hm_lock(struct hd_hostmem *hm)
 	    m->meta_pages != meta_pages) {
 		hd_dbg("initialising page allocator in %s (%u pages, %u "
 			 "metadata pages)\n", hm->path, hm->npages, meta_pages);
-		memset(hm->base, 0, (size_t)meta_pages << SNIC_PAGE_SHIFT);
+		memset(hm_meta(hm), 0, (size_t)meta_pages << SNIC_PAGE_SHIFT);
 		m->version = HM_VERSION;
 		m->npages = hm->npages;
 		m->meta_pages = meta_pages;
@@ -320,6 +326,7 @@ int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, int zero,
 		       npages);
 		return err;
 	}
+	*first_page += hm->lo_page; /* the allocator counts from its range */
 	if (zero)
 		memset(hm->base + hd_page_pa(*first_page), 0,
 		       (size_t)npages << SNIC_PAGE_SHIFT);
@@ -334,8 +341,9 @@ void hd_hm_free(struct hd_hostmem *hm, uint32_t first_page,
 	struct hm_ext *ext;
 	uint32_t i;
 
-	if (!npages)
+	if (!npages || first_page < hm->lo_page)
 		return;
+	first_page -= hm->lo_page;
 	m = hm_lock(hm);
 	ext = hm_exts(hm);
 	for (i = 0; i < hm->max_ext; i++) {
@@ -350,7 +358,7 @@ void hd_hm_free(struct hd_hostmem *hm, uint32_t first_page,
 	hm_unlock(hm);
 	if (i == hm->max_ext)
 		hd_dbg("free of unknown extent %u+%u in %s ignored\n",
-		       first_page, npages, hm->name);
+		       first_page + hm->lo_page, npages, hm->name);
 }
 
 void hd_hm_reap(struct hd_hostmem *hm)
@@ -359,6 +367,25 @@ void hd_hm_reap(struct hd_hostmem *hm)
 
 	reap_locked(hm, m);
 	hm_unlock(hm);
+}
+
+/* hm_list_lock held (dropped here): hm mapped at base, its allocator's
+ * npages pages from lo_page, joins the list. */
+static void hm_install(struct hd_hostmem *hm, int fd, uint8_t *base,
+		       uint64_t size, uint32_t npages, const struct stat *st)
+{
+	hm->fd = fd;
+	hm->base = base;
+	hm->size = size;
+	hm->npages = npages;
+	meta_layout(hm->npages, &hm->max_ext, &hm->bitmap_off, &hm->ext_off,
+		    &hm->meta_pages);
+	hm->st_dev = st->st_dev;
+	hm->st_ino = st->st_ino;
+	pthread_mutex_init(&hm->lock, NULL);
+	hm->next = hm_list;
+	hm_list = hm;
+	pthread_mutex_unlock(&hm_list_lock);
 }
 
 struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
@@ -426,19 +453,101 @@ struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
 		free(hm);
 		return NULL;
 	}
-	hm->fd = fd;
-	hm->base = base;
-	hm->size = size;
-	hm->npages = (uint32_t)(size >> SNIC_PAGE_SHIFT);
-	meta_layout(hm->npages, &hm->max_ext, &hm->bitmap_off, &hm->ext_off,
-		    &hm->meta_pages);
-	hm->st_dev = st.st_dev;
-	hm->st_ino = st.st_ino;
-	pthread_mutex_init(&hm->lock, NULL);
-	hm->next = hm_list;
-	hm_list = hm;
-	pthread_mutex_unlock(&hm_list_lock);
+	hm_install(hm, fd, base, size, (uint32_t)(size >> SNIC_PAGE_SHIFT), &st);
 	hd_dbg("mapped host memory %s (%llu MiB)\n", hm->path,
 	       (unsigned long long)(size >> 20));
 	return hm;
+}
+
+/* A descriptor is trusted only when nobody can shrink it under us (a
+ * mapping past the end gives SIGBUS): the broker seals what it hands out
+ * (hal/posix/segment.c); anything else is refused before it is mapped. */
+int hd_fd_sealed(int fd, uint64_t len)
+{
+	struct stat st;
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	return seals >= 0 && (seals & F_SEAL_SHRINK) && fstat(fd, &st) == 0 &&
+	       (uint64_t)st.st_size >= len;
+}
+
+struct hd_hostmem *hd_hostmem_segment(int fd, uint64_t seg_pa, uint64_t len,
+				      int *err)
+{
+	uint64_t end = seg_pa + len;
+	struct hd_hostmem *hm = NULL;
+	uint8_t *base = MAP_FAILED;
+	struct stat st;
+
+	*err = EINVAL;
+	pthread_once(&hm_atfork_once, hm_atfork_register);
+	if (((seg_pa | len) & (SNIC_PAGE_SIZE - 1)) || len < 2 * SNIC_PAGE_SIZE ||
+	    end < seg_pa || (end >> SNIC_PAGE_SHIFT) > UINT32_MAX ||
+	    end > (uint64_t)SIZE_MAX || !hd_fd_sealed(fd, len) ||
+	    fstat(fd, &st) != 0)
+		goto fail;
+	pthread_mutex_lock(&hm_list_lock);
+	for (struct hd_hostmem *h = hm_list; h; h = h->next) {
+		if (h->st_dev == st.st_dev && h->st_ino == st.st_ino &&
+		    h->lo_page == (uint32_t)(seg_pa >> SNIC_PAGE_SHIFT)) {
+			h->users++;
+			pthread_mutex_unlock(&hm_list_lock);
+			close(fd);
+			*err = 0;
+			return h;
+		}
+	}
+	hm = calloc(1, sizeof(*hm));
+	/* pa stays an offset from base: the window below the segment is
+	 * address space only, nothing of it mapped */
+	if (hm)
+		base = mmap(NULL, (size_t)end, PROT_NONE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED ||
+	    mmap(base + seg_pa, (size_t)len, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		*err = hm ? errno : ENOMEM;
+		pthread_mutex_unlock(&hm_list_lock);
+		if (base != MAP_FAILED)
+			munmap(base, (size_t)end);
+		free(hm);
+		goto fail;
+	}
+	madvise(base + seg_pa, (size_t)len, MADV_DONTFORK); /* rings: ours */
+	snprintf(hm->name, sizeof(hm->name), "segment@%#llx",
+		 (unsigned long long)seg_pa);
+	hm->lo_page = (uint32_t)(seg_pa >> SNIC_PAGE_SHIFT);
+	hm->segment = 1;
+	hm->users = 1;
+	hm_install(hm, fd, base, end, (uint32_t)(len >> SNIC_PAGE_SHIFT), &st);
+	hd_dbg("mapped private segment at pa %#llx (%llu MiB)\n",
+	       (unsigned long long)seg_pa, (unsigned long long)(len >> 20));
+	*err = 0;
+	return hm;
+fail:
+	close(fd);
+	return NULL;
+}
+
+void hd_hostmem_put(struct hd_hostmem *hm)
+{
+	struct hd_hostmem **pp;
+
+	if (!hm || !hm->segment)
+		return;
+	pthread_mutex_lock(&hm_list_lock);
+	if (--hm->users || hd_pin_uses(hm)) {
+		pthread_mutex_unlock(&hm_list_lock);
+		return;
+	}
+	for (pp = &hm_list; *pp && *pp != hm; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = hm->next;
+	pthread_mutex_unlock(&hm_list_lock);
+	hd_dbg("unmapped private segment %s\n", hm->name);
+	munmap(hm->base, (size_t)hm->size);
+	close(hm->fd);
+	pthread_mutex_destroy(&hm->lock);
+	free(hm);
 }

@@ -18,9 +18,15 @@ struct hd_hostmem {
 	dev_t st_dev;
 	ino_t st_ino;
 	int fd;
-	uint8_t *base;
+	uint8_t *base;              /* pa 0 (a segment: reserved up to it)  */
 	uint64_t size;
+	/* the allocator's pages: [lo_page, lo_page + npages); lo_page 0 for
+	 * the shared file, the segment's first page for a private segment
+	 * (the broker's, hostif.h), whose fd offset 0 is pa lo_page << 12 */
+	uint32_t lo_page;
 	uint32_t npages;
+	int segment;                /* a private segment (broker)           */
+	unsigned users;             /* a segment's contexts (hd_hostmem_put) */
 	/* the allocator's layout (hostmem.c), computed here and never read
 	 * back from the file: any process can write the file's copy */
 	uint32_t max_ext, bitmap_off, ext_off, meta_pages;
@@ -31,6 +37,15 @@ struct hd_hostmem {
 /* Map the host-memory file (once per process per file). */
 struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
 				  int *err);
+/* Map a private segment (a sealed memfd from the broker, pa seg_pa.., len
+ * bytes); once per process per segment: fd is closed when already mapped. */
+struct hd_hostmem *hd_hostmem_segment(int fd, uint64_t seg_pa, uint64_t len,
+				      int *err);
+/* A context of a segment is gone: the last one unmaps it, unless pinned
+ * application pages are still backed by it.  Nothing for the file. */
+void hd_hostmem_put(struct hd_hostmem *hm);
+/* fd cannot shrink below len (sealed): mapping it cannot give SIGBUS. */
+int hd_fd_sealed(int fd, uint64_t len);
 /* Allocate npages contiguous window pages (zeroed when `zero`).
  * Returns 0 and the first page number, or an errno value. */
 int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, int zero,
@@ -50,6 +65,12 @@ static inline uint64_t hd_page_pa(uint32_t page)
 	return (uint64_t)page << SNIC_PAGE_SHIFT;
 }
 
+/* Offset of window page `page` in hm's file descriptor. */
+static inline uint64_t hd_hm_off(const struct hd_hostmem *hm, uint32_t page)
+{
+	return hd_page_pa(page - hm->lo_page);
+}
+
 /* ------------------------------------------------------------------ */
 /* Pinning: re-backing application pages with window pages (pin.c).     */
 
@@ -66,6 +87,8 @@ struct hd_pin {
 
 int hd_pin(struct hd_hostmem *hm, void *addr, size_t len,
 	   struct hd_pin **out);
+/* 1 while application pages are backed by hm's pages. */
+int hd_pin_uses(const struct hd_hostmem *hm);
 void hd_unpin(struct hd_pin *pin);
 int hd_fork_safe(void);
 

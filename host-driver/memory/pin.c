@@ -467,7 +467,7 @@ static int chunk_back(struct hd_hostmem *hm, uintptr_t lo, uintptr_t hi,
 	j.va = (uint8_t *)lo;
 	j.len = hi - lo;
 	j.fd = hm->fd;
-	j.off = (off_t)hd_page_pa(first);
+	j.off = (off_t)hd_hm_off(hm, first);
 	j.dontfork = hd_fork_safe();
 	err = do_job(&j);
 	if (err) {
@@ -499,7 +499,7 @@ static int chunk_restore(struct hd_chunk *c, size_t len)
 	j.va = (uint8_t *)c->va;
 	j.len = len;
 	j.fd = c->hm->fd;
-	j.off = (off_t)hd_page_pa(c->first);
+	j.off = (off_t)hd_hm_off(c->hm, c->first);
 	if (c->shmid >= 0) {
 		j.op = JOB_RESTORE_SHM;
 		j.tmp = c->shm_hold;
@@ -658,4 +658,15 @@ void hd_unpin(struct hd_pin *pin)
 	free(pin->chunks);
 	free(pin->pages);
 	free(pin);
+}
+
+int hd_pin_uses(const struct hd_hostmem *hm)
+{
+	int used = 0;
+
+	pthread_mutex_lock(&pin_lock);
+	for (struct hd_chunk *c = chunk_list; c && !used; c = c->next)
+		used = c->hm == hm;
+	pthread_mutex_unlock(&pin_lock);
+	return used;
 }

@@ -1,15 +1,19 @@
 /*
- * Hostile host processes against a victim on the same NIC (issue 10): an
- * attacker process driving the raw host interface (the BAR file mapped
- * whole, as every verbs process maps it today) rewrites every context
- * slot's state, owner pid and orphan flag and the BAR's fw_state; another
- * opens its own context and exhausts its quotas of PDs, CQs and QPs.
- * After each, the victim's QPs are still RTS, an RDMA WRITE between them
- * lands byte for byte, its commands still work, and the attacker got its
- * error; the window's page allocator, rewritten, crashes nobody.  What
- * the emu board does not isolate yet (a mailbox written by
- * another process, another context's pages) is listed in
- * boards/emu/README.md, not tested here.
+ * Hostile host processes against a victim on the same NIC (issue 10).
+ * The victim's context comes from the emu's broker (its own BAR slot and
+ * segment of host memory, hostif.h "Host isolation").  Attackers driving
+ * the raw host interface: one maps the BAR file whole and rewrites every
+ * context slot's state, owner pid and orphan flag, the BAR's fw_state,
+ * and writes CTX_CLOSE / DESTROY_QP into every mailbox with its doorbell;
+ * one gets its own context from the broker and registers, or points a
+ * CQ or QP ring at, pages of every other segment and of the shared
+ * window; one opens a context the old way (a slot of the BAR file, the
+ * shared host-memory file) and does the same; another exhausts its quotas
+ * of PDs, CQs and QPs.  After each, the victim's QPs are still RTS, an
+ * RDMA WRITE between them lands byte for byte, its commands still work,
+ * and the attacker got its error; the shared file's page allocator,
+ * rewritten, crashes nobody.  What is not isolated yet is listed in
+ * boards/emu/README.md.
  *
  *   snic_hostile [--dev0 NAME] [-v]     (SNIC_RUN_DIR names the run dir)
  */
@@ -19,6 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -106,25 +114,78 @@ static bool victim_ok(const char *after, unsigned round)
 }
 
 /* Scribbles run in a child process: the attacker. */
-enum scribble { SC_STATE_FREE, SC_OWNER_DEAD, SC_ORPHAN, SC_FW_DOWN, SC_COUNT };
+enum scribble { SC_STATE_FREE, SC_OWNER_DEAD, SC_ORPHAN, SC_FW_DOWN, SC_MAILBOX,
+		SC_COUNT };
 static const char *const sc_name[] = {
 	"slot state FREE", "owner pid of a dead process", "orphan flag", "fw_state DOWN",
+	"commands in every mailbox",
 };
 
-static void attacker_scribble(enum scribble what)
+static void ring_cmd(uint8_t *bar, unsigned slot)
+{
+	struct snic_doorbells *db = (void *)(bar + SNIC_BAR_DB_OFF);
+	struct snic_bar_hdr *h = (void *)bar;
+
+	atomic_fetch_or(&db->cmd_bits, 1ull << slot);
+	atomic_fetch_or(&db->summary, SNIC_DB_SUMMARY_CMD);
+	if (atomic_load(&h->fw_idle)) {
+		atomic_fetch_add(&h->kick, 1);
+		syscall(SYS_futex, &h->kick, FUTEX_WAKE, 1, NULL, NULL, 0);
+	}
+}
+
+/* A command written into every slot of the BAR file, for the victim's
+ * QPs and context.  The victim's slot there is not the one the firmware
+ * reads (its own memfd is): the attacker's commands are never answered. */
+static void scribble_mailboxes(uint8_t *bar)
+{
+	uint32_t seq[SNIC_MAX_CTX];
+
+	for (unsigned i = 0; i < SNIC_MAX_CTX; i++) {
+		struct snic_ctx_slot *s = (void *)(bar + SNIC_BAR_CTX_OFF +
+						   i * SNIC_CTX_SLOT_SIZE);
+		uint32_t op = i & 1 ? SNIC_CMD_CTX_CLOSE : SNIC_CMD_DESTROY_QP;
+
+		s->cmd.opcode = (uint16_t)op;
+		memcpy(s->cmd.in, &E[i & 2 ? 1 : 0].qp->qp_num, 4);
+		seq[i] = atomic_load(&s->cmd_done) + 1;
+		atomic_store(&s->cmd_seq, seq[i]);
+		ring_cmd(bar, i);
+	}
+	sleep_ms(60);
+	for (unsigned i = 0; i < SNIC_MAX_CTX; i++) {
+		struct snic_ctx_slot *s = (void *)(bar + SNIC_BAR_CTX_OFF +
+						   i * SNIC_CTX_SLOT_SIZE);
+
+		if (atomic_load(&s->state) != SNIC_CTX_FREE &&
+		    atomic_load(&s->cmd_done) == seq[i])
+			_exit(12); /* the firmware executed it */
+	}
+}
+
+/* The BAR file, mapped whole as any process of the user can. */
+static uint8_t *raw_bar(void)
 {
 	char path[512];
 	const char *dir = getenv("SNIC_RUN_DIR");
 	int fd;
-	uint8_t *bar;
+	void *bar;
 
 	snprintf(path, sizeof path, "%s/%s.bar", dir && *dir ? dir : "/dev/shm/snic", D.name);
 	fd = open(path, O_RDWR);
 	if (fd < 0)
-		_exit(10);
+		_exit(40);
 	bar = mmap(NULL, SNIC_BAR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
 	if (bar == MAP_FAILED)
-		_exit(11);
+		_exit(41);
+	return bar;
+}
+
+static void attacker_scribble(enum scribble what)
+{
+	uint8_t *bar = raw_bar();
+
 	for (unsigned i = 0; i < SNIC_MAX_CTX; i++) {
 		struct snic_ctx_slot *s = (void *)(bar + SNIC_BAR_CTX_OFF +
 						   i * SNIC_CTX_SLOT_SIZE);
@@ -140,6 +201,8 @@ static void attacker_scribble(enum scribble what)
 	}
 	if (what == SC_FW_DOWN)
 		atomic_store(&((struct snic_bar_hdr *)bar)->fw_state, SNIC_FW_DOWN);
+	if (what == SC_MAILBOX)
+		scribble_mailboxes(bar);
 	_exit(0);
 }
 
@@ -218,22 +281,38 @@ static void allocator_child(int unused)
 	_exit(0);
 }
 
-static bool c_allocator(void)
+static struct ibv_context *open_named(void)
 {
 	struct ibv_device **l = ibv_get_device_list(NULL);
-	struct ibv_context *c2 = NULL;
+	struct ibv_context *c = NULL;
+
+	for (int i = 0; l && l[i]; i++)
+		if (!strcmp(ibv_get_device_name(l[i]), D.name))
+			c = ibv_open_device(l[i]);
+	ibv_free_device_list(l);
+	return c;
+}
+
+/* The allocator is that of contexts opened without the broker (the
+ * shared file); the victim's pages are in its own segment. */
+static bool c_allocator(void)
+{
+	struct ibv_context *c1, *c2 = NULL;
 	struct ibv_cq *cq;
 	int st = 0;
 
-	if (!run_child(allocator_child, 0, &st) || !WIFEXITED(st) ||
+	setenv("SNIC_NO_BROKER", "1", 1);
+	c1 = open_named(); /* the allocator initialised */
+	if (!c1 || !run_child(allocator_child, 0, &st) || !WIFEXITED(st) ||
 	    WEXITSTATUS(st) != 0) {
-		ibv_free_device_list(l);
+		if (c1)
+			ibv_close_device(c1);
+		unsetenv("SNIC_NO_BROKER");
 		return vt_fail(&V, "allocator attacker failed: status %d", st);
 	}
-	for (int i = 0; l && l[i]; i++)
-		if (!strcmp(ibv_get_device_name(l[i]), D.name))
-			c2 = ibv_open_device(l[i]);
-	ibv_free_device_list(l);
+	c2 = open_named();
+	ibv_close_device(c1);
+	unsetenv("SNIC_NO_BROKER");
 	if (!c2)
 		return vt_fail(&V, "open after the allocator was rewritten: %s", strerror(errno));
 	cq = ibv_create_cq(c2, 64, NULL, NULL, 0);
@@ -245,6 +324,229 @@ static bool c_allocator(void)
 	ibv_destroy_cq(cq);
 	ibv_close_device(c2);
 	return victim_ok("the page allocator rewritten", 9);
+}
+
+/* Raw contexts, driven through their mailbox without the host driver. */
+struct raw {
+	uint8_t *bar;           /* the BAR file, mapped whole               */
+	struct snic_ctx_slot *slot;
+	unsigned idx;
+	uint32_t seq;
+	uint8_t *mem;           /* pa mem_pa.. of host memory, mem_len bytes */
+	uint64_t mem_pa, mem_len;
+	uint64_t shared_size;   /* the shared host-memory file's size       */
+};
+
+static int raw_cmd(struct raw *r, uint16_t op, const void *in, size_t len,
+		   void *out, size_t olen)
+{
+	memset(r->slot->cmd.in, 0, sizeof(r->slot->cmd.in));
+	if (len)
+		memcpy(r->slot->cmd.in, in, len);
+	r->slot->cmd.opcode = op;
+	atomic_store(&r->slot->cmd_seq, ++r->seq);
+	ring_cmd(r->bar, r->idx);
+	for (int i = 0; i < 5000; i++) {
+		if (atomic_load(&r->slot->cmd_done) == r->seq) {
+			if (out)
+				memcpy(out, r->slot->cmd.out, olen);
+			return (int)r->slot->cmd.status;
+		}
+		sleep_ms(1);
+	}
+	return -1;
+}
+
+/* A context from the broker, as its protocol says (hostif.h). */
+static void raw_from_broker(struct raw *r)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	const char *dir = getenv("SNIC_RUN_DIR");
+	struct snic_iso_ctx m;
+	union { struct cmsghdr h; char buf[CMSG_SPACE(2 * sizeof(int))]; } u;
+	struct iovec iov = { &m, sizeof m };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0), fds[2];
+	uint8_t *at;
+
+	snprintf(a.sun_path, sizeof a.sun_path, "%s/%s.sock",
+		 dir && *dir ? dir : "/dev/shm/snic", D.name);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) ||
+	    recvmsg(fd, &msg, 0) != (ssize_t)sizeof m || m.op != SNIC_ISO_CTX_GRANT ||
+	    !CMSG_FIRSTHDR(&msg))
+		_exit(42);
+	memcpy(fds, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof fds);
+	r->bar = raw_bar();
+	r->idx = m.slot;
+	at = r->bar + SNIC_BAR_CTX_OFF + (size_t)m.slot * SNIC_CTX_SLOT_SIZE;
+	if (mmap(at, SNIC_CTX_SLOT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		 fds[0], 0) == MAP_FAILED)
+		_exit(43);
+	r->slot = (void *)at;
+	r->mem = mmap(NULL, 1u << 20, PROT_READ | PROT_WRITE, MAP_SHARED, fds[1], 0);
+	if (r->mem == MAP_FAILED)
+		_exit(44);
+	r->mem_pa = m.seg_pa;
+	r->mem_len = m.seg_len;
+	r->shared_size = ((struct snic_bar_hdr *)r->bar)->host_mem_size;
+	r->seq = atomic_load(&r->slot->cmd_done);
+	/* fd stays open: the context lives until we exit */
+}
+
+/* A context the old way: a FREE slot of the BAR file, CTX_OPEN, the shared
+ * host-memory file (its last MiB as our scratch pages). */
+static void raw_shared(struct raw *r)
+{
+	char path[512];
+	const char *dir = getenv("SNIC_RUN_DIR");
+	struct snic_cmd_ctx_open o = { .pid = (uint32_t)getpid() };
+	int fd;
+
+	r->bar = raw_bar();
+	r->shared_size = ((struct snic_bar_hdr *)r->bar)->host_mem_size;
+	for (r->idx = 0; r->idx < SNIC_MAX_CTX; r->idx++) {
+		uint32_t free_st = SNIC_CTX_FREE;
+
+		r->slot = (void *)(r->bar + SNIC_BAR_CTX_OFF + r->idx * SNIC_CTX_SLOT_SIZE);
+		if (atomic_compare_exchange_strong(&r->slot->state, &free_st,
+						   SNIC_CTX_CLAIMED))
+			break;
+	}
+	if (r->idx == SNIC_MAX_CTX)
+		_exit(45);
+	atomic_store(&r->slot->owner_pid, o.pid);
+	r->seq = atomic_load(&r->slot->cmd_done);
+	if (raw_cmd(r, SNIC_CMD_CTX_OPEN, &o, sizeof o, NULL, 0) != SNIC_ST_OK)
+		_exit(46);
+	snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "/dev/shm/snic",
+		 ((struct snic_bar_hdr *)r->bar)->host_mem);
+	fd = open(path, O_RDWR);
+	r->mem_len = 1u << 20;
+	r->mem_pa = r->shared_size - r->mem_len;
+	r->mem = fd < 0 ? MAP_FAILED : mmap(NULL, r->mem_len, PROT_READ | PROT_WRITE,
+					    MAP_SHARED, fd, (off_t)r->mem_pa);
+	if (r->mem == MAP_FAILED)
+		_exit(47);
+}
+
+static int reg_page(struct raw *r, uint32_t pdn, uint64_t list_pa, uint64_t page_pa)
+{
+	struct snic_cmd_reg_mr in = { .pdn = pdn, .access = IBV_ACCESS_LOCAL_WRITE,
+				      .length = 4096, .pages_pa = list_pa, .npages = 1 };
+	struct snic_cmd_handle h;
+	uint32_t page = (uint32_t)(page_pa >> 12);
+
+	if (list_pa >= r->mem_pa && list_pa - r->mem_pa < r->mem_len)
+		memcpy(r->mem + (list_pa - r->mem_pa), &page, 4);
+	return raw_cmd(r, SNIC_CMD_REG_MR, &in, sizeof in, &h, sizeof h);
+}
+
+static int cq_at(struct raw *r, uint64_t ring_pa, uint64_t dbrec_pa, uint32_t *cqn)
+{
+	struct snic_cmd_create_cq in = { .ring_pa = ring_pa, .dbrec_pa = dbrec_pa,
+					 .cqe_cnt = 64 };
+	struct snic_cmd_handle h = { 0 };
+	int st = raw_cmd(r, SNIC_CMD_CREATE_CQ, &in, sizeof in, &h, sizeof h);
+
+	*cqn = h.handle;
+	return st;
+}
+
+/* Every page that is not r's: the first page of every other segment a
+ * broker can hand out (the victim's among them) and, for a broker's
+ * context, a page of the shared window. */
+static int foreign_pages(const struct raw *r, uint64_t *pa, int max)
+{
+	int n = 0;
+
+	for (uint64_t k = 0; k < SNIC_MAX_CTX && n < max; k++) {
+		/* the emu's segments are as large as the shared window */
+		uint64_t p = r->shared_size + k * r->shared_size;
+
+		if (p != r->mem_pa)
+			pa[n++] = p;
+	}
+	if (r->mem_pa >= r->shared_size && n < max)
+		pa[n++] = r->shared_size / 2;
+	return n;
+}
+
+/* The attacker registers, and points a CQ and a QP's rings at, pages that
+ * are not its own; each must be refused with FAULT while the same command
+ * on its own pages succeeds.  Exit 0, or the step that went wrong. */
+static void pages_attacker(int via_broker)
+{
+	struct raw r = { 0 };
+	uint64_t own = 0, pa[SNIC_MAX_CTX + 1];
+	struct snic_cmd_handle h = { 0 };
+	uint32_t cqn;
+	int n;
+
+	if (via_broker)
+		raw_from_broker(&r);
+	else
+		raw_shared(&r);
+	own = r.mem_pa;
+	n = foreign_pages(&r, pa, SNIC_MAX_CTX + 1);
+	if (raw_cmd(&r, SNIC_CMD_ALLOC_PD, NULL, 0, &h, sizeof h) != SNIC_ST_OK)
+		_exit(50);
+	if (reg_page(&r, h.handle, own, own + 4096) != SNIC_ST_OK)
+		_exit(51);      /* its own pages: fine */
+	for (int i = 0; i < n; i++) {
+		if (reg_page(&r, h.handle, own, pa[i]) != SNIC_ST_FAULT)
+			_exit(52); /* another's page registered */
+		if (reg_page(&r, h.handle, pa[i], own + 4096) != SNIC_ST_FAULT)
+			_exit(53); /* a page list read from another's pages */
+		if (cq_at(&r, pa[i], own + 8192, &cqn) != SNIC_ST_FAULT ||
+		    cq_at(&r, own + 3 * 4096, pa[i], &cqn) != SNIC_ST_FAULT)
+			_exit(54); /* a CQ ring or record in another's pages */
+	}
+	if (cq_at(&r, own + 3 * 4096, own + 8192, &cqn) != SNIC_ST_OK)
+		_exit(55);
+	for (int i = 0; i < n; i++) {
+		struct snic_cmd_create_qp q = { .pdn = h.handle, .qp_type = IBV_QPT_RC,
+			.send_cqn = cqn, .recv_cqn = cqn, .sq_wqe_cnt = 16,
+			.sq_stride_log = 7, .rq_wqe_cnt = 16, .rq_stride_log = 6,
+			.sq_pa = pa[i], .rq_pa = own + 5 * 4096, .dbrec_pa = own + 7 * 4096,
+			.max_send_sge = 1, .max_recv_sge = 1 };
+		struct snic_cmd_handle qh;
+
+		if (raw_cmd(&r, SNIC_CMD_CREATE_QP, &q, sizeof q, &qh, sizeof qh) !=
+		    SNIC_ST_FAULT)
+			_exit(56); /* an SQ in another's pages */
+		q.sq_pa = own + 9 * 4096;
+		q.dbrec_pa = pa[i];
+		if (raw_cmd(&r, SNIC_CMD_CREATE_QP, &q, sizeof q, &qh, sizeof qh) !=
+		    SNIC_ST_FAULT)
+			_exit(57); /* a doorbell record in another's pages */
+	}
+	if (!via_broker) {
+		raw_cmd(&r, SNIC_CMD_CTX_CLOSE, NULL, 0, NULL, 0);
+		atomic_store(&r.slot->owner_pid, 0);
+		atomic_store(&r.slot->state, SNIC_CTX_FREE);
+	}
+	_exit(0);
+}
+
+static bool c_pages(void)
+{
+	static const char *const how[] = { "a shared-file context", "a broker's context" };
+
+	for (int b = 0; b < 2; b++) {
+		int st = 0;
+
+		if (!run_child(pages_attacker, b, &st) || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != 0)
+			return vt_fail(&V, "%s naming others' pages: status %d (exit %d)",
+				       how[b], st, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		sleep_ms(30);
+		if (!victim_ok(how[b], 10 + (unsigned)b))
+			return false;
+		vt_log(&V, "%s registering / pointing rings at others' pages: FAULT, "
+		       "victim unaffected", how[b]);
+	}
+	return true;
 }
 
 /* The pool attacker: its own context, every quota exhausted, ENOMEM at the
@@ -372,6 +674,7 @@ int main(int argc, char **argv)
 	vt_report(&V, victim_ok("set-up", 0), "victim works");
 	vt_report(&V, c_scribbles(), "slot state, owner pid, orphan flag, fw_state rewritten");
 	vt_report(&V, c_pools(), "pools exhausted by another context");
+	vt_report(&V, c_pages(), "others' pages registered, CQ/QP rings pointed at them");
 	vt_report(&V, c_allocator(), "window page allocator rewritten");
 	printf("%u passed, %u failed\n", V.passed, V.failed);
 	return V.failed ? 1 : 0;

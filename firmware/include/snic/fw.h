@@ -28,6 +28,10 @@ struct snic_nic_config {
 	 * the firmware ignores SNIC_CTX_ORPHAN written into the BAR, which
 	 * any host process could write into any slot. */
 	uint8_t board_reaps;
+	/* Bytes of DMA window after the shared window (host_mem_size) where
+	 * the board places contexts' own segments (snic_nic_ctx_grant); 0 =
+	 * none.  The HAL's DMA ops cover host_mem_size + seg_area_size. */
+	uint64_t seg_area_size;
 };
 
 /* Bytes the board must provide (zeroed, 64-byte aligned) for one NIC. */
@@ -51,6 +55,15 @@ void snic_nic_ctx_dead(struct snic_nic *nic, unsigned slot);
 /* The pid context slot `slot` gave when it opened (the firmware's copy,
  * not the BAR's); 0 when the slot is not open. */
 uint32_t snic_nic_ctx_pid(const struct snic_nic *nic, unsigned slot);
+
+/* The board (a trusted broker, boards/emu/broker.c) opens context slot
+ * `slot` for process `pid`: pages [first_page, first_page + npages) of the
+ * segment area are the context's alone and the only ones its page lists,
+ * rings and CQs may name; CTX_OPEN from the host on that slot is refused.
+ * The slot's state is OPEN on return.  Returns 0, or -1 when the slot is
+ * in use or the pages are not inside the segment area. */
+int snic_nic_ctx_grant(struct snic_nic *nic, unsigned slot, uint32_t pid,
+		       uint32_t first_page, uint32_t npages);
 
 /* Mark the BAR down and drop every context (clean stop). */
 void snic_nic_fini(struct snic_nic *nic);

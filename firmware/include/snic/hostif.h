@@ -1078,4 +1078,34 @@ struct snic_cmd_flow {
 	struct snic_flow_rule val, mask;
 };
 
+/* ---------------------------------------------------------------------- */
+/* Host isolation: the broker (boards/emu/broker.c).                        */
+
+/*
+ * A board with a broker listens on the Unix socket <rundir>/<name>.sock.
+ * Connecting is the request for a context: the broker takes the caller's
+ * pid from the kernel (SO_PEERCRED), opens a context slot for it (the
+ * firmware's snic_nic_ctx_grant) and answers one snic_iso_ctx message
+ * carrying two descriptors (SCM_RIGHTS): the slot (SNIC_CTX_SLOT_SIZE
+ * bytes, to map over the BAR's slot `slot`) and the process's segment of
+ * host memory (seg_len bytes, pa seg_pa..), the only pages its commands
+ * may name.  No CTX_OPEN: the slot is OPEN.  The context lives as long as
+ * the socket: its close (also by the process's death) is the context's
+ * end.  Opcodes from 0x70, apart from the other command blocks.
+ */
+enum snic_iso_op {
+	SNIC_ISO_CTX_GRANT = 0x70,  /* broker -> host: snic_iso_ctx + 2 fds */
+	SNIC_ISO_CTX_REFUSED,       /* broker -> host: status says why       */
+	SNIC_ISO_END
+};
+
+struct snic_iso_ctx {
+	uint32_t op;            /* enum snic_iso_op                           */
+	uint32_t status;        /* errno value when refused                   */
+	uint32_t slot;
+	uint32_t rsvd;
+	uint64_t seg_pa;        /* first byte of the segment                  */
+	uint64_t seg_len;
+};
+
 #endif /* SNIC_HOSTIF_H */

@@ -44,6 +44,12 @@ struct snic_core {
 	bool link_up;           /* port 0, refreshed with the statistics     */
 	bool ctx_open[SNIC_MAX_CTX];
 	uint32_t ctx_pid[SNIC_MAX_CTX]; /* given at CTX_OPEN (nic/guard.c)   */
+	/* Page owner table (nic/grant.c), written by the board only: a
+	 * granted context's DMA pages are [seg_first, seg_first + seg_npages)
+	 * and nothing else; a context the host opened itself (seg_npages 0)
+	 * gets the shared window [0, cfg.host_mem_size) only. */
+	bool ctx_granted[SNIC_MAX_CTX];
+	uint32_t seg_first[SNIC_MAX_CTX], seg_npages[SNIC_MAX_CTX];
 	uint32_t eq_pi[SNIC_MAX_CTX]; /* our copy: the host may scribble     */
 	/* free TX buffers taken from the HAL in bursts */
 	struct snic_pkt *pkt_cache[SNIC_BURST];
@@ -130,11 +136,24 @@ void core_event(struct snic_core *c, unsigned ctx, enum snic_event_type type,
 		uint32_t obj);
 void core_port_event(struct snic_core *c, bool up);
 
-/* [pa, pa + len) lies inside the host memory window. */
-static inline bool core_host_range_ok(const struct snic_core *c, uint64_t pa,
-				      uint64_t len)
+/* Bytes of the DMA window: the shared window, then the board's segments. */
+static inline uint64_t core_window_size(const struct snic_core *c)
 {
-	return pa + len >= pa && pa + len <= c->cfg.host_mem_size;
+	return c->cfg.host_mem_size + c->cfg.seg_area_size;
+}
+
+/* [pa, pa + len) lies in host memory context ctx may use (nic/grant.c):
+ * its own segment, or the shared window for a context without one. */
+static inline bool core_ctx_range_ok(const struct snic_core *c, unsigned ctx,
+				     uint64_t pa, uint64_t len)
+{
+	uint64_t lo = 0, hi = c->cfg.host_mem_size;
+
+	if (c->seg_npages[ctx]) {
+		lo = (uint64_t)c->seg_first[ctx] << SNIC_PAGE_SHIFT;
+		hi = lo + ((uint64_t)c->seg_npages[ctx] << SNIC_PAGE_SHIFT);
+	}
+	return pa + len >= pa && pa >= lo && pa + len <= hi;
 }
 
 static inline uint32_t mtu_enum_to_bytes(uint32_t e)

@@ -46,6 +46,8 @@ void ctx_destroy(struct snic_nic *nic, unsigned ctx)
 			nic->pds[i].in_use = false;
 	nic->core.ctx_open[ctx] = false;
 	nic->core.ctx_pid[ctx] = 0;
+	/* no pages at all until the board frees the slot (ctx_granted) */
+	nic->core.seg_npages[ctx] = 0;
 }
 
 static void query_device(struct snic_nic *nic, struct snic_device_attr *d)
@@ -221,6 +223,10 @@ static int ctx_cmd(struct snic_nic *nic, unsigned ctx, uint16_t op,
 	struct snic_ctx_slot *s = core_ctx_slot(&nic->core, ctx);
 
 	if (op == SNIC_CMD_CTX_OPEN) {
+		/* a slot the board opened (nic/grant.c) is not the host's to
+		 * reopen, with or without the segment */
+		if (nic->core.ctx_granted[ctx])
+			return SNIC_ST_PERM;
 		if (nic->core.ctx_open[ctx])
 			return SNIC_ST_BUSY;
 		nic->core.ctx_open[ctx] = true;

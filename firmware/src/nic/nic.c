@@ -177,8 +177,12 @@ void snic_nic_ctx_dead(struct snic_nic *nic, unsigned slot)
 {
 	if (slot >= SNIC_MAX_CTX)
 		return;
-	CNT_INC(&nic->core, ctx_reclaimed);
+	/* counted when there was something to reclaim: a broker ends a
+	 * context that closed itself too */
+	if (nic->core.ctx_open[slot])
+		CNT_INC(&nic->core, ctx_reclaimed);
 	ctx_destroy(nic, slot);
+	nic->core.ctx_granted[slot] = false;
 	atomic_store_explicit(&core_ctx_slot(&nic->core, slot)->state, SNIC_CTX_FREE,
 			      memory_order_release);
 }

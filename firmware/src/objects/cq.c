@@ -16,13 +16,13 @@ struct snic_cq *cq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t cqn,
 	return OBJ_LOOKUP(nic->cqs, ctx, cqn, idx);
 }
 
-int cq_ring_args_ok(const struct snic_nic *nic, uint32_t cnt, uint64_t ring_pa,
+int cq_ring_args_ok(const struct snic_nic *nic, unsigned ctx, uint32_t cnt, uint64_t ring_pa,
 		    uint64_t dbrec_pa)
 {
 	if (!is_pow2(cnt) || cnt > SNIC_MAX_CQE || (ring_pa & 63) || (dbrec_pa & 63))
 		return SNIC_ST_INVAL;
-	if (!core_host_range_ok(&nic->core, ring_pa, (uint64_t)cnt * 64) ||
-	    !core_host_range_ok(&nic->core, dbrec_pa, sizeof(struct snic_cq_dbrec)))
+	if (!core_ctx_range_ok(&nic->core, ctx, ring_pa, (uint64_t)cnt * 64) ||
+	    !core_ctx_range_ok(&nic->core, ctx, dbrec_pa, sizeof(struct snic_cq_dbrec)))
 		return SNIC_ST_FAULT;
 	return SNIC_ST_OK;
 }
@@ -31,7 +31,7 @@ int cq_create(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_create_cq *in, uint32_t *cqn)
 {
 	uint32_t i;
-	int st = cq_ring_args_ok(nic, in->cqe_cnt, in->ring_pa, in->dbrec_pa);
+	int st = cq_ring_args_ok(nic, ctx, in->cqe_cnt, in->ring_pa, in->dbrec_pa);
 
 	if (st)
 		return st;

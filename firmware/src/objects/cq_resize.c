@@ -37,7 +37,7 @@ int cq_resize(struct snic_nic *nic, unsigned ctx,
 
 	if (!cq)
 		return SNIC_ST_NOENT;
-	st = cq_ring_args_ok(nic, in->cqe_cnt, in->ring_pa, in->dbrec_pa);
+	st = cq_ring_args_ok(nic, ctx, in->cqe_cnt, in->ring_pa, in->dbrec_pa);
 	if (st)
 		return st;
 	if (cq->error)

@@ -105,25 +105,27 @@ int mr_reg_args_ok(const struct snic_nic *nic,
 	if ((in->access & (SNIC_ACCESS_REMOTE_WRITE | SNIC_ACCESS_REMOTE_ATOMIC)) &&
 	    !(in->access & SNIC_ACCESS_LOCAL_WRITE))
 		return SNIC_ST_INVAL;
-	if (in->length > nic->core.cfg.host_mem_size || in->iova + in->length < in->iova)
+	if (in->length > core_window_size(&nic->core) || in->iova + in->length < in->iova)
 		return SNIC_ST_INVAL;
 	if (in->npages != need || in->npages > SNIC_MAX_MTT)
 		return SNIC_ST_INVAL;
 	return SNIC_ST_OK;
 }
 
-/* Read the page list from host memory into the MTT and check each page
- * lies inside the host-memory window. */
-int mr_load_pages(struct snic_nic *nic, const struct snic_cmd_reg_mr *in,
-		  uint32_t first)
+/* Read the page list from host memory into the MTT and check that the
+ * list and each page it names are memory ctx may use (nic/grant.c). */
+int mr_load_pages(struct snic_nic *nic, unsigned ctx,
+		  const struct snic_cmd_reg_mr *in, uint32_t first)
 {
-	uint64_t max_page = nic->core.cfg.host_mem_size >> SNIC_PAGE_SHIFT;
-
-	if (in->npages && core_dma_read(&nic->core, in->pages_pa, &nic->mtt[first],
-				       in->npages * 4u))
+	if (in->npages && (!core_ctx_range_ok(&nic->core, ctx, in->pages_pa,
+					      in->npages * 4ull) ||
+			   core_dma_read(&nic->core, in->pages_pa, &nic->mtt[first],
+					 in->npages * 4u)))
 		return SNIC_ST_FAULT;
 	for (uint32_t i = 0; i < in->npages; i++)
-		if (nic->mtt[first + i] >= max_page)
+		if (!core_ctx_range_ok(&nic->core, ctx,
+				       (uint64_t)nic->mtt[first + i] << SNIC_PAGE_SHIFT,
+				       SNIC_PAGE_SIZE))
 			return SNIC_ST_FAULT;
 	return SNIC_ST_OK;
 }
@@ -191,7 +193,7 @@ int mr_reg(struct snic_nic *nic, unsigned ctx,
 		return SNIC_ST_NOMEM;
 	if (in->npages && mtt_alloc(nic, in->npages, &first))
 		return SNIC_ST_NOMEM;
-	st = mr_load_pages(nic, in, first);
+	st = mr_load_pages(nic, ctx, in, first);
 	if (st) {
 		mtt_free(nic, first, in->npages);
 		return st;

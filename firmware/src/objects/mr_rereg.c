@@ -55,7 +55,7 @@ int mr_rereg(struct snic_nic *nic, unsigned ctx,
 	if (in->flags & SNIC_REREG_TRANSLATION) {
 		if (r.npages && mtt_alloc(nic, r.npages, &first))
 			return SNIC_ST_NOMEM;
-		st = mr_load_pages(nic, &r, first);
+		st = mr_load_pages(nic, ctx, &r, first);
 		if (st) {
 			mtt_free(nic, first, r.npages);
 			return st;

@@ -435,8 +435,8 @@ bool mr_in_use_by_msg(const struct snic_nic *nic, uint32_t idx);
 int mtt_alloc(struct snic_nic *nic, uint32_t n, uint32_t *first);
 void mtt_free(struct snic_nic *nic, uint32_t first, uint32_t n);
 int mr_reg_args_ok(const struct snic_nic *nic, const struct snic_cmd_reg_mr *in);
-int mr_load_pages(struct snic_nic *nic, const struct snic_cmd_reg_mr *in,
-		  uint32_t first);
+int mr_load_pages(struct snic_nic *nic, unsigned ctx,
+		  const struct snic_cmd_reg_mr *in, uint32_t first);
 /* A free MR slot (SNIC_MAX_MR: none); slot i takes the registration r
  * (translation at MTT `first`, PD pd_idx referenced): its key. */
 uint32_t mr_free_slot(const struct snic_nic *nic);
@@ -541,8 +541,8 @@ int cq_create(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_create_cq *in, uint32_t *cqn);
 int cq_destroy(struct snic_nic *nic, unsigned ctx, uint32_t cqn);
 /* The checks of a CQ ring and doorbell record (CREATE_CQ, RESIZE_CQ). */
-int cq_ring_args_ok(const struct snic_nic *nic, uint32_t cnt, uint64_t ring_pa,
-		    uint64_t dbrec_pa);
+int cq_ring_args_ok(const struct snic_nic *nic, unsigned ctx, uint32_t cnt,
+		    uint64_t ring_pa, uint64_t dbrec_pa);
 /* cq_resize.c */
 int cq_resize(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_resize_cq *in, uint32_t *moved);
@@ -585,7 +585,7 @@ int xrc_recv_bind(struct snic_nic *nic, struct snic_qp *qp, uint32_t srqn);
  * NULL when the table is full. */
 struct snic_qp *qp_claim(struct snic_nic *nic, unsigned ctx,
 			 const struct snic_cmd_create_qp *in);
-int qp_create_args_ok(const struct snic_nic *nic,
+int qp_create_args_ok(const struct snic_nic *nic, unsigned ctx,
 		      const struct snic_cmd_create_qp *in);
 int qp_create(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_create_qp *in, uint32_t *qpn);

@@ -27,15 +27,15 @@ struct snic_qp *qp_lookup(struct snic_nic *nic, unsigned ctx, uint32_t qpn)
 /* ---------------------------------------------------------------------- */
 /* Create / destroy.                                                       */
 
-static bool ring_ok(const struct snic_nic *nic, uint64_t pa, uint32_t cnt,
-		    uint32_t stride_log)
+static bool ring_ok(const struct snic_nic *nic, unsigned ctx, uint64_t pa,
+		    uint32_t cnt, uint32_t stride_log)
 {
 	uint64_t len = (uint64_t)cnt << stride_log;
 
-	return (pa & 63) == 0 && core_host_range_ok(&nic->core, pa, len);
+	return (pa & 63) == 0 && core_ctx_range_ok(&nic->core, ctx, pa, len);
 }
 
-int qp_create_args_ok(const struct snic_nic *nic,
+int qp_create_args_ok(const struct snic_nic *nic, unsigned ctx,
 		      const struct snic_cmd_create_qp *in)
 {
 	uint32_t sq_need = 64 + (in->max_send_sge * 16 > in->max_inline
@@ -56,9 +56,9 @@ int qp_create_args_ok(const struct snic_nic *nic,
 	    (1u << in->sq_stride_log) < sq_need ||
 	    (1u << in->rq_stride_log) < rq_need)
 		return SNIC_ST_INVAL;
-	if (!ring_ok(nic, in->sq_pa, in->sq_wqe_cnt, in->sq_stride_log) ||
-	    !ring_ok(nic, in->rq_pa, in->rq_wqe_cnt, in->rq_stride_log) ||
-	    !ring_ok(nic, in->dbrec_pa, 1, 6))
+	if (!ring_ok(nic, ctx, in->sq_pa, in->sq_wqe_cnt, in->sq_stride_log) ||
+	    !ring_ok(nic, ctx, in->rq_pa, in->rq_wqe_cnt, in->rq_stride_log) ||
+	    !ring_ok(nic, ctx, in->dbrec_pa, 1, 6))
 		return SNIC_ST_FAULT;
 	return SNIC_ST_OK;
 }
@@ -82,7 +82,7 @@ static uint32_t qp_free_slot(const struct snic_nic *nic)
 	return any;
 }
 
-/* The rings and limits CREATE_QP gave (checked by create_args_ok). */
+/* The rings and limits CREATE_QP gave (checked by qp_create_args_ok). */
 static void qp_set_queues(struct snic_qp *qp, const struct snic_cmd_create_qp *in)
 {
 	qp->sq_pa = in->sq_pa;
@@ -127,7 +127,7 @@ int qp_create(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_create_qp *in, uint32_t *qpn)
 {
 	uint32_t pd, scq, rcq;
-	int st = qp_create_args_ok(nic, in);
+	int st = qp_create_args_ok(nic, ctx, in);
 
 	if (st)
 		return st;

@@ -33,8 +33,8 @@ int srq_create(struct snic_nic *nic, unsigned ctx,
 		return SNIC_ST_INVAL;
 	len = (uint64_t)in->wqe_cnt << in->stride_log;
 	if ((in->ring_pa & 63) || (in->dbrec_pa & 63) ||
-	    !core_host_range_ok(&nic->core, in->ring_pa, len) ||
-	    !core_host_range_ok(&nic->core, in->dbrec_pa, 64))
+	    !core_ctx_range_ok(&nic->core, ctx, in->ring_pa, len) ||
+	    !core_ctx_range_ok(&nic->core, ctx, in->dbrec_pa, 64))
 		return SNIC_ST_FAULT;
 	if (!pd_lookup(nic, ctx, in->pdn, &pd))
 		return SNIC_ST_NOENT;

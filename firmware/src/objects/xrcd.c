@@ -142,7 +142,7 @@ int xrc_recv_qp_create(struct snic_nic *nic, unsigned ctx,
 		       const struct snic_cmd_create_qp_ext *in, uint32_t *qpn)
 {
 	uint32_t xi;
-	int st = qp_create_args_ok(nic, &in->qp);
+	int st = qp_create_args_ok(nic, ctx, &in->qp);
 
 	if (st)
 		return st;

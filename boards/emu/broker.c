@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The broker (broker.h).  Runs in the emulator's loop (housekeeping, every
+ * 10 ms): no thread, so it touches the firmware only between polls.
+ *
+ * A connection is a context: accept, SO_PEERCRED for the pid, a free slot
+ * claimed in the BAR file (CAS FREE -> OPEN there, so processes that map
+ * the file themselves skip it), a sealed memfd mapped over that slot in
+ * our view of the BAR (the firmware reads commands from it; only the
+ * process we hand it to can write it), the process's segment (one per
+ * pid, shared by its contexts: one address space cannot be isolated from
+ * itself, and an application buffer registered on two contexts is backed
+ * once), then snic_nic_ctx_grant and the answer with both descriptors.
+ * POLLHUP or EOF on the socket: snic_nic_ctx_dead, the slot and, with
+ * its last context, the segment mapped back to what was there before.
+ */
+#include "broker.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "segment.h"
+#include "snic/fw.h"
+#include "snic/hostif.h"
+
+#define BROKER_MAX_NICS 8
+#define BROKER_MAX_CONN (BROKER_MAX_NICS * SNIC_MAX_CTX)
+#define BROKER_MAX_SEG  SNIC_MAX_CTX
+
+struct seg {
+	uint32_t pid;
+	int fd;                 /* -1: free                                 */
+	unsigned refs;
+};
+
+struct conn {
+	int fd;                 /* -1: free                                 */
+	unsigned nic, slot, seg;
+	int slot_fd;
+};
+
+static struct {
+	struct broker_nic nic[BROKER_MAX_NICS];
+	unsigned nnics;
+	int lfd[BROKER_MAX_NICS];
+	char path[BROKER_MAX_NICS][256];
+	struct snic_hostmem *hm;
+	uint64_t seg_len;
+	unsigned nseg;
+	struct seg seg[BROKER_MAX_SEG];
+	struct conn conn[BROKER_MAX_CONN];
+	uint64_t owned[BROKER_MAX_NICS];        /* slots with a connection */
+	struct pollfd pfd[BROKER_MAX_CONN];
+	uint8_t *file[BROKER_MAX_NICS]; /* the BAR file itself, not our view */
+	unsigned long granted, refused, restored; /* printed at the end */
+	int up;
+} B;
+
+/* Slot `slot` as processes mapping the BAR file see it (for one of our
+ * contexts: a copy the firmware never reads, kept OPEN with the owner's
+ * pid so that they leave it alone). */
+static struct snic_ctx_slot *file_slot(unsigned nic, unsigned slot)
+{
+	return (struct snic_ctx_slot *)(B.file[nic] + SNIC_BAR_CTX_OFF +
+					(size_t)slot * SNIC_CTX_SLOT_SIZE);
+}
+
+/* Our view of it: what the firmware reads. */
+static uint8_t *nic_slot(unsigned nic, unsigned slot)
+{
+	return B.nic[nic].bar + SNIC_BAR_CTX_OFF + (size_t)slot * SNIC_CTX_SLOT_SIZE;
+}
+
+static int listen_on(unsigned i, const char *run_dir)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd;
+
+	if ((size_t)snprintf(B.path[i], sizeof(B.path[i]), "%s/%s.sock",
+			     run_dir, B.nic[i].name) >= sizeof(a.sun_path)) {
+		fprintf(stderr, "snic-emu: socket path too long: %s/%s.sock\n",
+			run_dir, B.nic[i].name);
+		return -1;
+	}
+	memcpy(a.sun_path, B.path[i], strlen(B.path[i]) + 1);
+	/* the BAR's lock says no live emulator serves this NIC: any socket
+	 * left here is a dead one's */
+	unlink(B.path[i]);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    chmod(B.path[i], 0600) != 0 || listen(fd, SNIC_MAX_CTX) != 0) {
+		fprintf(stderr, "snic-emu: cannot listen on %s: %s\n",
+			B.path[i], strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	B.lfd[i] = fd;
+	return 0;
+}
+
+int broker_init(const char *run_dir, const struct broker_nic *nics,
+		unsigned n, struct snic_hostmem *hm, uint64_t seg_len)
+{
+	memset(&B, 0, sizeof(B));
+	for (unsigned i = 0; i < BROKER_MAX_NICS; i++)
+		B.lfd[i] = -1;
+	for (unsigned i = 0; i < BROKER_MAX_CONN; i++)
+		B.conn[i].fd = -1;
+	for (unsigned i = 0; i < BROKER_MAX_SEG; i++)
+		B.seg[i].fd = -1;
+	if (n > BROKER_MAX_NICS || seg_len == 0 || hm->area < seg_len)
+		return -1;
+	B.nnics = n;
+	B.hm = hm;
+	B.seg_len = seg_len;
+	B.nseg = (unsigned)(hm->area / seg_len);
+	if (B.nseg > BROKER_MAX_SEG)
+		B.nseg = BROKER_MAX_SEG;
+	memcpy(B.nic, nics, n * sizeof(*nics));
+	B.up = 1;
+	for (unsigned i = 0; i < n; i++) {
+		B.file[i] = mmap(NULL, SNIC_BAR_SIZE, PROT_READ | PROT_WRITE,
+				 MAP_SHARED, nics[i].bar_fd, 0);
+		if (B.file[i] == MAP_FAILED) {
+			B.file[i] = NULL;
+			broker_fini();
+			return -1;
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (listen_on(i, run_dir) != 0) {
+			broker_fini();
+			return -1;
+		}
+	return 0;
+}
+
+static uint64_t seg_pa(unsigned k)
+{
+	return B.hm->size + (uint64_t)k * B.seg_len;
+}
+
+/* The segment of pid (a new one when it has none), or -1. */
+static int seg_get(uint32_t pid)
+{
+	int free_k = -1;
+
+	for (unsigned k = 0; k < B.nseg; k++) {
+		if (B.seg[k].fd >= 0 && B.seg[k].pid == pid) {
+			B.seg[k].refs++;
+			return (int)k;
+		}
+		if (B.seg[k].fd < 0 && free_k < 0)
+			free_k = (int)k;
+	}
+	if (free_k < 0)
+		return -1;
+	B.seg[free_k].fd = snic_private_map(B.hm->base + seg_pa((unsigned)free_k),
+					    B.seg_len, "snic-segment");
+	if (B.seg[free_k].fd < 0)
+		return -1;
+	B.seg[free_k].pid = pid;
+	B.seg[free_k].refs = 1;
+	return free_k;
+}
+
+static void seg_put(unsigned k)
+{
+	if (--B.seg[k].refs)
+		return;
+	/* fresh zero pages: the next owner sees nothing of this one's */
+	snic_private_unmap(B.hm->base + seg_pa(k), B.seg_len, B.seg[k].fd, -1, 0);
+	B.seg[k].fd = -1;
+	B.seg[k].pid = 0;
+}
+
+/* A slot FREE in the BAR file (the CAS there is what processes claiming
+ * slots themselves do too).  Our view of a slot we hold is its memfd,
+ * whatever its owner wrote there: skipped. */
+static int slot_claim(unsigned nic, uint32_t pid)
+{
+	for (unsigned s = 0; s < SNIC_MAX_CTX; s++) {
+		struct snic_ctx_slot *v = file_slot(nic, s);
+		uint32_t expect = SNIC_CTX_FREE;
+
+		if ((B.owned[nic] >> s) & 1)
+			continue;
+		if (atomic_compare_exchange_strong(&v->state, &expect,
+						   SNIC_CTX_OPEN)) {
+			atomic_store(&v->owner_pid, pid);
+			return (int)s;
+		}
+	}
+	return -1;
+}
+
+static void slot_unclaim(unsigned nic, unsigned s)
+{
+	struct snic_ctx_slot *v = file_slot(nic, s);
+
+	atomic_store(&v->owner_pid, 0);
+	atomic_store(&v->state, SNIC_CTX_FREE);
+}
+
+static void send_answer(int fd, const struct snic_iso_ctx *m, int slot_fd,
+			int seg_fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof(*m) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int fds[2] = { slot_fd, seg_fd };
+
+	if (slot_fd >= 0) {
+		memset(&u, 0, sizeof(u));
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		u.h.cmsg_level = SOL_SOCKET;
+		u.h.cmsg_type = SCM_RIGHTS;
+		u.h.cmsg_len = CMSG_LEN(sizeof(fds));
+		memcpy(CMSG_DATA(&u.h), fds, sizeof(fds));
+	}
+	/* a fresh socket's buffer holds one small message: never blocks */
+	if (sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		fprintf(stderr, "snic-emu: broker: answer lost: %s\n",
+			strerror(errno));
+}
+
+static void refuse(int fd, int err)
+{
+	struct snic_iso_ctx m = { .op = SNIC_ISO_CTX_REFUSED,
+				  .status = (uint32_t)err };
+
+	send_answer(fd, &m, -1, -1);
+	close(fd);
+	B.refused++;
+}
+
+/* A new context on NIC nic for the process behind fd. */
+static void grant(unsigned nic, int fd)
+{
+	struct snic_iso_ctx m = { .op = SNIC_ISO_CTX_GRANT };
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	unsigned ci;
+	int s, k, slot_fd;
+	uint8_t *slot_at;
+
+	for (ci = 0; ci < BROKER_MAX_CONN && B.conn[ci].fd >= 0; ci++)
+		;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 ||
+	    cr.pid <= 0) {
+		refuse(fd, EPERM);
+		return;
+	}
+	if (ci == BROKER_MAX_CONN || (s = slot_claim(nic, (uint32_t)cr.pid)) < 0) {
+		refuse(fd, EBUSY);
+		return;
+	}
+	k = seg_get((uint32_t)cr.pid);
+	if (k < 0) {
+		slot_unclaim(nic, (unsigned)s);
+		refuse(fd, ENOMEM);
+		return;
+	}
+	slot_at = nic_slot(nic, (unsigned)s);
+	slot_fd = snic_private_map(slot_at, SNIC_CTX_SLOT_SIZE, "snic-ctx-slot");
+	if (slot_fd < 0 ||
+	    snic_nic_ctx_grant(B.nic[nic].fw, (unsigned)s, (uint32_t)cr.pid,
+			       (uint32_t)(seg_pa((unsigned)k) >> SNIC_PAGE_SHIFT),
+			       (uint32_t)(B.seg_len >> SNIC_PAGE_SHIFT)) != 0) {
+		if (slot_fd >= 0)
+			snic_private_unmap(slot_at, SNIC_CTX_SLOT_SIZE, slot_fd,
+					   B.nic[nic].bar_fd,
+					   SNIC_BAR_CTX_OFF +
+					   (uint64_t)s * SNIC_CTX_SLOT_SIZE);
+		seg_put((unsigned)k);
+		slot_unclaim(nic, (unsigned)s);
+		refuse(fd, EIO);
+		return;
+	}
+	B.owned[nic] |= 1ull << s;
+	B.conn[ci] = (struct conn){ .fd = fd, .nic = nic, .slot = (unsigned)s,
+				    .seg = (unsigned)k, .slot_fd = slot_fd };
+	B.granted++;
+	m.slot = (uint32_t)s;
+	m.seg_pa = seg_pa((unsigned)k);
+	m.seg_len = B.seg_len;
+	send_answer(fd, &m, slot_fd, B.seg[k].fd);
+}
+
+static void conn_end(struct conn *c)
+{
+	uint64_t off = SNIC_BAR_CTX_OFF + (uint64_t)c->slot * SNIC_CTX_SLOT_SIZE;
+
+	/* nothing of it is left in the firmware before its pages go */
+	snic_nic_ctx_dead(B.nic[c->nic].fw, c->slot);
+	snic_private_unmap(nic_slot(c->nic, c->slot), SNIC_CTX_SLOT_SIZE,
+			   c->slot_fd, B.nic[c->nic].bar_fd, off);
+	slot_unclaim(c->nic, c->slot);
+	seg_put(c->seg);
+	B.owned[c->nic] &= ~(1ull << c->slot);
+	close(c->fd);
+	c->fd = -1;
+}
+
+static void accept_all(unsigned nic)
+{
+	int fd;
+
+	while ((fd = accept4(B.lfd[nic], NULL, NULL,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0)
+		grant(nic, fd);
+}
+
+/* EOF, an error or a hang-up: the context's end.  A process has nothing
+ * to say after the answer: bytes it sends are dropped. */
+static int conn_closed(const struct conn *c, short revents)
+{
+	char buf[64];
+	ssize_t n;
+
+	if (revents & (POLLHUP | POLLERR | POLLNVAL))
+		return 1;
+	while ((n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		;
+	return n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+/* The file's copies of our slots OPEN with their owners' pids, whatever
+ * another process wrote there (a FREE copy would be claimed by a process
+ * opening a context through the file, whose commands nobody reads). */
+static void shadows_restore(void)
+{
+	for (unsigned i = 0; i < BROKER_MAX_CONN; i++) {
+		const struct conn *c = &B.conn[i];
+		struct snic_ctx_slot *v;
+
+		if (c->fd < 0)
+			continue;
+		v = file_slot(c->nic, c->slot);
+		if (atomic_load(&v->state) != SNIC_CTX_OPEN) {
+			atomic_store(&v->state, SNIC_CTX_OPEN);
+			B.restored++;
+		}
+		if (atomic_load(&v->owner_pid) != B.seg[c->seg].pid) {
+			atomic_store(&v->owner_pid, B.seg[c->seg].pid);
+			B.restored++;
+		}
+	}
+}
+
+/* One poll() for every connection (a few syscalls per 10 ms, none on the
+ * data path). */
+void broker_poll(void)
+{
+	unsigned n = 0;
+
+	if (!B.up)
+		return;
+	/* ends first: their slots and segments serve the new ones */
+	for (unsigned i = 0; i < BROKER_MAX_CONN; i++)
+		if (B.conn[i].fd >= 0)
+			B.pfd[n++] = (struct pollfd){ .fd = B.conn[i].fd,
+						      .events = POLLIN };
+	if (n != 0 && poll(B.pfd, n, 0) > 0) {
+		n = 0;
+		for (unsigned i = 0; i < BROKER_MAX_CONN; i++) {
+			if (B.conn[i].fd < 0)
+				continue;
+			if (B.pfd[n].revents &&
+			    conn_closed(&B.conn[i], B.pfd[n].revents))
+				conn_end(&B.conn[i]);
+			n++;
+		}
+	}
+	for (unsigned i = 0; i < B.nnics; i++)
+		accept_all(i);
+	shadows_restore();
+}
+
+int broker_owns(unsigned nic, unsigned slot)
+{
+	return nic < BROKER_MAX_NICS && slot < SNIC_MAX_CTX &&
+	       (B.owned[nic] >> slot) & 1;
+}
+
+void broker_fini(void)
+{
+	if (!B.up)
+		return;
+	for (unsigned i = 0; i < BROKER_MAX_CONN; i++)
+		if (B.conn[i].fd >= 0)
+			conn_end(&B.conn[i]);
+	for (unsigned i = 0; i < B.nnics; i++) {
+		if (B.file[i])
+			munmap(B.file[i], SNIC_BAR_SIZE);
+		B.file[i] = NULL;
+		if (B.lfd[i] >= 0) {
+			close(B.lfd[i]);
+			unlink(B.path[i]);
+		}
+		B.lfd[i] = -1;
+	}
+	B.up = 0;
+	printf("snic-emu: broker: %lu contexts granted, %lu refused, %lu words "
+	       "of file slot copies restored\n", B.granted, B.refused,
+	       B.restored);
+}

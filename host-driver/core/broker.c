@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snic host driver: a context from the NIC's broker (hostif.h "Host
+ * isolation", boards/emu/broker.c).  Connecting asks for a context; the
+ * answer carries the context's BAR slot and the process's segment of host
+ * memory as descriptors, mapped here over the slot of our BAR view and
+ * as the context's host memory.  Other contexts' slots and pages are
+ * never mapped.  The socket stays open for the context's life: closing it
+ * (or dying) ends the context, nobody else can.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "memory/memory.h"
+
+#define BROKER_WAIT_S 10        /* it answers within its 10 ms housekeeping */
+
+/* The socket, if it is a socket of the run directory's owner. */
+static int broker_connect(const char *name)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = BROKER_WAIT_S };
+	const char *no = getenv("SNIC_NO_BROKER");
+	struct stat st, dst;
+	int fd;
+
+	if ((no && strcmp(no, "1") == 0) ||
+	    (size_t)snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s.sock",
+			     hd_run_dir(), name) >= sizeof(a.sun_path) ||
+	    lstat(a.sun_path, &st) != 0)
+		return -ENOENT;
+	if (!S_ISSOCK(st.st_mode) || stat(hd_run_dir(), &dst) != 0 ||
+	    st.st_uid != dst.st_uid) {
+		fprintf(stderr, "snic: refusing %s: not a socket of the run "
+			"directory's owner\n", a.sun_path);
+		return -EACCES;
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
+	    connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		int err = errno == ECONNREFUSED ? ENODEV : errno;
+
+		hd_dbg("broker %s: %s\n", a.sun_path, strerror(errno));
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+/* The answer and its two descriptors (slot, segment).  0 or an errno. */
+static int broker_answer(int fd, struct snic_iso_ctx *m, int fds[2])
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	fds[0] = fds[1] = -1;
+	do
+		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN ? ETIMEDOUT : errno;
+	c = CMSG_FIRSTHDR(&msg);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len == CMSG_LEN(2 * sizeof(int)))
+		memcpy(fds, CMSG_DATA(c), 2 * sizeof(int));
+	if (n != (ssize_t)sizeof(*m) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		return EPROTO;
+	if (m->op == SNIC_ISO_CTX_REFUSED)
+		return m->status ? (int)m->status : EPROTO;
+	if (m->op != SNIC_ISO_CTX_GRANT || fds[0] < 0 || fds[1] < 0)
+		return EPROTO;
+	return 0;
+}
+
+/* The slot over our BAR view's slot `slot`. */
+static int map_slot(struct hd_context *ctx, int fd, uint32_t slot)
+{
+	uint8_t *at;
+
+	if (slot >= SNIC_MAX_CTX || !hd_fd_sealed(fd, SNIC_CTX_SLOT_SIZE))
+		return EPROTO;
+	at = ctx->bar + SNIC_BAR_CTX_OFF + (size_t)slot * SNIC_CTX_SLOT_SIZE;
+	if (mmap(at, SNIC_CTX_SLOT_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
+		return errno;
+	/* a forked child gets none of the context (as with the kernel's
+	 * uverbs mappings) */
+	madvise(at, SNIC_CTX_SLOT_SIZE, MADV_DONTFORK);
+	ctx->slot = (struct snic_ctx_slot *)(void *)at;
+	ctx->slot_idx = slot;
+	return 0;
+}
+
+int hd_broker_open(struct hd_context *ctx, const char *name)
+{
+	struct snic_iso_ctx m;
+	int fd = broker_connect(name), fds[2], err;
+
+	if (fd < 0)
+		return -fd;
+	err = broker_answer(fd, &m, fds);
+	if (!err)
+		err = map_slot(ctx, fds[0], m.slot);
+	if (fds[0] >= 0)
+		close(fds[0]);  /* mapped, or not wanted */
+	if (!err) {
+		ctx->hm = hd_hostmem_segment(fds[1], m.seg_pa, m.seg_len, &err);
+		fds[1] = -1;    /* hd_hostmem_segment keeps or closes it */
+	}
+	if (fds[1] >= 0)
+		close(fds[1]);
+	if (err) {
+		hd_dbg("%s: broker: %s\n", name, strerror(err));
+		close(fd);
+		return err == ENOENT ? EPROTO : err;
+	}
+	ctx->broker_fd = fd;
+	hd_dbg("%s: context slot %u from the broker, segment pa %#llx+%llu "
+	       "MiB\n", name, m.slot, (unsigned long long)m.seg_pa,
+	       (unsigned long long)(m.seg_len >> 20));
+	return 0;
+}
