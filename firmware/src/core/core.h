@@ -139,7 +139,16 @@ int core_dma_fetch_add(struct snic_core *c, uint64_t pa, uint64_t add,
 		       uint64_t *old);
 
 /* tx.c */
-struct snic_pkt *core_pkt_alloc(struct snic_core *c);
+struct snic_pkt *core_pkt_refill(struct snic_core *c);
+
+/* A frame buffer from the pass's cache, refilled from the HAL a burst at
+ * a time; NULL (counted) when the port has none.  Inline: one per frame. */
+static inline struct snic_pkt *core_pkt_alloc(struct snic_core *c)
+{
+	if (c->npkt_cache == 0)
+		return core_pkt_refill(c);
+	return c->pkt_cache[--c->npkt_cache];
+}
 void core_pkt_unused(struct snic_core *c, struct snic_pkt *pkt);
 void core_tx(struct snic_core *c, struct snic_pkt *pkt);
 void core_tx_ctl(struct snic_core *c, struct snic_pkt *pkt);

@@ -457,7 +457,14 @@ int qp_create_ext(struct snic_nic *nic, unsigned ctx,
 int qp_destroy(struct snic_nic *nic, unsigned ctx, uint32_t qpn);
 int qp_query(struct snic_nic *nic, unsigned ctx, uint32_t qpn,
 	     struct snic_qp_attr *out);
-struct snic_qp *qp_by_qpn(struct snic_nic *nic, uint32_t qpn);
+/* The QP a packet's destination QPN names, NULL when none (a stale QPN
+ * of a reused slot does not match).  Inline: one per received frame. */
+static inline struct snic_qp *qp_by_qpn(struct snic_nic *nic, uint32_t qpn)
+{
+	struct snic_qp *qp = &nic->qps[handle_idx(qpn)];
+
+	return qp->in_use && qp->qpn == qpn ? qp : NULL;
+}
 struct snic_qp *qp_lookup(struct snic_nic *nic, unsigned ctx, uint32_t qpn);
 
 /* qp_modify.c: ibv_modify_qp */

@@ -9,16 +9,6 @@
 
 _Static_assert((1u << SNIC_HANDLE_IDX_BITS) == SNIC_MAX_QP, "QP handles");
 
-struct snic_qp *qp_by_qpn(struct snic_nic *nic, uint32_t qpn)
-{
-	uint32_t i = handle_idx(qpn);
-	struct snic_qp *qp = &nic->qps[i];
-
-	if (!qp->in_use || qp->qpn != qpn)
-		return NULL;
-	return qp;
-}
-
 struct snic_qp *qp_lookup(struct snic_nic *nic, unsigned ctx, uint32_t qpn)
 {
 	return OBJ_LOOKUP(nic->qps, ctx, qpn, NULL);
