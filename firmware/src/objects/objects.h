@@ -30,6 +30,10 @@
 				  * one after a retransmission (pacing)   */
 #define SNIC_RETAIN_BYTES   2048 /* per QP: SGEs, inline bytes and atomic
 				  * operands of the messages in flight    */
+#ifndef SNIC_QP_CONNS
+#define SNIC_QP_CONNS       1024 /* connection sets (objects/qp_conn.c):
+				  * QPs out of RESET at once, per NIC     */
+#endif
 #define SNIC_TLP_MIN_NS     (100u * 1000) /* tail-loss probe: at least
 				  * (a loaded host's scheduling jitter)     */
 #define SNIC_TLP_MAX        4    /* probes between two ACKs (backing off) */
@@ -193,8 +197,8 @@ struct snic_resp {
 	uint32_t wr_mr;
 	uint64_t wr_va;
 	uint32_t wr_left, wr_len;
-	/* READ responses */
-	struct snic_rd_res rd[SNIC_MAX_RD_ATOM];
+	/* READ responses: SNIC_MAX_RD_ATOM in the QP's connection set */
+	struct snic_rd_res *rd;
 	uint32_t rd_head, rd_tail; /* rd_head: oldest that may be pending;
 				    * [rd_tail - SNIC_MAX_RD_ATOM, rd_tail) is
 				    * the history duplicates are matched in */
@@ -229,12 +233,13 @@ struct snic_qp {
 	uint32_t npsn;          /* next PSN to send                           */
 	uint32_t psn_hi;        /* PSN of the last packet sent                */
 	uint32_t rd_out;        /* READ/atomic requests in flight             */
-	struct snic_inflight infl[SNIC_INFLIGHT];
+	struct snic_inflight *infl; /* SNIC_INFLIGHT, in the connection set   */
 	uint32_t infl_head, infl_tail; /* head: oldest                       */
 	uint32_t resend;        /* go-back-N: next in-flight message to send
 				 * again; == infl_tail when none             */
 	uint32_t cwnd;          /* PSNs past the first unacknowledged one    */
-	uint8_t retain[SNIC_RETAIN_BYTES]; /* ring: data of infl[] messages  */
+	uint8_t *retain;        /* ring of SNIC_RETAIN_BYTES in the connection
+				 * set: data of infl[] messages              */
 	uint32_t retain_head, retain_tail;
 	struct snic_req_cur cur;
 	/* completer */
@@ -267,6 +272,16 @@ struct snic_qp {
 	bool uc_keep;           /* UC: a taken RECV waits for the next message */
 	bool flush_pending;     /* in error, flush CQEs still to write      */
 	uint16_t srq;           /* SRQ index                                  */
+	uint16_t conn;          /* connection set + 1, 0 = none (in RESET)    */
+};
+
+/* What a QP needs only while connected (out of RESET): the in-flight
+ * window, the responder resources and the retained SGEs, 16 KiB that
+ * idle QPs do not hold (objects/qp_conn.c). */
+struct snic_qp_conn {
+	struct snic_inflight infl[SNIC_INFLIGHT];
+	struct snic_rd_res rd[SNIC_MAX_RD_ATOM];
+	uint8_t retain[SNIC_RETAIN_BYTES];
 };
 
 /* A shared receive queue (srq.c). */
@@ -291,6 +306,11 @@ struct snic_nic {
 	struct snic_cq cqs[SNIC_MAX_CQ];
 	struct snic_qp qps[SNIC_MAX_QP];
 	struct snic_srq srqs[SNIC_MAX_SRQ];
+	/* connection sets (objects/qp_conn.c): [0, conn_hw) handed out once,
+	 * the free ones of them on the conn_free stack */
+	struct snic_qp_conn conns[SNIC_QP_CONNS];
+	uint16_t conn_free[SNIC_QP_CONNS];
+	uint32_t conn_nfree, conn_hw;
 	uint32_t mtt[SNIC_MAX_MTT];
 	/* MTT allocator: free extents (start, len), sorted by start */
 	uint32_t mtt_free_start[SNIC_MAX_MR + 1];
@@ -468,6 +488,8 @@ static inline struct snic_qp *qp_by_qpn(struct snic_nic *nic, uint32_t qpn)
 struct snic_qp *qp_lookup(struct snic_nic *nic, unsigned ctx, uint32_t qpn);
 
 /* qp_modify.c: ibv_modify_qp */
+bool qp_conn_take(struct snic_nic *nic, struct snic_qp *qp);
+void qp_conn_give(struct snic_nic *nic, struct snic_qp *qp);
 int qp_modify(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_modify_qp *in);
 

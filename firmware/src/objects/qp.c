@@ -139,6 +139,7 @@ static void qp_release(struct snic_nic *nic, struct snic_qp *qp)
 {
 	qp_release_srq(nic, qp);
 	qp_timer_stop(nic, qp); /* its wheel links die with it */
+	qp_conn_give(nic, qp);
 	/* a connected RC QP lingers: see resp_linger_rx */
 	qp->linger_until = qp->state >= SNIC_QPS_RTR && qp->state <= SNIC_QPS_SQE
 			   ? nic->core.now + SNIC_LINGER_NS : 0;

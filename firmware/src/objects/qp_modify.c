@@ -170,9 +170,12 @@ int qp_modify(struct snic_nic *nic, unsigned ctx,
 	if (next == SNIC_QPS_RESET) {
 		qp_timer_stop(nic, qp);
 		qp_reset(qp);
+		qp_conn_give(nic, qp);
 		qp->state = next;
 		return SNIC_ST_OK;
 	}
+	if (cur == SNIC_QPS_RESET && !qp_conn_take(nic, qp))
+		return SNIC_ST_NOMEM; /* all connection sets in use: stays in RESET */
 	apply_attrs(nic, qp, mask, &in->attr);
 	qp->state = next;
 	if (next == SNIC_QPS_ERR && cur != SNIC_QPS_ERR)
