@@ -474,10 +474,7 @@ void fqp_ring(struct fqp *qp)
 	struct snic_doorbells *d = dbs(qp->ctx->dev);
 	uint32_t i = qp->qpn & (SNIC_MAX_QP - 1);
 
-	atomic_fetch_or_explicit(&d->qp_bits[i / 64], 1ull << (i % 64),
-				 memory_order_release);
-	atomic_fetch_or_explicit(&d->summary, 1ull << (i / 64),
-				 memory_order_release);
+	snic_db_ring_qp(d, i);
 }
 
 void fqp_write_send(struct fqp *qp, const struct fwr *wr)

@@ -34,6 +34,9 @@
 #define SNIC_QP_CONNS       1024 /* connection sets (objects/qp_conn.c):
 				  * QPs out of RESET at once, per NIC     */
 #endif
+/* ... of which one context may hold (the rest kept for the others, as
+ * hostif.h's per-context quotas) */
+#define SNIC_CTX_MAX_QP_CONN (SNIC_QP_CONNS - SNIC_QP_CONNS / 64)
 #define SNIC_TLP_MIN_NS     (100u * 1000) /* tail-loss probe: at least
 				  * (a loaded host's scheduling jitter)     */
 #define SNIC_TLP_MAX        4    /* probes between two ACKs (backing off) */
@@ -331,11 +334,12 @@ struct snic_nic {
 };
 
 /* ---------------------------------------------------------------------- */
-/* Handles of PD, CQ, SRQ and QP: generation above a 10-bit index, 24 bits
+/* Handles of PD, CQ, SRQ and QP: generation (10 bits) above a 14-bit
+ * index (SNIC_QP_IDX_BITS, the QP table), 24 bits
  * in all so a QPN fits the BTH's DestQP (IBTA 9.2).  A handle of a freed
  * and re-used slot differs from the old one by its generation.  (MR keys
  * follow hostif.h: index above a 20-bit generation, mr.c.) */
-#define SNIC_HANDLE_IDX_BITS 10
+#define SNIC_HANDLE_IDX_BITS SNIC_QP_IDX_BITS
 #define SNIC_HANDLE_GEN_MASK ((1u << (24 - SNIC_HANDLE_IDX_BITS)) - 1)
 
 static inline uint32_t handle_make(uint16_t gen, uint32_t idx)
@@ -369,6 +373,7 @@ void obj_claim(void *o, size_t size, unsigned ctx);
 uint32_t obj_handle(const struct snic_obj *o, uint32_t idx);
 
 /* quota.c: per-context quotas (hostif.h SNIC_CTX_MAX_*) */
+int quota_qp_conn(const struct snic_nic *nic, unsigned ctx);
 int quota_check(const struct snic_nic *nic, unsigned ctx, uint16_t op,
 		const void *in);
 int obj_release(struct snic_obj *o);
