@@ -78,7 +78,7 @@ case_add pingpong pingpong/lossy       180 bash "$IT/lossy.sh" 22515 -n 300
 case_add pingpong pingpong/ctxdeath    180 bash "$IT/ctxdeath.sh" 20515
 case_add verbs    verbs                300 bash "$IT/verbs.sh"
 case_add verbs    verbs/ext            300 bash "$IT/verbs-ext.sh"
-case_add verbs    verbs/qp-scale       180 bash "$IT/qpscale.sh" 1000
+case_add verbs    verbs/qp-scale       180 bash "$IT/qpscale.sh" 1000 10000
 case_add wire     wire/capture         240 bash "$IT/wire.sh" capture
 case_add wire     wire/scapy           120 bash "$IT/wire.sh" scapy
 case_add wire     wire/tshark          120 bash "$IT/wire.sh" tshark

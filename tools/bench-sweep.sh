@@ -8,7 +8,7 @@
 #   - registration: ibv_reg_mr + ibv_dereg_mr 4 KiB .. 256 MiB, and
 #     re-registration of a registered range (snic-regbench);
 #   - QP scaling: the 1-QP 64-B WRITE rate with no other QP and with IDLE
-#     connected idle pairs, and 1,000 active QPs: aggregate, slowest and
+#     idle QPs created on each NIC, and 1,000 active QPs: aggregate, slowest and
 #     fastest QP (snic-qpbench).
 # Each figure with its ratio to the limit it is bounded by.  Writes
 # build/bench/bench.txt (the table) and PNG plots (gnuplot) there.
@@ -17,8 +17,9 @@
 # Each perftest and QP figure is the median of SNIC_BENCH_REPEAT runs
 # (default 3).
 # Environment: SNIC_BENCH_SIZES (default "8 64 512 4096 65536 1048576"),
-#              SNIC_BENCH_IDLE (idle QP pairs, default 1000: the NIC holds
-#              SNIC_MAX_QP = 1024 QPs, QPN 0/1 included).
+#              SNIC_BENCH_IDLE (idle QPs per NIC, default 10000: the NIC
+#              holds SNIC_MAX_QP = 16,384 QPs, QPN 0/1 included, of which
+#              1,024 out of RESET at once).
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/integration/lib.sh"
@@ -26,7 +27,7 @@ snic_private_netns "$0" "$@"
 
 SIZES=${SNIC_BENCH_SIZES:-8 64 512 4096 65536 1048576}
 REPEAT=${SNIC_BENCH_REPEAT:-3}
-IDLE=${SNIC_BENCH_IDLE:-1000}
+IDLE=${SNIC_BENCH_IDLE:-10000}
 OUT=$SNIC_BUILD/bench
 mkdir -p "$OUT"
 TXT=$OUT/bench.txt
@@ -131,7 +132,7 @@ snic_emu_stop >/dev/null
 	echo
 	echo "QP scaling (64-B RDMA WRITE, snic-qpbench)"
 	printf '  1 QP, no other QP            %8s M msg/s\n' "$RATE0"
-	printf '  1 QP, %5s idle QP pairs    %8s M msg/s   %s of the rate without\n' "$IDLE" "$RATEI" "$(ratio "$RATEI" "$RATE0")"
+	printf '  1 QP, %5s idle QPs         %8s M msg/s   %s of the rate without\n' "$IDLE" "$RATEI" "$(ratio "$RATEI" "$RATE0")"
 	printf '  1000 active QPs, aggregate   %8s M msg/s   %s of the 1-QP rate\n' "$MANY" "$(ratio "$MANY" "$RATE0")"
 	printf '  per QP: slowest %s, fastest %s k msg/s\n' "$MANY_LO" "$MANY_HI"
 	echo

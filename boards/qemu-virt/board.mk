@@ -35,7 +35,7 @@ QV_LDLIBS  = -Wl,--start-group -L$(QV_NEWLIB)/lib -lc -lm -lgcc -Wl,--end-group
 
 # The firmware objects get the same freestanding flags as on every board.
 QV_FW_OBJS := $(FW_SRCS:%.c=$(QV_BUILD)/obj/%.o)
-$(QV_FW_OBJS): QV_CFLAGS += $(FW_FREESTANDING)
+$(QV_FW_OBJS): QV_CFLAGS += $(FW_FREESTANDING) $(FW_OPT)
 QV_SRCS    := $(FW_SRCS) $(sort $(wildcard hal/aarch64/*.c hal/virtio/*.c boards/common/*.c)) \
 	$(filter-out boards/qemu-virt/main.c,$(sort $(wildcard boards/qemu-virt/*.c)))
 QV_OBJS    := $(QV_SRCS:%.c=$(QV_BUILD)/obj/%.o) \

@@ -27,8 +27,8 @@
 #define QV_RAM_BASE        0x40000000ull
 #define QV_PRIV_SIZE       (128ull << 20)
 #define QV_BAR_BASE        (QV_RAM_BASE + QV_PRIV_SIZE)
-#define QV_BAR_FILE_SIZE   (2ull << 20)
-#define QV_CTL_OFF         (1ull << 20)
+#define QV_BAR_FILE_SIZE   (8ull << 20)
+#define QV_CTL_OFF         (7ull << 20)
 #define QV_HM_BASE         (QV_BAR_BASE + QV_BAR_FILE_SIZE)
 #define QV_HM_MAX          (0x100000000ull - QV_HM_BASE)
 

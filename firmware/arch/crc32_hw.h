@@ -7,8 +7,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The CPU has the instructions (checked once). */
-bool crc32_hw_ok(void);
+/* Whether the CPU has the instructions: 1 yes, 0 no, -1 not asked yet
+ * (arch/<cpu>/crc32_hw.c); crc32_hw_probe() asks and sets it.  The test
+ * is inline: every ICRC makes it (bench-instr). */
+extern int crc32_hw_state;
+bool crc32_hw_probe(void);
+
+static inline bool crc32_hw_ok(void)
+{
+	return crc32_hw_state > 0 || (crc32_hw_state < 0 && crc32_hw_probe());
+}
 
 /* Advance the CRC register c (not complemented) over n bytes at p;
  * n >= 16 and a multiple of 16. */

@@ -20,10 +20,7 @@ void hd_qp_ring_doorbell(struct hd_qp *qp)
 	struct snic_doorbells *db = qp->obj.ctx->db;
 	uint32_t i = SNIC_QPN_IDX(qp->ibqp.qp_num);
 
-	atomic_fetch_or_explicit(&db->qp_bits[i / 64], 1ull << (i % 64),
-				 memory_order_release);
-	atomic_fetch_or_explicit(&db->summary, 1ull << (i / 64),
-				 memory_order_seq_cst);
+	snic_db_ring_qp(db, i);
 	hd_kick(qp->obj.ctx);
 }
 

@@ -311,9 +311,9 @@ int fqp_create(struct fqp *qp, struct fctx *c, uint32_t pdn, struct fcq *scq,
 	if (qp->rq_stride_log < 5)
 		qp->rq_stride_log = 5;
 	qp->sq_pa = fdev_alloc(c->dev, (uint64_t)qp->sq_cnt << qp->sq_stride_log,
-			       SNIC_PAGE_SIZE);
+			       caps->compact ? 64 : SNIC_PAGE_SIZE);
 	qp->rq_pa = fdev_alloc(c->dev, (uint64_t)qp->rq_cnt << qp->rq_stride_log,
-			       SNIC_PAGE_SIZE);
+			       caps->compact ? 64 : SNIC_PAGE_SIZE);
 	qp->dbrec_pa = fdev_alloc(c->dev, 64, 64);
 	in.pdn = pdn;
 	in.qp_type = 2;
@@ -479,10 +479,7 @@ void fqp_ring(struct fqp *qp)
 	struct snic_doorbells *d = dbs(qp->ctx->dev);
 	uint32_t i = qp->qpn & (SNIC_MAX_QP - 1);
 
-	atomic_fetch_or_explicit(&d->qp_bits[i / 64], 1ull << (i % 64),
-				 memory_order_release);
-	atomic_fetch_or_explicit(&d->summary, 1ull << (i / 64),
-				 memory_order_release);
+	snic_db_ring_qp(d, i);
 }
 
 void fqp_write_send(struct fqp *qp, const struct fwr *wr)

@@ -108,6 +108,8 @@ struct fqp_caps {
 	bool srq;               /* receives come from SRQ srqn               */
 	uint32_t srqn;
 	uint32_t xrcd;          /* XRC_RECV: its XRC domain                  */
+	bool compact;           /* rings 64-byte aligned, not page aligned
+				 * (thousands of QPs in the 64 MiB window)   */
 };
 int fqp_create(struct fqp *qp, struct fctx *c, uint32_t pdn, struct fcq *scq,
 	       struct fcq *rcq, const struct fqp_caps *caps);

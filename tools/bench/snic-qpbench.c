@@ -6,18 +6,25 @@
  *
  *   snic-qpbench rate IDLE SECS    the 64-B RDMA WRITE message rate of one
  *                                  QP (64 outstanding, one CQE per 16)
- *                                  while IDLE other connected pairs
- *                                  exist (and do nothing)
+ *                                  while IDLE other QPs exist on each NIC
+ *                                  (created, in RESET: idle QPs hold no
+ *                                  connection set, firmware objects/qp_conn.c)
  *   snic-qpbench many N SECS       N pairs all writing 64-B messages (4
  *                                  outstanding per QP, one CQE per 4):
  *                                  aggregate rate, and the slowest and
  *                                  fastest QP's rate (fairness)
- *   snic-qpbench check N           N pairs, each WRITEs its own pattern
+ *   snic-qpbench check N [IDLE]    N pairs, each WRITEs its own pattern
  *                                  into its own 4 KiB of the peer, 8
- *                                  messages per QP; every byte checked
+ *                                  messages per QP; every byte checked;
+ *                                  IDLE more QPs created on each NIC
+ *   snic-qpbench conns N           N QPs on snic0 taken out of RESET one
+ *                                  by one until ibv_modify_qp fails: it
+ *                                  must fail with ENOMEM (connection sets
+ *                                  used up), then work again for that QP
+ *                                  once another went back to RESET
  *
- * Prints one line, "rate IDLE MMSGS", "many N MMSGS MIN_KMSGS MAX_KMSGS"
- * or "check N ok"; exit status 1 on any failure.
+ * Prints one line, "rate IDLE MMSGS", "many N MMSGS MIN_KMSGS MAX_KMSGS",
+ * "check N ok" or "conns LIMIT ok"; exit status 1 on any failure.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -45,6 +52,7 @@ struct side {
 
 static struct side s0, s1;
 static struct ibv_qp **qa, **qb;
+static struct ibv_qp **idle; /* idle QPs: 2 i on snic0, 2 i + 1 on snic1 */
 static unsigned nq;
 
 static void die(const char *what)
@@ -62,7 +70,8 @@ static double now_s(void)
 }
 
 static void side_open(struct side *s, struct ibv_device **list,
-		      const char *name, unsigned nqp, unsigned depth)
+		      const char *name, unsigned nqp, unsigned depth,
+		      unsigned nidle_qp)
 {
 	for (int i = 0; list[i]; i++)
 		if (strcmp(ibv_get_device_name(list[i]), name) == 0)
@@ -70,7 +79,8 @@ static void side_open(struct side *s, struct ibv_device **list,
 	if (!s->ctx)
 		die(name);
 	s->pd = ibv_alloc_pd(s->ctx);
-	s->cq = ibv_create_cq(s->ctx, (int)(nqp * depth + 16), NULL, NULL, 0);
+	s->cq = ibv_create_cq(s->ctx, (int)(nqp * depth + nidle_qp + 16), NULL,
+			      NULL, 0);
 	s->buf = calloc(nqp ? nqp : 1, SLOT);
 	if (!s->pd || !s->cq || !s->buf)
 		die("pd/cq/buffer");
@@ -130,19 +140,27 @@ static void qp_rts(struct ibv_qp *qp, const struct side *peer, uint32_t dqpn)
 		die("RTS");
 }
 
-/* n connected pairs, QP i of snic0 writing into slot i of snic1. */
-static void setup(unsigned n, unsigned depth)
+/* n connected pairs, QP i of snic0 writing into slot i of snic1, and
+ * n_idle QPs created (left in RESET) on each NIC. */
+static void setup(unsigned n, unsigned depth, unsigned n_idle)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
 
 	if (!list)
 		die("ibv_get_device_list");
-	side_open(&s0, list, "snic0", n, depth);
-	side_open(&s1, list, "snic1", n, 1);
+	side_open(&s0, list, "snic0", n, depth, n_idle);
+	side_open(&s1, list, "snic1", n, 1, n_idle);
 	ibv_free_device_list(list);
 	nq = n;
 	qa = calloc(n, sizeof(*qa));
 	qb = calloc(n, sizeof(*qb));
+	idle = calloc(2 * (size_t)n_idle + 1, sizeof(*idle));
+	if (!qa || !qb || !idle)
+		die("calloc");
+	for (unsigned i = 0; i < n_idle; i++) {
+		idle[2 * i] = qp_new(&s0, 1);
+		idle[2 * i + 1] = qp_new(&s1, 1);
+	}
 	for (unsigned i = 0; i < n; i++) {
 		qa[i] = qp_new(&s0, depth);
 		qb[i] = qp_new(&s1, 1);
@@ -151,6 +169,48 @@ static void setup(unsigned n, unsigned depth)
 		qp_rts(qa[i], &s1, qb[i]->qp_num);
 		qp_rts(qb[i], &s0, qa[i]->qp_num);
 	}
+}
+
+static int qp_to_init(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+/* The connection-set limit: QPs leave RESET until one cannot (ENOMEM,
+ * nothing else); that QP is still in RESET and gets a set once another
+ * QP gave its set back (RESET). */
+static int conns(unsigned n)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	unsigned ok = 0;
+	int rc = 0;
+
+	setup(0, 1, n);
+	while (ok < n && (rc = qp_to_init(idle[2 * ok])) == 0)
+		ok++;
+	if (ok == n || rc != ENOMEM) {
+		fprintf(stderr, "snic-qpbench: %u of %u QPs left RESET, then %s\n",
+			ok, n, ok == n ? "no failure" : strerror(rc));
+		return 1;
+	}
+	if (ibv_query_qp(idle[2 * ok], &a, IBV_QP_STATE, &ia) ||
+	    a.qp_state != IBV_QPS_RESET) {
+		fprintf(stderr, "snic-qpbench: refused QP not in RESET\n");
+		return 1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RESET;
+	if (ibv_modify_qp(idle[0], &a, IBV_QP_STATE))
+		die("back to RESET");
+	if (qp_to_init(idle[2 * ok]))
+		die("INIT after a set was given back");
+	printf("conns %u ok\n", ok);
+	return 0;
 }
 
 /* Post `count` WRITEs of len bytes on QP i as one list, the last one
@@ -259,7 +319,7 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "rate") == 0) {
 		double t;
 
-		setup(n + 1, DEPTH_1);
+		setup(1, DEPTH_1, n);
 		done = calloc(nq, sizeof(*done));
 		t = run(1, DEPTH_1, SIG, secs, done);
 		printf("rate %u %.3f\n", n, (double)done[0] / t / 1e6);
@@ -269,7 +329,7 @@ int main(int argc, char **argv)
 		uint64_t sum = 0, lo = UINT64_MAX, hi = 0;
 		double t;
 
-		setup(n, DEPTH_N);
+		setup(n, DEPTH_N, 0);
 		done = calloc(nq, sizeof(*done));
 		t = run(n, DEPTH_N, DEPTH_N, secs, done);
 		for (unsigned i = 0; i < n; i++) {
@@ -282,9 +342,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(mode, "check") == 0 && n > 0) {
-		setup(n, 8);
+		setup(n, 8, argc > 3 ? (unsigned)atoi(argv[3]) : 0);
 		return check(n);
 	}
-	fprintf(stderr, "usage: snic-qpbench rate IDLE [SECS] | many N [SECS] | check N\n");
+	if (strcmp(mode, "conns") == 0 && n > 0)
+		return conns(n);
+	fprintf(stderr, "usage: snic-qpbench rate IDLE [SECS] | many N [SECS] | "
+		"check N [IDLE] | conns N\n");
 	return 2;
 }

@@ -15,17 +15,15 @@
 #include <arm_acle.h>
 #include <string.h>
 
-bool crc32_hw_ok(void)
+int crc32_hw_state = -1;
+
+bool crc32_hw_probe(void)
 {
-	static int ok = -1;
+	uint64_t isar0;
 
-	if (ok < 0) {
-		uint64_t isar0;
-
-		__asm__ volatile("mrs %0, ID_AA64ISAR0_EL1" : "=r"(isar0));
-		ok = ((isar0 >> 16) & 0xf) >= 1; /* CRC32 field */
-	}
-	return ok != 0;
+	__asm__ volatile("mrs %0, ID_AA64ISAR0_EL1" : "=r"(isar0));
+	crc32_hw_state = ((isar0 >> 16) & 0xf) >= 1; /* CRC32 field */
+	return crc32_hw_state != 0;
 }
 
 __attribute__((target("+crc")))

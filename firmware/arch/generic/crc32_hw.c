@@ -13,7 +13,9 @@
 #if !(defined(__x86_64__) && !defined(SNIC_NO_SIMD)) && \
     !(defined(__aarch64__) && !defined(SNIC_NO_SIMD))
 
-bool crc32_hw_ok(void)
+int crc32_hw_state = 0;
+
+bool crc32_hw_probe(void)
 {
 	return false;
 }

@@ -30,14 +30,13 @@
 
 #define CLMUL __attribute__((target("pclmul,sse4.1")))
 
-bool crc32_hw_ok(void)
-{
-	static int ok = -1;
+int crc32_hw_state = -1;
 
-	if (ok < 0)
-		ok = __builtin_cpu_supports("pclmul") &&
-		     __builtin_cpu_supports("sse4.1");
-	return ok != 0;
+bool crc32_hw_probe(void)
+{
+	crc32_hw_state = __builtin_cpu_supports("pclmul") &&
+			 __builtin_cpu_supports("sse4.1");
+	return crc32_hw_state != 0;
 }
 
 /* Fold lane x forward by the distance whose constants are in k, and add

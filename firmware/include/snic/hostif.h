@@ -39,7 +39,7 @@
 /* Device limits (the firmware's fixed pools; reported by QUERY_DEVICE).   */
 
 #define SNIC_MAX_CTX        64      /* host contexts (opened devices)     */
-#define SNIC_QP_IDX_BITS    10
+#define SNIC_QP_IDX_BITS    14
 #define SNIC_MAX_QP         (1u << SNIC_QP_IDX_BITS)      /* incl. QPN 0/1 */
 #define SNIC_MAX_CQ         1024
 #define SNIC_MAX_PD         1024
@@ -57,13 +57,14 @@
 /* Per-context quotas: what one context (one ibv_open_device) may hold of
  * each pool, so it cannot starve the others; QUERY_DEVICE reports these as
  * the context's max_pd, max_mr, ...  Each pool keeps a reserve no single
- * context can take (QPs: enough for snic-qpbench's 1000 QPs in one
- * context).  Exceeding one: NOMEM, as a full pool. */
+ * context can take (QPs: enough for snic-qpbench's 10,000 idle QPs
+ * and 1,000 connected ones in one context; connected QPs are bounded
+ * per NIC by the firmware's connection sets, QUERY_DEVICE max_qp_conn).  Exceeding one: NOMEM, as a full pool. */
 #define SNIC_CTX_MAX_PD     1000
 #define SNIC_CTX_MAX_MR     4000
 #define SNIC_CTX_MAX_MTT    (SNIC_MAX_MTT - SNIC_MAX_MTT / 16)
 #define SNIC_CTX_MAX_CQ     1000
-#define SNIC_CTX_MAX_QP     1008
+#define SNIC_CTX_MAX_QP     16000
 #define SNIC_CTX_MAX_SRQ    1000
 
 /* Object handles carry a generation so a stale handle is refused after its
@@ -86,7 +87,7 @@
 #define SNIC_CTX_SLOT_SIZE 0x2000u
 /* Statistics (read-only for hosts except reset_req), after the slots. */
 #define SNIC_BAR_STATS_OFF (SNIC_BAR_CTX_OFF + SNIC_MAX_CTX * SNIC_CTX_SLOT_SIZE)
-#define SNIC_BAR_STATS_SIZE 0x50000u
+#define SNIC_BAR_STATS_SIZE 0x490000u
 /* Device memory (ibv_alloc_dm): the card's own memory, exposed in the BAR
  * after the statistics as a real NIC exposes its on-chip memory. */
 #define SNIC_BAR_DM_OFF    (SNIC_BAR_STATS_OFF + SNIC_BAR_STATS_SIZE)
@@ -122,26 +123,44 @@ struct snic_bar_hdr {
 };
 
 /*
- * Doorbells: a two-level bitmap, so the firmware's cost per loop does not
+ * Doorbells: a three-level bitmap, so the firmware's cost per loop does not
  * grow with the number of idle QPs and a doorbell can never overflow.
  * Host, to ring QP index i (after writing the WQEs and the doorbell record
- * with release order):
+ * with release order): snic_db_ring_qp below, i.e.
  *     fetch_or(&qp_bits[i / 64], 1 << (i % 64), release);
- *     fetch_or(&summary, 1 << (i / 64), release);
+ *     fetch_or(&grp_bits[i / 4096], 1 << (i / 64 % 64), release);
+ *     fetch_or(&summary, 1 << (i / 4096), seq_cst);
  * and a command for context slot c:
  *     fetch_or(&cmd_bits, 1 << c, release);
  *     fetch_or(&summary, SNIC_DB_SUMMARY_CMD, release);
- * Firmware: exchange(summary, 0, acquire), then exchange each flagged word.
- * A bit set after the firmware's exchange is seen on its next pass.
+ * Firmware: exchange(summary, 0, acquire), then exchange each flagged
+ * group word, then each flagged QP word.  A bit set after the firmware's
+ * exchange is seen on its next pass.
  */
 #define SNIC_DB_QP_WORDS    (SNIC_MAX_QP / 64)
+#define SNIC_DB_GRP_WORDS   ((SNIC_DB_QP_WORDS + 63) / 64)
 #define SNIC_DB_SUMMARY_CMD (1ull << 63)
 
 struct snic_doorbells {
 	_Atomic uint64_t summary;
 	_Atomic uint64_t cmd_bits;
+	_Atomic uint64_t grp_bits[SNIC_DB_GRP_WORDS];
 	_Atomic uint64_t qp_bits[SNIC_DB_QP_WORDS];
 };
+
+_Static_assert(SNIC_DB_GRP_WORDS <= 63, "summary bits for the group words");
+_Static_assert(sizeof(struct snic_doorbells) <= 0x1000, "doorbell page");
+
+static inline void snic_db_ring_qp(struct snic_doorbells *db, uint32_t i)
+{
+	atomic_fetch_or_explicit(&db->qp_bits[i / 64], 1ull << (i % 64),
+				 memory_order_release);
+	atomic_fetch_or_explicit(&db->grp_bits[i / 4096], 1ull << (i / 64 % 64),
+				 memory_order_release);
+	/* seq_cst: the idle handshake reads fw_idle after it (command.c) */
+	atomic_fetch_or_explicit(&db->summary, 1ull << (i / 4096),
+				 memory_order_seq_cst);
+}
 
 /* ---------------------------------------------------------------------- */
 /* Commands.                                                               */

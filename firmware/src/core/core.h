@@ -110,9 +110,34 @@ struct snic_ctx_slot *core_ctx_slot(struct snic_core *c, unsigned ctx);
  * reaches it (32-bit page numbers of a window below 2^43 bytes). */
 #define SNIC_PA_DM (1ull << 43)
 
-int core_dma_read(struct snic_core *c, uint64_t pa, void *dst, uint32_t len);
-int core_dma_write(struct snic_core *c, uint64_t pa, const void *src,
-		   uint32_t len);
+int core_dm_copy(struct snic_core *c, uint64_t pa, void *buf, uint32_t len,
+		 bool to_dm);
+
+/* A copy from / to host memory (or device memory); -1, counted, when the
+ * HAL refuses it.  Inline: every WQE, payload and CQE goes through here,
+ * and the call cost more than the test (bench-instr). */
+static inline int core_dma_read(struct snic_core *c, uint64_t pa, void *dst,
+				uint32_t len)
+{
+	if ((pa & SNIC_PA_DM) ? core_dm_copy(c, pa, dst, len, false)
+			      : c->ops->dma_read(c->hal_ctx, pa, dst, len)) {
+		CNT_INC(c, dma_errors);
+		return -1;
+	}
+	return 0;
+}
+
+static inline int core_dma_write(struct snic_core *c, uint64_t pa,
+				 const void *src, uint32_t len)
+{
+	if ((pa & SNIC_PA_DM)
+		    ? core_dm_copy(c, pa, (void *)(uintptr_t)src, len, true)
+		    : c->ops->dma_write(c->hal_ctx, pa, src, len)) {
+		CNT_INC(c, dma_errors);
+		return -1;
+	}
+	return 0;
+}
 int core_dma_load_acquire32(struct snic_core *c, uint64_t pa, uint32_t *val);
 int core_dma_cmp_swap(struct snic_core *c, uint64_t pa, uint64_t cmp,
 		      uint64_t swap, uint64_t *old);
@@ -120,7 +145,16 @@ int core_dma_fetch_add(struct snic_core *c, uint64_t pa, uint64_t add,
 		       uint64_t *old);
 
 /* tx.c */
-struct snic_pkt *core_pkt_alloc(struct snic_core *c);
+struct snic_pkt *core_pkt_refill(struct snic_core *c);
+
+/* A frame buffer from the pass's cache, refilled from the HAL a burst at
+ * a time; NULL (counted) when the port has none.  Inline: one per frame. */
+static inline struct snic_pkt *core_pkt_alloc(struct snic_core *c)
+{
+	if (c->npkt_cache == 0)
+		return core_pkt_refill(c);
+	return c->pkt_cache[--c->npkt_cache];
+}
 void core_loop_copy(struct snic_core *c, const struct snic_pkt *pkt);
 void core_pkt_unused(struct snic_core *c, struct snic_pkt *pkt);
 void core_tx(struct snic_core *c, struct snic_pkt *pkt);

@@ -15,9 +15,10 @@ static uint8_t *dm_at(struct snic_core *c, uint64_t pa, uint32_t len)
 	return c->bar + SNIC_BAR_DM_OFF + off;
 }
 
-/* Device memory: copies, and atomics on an aligned word. */
-static int dm_copy(struct snic_core *c, uint64_t pa, void *buf, uint32_t len,
-		   bool to_dm)
+/* Device memory: copies (for core_dma_read/write, core.h), and atomics on
+ * an aligned word. */
+int core_dm_copy(struct snic_core *c, uint64_t pa, void *buf, uint32_t len,
+		 bool to_dm)
 {
 	uint8_t *p = dm_at(c, pa, len);
 
@@ -35,27 +36,6 @@ static _Atomic uint64_t *dm_word(struct snic_core *c, uint64_t pa)
 	uint8_t *p = dm_at(c, pa, 8);
 
 	return p && !((uintptr_t)p & 7) ? (_Atomic uint64_t *)(void *)p : NULL;
-}
-
-int core_dma_read(struct snic_core *c, uint64_t pa, void *dst, uint32_t len)
-{
-	if ((pa & SNIC_PA_DM) ? dm_copy(c, pa, dst, len, false)
-			      : c->ops->dma_read(c->hal_ctx, pa, dst, len)) {
-		CNT_INC(c, dma_errors);
-		return -1;
-	}
-	return 0;
-}
-
-int core_dma_write(struct snic_core *c, uint64_t pa, const void *src,
-		   uint32_t len)
-{
-	if ((pa & SNIC_PA_DM) ? dm_copy(c, pa, (void *)(uintptr_t)src, len, true)
-			      : c->ops->dma_write(c->hal_ctx, pa, src, len)) {
-		CNT_INC(c, dma_errors);
-		return -1;
-	}
-	return 0;
 }
 
 /* A producer index the host published with release (doorbell record, SRQ

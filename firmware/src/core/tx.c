@@ -11,15 +11,13 @@
 
 #include "core/core.h"
 
-struct snic_pkt *core_pkt_alloc(struct snic_core *c)
+/* core_pkt_alloc (core.h) found the cache empty: a burst from the HAL. */
+struct snic_pkt *core_pkt_refill(struct snic_core *c)
 {
+	c->npkt_cache = c->ops->pkt_alloc(c->hal_ctx, c->pkt_cache, SNIC_BURST);
 	if (c->npkt_cache == 0) {
-		c->npkt_cache = c->ops->pkt_alloc(c->hal_ctx, c->pkt_cache,
-						  SNIC_BURST);
-		if (c->npkt_cache == 0) {
-			CNT_INC(c, tx_no_buffer);
-			return NULL;
-		}
+		CNT_INC(c, tx_no_buffer);
+		return NULL;
 	}
 	return c->pkt_cache[--c->npkt_cache];
 }

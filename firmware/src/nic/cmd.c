@@ -82,7 +82,8 @@ static void query_device(struct snic_nic *nic, struct snic_device_attr *d)
 	d->max_pd = SNIC_CTX_MAX_PD;
 	d->max_qp_rd_atom = SNIC_MAX_RD_ATOM;
 	d->max_qp_init_rd_atom = SNIC_MAX_RD_ATOM;
-	d->max_res_rd_atom = SNIC_MAX_RD_ATOM * SNIC_CTX_MAX_QP;
+	/* responder resources exist for connected QPs only (qp_conn.c) */
+	d->max_res_rd_atom = SNIC_MAX_RD_ATOM * SNIC_CTX_MAX_QP_CONN;
 	d->atomic_cap = 1; /* IBV_ATOMIC_HCA */
 	d->max_srq = SNIC_CTX_MAX_SRQ;
 	d->max_srq_wr = SNIC_MAX_SRQ_WR;

@@ -30,6 +30,13 @@
 				  * one after a retransmission (pacing)   */
 #define SNIC_RETAIN_BYTES   2048 /* per QP: SGEs, inline bytes and atomic
 				  * operands of the messages in flight    */
+#ifndef SNIC_QP_CONNS
+#define SNIC_QP_CONNS       1024 /* connection sets (objects/qp_conn.c):
+				  * QPs out of RESET at once, per NIC     */
+#endif
+/* ... of which one context may hold (the rest kept for the others, as
+ * hostif.h's per-context quotas) */
+#define SNIC_CTX_MAX_QP_CONN (SNIC_QP_CONNS - SNIC_QP_CONNS / 64)
 #define SNIC_TLP_MIN_NS     (100u * 1000) /* tail-loss probe: at least
 				  * (a loaded host's scheduling jitter)     */
 #define SNIC_TLP_MAX        4    /* probes between two ACKs (backing off) */
@@ -202,8 +209,8 @@ struct snic_resp {
 	uint32_t wr_mr;
 	uint64_t wr_va;
 	uint32_t wr_left, wr_len;
-	/* READ responses */
-	struct snic_rd_res rd[SNIC_MAX_RD_ATOM];
+	/* READ responses: SNIC_MAX_RD_ATOM in the QP's connection set */
+	struct snic_rd_res *rd;
 	uint32_t rd_head, rd_tail; /* rd_head: oldest that may be pending;
 				    * [rd_tail - SNIC_MAX_RD_ATOM, rd_tail) is
 				    * the history duplicates are matched in */
@@ -238,12 +245,13 @@ struct snic_qp {
 	uint32_t npsn;          /* next PSN to send                           */
 	uint32_t psn_hi;        /* PSN of the last packet sent                */
 	uint32_t rd_out;        /* READ/atomic requests in flight             */
-	struct snic_inflight infl[SNIC_INFLIGHT];
+	struct snic_inflight *infl; /* SNIC_INFLIGHT, in the connection set   */
 	uint32_t infl_head, infl_tail; /* head: oldest                       */
 	uint32_t resend;        /* go-back-N: next in-flight message to send
 				 * again; == infl_tail when none             */
 	uint32_t cwnd;          /* PSNs past the first unacknowledged one    */
-	uint8_t retain[SNIC_RETAIN_BYTES]; /* ring: data of infl[] messages  */
+	uint8_t *retain;        /* ring of SNIC_RETAIN_BYTES in the connection
+				 * set: data of infl[] messages              */
 	uint32_t retain_head, retain_tail;
 	struct snic_req_cur cur;
 	/* completer */
@@ -277,6 +285,16 @@ struct snic_qp {
 	bool flush_pending;     /* in error, flush CQEs still to write      */
 	uint16_t srq;           /* SRQ index (XRC_RECV: of the last request) */
 	uint16_t xrcd;          /* XRC_RECV: its XRC domain's index          */
+	uint16_t conn;          /* connection set + 1, 0 = none (in RESET)    */
+};
+
+/* What a QP needs only while connected (out of RESET): the in-flight
+ * window, the responder resources and the retained SGEs, 16 KiB that
+ * idle QPs do not hold (objects/qp_conn.c). */
+struct snic_qp_conn {
+	struct snic_inflight infl[SNIC_INFLIGHT];
+	struct snic_rd_res rd[SNIC_MAX_RD_ATOM];
+	uint8_t retain[SNIC_RETAIN_BYTES];
 };
 
 /* A shared receive queue (srq.c). */
@@ -333,6 +351,11 @@ struct snic_nic {
 	struct snic_qp qps[SNIC_MAX_QP];
 	struct snic_srq srqs[SNIC_MAX_SRQ];
 	struct snic_xrcd xrcds[SNIC_MAX_XRCD]; /* objects/xrcd.c           */
+	/* connection sets (objects/qp_conn.c): [0, conn_hw) handed out once,
+	 * the free ones of them on the conn_free stack */
+	struct snic_qp_conn conns[SNIC_QP_CONNS];
+	uint16_t conn_free[SNIC_QP_CONNS];
+	uint32_t conn_nfree, conn_hw;
 	uint32_t mtt[SNIC_MAX_MTT];
 	/* MTT allocator: free extents (start, len), sorted by start */
 	uint32_t mtt_free_start[SNIC_MAX_MR + 1];
@@ -357,11 +380,12 @@ struct snic_nic {
 };
 
 /* ---------------------------------------------------------------------- */
-/* Handles of PD, CQ, SRQ and QP: generation above a 10-bit index, 24 bits
+/* Handles of PD, CQ, SRQ and QP: generation (10 bits) above a 14-bit
+ * index (SNIC_QP_IDX_BITS, the QP table), 24 bits
  * in all so a QPN fits the BTH's DestQP (IBTA 9.2).  A handle of a freed
  * and re-used slot differs from the old one by its generation.  (MR keys
  * follow hostif.h: index above a 20-bit generation, mr.c.) */
-#define SNIC_HANDLE_IDX_BITS 10
+#define SNIC_HANDLE_IDX_BITS SNIC_QP_IDX_BITS
 #define SNIC_HANDLE_GEN_MASK ((1u << (24 - SNIC_HANDLE_IDX_BITS)) - 1)
 
 static inline uint32_t handle_make(uint16_t gen, uint32_t idx)
@@ -403,6 +427,7 @@ void obj_claim(void *o, size_t size, unsigned ctx);
 uint32_t obj_handle(const struct snic_obj *o, uint32_t idx);
 
 /* quota.c: per-context quotas (hostif.h SNIC_CTX_MAX_*) */
+int quota_qp_conn(const struct snic_nic *nic, unsigned ctx);
 int quota_check(const struct snic_nic *nic, unsigned ctx, uint16_t op,
 		const void *in);
 int obj_release(struct snic_obj *o);
@@ -595,10 +620,19 @@ int qp_create_ext(struct snic_nic *nic, unsigned ctx,
 int qp_destroy(struct snic_nic *nic, unsigned ctx, uint32_t qpn);
 int qp_query(struct snic_nic *nic, unsigned ctx, uint32_t qpn,
 	     struct snic_qp_attr *out);
-struct snic_qp *qp_by_qpn(struct snic_nic *nic, uint32_t qpn);
+/* The QP a packet's destination QPN names, NULL when none (a stale QPN
+ * of a reused slot does not match).  Inline: one per received frame. */
+static inline struct snic_qp *qp_by_qpn(struct snic_nic *nic, uint32_t qpn)
+{
+	struct snic_qp *qp = &nic->qps[handle_idx(qpn)];
+
+	return qp->in_use && qp->qpn == qpn ? qp : NULL;
+}
 struct snic_qp *qp_lookup(struct snic_nic *nic, unsigned ctx, uint32_t qpn);
 
 /* qp_modify.c: ibv_modify_qp */
+bool qp_conn_take(struct snic_nic *nic, struct snic_qp *qp);
+void qp_conn_give(struct snic_nic *nic, struct snic_qp *qp);
 int qp_modify(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_modify_qp *in);
 

@@ -3,7 +3,7 @@
 #include "objects/objects.h"
 
 /* PDN = generation << 10 | index: a stale PDN is refused after reuse. */
-_Static_assert((1u << SNIC_HANDLE_IDX_BITS) == SNIC_MAX_PD, "PD handles");
+_Static_assert(SNIC_MAX_PD <= (1u << SNIC_HANDLE_IDX_BITS), "PD handles"); /* obj_lookup bounds the index */
 
 struct snic_pd *pd_lookup(struct snic_nic *nic, unsigned ctx, uint32_t pdn,
 			  uint32_t *idx)

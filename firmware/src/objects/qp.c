@@ -9,16 +9,6 @@
 
 _Static_assert((1u << SNIC_HANDLE_IDX_BITS) == SNIC_MAX_QP, "QP handles");
 
-struct snic_qp *qp_by_qpn(struct snic_nic *nic, uint32_t qpn)
-{
-	uint32_t i = handle_idx(qpn);
-	struct snic_qp *qp = &nic->qps[i];
-
-	if (!qp->in_use || qp->qpn != qpn)
-		return NULL;
-	return qp;
-}
-
 struct snic_qp *qp_lookup(struct snic_nic *nic, unsigned ctx, uint32_t qpn)
 {
 	return OBJ_LOOKUP(nic->qps, ctx, qpn, NULL);
@@ -160,6 +150,7 @@ static void qp_release_srq(struct snic_nic *nic, struct snic_qp *qp)
 static void qp_release(struct snic_nic *nic, struct snic_qp *qp)
 {
 	qp_timer_stop(nic, qp); /* its wheel links die with it */
+	qp_conn_give(nic, qp);
 	/* a connected RC QP lingers: see resp_linger_rx */
 	qp->linger_until = qp->state >= SNIC_QPS_RTR && qp->state <= SNIC_QPS_SQE
 			   ? nic->core.now + SNIC_LINGER_NS : 0;

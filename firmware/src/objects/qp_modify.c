@@ -170,9 +170,13 @@ int qp_modify(struct snic_nic *nic, unsigned ctx,
 	if (next == SNIC_QPS_RESET) {
 		qp_timer_stop(nic, qp);
 		qp_reset(qp);
+		qp_conn_give(nic, qp);
 		qp->state = next;
 		return SNIC_ST_OK;
 	}
+	if (cur == SNIC_QPS_RESET && (quota_qp_conn(nic, ctx) != SNIC_ST_OK ||
+				      !qp_conn_take(nic, qp)))
+		return SNIC_ST_NOMEM; /* no connection set: stays in RESET */
 	apply_attrs(nic, qp, mask, &in->attr);
 	qp->state = next;
 	if (next == SNIC_QPS_ERR && cur != SNIC_QPS_ERR)

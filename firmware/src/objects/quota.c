@@ -68,3 +68,17 @@ int quota_check(const struct snic_nic *nic, unsigned ctx, uint16_t op,
 		return SNIC_ST_OK;
 	}
 }
+
+/* OK when ctx may take one more connection set (a QP leaving RESET,
+ * qp_conn.c); NOMEM at SNIC_CTX_MAX_QP_CONN. */
+int quota_qp_conn(const struct snic_nic *nic, unsigned ctx)
+{
+	uint32_t c = 0;
+
+	for (uint32_t i = 0; i < SNIC_MAX_QP; i++) {
+		const struct snic_qp *qp = &nic->qps[i];
+
+		c += qp->in_use && qp->ctx == ctx && qp->conn;
+	}
+	return c >= SNIC_CTX_MAX_QP_CONN ? SNIC_ST_NOMEM : SNIC_ST_OK;
+}

@@ -12,7 +12,7 @@
 
 #include "objects/objects.h"
 
-_Static_assert((1u << SNIC_HANDLE_IDX_BITS) == SNIC_MAX_SRQ, "SRQ handles");
+_Static_assert(SNIC_MAX_SRQ <= (1u << SNIC_HANDLE_IDX_BITS), "SRQ handles"); /* obj_lookup bounds the index */
 
 struct snic_srq *srq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t srqn,
 			    uint32_t *idx)
