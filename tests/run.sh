@@ -71,6 +71,9 @@ case_add pingpong pingpong/loopback     90 env SNIC_PP_SERVER_DEV=snic0 bash "$I
 case_add pingpong pingpong/ud           90 env SNIC_PP_PROG=ibv_ud_pingpong bash "$IT/pingpong.sh" 19015
 case_add pingpong pingpong/srq          90 env SNIC_PP_PROG=ibv_srq_pingpong bash "$IT/pingpong.sh" 19115
 case_add pingpong pingpong/uc           90 env SNIC_PP_PROG=ibv_uc_pingpong bash "$IT/pingpong.sh" 19215
+case_add pingpong pingpong/ipv6         90 env SNIC_PP_GID=1 bash "$IT/pingpong.sh" 19315
+case_add pingpong pingpong/ud-ipv6      90 env SNIC_PP_GID=1 SNIC_PP_PROG=ibv_ud_pingpong bash "$IT/pingpong.sh" 19415
+case_add pingpong pingpong/uc-ipv6      90 env SNIC_PP_GID=1 SNIC_PP_PROG=ibv_uc_pingpong bash "$IT/pingpong.sh" 24515
 case_add pingpong pingpong/lossy       180 bash "$IT/lossy.sh" 22515 -n 300
 case_add pingpong pingpong/ctxdeath    180 bash "$IT/ctxdeath.sh" 20515
 case_add verbs    verbs                300 bash "$IT/verbs.sh"

@@ -270,9 +270,10 @@ static void roundtrip(uint8_t op, uint32_t n)
 
 	memset(f, 0xee, sizeof(f));
 	len = build_op(f, op, n);
-	CU_ASSERT_EQUAL(len, roce_frame_len(op, n));
-	CU_ASSERT_EQUAL(len % 2, 0);
 	fill_hdrs(&in, op);
+	CU_ASSERT_EQUAL(len, roce_frame_len(&in, n));
+	CU_ASSERT_EQUAL(len, roce_hdr_len(op) + ((n + 3u) & ~3u) + ROCE_ICRC_LEN);
+	CU_ASSERT_EQUAL(len % 2, 0);
 	in.pad = (uint8_t)(-n & 3u);
 	in.payload = f + roce_hdr_len(op);
 	in.payload_len = n;

@@ -38,7 +38,8 @@
 	X(mr_dereg_waits) X(rx_drop_pkey)                                    \
 	X(rx_drop_read_resp_len) X(rx_ud_too_long) X(nak_read_too_long)      \
 	X(rx_drop_arp_unsolicited) X(rx_drop_arp_rate)  \
-	X(tail_probes) X(tx_ctl_frames)
+	X(tail_probes) X(tx_ctl_frames)                                      \
+	X(rx_nd) X(nd_solicits_sent) X(nd_adverts_sent) X(rx_drop_nd)
 
 enum snic_counter {
 #define SNIC_CNT_ENUM(n) SNIC_CNT_##n,
