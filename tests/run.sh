@@ -78,6 +78,8 @@ case_add pingpong pingpong/lossy       180 bash "$IT/lossy.sh" 22515 -n 300
 case_add pingpong pingpong/ctxdeath    180 bash "$IT/ctxdeath.sh" 20515
 case_add verbs    verbs                300 bash "$IT/verbs.sh"
 case_add verbs    verbs/ext            300 bash "$IT/verbs-ext.sh"
+case_add verbs    verbs/ipv6           300 bash "$IT/verbs.sh" --gid-index 1
+case_add verbs    verbs/ext-ipv6       300 bash "$IT/verbs-ext.sh" --gid-index 1
 case_add verbs    verbs/qp-scale       180 bash "$IT/qpscale.sh" 1000
 case_add wire     wire/capture         240 bash "$IT/wire.sh" capture
 case_add wire     wire/scapy           120 bash "$IT/wire.sh" scapy
