@@ -84,6 +84,9 @@ case_add verbs    verbs/qp-scale       180 bash "$IT/qpscale.sh" 1000
 case_add wire     wire/capture         240 bash "$IT/wire.sh" capture
 case_add wire     wire/scapy           120 bash "$IT/wire.sh" scapy
 case_add wire     wire/tshark          120 bash "$IT/wire.sh" tshark
+case_add wire     wire/capture-ipv6    240 env SNIC_WIRE_IP6=1 bash "$IT/wire.sh" capture
+case_add wire     wire/scapy-ipv6      120 env SNIC_WIRE_IP6=1 bash "$IT/wire.sh" scapy
+case_add wire     wire/tshark-ipv6     120 env SNIC_WIRE_IP6=1 bash "$IT/wire.sh" tshark
 # perftest: small iteration counts and sizes (they print figures, not verdicts)
 PT=(-n 200)
 case_add perftest perftest/write_bw      90 bash "$IT/perftest.sh" 19515 ib_write_bw "${PT[@]}" -s 4096
