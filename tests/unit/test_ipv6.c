@@ -183,18 +183,6 @@ static void test_ip6_icrc_masking(void)
 /* The ICRC spelt out: 8 x 0xFF, the masked IPv6 + UDP + BTH, the rest,
  * bit by bit.  roce_icrc folds it in one or two runs with zero padding
  * in front: every length must agree. */
-static uint32_t crc32_bits(const uint8_t *p, size_t n)
-{
-	uint32_t c = 0xffffffffu;
-
-	while (n--) {
-		c ^= *p++;
-		for (int k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
-	}
-	return ~c;
-}
-
 static uint32_t icrc6_ref(const uint8_t *f, uint32_t len)
 {
 	static uint8_t m[8 + BUF];
@@ -204,7 +192,7 @@ static uint32_t icrc6_ref(const uint8_t *f, uint32_t len)
 	m[8] |= 0x0f;
 	m[8 + 1] = m[8 + 2] = m[8 + 3] = m[8 + 7] = 0xff;
 	m[8 + 46] = m[8 + 47] = m[8 + 52] = 0xff;
-	return crc32_bits(m, 8 + len - IP6);
+	return fcrc32_bits(m, 8 + len - IP6);
 }
 
 static void test_ip6_icrc_every_length(void)

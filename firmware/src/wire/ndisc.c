@@ -64,17 +64,12 @@ static void nd_send(struct snic_core *c, uint8_t type, uint8_t flags,
 		    const uint8_t dmac[6], const uint8_t dip[16],
 		    const uint8_t target[16])
 {
-	struct snic_pkt *p = core_pkt_alloc(c);
+	struct snic_pkt *p = neigh_frame(c, ND_FRAME, dmac, ROCE_ETHERTYPE_IPV6);
 	uint8_t *f, *m;
 
 	if (!p)
 		return;
 	f = p->data;
-	memset(f, 0, ND_FRAME);
-	memcpy(f, dmac, 6);
-	memcpy(f + 6, c->cfg.mac, 6);
-	f[12] = 0x86;
-	f[13] = 0xdd;
 	f[IP6] = 0x60;
 	f[IP6 + 5] = ND_LEN + ND_OPT_LEN;       /* payload length */
 	f[IP6 + 6] = PROTO_ICMP6;
@@ -89,7 +84,6 @@ static void nd_send(struct snic_core *c, uint8_t type, uint8_t flags,
 	m[ND_LEN + 1] = 1;                      /* in units of 8 bytes */
 	memcpy(m + ND_LEN + 2, c->cfg.mac, 6);
 	be32_put(m, be32_get(m) | icmp6_sum(f + IP6, ND_LEN + ND_OPT_LEN));
-	p->len = ND_FRAME;
 	core_tx_ctl(c, p); /* never behind a data burst */
 }
 

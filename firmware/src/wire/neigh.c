@@ -96,21 +96,31 @@ bool neigh_learn(struct snic_neigh_tbl *t, const uint8_t a[16],
 	return true;
 }
 
+struct snic_pkt *neigh_frame(struct snic_core *c, uint16_t len,
+			     const uint8_t dmac[6], uint16_t ethertype)
+{
+	struct snic_pkt *p = core_pkt_alloc(c);
+
+	if (!p)
+		return NULL;
+	memset(p->data, 0, len);
+	memcpy(p->data, dmac, 6);
+	memcpy(p->data + 6, c->cfg.mac, 6);
+	p->data[12] = (uint8_t)(ethertype >> 8);
+	p->data[13] = (uint8_t)ethertype;
+	p->len = len;
+	return p;
+}
+
 static void arp_send(struct snic_core *c, uint16_t oper, const uint8_t *dmac,
 		     const uint8_t *tha, uint32_t tip)
 {
-	struct snic_pkt *p = core_pkt_alloc(c);
+	struct snic_pkt *p = neigh_frame(c, ARP_FRAME, dmac, ROCE_ETHERTYPE_ARP);
 	uint8_t *f;
 
 	if (!p)
 		return;
-	f = p->data;
-	memset(f, 0, ARP_FRAME);
-	memcpy(f, dmac, 6);
-	memcpy(f + 6, c->cfg.mac, 6);
-	f[12] = 0x08;
-	f[13] = 0x06;
-	f += ROCE_ETH_HLEN;
+	f = p->data + ROCE_ETH_HLEN;
 	f[1] = 1;            /* htype Ethernet */
 	f[2] = 0x08;         /* ptype IPv4 */
 	f[4] = 6;
@@ -120,7 +130,6 @@ static void arp_send(struct snic_core *c, uint16_t oper, const uint8_t *dmac,
 	be32_put(f + 14, c->cfg.ipv4);
 	memcpy(f + 18, tha, 6);
 	be32_put(f + 24, tip);
-	p->len = ARP_FRAME;
 	core_tx_ctl(c, p); /* never behind a data burst */
 }
 

@@ -58,6 +58,10 @@ void neigh_resolve_addr(struct snic_neigh_tbl *t, const uint8_t a[16]);
 bool neigh_may_learn(struct snic_neigh_tbl *t, const uint8_t a[16],
 		     const uint8_t *mac, bool asks_us);
 bool neigh_rate_ok(struct snic_neigh_tbl *t);
+/* A zeroed len-byte frame from our MAC to dmac (ARP, ND); NULL when no
+ * buffer is free. */
+struct snic_pkt *neigh_frame(struct snic_core *c, uint16_t len,
+			     const uint8_t dmac[6], uint16_t ethertype);
 /* An ARP frame: replies for our address; true with a / mac set when it
  * taught us a new or changed neighbour. */
 bool neigh_rx_arp(struct snic_neigh_tbl *t, struct snic_pkt *pkt,
