@@ -74,6 +74,7 @@ case_add pingpong pingpong/uc           90 env SNIC_PP_PROG=ibv_uc_pingpong bash
 case_add pingpong pingpong/ipv6         90 env SNIC_PP_GID=1 bash "$IT/pingpong.sh" 19315
 case_add pingpong pingpong/ud-ipv6      90 env SNIC_PP_GID=1 SNIC_PP_PROG=ibv_ud_pingpong bash "$IT/pingpong.sh" 19415
 case_add pingpong pingpong/uc-ipv6      90 env SNIC_PP_GID=1 SNIC_PP_PROG=ibv_uc_pingpong bash "$IT/pingpong.sh" 24515
+case_add pingpong pingpong/loopback-ipv6 90 env SNIC_PP_GID=1 SNIC_PP_SERVER_DEV=snic0 bash "$IT/pingpong.sh" 24615
 case_add pingpong pingpong/lossy       180 bash "$IT/lossy.sh" 22515 -n 300
 case_add pingpong pingpong/ctxdeath    180 bash "$IT/ctxdeath.sh" 20515
 case_add verbs    verbs                300 bash "$IT/verbs.sh"
@@ -112,7 +113,7 @@ case_add multi    multi/afpacket         600 bash "$IT/multi.sh" afpacket
 case_add multi    multi/snicctl          180 bash "$IT/multi.sh" snicctl
 case_add multi    multi/mpi-memif        240 bash "$IT/multi.sh" mpi-memif
 case_add multi    multi/memif-rping      240 bash "$IT/multi.sh" memif-rping
-for b in unknown-vdev eal-args port-down socket-dir nic-name no-port socket-in-use; do
+for b in unknown-vdev eal-args port-down socket-dir nic-name nic-ip6 no-port socket-in-use; do
 	case_add badconfig "badconfig/$b"     60 bash "$IT/badconfig.sh" "$b"
 done
 # host processes attacking others on the same NIC (issue 10)
