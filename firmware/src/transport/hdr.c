@@ -14,7 +14,7 @@ static inline void fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
 	/* every frame of a QP starts here: count it for the QP (the NIC
 	 * counts frames when the port takes them) */
 	qp->qcnt[SNIC_QCNT_tx_frames]++;
-	memset(h, 0, sizeof(*h));
+	memset(h, 0, ROCE_HDRS_CLEAR); /* sip6/dip6: set below when used */
 	memcpy(h->dmac, d->dmac, 6);
 	memcpy(h->smac, nic->core.cfg.mac, 6);
 	if (d->dip6) {

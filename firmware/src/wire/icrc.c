@@ -37,7 +37,8 @@ static uint32_t l3_len(const uint8_t *frame)
 /* Set the variant fields of IP + UDP + BTH (ip points at the IP header)
  * to ones: IPv4 TOS, TTL and checksum; IPv6 traffic class,
  * flow label and hop limit; the UDP checksum; BTH byte 4 (A17.3.3). */
-static void mask_variant(uint8_t *ip, uint32_t l3)
+static inline __attribute__((always_inline))
+void mask_variant(uint8_t *ip, uint32_t l3)
 {
 	if (l3 == ROCE_IPV6_HLEN) {
 		ip[0] |= 0x0f;                  /* version kept, TC high  */
@@ -76,7 +77,8 @@ static uint32_t icrc_tables(const uint8_t *frame, uint32_t len, uint32_t l3)
  * set) are built aside; the rest is folded where it lies in the frame, in
  * the same run (IPv6: a second run from the head's register).
  */
-static uint32_t icrc_fold(const uint8_t *frame, uint32_t len, uint32_t l3)
+static inline __attribute__((always_inline))
+uint32_t icrc_fold(const uint8_t *frame, uint32_t len, uint32_t l3)
 {
 	_Alignas(16) uint8_t head[HEAD6];
 	uint32_t hmax = l3 == ROCE_IPV6_HLEN ? HEAD6 : HEAD4;
@@ -111,7 +113,10 @@ uint32_t roce_icrc(const uint8_t *frame, uint32_t len_without_icrc)
 	l3 = l3_len(frame);
 	if (len_without_icrc < IP + MASKED(l3))
 		return 0;
-	if (crc32_hw_ok())
-		return icrc_fold(frame, len_without_icrc, l3);
-	return icrc_tables(frame, len_without_icrc, l3);
+	if (!crc32_hw_ok())
+		return icrc_tables(frame, len_without_icrc, l3);
+	/* one specialised copy per family: constant offsets and head size */
+	if (l3 == ROCE_IPV6_HLEN)
+		return icrc_fold(frame, len_without_icrc, ROCE_IPV6_HLEN);
+	return icrc_fold(frame, len_without_icrc, ROCE_IPV4_HLEN);
 }

@@ -248,12 +248,12 @@ static enum roce_parse_result classify(const uint8_t *f, uint32_t len,
 
 	if (len < ROCE_ETH_HLEN)
 		return ROCE_ERR_TRUNCATED;
-	if (get16(f + ETH_TYPE) == ROCE_ETHERTYPE_IPV6) {
+	if (get16(f + ETH_TYPE) != ROCE_ETHERTYPE_IPV4) {
+		if (get16(f + ETH_TYPE) != ROCE_ETHERTYPE_IPV6)
+			return ROCE_NOT_ROCE;
 		*l3 = ROCE_IPV6_HLEN;
 		return classify6(f, len);
 	}
-	if (get16(f + ETH_TYPE) != ROCE_ETHERTYPE_IPV4)
-		return ROCE_NOT_ROCE;
 	*l3 = ROCE_IPV4_HLEN;
 	if (len < IP + ROCE_IPV4_HLEN)
 		return ROCE_ERR_TRUNCATED;
@@ -418,7 +418,7 @@ static void parse_fields(const uint8_t *f, uint32_t l3, uint32_t n,
 	const uint8_t *bth = f + IP + l3 + ROCE_UDP_HLEN;
 	const struct roce_opcode_info *op = &roce_opcodes[bth[0]];
 
-	memset(h, 0, sizeof(*h));
+	memset(h, 0, ROCE_HDRS_CLEAR);
 	memcpy(h->dmac, f, 6);
 	memcpy(h->smac, f + 6, 6);
 	if (l3 == ROCE_IPV6_HLEN) {
@@ -494,13 +494,16 @@ static void build_ip6(uint8_t *f, const struct roce_hdrs *h, uint32_t len)
 	memcpy(f + IP6_DST, h->dip6, 16);
 }
 
-static void build_l2l4(uint8_t *f, const struct roce_hdrs *h, uint32_t len)
+/* Inlined twice, for a constant l3 (see roce_build). */
+static inline __attribute__((always_inline))
+void build_l2l4(uint8_t *f, const struct roce_hdrs *h, uint32_t len,
+		uint32_t l3)
 {
-	uint8_t *udp = f + (h->ip6 ? UDP6 : UDP);
+	uint8_t *udp = f + IP + l3;
 
 	memcpy(f, h->dmac, 6);
 	memcpy(f + 6, h->smac, 6);
-	if (h->ip6)
+	if (l3 == ROCE_IPV6_HLEN)
 		build_ip6(f, h, len);
 	else
 		build_ip4(f, h, len);
@@ -567,7 +570,10 @@ uint32_t roce_build(uint8_t *frame, const struct roce_hdrs *h,
 	uint32_t len = roce_frame_len(h, payload_len);
 	uint8_t *bth = frame + BTH + (h->ip6 ? ROCE_IPV6_EXTRA : 0u);
 
-	build_l2l4(frame, h, len);
+	if (h->ip6)
+		build_l2l4(frame, h, len, ROCE_IPV6_HLEN);
+	else
+		build_l2l4(frame, h, len, ROCE_IPV4_HLEN);
 	build_bth(bth, h, pad);
 	build_ext(bth + ROCE_BTH_LEN, roce_opcodes[h->opcode].flags, h);
 	memset(frame + hdr + payload_len, 0, pad);

@@ -12,6 +12,7 @@
 #define SNIC_ROCE_WIRE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define ROCE_UDP_PORT     4791
@@ -124,12 +125,10 @@ struct roce_hdrs {
 	/* Ethernet */
 	uint8_t dmac[6], smac[6];
 	/* IPv4 (ip6 == 0), or IPv6 (ip6 == 1: sip6/dip6 and flow_label;
-	 * sip/dip are 0).  tos is the traffic class, ttl the hop limit. */
+	 * sip/dip are 0).  tos is the traffic class, ttl the hop limit.
+	 * (ip6 and flow_label sit in what was padding below.) */
 	uint32_t sip, dip;
 	uint8_t tos, ttl;
-	uint8_t ip6;
-	uint32_t flow_label;         /* 20 bits, IPv6 only */
-	uint8_t sip6[16], dip6[16];  /* network order      */
 	/* UDP */
 	uint16_t sport;
 	/* BTH */
@@ -137,8 +136,10 @@ struct roce_hdrs {
 	uint8_t se, mig, pad, tver;
 	uint16_t pkey;
 	uint8_t fecn, becn, ackreq;
+	uint8_t ip6;                 /* IP version 6 (see sip, dip above)   */
 	uint32_t dqpn;               /* 24 bits */
 	uint32_t psn;                /* 24 bits */
+	uint32_t flow_label;         /* IPv6 only, 20 bits                  */
 	/* RETH */
 	uint64_t reth_va;
 	uint32_t reth_rkey, reth_len;
@@ -158,7 +159,16 @@ struct roce_hdrs {
 	/* payload (parse only: points into the frame) */
 	const uint8_t *payload;
 	uint32_t payload_len;        /* without pad and ICRC               */
+	/* IPv6 addresses, network order, valid only when ip6 is set: last,
+	 * so that filling an IPv4 packet's headers clears only what is
+	 * above (ROCE_HDRS_CLEAR) */
+	uint8_t sip6[16], dip6[16];
 };
+
+/* The bytes of struct roce_hdrs to zero before filling it in: all but
+ * the IPv6 addresses, which only an IPv6 packet (ip6 = 1) sets and
+ * reads. */
+#define ROCE_HDRS_CLEAR offsetof(struct roce_hdrs, sip6)
 
 /* Why a frame was not accepted as RoCEv2 (enum values are counter
  * indexes offsets; 0 = accepted). */
