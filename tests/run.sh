@@ -63,8 +63,8 @@ case_add unit     unit/verbs-table      30 bash "$IT/verbs-table.sh"
 # the fuzz targets, 40 s each from the seed corpus (tools/fuzz.sh)
 case_add unit     unit/fuzz            400 bash tools/fuzz.sh run "${SNIC_FUZZ_SECONDS:-40}"
 case_add devinfo  devinfo/list          45 bash "$IT/devinfo.sh" list
-case_add devinfo  devinfo/snic0         45 bash "$IT/devinfo.sh" port snic0 198.18.0.1
-case_add devinfo  devinfo/snic1         45 bash "$IT/devinfo.sh" port snic1 198.18.0.2
+case_add devinfo  devinfo/snic0         45 bash "$IT/devinfo.sh" port snic0 198.18.0.1 fd00:5e1c::c612:1
+case_add devinfo  devinfo/snic1         45 bash "$IT/devinfo.sh" port snic1 198.18.0.2 fd00:5e1c::c612:2
 case_add pingpong pingpong/default      90 bash "$IT/pingpong.sh" 18515
 case_add pingpong pingpong/s65536-n1000 180 bash "$IT/pingpong.sh" 18615 -s 65536 -n 1000
 case_add pingpong pingpong/events       90 bash "$IT/pingpong.sh" 18715 -e
@@ -74,14 +74,23 @@ case_add pingpong pingpong/srq          90 env SNIC_PP_PROG=ibv_srq_pingpong bas
 case_add pingpong pingpong/uc           90 env SNIC_PP_PROG=ibv_uc_pingpong bash "$IT/pingpong.sh" 19215
 case_add pingpong pingpong/xsrq         90 env SNIC_PP_PROG=ibv_xsrq_pingpong SNIC_PP_OK_RE='^success$' bash "$IT/pingpong.sh" 19815
 case_add pingpong pingpong/xsrq-events  90 env SNIC_PP_PROG=ibv_xsrq_pingpong SNIC_PP_OK_RE='^success$' bash "$IT/pingpong.sh" 19915 -e -n 50 -s 8000
+case_add pingpong pingpong/ipv6         90 env SNIC_PP_GID=1 bash "$IT/pingpong.sh" 19315
+case_add pingpong pingpong/ud-ipv6      90 env SNIC_PP_GID=1 SNIC_PP_PROG=ibv_ud_pingpong bash "$IT/pingpong.sh" 19415
+case_add pingpong pingpong/uc-ipv6      90 env SNIC_PP_GID=1 SNIC_PP_PROG=ibv_uc_pingpong bash "$IT/pingpong.sh" 24515
+case_add pingpong pingpong/loopback-ipv6 90 env SNIC_PP_GID=1 SNIC_PP_SERVER_DEV=snic0 bash "$IT/pingpong.sh" 24615
 case_add pingpong pingpong/lossy       180 bash "$IT/lossy.sh" 22515 -n 300
 case_add pingpong pingpong/ctxdeath    180 bash "$IT/ctxdeath.sh" 20515
 case_add verbs    verbs                300 bash "$IT/verbs.sh"
 case_add verbs    verbs/ext            300 bash "$IT/verbs-ext.sh"
+case_add verbs    verbs/ipv6           300 bash "$IT/verbs.sh" --gid-index 1
+case_add verbs    verbs/ext-ipv6       300 bash "$IT/verbs-ext.sh" --gid-index 1
 case_add verbs    verbs/qp-scale       180 bash "$IT/qpscale.sh" 1000 10000
 case_add wire     wire/capture         240 bash "$IT/wire.sh" capture
 case_add wire     wire/scapy           120 bash "$IT/wire.sh" scapy
 case_add wire     wire/tshark          120 bash "$IT/wire.sh" tshark
+case_add wire     wire/capture-ipv6    240 env SNIC_WIRE_IP6=1 bash "$IT/wire.sh" capture
+case_add wire     wire/scapy-ipv6      120 env SNIC_WIRE_IP6=1 bash "$IT/wire.sh" scapy
+case_add wire     wire/tshark-ipv6     120 env SNIC_WIRE_IP6=1 bash "$IT/wire.sh" tshark
 case_add wire     wire/xrc             300 bash "$IT/wire.sh" xrc
 # perftest: small iteration counts and sizes (they print figures, not verdicts)
 PT=(-n 200)
@@ -108,7 +117,7 @@ case_add multi    multi/afpacket         600 bash "$IT/multi.sh" afpacket
 case_add multi    multi/snicctl          180 bash "$IT/multi.sh" snicctl
 case_add multi    multi/mpi-memif        240 bash "$IT/multi.sh" mpi-memif
 case_add multi    multi/memif-rping      240 bash "$IT/multi.sh" memif-rping
-for b in unknown-vdev eal-args port-down socket-dir nic-name no-port socket-in-use; do
+for b in unknown-vdev eal-args port-down socket-dir nic-name nic-ip6 no-port socket-in-use; do
 	case_add badconfig "badconfig/$b"     60 bash "$IT/badconfig.sh" "$b"
 done
 # host processes attacking others on the same NIC (issue 10)

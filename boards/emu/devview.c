@@ -151,10 +151,22 @@ static unsigned free_major(void)
 	return 0;
 }
 
-static void gid_text(uint32_t ip, char *out, size_t len)
+/* A GID as sysfs prints it: eight 4-digit groups. */
+static void gid_text(const uint8_t g[16], char *out, size_t len)
 {
-	snprintf(out, len, "0000:0000:0000:0000:0000:ffff:%04x:%04x",
-		 ip >> 16, ip & 0xffff);
+	size_t pos = 0;
+
+	for (int i = 0; i < 16 && pos < len; i += 2)
+		pos += (size_t)snprintf(out + pos, len - pos, "%s%02x%02x",
+					i ? ":" : "", g[i], g[i + 1]);
+}
+
+static void ipv4_gid(uint32_t ip, uint8_t g[16])
+{
+	memset(g, 0, 16);
+	g[10] = g[11] = 0xff;
+	for (int i = 0; i < 4; i++)
+		g[12 + i] = (uint8_t)(ip >> (24 - 8 * i));
 }
 
 static void guid_text(uint64_t g, char *out, size_t len)
@@ -193,6 +205,7 @@ static void port_state(const char *port_dir, int up)
 static int write_ibdev(const char *root, const struct devview_nic *n)
 {
 	char dir[PATH_MAX], port[PATH_MAX + 16], txt[64];
+	uint8_t gid[16];
 	int rc = 0;
 
 	if (pathf(dir, sizeof(dir), "%s/class/infiniband/%s", root, n->name))
@@ -221,14 +234,20 @@ static int write_ibdev(const char *root, const struct devview_nic *n)
 	rc |= put(port, "lid", "0x0");
 	rc |= put(port, "sm_lid", "0x0");
 	rc |= put(port, "lid_mask_count", "0");
-	gid_text(n->ipv4, txt, sizeof(txt));
+	ipv4_gid(n->ipv4, gid);
+	gid_text(gid, txt, sizeof(txt));
 	rc |= put(port, "gids/0", "%s", txt);
 	rc |= put(port, "gid_attrs/types/0", "RoCE v2");
+	gid_text(n->ipv6, txt, sizeof(txt));
+	rc |= put(port, "gids/1", "%s", txt);
+	rc |= put(port, "gid_attrs/types/1", "RoCE v2");
 	rc |= put(port, "pkeys/0", "0xffff");
 	/* gid_attrs/ndevs/0 names the kernel interface carrying the GID's
 	 * address; a NIC without one (no TAP interface) has none to name. */
 	if (n->netdev != NULL)
 		rc |= put(port, "gid_attrs/ndevs/0", "%s", n->netdev);
+	if (n->netdev != NULL)
+		rc |= put(port, "gid_attrs/ndevs/1", "%s", n->netdev);
 	return rc ? -1 : 0;
 }
 

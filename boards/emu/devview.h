@@ -27,6 +27,7 @@
 struct devview_nic {
 	const char *name;       /* "snic0"                                  */
 	uint32_t ipv4;          /* host order                               */
+	uint8_t ipv6[16];       /* network order, GID 1                     */
 	uint64_t node_guid;
 	uint32_t eth_mtu;
 	const char *netdev;     /* the port's name, for gid_attrs/ndevs     */

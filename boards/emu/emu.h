@@ -18,11 +18,14 @@
 #define EMU_ETH_MTU      4200u
 #define EMU_LINK_TIMEOUT 30u    /* seconds a port may take to come up     */
 
-/* One --nic NAME,port=DEV[,ip=A.B.C.D][,mac=M][,mtu=N][,pcap=FILE]. */
+/* One --nic NAME,port=DEV[,ip=A.B.C.D][,ip6=X:Y::Z][,mac=M][,mtu=N]
+ * [,pcap=FILE]. */
 struct emu_nic_spec {
 	char name[16];
 	char port[64];          /* DPDK port name (vdev name, PCI address)  */
 	uint32_t ipv4;          /* host order                               */
+	uint8_t ipv6[16];       /* network order (GID 1)                    */
+	int have_ip6;           /* ip6= given; else derived from the IPv4   */
 	uint8_t mac[6];
 	uint32_t mtu;           /* 0: the port's maximum, at most 4200      */
 	const char *pcap;       /* capture file or NULL                     */

@@ -19,6 +19,7 @@
  * port whose link stayed down, which is how a memif client reconnects to
  * a restarted server) and writes out the captures.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
@@ -40,6 +41,7 @@
 #include "emu_fault.h"
 #include "hal_dpdk.h"
 #include "hal_posix.h"
+#include "netaddr.h"
 #include "pcap_file.h"
 #include "segment.h"
 #include "snic/fw.h"
@@ -192,6 +194,7 @@ static void pair_specs(void)
 		memset(s, 0, sizeof(*s));
 		snprintf(s->name, sizeof(s->name), "snic%u", i);
 		s->ipv4 = 0xc6120000u | (i + 1);
+		snic_ipv6_default(s->ipv4, s->ipv6);
 		s->mac[0] = 0x02;
 		for (int k = 0; k < 4; k++)
 			s->mac[2 + k] = (uint8_t)(s->ipv4 >> (24 - 8 * k));
@@ -212,6 +215,7 @@ static void nic_config(struct emu_nic *e, const struct emu_nic_spec *s,
 	c->host_mem_size = hm_size;
 	memcpy(c->mac, s->mac, 6);
 	c->ipv4 = s->ipv4;
+	memcpy(c->ipv6, s->ipv6, 16);
 	c->eth_mtu = s->mtu;    /* 0 until the port is known (setup_port) */
 	/* EUI-64 from the MAC (flip the U/L bit, insert ff:fe). */
 	c->node_guid = (uint64_t)(m[0] ^ 0x02) << 56 | (uint64_t)m[1] << 48 |
@@ -482,13 +486,16 @@ static void setup_nic_fw(struct emu_nic *e)
 static void print_nic(const struct emu_nic *e)
 {
 	const struct snic_nic_config *c = &e->cfg;
-	char ip[16];
+	char ip[16], ip6[INET6_ADDRSTRLEN];
 
 	snprintf(ip, sizeof(ip), "%u.%u.%u.%u", c->ipv4 >> 24,
 		 (c->ipv4 >> 16) & 0xff, (c->ipv4 >> 8) & 0xff, c->ipv4 & 0xff);
+	if (!inet_ntop(AF_INET6, c->ipv6, ip6, sizeof(ip6)))
+		strcpy(ip6, "?");
 	printf("%s: MAC %02x:%02x:%02x:%02x:%02x:%02x IPv4 %s GID ::ffff:%s "
-	       "port %u (%s) MTU %u BAR %s%s%s\n", c->name, c->mac[0],
-	       c->mac[1], c->mac[2], c->mac[3], c->mac[4], c->mac[5], ip, ip,
+	       "IPv6 %s (GID 1) port %u (%s) MTU %u BAR %s%s%s\n", c->name,
+	       c->mac[0], c->mac[1], c->mac[2], c->mac[3], c->mac[4], c->mac[5],
+	       ip, ip, ip6,
 	       e->dpdk_port, e->dev_name, c->eth_mtu, e->posix.bar_path,
 	       e->cap ? " capture " : "", e->cap ? (e->spec->pcap ?
 	       e->spec->pcap : "on") : "");
@@ -579,6 +586,7 @@ static void view_create(void)
 	for (unsigned i = 0; i < emu.nnics; i++) {
 		v[i].name = emu.nic[i].cfg.name;
 		v[i].ipv4 = emu.nic[i].cfg.ipv4;
+		memcpy(v[i].ipv6, emu.nic[i].cfg.ipv6, 16);
 		v[i].node_guid = emu.nic[i].cfg.node_guid;
 		v[i].eth_mtu = emu.nic[i].cfg.eth_mtu;
 		v[i].netdev = NULL;

@@ -19,17 +19,20 @@ static void usage(FILE *f, const char *prog)
 "usage: %s [options] [--nic SPEC]... [-- DPDK EAL arguments]\n"
 "Serve emulated RDMA NICs until SIGINT or SIGTERM.\n"
 "\n"
-"Without --nic: two NICs, snic0 (198.18.0.1) and snic1 (198.18.0.2), wired\n"
-"back to back through an in-process ring pair, sharing host0.mem.\n"
+"Without --nic: two NICs, snic0 (198.18.0.1, fd00:5e1c::c612:1) and snic1\n"
+"(198.18.0.2, fd00:5e1c::c612:2), wired back to back through an in-process ring pair, sharing host0.mem.\n"
 "\n"
 "With --nic: one NIC per --nic, each on the DPDK port named in its SPEC;\n"
 "the process is one host, with its own host-memory file.\n"
-"  --nic NAME,port=DEV[,ip=A.B.C.D][,mac=XX:..][,mtu=N][,pcap=FILE]\n"
+"  --nic NAME,port=DEV[,ip=A.B.C.D][,ip6=X:X::X][,mac=XX:..][,mtu=N]\n"
+"      [,pcap=FILE]\n"
 "      NAME   device name verbs programs open (letters, digits, _ or -,\n"
 "             at most 15 characters, starting with a letter)\n"
 "      port   DPDK port name: a --vdev name (net_memif0, net_af_packet0...)\n"
 "             or a PCI address given with -a (0000:03:00.0)\n"
-"      ip     IPv4 address (default for snicN: 198.18.0.N+1)\n"
+"      ip     IPv4 address, GID 0 (default for snicN: 198.18.0.N+1)\n"
+"      ip6    IPv6 address, GID 1 (default: fd00:5e1c:: with the IPv4\n"
+"             address in its last 32 bits, a unique local address)\n"
 "      mac    default 02:00 followed by the four bytes of ip\n"
 "      mtu    IP MTU of the port (default: 4200, or less if the driver\n"
 "             allows less); RoCE path MTU is the largest that fits\n"
@@ -136,6 +139,9 @@ static int nic_key(struct emu_nic_spec *n, const char *key, char *val)
 		strcpy(n->port, val);
 	} else if (strcmp(key, "ip") == 0) {
 		return snic_parse_ipv4(val, &n->ipv4);
+	} else if (strcmp(key, "ip6") == 0) {
+		n->have_ip6 = 1;
+		return snic_parse_ipv6(val, n->ipv6);
 	} else if (strcmp(key, "mac") == 0) {
 		return snic_parse_mac(val, n->mac);
 	} else if (strcmp(key, "mtu") == 0) {
@@ -180,7 +186,7 @@ static int parse_nic(char *spec, struct emu_nic_spec *n)
 		r = nic_key(n, tok, eq + 1);
 		if (r == -2) {
 			fprintf(stderr, "snic-emu: --nic %s: unknown key '%s' "
-				"(port, ip, mac, mtu, pcap)\n", n->name, tok);
+				"(port, ip, ip6, mac, mtu, pcap)\n", n->name, tok);
 			return -1;
 		}
 		if (r != 0) {
@@ -200,6 +206,8 @@ static int parse_nic(char *spec, struct emu_nic_spec *n)
 			"(only snicN names have a default)\n", n->name);
 		return -1;
 	}
+	if (!n->have_ip6)
+		snic_ipv6_default(n->ipv4, n->ipv6);
 	if (!have_mac) {
 		n->mac[0] = 0x02;       /* locally administered */
 		n->mac[1] = 0x00;
@@ -215,7 +223,8 @@ static int check_nics(const struct emu_opts *o)
 		for (unsigned j = 0; j < i; j++) {
 			if (strcmp(o->nic[i].name, o->nic[j].name) == 0 ||
 			    strcmp(o->nic[i].port, o->nic[j].port) == 0 ||
-			    o->nic[i].ipv4 == o->nic[j].ipv4) {
+			    o->nic[i].ipv4 == o->nic[j].ipv4 ||
+			    memcmp(o->nic[i].ipv6, o->nic[j].ipv6, 16) == 0) {
 				fprintf(stderr, "snic-emu: --nic %s and --nic %s "
 					"share a name, port or address\n",
 					o->nic[j].name, o->nic[i].name);

@@ -46,6 +46,7 @@ struct qv_nic {
 	struct snic_nic_config cfg;
 	struct snic_nic *fw;
 	int log_level;
+	int have_ip6;                   /* ipv6= given, else derived       */
 	char name[16];
 	char host_mem[64];
 };
@@ -201,6 +202,10 @@ static void config_set(struct qv_nic *q, const char *k, const char *v)
 	} else if (strcmp(k, "ipv4") == 0) {
 		if (snic_parse_ipv4(v, &c->ipv4))
 			config_error("bad ipv4", v);
+	} else if (strcmp(k, "ipv6") == 0) {
+		if (snic_parse_ipv6(v, c->ipv6))
+			config_error("bad ipv6", v);
+		q->have_ip6 = 1;
 	} else if (strcmp(k, "mac") == 0) {
 		if (snic_parse_mac(v, c->mac))
 			config_error("bad mac", v);
@@ -249,6 +254,8 @@ static void config_read(struct qv_nic *q)
 			     "host_mem_size, ipv4 and mac (is the control page "
 			     "written? start the image with tools/snic-qemu)",
 			     NULL);
+	if (!q->have_ip6) /* GID 1: as the emu board derives it */
+		snic_ipv6_default(c->ipv4, c->ipv6);
 	c->name = q->name;
 	c->host_mem = q->host_mem;
 	/* EUI-64 from the MAC (flip the U/L bit, insert ff:fe). */

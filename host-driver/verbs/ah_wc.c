@@ -109,7 +109,7 @@ static int ah_by_ipv4(struct ibv_context *context, uint8_t port_num,
 static int ah_by_ipv6(struct ibv_context *context, uint8_t port_num,
 		      const struct ibv_grh *grh, struct ibv_ah_attr *a)
 {
-	/* IPv6 GIDs are not in our table (README): the search fails */
+	/* the datagram's destination must be our IPv6 GID (index 1) */
 	int idx = find_gid_index(context, port_num, &grh->dgid);
 
 	if (idx < 0)

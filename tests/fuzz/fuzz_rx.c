@@ -4,8 +4,8 @@
  * into either NIC's port of a live world (fuzz_env.h: MRs, RC/UC/UD/SRQ
  * QPs in RTS, messages in flight).  Most frames are built from fields the
  * input picks (opcode, QP, PSN near the expected one, P_Key, source,
- * RETH/AETH/DETH/AtomicETH, payload) with a valid ICRC, so they reach the
- * transport; some are raw bytes, for the codec.  Between frames the
+ * RETH/AETH/DETH/AtomicETH, payload, IPv4 or IPv6) with a valid ICRC, so
+ * they reach the transport; some are raw bytes, for the codec.  Between frames the
  * simulation steps, so timers, ACKs and retransmissions run too.
  */
 #include <string.h>
@@ -41,6 +41,15 @@ static void structured(struct fz_world *w, struct fz_in *in, int to_b)
 	h.sip = (sel & 3) == 0 ? from->dev->cfg.ipv4 :
 		(sel & 3) == 1 ? fz_u32(in) : from->dev->cfg.ipv4;
 	h.dip = (sel & 4) ? fz_u32(in) : to->dev->cfg.ipv4;
+	if ((sel & 3) == 3) {   /* over IPv6: the peer's GID 1 to ours */
+		h.ip6 = 1;
+		h.sip = h.dip = 0;
+		memcpy(h.sip6, from->dev->cfg.ipv6, 16);
+		memcpy(h.dip6, to->dev->cfg.ipv6, 16);
+		if (sel & 4)
+			h.dip6[15] ^= fz_u8(in);
+		h.flow_label = fz_u32(in);
+	}
 	h.ttl = 64;
 	h.sport = fz_u16(in);
 	h.opcode = fz_u8(in);
@@ -75,7 +84,7 @@ static void structured(struct fz_world *w, struct fz_in *in, int to_b)
 	if (!roce_opcodes[h.opcode].flags)
 		h.opcode = ROCE_RC_SEND_ONLY; /* the codec refuses it anyway */
 	plen = fz_u16(in) % 4200u;
-	hl = roce_hdr_len(h.opcode);
+	hl = roce_hdrs_len(&h);
 	if (hl + plen + 8 > sizeof(frame))
 		plen = 0;
 	for (uint32_t i = 0; i < plen; i++)

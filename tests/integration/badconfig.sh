@@ -2,7 +2,7 @@
 # Cases "badconfig/*": snic-emu given a bad configuration must say what is
 # wrong and exit non-zero promptly (never hang), leaving no runtime files.
 #   tests/integration/badconfig.sh CASE
-# CASE: unknown-vdev eal-args port-down socket-dir nic-name no-port
+# CASE: unknown-vdev eal-args port-down socket-dir nic-name nic-ip6 no-port
 #       socket-in-use
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
@@ -67,6 +67,14 @@ nic-name)
 	expect 2 "invalid NIC name 'bad/name'" 10 -- --nic bad/name,port=net_memif0
 	expect 2 "invalid NIC name 'much-too-long-name'" 10 -- --nic much-too-long-name,port=x
 	expect 2 "port=DEV is required" 10 -- --nic snic0
+	;;
+nic-ip6)
+	# GID 1 must be a unicast IPv6 address of its own
+	expect 2 "bad ip6 '::ffff:1.2.3.4'" 10 -- --nic snic0,port=net_memif0,ip6=::ffff:1.2.3.4
+	expect 2 "bad ip6 'ff02::1'" 10 -- --nic snic0,port=net_memif0,ip6=ff02::1
+	expect 2 "bad ip6 '1::2::3'" 10 -- --nic snic0,port=net_memif0,ip6=1::2::3
+	expect 2 "share a name, port or address" 10 -- --nic snic0,port=net_memif0,ip6=fd00::1 \
+		--nic snic1,port=net_memif1,ip6=fd00::1
 	;;
 no-port)
 	expect 1 "snic0: no DPDK port named 'net_memif9' \(ports: net_memif0\)" 30 -- \

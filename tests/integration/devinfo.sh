@@ -3,9 +3,10 @@
 # libibverbs.so.1 while snic-emu runs.
 #   tests/integration/devinfo.sh list
 #       ibv_devinfo and ibv_devinfo -l list snic0 and snic1
-#   tests/integration/devinfo.sh port DEV IPV4
+#   tests/integration/devinfo.sh port DEV IPV4 [IPV6]
 #       ibv_devinfo -v -d DEV: link_layer Ethernet, PORT_ACTIVE, and
-#       GID[0] = ::ffff:IPV4 of type RoCE v2
+#       GID[0] = ::ffff:IPV4 of type RoCE v2; with IPV6 also GID[1] = IPV6
+#       of type RoCE v2, in ibv_devinfo and in the sysfs view
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -14,8 +15,8 @@ snic_need_cmd ibv_devinfo
 mode=${1:-}
 case $mode in
 list) [[ $# -eq 1 ]] || snic_fail "usage: $0 list" ;;
-port) [[ $# -eq 3 ]] || snic_fail "usage: $0 port DEV IPV4" ;;
-*) snic_fail "usage: $0 list | port DEV IPV4" ;;
+port) [[ $# -eq 3 || $# -eq 4 ]] || snic_fail "usage: $0 port DEV IPV4 [IPV6]" ;;
+*) snic_fail "usage: $0 list | port DEV IPV4 [IPV6]" ;;
 esac
 
 snic_emu_start
@@ -53,6 +54,17 @@ else
 	# rdma-core 44 prints a RoCE v2 GID with inet_ntop and its type:
 	#   "\t\t\tGID[  0]:\t\t::ffff:198.18.0.1, RoCE v2"
 	check "GID[0] ::ffff:$ip, RoCE v2" "$out" "^[[:space:]]+GID\\[ +0\\]:[[:space:]]+::ffff:$ip_re, RoCE v2\$"
+	if [[ $# -eq 4 ]]; then
+		ip6=$4
+		check "GID[1] $ip6, RoCE v2" "$out" "^[[:space:]]+GID\\[ +1\\]:[[:space:]]+$ip6, RoCE v2\$"
+		# the sysfs view (UCX, MPI read it): GID 1 expanded, RoCE v2
+		view=$SNIC_RUN_DIR/sys/class/infiniband/$dev/ports/1
+		printf '%s\n' "$(cat "$view/gids/1")" "$(cat "$view/gid_attrs/types/1")" \
+			>"$SNIC_CASE_DIR/sysfs-gid1.out"
+		full=$(/usr/bin/python3 -c 'import ipaddress,sys; print(ipaddress.ip_address(sys.argv[1]).exploded)' "$ip6")
+		check "sysfs gids/1 $full" "$SNIC_CASE_DIR/sysfs-gid1.out" "^$full\$"
+		check "sysfs gid_attrs/types/1 RoCE v2" "$SNIC_CASE_DIR/sysfs-gid1.out" '^RoCE v2$'
+	fi
 	# The short form must work too.
 	snic_run devinfo 20 ibv_devinfo -d "$dev" || errors+=("ibv_devinfo -d exit status")
 	check "short form: PORT_ACTIVE" "$SNIC_CASE_DIR/devinfo.out" '^[[:space:]]+state:[[:space:]]+PORT_ACTIVE \(4\)$'

@@ -402,7 +402,7 @@ snic_pingpong() { # PORT_BASE [ibv_rc_pingpong options...]
 		snic_log "TCP for the QP exchange: 127.0.0.1:$port in a private network namespace"
 	fi
 	snic_server_client "$prog" "$sdev" "$cdev" "$port" "$secs" "$sout" "$cout" \
-		-g 0 -p "$port" "$@"
+		-g "${SNIC_PP_GID:-0}" -p "$port" "$@"
 	src=$SNIC_SERVER_RC crc=$SNIC_CLIENT_RC
 	for side in server client; do
 		local rc=$src out=$sout

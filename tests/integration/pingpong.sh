@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Cases "pingpong/*": Debian's unmodified ibv_rc_pingpong between snic0
-# (client) and snic1 (server), GID index 0 (RoCE v2).  SNIC_PP_PROG runs
+# (client) and snic1 (server), GID index 0 (RoCE v2 over IPv4; SNIC_PP_GID=1:
+# the IPv6 GID, RoCE v2 over IPv6).  SNIC_PP_PROG runs
 # ibv_ud_pingpong, ibv_uc_pingpong or ibv_srq_pingpong instead;
 # SNIC_PP_SERVER_DEV / SNIC_PP_CLIENT_DEV pick other NICs (both snic0:
 # loopback through the NIC's own GID).  The QP numbers are

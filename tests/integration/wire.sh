@@ -13,11 +13,22 @@
 #                                       --only xrc,xrc_wrong_srq, checked
 #                                       by both oracles (XRC opcodes, XRCETH)
 # The capture is $SNIC_TEST_LOGS/wire/roce.pcap (override: SNIC_WIRE_PCAP).
+# SNIC_WIRE_IP6=1: the same over IPv6 (GID index 1), into roce6.pcap, and
+# the oracles require every RoCE frame to be IPv6.
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-pcap=${SNIC_WIRE_PCAP:-$SNIC_TEST_LOGS/wire/roce.pcap}
+ip6=${SNIC_WIRE_IP6:-0}
+gid_args=()
+family_args=()
+suffix=
+if [[ $ip6 == 1 ]]; then
+	gid_args=(--gid-index 1)
+	family_args=(--family 6)
+	suffix=6
+fi
+pcap=${SNIC_WIRE_PCAP:-$SNIC_TEST_LOGS/wire/roce$suffix.pcap}
 
 # RC BTH opcodes a WRITE, READ and SEND exchange at sizes 0, 1, 4095, 4096,
 # 4097 and 1 MiB must produce (any path MTU from 256 to 4096 gives FIRST,
@@ -50,9 +61,10 @@ capture)
 	rm -f -- "$raw"
 	snic_emu_start --pcap "$raw"
 	rc=0
-	snic_run verbs-test 180 "$bin" --dev0 snic0 --dev1 snic1 --only write,read,send || rc=$?
+	snic_run verbs-test 180 "$bin" --dev0 snic0 --dev1 snic1 --only write,read,send \
+		"${gid_args[@]}" || rc=$?
 	(( rc != 0 )) || snic_run verbs-ext-mw 120 "$SNIC_BUILD/tests/snic_verbs_ext" \
-		--dev0 snic0 --dev1 snic1 --only mw_ext_api || rc=$?
+		--dev0 snic0 --dev1 snic1 --only mw_ext_api "${gid_args[@]}" || rc=$?
 	snic_emu_stop || exit 1
 	(( rc == 0 )) || snic_fail "snic_verbs_test --only write,read,send or snic_verbs_ext --only mw_ext_api failed (status $rc); partial capture (if any): $raw"
 	[[ -s $raw ]] || snic_fail "snic-emu --pcap wrote no capture to $raw"
@@ -67,7 +79,7 @@ scapy)
 	list=$(IFS=,; echo "${opcodes[*]}")
 	rc=0
 	snic_run check-roce 100 "$py" "$SNIC_ROOT/tests/wire/check_roce.py" "$pcap" \
-		--min-frames "$min_frames" --expect-opcodes "$list" || rc=$?
+		--min-frames "$min_frames" --expect-opcodes "$list" "${family_args[@]}" || rc=$?
 	(( rc == 0 )) || snic_fail "check_roce.py failed (status $rc)"
 	snic_log "scapy oracle: capture conforms"
 	;;
@@ -76,7 +88,8 @@ tshark)
 	snic_need_cmd tshark
 	[[ -f $SNIC_ROOT/tests/wire/check_tshark.sh ]] || snic_fail "tests/wire/check_tshark.sh is missing"
 	rc=0
-	snic_run check-tshark 100 bash "$SNIC_ROOT/tests/wire/check_tshark.sh" "$pcap" "${opcodes[@]}" || rc=$?
+	snic_run check-tshark 100 env SNIC_WIRE_IP6="$ip6" \
+		bash "$SNIC_ROOT/tests/wire/check_tshark.sh" "$pcap" "${opcodes[@]}" || rc=$?
 	(( rc == 0 )) || snic_fail "check_tshark.sh failed (status $rc)"
 	# SEND with Invalidate: tshark reads the IETH's R_Key in every such frame
 	inv=$(tshark -r "$pcap" -n -Y 'infiniband.bth.opcode == 0x17' -T fields \

@@ -96,3 +96,15 @@ const uint8_t *ftap_frame(const struct ftap *t, uint64_t k, uint16_t *len)
 	*len = t->len[k % FTAP_KEEP];
 	return t->data[k % FTAP_KEEP];
 }
+
+uint32_t fcrc32_bits(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+
+	while (n--) {
+		c ^= *p++;
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+	}
+	return ~c;
+}

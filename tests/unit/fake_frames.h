@@ -8,9 +8,15 @@
 #define SNIC_TESTS_FAKE_FRAMES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fake_hal.h"
+
+/* CRC-32 (the Ethernet/ICRC polynomial) bit at a time, straight from
+ * the polynomial's definition: the reference the tables and the CPU's
+ * folding are checked against. */
+uint32_t fcrc32_bits(const uint8_t *p, size_t n);
 
 #define FARP_REQUEST 1
 #define FARP_REPLY   2

@@ -10,6 +10,16 @@
 /* ---------------------------------------------------------------------- */
 /* Device.                                                                 */
 
+void fdev_ipv6(uint32_t ipv4, uint8_t ip6[16])
+{
+	static const uint8_t pfx[4] = { 0xfd, 0x00, 0x5e, 0x1c };
+
+	memset(ip6, 0, 16);
+	memcpy(ip6, pfx, 4);
+	for (int i = 0; i < 4; i++)
+		ip6[12 + i] = (uint8_t)(ipv4 >> (24 - 8 * i));
+}
+
 void fdev_init(struct fdev *d, const char *name, const uint8_t mac[6],
 	       uint32_t ipv4, uint32_t eth_mtu)
 {
@@ -27,6 +37,7 @@ void fdev_init(struct fdev *d, const char *name, const uint8_t mac[6],
 	d->cfg.host_mem_size = FDEV_MEM_SIZE;
 	memcpy(d->cfg.mac, mac, 6);
 	d->cfg.ipv4 = ipv4;
+	fdev_ipv6(ipv4, d->cfg.ipv6);
 	d->cfg.eth_mtu = eth_mtu;
 	d->cfg.node_guid = 0x0200000000000000ull | ipv4;
 	d->nic = snic_nic_init(d->nic_mem, &d->cfg, &d->hal.hal, d->bar);
@@ -408,6 +419,18 @@ void fconn_default(struct fconn *p)
 int fqp_to_rts(struct fqp *qp, uint32_t dip, uint32_t dqpn, uint32_t rq_psn,
 	       uint32_t sq_psn, const struct fconn *p)
 {
+	uint8_t gid[16] = { 0 };
+
+	gid[10] = gid[11] = 0xff;
+	for (int i = 0; i < 4; i++)
+		gid[12 + i] = (uint8_t)(dip >> (24 - 8 * i));
+	return fqp_to_rts_gid(qp, gid, 0, dqpn, rq_psn, sq_psn, p);
+}
+
+int fqp_to_rts_gid(struct fqp *qp, const uint8_t dgid[16], uint8_t sgid_index,
+		   uint32_t dqpn, uint32_t rq_psn, uint32_t sq_psn,
+		   const struct fconn *p)
+{
 	struct snic_qp_attr a;
 	int st;
 
@@ -429,13 +452,10 @@ int fqp_to_rts(struct fqp *qp, uint32_t dip, uint32_t dqpn, uint32_t rq_psn,
 	a.min_rnr_timer = p->min_rnr_timer;
 	a.is_global = 1;
 	a.hop_limit = 64;
-	a.sgid_index = 0;
-	a.dgid[10] = 0xff;
-	a.dgid[11] = 0xff;
-	a.dgid[12] = (uint8_t)(dip >> 24);
-	a.dgid[13] = (uint8_t)(dip >> 16);
-	a.dgid[14] = (uint8_t)(dip >> 8);
-	a.dgid[15] = (uint8_t)dip;
+	a.sgid_index = sgid_index;
+	a.flow_label = p->flow_label;
+	a.traffic_class = p->traffic_class;
+	memcpy(a.dgid, dgid, 16);
 	/* no RC-only attributes for UC; an XRC initiator has no responder
 	 * attributes, an XRC target no requester ones (Annex A14) */
 	bool uc = qp->type == SNIC_QPT_UC;
@@ -460,9 +480,17 @@ int fqp_to_rts(struct fqp *qp, uint32_t dip, uint32_t dqpn, uint32_t rq_psn,
 
 int fqp_connect(struct fqp *a, struct fqp *b, const struct fconn *p)
 {
-	int st = fqp_to_rts(a, b->ctx->dev->cfg.ipv4, b->qpn, p->sq_psn_b,
-			    p->sq_psn_a, p);
+	int st;
 
+	if (p->ip6) {   /* GID 1 of each side: the IPv6 addresses */
+		st = fqp_to_rts_gid(a, b->ctx->dev->cfg.ipv6, 1, b->qpn,
+				    p->sq_psn_b, p->sq_psn_a, p);
+		return st ? st : fqp_to_rts_gid(b, a->ctx->dev->cfg.ipv6, 1,
+						a->qpn, p->sq_psn_a,
+						p->sq_psn_b, p);
+	}
+	st = fqp_to_rts(a, b->ctx->dev->cfg.ipv4, b->qpn, p->sq_psn_b,
+			p->sq_psn_a, p);
 	if (st)
 		return st;
 	return fqp_to_rts(b, a->ctx->dev->cfg.ipv4, a->qpn, p->sq_psn_a,

@@ -60,6 +60,8 @@ struct fqp {
 };
 
 /* Device and context. */
+/* A fake NIC's IPv6 address (GID 1): fd00:5e1c::<ipv4>, as snic-emu's. */
+void fdev_ipv6(uint32_t ipv4, uint8_t ip6[16]);
 void fdev_init(struct fdev *d, const char *name, const uint8_t mac[6],
 	       uint32_t ipv4, uint32_t eth_mtu);
 /* snic_nic_fini, then the fake HAL; returns leaked packet buffers. */
@@ -126,6 +128,9 @@ struct fconn {
 	uint8_t rnr_retry, retry_cnt, timeout;
 	uint8_t max_rd_atomic;
 	uint32_t sq_psn_a, sq_psn_b;
+	bool ip6;               /* connect over IPv6 (GID 1 of each side) */
+	uint32_t flow_label;    /* the path's GRH fields                  */
+	uint8_t traffic_class;
 };
 void fconn_default(struct fconn *p);
 /* RESET -> INIT -> RTR -> RTS for both QPs, each pointing at the other
@@ -135,6 +140,10 @@ int fqp_connect(struct fqp *a, struct fqp *b, const struct fconn *p);
  * UC QP without the RC-only attributes. */
 int fqp_to_rts(struct fqp *qp, uint32_t dip, uint32_t dqpn, uint32_t rq_psn,
 	       uint32_t sq_psn, const struct fconn *p);
+/* The same towards any destination GID, from GID sgid_index. */
+int fqp_to_rts_gid(struct fqp *qp, const uint8_t dgid[16], uint8_t sgid_index,
+		   uint32_t dqpn, uint32_t rq_psn, uint32_t sq_psn,
+		   const struct fconn *p);
 
 /* Posting.  Writes the WQE, bumps the dbrec, rings the doorbell. */
 struct fwr {

@@ -318,9 +318,15 @@ static void test_qp_modify_bad_values(void)
 	RTR_BAD(a.min_rnr_timer = 32, SNIC_ST_INVAL);
 	RTR_BAD(a.dest_qp_num = 1u << 24, SNIC_ST_INVAL);
 	RTR_BAD(a.is_global = 0, SNIC_ST_INVAL);
-	RTR_BAD(a.sgid_index = 1, SNIC_ST_INVAL);
-	RTR_BAD(a.dgid[10] = 0, SNIC_ST_NOTSUP);  /* not IPv4-mapped */
-	RTR_BAD(a.dgid[0] = 0xfe, SNIC_ST_NOTSUP);
+	RTR_BAD(a.sgid_index = 1, SNIC_ST_INVAL); /* IPv6 GID, IPv4 peer */
+	RTR_BAD(a.sgid_index = 2, SNIC_ST_INVAL); /* no such GID */
+	RTR_BAD(a.dgid[10] = 0, SNIC_ST_INVAL);   /* IPv4 GID, IPv6 peer */
+	RTR_BAD(a.dgid[0] = 0xfe, SNIC_ST_INVAL);
+	/* GID 1 to something that cannot be a unicast IPv6 peer */
+	RTR_BAD((a.sgid_index = 1, memset(a.dgid, 0, 16), a.dgid[0] = 0xff,
+		  a.dgid[1] = 0x02, a.dgid[15] = 1), SNIC_ST_INVAL); /* ff02::1 */
+	RTR_BAD((a.sgid_index = 1, memset(a.dgid, 0, 16), a.dgid[15] = 1),
+		SNIC_ST_INVAL);                                  /* ::1 */
 	CU_ASSERT_EQUAL(fqp_state(qp), SNIC_QPS_INIT);
 	attr_rtr(&a);
 	CU_ASSERT_EQUAL(fqp_modify(qp, MASK_RTR | M(ALT_PATH), &a), SNIC_ST_NOTSUP);

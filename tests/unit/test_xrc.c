@@ -40,14 +40,14 @@ static void test_xrceth_layout(void)
 	h.xrc_srqn = 0x123456;
 	memcpy(f + roce_hdr_len(h.opcode), "xrc!", 4);
 	CU_ASSERT_EQUAL(roce_hdr_len(h.opcode), ROCE_L2L4_LEN + 12 + 4);
-	CU_ASSERT_EQUAL_FATAL(roce_build(f, &h, 4), roce_frame_len(h.opcode, 4));
+	CU_ASSERT_EQUAL_FATAL(roce_build(f, &h, 4), roce_frame_len(&h, 4));
 	CU_ASSERT_EQUAL(f[ROCE_L2L4_LEN], 0xa4);
 	CU_ASSERT_EQUAL(x[0], 0);
 	CU_ASSERT_EQUAL(x[1], 0x12);
 	CU_ASSERT_EQUAL(x[2], 0x34);
 	CU_ASSERT_EQUAL(x[3], 0x56);
 	CU_ASSERT_EQUAL(memcmp(x + 4, "xrc!", 4), 0);
-	CU_ASSERT_EQUAL_FATAL(roce_parse(f, roce_frame_len(h.opcode, 4), &out),
+	CU_ASSERT_EQUAL_FATAL(roce_parse(f, roce_frame_len(&h, 4), &out),
 			      ROCE_OK);
 	CU_ASSERT_EQUAL(out.xrc_srqn, 0x123456);
 	CU_ASSERT_EQUAL(out.payload_len, 4);
@@ -56,7 +56,7 @@ static void test_xrceth_layout(void)
 	h.reth_va = 0x1122334455667788ull;
 	h.reth_rkey = 0xcafe;
 	h.reth_len = 4096;
-	CU_ASSERT_EQUAL_FATAL(roce_build(f, &h, 0), roce_frame_len(h.opcode, 0));
+	CU_ASSERT_EQUAL_FATAL(roce_build(f, &h, 0), roce_frame_len(&h, 0));
 	CU_ASSERT_EQUAL(x[3], 0x56);
 	CU_ASSERT_EQUAL(x[4], 0x11); /* RETH's VA follows the XRCETH */
 	CU_ASSERT_EQUAL(x[4 + 11], 0xfe);

@@ -1917,6 +1917,29 @@ static struct ibv_ah *ah_to(struct dev *from, struct dev *to)
 	return ibv_create_ah(from->v.pd, &aa);
 }
 
+/* --gid-index 1: the GIDs in use are IPv6 addresses, not IPv4-mapped. */
+static bool gids_ip6(void)
+{
+	static const uint8_t v4map[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return memcmp(T.dev[0].v.gid.raw, v4map, 12) != 0;
+}
+
+/* The GRH area of a datagram from dev 0 to dev 1 over IPv6: the packet's
+ * IPv6 header (version 6, next header UDP, hop limit 64, payload length,
+ * the two GIDs as source and destination). */
+static bool grh6_ok(const uint8_t *g, unsigned plen)
+{
+	CHECK((g[0] >> 4) == 6 && g[6] == 17 && g[7] == 64 &&
+	      (unsigned)(g[4] << 8 | g[5]) == plen &&
+	      !memcmp(g + 8, T.dev[0].v.gid.raw, 16) &&
+	      !memcmp(g + 24, T.dev[1].v.gid.raw, 16),
+	      "IPv6 GRH: version %u next %u hops %u plen %u (want %u), addresses %s",
+	      g[0] >> 4, g[6], g[7], g[4] << 8 | g[5], plen,
+	      memcmp(g + 8, T.dev[0].v.gid.raw, 16) ? "differ" : "ok");
+	return true;
+}
+
 static uint16_t ip_csum(const uint8_t *h)
 {
 	uint32_t sum = 0;
@@ -1964,9 +1987,10 @@ static bool c_ud(void)
 	    !poll_one(e[0].scq, &wc, "ud send") || !wc_ok(&wc, IBV_WC_SEND, "ud send") ||
 	    !poll_one(e[1].rcq, &wc, "ud recv") || !wc_ok(&wc, IBV_WC_RECV, "ud recv"))
 		goto out;
-	/* sl: the network header type of the datagram, 2 = IPv4 (Annex
-	 * A17.4.5.1; mlx5's convention, which UCX relies on) */
-	if (wc.byte_len != 1040 || !(wc.wc_flags & IBV_WC_GRH) || wc.sl != 2 ||
+	/* sl: the network header type of the datagram, 2 = IPv4, 1 = IPv6
+	 * (Annex A17.4.5.1; mlx5's convention, which UCX relies on) */
+	if (wc.byte_len != 1040 || !(wc.wc_flags & IBV_WC_GRH) ||
+	    wc.sl != (gids_ip6() ? 1 : 2) ||
 	    !(wc.wc_flags & IBV_WC_WITH_IMM) || wc.imm_data != htonl(0xabcd0001) ||
 	    wc.src_qp != e[0].qp->qp_num || wc.wr_id != 1) {
 		fail("ud recv: byte_len %u flags 0x%x imm 0x%x src_qp 0x%x (want 0x%x)",
@@ -1975,13 +1999,16 @@ static bool c_ud(void)
 	}
 	/* GRH area: 20 zero bytes, then the IPv4 header: version 4, IHL 5,
 	 * UDP, source and destination = the two GIDs' IPv4 addresses, a valid
-	 * checksum, total length 20 + 8 + 12 + 8 + 4 + 1000 + 4 */
+	 * checksum, total length 20 + 8 + 12 + 8 + 4 + 1000 + 4; over IPv6
+	 * the whole IPv6 header */
 	const uint8_t *ip = rb + 20;
 	static const uint8_t zero[20];
 
-	if (memcmp(rb, zero, 20) || ip[0] != 0x45 || ip[9] != 17 ||
+	if (gids_ip6() && !grh6_ok(rb, 8 + 12 + 8 + 4 + 1000 + 4))
+		goto out;
+	if (!gids_ip6() && (memcmp(rb, zero, 20) || ip[0] != 0x45 || ip[9] != 17 ||
 	    memcmp(ip + 12, T.dev[0].v.gid.raw + 12, 4) || memcmp(ip + 16, T.dev[1].v.gid.raw + 12, 4) ||
-	    ip_csum(ip) != 0 || (ip[2] << 8 | ip[3]) != 20 + 8 + 12 + 8 + 4 + 1000 + 4) {
+	    ip_csum(ip) != 0 || (ip[2] << 8 | ip[3]) != 20 + 8 + 12 + 8 + 4 + 1000 + 4)) {
 		fail("GRH area: %02x %02x .. proto %u len %u csum %s", ip[0], ip[1], ip[9],
 		     ip[2] << 8 | ip[3], ip_csum(ip) ? "bad" : "ok");
 		goto out;
@@ -2018,6 +2045,7 @@ static bool c_ud(void)
 	da.is_global = 1;
 	da.grh.dgid = T.dev[1].v.gid;
 	da.grh.dgid.raw[15] ^= 0x40; /* 198.18.0.x + 64: nobody */
+	da.grh.sgid_index = (uint8_t)T.v.gid_index;
 	da.grh.hop_limit = 64;
 	da.port_num = PORT;
 	dead = ibv_create_ah(T.dev[0].v.pd, &da);
@@ -2384,13 +2412,16 @@ static bool ahwc_errors(struct ibv_wc *wc, const uint8_t *grh_area)
 	CHECK(rc != 0 && errno == EPROTONOSUPPORT, "zero GRH area: %d errno %d", rc, errno);
 	/* a multicast destination: EINVAL */
 	memcpy(g, grh_area, 40);
-	g[20 + 16] = 224;
+	g[gids_ip6() ? 24 : 20 + 16] = gids_ip6() ? 0xff : 224;
 	errno = 0;
 	rc = ibv_init_ah_from_wc(ctx, PORT, wc, (struct ibv_grh *)g, &a);
-	CHECK(rc != 0 && errno == EINVAL, "multicast destination: %d errno %d", rc, errno);
+	/* IPv6: no GID of ours is a multicast address (ENOENT, as for any
+	 * address not in the table) */
+	CHECK(rc != 0 && errno == (gids_ip6() ? ENOENT : EINVAL),
+	      "multicast destination: %d errno %d", rc, errno);
 	/* sent to an address that is none of ours: no GID to answer from */
 	memcpy(g, grh_area, 40);
-	g[20 + 19] ^= 0x40;
+	g[gids_ip6() ? 8 + 16 + 15 : 20 + 19] ^= 0x40;
 	errno = 0;
 	CHECK(!ibv_create_ah_from_wc(T.dev[1].v.pd, wc, (struct ibv_grh *)g, PORT),
 	      "AH from a datagram to someone else's address: created");
@@ -2468,7 +2499,8 @@ static bool c_ah_from_wc(void)
 		goto out;
 	}
 	/* the answer's own GRH area names snic1 as the source */
-	if (memcmp(rb0 + 20 + 12, T.dev[1].v.gid.raw + 12, 4)) {
+	if (gids_ip6() ? memcmp(rb0 + 8, T.dev[1].v.gid.raw, 16)
+		       : memcmp(rb0 + 20 + 12, T.dev[1].v.gid.raw + 12, 4)) {
 		fail("answer's IPv4 source is not snic1");
 		goto out;
 	}
@@ -2648,6 +2680,7 @@ static bool c_uc(void)
 		a.rq_psn = peer->psn;
 		a.ah_attr.is_global = 1;
 		a.ah_attr.grh.dgid = peer->d->v.gid;
+		a.ah_attr.grh.sgid_index = (uint8_t)T.v.gid_index;
 		a.ah_attr.grh.hop_limit = 64;
 		a.ah_attr.port_num = PORT;
 		if (!rc)

@@ -3,13 +3,15 @@
 """RoCEv2 wire oracle: validate every UDP/4791 frame of a pcap with scapy.
 
 Independent of the firmware's C code: the ICRC is recomputed by scapy's
-contrib.roce BTH (IBTA Annex A17.3.3, IPv4), the headers are dissected by
+contrib.roce BTH (IBTA Annex A17.3.3, IPv4) or, over IPv6, the same way
+here from scapy's IPv6 layer with traffic class, flow label and hop limit
+masked (the contrib does IPv4 only), the headers are dissected by
 scapy layers (contrib BTH/AETH plus small RETH, ImmDt, IETH, AtomicETH,
 AtomicAckETH, DETH and XRCETH layers defined here and chained by BTH
 opcode, IBTA vol. 1 9.2-9.3 and Annex A14 for XRC).
 
-Checked per frame: IPv4 version/IHL/checksum/no fragmentation, IP and UDP
-lengths, UDP destination 4791 and source port >= 0xC000, BTH tver 0, known
+Checked per frame: IPv4 version/IHL/checksum/no fragmentation (IPv6:
+version 6, next header UDP, no extension headers), IP and UDP lengths, UDP destination 4791 and source port >= 0xC000, BTH tver 0, known
 opcode, extension headers present as the opcode requires, payload + pad a
 multiple of 4 with pad <= it, no payload where the opcode carries none, RETH
 DMA length = payload for WRITE ONLY, ICRC.  Per (source IP, destination QP
@@ -20,12 +22,13 @@ skipping ahead is an error unless --allow-psn-gaps.
 
 Usage: check_roce.py PCAP [--min-frames N] [--expect-opcodes 0x06,0x0c,...]
                           [--strict-psn] [--allow-psn-gaps] [--pmtu N]
-                          [--dump] [--quiet]
+                          [--family 4|6] [--dump] [--quiet]
 Exit status: 0 all good, 1 any error, 2 usage or unreadable file.
 """
 import argparse
 import logging
 import sys
+import zlib
 
 logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
 
@@ -34,6 +37,7 @@ from scapy.contrib.roce import AETH, BTH  # noqa: E402
 from scapy.fields import (IntField, X3BytesField,  # noqa: E402
                           XByteField, XIntField, XLongField)
 from scapy.layers.inet import IP, UDP  # noqa: E402
+from scapy.layers.inet6 import IPv6  # noqa: E402
 from scapy.layers.l2 import Ether  # noqa: E402
 from scapy.packet import Packet, Raw, bind_layers  # noqa: E402
 from scapy.utils import PcapReader, checksum  # noqa: E402
@@ -251,12 +255,52 @@ class Checker:
             self.err(fno, "capture truncated (snaplen)")
         return b[:ip.len]
 
+    # IPv6 + UDP (RFC 8200/768): no extension headers, UDP length = IPv6
+    # payload length; returns the exact IP packet bytes.
+    def check_l3l4_v6(self, fno, pkt, ip, udp):
+        b = raw(ip)
+        if ip.version != 6 or ip.nh != 17:
+            self.err(fno, "IPv6 version %d next header %d"
+                     % (ip.version, ip.nh))
+        if ip.plen + 40 > len(b):
+            self.err(fno, "IPv6 payload length %d > %d bytes"
+                     % (ip.plen, len(b) - 40))
+            return None
+        if udp.len != ip.plen:
+            self.err(fno, "UDP length %d, IPv6 payload %d"
+                     % (udp.len, ip.plen))
+            return None
+        if udp.sport < 0xC000:
+            self.err(fno, "UDP source port 0x%04x < 0xC000" % udp.sport)
+        if getattr(pkt, "wirelen", None) and pkt.wirelen > len(raw(pkt)):
+            self.err(fno, "capture truncated (snaplen)")
+        return b[:40 + ip.plen]
+
+    # ICRC over IPv6 (A17.3.3): 8 x 0xFF for the LRH, the IPv6 header with
+    # traffic class, flow label and hop limit all ones, UDP with its
+    # checksum all ones, BTH with FECN/BECN/reserved all ones, the rest up
+    # to the ICRC; CRC-32 stored least-significant byte first.
+    @staticmethod
+    def icrc6(ipb):
+        q = IPv6(ipb)
+        q.tc, q.fl, q.hlim = 0xff, 0xfffff, 0xff
+        q[UDP].chksum = 0xffff
+        q[BTH].fecn, q[BTH].becn, q[BTH].resv6 = 1, 1, 0xff
+        m = raw(q)
+        if len(m) != len(ipb):
+            return b"????"      # could not rebuild: reported as a mismatch
+        crc = zlib.crc32(b"\xff" * 8 + m[:-4]) & 0xffffffff
+        return crc.to_bytes(4, "little")
+
     # ICRC recomputed by scapy (contrib.roce BTH.compute_icrc, A17.3.3).
     def check_icrc(self, fno, ipb):
-        q = IP(ipb)
         stored = ipb[-4:]
-        q[BTH].icrc = None
-        again = raw(q)[-4:]
+        if ipb[0] >> 4 == 6:
+            again = self.icrc6(ipb)
+        else:
+            q = IP(ipb)
+            q[BTH].icrc = None
+            again = raw(q)[-4:]
         if again != stored:
             self.err(fno, "ICRC %s, expected %s" % (stored.hex(),
                                                     again.hex()))
@@ -358,14 +402,24 @@ class Checker:
         self.frames += 1
         if not pkt.haslayer(UDP) or pkt[UDP].dport != ROCE_PORT:
             return
-        ip, udp = pkt[IP], pkt[UDP]
+        udp = pkt[UDP]
         self.roce += 1
-        ipb = self.check_l3l4(fno, pkt, ip, udp)
+        if pkt.haslayer(IPv6):
+            ip = pkt[IPv6]
+            ipb = self.check_l3l4_v6(fno, pkt, ip, udp)
+            family, cls = 6, IPv6
+        else:
+            ip = pkt[IP]
+            ipb = self.check_l3l4(fno, pkt, ip, udp)
+            family, cls = 4, IP
+        if self.args.family and family != self.args.family:
+            self.err(fno, "RoCEv2 over IPv%d, expected IPv%d only"
+                     % (family, self.args.family))
         if ipb is None or not pkt.haslayer(BTH):
             if ipb is not None:
                 self.err(fno, "UDP/4791 without a BTH")
             return
-        bth = IP(ipb)[BTH]
+        bth = cls(ipb)[BTH]
         self.check_icrc(fno, ipb)
         paylen = self.check_bth(fno, bth, udp)
         st = self.per_op.setdefault(bth.opcode, [0, 0])
@@ -412,6 +466,8 @@ def parse_args(argv):
     ap.add_argument("--pmtu", type=int, default=0,
                     help="path MTU (default: learnt from FIRST/MIDDLE "
                     "payloads if they agree), for READ PSN accounting")
+    ap.add_argument("--family", type=int, choices=(4, 6), default=0,
+                    help="every RoCEv2 frame must be over this IP version")
     ap.add_argument("--dump", action="store_true",
                     help="print frame, opcode, dest QP, PSN per frame "
                     "(summary goes to stderr)")

@@ -19,6 +19,7 @@ struct snic_nic_config {
 	uint64_t host_mem_size;
 	uint8_t mac[6];
 	uint32_t ipv4;           /* host order                                */
+	uint8_t ipv6[16];        /* network order; all zero = no IPv6 GID     */
 	uint32_t eth_mtu;        /* IP MTU of the port, e.g. 4200 or 1500     */
 	uint64_t node_guid;
 	uint32_t fw_pid;         /* published for liveness checks; 0 = none   */

@@ -227,6 +227,12 @@ struct snic_cmd_gid_query {
 	uint32_t index;
 };
 
+/* The port's GID table: index 0 the IPv4 address (IPv4-mapped), index 1
+ * the IPv6 address (empty when the NIC has none); both RoCE v2. */
+#define SNIC_GID_IPV4 0u
+#define SNIC_GID_IPV6 1u
+#define SNIC_GID_TBL_LEN 2u
+
 struct snic_gid_entry {
 	uint8_t gid[16];        /* network order                              */
 	uint32_t type;          /* 0 = IB/RoCE v1, 1 = RoCE v2 (IBV_GID_TYPE) */
@@ -734,6 +740,7 @@ struct snic_cqe {
 
 /* UD receive over RoCE v2: cqe.sl holds the network header type of the
  * received frame (IBTA Annex A17.4.5.1; values as mlx5's CQE): */
+#define SNIC_CQE_SL_ROCE_IPV6 1u  /* mlx5 MLX5_CQE_ROCE_L3_HEADER_TYPE_IPV6 */
 #define SNIC_CQE_SL_ROCE_IPV4 2u
 
 _Static_assert(sizeof(struct snic_cqe) == 64, "CQE must be 64 bytes");
@@ -865,7 +872,7 @@ struct snic_srq_attr {
 struct snic_wqe_ud {
 	uint32_t remote_qpn;
 	uint32_t remote_qkey;   /* MSB set: use the QP's own Q_Key (C10-15)   */
-	uint8_t dgid[16];       /* network order; IPv4-mapped                 */
+	uint8_t dgid[16];       /* network order; IPv4-mapped or IPv6         */
 	uint8_t hop_limit, traffic_class;
 	uint16_t rsvd;
 	uint32_t flow_label;
@@ -877,7 +884,8 @@ _Static_assert(sizeof(struct snic_wqe_ud) ==
 
 /* UD receives: the first 40 bytes of the buffer hold the GRH; for RoCE v2
  * over IPv4 its last 20 bytes are the packet's IPv4 header (as Linux rxe
- * and mlx5 do) and wc_flags has SNIC_WC_GRH. */
+ * and mlx5 do), over IPv6 it is the packet's IPv6 header; wc_flags has
+ * SNIC_WC_GRH. */
 #define SNIC_GRH_LEN 40u
 #define SNIC_WC_GRH  (1u << 0)
 

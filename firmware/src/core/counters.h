@@ -40,7 +40,8 @@
 	X(rx_drop_arp_unsolicited) X(rx_drop_arp_rate)  \
 	X(tail_probes) X(tx_ctl_frames)                                      \
 	X(xrc_bad_srq)                                                        \
-	X(rx_mcast_frames) X(rx_drop_mcast_not_joined) X(rx_flow_steered)
+	X(rx_mcast_frames) X(rx_drop_mcast_not_joined) X(rx_flow_steered)   \
+	X(rx_nd) X(nd_solicits_sent) X(nd_adverts_sent) X(rx_drop_nd)
 
 enum snic_counter {
 #define SNIC_CNT_ENUM(n) SNIC_CNT_##n,

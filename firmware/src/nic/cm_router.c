@@ -270,8 +270,11 @@ void cm_rx(struct snic_nic *nic, const struct roce_hdrs *h)
 	uint16_t attr;
 	int owner;
 
-	/* GSI: UD SEND with the well-known Q_Key (IBTA 13.5.1), one MAD */
-	if (h->opcode != ROCE_UD_SEND_ONLY || h->deth_qkey != SNIC_GSI_QKEY ||
+	/* GSI: UD SEND with the well-known Q_Key (IBTA 13.5.1), one MAD;
+	 * the CM speaks IPv4 only (its peers are IPv4 addresses): a MAD over
+	 * IPv6 is dropped here, counted, and never answered */
+	if (h->ip6 || h->opcode != ROCE_UD_SEND_ONLY ||
+	    h->deth_qkey != SNIC_GSI_QKEY ||
 	    h->payload_len != SNIC_CM_MAD_SIZE || !mad_ok(mad)) {
 		CNT_INC(&nic->core, cm_drop_bad_mad);
 		return;

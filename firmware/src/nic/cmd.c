@@ -107,7 +107,7 @@ static int query_port(struct snic_nic *nic, const struct snic_cmd_port *in,
 	p->phys_state = up ? 5 /* LinkUp */ : 3 /* Disabled */;
 	p->max_mtu = nic->core.active_mtu_enum;
 	p->active_mtu = nic->core.active_mtu_enum;
-	p->gid_tbl_len = 1;
+	p->gid_tbl_len = SNIC_GID_TBL_LEN;
 	p->port_cap_flags = 1u << 26; /* IBV_PORT_IP_BASED_GIDS */
 	p->max_msg_sz = SNIC_MAX_MSG_SIZE;
 	p->pkey_tbl_len = 1;
@@ -118,21 +118,21 @@ static int query_port(struct snic_nic *nic, const struct snic_cmd_port *in,
 	return SNIC_ST_OK;
 }
 
-/* GID 0: RoCE v2, the port's IPv4 address mapped into IPv6 (A17.4.5). */
+/* GID 0: RoCE v2, the port's IPv4 address mapped into IPv6 (A17.4.5);
+ * GID 1: RoCE v2, the port's IPv6 address, empty (NOENT) without one. */
 static int query_gid(struct snic_nic *nic, const struct snic_cmd_gid_query *in,
 		     struct snic_gid_entry *g)
 {
-	uint32_t ip = nic->core.cfg.ipv4;
-
-	if (in->port_num != 1 || in->index != 0)
+	if (in->port_num != 1 || in->index >= SNIC_GID_TBL_LEN)
 		return SNIC_ST_INVAL;
 	memset(g, 0, sizeof(*g));
-	g->gid[10] = 0xff;
-	g->gid[11] = 0xff;
-	g->gid[12] = (uint8_t)(ip >> 24);
-	g->gid[13] = (uint8_t)(ip >> 16);
-	g->gid[14] = (uint8_t)(ip >> 8);
-	g->gid[15] = (uint8_t)ip;
+	if (in->index == SNIC_GID_IPV6) {
+		if (!wire_is_my_ip6(&nic->core, nic->core.cfg.ipv6))
+			return SNIC_ST_NOENT;
+		memcpy(g->gid, nic->core.cfg.ipv6, 16);
+	} else {
+		ipv4_to_gid(nic->core.cfg.ipv4, g->gid);
+	}
 	g->type = 1;
 	return SNIC_ST_OK;
 }

@@ -77,10 +77,11 @@ static void bar_init(struct snic_nic *nic)
 }
 
 /* The largest IB MTU whose RoCEv2 frame fits the port's IP MTU
- * (IP + UDP + BTH + RETH + ICRC around the payload, IBTA A17.4). */
+ * (IP + UDP + BTH + RETH + ICRC around the payload, IBTA A17.4), over
+ * IPv6 as well: the larger IPv6 header counts. */
 static void mtu_init(struct snic_nic *nic)
 {
-	uint32_t over = ROCE_IPV4_HLEN + ROCE_UDP_HLEN + ROCE_BTH_LEN +
+	uint32_t over = ROCE_IPV6_HLEN + ROCE_UDP_HLEN + ROCE_BTH_LEN +
 			ROCE_RETH_LEN + ROCE_ICRC_LEN;
 
 	nic->core.active_mtu_enum = 0;

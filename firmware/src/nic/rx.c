@@ -10,13 +10,16 @@
 #include "nic/top.h"
 #include "nic/cm.h"
 
+/* ARP, or IPv6 neighbour discovery (the classifier let only those by) */
 static void rx_arp(struct snic_nic *nic, struct snic_pkt *p)
 {
-	uint8_t mac[6];
-	uint32_t ip;
+	uint8_t mac[6], ip[16];
+	bool learnt = p->data[12] == 0x08
+		? neigh_rx_arp(&nic->neigh, p, ip, mac)
+		: ndisc_rx(&nic->neigh, p, ip, mac);
 
 	/* rare (once per peer): a scan of the QP table is fine here */
-	if (neigh_rx_arp(&nic->neigh, p, &ip, mac))
+	if (learnt)
 		qp_neigh_update(nic, ip, mac);
 }
 

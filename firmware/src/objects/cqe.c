@@ -80,8 +80,9 @@ void qp_recv_cqe(struct snic_nic *nic, struct snic_qp *qp, uint8_t status,
 			 * rdma-core's mlx5 provider puts it and UCX reads it:
 			 * in sl, 2 = IPv4 (the GRH area then holds the IPv4
 			 * header in its last 20 bytes, as rdma-core lays out
-			 * RoCE v2 over IPv4). */
-			cqe.sl = SNIC_CQE_SL_ROCE_IPV4;
+			 * RoCE v2 over IPv4), 1 = IPv6 (the IPv6 header). */
+			cqe.sl = h->ip6 ? SNIC_CQE_SL_ROCE_IPV6
+					: SNIC_CQE_SL_ROCE_IPV4;
 		}
 	}
 	if (h && (roce_opcodes[h->opcode].flags & ROCE_F_IMM)) {

@@ -236,7 +236,8 @@ struct snic_qp {
 	struct snic_qp_attr attr;
 	uint32_t mtu;           /* path MTU in bytes                          */
 	uint8_t dmac[6];
-	uint32_t dip;
+	uint32_t dip;           /* peer IPv4 (host order); 0 when ip6        */
+	bool ip6;               /* path over IPv6: the peer is attr.dgid     */
 	uint16_t sport;
 	uint64_t arp_next_ns;
 	/* requester / completer */
@@ -659,7 +660,8 @@ void qp_doorbell(struct snic_nic *nic, struct snic_qp *qp);
 void qp_req_schedule(struct snic_nic *nic, struct snic_qp *qp);
 void qp_resp_schedule(struct snic_nic *nic, struct snic_qp *qp);
 void qp_timer_stop(struct snic_nic *nic, struct snic_qp *qp);
-void qp_neigh_update(struct snic_nic *nic, uint32_t ip, const uint8_t mac[6]);
+void qp_neigh_update(struct snic_nic *nic, const uint8_t ip[16],
+		     const uint8_t mac[6]);
 
 static inline uint32_t qp_idx(const struct snic_nic *nic,
 			      const struct snic_qp *qp)

@@ -9,6 +9,25 @@
 
 #define M(x) SNIC_QP_##x
 
+/* RoCE needs a GRH; the source GID decides the family (GID 0: IPv4,
+ * GID 1: IPv6, when the port has an IPv6 address) and the destination
+ * must be of the same family: an IPv4-mapped GID, or a unicast IPv6 one
+ * (wire.h). */
+static int av_ok(const struct snic_nic *nic, const struct snic_qp_attr *a)
+{
+	bool v4;
+
+	if (!a->is_global || a->sgid_index > SNIC_GID_IPV6)
+		return SNIC_ST_INVAL;
+	gid_to_ipv4(a->dgid, &v4);
+	if (a->sgid_index == SNIC_GID_IPV4)
+		return v4 ? SNIC_ST_OK : SNIC_ST_INVAL;
+	if (!wire_is_my_ip6(&nic->core, nic->core.cfg.ipv6) ||
+	    !gid_is_ip6_unicast(a->dgid))
+		return SNIC_ST_INVAL;
+	return SNIC_ST_OK;
+}
+
 /* Attribute values (IBTA 11.2.4.2 ranges, our device limits). */
 static int attr_values_ok(const struct snic_nic *nic, uint32_t mask,
 			  const struct snic_qp_attr *a)
@@ -38,21 +57,13 @@ static int attr_values_ok(const struct snic_nic *nic, uint32_t mask,
 		return SNIC_ST_INVAL;
 	if (mask & M(ALT_PATH))
 		return SNIC_ST_NOTSUP; /* automatic path migration */
-	if (mask & M(AV)) {
-		bool v4;
-
-		/* RoCE needs a GRH; we route IPv4-mapped GIDs only */
-		if (!a->is_global || a->sgid_index != 0)
-			return SNIC_ST_INVAL;
-		gid_to_ipv4(a->dgid, &v4);
-		if (!v4)
-			return SNIC_ST_NOTSUP;
-	}
+	if (mask & M(AV))
+		return av_ok(nic, a);
 	return SNIC_ST_OK;
 }
 
-/* The address vector: the peer's IPv4 address from its GID, its MAC
- * from the neighbour table (asked for when unknown). */
+/* The address vector: the peer's IPv4 or IPv6 address from its GID, its
+ * MAC from the neighbour table (asked for when unknown). */
 static void apply_av(struct snic_nic *nic, struct snic_qp *qp,
 		     const struct snic_qp_attr *a)
 {
@@ -69,10 +80,13 @@ static void apply_av(struct snic_nic *nic, struct snic_qp *qp,
 	s->dlid = a->dlid;
 	s->static_rate = a->static_rate;
 	s->src_path_bits = a->src_path_bits;
-	qp->dip = gid_to_ipv4(a->dgid, &v4); /* v4: attr_values_ok */
-	qp->dmac_valid = neigh_lookup(&nic->neigh, qp->dip, qp->dmac);
+	qp->dip = gid_to_ipv4(a->dgid, &v4); /* family checked by av_ok */
+	qp->ip6 = !v4;
+	if (qp->ip6)
+		qp->dip = 0;
+	qp->dmac_valid = neigh_lookup_addr(&nic->neigh, s->dgid, qp->dmac);
 	if (!qp->dmac_valid)
-		neigh_resolve(&nic->neigh, qp->dip);
+		neigh_resolve_addr(&nic->neigh, s->dgid);
 }
 
 static void apply_attrs(struct snic_nic *nic, struct snic_qp *qp,

@@ -68,12 +68,14 @@ void qp_timer_stop(struct snic_nic *nic, struct snic_qp *qp)
 }
 
 /* A neighbour was learnt: QPs that waited for its MAC may send. */
-void qp_neigh_update(struct snic_nic *nic, uint32_t ip, const uint8_t mac[6])
+void qp_neigh_update(struct snic_nic *nic, const uint8_t ip[16],
+		     const uint8_t mac[6])
 {
 	for (uint32_t i = 0; i < SNIC_MAX_QP; i++) {
 		struct snic_qp *qp = &nic->qps[i];
 
-		if (!qp->in_use || qp->dip != ip)
+		/* attr.dgid: the path's peer, IPv6 or mapped IPv4 */
+		if (!qp->in_use || memcmp(qp->attr.dgid, ip, 16) != 0)
 			continue;
 		if (qp->dmac_valid && memcmp(qp->dmac, mac, 6) == 0)
 			continue;

@@ -14,11 +14,18 @@ static inline void fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
 	/* every frame of a QP starts here: count it for the QP (the NIC
 	 * counts frames when the port takes them) */
 	qp->qcnt[SNIC_QCNT_tx_frames]++;
-	memset(h, 0, sizeof(*h));
+	memset(h, 0, ROCE_HDRS_CLEAR); /* sip6/dip6: set below when used */
 	memcpy(h->dmac, d->dmac, 6);
 	memcpy(h->smac, nic->core.cfg.mac, 6);
-	h->sip = nic->core.cfg.ipv4;
-	h->dip = d->dip;
+	if (d->dip6) {
+		h->ip6 = 1;
+		memcpy(h->sip6, nic->core.cfg.ipv6, 16);
+		memcpy(h->dip6, d->dip6, 16);
+		h->flow_label = d->flow_label;
+	} else {
+		h->sip = nic->core.cfg.ipv4;
+		h->dip = d->dip;
+	}
 	h->tos = d->tos;
 	h->ttl = d->hop_limit ? d->hop_limit : 64;
 	h->sport = qp->sport;
@@ -44,6 +51,8 @@ void pkt_fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
 {
 	const struct snic_dest d = {
 		.dmac = qp->dmac, .dip = qp->dip, .dqpn = qp->attr.dest_qp_num,
+		.dip6 = qp->ip6 ? qp->attr.dgid : NULL,
+		.flow_label = qp->attr.flow_label,
 		.tos = qp->attr.traffic_class, .hop_limit = qp->attr.hop_limit,
 	};
 
@@ -61,7 +70,7 @@ struct snic_pkt *pkt_build(struct snic_nic *nic, struct roce_hdrs *h,
 	if (!p)
 		return NULL;
 	if (len)
-		memcpy(p->data + roce_hdr_len(h->opcode), payload, len);
+		memcpy(p->data + roce_hdrs_len(h), payload, len);
 	p->len = (uint16_t)roce_build(p->data, h, len);
 	return p;
 }

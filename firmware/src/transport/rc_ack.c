@@ -82,7 +82,7 @@ bool resp_linger_rx(struct snic_nic *nic, const struct roce_hdrs *h)
 	uint32_t fl = roce_opcodes[h->opcode].flags;
 
 	if (qp->in_use || qp->qpn != h->dqpn || nic->core.now >= qp->linger_until ||
-	    qp->type != SNIC_QPT_RC || h->sip != qp->dip ||
+	    qp->type != SNIC_QPT_RC || !qp_peer_is(qp, h) ||
 	    h->opcode >= ROCE_UC_BASE ||
 	    !(fl & (ROCE_F_SEND | ROCE_F_WRITE)) ||
 	    roce_psn_diff(h->psn, qp->resp.epsn) >= 0)

@@ -69,7 +69,7 @@ static bool rd_packet(struct snic_nic *nic, struct snic_qp *qp,
 	p = core_pkt_alloc(&nic->core);
 	if (!p)
 		return false;
-	if (n && mr_read(nic, mr, rd->va + rd->sent, p->data + roce_hdr_len(op),
+	if (n && mr_read(nic, mr, rd->va + rd->sent, p->data + qp_hdr_len(qp, op),
 			 n)) {
 		/* no response without its data: the memory could not be
 		 * read, a responder-side error (9.9.3.1.3); counted in

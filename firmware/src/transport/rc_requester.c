@@ -160,7 +160,7 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 	p = core_pkt_alloc(&nic->core);
 	if (!p)
 		return false;
-	if (n && sq_gather(nic, cur, p->data + roce_hdr_len(op), n)) {
+	if (n && sq_gather(nic, cur, p->data + qp_hdr_len(qp, op), n)) {
 		core_pkt_unused(&nic->core, p); /* no frame without its data */
 		msg_fail(qp, SNIC_WC_LOC_PROT_ERR);
 		return true;
@@ -228,7 +228,7 @@ bool rc_req_qp(struct snic_nic *nic, struct snic_qp *qp)
 	if (qp->wait_until)
 		return false; /* RNR back-off: the timer reschedules us */
 	if (!qp->dmac_valid) {
-		sq_arp_retry(nic, qp, qp->dip);
+		sq_arp_retry(nic, qp, qp->attr.dgid);
 		return true;
 	}
 	while (budget && nic->core.tx_budget) {

@@ -122,12 +122,13 @@ void sq_complete(struct snic_nic *nic, struct snic_qp *qp, uint8_t status)
 }
 
 /* No MAC for ip yet: ask ARP again at most once per SNIC_ARP_RETRY_NS. */
-void sq_arp_retry(struct snic_nic *nic, struct snic_qp *qp, uint32_t ip)
+void sq_arp_retry(struct snic_nic *nic, struct snic_qp *qp,
+		  const uint8_t ip[16])
 {
 	if (nic->core.now < qp->arp_next_ns)
 		return;
 	qp->arp_next_ns = nic->core.now + SNIC_ARP_RETRY_NS;
-	neigh_resolve(&nic->neigh, ip);
+	neigh_resolve_addr(&nic->neigh, ip);
 }
 
 /* UD and UC: one packet of the current message with the headers in h;
@@ -145,7 +146,7 @@ bool sq_unrel_packet(struct snic_nic *nic, struct snic_qp *qp,
 	p = core_pkt_alloc(&nic->core);
 	if (!p)
 		return false;
-	if (n && sq_gather(nic, cur, p->data + roce_hdr_len(h->opcode), n)) {
+	if (n && sq_gather(nic, cur, p->data + roce_hdrs_len(h), n)) {
 		/* no frame without its data: the WQE fails (its MR went
 		 * away, or the DMA failed) */
 		core_pkt_unused(&nic->core, p);

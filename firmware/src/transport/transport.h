@@ -59,7 +59,8 @@ static inline int sq_gather(struct snic_nic *nic, struct snic_req_cur *cur,
 	}
 	return sgl_copy_out(nic, &cur->sgl, dst, n);
 }
-void sq_arp_retry(struct snic_nic *nic, struct snic_qp *qp, uint32_t ip);
+void sq_arp_retry(struct snic_nic *nic, struct snic_qp *qp,
+		  const uint8_t ip[16]);
 bool sq_unrel_packet(struct snic_nic *nic, struct snic_qp *qp,
 		     struct roce_hdrs *h, uint32_t mtu);
 bool sq_unrel_run(struct snic_nic *nic, struct snic_qp *qp, uint32_t lim,
@@ -77,9 +78,17 @@ void retain_load(struct snic_qp *qp, const struct snic_inflight *f,
 struct snic_dest {               /* where a packet goes                  */
 	const uint8_t *dmac;
 	uint32_t dip;
+	const uint8_t *dip6;    /* IPv6 destination, NULL for IPv4      */
+	uint32_t flow_label;    /* IPv6 only                            */
 	uint32_t dqpn;
 	uint8_t tos, hop_limit;
 };
+
+/* Where a connected QP's payload starts in its frames (IPv4 or IPv6). */
+static inline uint32_t qp_hdr_len(const struct snic_qp *qp, uint8_t opcode)
+{
+	return roce_hdr_len(opcode) + (qp->ip6 ? ROCE_IPV6_EXTRA : 0u);
+}
 void pkt_fill_hdrs_to(const struct snic_nic *nic, struct snic_qp *qp,
 		      struct roce_hdrs *h, const struct snic_dest *d,
 		      uint8_t opcode, uint32_t psn);
@@ -241,13 +250,23 @@ static inline uint8_t recv_place(struct snic_nic *nic, struct snic_qp *qp,
 	return SNIC_WC_SUCCESS;
 }
 
+/* Is h from the peer of qp's path (same family, same address)? */
+static inline bool qp_peer_is(const struct snic_qp *qp,
+			      const struct roce_hdrs *h)
+{
+	if (h->ip6 != qp->ip6)
+		return false;
+	return h->ip6 ? memcmp(h->sip6, qp->attr.dgid, 16) == 0
+		      : h->sip == qp->dip;
+}
+
 /* A connected QP takes packets only from its peer (IBTA 9.6.1.5: the
  * source must match the path); before any PSN or state is looked at, so
  * a spoofed frame cannot resynchronise a UC QP or answer for the peer. */
 static inline bool rx_peer_ok(struct snic_nic *nic, const struct snic_qp *qp,
 			      const struct roce_hdrs *h)
 {
-	if (h->sip == qp->dip)
+	if (qp_peer_is(qp, h))
 		return true;
 	CNT_INC(&nic->core, rx_drop_wrong_peer);
 	return false;

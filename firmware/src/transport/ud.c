@@ -9,7 +9,9 @@
  * host's address handle), its MAC from the ARP cache.  A packet whose
  * Q_Key differs from the QP's is dropped and counted (C10-15).  The
  * receive buffer starts with the 40-byte GRH area: 20 zero bytes, then the
- * IPv4 header of the packet (RoCE v2 over IPv4, as Linux rxe and mlx5 do).
+ * IPv4 header of the packet (RoCE v2 over IPv4, as Linux rxe and mlx5 do),
+ * or the packet's IPv6 header (RoCE v2 over IPv6).  The AH's GID decides
+ * the family of a datagram: IPv4-mapped or IPv6.
  */
 #include <string.h>
 
@@ -31,17 +33,25 @@ static enum ud_route ud_hdrs(struct snic_nic *nic, struct snic_qp *qp,
 	uint8_t mac[6];
 	bool v4;
 	struct snic_dest d = { .dmac = mac, .dqpn = a->remote_qpn,
-			       .tos = a->traffic_class, .hop_limit = a->hop_limit };
+			       .tos = a->traffic_class, .hop_limit = a->hop_limit,
+			       .flow_label = a->flow_label };
 
+	/* the AH's GID decides the family: mapped IPv4, or IPv6 from our
+	 * IPv6 address (GID 1) */
 	d.dip = gid_to_ipv4(a->dgid, &v4);
-	if (!v4)
-		return UD_UNROUTABLE;
-	if (ipv4_is_mcast(d.dip)) {
+	if (!v4) {
+		if (!gid_is_ip6_unicast(a->dgid) ||
+		    !wire_is_my_ip6(&nic->core, nic->core.cfg.ipv6))
+			return UD_UNROUTABLE;
+		d.dip6 = a->dgid;
+		d.dip = 0;
+	}
+	if (v4 && ipv4_is_mcast(d.dip)) {
 		ipv4_mcast_mac(d.dip, mac); /* no ARP for a group */
-	} else if (!neigh_lookup(&nic->neigh, d.dip, mac)) {
+	} else if (!neigh_lookup_addr(&nic->neigh, a->dgid, mac)) {
 		if (nic->core.now >= qp->arp_next_ns && cur->npkts++ >= UD_ARP_TRIES)
 			return UD_NO_NEIGH;
-		sq_arp_retry(nic, qp, d.dip);
+		sq_arp_retry(nic, qp, a->dgid);
 		return UD_ARP_WAIT;
 	}
 	pkt_fill_hdrs_to(nic, qp, h, &d, cur->hdr.ctrl.opcode == SNIC_WR_SEND
@@ -88,13 +98,17 @@ static uint8_t ud_deliver(struct snic_nic *nic, struct snic_qp *qp,
 			  const struct roce_hdrs *h)
 {
 	struct snic_resp *r = &qp->resp;
-	const uint8_t *frame = h->payload - roce_hdr_len(h->opcode);
+	const uint8_t *frame = h->payload - roce_hdrs_len(h);
 	uint8_t grh[SNIC_GRH_LEN];
 
 	if (r->rsgl.total < SNIC_GRH_LEN + h->payload_len)
 		return SNIC_WC_LOC_LEN_ERR;
-	memset(grh, 0, 20);
-	memcpy(grh + 20, frame + ROCE_ETH_HLEN, ROCE_IPV4_HLEN);
+	if (h->ip6) {           /* the whole IPv6 header is the GRH */
+		memcpy(grh, frame + ROCE_ETH_HLEN, ROCE_IPV6_HLEN);
+	} else {
+		memset(grh, 0, 20);
+		memcpy(grh + 20, frame + ROCE_ETH_HLEN, ROCE_IPV4_HLEN);
+	}
 	if (sgl_copy_in(nic, &r->rsgl, grh, SNIC_GRH_LEN) ||
 	    (h->payload_len &&
 	     sgl_copy_in(nic, &r->rsgl, h->payload, h->payload_len)))

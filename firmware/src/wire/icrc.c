@@ -4,9 +4,10 @@
  * 0xFF standing in for the LRH, the IPv4 header with TOS, TTL and header
  * checksum set to all ones, the UDP header with its checksum all ones, the
  * BTH with byte 4 (FECN, BECN, reserved) all ones, then everything after
- * the BTH up to the ICRC.  The masked fields are the ones routers may
- * rewrite.  Assumes an IPv4 header without options, which is all
- * roce_parse accepts.
+ * the BTH up to the ICRC; over IPv6 the traffic class, flow label and
+ * hop limit are the masked fields (A17.3.3).  The masked fields are the
+ * ones routers may rewrite.  Assumes an IPv4 header without options or an
+ * IPv6 header without extension headers, which is all roce_parse accepts.
  *
  * Every frame is checked once on receive and computed once on transmit,
  * so for small frames this is the largest single cost of a message: with
@@ -20,32 +21,50 @@
 #include "wire/roce_wire.h"
 
 #define IP          ROCE_ETH_HLEN   /* the ICRC covers the frame from here */
-#define HDRS        (ROCE_L2L4_LEN + ROCE_BTH_LEN)
 #define LRH_ONES    8               /* the 0xFF bytes standing in for LRH  */
-#define MASKED_LEN  (LRH_ONES + ROCE_IPV4_HLEN + ROCE_UDP_HLEN + ROCE_BTH_LEN)
-#define HEAD        64              /* bytes of folded input built aside   */
+/* Masked headers after the LRH ones: IP + UDP + BTH. */
+#define MASKED(l3)  ((l3) + ROCE_UDP_HLEN + ROCE_BTH_LEN)
+#define HEAD4       64              /* bytes of folded input built aside   */
+#define HEAD6       96              /* (IPv6: 60 masked bytes + 4 + 15)    */
 
-/* Set the variant fields of IPv4 + UDP + BTH (ip points at IPv4) to ones. */
-static void mask_variant(uint8_t *ip)
+/* The IP header's length by the EtherType (roce_parse accepted no other). */
+static uint32_t l3_len(const uint8_t *frame)
 {
-	ip[1] = 0xff;                           /* TOS                */
-	ip[8] = 0xff;                           /* TTL                */
-	ip[10] = ip[11] = 0xff;                 /* IPv4 checksum      */
-	ip[20 + 6] = ip[20 + 7] = 0xff;         /* UDP checksum       */
-	ip[28 + 4] = 0xff;                      /* BTH FECN/BECN/resv */
+	return frame[12] == 0x86 && frame[13] == 0xdd ? ROCE_IPV6_HLEN
+						       : ROCE_IPV4_HLEN;
+}
+
+/* Set the variant fields of IP + UDP + BTH (ip points at the IP header)
+ * to ones: IPv4 TOS, TTL and checksum; IPv6 traffic class,
+ * flow label and hop limit; the UDP checksum; BTH byte 4 (A17.3.3). */
+static inline __attribute__((always_inline))
+void mask_variant(uint8_t *ip, uint32_t l3)
+{
+	if (l3 == ROCE_IPV6_HLEN) {
+		ip[0] |= 0x0f;                  /* version kept, TC high  */
+		ip[1] = ip[2] = ip[3] = 0xff;   /* TC low, flow label     */
+		ip[7] = 0xff;                   /* hop limit              */
+	} else {
+		ip[1] = 0xff;                   /* TOS                    */
+		ip[8] = 0xff;                   /* TTL                    */
+		ip[10] = ip[11] = 0xff;         /* IPv4 checksum          */
+	}
+	ip[l3 + 6] = ip[l3 + 7] = 0xff;         /* UDP checksum       */
+	ip[l3 + ROCE_UDP_HLEN + 4] = 0xff;      /* BTH FECN/BECN/resv */
 }
 
 /* The portable way: a masked copy of the headers, then the payload. */
-static uint32_t icrc_tables(const uint8_t *frame, uint32_t len)
+static uint32_t icrc_tables(const uint8_t *frame, uint32_t len, uint32_t l3)
 {
-	uint8_t m[MASKED_LEN];
+	uint8_t m[LRH_ONES + MASKED(ROCE_IPV6_HLEN)];
+	uint32_t n = LRH_ONES + MASKED(l3);
 	uint32_t c;
 
 	memset(m, 0xff, LRH_ONES);
-	memcpy(m + LRH_ONES, frame + IP, MASKED_LEN - LRH_ONES);
-	mask_variant(m + LRH_ONES);
-	c = crc32_update(0, m, sizeof(m));
-	return crc32_update(c, frame + HDRS, len - HDRS);
+	memcpy(m + LRH_ONES, frame + IP, n - LRH_ONES);
+	mask_variant(m + LRH_ONES, l3);
+	c = crc32_update(0, m, n);
+	return crc32_update(c, frame + IP + MASKED(l3), len - IP - MASKED(l3));
 }
 
 /*
@@ -53,37 +72,51 @@ static uint32_t icrc_tables(const uint8_t *frame, uint32_t len)
  * register starts as all ones, so the first four 0xFF bytes bring it to
  * zero, and a zero register stays zero over zero bytes: the rest of the
  * input may be preceded by up to 15 zero bytes to make whole blocks
- * without changing the result.  The first HEAD bytes of that input (the
- * zeros, four 0xFF, the headers with their variant fields set) are built
- * aside; the rest is folded where it lies in the frame, in the same run.
+ * without changing the result.  The first HEAD4 (IPv6: HEAD6) bytes of
+ * that input (the zeros, four 0xFF, the headers with their variant fields
+ * set) are built aside; the rest is folded where it lies in the frame, in
+ * the same run (IPv6: a second run from the head's register).
  */
-static uint32_t icrc_fold(const uint8_t *frame, uint32_t len)
+static inline __attribute__((always_inline))
+uint32_t icrc_fold(const uint8_t *frame, uint32_t len, uint32_t l3)
 {
-	_Alignas(16) uint8_t head[HEAD];
-	uint32_t n = len - IP + 4;              /* 4 x 0xFF, then IPv4 .. end */
+	_Alignas(16) uint8_t head[HEAD6];
+	uint32_t hmax = l3 == ROCE_IPV6_HLEN ? HEAD6 : HEAD4;
+	uint32_t n = len - IP + 4;              /* 4 x 0xFF, then IP .. end */
 	uint32_t whole = (n + 15u) & ~15u;
 	uint32_t zeros = whole - n;
-	uint32_t h = whole < HEAD ? whole : HEAD;
-	uint32_t k = h - zeros - 4;             /* frame bytes in head (>= 44) */
+	uint32_t h = whole < hmax ? whole : hmax;
+	uint32_t k = h - zeros - 4;             /* frame bytes in head (>= MASKED) */
 	uint32_t c;
 
 	memset(head, 0, 16);
 	memset(head + zeros, 0xff, 4);
 	memcpy(head + zeros + 4, frame + IP, k);
-	mask_variant(head + zeros + 4);
-	if (whole > HEAD)
-		c = crc32_hw_head(0, head, frame + IP + k, whole - HEAD);
-	else
+	mask_variant(head + zeros + 4, l3);
+	if (whole <= hmax)
 		c = crc32_hw(0, head, h);
+	else if (hmax == HEAD4)
+		c = crc32_hw_head(0, head, frame + IP + k, whole - HEAD4);
+	else
+		c = crc32_hw(crc32_hw(0, head, HEAD6), frame + IP + k,
+			     whole - HEAD6);
 	return ~c;
 }
 
 /* Returns 0 for a frame too short to carry a BTH. */
 uint32_t roce_icrc(const uint8_t *frame, uint32_t len_without_icrc)
 {
-	if (len_without_icrc < HDRS)
+	uint32_t l3;
+
+	if (len_without_icrc < ROCE_L2L4_LEN + ROCE_BTH_LEN)
 		return 0;
-	if (crc32_hw_ok())
-		return icrc_fold(frame, len_without_icrc);
-	return icrc_tables(frame, len_without_icrc);
+	l3 = l3_len(frame);
+	if (len_without_icrc < IP + MASKED(l3))
+		return 0;
+	if (!crc32_hw_ok())
+		return icrc_tables(frame, len_without_icrc, l3);
+	/* one specialised copy per family: constant offsets and head size */
+	if (l3 == ROCE_IPV6_HLEN)
+		return icrc_fold(frame, len_without_icrc, ROCE_IPV6_HLEN);
+	return icrc_fold(frame, len_without_icrc, ROCE_IPV4_HLEN);
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Neighbour resolution for RoCEv2 over IPv4: a small ARP (RFC 826) cache,
+ * Neighbour resolution for RoCEv2: a small cache of 16-byte addresses
+ * (IPv6, or IPv4 mapped) shared with IPv6 neighbour discovery (ndisc.c),
+ * and ARP (RFC 826) for IPv4:
  * requests for unknown destinations, replies for our own address; an
  * address is learnt from the answer to our own request, or, when it is
  * not known yet, from a request for our own address (RFC 826; see
- * arp_may_learn), and ARP is rate-limited.  On a
+ * neigh_may_learn), and ARP is rate-limited.  On a
  * real NIC the host's network stack does this; here the NIC is the whole
  * network stack, so the firmware keeps it.
  */
@@ -24,45 +26,66 @@ void neigh_init(struct snic_neigh_tbl *t, struct snic_core *core)
 	t->core = core;
 }
 
-static struct snic_neigh *neigh_find(struct snic_neigh_tbl *t, uint32_t ip)
+static struct snic_neigh *neigh_find(struct snic_neigh_tbl *t,
+				     const uint8_t a[16])
 {
 	for (uint32_t i = 0; i < SNIC_NEIGH_SIZE; i++)
-		if ((t->ent[i].valid || t->ent[i].asked) && t->ent[i].ip == ip)
+		if ((t->ent[i].valid || t->ent[i].asked) &&
+		    memcmp(t->ent[i].ip, a, 16) == 0)
 			return &t->ent[i];
 	return NULL;
 }
 
-/* The entry of ip, or a new one (the oldest entry made, reused). */
-static struct snic_neigh *neigh_slot(struct snic_neigh_tbl *t, uint32_t ip)
+/* The entry of a, or a new one (the oldest entry made, reused). */
+static struct snic_neigh *neigh_slot(struct snic_neigh_tbl *t,
+				     const uint8_t a[16])
 {
-	struct snic_neigh *e = neigh_find(t, ip);
+	struct snic_neigh *e = neigh_find(t, a);
 
 	if (e)
 		return e;
 	e = &t->ent[t->next++ % SNIC_NEIGH_SIZE];
 	memset(e, 0, sizeof(*e));
-	e->ip = ip;
+	memcpy(e->ip, a, 16);
 	return e;
 }
 
-bool neigh_lookup(struct snic_neigh_tbl *t, uint32_t ip, uint8_t mac[6])
+static bool is_mine(const struct snic_core *c, const uint8_t a[16])
+{
+	bool v4;
+	uint32_t ip = gid_to_ipv4(a, &v4);
+
+	return v4 ? ip == c->cfg.ipv4 : wire_is_my_ip6(c, a);
+}
+
+bool neigh_lookup_addr(struct snic_neigh_tbl *t, const uint8_t a[16],
+		       uint8_t mac[6])
 {
 	struct snic_neigh *e;
 
-	if (ip == t->core->cfg.ipv4) { /* our own address: loopback (core/tx.c) */
+	if (is_mine(t->core, a)) { /* our own address: loopback (core/tx.c) */
 		memcpy(mac, t->core->cfg.mac, 6);
 		return true;
 	}
-	e = neigh_find(t, ip);
+	e = neigh_find(t, a);
 	if (!e || !e->valid)
 		return false;
 	memcpy(mac, e->mac, 6);
 	return true;
 }
 
-bool neigh_learn(struct snic_neigh_tbl *t, uint32_t ip, const uint8_t mac[6])
+bool neigh_lookup(struct snic_neigh_tbl *t, uint32_t ip, uint8_t mac[6])
 {
-	struct snic_neigh *slot = neigh_slot(t, ip);
+	uint8_t a[16];
+
+	ipv4_to_gid(ip, a);
+	return neigh_lookup_addr(t, a, mac);
+}
+
+bool neigh_learn(struct snic_neigh_tbl *t, const uint8_t a[16],
+		 const uint8_t mac[6])
+{
+	struct snic_neigh *slot = neigh_slot(t, a);
 
 	slot->asked = false; /* answered: a second answer is unsolicited */
 	if (slot->valid && memcmp(slot->mac, mac, 6) == 0)
@@ -73,21 +96,31 @@ bool neigh_learn(struct snic_neigh_tbl *t, uint32_t ip, const uint8_t mac[6])
 	return true;
 }
 
+struct snic_pkt *neigh_frame(struct snic_core *c, uint16_t len,
+			     const uint8_t dmac[6], uint16_t ethertype)
+{
+	struct snic_pkt *p = core_pkt_alloc(c);
+
+	if (!p)
+		return NULL;
+	memset(p->data, 0, len);
+	memcpy(p->data, dmac, 6);
+	memcpy(p->data + 6, c->cfg.mac, 6);
+	p->data[12] = (uint8_t)(ethertype >> 8);
+	p->data[13] = (uint8_t)ethertype;
+	p->len = len;
+	return p;
+}
+
 static void arp_send(struct snic_core *c, uint16_t oper, const uint8_t *dmac,
 		     const uint8_t *tha, uint32_t tip)
 {
-	struct snic_pkt *p = core_pkt_alloc(c);
+	struct snic_pkt *p = neigh_frame(c, ARP_FRAME, dmac, ROCE_ETHERTYPE_ARP);
 	uint8_t *f;
 
 	if (!p)
 		return;
-	f = p->data;
-	memset(f, 0, ARP_FRAME);
-	memcpy(f, dmac, 6);
-	memcpy(f + 6, c->cfg.mac, 6);
-	f[12] = 0x08;
-	f[13] = 0x06;
-	f += ROCE_ETH_HLEN;
+	f = p->data + ROCE_ETH_HLEN;
 	f[1] = 1;            /* htype Ethernet */
 	f[2] = 0x08;         /* ptype IPv4 */
 	f[4] = 6;
@@ -97,25 +130,39 @@ static void arp_send(struct snic_core *c, uint16_t oper, const uint8_t *dmac,
 	be32_put(f + 14, c->cfg.ipv4);
 	memcpy(f + 18, tha, 6);
 	be32_put(f + 24, tip);
-	p->len = ARP_FRAME;
 	core_tx_ctl(c, p); /* never behind a data burst */
 }
 
-void neigh_resolve(struct snic_neigh_tbl *t, uint32_t ip)
+void neigh_resolve_addr(struct snic_neigh_tbl *t, const uint8_t a[16])
 {
 	static const uint8_t zero[6];
-	struct snic_neigh *e = neigh_slot(t, ip);
+	struct snic_neigh *e = neigh_slot(t, a);
+	bool v4;
+	uint32_t ip = gid_to_ipv4(a, &v4);
 
 	/* remembered: only an answer to a question we asked is learnt */
 	e->asked = true;
 	e->asked_ns = t->core->now;
+	if (!v4) {
+		ndisc_solicit(t, a);
+		return;
+	}
 	CNT_INC(t->core, arp_requests_sent);
 	arp_send(t->core, 1, bcast, zero, ip);
 }
 
-/* At most SNIC_ARP_PER_MS ARP frames a millisecond are looked at: a
- * flood costs a bounded share of the poll loop and draws few replies. */
-static bool arp_rate_ok(struct snic_neigh_tbl *t)
+void neigh_resolve(struct snic_neigh_tbl *t, uint32_t ip)
+{
+	uint8_t a[16];
+
+	ipv4_to_gid(ip, a);
+	neigh_resolve_addr(t, a);
+}
+
+/* At most SNIC_ARP_PER_MS ARP (and ND) frames a millisecond are looked
+ * at: a flood costs a bounded share of the poll loop and draws few
+ * replies. */
+bool neigh_rate_ok(struct snic_neigh_tbl *t)
 {
 	uint64_t ms = t->core->now / 1000000u;
 
@@ -137,8 +184,8 @@ static bool arp_rate_ok(struct snic_neigh_tbl *t)
  * host on the wire cannot redirect a connection by claiming its peer's
  * address.  A known neighbour claiming a new MAC is asked again
  * (rate-limited by the request interval), and learnt from its answer. */
-static bool arp_may_learn(struct snic_neigh_tbl *t, uint32_t spa,
-			  const uint8_t *sha, bool asks_us)
+bool neigh_may_learn(struct snic_neigh_tbl *t, const uint8_t spa[16],
+		     const uint8_t *sha, bool asks_us)
 {
 	struct snic_neigh *e = neigh_find(t, spa);
 	uint64_t now = t->core->now;
@@ -157,12 +204,12 @@ static bool arp_may_learn(struct snic_neigh_tbl *t, uint32_t spa,
 		return false; /* nothing new */
 	CNT_INC(t->core, rx_drop_arp_unsolicited);
 	if (e && e->valid && now - e->asked_ns >= SNIC_ARP_ASK_NS)
-		neigh_resolve(t, spa); /* at most one question per interval */
+		neigh_resolve_addr(t, spa); /* one question per interval */
 	return false;
 }
 
 bool neigh_rx_arp(struct snic_neigh_tbl *t, struct snic_pkt *pkt,
-		  uint32_t *ip, uint8_t mac[6])
+		  uint8_t ip[16], uint8_t mac[6])
 {
 	struct snic_core *c = t->core;
 	const uint8_t *a = pkt->data + ROCE_ETH_HLEN;
@@ -175,14 +222,14 @@ bool neigh_rx_arp(struct snic_neigh_tbl *t, struct snic_pkt *pkt,
 		CNT_INC(c, rx_drop_not_roce);
 		return false;
 	}
-	if (!arp_rate_ok(t))
+	if (!neigh_rate_ok(t))
 		return false;
 	spa = be32_get(a + 14);
 	tpa = be32_get(a + 24);
+	ipv4_to_gid(spa, ip);
 	if (spa != 0 && spa != c->cfg.ipv4 &&
-	    arp_may_learn(t, spa, a + 8, a[7] == 1 && tpa == c->cfg.ipv4) &&
-	    neigh_learn(t, spa, a + 8)) {
-		*ip = spa;
+	    neigh_may_learn(t, ip, a + 8, a[7] == 1 && tpa == c->cfg.ipv4) &&
+	    neigh_learn(t, ip, a + 8)) {
 		memcpy(mac, a + 8, 6);
 		learnt = true;
 	}
@@ -210,4 +257,22 @@ uint32_t gid_to_ipv4(const uint8_t gid[16], bool *ok)
 
 	*ok = memcmp(gid, v4map, 12) == 0;
 	return be32_get(gid + 12);
+}
+
+void ipv4_to_gid(uint32_t ip, uint8_t gid[16])
+{
+	memset(gid, 0, 10);
+	gid[10] = gid[11] = 0xff;
+	be32_put(gid + 12, ip);
+}
+
+bool gid_is_ip6_unicast(const uint8_t gid[16])
+{
+	static const uint8_t zero[15];
+	bool v4;
+
+	gid_to_ipv4(gid, &v4);
+	if (v4 || gid[0] == 0xff)               /* mapped IPv4, multicast */
+		return false;
+	return memcmp(gid, zero, 15) != 0 || gid[15] > 1; /* ::, ::1 */
 }

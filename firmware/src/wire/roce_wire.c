@@ -4,7 +4,8 @@
  * is computed in wire/icrc.c).
  *
  * Layout (IBTA vol. 1 Annex A17, RoCEv2): Ethernet (14) / IPv4 without options
- * (20) / UDP to port 4791 (8) / BTH (12) / extension headers / payload /
+ * (20) or IPv6 without extension headers (40) / UDP to port 4791 (8) /
+ * BTH (12) / extension headers / payload /
  * pad to 4 bytes / ICRC (4).  Extension headers follow the BTH in the order
  * of IBTA 9.2: DETH, XRCETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt,
  * IETH (RDETH is RD only, and RD is not supported).
@@ -179,6 +180,12 @@ static void put64(uint8_t *p, uint64_t v)
 #define IP_CSUM    (IP + 10)
 #define UDP        (IP + ROCE_IPV4_HLEN)
 #define BTH        ROCE_L2L4_LEN
+#define IP6_PLEN   (IP + 4)
+#define IP6_NEXT   (IP + 6)
+#define IP6_HOPS   (IP + 7)
+#define IP6_SRC    (IP + 8)
+#define IP6_DST    (IP + 24)
+#define UDP6       (IP + ROCE_IPV6_HLEN)
 #define IP_DF      0x4000u
 #define IP_MF      0x2000u
 #define IP_OFFMASK 0x1fffu
@@ -224,18 +231,42 @@ static uint32_t get_icrc(const uint8_t *p)
 
 /*
  * Is this frame meant to be RoCEv2 at all?  Only Ethernet type, IP
- * protocol and UDP destination port are looked at, so that ARP and other
- * traffic is reported as ROCE_NOT_ROCE ahead of any error.  A non-first IP
- * fragment has no UDP header to tell, so it is not ours either.
+ * protocol (IPv6: next header) and UDP destination port are looked at, so
+ * that ARP, neighbour discovery and other traffic is reported as
+ * ROCE_NOT_ROCE ahead of any error.  A non-first IP fragment has no UDP
+ * header to tell, so it is not ours either; nor is an IPv6 packet with
+ * extension headers (RoCEv2 senders use none).  *l3 is the IP
+ * header's length.
  */
-static enum roce_parse_result classify(const uint8_t *f, uint32_t len)
+static enum roce_parse_result classify6(const uint8_t *f, uint32_t len)
+{
+	if (len < IP + ROCE_IPV6_HLEN)
+		return ROCE_ERR_TRUNCATED;
+	if (f[IP6_NEXT] != IPPROTO_UDP_)
+		return ROCE_NOT_ROCE;
+	if ((f[IP] >> 4) != 6)
+		return ROCE_ERR_IP_HDR;
+	if (len < IP + ROCE_IPV6_HLEN + ROCE_UDP_HLEN)
+		return ROCE_ERR_TRUNCATED;
+	if (get16(f + UDP6 + 2) != ROCE_UDP_PORT)
+		return ROCE_NOT_ROCE;
+	return ROCE_OK;
+}
+
+static enum roce_parse_result classify(const uint8_t *f, uint32_t len,
+				       uint32_t *l3)
 {
 	uint32_t ihl;
 
 	if (len < ROCE_ETH_HLEN)
 		return ROCE_ERR_TRUNCATED;
-	if (get16(f + ETH_TYPE) != ROCE_ETHERTYPE_IPV4)
-		return ROCE_NOT_ROCE;
+	if (get16(f + ETH_TYPE) != ROCE_ETHERTYPE_IPV4) {
+		if (get16(f + ETH_TYPE) != ROCE_ETHERTYPE_IPV6)
+			return ROCE_NOT_ROCE;
+		*l3 = ROCE_IPV6_HLEN;
+		return classify6(f, len);
+	}
+	*l3 = ROCE_IPV4_HLEN;
 	if (len < IP + ROCE_IPV4_HLEN)
 		return ROCE_ERR_TRUNCATED;
 	if (f[IP_PROTO] != IPPROTO_UDP_ || (get16(f + IP_FRAG) & IP_OFFMASK))
@@ -256,9 +287,12 @@ static enum roce_parse_result classify(const uint8_t *f, uint32_t len)
  * within the frame (anything beyond is Ethernet padding to 60 bytes),
  * header checksum, and no fragmentation (RoCE does not reassemble).
  */
-static enum roce_parse_result check_ipv4(const uint8_t *f, uint32_t len)
+static enum roce_parse_result check_ipv4(const uint8_t *f, uint32_t len,
+					 uint32_t *ip_payload)
 {
 	uint32_t tot = get16(f + IP_TOTLEN);
+
+	*ip_payload = tot - ROCE_IPV4_HLEN;
 
 	if ((f[IP] & 0x0fu) != ROCE_IPV4_HLEN / 4)
 		return ROCE_ERR_IP_HDR;
@@ -273,6 +307,22 @@ static enum roce_parse_result check_ipv4(const uint8_t *f, uint32_t len)
 	return ROCE_OK;
 }
 
+/* IPv6 checks (RFC 8200): payload length within the frame (the rest is
+ * Ethernet padding) and room for the UDP header; there is no header
+ * checksum, and classify6 refused extension headers. */
+static enum roce_parse_result check_ipv6(const uint8_t *f, uint32_t len,
+					 uint32_t *ip_payload)
+{
+	uint32_t pl = get16(f + IP6_PLEN);
+
+	*ip_payload = pl;
+	if (pl < ROCE_UDP_HLEN)
+		return ROCE_ERR_IP_HDR;
+	if (pl > len - IP - ROCE_IPV6_HLEN)
+		return ROCE_ERR_TRUNCATED;
+	return ROCE_OK;
+}
+
 /*
  * BTH-level checks on the n bytes from the BTH to the end of the ICRC.
  * The ICRC is checked before the BTH contents so that a corrupted opcode
@@ -282,9 +332,10 @@ static enum roce_parse_result check_ipv4(const uint8_t *f, uint32_t len)
  * of payload+pad with pad not exceeding it, and no payload on opcodes that
  * carry none.
  */
-static enum roce_parse_result check_bth(const uint8_t *f, uint32_t n)
+static enum roce_parse_result check_bth(const uint8_t *f, uint32_t at,
+				       uint32_t n)
 {
-	const uint8_t *bth = f + BTH;
+	const uint8_t *bth = f + at;
 	const struct roce_opcode_info *op;
 	uint32_t pad, rest;
 
@@ -292,7 +343,7 @@ static enum roce_parse_result check_bth(const uint8_t *f, uint32_t n)
 		return ROCE_ERR_TRUNCATED;      /* before touching the BTH */
 	op = &roce_opcodes[bth[0]];
 	pad = (bth[1] >> 4) & 3u;
-	if (roce_icrc(f, BTH + n - ROCE_ICRC_LEN) !=
+	if (roce_icrc(f, at + n - ROCE_ICRC_LEN) !=
 	    get_icrc(bth + n - ROCE_ICRC_LEN))
 		return ROCE_ERR_ICRC;
 	if (!(op->flags & ROCE_F_VALID))
@@ -366,20 +417,37 @@ static const uint8_t *parse_ext(const uint8_t *p, uint32_t fl,
 	return p;
 }
 
-static void parse_fields(const uint8_t *f, uint32_t n, struct roce_hdrs *h)
+static void parse_ip6(const uint8_t *f, struct roce_hdrs *h)
 {
-	const struct roce_opcode_info *op = &roce_opcodes[f[BTH]];
+	h->ip6 = 1;
+	h->tos = (uint8_t)(f[IP] << 4 | f[IP + 1] >> 4);  /* traffic class */
+	h->flow_label = (uint32_t)(f[IP + 1] & 0x0fu) << 16 | get16(f + IP + 2);
+	h->ttl = f[IP6_HOPS];
+	memcpy(h->sip6, f + IP6_SRC, 16);
+	memcpy(h->dip6, f + IP6_DST, 16);
+}
 
-	memset(h, 0, sizeof(*h));
+/* l3: the IP header's length (IPv4 20, IPv6 40). */
+static void parse_fields(const uint8_t *f, uint32_t l3, uint32_t n,
+			 struct roce_hdrs *h)
+{
+	const uint8_t *bth = f + IP + l3 + ROCE_UDP_HLEN;
+	const struct roce_opcode_info *op = &roce_opcodes[bth[0]];
+
+	memset(h, 0, ROCE_HDRS_CLEAR);
 	memcpy(h->dmac, f, 6);
 	memcpy(h->smac, f + 6, 6);
-	h->tos = f[IP_TOS];
-	h->ttl = f[IP_TTL];
-	h->sip = get32(f + IP + 12);
-	h->dip = get32(f + IP + 16);
-	h->sport = get16(f + UDP);
-	parse_bth(f + BTH, h);
-	h->payload = parse_ext(f + BTH + ROCE_BTH_LEN, op->flags, h);
+	if (l3 == ROCE_IPV6_HLEN) {
+		parse_ip6(f, h);
+	} else {
+		h->tos = f[IP_TOS];
+		h->ttl = f[IP_TTL];
+		h->sip = get32(f + IP + 12);
+		h->dip = get32(f + IP + 16);
+	}
+	h->sport = get16(f + IP + l3);
+	parse_bth(bth, h);
+	h->payload = parse_ext(bth + ROCE_BTH_LEN, op->flags, h);
 	h->payload_len = n - ROCE_BTH_LEN - op->ext_len - ROCE_ICRC_LEN -
 			 h->pad;
 }
@@ -388,31 +456,31 @@ enum roce_parse_result roce_parse(const uint8_t *frame, uint32_t len,
 				  struct roce_hdrs *h)
 {
 	enum roce_parse_result r;
-	uint32_t n;
+	uint32_t n, l3 = ROCE_IPV4_HLEN, ipl = 0;
 
-	r = classify(frame, len);
+	r = classify(frame, len, &l3);
 	if (r == ROCE_OK)
-		r = check_ipv4(frame, len);
+		r = l3 == ROCE_IPV6_HLEN ? check_ipv6(frame, len, &ipl)
+					 : check_ipv4(frame, len, &ipl);
 	if (r != ROCE_OK)
 		return r;
 	/* UDP length must match the IP payload exactly (RFC 768); the UDP
-	 * checksum is not checked: RoCEv2 senders set it to 0 (Annex A17). */
-	n = get16(frame + UDP + 4);
-	if (n != get16(frame + IP_TOTLEN) - (uint32_t)ROCE_IPV4_HLEN)
+	 * checksum is not checked: RoCEv2 senders set it to 0 (Annex A17,
+	 * over IPv6 as well, as Linux rxe does). */
+	n = get16(frame + IP + l3 + 4);
+	if (n != ipl)
 		return ROCE_ERR_UDP_LEN;
 	n -= ROCE_UDP_HLEN;                     /* BTH .. ICRC */
-	r = check_bth(frame, n);
+	r = check_bth(frame, IP + l3 + ROCE_UDP_HLEN, n);
 	if (r == ROCE_OK)
-		parse_fields(frame, n, h);
+		parse_fields(frame, l3, n, h);
 	return r;
 }
 
 /* ---- build ---- */
 
-static void build_l2l4(uint8_t *f, const struct roce_hdrs *h, uint32_t len)
+static void build_ip4(uint8_t *f, const struct roce_hdrs *h, uint32_t len)
 {
-	memcpy(f, h->dmac, 6);
-	memcpy(f + 6, h->smac, 6);
 	put16(f + ETH_TYPE, ROCE_ETHERTYPE_IPV4);
 	f[IP] = 0x45;                           /* version 4, IHL 5 */
 	f[IP_TOS] = h->tos;
@@ -425,10 +493,43 @@ static void build_l2l4(uint8_t *f, const struct roce_hdrs *h, uint32_t len)
 	put32(f + IP + 12, h->sip);
 	put32(f + IP + 16, h->dip);
 	put16(f + IP_CSUM, (uint16_t)~ipv4_sum(f + IP));
-	put16(f + UDP, h->sport);
-	put16(f + UDP + 2, ROCE_UDP_PORT);
-	put16(f + UDP + 4, len - UDP);
-	put16(f + UDP + 6, 0);          /* no UDP checksum (Annex A17) */
+}
+
+/* RFC 8200 fixed header; traffic class and flow label from the path or
+ * address handle (Annex A17), next header UDP, no extension headers. */
+static void build_ip6(uint8_t *f, const struct roce_hdrs *h, uint32_t len)
+{
+	uint32_t fl = h->flow_label & 0xfffffu;
+
+	put16(f + ETH_TYPE, ROCE_ETHERTYPE_IPV6);
+	put32(f + IP, 6u << 28 | (uint32_t)h->tos << 20 | fl);
+	put16(f + IP6_PLEN, len - UDP6);
+	f[IP6_NEXT] = IPPROTO_UDP_;
+	f[IP6_HOPS] = h->ttl ? h->ttl : 64;
+	memcpy(f + IP6_SRC, h->sip6, 16);
+	memcpy(f + IP6_DST, h->dip6, 16);
+}
+
+/* Inlined twice, for a constant l3 (see roce_build). */
+static inline __attribute__((always_inline))
+void build_l2l4(uint8_t *f, const struct roce_hdrs *h, uint32_t len,
+		uint32_t l3)
+{
+	uint8_t *udp = f + IP + l3;
+
+	memcpy(f, h->dmac, 6);
+	memcpy(f + 6, h->smac, 6);
+	if (l3 == ROCE_IPV6_HLEN)
+		build_ip6(f, h, len);
+	else
+		build_ip4(f, h, len);
+	put16(udp, h->sport);
+	put16(udp + 2, ROCE_UDP_PORT);
+	put16(udp + 4, (uint16_t)(len - (uint32_t)(udp - f)));
+	/* UDP checksum 0, also over IPv6: RoCEv2 leaves it out, the ICRC
+	 * covers the packet (Annex A17; Linux rxe and ConnectX send 0 over
+	 * both, RFC 6935/6936 allow it for tunnels over IPv6) */
+	put16(udp + 6, 0);
 }
 
 static void build_bth(uint8_t *b, const struct roce_hdrs *h, uint32_t pad)
@@ -484,14 +585,17 @@ static void build_ext(uint8_t *p, uint32_t fl, const struct roce_hdrs *h)
 uint32_t roce_build(uint8_t *frame, const struct roce_hdrs *h,
 		    uint32_t payload_len)
 {
-	uint32_t hdr = roce_hdr_len(h->opcode);
+	uint32_t hdr = roce_hdrs_len(h);
 	uint32_t pad = -payload_len & 3u;       /* BTH PadCnt (IBTA 9.2) */
-	uint32_t len = roce_frame_len(h->opcode, payload_len);
+	uint32_t len = roce_frame_len(h, payload_len);
+	uint8_t *bth = frame + BTH + (h->ip6 ? ROCE_IPV6_EXTRA : 0u);
 
-	build_l2l4(frame, h, len);
-	build_bth(frame + BTH, h, pad);
-	build_ext(frame + BTH + ROCE_BTH_LEN, roce_opcodes[h->opcode].flags,
-		  h);
+	if (h->ip6)
+		build_l2l4(frame, h, len, ROCE_IPV6_HLEN);
+	else
+		build_l2l4(frame, h, len, ROCE_IPV4_HLEN);
+	build_bth(bth, h, pad);
+	build_ext(bth + ROCE_BTH_LEN, roce_opcodes[h->opcode].flags, h);
 	memset(frame + hdr + payload_len, 0, pad);
 	put_icrc(frame + len - ROCE_ICRC_LEN,
 		 roce_icrc(frame, len - ROCE_ICRC_LEN));

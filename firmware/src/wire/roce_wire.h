@@ -12,6 +12,7 @@
 #define SNIC_ROCE_WIRE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define ROCE_UDP_PORT     4791
@@ -27,9 +28,12 @@
 #define ROCE_DETH_LEN     8
 #define ROCE_XRCETH_LEN   4
 #define ROCE_ICRC_LEN     4
-/* Eth + IPv4 + UDP: where the BTH starts. */
+#define ROCE_IPV6_HLEN    40
+/* Eth + IPv4 + UDP: where the BTH starts; IPv6 puts it 20 bytes later. */
 #define ROCE_L2L4_LEN     (ROCE_ETH_HLEN + ROCE_IPV4_HLEN + ROCE_UDP_HLEN)
+#define ROCE_IPV6_EXTRA   (ROCE_IPV6_HLEN - ROCE_IPV4_HLEN)
 #define ROCE_ETHERTYPE_IPV4 0x0800
+#define ROCE_ETHERTYPE_IPV6 0x86dd
 #define ROCE_ETHERTYPE_ARP  0x0806
 #define ROCE_DEFAULT_PKEY 0xffff
 #define ROCE_PSN_MASK     0xffffffu
@@ -124,7 +128,9 @@ extern const struct roce_opcode_info roce_opcodes[256];
 struct roce_hdrs {
 	/* Ethernet */
 	uint8_t dmac[6], smac[6];
-	/* IPv4 */
+	/* IPv4 (ip6 == 0), or IPv6 (ip6 == 1: sip6/dip6 and flow_label;
+	 * sip/dip are 0).  tos is the traffic class, ttl the hop limit.
+	 * (ip6 and flow_label sit in what was padding below.) */
 	uint32_t sip, dip;
 	uint8_t tos, ttl;
 	/* UDP */
@@ -134,8 +140,10 @@ struct roce_hdrs {
 	uint8_t se, mig, pad, tver;
 	uint16_t pkey;
 	uint8_t fecn, becn, ackreq;
+	uint8_t ip6;                 /* IP version 6 (see sip, dip above)   */
 	uint32_t dqpn;               /* 24 bits */
 	uint32_t psn;                /* 24 bits */
+	uint32_t flow_label;         /* IPv6 only, 20 bits                  */
 	/* RETH */
 	uint64_t reth_va;
 	uint32_t reth_rkey, reth_len;
@@ -157,13 +165,22 @@ struct roce_hdrs {
 	/* payload (parse only: points into the frame) */
 	const uint8_t *payload;
 	uint32_t payload_len;        /* without pad and ICRC               */
+	/* IPv6 addresses, network order, valid only when ip6 is set: last,
+	 * so that filling an IPv4 packet's headers clears only what is
+	 * above (ROCE_HDRS_CLEAR) */
+	uint8_t sip6[16], dip6[16];
 };
+
+/* The bytes of struct roce_hdrs to zero before filling it in: all but
+ * the IPv6 addresses, which only an IPv6 packet (ip6 = 1) sets and
+ * reads. */
+#define ROCE_HDRS_CLEAR offsetof(struct roce_hdrs, sip6)
 
 /* Why a frame was not accepted as RoCEv2 (enum values are counter
  * indexes offsets; 0 = accepted). */
 enum roce_parse_result {
 	ROCE_OK = 0,
-	ROCE_NOT_ROCE,               /* not IPv4/UDP 4791: ARP or other    */
+	ROCE_NOT_ROCE,               /* not IPv4/IPv6 UDP 4791: ARP, ND... */
 	ROCE_ERR_TRUNCATED,          /* shorter than its headers say       */
 	ROCE_ERR_IP_HDR,             /* bad version/IHL/length/checksum/frag */
 	ROCE_ERR_UDP_LEN,            /* UDP length inconsistent            */
@@ -209,28 +226,37 @@ static inline uint8_t roce_seg_opcode(uint8_t family, bool first, bool last,
 enum roce_parse_result roce_parse(const uint8_t *frame, uint32_t len,
 				  struct roce_hdrs *h);
 
-/* Bytes from the frame start to the payload for this opcode. */
+/* Bytes from the frame start to the payload for this opcode over IPv4. */
 static inline uint32_t roce_hdr_len(uint8_t opcode)
 {
 	return ROCE_L2L4_LEN + ROCE_BTH_LEN + roce_opcodes[opcode].ext_len;
 }
 
-/* Frame length for a payload of n bytes: headers, payload, pad, ICRC. */
-static inline uint32_t roce_frame_len(uint8_t opcode, uint32_t n)
+/* The same for the frame h describes (IPv4 or IPv6): where its payload
+ * goes. */
+static inline uint32_t roce_hdrs_len(const struct roce_hdrs *h)
 {
-	return roce_hdr_len(opcode) + ((n + 3u) & ~3u) + ROCE_ICRC_LEN;
+	return roce_hdr_len(h->opcode) + (h->ip6 ? ROCE_IPV6_EXTRA : 0u);
+}
+
+/* Frame length for a payload of n bytes: headers, payload, pad, ICRC. */
+static inline uint32_t roce_frame_len(const struct roce_hdrs *h, uint32_t n)
+{
+	return roce_hdrs_len(h) + ((n + 3u) & ~3u) + ROCE_ICRC_LEN;
 }
 
 /*
  * Build a frame in place: the caller has already put payload_len bytes of
- * payload at frame + roce_hdr_len(h->opcode).  Writes every header from h
- * (h->pad is derived from payload_len), zero pad, IPv4 checksum and ICRC.
+ * payload at frame + roce_hdrs_len(h).  Writes every header from h (IPv4
+ * or IPv6 by h->ip6; h->pad is derived from payload_len), zero pad, IPv4
+ * checksum and ICRC.
  * Returns the frame length.  The buffer must hold roce_frame_len() bytes.
  */
 uint32_t roce_build(uint8_t *frame, const struct roce_hdrs *h,
 		    uint32_t payload_len);
 
-/* ICRC (IBTA A17.3.3): CRC-32 over the masked invariant fields. */
+/* ICRC (IBTA A17.3.3): CRC-32 over the masked invariant fields; IPv4 or
+ * IPv6 by the frame's EtherType. */
 uint32_t roce_icrc(const uint8_t *frame, uint32_t len_without_icrc);
 
 /* 24-bit PSN arithmetic: signed distance a - b in [-2^23, 2^23). */

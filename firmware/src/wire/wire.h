@@ -23,8 +23,10 @@
 /* A request of ours is answered within this time, or not at all. */
 #define SNIC_ARP_ASK_NS     3000000000ull
 
+/* Addresses are 16 bytes: IPv6, or IPv4 mapped (::ffff:a.b.c.d), as in
+ * GIDs; ARP (neigh.c) and neighbour discovery (ndisc.c) share the table. */
 struct snic_neigh {
-	uint32_t ip;
+	uint8_t ip[16];
 	uint8_t mac[6];
 	bool valid;             /* mac known                                 */
 	bool asked;             /* our request for ip is open, since asked_ns */
@@ -42,21 +44,49 @@ struct snic_neigh_tbl {
 /* neigh.c */
 void neigh_init(struct snic_neigh_tbl *t, struct snic_core *core);
 bool neigh_lookup(struct snic_neigh_tbl *t, uint32_t ip, uint8_t mac[6]);
-/* Learn ip -> mac; true when the table changed (the caller refreshes
+bool neigh_lookup_addr(struct snic_neigh_tbl *t, const uint8_t a[16],
+		       uint8_t mac[6]);
+/* Learn a -> mac; true when the table changed (the caller refreshes
  * whatever waited for this address). */
-bool neigh_learn(struct snic_neigh_tbl *t, uint32_t ip, const uint8_t mac[6]);
+bool neigh_learn(struct snic_neigh_tbl *t, const uint8_t a[16],
+		 const uint8_t mac[6]);
 void neigh_resolve(struct snic_neigh_tbl *t, uint32_t ip);
-/* An ARP frame: replies for our address; true with *ip / mac set when it
+/* ARP for a mapped IPv4 address, a neighbour solicitation otherwise. */
+void neigh_resolve_addr(struct snic_neigh_tbl *t, const uint8_t a[16]);
+/* May an answer from a (claiming mac) be learnt (neigh.c, for ARP and
+ * ND alike); asks_us: it is the sender's question for our address. */
+bool neigh_may_learn(struct snic_neigh_tbl *t, const uint8_t a[16],
+		     const uint8_t *mac, bool asks_us);
+bool neigh_rate_ok(struct snic_neigh_tbl *t);
+/* A zeroed len-byte frame from our MAC to dmac (ARP, ND); NULL when no
+ * buffer is free. */
+struct snic_pkt *neigh_frame(struct snic_core *c, uint16_t len,
+			     const uint8_t dmac[6], uint16_t ethertype);
+/* An ARP frame: replies for our address; true with a / mac set when it
  * taught us a new or changed neighbour. */
 bool neigh_rx_arp(struct snic_neigh_tbl *t, struct snic_pkt *pkt,
-		  uint32_t *ip, uint8_t mac[6]);
+		  uint8_t a[16], uint8_t mac[6]);
 void neigh_announce(struct snic_neigh_tbl *t);
+
+/* ndisc.c: IPv6 neighbour discovery (RFC 4861), the ARP of IPv6 */
+bool ndisc_is_nd(const struct snic_pkt *p);
+void ndisc_solicit(struct snic_neigh_tbl *t, const uint8_t a[16]);
+bool ndisc_rx(struct snic_neigh_tbl *t, struct snic_pkt *pkt,
+	      uint8_t a[16], uint8_t mac[6]);
+
+static inline bool wire_is_my_ip6(const struct snic_core *c,
+				  const uint8_t a[16])
+{
+	static const uint8_t none[16];
+
+	return memcmp(a, c->cfg.ipv6, 16) == 0 && memcmp(a, none, 16) != 0;
+}
 
 /* What a received frame is: ARP, a RoCEv2 packet for us (parsed and
  * checked by the codec), or a drop counted by its reason (classify.c). */
 enum wire_rx_kind {
 	WIRE_RX_DROP,           /* counted, nothing more to do             */
-	WIRE_RX_ARP,
+	WIRE_RX_ARP,            /* ARP or IPv6 neighbour discovery         */
 	WIRE_RX_ROCE,           /* h is filled, addressed to us            */
 	WIRE_RX_ROCE_MCAST,     /* h is filled, to an IPv4 multicast group */
 };
@@ -105,12 +135,14 @@ static inline enum wire_rx_kind wire_classify(struct snic_core *c,
 		return WIRE_RX_ARP;
 	r = roce_parse(p->data, p->len, h);
 	if (r != ROCE_OK) {
+		if (r == ROCE_NOT_ROCE && ndisc_is_nd(p))
+			return WIRE_RX_ARP;
 		wire_count_drop(c, r);
 		return WIRE_RX_DROP;
 	}
-	if (h->dip != c->cfg.ipv4) {
+	if (h->ip6 ? !wire_is_my_ip6(c, h->dip6) : h->dip != c->cfg.ipv4) {
 		/* off the unicast path: costs nothing for frames to us */
-		if (ipv4_is_mcast(h->dip))
+		if (!h->ip6 && ipv4_is_mcast(h->dip))
 			return wire_classify_mcast(c, h);
 		CNT_INC(c, rx_drop_not_for_us);
 		return WIRE_RX_DROP;
@@ -121,5 +153,10 @@ static inline enum wire_rx_kind wire_classify(struct snic_core *c,
 /* GID -> IPv4 for an IPv4-mapped GID (::ffff:a.b.c.d, RFC 4291 2.5.5.2);
  * *ok is false for any other GID. */
 uint32_t gid_to_ipv4(const uint8_t gid[16], bool *ok);
+/* IPv4 -> its mapped GID / neighbour address. */
+void ipv4_to_gid(uint32_t ip, uint8_t gid[16]);
+/* A GID that can be a unicast IPv6 destination: not mapped IPv4, not
+ * unspecified, loopback or multicast (RFC 4291 2.5.2, 2.5.3, 2.7). */
+bool gid_is_ip6_unicast(const uint8_t gid[16]);
 
 #endif /* SNIC_WIRE_H */
