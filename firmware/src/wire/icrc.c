@@ -59,7 +59,9 @@ static uint32_t icrc_tables(const uint8_t *frame, uint32_t len)
  */
 static uint32_t icrc_fold(const uint8_t *frame, uint32_t len)
 {
-	_Alignas(16) uint8_t head[HEAD];
+	/* HEAD + 16: room to copy a fixed HEAD - 4 bytes after any number
+	 * of zeros; what lands past HEAD is not folded from here. */
+	_Alignas(16) uint8_t head[HEAD + 16];
 	uint32_t n = len - IP + 4;              /* 4 x 0xFF, then IPv4 .. end */
 	uint32_t whole = (n + 15u) & ~15u;
 	uint32_t zeros = whole - n;
@@ -69,7 +71,12 @@ static uint32_t icrc_fold(const uint8_t *frame, uint32_t len)
 
 	memset(head, 0, 16);
 	memset(head + zeros, 0xff, 4);
-	memcpy(head + zeros + 4, frame + IP, k);
+	/* A frame longer than HEAD - 4 bytes from IP gets a copy of fixed
+	 * size (a few vector moves where a copy of k bytes is a call). */
+	if (whole > HEAD)
+		memcpy(head + zeros + 4, frame + IP, HEAD - 4);
+	else
+		memcpy(head + zeros + 4, frame + IP, k);
 	mask_variant(head + zeros + 4);
 	if (whole > HEAD)
 		c = crc32_hw_head(0, head, frame + IP + k, whole - HEAD);

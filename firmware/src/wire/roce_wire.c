@@ -9,6 +9,7 @@
  * of IBTA 9.2: DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH
  * (RDETH is RD only, and RD is not supported).
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "wire/roce_wire.h"
@@ -297,8 +298,15 @@ static enum roce_parse_result check_bth(const uint8_t *f, uint32_t n)
 	return ROCE_OK;
 }
 
-static void parse_bth(const uint8_t *b, struct roce_hdrs *h)
+/* The BTH is copied aside first: stores into h (bytes among them) may
+ * alias the frame, and would make the compiler load every frame byte
+ * again and again; from a local copy the 24-bit fields come out of one
+ * 32-bit load each. */
+static void parse_bth(const uint8_t *bth, struct roce_hdrs *h)
 {
+	uint8_t b[ROCE_BTH_LEN];
+
+	memcpy(b, bth, sizeof(b));
 	h->opcode = b[0];
 	h->se = b[1] >> 7;
 	h->mig = (b[1] >> 6) & 1u;
@@ -307,9 +315,9 @@ static void parse_bth(const uint8_t *b, struct roce_hdrs *h)
 	h->pkey = get16(b + 2);
 	h->fecn = b[4] >> 7;
 	h->becn = (b[4] >> 6) & 1u;
-	h->dqpn = get24(b + 5);
+	h->dqpn = get32(b + 4) & ROCE_QPN_MASK;
 	h->ackreq = b[8] >> 7;
-	h->psn = get24(b + 9);
+	h->psn = get32(b + 8) & ROCE_PSN_MASK;
 }
 
 /* Extension headers in IBTA 9.2 order; returns the first payload byte. */
@@ -354,7 +362,10 @@ static void parse_fields(const uint8_t *f, uint32_t n, struct roce_hdrs *h)
 {
 	const struct roce_opcode_info *op = &roce_opcodes[f[BTH]];
 
-	memset(h, 0, sizeof(*h));
+	/* payload and payload_len are set below: the 128 bytes before them
+	 * are cleared with a few vector stores where all 144 took a string
+	 * instruction of 18 steps. */
+	memset(h, 0, offsetof(struct roce_hdrs, payload));
 	memcpy(h->dmac, f, 6);
 	memcpy(h->smac, f + 6, 6);
 	h->tos = f[IP_TOS];
