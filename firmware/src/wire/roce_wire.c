@@ -379,17 +379,40 @@ static void parse_fields(const uint8_t *f, uint32_t n, struct roce_hdrs *h)
 			 h->pad;
 }
 
+/*
+ * The usual frame in a few word compares: IPv4 with IHL 5 (bytes 12-14:
+ * type 0x0800, 0x45; TOS masked), not a fragment and UDP (bytes 20-23:
+ * flags/offset with DF masked, TTL masked, protocol 17), UDP to 4791,
+ * total length within the frame and a good header checksum.  Anything
+ * else goes through classify and check_ipv4, which say what is wrong.
+ */
+static bool plain_ipv4_udp(const uint8_t *f, uint32_t len)
+{
+	uint32_t tot;
+
+	if (len < ROCE_L2L4_LEN ||
+	    (get32(f + ETH_TYPE) & 0xffffff00u) != 0x08004500u ||
+	    (get32(f + IP_FRAG) & 0xbfff00ffu) != IPPROTO_UDP_ ||
+	    get16(f + UDP + 2) != ROCE_UDP_PORT)
+		return false;
+	tot = get16(f + IP_TOTLEN);
+	return tot >= ROCE_IPV4_HLEN + ROCE_UDP_HLEN && tot <= len - IP &&
+	       ipv4_sum(f + IP) == 0xffffu;
+}
+
 enum roce_parse_result roce_parse(const uint8_t *frame, uint32_t len,
 				  struct roce_hdrs *h)
 {
 	enum roce_parse_result r;
 	uint32_t n;
 
-	r = classify(frame, len);
-	if (r == ROCE_OK)
-		r = check_ipv4(frame, len);
-	if (r != ROCE_OK)
-		return r;
+	if (!plain_ipv4_udp(frame, len)) {
+		r = classify(frame, len);
+		if (r == ROCE_OK)
+			r = check_ipv4(frame, len);
+		if (r != ROCE_OK)
+			return r;
+	}
 	/* UDP length must match the IP payload exactly (RFC 768); the UDP
 	 * checksum is not checked: RoCEv2 senders set it to 0 (Annex A17). */
 	n = get16(frame + UDP + 4);
