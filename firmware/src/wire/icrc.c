@@ -26,6 +26,7 @@
 #define MASKED(l3)  ((l3) + ROCE_UDP_HLEN + ROCE_BTH_LEN)
 #define HEAD4       64              /* bytes of folded input built aside   */
 #define HEAD6       96              /* (IPv6: 60 masked bytes + 4 + 15)    */
+_Static_assert(HEAD6 >= HEAD4 + 16, "icrc_fold's head holds the IPv4 fixed copy");
 
 /* The IP header's length by the EtherType (roce_parse accepted no other). */
 static uint32_t l3_len(const uint8_t *frame)
@@ -80,6 +81,8 @@ static uint32_t icrc_tables(const uint8_t *frame, uint32_t len, uint32_t l3)
 static inline __attribute__((always_inline))
 uint32_t icrc_fold(const uint8_t *frame, uint32_t len, uint32_t l3)
 {
+	/* HEAD6 >= HEAD4 + 16: room for the IPv4 fixed-size copy below after
+	 * any number of zeros; what lands past HEAD4 is not folded from here. */
 	_Alignas(16) uint8_t head[HEAD6];
 	uint32_t hmax = l3 == ROCE_IPV6_HLEN ? HEAD6 : HEAD4;
 	uint32_t n = len - IP + 4;              /* 4 x 0xFF, then IP .. end */
@@ -91,7 +94,12 @@ uint32_t icrc_fold(const uint8_t *frame, uint32_t len, uint32_t l3)
 
 	memset(head, 0, 16);
 	memset(head + zeros, 0xff, 4);
-	memcpy(head + zeros + 4, frame + IP, k);
+	/* An IPv4 frame longer than HEAD4 - 4 bytes from IP gets a copy of
+	 * fixed size (a few vector moves where a copy of k bytes is a call). */
+	if (hmax == HEAD4 && whole > HEAD4)
+		memcpy(head + zeros + 4, frame + IP, HEAD4 - 4);
+	else
+		memcpy(head + zeros + 4, frame + IP, k);
 	mask_variant(head + zeros + 4, l3);
 	if (whole <= hmax)
 		c = crc32_hw(0, head, h);
