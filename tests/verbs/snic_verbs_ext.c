@@ -4046,7 +4046,7 @@ static bool c_mcast(void)
 	memset(&aa, 0, sizeof aa);
 	aa.is_global = 1;
 	aa.grh.dgid = g;
-	aa.grh.sgid_index = (uint8_t)T.v.gid_index;
+	aa.grh.sgid_index = 0;  /* IPv4 groups only: the IPv4 GID, whatever --gid-index */
 	aa.grh.hop_limit = 1;
 	aa.port_num = PORT;
 	ah = ibv_create_ah(T.dev[0].v.pd, &aa);
