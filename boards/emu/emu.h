@@ -18,7 +18,8 @@
 #define EMU_ETH_MTU      4200u
 #define EMU_LINK_TIMEOUT 30u    /* seconds a port may take to come up     */
 
-/* One --nic NAME,port=DEV[,ip=A.B.C.D][,mac=M][,mtu=N][,pcap=FILE]. */
+/* One --nic NAME,port=DEV[,ip=A.B.C.D][,mac=M][,mtu=N][,pcap=FILE]
+ * [,netdev=on|off]. */
 struct emu_nic_spec {
 	char name[16];
 	char port[64];          /* DPDK port name (vdev name, PCI address)  */
@@ -26,6 +27,7 @@ struct emu_nic_spec {
 	uint8_t mac[6];
 	uint32_t mtu;           /* 0: the port's maximum, at most 4200      */
 	const char *pcap;       /* capture file or NULL                     */
+	int no_netdev;          /* netdev=off: no kernel interface          */
 };
 
 struct emu_opts {
@@ -35,6 +37,7 @@ struct emu_opts {
 	uint64_t host_mem_size;
 	unsigned link_timeout_s;
 	unsigned nnics;         /* 0: the default pair over a ring pair     */
+	int no_netdev;          /* --no-netdev: no NIC gets an interface    */
 	struct emu_nic_spec nic[EMU_MAX_NICS];
 	int eal_argc;
 	char **eal_argv;

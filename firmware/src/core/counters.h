@@ -38,7 +38,9 @@
 	X(mr_dereg_waits) X(rx_drop_pkey)                                    \
 	X(rx_drop_read_resp_len) X(rx_ud_too_long) X(nak_read_too_long)      \
 	X(rx_drop_arp_unsolicited) X(rx_drop_arp_rate)  \
-	X(tail_probes) X(tx_ctl_frames)
+	X(tail_probes) X(tx_ctl_frames)                                      \
+	X(netdev_rx_frames) X(netdev_tx_frames) X(netdev_tx_drop_arp_reply)  \
+	X(netdev_tx_drop_bad_frame)
 
 enum snic_counter {
 #define SNIC_CNT_ENUM(n) SNIC_CNT_##n,

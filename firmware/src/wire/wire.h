@@ -52,10 +52,13 @@ bool neigh_rx_arp(struct snic_neigh_tbl *t, struct snic_pkt *pkt,
 void neigh_announce(struct snic_neigh_tbl *t);
 
 /* What a received frame is: ARP, a RoCEv2 packet for us (parsed and
- * checked by the codec), or a drop counted by its reason (classify.c). */
+ * checked by the codec), another kind of frame (the host's network
+ * interface may take it, nic/netdev.c), or a drop counted by its reason
+ * (classify.c). */
 enum wire_rx_kind {
 	WIRE_RX_DROP,           /* counted, nothing more to do             */
 	WIRE_RX_ARP,
+	WIRE_RX_OTHER,          /* not RoCEv2: IP, other Ethernet types    */
 	WIRE_RX_ROCE,           /* h is filled, addressed to us            */
 };
 void wire_count_drop(struct snic_core *c, enum roce_parse_result r);
@@ -69,6 +72,8 @@ static inline enum wire_rx_kind wire_classify(struct snic_core *c,
 	if (p->len >= ROCE_ETH_HLEN && p->data[12] == 0x08 && p->data[13] == 0x06)
 		return WIRE_RX_ARP;
 	r = roce_parse(p->data, p->len, h);
+	if (r == ROCE_NOT_ROCE)
+		return WIRE_RX_OTHER;
 	if (r != ROCE_OK) {
 		wire_count_drop(c, r);
 		return WIRE_RX_DROP;
