@@ -121,8 +121,8 @@ case_add cm       cm/abi                 60 bash tools/abi-check.sh --rdmacm
 
 # The NICs' kernel network interfaces and what uses them (netdev.sh).
 SUITES+=(netdev)
-for c in ping fi_info fi_msg fi_rdm fi_dgram; do
-	case_add netdev "netdev/$c"         120 bash "$IT/netdev.sh" "$c"
+for c in ping fi_info fi_msg fi_rdm fi_dgram ompi_ofi; do
+	case_add netdev "netdev/$c"         180 bash "$IT/netdev.sh" "$c"
 done
 
 # The qemu-virt board: the bare-metal aarch64 image in QEMU (qemu.sh).

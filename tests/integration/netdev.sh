@@ -10,10 +10,15 @@
 #   fi_info     libfabric's verbs provider lists snic0 and snic1
 #   fi_msg|fi_rdm|fi_dgram   fi_pingpong -p verbs with data checks, server
 #               on snic1, client on snic0, frames counted on both ports
+#   ompi_ofi    a 2-rank Open MPI job over libfabric (pml cm, mtl ofi,
+#               provider verbs;ofi_rxm), one rank per NIC, our mpi_check
+#               program; its payload counted on both NICs
 #   tests/integration/netdev.sh CASE
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/integration/engines-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/engines-lib.sh"
 
 [[ $# -ge 1 ]] || snic_fail "usage: $0 CASE"
 snic_private_netns "$0" "$@"
@@ -116,6 +121,26 @@ case_pingpong() { # EP DOM0 DOM1
 	(( tx0 >= 200 && tx1 >= 200 )) || snic_fail "the traffic did not cross the NICs"
 }
 
+# Open MPI over libfabric's verbs provider: rank r on snic<r>.
+case_ompi_ofi() {
+	local w=$SNIC_CASE_DIR/rank-dev.sh
+	snic_need_cmd mpirun.openmpi
+	snic_need_exec "$MPI_DIR/mpi_check_ompi"
+	cat >"$w" <<'EOW'
+#!/bin/sh
+export FI_VERBS_DEVICE_NAME=snic${OMPI_COMM_WORLD_RANK:-0}
+exec "$@"
+EOW
+	chmod +x "$w"
+	snic_run ompi 120 mpirun.openmpi --allow-run-as-root --oversubscribe \
+		-np 2 --mca pml cm --mca mtl ofi \
+		--mca mtl_ofi_provider_include 'verbs;ofi_rxm' \
+		-x LD_LIBRARY_PATH -x SNIC_RUN_DIR \
+		"$w" "$MPI_DIR/mpi_check_ompi" "${MPI_ARGS[@]}" ||
+		snic_fail "Open MPI job over libfabric failed"
+	check_crossed "$(mpi_payload_each_way "$SNIC_CASE_DIR/ompi.out")" snic0 snic1
+}
+
 snic_need_cmd ping fi_info fi_pingpong
 snic_emu_start
 for n in snic0 snic1; do
@@ -128,6 +153,7 @@ fi_info) case_fi_info ;;
 fi_msg) case_pingpong msg snic0 snic1 ;;
 fi_rdm) case_pingpong rdm snic0 snic1 ;;
 fi_dgram) case_pingpong dgram snic0-dgram snic1-dgram ;;
+ompi_ofi) case_ompi_ofi ;;
 *) snic_fail "unknown case '$what'" ;;
 esac
 [[ -z $SNIC_EMU_PID ]] || snic_emu_stop || exit 1
