@@ -28,6 +28,7 @@ NS_B=snic-nd-$$
 
 # The second namespace goes whatever happens (lib.sh's cleanup keeps the
 # exit status it finds in $?).
+# shellcheck disable=SC2154 # nd_rc is set inside the trap
 trap 'nd_rc=$?; set +e; ip netns del "$NS_B" 2>/dev/null; (exit $nd_rc); snic__cleanup' EXIT
 
 counter() { # NIC NAME
@@ -46,7 +47,7 @@ check_iface() { # NAME ADDR MAC
 }
 
 case_ping() {
-	local n0 n1 tx0 rx0 tx1 rx1
+	local n0 tx0 rx0 tx1 rx1
 	check_iface snic0 198.18.0.1 02:00:c6:12:00:01
 	check_iface snic1 198.18.0.2 02:00:c6:12:00:02
 	# what UCX and libfabric read: the GID's network device
