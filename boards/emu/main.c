@@ -203,7 +203,7 @@ static void pair_specs(int no_netdev)
 
 		memset(s, 0, sizeof(*s));
 		snprintf(s->name, sizeof(s->name), "snic%u", i);
-		s->no_netdev = no_netdev;
+		s->netdev = no_netdev ? EMU_NETDEV_OFF : EMU_NETDEV_AUTO;
 		s->ipv4 = 0xc6120000u | (i + 1);
 		s->mac[0] = 0x02;
 		for (int k = 0; k < 4; k++)
@@ -467,6 +467,21 @@ static void wait_links(unsigned timeout_s)
 	die();
 }
 
+/* emu.h, enum emu_netdev_mode. */
+static int want_netdev(const struct emu_nic_spec *s)
+{
+	static const char *const kernel_ports[] = {
+		"net_af_packet", "net_tap", "net_pcap", "net_af_xdp",
+	};
+
+	if (s->netdev != EMU_NETDEV_AUTO)
+		return s->netdev == EMU_NETDEV_ON;
+	for (size_t i = 0; i < sizeof(kernel_ports) / sizeof(kernel_ports[0]); i++)
+		if (strncmp(s->port, kernel_ports[i], strlen(kernel_ports[i])) == 0)
+			return 0;
+	return 1;
+}
+
 static void setup_nic_fw(struct emu_nic *e)
 {
 	size_t size = (snic_nic_size() + 63) & ~(size_t)63;
@@ -479,7 +494,7 @@ static void setup_nic_fw(struct emu_nic *e)
 	}
 	memset(e->fw_mem, 0, size);
 	e->netdev.fd = -1;
-	if (!e->spec->no_netdev)
+	if (want_netdev(e->spec))
 		emu_netdev_open(&e->netdev, e->cfg.name, e->cfg.mac,
 				e->cfg.ipv4, e->cfg.eth_mtu);
 	e->hal.ops = e->netdev.fd >= 0 ? &emu_hal_ops_netdev : &emu_hal_ops;

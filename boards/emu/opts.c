@@ -35,8 +35,9 @@ static void usage(FILE *f, const char *prog)
 "      mtu    IP MTU of the port (default: 4200, or less if the driver\n"
 "             allows less); RoCE path MTU is the largest that fits\n"
 "      pcap   capture every frame the port sends and receives to FILE\n"
-"      netdev on (default): a kernel network interface NAME with the\n"
-"             NIC's MAC and address/24 carries what is not RoCE (root)\n"
+"      netdev on: a kernel network interface NAME with the NIC's MAC and\n"
+"             address/24 carries what is not RoCE (root); default: on\n"
+"             unless the port is a kernel interface (af_packet, tap, pcap)\n"
 "options:\n"
 "  --host-mem NAME        host-memory file in the run dir (default: host0.mem\n"
 "                         for the pair, else the first NIC's NAME.mem)\n"
@@ -149,7 +150,8 @@ static int nic_key(struct emu_nic_spec *n, const char *key, char *val)
 	} else if (strcmp(key, "netdev") == 0) {
 		if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0)
 			return -1;
-		n->no_netdev = strcmp(val, "off") == 0;
+		n->netdev = strcmp(val, "off") == 0 ? EMU_NETDEV_OFF
+						     : EMU_NETDEV_ON;
 	} else if (strcmp(key, "pcap") == 0) {
 		if (val[0] == '\0')
 			return -1;
@@ -332,7 +334,8 @@ int emu_parse_opts(int argc, char **argv, struct emu_opts *o)
 	if (check_nics(o) != 0)
 		return 2;
 	for (unsigned i = 0; i < o->nnics; i++)
-		o->nic[i].no_netdev |= o->no_netdev;
+		if (o->no_netdev)
+			o->nic[i].netdev = EMU_NETDEV_OFF;
 	o->eal_argc = argc - optind;
 	o->eal_argv = argv + optind;
 	return 0;
