@@ -76,6 +76,8 @@ case_ping() {
 	! ip link show snic0 >/dev/null 2>&1 || snic_fail "snic0's interface outlived snic-emu"
 	! ip -n "$NS_B" link show snic1 >/dev/null 2>&1 ||
 		snic_fail "snic1's interface outlived snic-emu"
+	# (the first log aside: snic_emu_start waits for "ready" in it)
+	mv "$SNIC_EMU_LOG" "$SNIC_CASE_DIR/snic-emu-netdev.log"
 	snic_emu_start --no-netdev
 	! ip link show snic0 >/dev/null 2>&1 || snic_fail "--no-netdev: snic0 has an interface"
 	[[ ! -e $SNIC_RUN_DIR/sys/class/infiniband/snic0/ports/1/gid_attrs/ndevs/0 ]] ||
