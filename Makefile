@@ -167,15 +167,19 @@ $(BUILD)/obj/host-driver/%.o: host-driver/%.c
 	@mkdir -p $(@D)
 	$(CC) $(HD_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
+# -z nodelete: our libraries run threads of their own (a context's event
+# thread, the CM agent); a plug-in that loaded them (Open MPI's openib) and
+# is dlclose'd without closing its devices must not unmap their code.
 $(HD_LIB): $(HD_OBJS) $(HD_MAP)
 	@mkdir -p $(@D)
 	$(CC) $(SAN) -shared -o $@ $(HD_OBJS) -Wl,-soname,libibverbs.so.1 \
-		-Wl,--version-script=$(HD_MAP) -Wl,-z,defs -pthread
+		-Wl,--version-script=$(HD_MAP) -Wl,-z,defs -Wl,-z,nodelete -pthread
 	ln -sf libibverbs.so.1 $(@D)/libibverbs.so
 
 $(CM_LIB): $(CM_OBJS) $(CM_MAP) $(HD_LIB)
 	$(CC) $(SAN) -shared -o $@ $(CM_OBJS) -Wl,-soname,librdmacm.so.1 \
-		-Wl,--version-script=$(CM_MAP) -Wl,-z,defs -L$(@D) -libverbs -pthread
+		-Wl,--version-script=$(CM_MAP) -Wl,-z,defs -Wl,-z,nodelete \
+		-L$(@D) -libverbs -pthread
 	ln -sf librdmacm.so.1 $(@D)/librdmacm.so
 
 $(BUILD)/obj/tests/%.o: tests/%.c

@@ -19,6 +19,9 @@ PACKAGES=(
 	python3-pyverbs
 	# communication engines run over snic (tests suite engines)
 	ucx-utils openmpi-bin libopenmpi-dev mpich libmpich-dev
+	# libfabric's verbs provider over snic (fi_info, fi_pingpong); ping
+	# across the NICs' kernel interfaces
+	libfabric-bin iputils-ping
 	# wire oracles
 	python3-scapy tshark
 	# bare-metal aarch64 image (qemu-virt board); the aarch64 Linux build

@@ -18,8 +18,15 @@
 #define EMU_ETH_MTU      4200u
 #define EMU_LINK_TIMEOUT 30u    /* seconds a port may take to come up     */
 
+/* A NIC's kernel network interface (netdev.c): by default, only when the
+ * port is not itself an interface of this host's kernel (af_packet, tap,
+ * pcap, af_xdp): there the kernel would also take the NIC's RoCE frames
+ * for an address it now owns (ICMP port unreachable) and answer ARP for
+ * it through that interface. */
+enum emu_netdev_mode { EMU_NETDEV_AUTO = 0, EMU_NETDEV_ON, EMU_NETDEV_OFF };
+
 /* One --nic NAME,port=DEV[,ip=A.B.C.D][,ip6=X:Y::Z][,mac=M][,mtu=N]
- * [,pcap=FILE]. */
+ * [,pcap=FILE][,netdev=on|off]. */
 struct emu_nic_spec {
 	char name[16];
 	char port[64];          /* DPDK port name (vdev name, PCI address)  */
@@ -29,6 +36,7 @@ struct emu_nic_spec {
 	uint8_t mac[6];
 	uint32_t mtu;           /* 0: the port's maximum, at most 4200      */
 	const char *pcap;       /* capture file or NULL                     */
+	int netdev;             /* enum emu_netdev_mode                     */
 };
 
 struct emu_opts {
@@ -38,6 +46,7 @@ struct emu_opts {
 	uint64_t host_mem_size;
 	unsigned link_timeout_s;
 	unsigned nnics;         /* 0: the default pair over a ring pair     */
+	int no_netdev;          /* --no-netdev: no NIC gets an interface    */
 	struct emu_nic_spec nic[EMU_MAX_NICS];
 	int eal_argc;
 	char **eal_argv;

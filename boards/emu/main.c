@@ -42,6 +42,7 @@
 #include "hal_dpdk.h"
 #include "hal_posix.h"
 #include "netaddr.h"
+#include "netdev.h"
 #include "pcap_file.h"
 #include "segment.h"
 #include "snic/fw.h"
@@ -55,6 +56,7 @@
 #define HOUSEKEEP_NS    10000000ull     /* dead contexts, links: 10 ms      */
 #define PCAP_FLUSH_NS   100000000ull    /* captures written every 100 ms    */
 #define LINK_POLL_NS    10000000ull     /* link wait at start-up: 10 ms     */
+#define NETDEV_POLL_NS  20000ull        /* the kernel interfaces: 20 us     */
 
 struct emu_nic {
 	struct snic_posix_nic posix;    /* first: the hal ctx points here   */
@@ -65,6 +67,7 @@ struct emu_nic {
 	void *fw_mem;
 	const struct emu_nic_spec *spec;
 	struct pcap_file *cap;
+	struct emu_netdev netdev;       /* the kernel interface (netdev.h)  */
 	uint16_t dpdk_port;             /* DPDK port id of NIC port 0       */
 	int bar_open;
 	int view_up;                    /* link state the device view shows */
@@ -166,33 +169,46 @@ static void emu_log(void *h, int level, const char *msg)
 	snic_posix_log(&E(h)->posix, level, msg);
 }
 
-static const struct snic_hal_ops emu_hal_ops = {
-	.dma_read = emu_dma_read,
-	.dma_write = emu_dma_write,
-	.dma_cmp_swap = emu_dma_cmp_swap,
-	.dma_fetch_add = emu_dma_fetch_add,
-	.now_ns = emu_now_ns,
-	.rx_burst = emu_rx_burst,
-	.tx_burst = emu_tx_burst,
-	.pkt_alloc = emu_pkt_alloc,
-	.pkt_free = emu_pkt_free,
-	.link_up = emu_link_up,
-	.notify_host = emu_notify_host,
-	.log = emu_log,
-	.dma_load_acquire32 = emu_dma_load_acquire32,
+static void emu_netdev_rx(void *h, uint16_t port, const struct snic_pkt *p)
+{
+	(void)port;
+	emu_netdev_write(&E(h)->netdev, p->data, p->len);
+}
+
+#define EMU_HAL_OPS                                                          \
+	.dma_read = emu_dma_read,                                            \
+	.dma_write = emu_dma_write,                                          \
+	.dma_cmp_swap = emu_dma_cmp_swap,                                    \
+	.dma_fetch_add = emu_dma_fetch_add,                                  \
+	.now_ns = emu_now_ns,                                                \
+	.rx_burst = emu_rx_burst,                                            \
+	.tx_burst = emu_tx_burst,                                            \
+	.pkt_alloc = emu_pkt_alloc,                                          \
+	.pkt_free = emu_pkt_free,                                            \
+	.link_up = emu_link_up,                                              \
+	.notify_host = emu_notify_host,                                      \
+	.log = emu_log,                                                      \
+	.dma_load_acquire32 = emu_dma_load_acquire32
+
+/* A NIC without a kernel interface drops what is not RoCE, counted. */
+static const struct snic_hal_ops emu_hal_ops = { EMU_HAL_OPS };
+static const struct snic_hal_ops emu_hal_ops_netdev = {
+	EMU_HAL_OPS,
+	.netdev_rx = emu_netdev_rx,
 };
 
 /* ---------------------------------------------------------------------- */
 /* Configuration.                                                          */
 
 /* The default pair: snicN at 198.18.0.N+1, MAC 02:00:c6:12:00:0N+1. */
-static void pair_specs(void)
+static void pair_specs(int no_netdev)
 {
 	for (unsigned i = 0; i < 2; i++) {
 		struct emu_nic_spec *s = &emu.pair[i];
 
 		memset(s, 0, sizeof(*s));
 		snprintf(s->name, sizeof(s->name), "snic%u", i);
+		s->netdev = no_netdev ? EMU_NETDEV_OFF : EMU_NETDEV_AUTO;
 		s->ipv4 = 0xc6120000u | (i + 1);
 		snic_ipv6_default(s->ipv4, s->ipv6);
 		s->mac[0] = 0x02;
@@ -241,6 +257,7 @@ static void shutdown_all(void)
 	for (unsigned i = 0; i < emu.nnics; i++) {
 		if (emu.nic[i].fw != NULL)
 			snic_nic_fini(emu.nic[i].fw);
+		emu_netdev_close(&emu.nic[i].netdev);
 	}
 	if (emu.eal_up) {
 		for (unsigned i = 0; i < emu.nnics; i++)
@@ -461,6 +478,21 @@ static void wait_links(unsigned timeout_s)
 	die();
 }
 
+/* emu.h, enum emu_netdev_mode. */
+static int want_netdev(const struct emu_nic_spec *s)
+{
+	static const char *const kernel_ports[] = {
+		"net_af_packet", "net_tap", "net_pcap", "net_af_xdp",
+	};
+
+	if (s->netdev != EMU_NETDEV_AUTO)
+		return s->netdev == EMU_NETDEV_ON;
+	for (size_t i = 0; i < sizeof(kernel_ports) / sizeof(kernel_ports[0]); i++)
+		if (strncmp(s->port, kernel_ports[i], strlen(kernel_ports[i])) == 0)
+			return 0;
+	return 1;
+}
+
 static void setup_nic_fw(struct emu_nic *e)
 {
 	size_t size = (snic_nic_size() + 63) & ~(size_t)63;
@@ -472,7 +504,11 @@ static void setup_nic_fw(struct emu_nic *e)
 		die();
 	}
 	memset(e->fw_mem, 0, size);
-	e->hal.ops = &emu_hal_ops;
+	e->netdev.fd = -1;
+	if (want_netdev(e->spec))
+		emu_netdev_open(&e->netdev, e->cfg.name, e->cfg.mac,
+				e->cfg.ipv4, e->cfg.eth_mtu);
+	e->hal.ops = e->netdev.fd >= 0 ? &emu_hal_ops_netdev : &emu_hal_ops;
 	e->hal.ctx = e;
 	e->fw = snic_nic_init(e->fw_mem, &e->cfg, &e->hal, e->posix.bar);
 	if (e->fw == NULL) {
@@ -493,10 +529,12 @@ static void print_nic(const struct emu_nic *e)
 	if (!inet_ntop(AF_INET6, c->ipv6, ip6, sizeof(ip6)))
 		strcpy(ip6, "?");
 	printf("%s: MAC %02x:%02x:%02x:%02x:%02x:%02x IPv4 %s GID ::ffff:%s "
-	       "IPv6 %s (GID 1) port %u (%s) MTU %u BAR %s%s%s\n", c->name,
+	       "IPv6 %s (GID 1) port %u (%s) MTU %u%s%s BAR %s%s%s\n", c->name,
 	       c->mac[0], c->mac[1], c->mac[2], c->mac[3], c->mac[4], c->mac[5],
 	       ip, ip, ip6,
-	       e->dpdk_port, e->dev_name, c->eth_mtu, e->posix.bar_path,
+	       e->dpdk_port, e->dev_name, c->eth_mtu,
+	       e->netdev.fd >= 0 ? " netdev " : "",
+	       e->netdev.fd >= 0 ? e->netdev.name : "", e->posix.bar_path,
 	       e->cap ? " capture " : "", e->cap ? (e->spec->pcap ?
 	       e->spec->pcap : "on") : "");
 }
@@ -532,6 +570,9 @@ static void print_counters(void)
 		}
 		for (uint16_t p = 0; p < SNIC_DPDK_MAX_PORTS; p++)
 			print_port_counters(&e->dpdk.port[p]);
+		if (e->netdev.write_errors != 0)
+			printf("  %-32s %" PRIu64 "\n", "netdev_write_errors",
+			       e->netdev.write_errors);
 	}
 }
 
@@ -589,7 +630,8 @@ static void view_create(void)
 		memcpy(v[i].ipv6, emu.nic[i].cfg.ipv6, 16);
 		v[i].node_guid = emu.nic[i].cfg.node_guid;
 		v[i].eth_mtu = emu.nic[i].cfg.eth_mtu;
-		v[i].netdev = NULL;
+		v[i].netdev = emu.nic[i].netdev.fd >= 0
+			      ? emu.nic[i].netdev.name : NULL;
 		emu.nic[i].view_up = 1;
 	}
 	devview_create(emu.run_dir, v, emu.nnics);
@@ -647,10 +689,19 @@ static void flush_captures(void)
 			pcap_file_flush(emu.nic[i].cap);
 }
 
-static unsigned poll_all(void)
+/* The kernel interfaces every NETDEV_POLL_NS, not every pass: a read()
+ * costs more than a pass of an idle NIC. */
+static unsigned poll_all(uint64_t now)
 {
+	static uint64_t next_netdev;
 	unsigned work = 0;
 
+	if (now >= next_netdev) {
+		for (unsigned i = 0; i < emu.nnics; i++)
+			work += emu_netdev_poll(&emu.nic[i].netdev,
+						emu.nic[i].fw);
+		next_netdev = now + NETDEV_POLL_NS;
+	}
 	for (unsigned i = 0; i < emu.nnics; i++)
 		work += snic_nic_poll(emu.nic[i].fw);
 	return work;
@@ -699,7 +750,7 @@ static void run(void)
 #ifndef SNIC_TRACE /* trace points read the clock at the point itself */
 		pass_now = now;
 #endif
-		unsigned work = poll_all();
+		unsigned work = poll_all(now);
 
 		if (now >= next_hk) {
 			housekeeping(now);
@@ -805,7 +856,7 @@ int main(int argc, char **argv)
 	if (rc != 0)
 		return rc;
 	install_signals();
-	pair_specs();
+	pair_specs(o.no_netdev);
 	setup_runtime_files(&o);
 	if (emu_check_vdevs(o.eal_argc, o.eal_argv) != 0)
 		die();

@@ -25,7 +25,7 @@ static void usage(FILE *f, const char *prog)
 "With --nic: one NIC per --nic, each on the DPDK port named in its SPEC;\n"
 "the process is one host, with its own host-memory file.\n"
 "  --nic NAME,port=DEV[,ip=A.B.C.D][,ip6=X:X::X][,mac=XX:..][,mtu=N]\n"
-"      [,pcap=FILE]\n"
+"      [,pcap=FILE][,netdev=on|off]\n"
 "      NAME   device name verbs programs open (letters, digits, _ or -,\n"
 "             at most 15 characters, starting with a letter)\n"
 "      port   DPDK port name: a --vdev name (net_memif0, net_af_packet0...)\n"
@@ -37,12 +37,16 @@ static void usage(FILE *f, const char *prog)
 "      mtu    IP MTU of the port (default: 4200, or less if the driver\n"
 "             allows less); RoCE path MTU is the largest that fits\n"
 "      pcap   capture every frame the port sends and receives to FILE\n"
+"      netdev on: a kernel network interface NAME with the NIC's MAC and\n"
+"             address/24 carries what is not RoCE (root); default: on\n"
+"             unless the port is a kernel interface (af_packet, tap, pcap)\n"
 "options:\n"
 "  --host-mem NAME        host-memory file in the run dir (default: host0.mem\n"
 "                         for the pair, else the first NIC's NAME.mem)\n"
 "  --host-mem-size BYTES  host-memory window (default 1G; K/M/G suffixes,\n"
 "                         multiple of 4096)\n"
 "  --pcap FILE            default pair only: capture snic0's port to FILE\n"
+"  --no-netdev            no kernel network interface for any NIC\n"
 "  --run-dir DIR          runtime files (default $SNIC_RUN_DIR or\n"
 "                         " SNIC_RUN_DIR_DEFAULT ")\n"
 "  --link-timeout SECS    fail unless every port's link is up within SECS\n"
@@ -148,6 +152,11 @@ static int nic_key(struct emu_nic_spec *n, const char *key, char *val)
 		if (parse_uint(val, 65535, &v) != 0 || v < 576)
 			return -1;
 		n->mtu = (uint32_t)v;
+	} else if (strcmp(key, "netdev") == 0) {
+		if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0)
+			return -1;
+		n->netdev = strcmp(val, "off") == 0 ? EMU_NETDEV_OFF
+						     : EMU_NETDEV_ON;
 	} else if (strcmp(key, "pcap") == 0) {
 		if (val[0] == '\0')
 			return -1;
@@ -186,7 +195,7 @@ static int parse_nic(char *spec, struct emu_nic_spec *n)
 		r = nic_key(n, tok, eq + 1);
 		if (r == -2) {
 			fprintf(stderr, "snic-emu: --nic %s: unknown key '%s' "
-				"(port, ip, ip6, mac, mtu, pcap)\n", n->name, tok);
+				"(port, ip, ip6, mac, mtu, pcap, netdev)\n", n->name, tok);
 			return -1;
 		}
 		if (r != 0) {
@@ -268,6 +277,9 @@ static int parse_one(int c, struct emu_opts *o)
 	case 'r':
 		o->run_dir = optarg;
 		return 0;
+	case 'N':
+		o->no_netdev = 1;
+		return 0;
 	case 'f':
 		return emu_fault_parse(optarg);
 	case 't':
@@ -300,6 +312,7 @@ int emu_parse_opts(int argc, char **argv, struct emu_opts *o)
 		{ "host-mem-size", required_argument, NULL, 's' },
 		{ "link-timeout", required_argument, NULL, 't' },
 		{ "fault", required_argument, NULL, 'f' },
+		{ "no-netdev", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -328,6 +341,9 @@ int emu_parse_opts(int argc, char **argv, struct emu_opts *o)
 	}
 	if (check_nics(o) != 0)
 		return 2;
+	for (unsigned i = 0; i < o->nnics; i++)
+		if (o->no_netdev)
+			o->nic[i].netdev = EMU_NETDEV_OFF;
 	o->eal_argc = argc - optind;
 	o->eal_argv = argv + optind;
 	return 0;

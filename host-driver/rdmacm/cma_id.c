@@ -257,15 +257,22 @@ CMA_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {
 	uint32_t ip;
 	uint16_t port;
-	int err;
+	int err, loopback;
 
 	if (!id || !addr)
 		return cma_fail(EINVAL);
 	err = cma_sockaddr_ip(addr, &ip, &port);
 	if (err)
 		return cma_fail(err);
+	/* 127/8 binds no NIC, like the wildcard (the id keeps the address
+	 * it was given): libfabric's verbs provider binds "localhost" to
+	 * learn whether a device is implied, and otherwise takes each
+	 * device's addresses from getifaddrs (the NICs' interfaces). */
+	loopback = (ip >> 24) == 127;
 	pthread_mutex_lock(&cma_lock);
-	err = bind_locked(to_cid(id), ip, port);
+	err = bind_locked(to_cid(id), loopback ? 0 : ip, port);
+	if (!err && loopback)
+		set_sin(&id->route.addr.src_sin, ip, to_cid(id)->src_port);
 	if (!err && addr->sa_family == AF_INET6) /* keep the family asked for */
 		memcpy(&id->route.addr.src_storage, addr, sizeof(struct sockaddr_in6));
 	pthread_mutex_unlock(&cma_lock);

@@ -420,6 +420,48 @@ static int copy_ai(struct sockaddr **dst, socklen_t *len, const struct addrinfo 
 	return 0;
 }
 
+static int hint_addrs(const struct rdma_addrinfo *h)
+{
+	return h && ((h->ai_src_addr && h->ai_src_len) ||
+		     (h->ai_dst_addr && h->ai_dst_len));
+}
+
+static int dup_addr(struct sockaddr **dst, socklen_t *dlen,
+		    const struct sockaddr *src, socklen_t len)
+{
+	if (!src || !len)
+		return 0;
+	*dst = malloc(len);
+	if (!*dst)
+		return ENOMEM;
+	memcpy(*dst, src, len);
+	*dlen = len;
+	return 0;
+}
+
+/* No node and no service: the addresses the hints carry, as rdma-core
+ * does (libfabric's verbs provider passes its peer's address this way). */
+static int from_hints(const struct rdma_addrinfo *h, struct rdma_addrinfo **res)
+{
+	struct rdma_addrinfo *r = calloc(1, sizeof(*r));
+	const struct sockaddr *a = h->ai_dst_addr ? h->ai_dst_addr : h->ai_src_addr;
+
+	if (!r)
+		return EAI_MEMORY;
+	r->ai_flags = h->ai_flags;
+	r->ai_family = a->sa_family;
+	r->ai_port_space = h->ai_port_space ? h->ai_port_space : RDMA_PS_TCP;
+	r->ai_qp_type = h->ai_qp_type ? h->ai_qp_type :
+			(r->ai_port_space == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC);
+	if (dup_addr(&r->ai_src_addr, &r->ai_src_len, h->ai_src_addr, h->ai_src_len) ||
+	    dup_addr(&r->ai_dst_addr, &r->ai_dst_len, h->ai_dst_addr, h->ai_dst_len)) {
+		rdma_freeaddrinfo(r);
+		return EAI_MEMORY;
+	}
+	*res = r;
+	return 0;
+}
+
 CMA_EXPORT int rdma_getaddrinfo(const char *node, const char *service,
 				const struct rdma_addrinfo *hints,
 				struct rdma_addrinfo **res)
@@ -429,10 +471,12 @@ CMA_EXPORT int rdma_getaddrinfo(const char *node, const char *service,
 	int passive = hints && (hints->ai_flags & RAI_PASSIVE);
 	int ret;
 
-	if (!res || (!node && !service)) {
+	if (!res || (!node && !service && !hint_addrs(hints))) {
 		errno = EINVAL;
 		return EAI_FAIL;
 	}
+	if (!node && !service)
+		return from_hints(hints, res);
 	if (hints && hints->ai_family && hints->ai_family != AF_INET &&
 	    hints->ai_family != AF_INET6) {
 		errno = EAFNOSUPPORT;

@@ -177,11 +177,12 @@ vm_boot() {
 NIC_LOG=$D/snic-emu.log
 nic_start() {
 	local i
-	snic_log "start: snic-emu --run-dir $RUN_DIR --nic snic0,port=net_af_packet0,ip=$SNIC_IP,pcap=$PCAP -- --vdev=net_af_packet0,iface=$TAP,framecnt=4096"
+	snic_log "start: snic-emu --run-dir $RUN_DIR --nic snic0,port=net_af_packet0,ip=$SNIC_IP,pcap=$PCAP,netdev=off -- --vdev=net_af_packet0,iface=$TAP,framecnt=4096"
 	# A private EAL prefix: other snic tests on this machine may run a
-	# NIC named snic0 at the same time.
+	# NIC named snic0 at the same time.  No kernel interface for the NIC:
+	# the host's side of the tap has the same subnet already.
 	env -u LD_LIBRARY_PATH "$EMU" --run-dir "$RUN_DIR" \
-		--nic "snic0,port=net_af_packet0,ip=$SNIC_IP,pcap=$PCAP" -- \
+		--nic "snic0,port=net_af_packet0,ip=$SNIC_IP,pcap=$PCAP,netdev=off" -- \
 		"--vdev=net_af_packet0,iface=$TAP,framecnt=4096" "--file-prefix=snic-interop-$$" \
 		>"$NIC_LOG" 2>&1 </dev/null &
 	SNIC_EMU_PID=$!

@@ -74,6 +74,13 @@ unsigned snic_nic_counter_count(void);
 const char *snic_nic_counter_name(unsigned i);
 uint64_t snic_nic_counter(const struct snic_nic *nic, unsigned i);
 
+/* The exception path, host to port: a frame the host's network interface
+ * sends (the board read it from its TAP) goes out the port, after the
+ * firmware's checks (nic/netdev.c): 0, or -1 when it was dropped (counted:
+ * netdev_tx_drop_*).  Called from the thread that calls snic_nic_poll; the
+ * frame leaves with that loop's next pass. */
+int snic_nic_netdev_tx(struct snic_nic *nic, const void *frame, uint32_t len);
+
 /* Latency trace (firmware built with -DSNIC_TRACE, core/trace.h): what
  * happened when, by the HAL clock.  Copies up to max events, oldest
  * first, and returns how many (always 0 in a build without tracing). */

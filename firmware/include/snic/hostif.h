@@ -29,8 +29,12 @@
 #include <stdatomic.h>
 
 #define SNIC_HOSTIF_MAGIC   0x43494e53u /* "SNIC" */
-#define SNIC_HOSTIF_VERSION 4u /* 2: statistics area; 3: CM (QP1) commands and
-				* state; 4: device memory in the BAR, rereg/resize */
+#define SNIC_HOSTIF_VERSION 5u /* 2: statistics area; 3: CM (QP1) commands and
+				* state; 4: device memory in the BAR, rereg/resize;
+				* 5: memory windows, XRC, multicast, raw packet
+				* QPs and flows, the broker, 16,384 QPs (three-level
+				* doorbells, larger statistics area, 128 counters),
+				* IPv6 GIDs */
 
 #define SNIC_PAGE_SHIFT 12
 #define SNIC_PAGE_SIZE  (1u << SNIC_PAGE_SHIFT)
@@ -531,7 +535,7 @@ _Static_assert(sizeof(struct snic_doorbells) <= SNIC_BAR_CTX_OFF - SNIC_BAR_DB_O
  * Reset: a tool increments reset_req (atomic); the firmware zeroes every
  * counter (NIC and QPs) and then stores reset_done = reset_req.
  */
-#define SNIC_STATS_MAX_CNT        96
+#define SNIC_STATS_MAX_CNT        128
 #define SNIC_STATS_MAX_QP_CNT     32
 #define SNIC_STATS_NAME_LEN       32
 #define SNIC_STATS_PERIOD_NS      1000000ull  /* 1 ms: requests, link   */

@@ -41,7 +41,9 @@
 	X(tail_probes) X(tx_ctl_frames)                                      \
 	X(xrc_bad_srq)                                                        \
 	X(rx_mcast_frames) X(rx_drop_mcast_not_joined) X(rx_flow_steered)   \
-	X(rx_nd) X(nd_solicits_sent) X(nd_adverts_sent) X(rx_drop_nd)
+	X(rx_nd) X(nd_solicits_sent) X(nd_adverts_sent) X(rx_drop_nd)   \
+	X(netdev_rx_frames) X(netdev_tx_frames) X(netdev_tx_drop_arp_reply)  \
+	X(netdev_tx_drop_bad_frame)
 
 enum snic_counter {
 #define SNIC_CNT_ENUM(n) SNIC_CNT_##n,

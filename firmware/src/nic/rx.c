@@ -21,6 +21,7 @@ static void rx_arp(struct snic_nic *nic, struct snic_pkt *p)
 	/* rare (once per peer): a scan of the QP table is fine here */
 	if (learnt)
 		qp_neigh_update(nic, ip, mac);
+	netdev_rx_arp(nic, p);
 }
 
 /* Returns the QP that may owe an ACK, or NULL. */
@@ -41,6 +42,9 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 		return NULL;
 	case WIRE_RX_ROCE_MCAST: /* to every QP that joined (ud_mcast.c) */
 		ud_mcast_rx(nic, p, &h);
+		return NULL;
+	case WIRE_RX_OTHER:
+		netdev_rx(nic, p);
 		return NULL;
 	case WIRE_RX_ROCE:
 		break;

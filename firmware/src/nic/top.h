@@ -20,6 +20,10 @@ void bar_guard(struct snic_nic *nic);
 /* doorbell.c */
 unsigned doorbell_poll(struct snic_nic *nic);
 
+/* netdev.c: the exception path to the host's network interface */
+void netdev_rx(struct snic_nic *nic, const struct snic_pkt *p);
+void netdev_rx_arp(struct snic_nic *nic, const struct snic_pkt *p);
+
 /* rx.c */
 unsigned rx_poll(struct snic_nic *nic);
 

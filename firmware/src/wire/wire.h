@@ -83,10 +83,13 @@ static inline bool wire_is_my_ip6(const struct snic_core *c,
 }
 
 /* What a received frame is: ARP, a RoCEv2 packet for us (parsed and
- * checked by the codec), or a drop counted by its reason (classify.c). */
+ * checked by the codec), another kind of frame (the host's network
+ * interface may take it, nic/netdev.c), or a drop counted by its reason
+ * (classify.c). */
 enum wire_rx_kind {
 	WIRE_RX_DROP,           /* counted, nothing more to do             */
 	WIRE_RX_ARP,            /* ARP or IPv6 neighbour discovery         */
+	WIRE_RX_OTHER,          /* not RoCEv2: IP, other Ethernet types    */
 	WIRE_RX_ROCE,           /* h is filled, addressed to us            */
 	WIRE_RX_ROCE_MCAST,     /* h is filled, to an IPv4 multicast group */
 };
@@ -134,9 +137,9 @@ static inline enum wire_rx_kind wire_classify(struct snic_core *c,
 	if (p->len >= ROCE_ETH_HLEN && p->data[12] == 0x08 && p->data[13] == 0x06)
 		return WIRE_RX_ARP;
 	r = roce_parse(p->data, p->len, h);
+	if (r == ROCE_NOT_ROCE)
+		return ndisc_is_nd(p) ? WIRE_RX_ARP : WIRE_RX_OTHER;
 	if (r != ROCE_OK) {
-		if (r == ROCE_NOT_ROCE && ndisc_is_nd(p))
-			return WIRE_RX_ARP;
 		wire_count_drop(c, r);
 		return WIRE_RX_DROP;
 	}

@@ -77,6 +77,14 @@ struct snic_hal_ops {
 	 * index): WQEs read after it are at least as new.  Return 0 / -1 as
 	 * dma_read.  NULL: the core uses dma_read and an acquire fence. */
 	int (*dma_load_acquire32)(void *hal, uint64_t pa, uint32_t *val);
+
+	/* Optional (may be NULL): the exception path.  A received frame that
+	 * is not RoCE (IP other than RoCEv2, ARP the firmware does not answer
+	 * itself, other Ethernet types) for the host's network interface.
+	 * The HAL copies what it keeps: the core frees p afterwards.  NULL:
+	 * such frames are dropped (rx_drop_not_roce).  Frames the other way
+	 * come in through snic_nic_netdev_tx (fw.h). */
+	void (*netdev_rx)(void *hal, uint16_t port, const struct snic_pkt *p);
 };
 
 struct snic_hal {
