@@ -41,6 +41,7 @@ SAVED_PCAP=$SNIC_TEST_LOGS/interop/$list.pcap
 # known failures of the lossy list make millions of frames) is reported as
 # such instead of being read for hours.
 FLOOD_FRAMES=300000
+HOST_IP=10.77.0.1 VM_IP=10.77.0.2 SNIC_IP=10.77.0.3
 case $mode in
 prepare)
 	out=$(bash "$SNIC_ROOT/tools/build-rxe-vm.sh") || snic_fail "tools/build-rxe-vm.sh failed"
@@ -70,6 +71,22 @@ if [[ $mode != run ]]; then
 		snic_run check-tshark 1000 bash "$SNIC_ROOT/tests/wire/check_tshark.sh" "$SAVED_PCAP" \
 			$(tr , ' ' <<<"$opcodes") || rc=$?
 		(( rc == 0 )) || snic_fail "check_tshark.sh rejected $SAVED_PCAP (status $rc)"
+		if [[ $list == lossless ]]; then
+			# rping's CM exchange with the kernel's rdma_cm, both ways:
+			# every message dissected as InfiniBand CM, no expert info
+			tshark -r "$SAVED_PCAP" -n -Y 'infiniband.bth.destqp == 1' -T fields \
+				-e frame.number -e ip.src -e _ws.col.Info -e _ws.expert.message \
+				>"$SNIC_CASE_DIR/cm-frames.txt" 2>/dev/null || snic_fail "tshark failed"
+			sed 's/^/  cm-frames| /' "$SNIC_CASE_DIR/cm-frames.txt"
+			for a in ConnectRequest ConnectReply ReadyToUse DisconnectRequest DisconnectReply; do
+				for ip in "$SNIC_IP" "$VM_IP"; do
+					awk -F'\t' -v ip="$ip" '$2 == ip' "$SNIC_CASE_DIR/cm-frames.txt" |
+						grep -q "CM: $a" || snic_fail "no CM $a from $ip dissected in the capture"
+				done
+			done
+			attrs=$(awk -F'\t' '$4 != ""' "$SNIC_CASE_DIR/cm-frames.txt")
+			[[ -z $attrs ]] || snic_fail "tshark expert info on CM frames: $attrs"
+		fi
 	fi
 	snic_log "$mode oracle: every RoCE frame of $SAVED_PCAP conforms"
 	exit 0
@@ -88,7 +105,6 @@ VM=$(bash "$SNIC_ROOT/tools/build-rxe-vm.sh" --print-dir) ||
 	snic_fail "the VM is not built: run 'tests/interop/interop.sh prepare' (tools/build-rxe-vm.sh)"
 
 TAP=snictap0
-HOST_IP=10.77.0.1 VM_IP=10.77.0.2 SNIC_IP=10.77.0.3
 VM_GID=1   # rxe: index 0 is the IPv6 link-local GID, 1 the RoCE v2 IPv4 one
 SNIC_GID=0
 D=$SNIC_CASE_DIR
@@ -236,15 +252,17 @@ if [[ $list == lossless ]]; then
 	case_def uc         pp ibv_uc_pingpong  "-s 4096 -m 1024 -n 100 -c"
 	# 3 KiB: FIRST, MIDDLE and LAST packets at path MTU 1024.
 	case_def write-bw   pt ib_write_bw   "-n 200 -s 3072 -F"
-	# snic offers 16 outstanding READ/atomic requests, rxe 128; perftest
-	# takes the peer's figure as its own, so rxe must be told (-o 16).
-	case_def read-bw    pt ib_read_bw    "-n 200 -s 3072 -F" "-o 16"
+	# READ/atomic with no -o on either side: both offer 128 outstanding
+	# requests (max_qp_rd_atom), and perftest uses the device's figure.
+	case_def read-bw    pt ib_read_bw    "-n 200 -s 3072 -F"
 	case_def send-bw    pt ib_send_bw    "-n 200 -s 3072 -F"
-	case_def atomic-bw  pt ib_atomic_bw  "-n 200 -A CMP_AND_SWAP -F" "-o 16"
+	case_def atomic-bw  pt ib_atomic_bw  "-n 200 -A CMP_AND_SWAP -F"
 	case_def write-lat  pt ib_write_lat  "-n 200 -s 64 -F"
-	case_def read-lat   pt ib_read_lat   "-n 200 -s 64 -F" "-o 16"
+	case_def read-lat   pt ib_read_lat   "-n 200 -s 64 -F"
 	case_def send-lat   pt ib_send_lat   "-n 200 -s 64 -F"
-	case_def atomic-lat pt ib_atomic_lat "-n 200 -A FETCH_AND_ADD -F" "-o 16"
+	case_def atomic-lat pt ib_atomic_lat "-n 200 -A FETCH_AND_ADD -F"
+	# the connection managers: 64-byte pings, each one's data checked
+	case_def rping      cm rping         "-C 100 -S 64 -v -V"
 else
 	# netem in the VM, on RoCE frames both ways (netem_setup).  Not
 	# seeded: iproute2 6.1's tc has no "seed" keyword.
@@ -253,7 +271,7 @@ else
 		case_def "rc-4k-$tag"    pp ibv_rc_pingpong "-s 4096 -m 1024 -n 300 -c" "" "$n"
 		case_def "rc-64k-$tag"   pp ibv_rc_pingpong "-s 65536 -m 1024 -n 50 -c" "" "$n"
 		case_def "write-bw-$tag" pt ib_write_bw "-n 300 -s 65536 -F" "" "$n"
-		case_def "read-bw-$tag"  pt ib_read_bw  "-n 300 -s 65536 -F" "-o 16" "$n"
+		case_def "read-bw-$tag"  pt ib_read_bw  "-n 300 -s 65536 -F" "" "$n"
 		case_def "send-bw-$tag"  pt ib_send_bw  "-n 300 -s 65536 -F" "" "$n"
 	done
 fi
@@ -265,7 +283,14 @@ gid_flag() { # KIND IDX
 
 # Result line each program prints when it completed.
 result_ok() { # KIND FILE
-	if [[ $1 == pp ]]; then
+	if [[ $1 == cm ]]; then
+		# rping -v: every ping's data (rdma-ping-N) printed, checked
+		# (-V) against what was sent; all N of them
+		local n want=${C_ARGS[$CUR_I]#*-C }
+		want=${want%% *}
+		n=$(grep -o 'rdma-ping-[0-9]*:' "$2" | sort -u | wc -l)
+		(( n == want ))
+	elif [[ $1 == pp ]]; then
 		grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$' "$2"
 	else
 		# perftest: "#bytes #iterations ..." then a row of figures
@@ -274,8 +299,73 @@ result_ok() { # KIND FILE
 }
 
 PORT=18000
+# The listener of an rdma_cm program is no TCP socket: wait until the CM
+# that owns it shows it (the kernel's: `rdma resource show cm_id`; snic's:
+# snicctl's listener table).  Status 0 once it does.
+vm_cm_listening() { # PORT
+	vm "for i in \$(seq 300); do rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ':$1\b' && exit 0; sleep 0.1; done; exit 1"
+}
+snic_cm_listening() { # PORT PID
+	local i
+	for (( i = 0; i < 300; i++ )); do
+		"$CTL" show snic0 2>/dev/null | grep -Eq "listen .* port $1 " && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# rping between the two connection managers: snic's (our librdmacm.so.1
+# and the firmware's QP1) and the kernel's (rdma_ucm), IBTA CM MADs
+# (REQ/REP/RTU, DREQ/DREP) between two implementations.  Sets VERDICT.
+run_cm_pair() { # I SERVER(vm|snic) DIR
+	local i=$1 srv=$2 cd=$3 prog=${C_PROG[$1]} args=${C_ARGS[$1]} secs hrc=0 vrc=0 hpid sip
+	local hout=$cd/snic.out vout=$cd/vm.out scmd ccmd
+	secs=$(snic_secs "$PROG_SECS")
+	PORT=$(( PORT + 1 ))
+	if [[ $srv == vm ]]; then sip=$VM_IP; else sip=$SNIC_IP; fi
+	scmd="$prog -s -a $sip -p $PORT $args" ccmd="$prog -c -a $sip -p $PORT $args"
+	VERDICT=
+	if [[ $srv == vm ]]; then
+		snic_log "  vm server: $scmd"
+		vm "rm -f /tmp/s.*; ( timeout $secs $scmd >/tmp/s.out 2>&1; echo \$? >/tmp/s.rc ) &" ||
+			{ VERDICT="rxe server did not start"; return; }
+		vm_cm_listening "$PORT" || VERDICT+="the kernel's rdma_cm shows no listener on $PORT; "
+		snic_log "  snic client: $ccmd"
+		# shellcheck disable=SC2086 # words by design
+		timeout -k 5 "$secs" $ccmd >"$hout" 2>&1 </dev/null || hrc=$?
+		VM_SECS=$(( secs / SNIC_TIMEOUT_SCALE + 10 )) vm "for i in \$(seq $(( secs * 5 + 50 ))); do [ -f /tmp/s.rc ] && break; sleep 0.2; done; cat /tmp/s.out; exit \$(cat /tmp/s.rc 2>/dev/null || echo 124)" >"$vout" 2>&1 || vrc=$?
+	else
+		snic_log "  snic server: $scmd"
+		# shellcheck disable=SC2086 # words by design
+		timeout -k 5 "$secs" $scmd >"$hout" 2>&1 </dev/null &
+		hpid=$!
+		SNIC_BG_PIDS+=("$hpid")
+		if snic_cm_listening "$PORT" "$hpid"; then
+			snic_log "  vm client: $ccmd"
+			VM_SECS=$(( secs / SNIC_TIMEOUT_SCALE + 10 )) vm "timeout $secs $ccmd" >"$vout" 2>&1 || vrc=$?
+		else
+			VERDICT+="snic's CM shows no listener on $PORT; "
+		fi
+		if (( vrc != 0 )) || [[ -n $VERDICT ]]; then
+			sleep 1
+			kill -TERM "$hpid" 2>/dev/null || true
+		fi
+		wait "$hpid" || hrc=$?
+		snic__untrack "$hpid"
+	fi
+	sed 's/^/    snic| /' "$hout"
+	sed 's/^/    vm  | /' "$vout"
+	(( hrc == 0 )) || VERDICT+="snic side exit $hrc; "
+	(( vrc == 0 )) || VERDICT+="rxe side exit $vrc; "
+	CUR_I=$i
+	result_ok cm "$hout" || VERDICT+="not every ping verified on the snic side; "
+	result_ok cm "$vout" || VERDICT+="not every ping verified on the rxe side; "
+}
+
 # One program run: server on one side, client on the other.  Sets VERDICT.
 run_pair() { # I SERVER(vm|snic) DIR
+	[[ ${C_KIND[$1]} == cm ]] && { run_cm_pair "$@"; return; }
 	local i=$1 srv=$2 cd=$3 prog=${C_PROG[$1]} kind=${C_KIND[$1]}
 	local args=${C_ARGS[$1]} vmx=${C_VMARGS[$1]} secs hrc=0 vrc=0 hpid
 	secs=$(snic_secs "$PROG_SECS")
