@@ -58,7 +58,8 @@ fi
 # the VM (netem on eth0 for what rxe sends, on ifb0 fed from eth0's ingress
 # for what it receives), hence the qdiscs, u32, mirred and ifb.
 # rdma_ucm is the kernel's rdma_cm for user space (/dev/infiniband/rdma_cm;
-# it pulls in rdma_cm, ib_cm and iw_cm): rping against snic's own CM.
+# it pulls in rdma_cm, ib_cm, iw_cm and configfs): rping against snic's
+# own CM.
 MODULES=(rdma_rxe rdma_ucm crc32_generic virtio_net virtio_pci virtio_console
 	sch_netem sch_prio sch_ingress cls_u32 act_mirred ifb)
 PROGRAMS=(
@@ -119,7 +120,8 @@ dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$WORK/k" --wildcards \
 	"./boot/vmlinuz-$kver" "./lib/modules/$kver/modules.*" \
 	"./lib/modules/$kver/kernel/drivers/infiniband/*" "./lib/modules/$kver/kernel/net/*" \
 	"./lib/modules/$kver/kernel/drivers/net/*" "./lib/modules/$kver/kernel/drivers/virtio/*" \
-	"./lib/modules/$kver/kernel/drivers/char/*" "./lib/modules/$kver/kernel/crypto/*" ||
+	"./lib/modules/$kver/kernel/drivers/char/*" "./lib/modules/$kver/kernel/crypto/*" \
+	"./lib/modules/$kver/kernel/fs/configfs/*" ||
 	die "extracting the kernel and modules from $deb failed"
 
 # vmlinuz is a bzImage whose payload is one xz stream: unpacked, the ELF
@@ -167,6 +169,12 @@ for lib in $(printf '%s\n' "${libs[@]}" | sort -u); do
 	mkdir -p "$(dirname "$dest")"
 	cp -L "$lib" "$dest"
 done
+# glibc dlopens libgcc_s for pthread_cancel/pthread_exit (rping's threads);
+# ldd does not list it.
+gcc_s=$(env -u LD_LIBRARY_PATH ldconfig -p | awk '$1 == "libgcc_s.so.1" && /x86-64/ { print $NF; exit }')
+[[ -n $gcc_s ]] || die "libgcc_s.so.1 not found (ldconfig -p)"
+mkdir -p "$R/usr/lib/x86_64-linux-gnu"
+cp -L "$gcc_s" "$R/usr/lib/x86_64-linux-gnu/libgcc_s.so.1"
 [[ -e $R/usr/lib64/ld-linux-x86-64.so.2 ]] || die "the dynamic loader was not copied"
 (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) >"$WORK/initrd.cpio.gz"
 
