@@ -319,6 +319,33 @@ result_ok() { # KIND FILE
 }
 
 PORT=18000
+# The VM's server of a pair (started into /tmp/s.out, /tmp/s.rc): wait
+# for it to end; its output on stdout, its exit status as ours.
+vm_server_end() { # SECS
+	VM_SECS=$(( $1 / SNIC_TIMEOUT_SCALE + 10 )) vm "for i in \$(seq $(( $1 * 5 + 50 ))); do [ -f /tmp/s.rc ] && break; sleep 0.2; done; cat /tmp/s.out; exit \$(cat /tmp/s.rc 2>/dev/null || echo 124)"
+}
+
+# snic's server of a pair: stopped when the client failed, then reaped;
+# its exit status as ours.
+host_server_end() { # PID CLIENT_FAILED(0|1)
+	local rc=0
+	if (( $2 )); then
+		sleep 1
+		kill -TERM "$1" 2>/dev/null || true
+	fi
+	wait "$1" || rc=$?
+	snic__untrack "$1"
+	return "$rc"
+}
+
+# Both sides' output into the log, their exit statuses into VERDICT.
+sides_verdict() { # HOUT VOUT HRC VRC
+	sed 's/^/    snic| /' "$1"
+	sed 's/^/    vm  | /' "$2"
+	(( $3 == 0 )) || VERDICT+="snic side exit $3; "
+	(( $4 == 0 )) || VERDICT+="rxe side exit $4; "
+}
+
 # The listener of an rdma_cm program is no TCP socket: wait until the CM
 # that owns it shows it (the kernel's: `rdma resource show cm_id`; snic's:
 # snicctl's listener table).  Status 0 once it does.
@@ -354,7 +381,7 @@ run_cm_pair() { # I SERVER(vm|snic) DIR
 		snic_log "  snic client: $ccmd"
 		# shellcheck disable=SC2086 # words by design
 		timeout -k 5 "$secs" $ccmd >"$hout" 2>&1 </dev/null || hrc=$?
-		VM_SECS=$(( secs / SNIC_TIMEOUT_SCALE + 10 )) vm "for i in \$(seq $(( secs * 5 + 50 ))); do [ -f /tmp/s.rc ] && break; sleep 0.2; done; cat /tmp/s.out; exit \$(cat /tmp/s.rc 2>/dev/null || echo 124)" >"$vout" 2>&1 || vrc=$?
+		vm_server_end "$secs" >"$vout" 2>&1 || vrc=$?
 	else
 		snic_log "  snic server: $scmd"
 		# shellcheck disable=SC2086 # words by design
@@ -367,17 +394,9 @@ run_cm_pair() { # I SERVER(vm|snic) DIR
 		else
 			VERDICT+="snic's CM shows no listener on $PORT; "
 		fi
-		if (( vrc != 0 )) || [[ -n $VERDICT ]]; then
-			sleep 1
-			kill -TERM "$hpid" 2>/dev/null || true
-		fi
-		wait "$hpid" || hrc=$?
-		snic__untrack "$hpid"
+		host_server_end "$hpid" "$(( vrc != 0 || ${#VERDICT} > 0 ))" || hrc=$?
 	fi
-	sed 's/^/    snic| /' "$hout"
-	sed 's/^/    vm  | /' "$vout"
-	(( hrc == 0 )) || VERDICT+="snic side exit $hrc; "
-	(( vrc == 0 )) || VERDICT+="rxe side exit $vrc; "
+	sides_verdict "$hout" "$vout" "$hrc" "$vrc"
 	CUR_I=$i
 	result_ok cm "$hout" || VERDICT+="not every ping verified on the snic side; "
 	result_ok cm "$vout" || VERDICT+="not every ping verified on the rxe side; "
@@ -402,7 +421,7 @@ run_pair() { # I SERVER(vm|snic) DIR
 			{ VERDICT="rxe server never listened on $PORT"; vm "cat /tmp/s.out" >"$vout" 2>&1; return; }
 		snic_log "  snic client: ${hcmd[*]} $VM_IP"
 		timeout -k 5 "$secs" "${hcmd[@]}" "$VM_IP" >"$hout" 2>&1 </dev/null || hrc=$?
-		VM_SECS=$(( secs / SNIC_TIMEOUT_SCALE + 10 )) vm "for i in \$(seq $(( secs * 5 + 50 ))); do [ -f /tmp/s.rc ] && break; sleep 0.2; done; cat /tmp/s.out; exit \$(cat /tmp/s.rc 2>/dev/null || echo 124)" >"$vout" 2>&1 || vrc=$?
+		vm_server_end "$secs" >"$vout" 2>&1 || vrc=$?
 	else
 		snic_log "  snic server: ${hcmd[*]}"
 		timeout -k 5 "$secs" "${hcmd[@]}" >"$hout" 2>&1 </dev/null &
@@ -417,18 +436,10 @@ run_pair() { # I SERVER(vm|snic) DIR
 		fi
 		snic_log "  vm client: $vmcmd $HOST_IP"
 		VM_SECS=$(( secs / SNIC_TIMEOUT_SCALE + 10 )) vm "timeout $secs $vmcmd $HOST_IP" >"$vout" 2>&1 || vrc=$?
-		if (( vrc != 0 )); then
-			sleep 1
-			kill -TERM "$hpid" 2>/dev/null || true
-		fi
-		wait "$hpid" || hrc=$?
-		snic__untrack "$hpid"
+		host_server_end "$hpid" "$(( vrc != 0 ))" || hrc=$?
 	fi
-	sed 's/^/    snic| /' "$hout"
-	sed 's/^/    vm  | /' "$vout"
 	VERDICT=
-	(( hrc == 0 )) || VERDICT+="snic side exit $hrc; "
-	(( vrc == 0 )) || VERDICT+="rxe side exit $vrc; "
+	sides_verdict "$hout" "$vout" "$hrc" "$vrc"
 	# Pingpong prints its result on both sides; perftest on its client.
 	if [[ $kind == pp || $srv == vm ]]; then
 		result_ok "$kind" "$hout" || VERDICT+="no result line on the snic side; "
@@ -445,8 +456,9 @@ run_pair() { # I SERVER(vm|snic) DIR
 # oracles read these).
 keep_sample() { # DIR T0 T1
 	sleep 0.3 # the capture is written out every 100 ms
-	editcap -A "$2" -B "$3" "$PCAP" "$1/slice.pcap" >/dev/null 2>&1 &&
+	if editcap -A "$2" -B "$3" "$PCAP" "$1/slice.pcap" >/dev/null 2>&1; then
 		editcap -r "$1/slice.pcap" "$1/sample.pcap" "1-$SAMPLE_FRAMES" >/dev/null 2>&1 || true
+	fi
 	rm -f -- "$1/slice.pcap"
 }
 
