@@ -279,9 +279,7 @@ if [[ $list == lossless ]]; then
 	case_def atomic-lat pt ib_atomic_lat "-n 200 -A FETCH_AND_ADD -F"
 elif [[ $list == cm ]]; then
 	# The connection managers, snic's and the kernel's: 64-byte pings,
-	# each one's data checked.  Known failure today (README
-	# "Interoperability"): connected, but the rxe QP's PSNs are not
-	# the ones in the CM messages.
+	# each one's data checked.
 	case_def rping      cm rping         "-C 100 -S 64 -v -V"
 else
 	# netem in the VM, on RoCE frames both ways (netem_setup).  Not
