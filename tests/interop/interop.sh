@@ -28,7 +28,7 @@ set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
 
-USAGE="usage: $0 prepare | run LIST [CASE...] | scapy LIST | tshark LIST  (LIST: lossless, lossy or cm)"
+USAGE="usage: $0 prepare | run LIST [CASE...] | scapy LIST | tshark LIST  (LIST: lossless, lossy, cm or bench)"
 mode=${1:-} list=${2:-}
 PY=/usr/bin/python3 # Debian's python: the one that sees python3-scapy
 # Every BTH opcode each list must put on the wire.  lossless: RC SEND,
@@ -60,11 +60,12 @@ prepare)
 run | scapy | tshark) ;;
 *) snic_fail "$USAGE" ;;
 esac
-[[ $list == lossless || $list == lossy || $list == cm ]] || snic_fail "$USAGE"
+[[ $list == lossless || $list == lossy || $list == cm || $list == bench ]] || snic_fail "$USAGE"
 case $list in
 lossless) opcodes=$LOSSLESS_OPCODES ;;
 lossy) opcodes=$LOSSY_OPCODES ;;
 cm) opcodes=$CM_OPCODES ;;
+bench) [[ $mode == run ]] || snic_fail "bench: figures only (run)" ;;
 esac
 if [[ $mode != run ]]; then
 	[[ ! -f $SAVED_PCAP.flood ]] ||
@@ -258,6 +259,7 @@ case_def() {
 PROG_SECS=90
 [[ $list == lossy ]] && PROG_SECS=60
 [[ $list == cm ]] && PROG_SECS=30
+[[ $list == bench ]] && PROG_SECS=180
 # Volumes are modest: the VM runs under TCG, and the oracle cases read
 # every frame of the capture (about 1 ms of CPU per frame each).
 if [[ $list == lossless ]]; then
@@ -277,6 +279,15 @@ if [[ $list == lossless ]]; then
 	case_def read-lat   pt ib_read_lat   "-n 200 -s 64 -F"
 	case_def send-lat   pt ib_send_lat   "-n 200 -s 64 -F"
 	case_def atomic-lat pt ib_atomic_lat "-n 200 -A FETCH_AND_ADD -F"
+elif [[ $list == bench ]]; then
+	# make bench (tools/bench.sh): perftest between snic and rxe, figures
+	# printed as "BENCH" lines; the VM runs under TCG on this machine.
+	case_def write-bw   pt ib_write_bw   "-n 1000 -s 65536 -F"
+	case_def read-bw    pt ib_read_bw    "-n 1000 -s 65536 -F"
+	case_def send-bw    pt ib_send_bw    "-n 1000 -s 65536 -F"
+	case_def write-lat  pt ib_write_lat  "-n 1000 -s 64 -F"
+	case_def read-lat   pt ib_read_lat   "-n 1000 -s 64 -F"
+	case_def send-lat   pt ib_send_lat   "-n 1000 -s 64 -F"
 elif [[ $list == cm ]]; then
 	# The connection managers, snic's and the kernel's: 64-byte pings,
 	# each one's data checked.
@@ -450,6 +461,15 @@ run_pair() { # I SERVER(vm|snic) DIR
 # The capture slice of a failed case, for whoever looks into it: headers
 # only (128 bytes a frame), since a retransmission flood is millions of
 # frames.
+# make bench: the client's perftest result row (the client is snic when
+# the VM serves), as "BENCH PROGRAM CLIENT ROW".
+bench_row() { # I SERVER(vm|snic) DIR
+	local out=$3/snic.out dir=snic-client
+	[[ $2 == snic ]] && out=$3/vm.out dir=rxe-client
+	awk -v p="${C_PROG[$1]}" -v d="$dir" '/#bytes/ { hdr = 1; next }
+		hdr && $1 ~ /^[0-9]+$/ { print "BENCH", p, d, $0; exit }' "$out"
+}
+
 # The first SAMPLE_FRAMES frames of a program run, whole (the lossy list's
 # oracles read these).
 keep_sample() { # DIR T0 T1
@@ -525,6 +545,7 @@ for i in "${!C_NAME[@]}"; do
 		[[ $list == lossy ]] && keep_sample "$cd" "$t0" "$t1"
 		[[ -n ${C_NETEM[$i]} ]] && netem_off "$cd/netem.txt"
 		ctl_snapshot "$cd/snicctl-after.json"
+		[[ $list == bench && -z $VERDICT ]] && bench_row "$i" "$srv" "$cd"
 		if [[ -z $VERDICT ]]; then
 			passed=$(( passed + 1 ))
 			printf 'PASS %-28s %4ss\n' "$name" "$(( SECONDS - s0 ))" | tee -a "$RESULTS"
