@@ -152,7 +152,8 @@ case_add interop  interop/rxe           900 bash "$IO" run lossless
 case_add interop  interop/scapy         600 bash "$IO" scapy lossless
 case_add interop  interop/tshark        600 bash "$IO" tshark lossless
 # The RC cases under netem loss/reordering/duplication (README
-# "Interoperability"): 30 program runs, 3-5 min here.
+# "Interoperability"): 30 program runs, 4-6 min here, and the oracles on
+# a sample of each (2-3 min each).
 SUITES+=(interop-lossy)
 case_add interop-lossy interop-lossy/prepare 600 bash "$IO" prepare
 case_add interop-lossy interop-lossy/rxe    1800 bash "$IO" run lossy
