@@ -8,7 +8,8 @@
 #   make ARCH=aarch64  the same programs for Linux on Arm (the DPU), cross-
 #                   built into build-aarch64/ against an arm64 sysroot
 #                   (tools/arm64-sysroot.sh makes and caches it)
-#   make interop    snic against Linux soft-RoCE (rdma_rxe) in a Debian VM
+#   make interop    snic against Linux soft-RoCE (rdma_rxe) and rdma_cm in a
+#                   Debian VM (also under loss)
 
 # ARCH=aarch64: Debian's cross compiler and an arm64 sysroot of Debian's
 # -dev packages (DPDK and the rest), made once per machine outside the clone.
@@ -262,7 +263,7 @@ bench-instr: $(BENCH_INSTR_BIN)
 # snic against Linux's rdma_rxe in a Debian VM (tests/interop/)
 interop: deps
 	$(MAKE) all
-	tests/run.sh interop
+	tests/run.sh interop interop-lossy interop-cm
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN)

@@ -124,6 +124,25 @@ for step in "resolve addr" connect disconnect; do
 		printf "  %-13s %8.1f us/conn   %7.0f /s\n", s, f[4], (f[4] > 0 ? 1e6 / f[4] : 0) }' "$out"
 done
 snic_emu_stop >/dev/null
+
+# snic against Linux's soft-RoCE (tests/interop/): the software RoCE a
+# user of this machine would otherwise run, beside the snic<->snic figures
+# above.  rxe<->rxe would need two VMs: not run.
+if bash "$SNIC_ROOT/tools/build-rxe-vm.sh" --print-dir >/dev/null 2>&1 &&
+	command -v qemu-system-x86_64 >/dev/null; then
+	echo
+	echo "== snic <-> Linux rxe in a VM (perftest -n 1000; the VM runs under QEMU TCG"
+	echo "   here, no KVM: rxe's side is a few times slower than on real hardware,"
+	echo "   so these figures measure the VM-bound peer, not snic)"
+	SNIC_CASE_DIR=$SNIC_CASE_DIR/interop bash "$SNIC_ROOT/tests/interop/interop.sh" run bench \
+		>"$SNIC_CASE_DIR/bench-interop.out" 2>&1 || echo "  (some runs failed: $SNIC_CASE_DIR/bench-interop.out)"
+	awk '$1 == "BENCH" && $2 ~ /_bw$/ { printf "  %-12s %-10s %7s B  %8.2f GB/s\n", $2, $3, $4, $7 * 1048576 / 1e9 }
+	     $1 == "BENCH" && $2 ~ /_lat$/ { printf "  %-12s %-10s %7s B  %8s us typical (min %s us)\n", $2, $3, $4, $8, $6 }' \
+		"$SNIC_CASE_DIR/bench-interop.out"
+else
+	echo
+	echo "== snic <-> Linux rxe: skipped (no VM: tests/interop/interop.sh prepare)"
+fi
 echo
 echo "(figures from a shared 2-core VM are noisy; compare ratios, not absolutes)"
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Build the soft-RoCE peer VM of the interop suite (tests/interop/) once per
 # machine, into a cache outside the clone:
-#   ${SNIC_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/snic}/rxe-vm/
+#   ${SNIC_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/snic}/rxe-vm-<recipe>/
 #     vmlinux        Debian 12's kernel, uncompressed (PVH entry: under TCG
 #                    it boots ~2x faster than the bzImage)
-#     initrd.cpio.gz busybox-static, rdma_rxe and the modules it needs,
-#                    Debian's ibverbs-utils, perftest, rdma and tc (iproute2) and
-#                    librxe with their shared-library closure, and
+#     initrd.cpio.gz busybox-static, rdma_rxe and rdma_ucm (the kernel's
+#                    rdma_cm) and the modules they need, Debian's
+#                    ibverbs-utils, perftest, rdmacm-utils (rping, rdma_server,
+#                    rdma_client, ucmatose), rdma and tc (iproute2) and librxe
+#                    with their shared-library closure, and
 #                    tests/interop/vm-init (the control loop)
 #     manifest.txt   package versions inside (for reports and the README)
 # Nothing is installed system-wide: the kernel package is fetched with
@@ -14,9 +16,11 @@
 # (installing it would run initramfs-tools for minutes).  The user-space
 # programs are the host's Debian packages (tools/setup-deps.sh installs
 # them), checked unmodified with `dpkg --verify` before they are copied.
-# A finished build holds a stamp with a hash of this script and vm-init, so
-# an edit of either or an interrupted build is redone; a lock serialises two
-# builds started at once.  Prints the cache folder on stdout.
+# <recipe> is a hash of this script and vm-init: an edit of either builds a
+# new VM beside the old one (worktrees with different versions do not
+# rebuild each other's); a finished build holds a stamp, so an interrupted
+# one is redone; a lock serialises two builds started at once.  Prints the
+# cache folder on stdout.
 #
 # Usage: tools/build-rxe-vm.sh [--print-dir]
 #   --print-dir  only print where the VM is (or would be); exit 1 if it is
@@ -26,8 +30,6 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 INIT=$ROOT/tests/interop/vm-init
 CACHE_ROOT=${SNIC_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/var/cache}/.cache}/snic}
-DIR=$CACHE_ROOT/rxe-vm
-STAMP=$DIR/.snic-built
 export LC_ALL=C
 
 say() { echo "build-rxe-vm: $*" >&2; }
@@ -35,6 +37,8 @@ die() { echo "build-rxe-vm: error: $*" >&2; exit 1; }
 
 [[ -r $INIT ]] || die "$INIT is missing"
 recipe=$(cat "${BASH_SOURCE[0]}" "$INIT" | sha256sum | cut -c1-16)
+DIR=$CACHE_ROOT/rxe-vm-$recipe
+STAMP=$DIR/.snic-built
 built() { [[ -f $STAMP && $(cat "$STAMP") == "$recipe" ]]; }
 
 if [[ ${1:-} == --print-dir ]]; then
@@ -53,17 +57,22 @@ fi
 # The host kernel here has no netem: the lossy cases impair the link inside
 # the VM (netem on eth0 for what rxe sends, on ifb0 fed from eth0's ingress
 # for what it receives), hence the qdiscs, u32, mirred and ifb.
-MODULES=(rdma_rxe crc32_generic virtio_net virtio_pci virtio_console
+# rdma_ucm is the kernel's rdma_cm for user space (/dev/infiniband/rdma_cm;
+# it pulls in rdma_cm, ib_cm, iw_cm and configfs): rping against snic's
+# own CM.
+MODULES=(rdma_rxe rdma_ucm crc32_generic virtio_net virtio_pci virtio_console
 	sch_netem sch_prio sch_ingress cls_u32 act_mirred ifb)
 PROGRAMS=(
 	/usr/bin/ibv_rc_pingpong /usr/bin/ibv_ud_pingpong /usr/bin/ibv_srq_pingpong
 	/usr/bin/ibv_uc_pingpong /usr/bin/ibv_devinfo /usr/bin/ibv_devices
 	/usr/bin/ib_write_bw /usr/bin/ib_read_bw /usr/bin/ib_send_bw /usr/bin/ib_atomic_bw
 	/usr/bin/ib_write_lat /usr/bin/ib_read_lat /usr/bin/ib_send_lat /usr/bin/ib_atomic_lat
+	/usr/bin/rping /usr/bin/rdma_server /usr/bin/rdma_client /usr/bin/ucmatose
 	/usr/bin/rdma /usr/sbin/tc
 )
 PROVIDER=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
-USER_PKGS=(ibverbs-utils perftest ibverbs-providers libibverbs1 iproute2 busybox-static)
+USER_PKGS=(ibverbs-utils perftest ibverbs-providers libibverbs1 rdmacm-utils librdmacm1
+	iproute2 busybox-static)
 
 for c in apt-get apt-cache dpkg-deb depmod modprobe cpio xz gzip busybox; do
 	command -v "$c" >/dev/null 2>&1 || die "'$c' not found: run tools/setup-deps.sh"
@@ -111,7 +120,8 @@ dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$WORK/k" --wildcards \
 	"./boot/vmlinuz-$kver" "./lib/modules/$kver/modules.*" \
 	"./lib/modules/$kver/kernel/drivers/infiniband/*" "./lib/modules/$kver/kernel/net/*" \
 	"./lib/modules/$kver/kernel/drivers/net/*" "./lib/modules/$kver/kernel/drivers/virtio/*" \
-	"./lib/modules/$kver/kernel/drivers/char/*" "./lib/modules/$kver/kernel/crypto/*" ||
+	"./lib/modules/$kver/kernel/drivers/char/*" "./lib/modules/$kver/kernel/crypto/*" \
+	"./lib/modules/$kver/kernel/fs/configfs/*" ||
 	die "extracting the kernel and modules from $deb failed"
 
 # vmlinuz is a bzImage whose payload is one xz stream: unpacked, the ELF
@@ -159,6 +169,12 @@ for lib in $(printf '%s\n' "${libs[@]}" | sort -u); do
 	mkdir -p "$(dirname "$dest")"
 	cp -L "$lib" "$dest"
 done
+# glibc dlopens libgcc_s for pthread_cancel/pthread_exit (rping's threads);
+# ldd does not list it.
+gcc_s=$(env -u LD_LIBRARY_PATH ldconfig -p | awk '$1 == "libgcc_s.so.1" && /x86-64/ { print $NF; exit }')
+[[ -n $gcc_s ]] || die "libgcc_s.so.1 not found (ldconfig -p)"
+mkdir -p "$R/usr/lib/x86_64-linux-gnu"
+cp -L "$gcc_s" "$R/usr/lib/x86_64-linux-gnu/libgcc_s.so.1"
 [[ -e $R/usr/lib64/ld-linux-x86-64.so.2 ]] || die "the dynamic loader was not copied"
 (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) >"$WORK/initrd.cpio.gz"
 

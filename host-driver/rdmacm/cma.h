@@ -125,7 +125,8 @@ struct cma_id {
 	/* connection */
 	uint32_t local_cid, remote_cid;
 	uint32_t remote_qpn, remote_qkey;
-	uint32_t my_psn, peer_psn;
+	uint32_t my_psn, peer_psn;        /* Starting PSNs announced: each
+					   * side's receive PSN (cma_qp.c)  */
 	uint8_t resp_res, init_depth;     /* ours, as the QP uses them      */
 	uint8_t retry_cnt, rnr_retry, srq, flow_control;
 	uint8_t peer_rnr_retry;

@@ -55,7 +55,7 @@ int cma_qp_attr(struct cma_id *c, struct ibv_qp_attr *a, int *mask)
 			return EINVAL;
 		a->path_mtu = c->mtu;
 		a->dest_qp_num = c->remote_qpn;
-		a->rq_psn = c->peer_psn;
+		a->rq_psn = c->my_psn; /* what our REQ/REP announced: see RTS */
 		a->max_dest_rd_atomic = c->resp_res;
 		a->min_rnr_timer = 12; /* 0.64 ms */
 		cma_peer_ah(c, &a->ah_attr);
@@ -63,7 +63,14 @@ int cma_qp_attr(struct cma_id *c, struct ibv_qp_attr *a, int *mask)
 			 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 		return 0;
 	case IBV_QPS_RTS:
-		a->sq_psn = c->my_psn;
+		/* The Starting PSN of a REQ or REP is the PSN its sender
+		 * expects to receive: the peer sends from it.  Linux's CM
+		 * (drivers/infiniband/core/cm.c: ib_send_cm_req and
+		 * ib_send_cm_rep take their own message's PSN as rq_psn,
+		 * cm_req_handler and cm_rep_handler the peer's as sq_psn)
+		 * reads it so, and with it every rdma_cm peer there is; the
+		 * other reading connects snic to snic only (issue 15). */
+		a->sq_psn = ud ? c->my_psn : c->peer_psn;
 		*mask |= IBV_QP_SQ_PSN;
 		if (ud)
 			return 0;

@@ -28,19 +28,28 @@ set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
 
-USAGE="usage: $0 prepare | run lossless|lossy [CASE...] | scapy lossless|lossy | tshark lossless|lossy"
+USAGE="usage: $0 prepare | run LIST [CASE...] | scapy LIST | tshark LIST  (LIST: lossless, lossy, cm or bench)"
 mode=${1:-} list=${2:-}
 PY=/usr/bin/python3 # Debian's python: the one that sees python3-scapy
 # Every BTH opcode each list must put on the wire.  lossless: RC SEND,
 # WRITE, READ, ACK, atomics; UC SEND; UD SEND ONLY.
 LOSSLESS_OPCODES=0x00,0x01,0x02,0x04,0x06,0x07,0x08,0x0a,0x0c,0x0d,0x0e,0x0f,0x10,0x11,0x12,0x13,0x14,0x20,0x21,0x22,0x64
 LOSSY_OPCODES=0x00,0x01,0x02,0x06,0x07,0x08,0x0c,0x0d,0x0e,0x0f,0x11
+# cm: the CM MADs (UD SEND ONLY on QP1) and rping's RC SEND.
+CM_OPCODES=0x04,0x64
 # The capture of the last "run LIST", input of the oracle modes.
 SAVED_PCAP=$SNIC_TEST_LOGS/interop/$list.pcap
 # The oracles take ~1-4 ms per frame here: a retransmission flood (the
 # known failures of the lossy list make millions of frames) is reported as
 # such instead of being read for hours.
 FLOOD_FRAMES=300000
+# The lossy list moves ~0.8 M frames when all is well (rxe's own go-back-N
+# resends whole 64-packet messages); a flood is several millions.  Its
+# oracles read the first SAMPLE_FRAMES frames of each program run (all
+# 30, ~18,000 frames), not all of them: hours of CPU here otherwise.
+[[ ${2:-} == lossy ]] && FLOOD_FRAMES=2000000
+SAMPLE_FRAMES=600
+HOST_IP=10.77.0.1 VM_IP=10.77.0.2 SNIC_IP=10.77.0.3
 case $mode in
 prepare)
 	out=$(bash "$SNIC_ROOT/tools/build-rxe-vm.sh") || snic_fail "tools/build-rxe-vm.sh failed"
@@ -51,18 +60,26 @@ prepare)
 run | scapy | tshark) ;;
 *) snic_fail "$USAGE" ;;
 esac
-[[ $list == lossless || $list == lossy ]] || snic_fail "$USAGE"
-if [[ $list == lossless ]]; then opcodes=$LOSSLESS_OPCODES; else opcodes=$LOSSY_OPCODES; fi
+[[ $list == lossless || $list == lossy || $list == cm || $list == bench ]] || snic_fail "$USAGE"
+case $list in
+lossless) opcodes=$LOSSLESS_OPCODES ;;
+lossy) opcodes=$LOSSY_OPCODES ;;
+cm) opcodes=$CM_OPCODES ;;
+bench) [[ $mode == run ]] || snic_fail "bench: figures only (run)" ;;
+esac
 if [[ $mode != run ]]; then
 	[[ ! -f $SAVED_PCAP.flood ]] ||
 		snic_fail "the last run's capture held $(cat "$SAVED_PCAP.flood") frames (a retransmission flood: see the run case's results); not checked"
 	[[ -s $SAVED_PCAP ]] || snic_fail "no capture at $SAVED_PCAP (the interop run case makes it)"
-	rc=0
+	rc=0 min_frames=5000 gaps=
+	[[ $list == cm ]] && min_frames=10
+	# lossy: a sample of each case (SAMPLE_FRAMES below), so PSNs skip
+	[[ $list == lossy ]] && gaps=--allow-psn-gaps
 	if [[ $mode == scapy ]]; then
 		# netem drops after snic's capture point: retransmissions show as
 		# PSNs going back (warnings), never as gaps.
 		snic_run check-roce 1000 "$PY" "$SNIC_ROOT/tests/wire/check_roce.py" "$SAVED_PCAP" \
-			--quiet --min-frames 5000 --expect-opcodes "$opcodes" || rc=$?
+			--quiet --min-frames "$min_frames" $gaps --expect-opcodes "$opcodes" || rc=$?
 		(( rc == 0 )) || snic_fail "check_roce.py rejected $SAVED_PCAP (status $rc)"
 	else
 		snic_need_cmd tshark
@@ -70,6 +87,22 @@ if [[ $mode != run ]]; then
 		snic_run check-tshark 1000 bash "$SNIC_ROOT/tests/wire/check_tshark.sh" "$SAVED_PCAP" \
 			$(tr , ' ' <<<"$opcodes") || rc=$?
 		(( rc == 0 )) || snic_fail "check_tshark.sh rejected $SAVED_PCAP (status $rc)"
+		if [[ $list == cm ]]; then
+			# rping's CM exchange with the kernel's rdma_cm, both ways:
+			# every message dissected as InfiniBand CM, no expert info
+			tshark -r "$SAVED_PCAP" -n -Y 'infiniband.bth.destqp == 1' -T fields \
+				-e frame.number -e ip.src -e _ws.col.Info -e _ws.expert.message \
+				>"$SNIC_CASE_DIR/cm-frames.txt" 2>/dev/null || snic_fail "tshark failed"
+			sed 's/^/  cm-frames| /' "$SNIC_CASE_DIR/cm-frames.txt"
+			for a in ConnectRequest ConnectReply ReadyToUse DisconnectRequest DisconnectReply; do
+				for ip in "$SNIC_IP" "$VM_IP"; do
+					awk -F'\t' -v ip="$ip" '$2 == ip' "$SNIC_CASE_DIR/cm-frames.txt" |
+						grep -q "CM: $a" || snic_fail "no CM $a from $ip dissected in the capture"
+				done
+			done
+			attrs=$(awk -F'\t' '$4 != ""' "$SNIC_CASE_DIR/cm-frames.txt")
+			[[ -z $attrs ]] || snic_fail "tshark expert info on CM frames: $attrs"
+		fi
 	fi
 	snic_log "$mode oracle: every RoCE frame of $SAVED_PCAP conforms"
 	exit 0
@@ -88,7 +121,6 @@ VM=$(bash "$SNIC_ROOT/tools/build-rxe-vm.sh" --print-dir) ||
 	snic_fail "the VM is not built: run 'tests/interop/interop.sh prepare' (tools/build-rxe-vm.sh)"
 
 TAP=snictap0
-HOST_IP=10.77.0.1 VM_IP=10.77.0.2 SNIC_IP=10.77.0.3
 VM_GID=1   # rxe: index 0 is the IPv6 link-local GID, 1 the RoCE v2 IPv4 one
 SNIC_GID=0
 D=$SNIC_CASE_DIR
@@ -227,6 +259,8 @@ case_def() {
 # Limit of one program run: a known failure under netem is a hang.
 PROG_SECS=90
 [[ $list == lossy ]] && PROG_SECS=60
+[[ $list == cm ]] && PROG_SECS=30
+[[ $list == bench ]] && PROG_SECS=180
 # Volumes are modest: the VM runs under TCG, and the oracle cases read
 # every frame of the capture (about 1 ms of CPU per frame each).
 if [[ $list == lossless ]]; then
@@ -237,15 +271,28 @@ if [[ $list == lossless ]]; then
 	case_def uc         pp ibv_uc_pingpong  "-s 4096 -m 1024 -n 100 -c"
 	# 3 KiB: FIRST, MIDDLE and LAST packets at path MTU 1024.
 	case_def write-bw   pt ib_write_bw   "-n 200 -s 3072 -F"
-	# snic offers 16 outstanding READ/atomic requests, rxe 128; perftest
-	# takes the peer's figure as its own, so rxe must be told (-o 16).
-	case_def read-bw    pt ib_read_bw    "-n 200 -s 3072 -F" "-o 16"
+	# READ/atomic with no -o on either side: both offer 128 outstanding
+	# requests (max_qp_rd_atom), and perftest uses the device's figure.
+	case_def read-bw    pt ib_read_bw    "-n 200 -s 3072 -F"
 	case_def send-bw    pt ib_send_bw    "-n 200 -s 3072 -F"
-	case_def atomic-bw  pt ib_atomic_bw  "-n 200 -A CMP_AND_SWAP -F" "-o 16"
+	case_def atomic-bw  pt ib_atomic_bw  "-n 200 -A CMP_AND_SWAP -F"
 	case_def write-lat  pt ib_write_lat  "-n 200 -s 64 -F"
-	case_def read-lat   pt ib_read_lat   "-n 200 -s 64 -F" "-o 16"
+	case_def read-lat   pt ib_read_lat   "-n 200 -s 64 -F"
 	case_def send-lat   pt ib_send_lat   "-n 200 -s 64 -F"
-	case_def atomic-lat pt ib_atomic_lat "-n 200 -A FETCH_AND_ADD -F" "-o 16"
+	case_def atomic-lat pt ib_atomic_lat "-n 200 -A FETCH_AND_ADD -F"
+elif [[ $list == bench ]]; then
+	# make bench (tools/bench.sh): perftest between snic and rxe, figures
+	# printed as "BENCH" lines; the VM runs under TCG on this machine.
+	case_def write-bw   pt ib_write_bw   "-n 1000 -s 65536 -F"
+	case_def read-bw    pt ib_read_bw    "-n 1000 -s 65536 -F"
+	case_def send-bw    pt ib_send_bw    "-n 1000 -s 65536 -F"
+	case_def write-lat  pt ib_write_lat  "-n 1000 -s 64 -F"
+	case_def read-lat   pt ib_read_lat   "-n 1000 -s 64 -F"
+	case_def send-lat   pt ib_send_lat   "-n 1000 -s 64 -F"
+elif [[ $list == cm ]]; then
+	# The connection managers, snic's and the kernel's: 64-byte pings,
+	# each one's data checked.
+	case_def rping      cm rping         "-C 100 -S 64 -v -V"
 else
 	# netem in the VM, on RoCE frames both ways (netem_setup).  Not
 	# seeded: iproute2 6.1's tc has no "seed" keyword.
@@ -254,7 +301,7 @@ else
 		case_def "rc-4k-$tag"    pp ibv_rc_pingpong "-s 4096 -m 1024 -n 300 -c" "" "$n"
 		case_def "rc-64k-$tag"   pp ibv_rc_pingpong "-s 65536 -m 1024 -n 50 -c" "" "$n"
 		case_def "write-bw-$tag" pt ib_write_bw "-n 300 -s 65536 -F" "" "$n"
-		case_def "read-bw-$tag"  pt ib_read_bw  "-n 300 -s 65536 -F" "-o 16" "$n"
+		case_def "read-bw-$tag"  pt ib_read_bw  "-n 300 -s 65536 -F" "" "$n"
 		case_def "send-bw-$tag"  pt ib_send_bw  "-n 300 -s 65536 -F" "" "$n"
 	done
 fi
@@ -266,7 +313,14 @@ gid_flag() { # KIND IDX
 
 # Result line each program prints when it completed.
 result_ok() { # KIND FILE
-	if [[ $1 == pp ]]; then
+	if [[ $1 == cm ]]; then
+		# rping -v: every ping's data (rdma-ping-N) printed, checked
+		# (-V) against what was sent; all N of them
+		local n want=${C_ARGS[$CUR_I]#*-C }
+		want=${want%% *}
+		n=$(grep -o 'rdma-ping-[0-9]*:' "$2" | sort -u | wc -l)
+		(( n == want ))
+	elif [[ $1 == pp ]]; then
 		grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$' "$2"
 	else
 		# perftest: "#bytes #iterations ..." then a row of figures
@@ -275,8 +329,92 @@ result_ok() { # KIND FILE
 }
 
 PORT=18000
+# The VM's server of a pair (started into /tmp/s.out, /tmp/s.rc): wait
+# for it to end; its output on stdout, its exit status as ours.
+vm_server_end() { # SECS
+	VM_SECS=$(( $1 / SNIC_TIMEOUT_SCALE + 10 )) vm "for i in \$(seq $(( $1 * 5 + 50 ))); do [ -f /tmp/s.rc ] && break; sleep 0.2; done; cat /tmp/s.out; exit \$(cat /tmp/s.rc 2>/dev/null || echo 124)"
+}
+
+# snic's server of a pair: stopped when the client failed, then reaped;
+# its exit status as ours.
+host_server_end() { # PID CLIENT_FAILED(0|1)
+	local rc=0
+	if (( $2 )); then
+		sleep 1
+		kill -TERM "$1" 2>/dev/null || true
+	fi
+	wait "$1" || rc=$?
+	snic__untrack "$1"
+	return "$rc"
+}
+
+# Both sides' output into the log, their exit statuses into VERDICT.
+sides_verdict() { # HOUT VOUT HRC VRC
+	sed 's/^/    snic| /' "$1"
+	sed 's/^/    vm  | /' "$2"
+	(( $3 == 0 )) || VERDICT+="snic side exit $3; "
+	(( $4 == 0 )) || VERDICT+="rxe side exit $4; "
+}
+
+# The listener of an rdma_cm program is no TCP socket: wait until the CM
+# that owns it shows it (the kernel's: `rdma resource show cm_id`; snic's:
+# snicctl's listener table).  Status 0 once it does.
+vm_cm_listening() { # PORT
+	vm "for i in \$(seq 300); do rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ':$1\b' && exit 0; sleep 0.1; done; exit 1"
+}
+snic_cm_listening() { # PORT PID
+	local i
+	for (( i = 0; i < 300; i++ )); do
+		"$CTL" show snic0 2>/dev/null | grep -Eq "listen .* port $1 " && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# rping between the two connection managers: snic's (our librdmacm.so.1
+# and the firmware's QP1) and the kernel's (rdma_ucm), IBTA CM MADs
+# (REQ/REP/RTU, DREQ/DREP) between two implementations.  Sets VERDICT.
+run_cm_pair() { # I SERVER(vm|snic) DIR
+	local i=$1 srv=$2 cd=$3 prog=${C_PROG[$1]} args=${C_ARGS[$1]} secs hrc=0 vrc=0 hpid sip
+	local hout=$cd/snic.out vout=$cd/vm.out scmd ccmd
+	secs=$(snic_secs "$PROG_SECS")
+	PORT=$(( PORT + 1 ))
+	if [[ $srv == vm ]]; then sip=$VM_IP; else sip=$SNIC_IP; fi
+	scmd="$prog -s -a $sip -p $PORT $args" ccmd="$prog -c -a $sip -p $PORT $args"
+	VERDICT=
+	if [[ $srv == vm ]]; then
+		snic_log "  vm server: $scmd"
+		vm "rm -f /tmp/s.*; ( timeout $secs $scmd >/tmp/s.out 2>&1; echo \$? >/tmp/s.rc ) &" ||
+			{ VERDICT="rxe server did not start"; return; }
+		vm_cm_listening "$PORT" || VERDICT+="the kernel's rdma_cm shows no listener on $PORT; "
+		snic_log "  snic client: $ccmd"
+		# shellcheck disable=SC2086 # words by design
+		timeout -k 5 "$secs" $ccmd >"$hout" 2>&1 </dev/null || hrc=$?
+		vm_server_end "$secs" >"$vout" 2>&1 || vrc=$?
+	else
+		snic_log "  snic server: $scmd"
+		# shellcheck disable=SC2086 # words by design
+		timeout -k 5 "$secs" $scmd >"$hout" 2>&1 </dev/null &
+		hpid=$!
+		SNIC_BG_PIDS+=("$hpid")
+		if snic_cm_listening "$PORT" "$hpid"; then
+			snic_log "  vm client: $ccmd"
+			VM_SECS=$(( secs / SNIC_TIMEOUT_SCALE + 10 )) vm "timeout $secs $ccmd" >"$vout" 2>&1 || vrc=$?
+		else
+			VERDICT+="snic's CM shows no listener on $PORT; "
+		fi
+		host_server_end "$hpid" "$(( vrc != 0 || ${#VERDICT} > 0 ))" || hrc=$?
+	fi
+	sides_verdict "$hout" "$vout" "$hrc" "$vrc"
+	CUR_I=$i
+	result_ok cm "$hout" || VERDICT+="not every ping verified on the snic side; "
+	result_ok cm "$vout" || VERDICT+="not every ping verified on the rxe side; "
+}
+
 # One program run: server on one side, client on the other.  Sets VERDICT.
 run_pair() { # I SERVER(vm|snic) DIR
+	[[ ${C_KIND[$1]} == cm ]] && { run_cm_pair "$@"; return; }
 	local i=$1 srv=$2 cd=$3 prog=${C_PROG[$1]} kind=${C_KIND[$1]}
 	local args=${C_ARGS[$1]} vmx=${C_VMARGS[$1]} secs hrc=0 vrc=0 hpid
 	secs=$(snic_secs "$PROG_SECS")
@@ -293,7 +431,7 @@ run_pair() { # I SERVER(vm|snic) DIR
 			{ VERDICT="rxe server never listened on $PORT"; vm "cat /tmp/s.out" >"$vout" 2>&1; return; }
 		snic_log "  snic client: ${hcmd[*]} $VM_IP"
 		timeout -k 5 "$secs" "${hcmd[@]}" "$VM_IP" >"$hout" 2>&1 </dev/null || hrc=$?
-		VM_SECS=$(( secs / SNIC_TIMEOUT_SCALE + 10 )) vm "for i in \$(seq $(( secs * 5 + 50 ))); do [ -f /tmp/s.rc ] && break; sleep 0.2; done; cat /tmp/s.out; exit \$(cat /tmp/s.rc 2>/dev/null || echo 124)" >"$vout" 2>&1 || vrc=$?
+		vm_server_end "$secs" >"$vout" 2>&1 || vrc=$?
 	else
 		snic_log "  snic server: ${hcmd[*]}"
 		timeout -k 5 "$secs" "${hcmd[@]}" >"$hout" 2>&1 </dev/null &
@@ -308,18 +446,10 @@ run_pair() { # I SERVER(vm|snic) DIR
 		fi
 		snic_log "  vm client: $vmcmd $HOST_IP"
 		VM_SECS=$(( secs / SNIC_TIMEOUT_SCALE + 10 )) vm "timeout $secs $vmcmd $HOST_IP" >"$vout" 2>&1 || vrc=$?
-		if (( vrc != 0 )); then
-			sleep 1
-			kill -TERM "$hpid" 2>/dev/null || true
-		fi
-		wait "$hpid" || hrc=$?
-		snic__untrack "$hpid"
+		host_server_end "$hpid" "$(( vrc != 0 ))" || hrc=$?
 	fi
-	sed 's/^/    snic| /' "$hout"
-	sed 's/^/    vm  | /' "$vout"
 	VERDICT=
-	(( hrc == 0 )) || VERDICT+="snic side exit $hrc; "
-	(( vrc == 0 )) || VERDICT+="rxe side exit $vrc; "
+	sides_verdict "$hout" "$vout" "$hrc" "$vrc"
 	# Pingpong prints its result on both sides; perftest on its client.
 	if [[ $kind == pp || $srv == vm ]]; then
 		result_ok "$kind" "$hout" || VERDICT+="no result line on the snic side; "
@@ -332,6 +462,25 @@ run_pair() { # I SERVER(vm|snic) DIR
 # The capture slice of a failed case, for whoever looks into it: headers
 # only (128 bytes a frame), since a retransmission flood is millions of
 # frames.
+# make bench: the client's perftest result row (the client is snic when
+# the VM serves), as "BENCH PROGRAM CLIENT ROW".
+bench_row() { # I SERVER(vm|snic) DIR
+	local out=$3/snic.out dir=snic-client
+	[[ $2 == snic ]] && out=$3/vm.out dir=rxe-client
+	awk -v p="${C_PROG[$1]}" -v d="$dir" '/#bytes/ { hdr = 1; next }
+		hdr && $1 ~ /^[0-9]+$/ { print "BENCH", p, d, $0; exit }' "$out"
+}
+
+# The first SAMPLE_FRAMES frames of a program run, whole (the lossy list's
+# oracles read these).
+keep_sample() { # DIR T0 T1
+	sleep 0.3 # the capture is written out every 100 ms
+	if editcap -A "$2" -B "$3" "$PCAP" "$1/slice.pcap" >/dev/null 2>&1; then
+		editcap -r "$1/slice.pcap" "$1/sample.pcap" "1-$SAMPLE_FRAMES" >/dev/null 2>&1 || true
+	fi
+	rm -f -- "$1/slice.pcap"
+}
+
 keep_slice() { # DIR T0 T1
 	sleep 0.3 # the capture is written out every 100 ms
 	editcap -s 128 -A "$2" -B "$3" "$PCAP" "$1/capture-headers.pcap" >/dev/null 2>&1 || true
@@ -394,8 +543,10 @@ for i in "${!C_NAME[@]}"; do
 		VERDICT=
 		run_pair "$i" "$srv" "$cd"
 		t1=$(date +%s.%N)
+		[[ $list == lossy ]] && keep_sample "$cd" "$t0" "$t1"
 		[[ -n ${C_NETEM[$i]} ]] && netem_off "$cd/netem.txt"
 		ctl_snapshot "$cd/snicctl-after.json"
+		[[ $list == bench && -z $VERDICT ]] && bench_row "$i" "$srv" "$cd"
 		if [[ -z $VERDICT ]]; then
 			passed=$(( passed + 1 ))
 			printf 'PASS %-28s %4ss\n' "$name" "$(( SECONDS - s0 ))" | tee -a "$RESULTS"
@@ -418,6 +569,11 @@ if (( ${frames:-0} > FLOOD_FRAMES )); then
 	rm -f -- "$PCAP"
 	echo "$frames" >"$SAVED_PCAP.flood"
 	snic_log "capture: $frames frames (a retransmission flood), not kept"
+elif [[ $list == lossy ]]; then
+	mapfile -t samples < <(ls "$D"/*/*-server/sample.pcap 2>/dev/null)
+	(( ${#samples[@]} > 0 )) && mergecap -a -w "$SAVED_PCAP" "${samples[@]}"
+	rm -f -- "$PCAP"
+	snic_log "capture: $frames frames; the oracles' sample of ${#samples[@]} runs in $SAVED_PCAP"
 else
 	mv -f -- "$PCAP" "$SAVED_PCAP"
 	snic_log "capture: $SAVED_PCAP ($frames frames)"

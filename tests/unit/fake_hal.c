@@ -269,10 +269,16 @@ static uint16_t fh_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 		n = SNIC_FAULT_BURST;
 	while (k < n && l->head[me] != l->tail[me]) {
 		struct fl_frame *f = &l->fifo[me][l->head[me] % FL_FIFO_SIZE];
-		struct snic_pkt *p = pool_get(fh);
+		struct snic_pkt *p;
 
+		if (fh->rx_gap_ns && *fh->clock < fh->rx_next_at)
+			break;
+		p = pool_get(fh);
 		if (!p)
 			break;
+		if (fh->rx_gap_ns)
+			fh->rx_next_at = (fh->rx_next_at > *fh->clock
+					  ? fh->rx_next_at : *fh->clock) + fh->rx_gap_ns;
 		memcpy(p->data, f->data, f->len);
 		p->len = f->len;
 		p->port = 0;

@@ -41,6 +41,10 @@ struct fake_hal {
 	int side;                     /* 0 or 1 on the link                  */
 	int link_is_up;
 	uint64_t tx_frames, rx_frames, tx_dropped_nolink;
+	/* a slow receiver path: at most one frame taken off the link every
+	 * rx_gap_ns (0: no limit); the rest waits in the link's FIFO, so a
+	 * frame queued behind a backlog arrives late (a slow peer's queue) */
+	uint64_t rx_gap_ns, rx_next_at;
 	/* packet pool */
 	struct snic_pkt pkts[FH_POOL_SIZE];
 	uint8_t *bufs;                /* FH_POOL_SIZE * (cap + guard)        */

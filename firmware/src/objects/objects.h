@@ -40,6 +40,8 @@
 #define SNIC_TLP_MIN_NS     (100u * 1000) /* tail-loss probe: at least
 				  * (a loaded host's scheduling jitter)     */
 #define SNIC_TLP_MAX        4    /* probes between two ACKs (backing off) */
+#define SNIC_RTO_SHIFT_MAX  2    /* transport timer: doubled per expiry
+				  * without progress, at most 4x (timers.c) */
 #define SNIC_LINGER_NS      (1000ull * 1000 * 1000) /* a destroyed RC QP
 				  * re-ACKs duplicates this long (rc_responder.c) */
 #define SNIC_ARP_RETRY_NS   (100u * 1000 * 1000)
@@ -271,6 +273,7 @@ struct snic_qp {
 	uint64_t last_tx;       /* last request packet sent (the probe runs
 				 * from it)                                  */
 	uint8_t tlp_n;          /* probes since the window last moved        */
+	uint8_t rto_shift;      /* expiries since then (back-off, <= MAX)    */
 	uint32_t srtt_ns;       /* smoothed round-trip time, 0 = unknown     */
 	uint32_t rtt_psn;       /* PSN being timed (AckReq packet) ...       */
 	uint64_t rtt_t0;        /* ... sent then, 0 = none                   */

@@ -147,6 +147,7 @@ static void qp_reset(struct snic_qp *qp)
 	qp->retain_head = qp->retain_tail = 0;
 	qp->cwnd = 0;
 	qp->tlp_at = qp->rtt_t0 = 0;
+	qp->tlp_n = qp->rto_shift = 0;
 	qp->rd_out = 0;
 	qp->cur.valid = false;
 	qp->rd_active = false;

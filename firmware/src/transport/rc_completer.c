@@ -194,6 +194,7 @@ void comp_timeout(struct snic_nic *nic, struct snic_qp *qp)
 		}
 		qp->retry_left--;
 	}
+	timer_backoff(qp);
 	qp->rd_gap_valid = false;
 	req_resend_lost(nic, qp, req_unacked_psn(qp));
 }
@@ -267,6 +268,7 @@ static void on_read_resp(struct snic_nic *nic, struct snic_qp *qp,
 		return;
 	}
 	qp->rd_psn = (qp->rd_psn + 1) & ROCE_PSN_MASK;
+	timer_window_grow(qp, 1); /* READs paced after a loss, as writes */
 	timer_progress(nic, qp);
 	if (fl & ROCE_F_LAST)
 		finish_rd(nic, qp, f);

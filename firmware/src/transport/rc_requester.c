@@ -310,6 +310,40 @@ static void reissue_read_rest(struct snic_nic *nic, struct snic_qp *qp)
 	CNT_INC(&nic->core, read_reissues);
 }
 
+/* Is the READ/atomic whose responses are arriving older than message i?
+ * A rewind to i (a sequence NAK for a later request) leaves it be: its
+ * responses are still coming, and asking for it again would have the
+ * responder answer it twice. */
+static bool active_read_before(const struct snic_qp *qp, uint32_t i)
+{
+	if (!qp->rd_active)
+		return false;
+	for (uint32_t j = qp->infl_head; j != i; j++) {
+		const struct snic_inflight *f = &qp->infl[j % SNIC_INFLIGHT];
+
+		if (wr_is_rd_atomic(f->opcode) && !f->done)
+			return true;
+	}
+	return false;
+}
+
+/* Is a go-back-N pass under way that has not reached message i yet?  It
+ * will send i again anyway, and so must every message before i that it
+ * has not reached: READ responses after a gap were dropped, so those
+ * READs have to be asked again even though the responder has them. */
+static bool pass_before(const struct snic_qp *qp, uint32_t i)
+{
+	uint32_t at;
+
+	if (qp->cur.valid && qp->cur.resend)
+		at = qp->resend - 1;
+	else if (!qp->cur.valid && qp->resend != qp->infl_tail)
+		at = qp->resend;
+	else
+		return false;
+	return (int32_t)(i - at) > 0;
+}
+
 /* Drop messages [i, tail) from the window (a message that cannot be sent
  * again, msg_fail). */
 static void infl_truncate(struct snic_qp *qp, uint32_t i)
@@ -350,21 +384,23 @@ void req_rewind(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 		if (roce_psn_diff(f->last_psn, psn) >= 0)
 			break;
 	}
-	if (i == qp->infl_tail)
-		return; /* nothing in flight at or after psn */
+	if (i == qp->infl_tail || pass_before(qp, i))
+		return; /* nothing in flight at or after psn, or on its way */
 	struct snic_inflight *f = &qp->infl[i % SNIC_INFLIGHT];
 	int32_t into = roce_psn_diff(psn, f->first_psn);
+	bool keep_rd = active_read_before(qp, i);
 
 	qp->resend = i + 1;
 	if (wr_is_rd_atomic(f->opcode)) {
 		retain_load(qp, f, 0);
 		if (in_active_read(qp, f))
 			reissue_read_rest(nic, qp);
-		else
+		else if (!keep_rd)
 			qp->rd_active = false;
 	} else {
 		retain_load(qp, f, into > 0 ? (uint32_t)into * qp->mtu : 0);
-		qp->rd_active = false;
+		if (!keep_rd)
+			qp->rd_active = false;
 	}
 	qp->npsn = qp->cur.first_psn;
 	QCNT_INC(nic, qp, retransmits);

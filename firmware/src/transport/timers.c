@@ -10,10 +10,33 @@
 #include "transport/transport.h"
 
 /* Local ACK Timeout: 4.096 us * 2^timeout; 0 means the timer is off
- * (IBTA 11.2.4.2 / 9.7.6.1.3). */
+ * (IBTA 11.2.4.2 / 9.7.6.1.3).  The attribute is the shortest wait; after
+ * each expiry without progress the next wait doubles, up to 4x (a slow
+ * responder, such as rxe in an emulated VM, answers a re-asked READ only
+ * after what it already had queued: re-asking at the base rate piles up
+ * requests it has not reached yet).  Progress resets it. */
 static uint64_t rto_ns(const struct snic_qp *qp)
 {
-	return 4096ull << (qp->attr.timeout & 31);
+	return (4096ull << (qp->attr.timeout & 31)) << qp->rto_shift;
+}
+
+/* The transport timer expired without progress: the next wait is longer. */
+void timer_backoff(struct snic_qp *qp)
+{
+	if (qp->rto_shift < SNIC_RTO_SHIFT_MAX)
+		qp->rto_shift++;
+}
+
+/* PSNs acknowledged (or READ responses arrived in order) after a
+ * retransmission: the window grows by as many (slow start: it doubles
+ * each round trip until it is the full window again). */
+void timer_window_grow(struct snic_qp *qp, uint32_t n)
+{
+	if (!qp->cwnd)
+		return;
+	qp->cwnd += n;
+	if (qp->cwnd >= SNIC_PSN_WINDOW)
+		qp->cwnd = 0; /* the full window again */
 }
 
 /* Tail-loss probe timeout: two smoothed round trips (a lost tail shows
@@ -93,14 +116,8 @@ void timer_acked(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 			      : (uint32_t)rtt;
 		qp->rtt_t0 = 0;
 	}
-	if (qp->cwnd) {
-		uint32_t grow = qp->acked_valid
-				? (uint32_t)roce_psn_diff(psn, qp->acked_psn) : 1;
-
-		qp->cwnd += grow;
-		if (qp->cwnd >= SNIC_PSN_WINDOW)
-			qp->cwnd = 0; /* the full window again */
-	}
+	timer_window_grow(qp, qp->acked_valid
+			  ? (uint32_t)roce_psn_diff(psn, qp->acked_psn) : 1);
 }
 
 /* An ACK or response moved the window: the retry count starts again and
@@ -109,6 +126,7 @@ void timer_progress(struct snic_nic *nic, struct snic_qp *qp)
 {
 	qp->retry_left = qp->attr.retry_cnt;
 	qp->tlp_n = 0;
+	qp->rto_shift = 0;
 	if (qp->infl_head == qp->infl_tail || !qp->attr.timeout) {
 		/* a probe deadline stays: it finds nothing to probe, or the
 		 * next message's packets move it on (no re-filing per message) */

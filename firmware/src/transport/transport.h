@@ -114,6 +114,8 @@ void timer_progress(struct snic_nic *nic, struct snic_qp *qp);
 void timer_sent(struct snic_nic *nic, struct snic_qp *qp);
 void timer_rtt_start(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
 void timer_acked(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
+void timer_window_grow(struct snic_qp *qp, uint32_t n);
+void timer_backoff(struct snic_qp *qp);
 
 /* rc_responder.c */
 const char *resp_state_name(unsigned s);
