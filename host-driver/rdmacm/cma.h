@@ -207,4 +207,8 @@ int cma_qp_to(struct cma_id *id, enum ibv_qp_state st);
 void cma_peer_ah(const struct cma_id *id, struct ibv_ah_attr *ah);
 int cma_qp_attr(struct cma_id *id, struct ibv_qp_attr *a, int *mask);
 
+/* cma_rand.c: from getrandom, not rand() (the application's) */
+uint64_t cma_rand64(void);
+uint32_t cma_rand_psn(void);
+
 #endif /* SNIC_CMA_H */

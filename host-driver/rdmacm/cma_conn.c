@@ -81,16 +81,6 @@ static uint64_t sid_of(const struct cma_id *c)
 	       (c->parent ? c->src_port : c->dst_port);
 }
 
-static uint32_t rand24(void)
-{
-	return ((uint32_t)rand() ^ (uint32_t)rand() << 12) & 0xffffff;
-}
-
-static uint64_t rand64(void)
-{
-	return (uint64_t)rand() << 33 ^ (uint64_t)rand() << 11 ^ (uint64_t)rand();
-}
-
 /* Send last_mad and (re)start its response timer. */
 static void send_tracked(struct cma_id *c, int64_t wait_ns)
 {
@@ -261,7 +251,7 @@ static int connect_sidr(struct cma_id *c, const struct rdma_conn_param *p)
 	if (len > CMA_SIDR_REQ_PD - CMA_IP_HDR_LEN)
 		return EINVAL;
 	c->local_cid = cma_alloc_cid(c->dev);
-	c->tid = rand64();
+	c->tid = cma_rand64();
 	cma_mad_hdr(c->last_mad, SNIC_CM_ATTR_SIDR_REQ, c->tid);
 	cma_put32(m + 0, c->local_cid);
 	put16(m + 4, 0xffff);
@@ -292,9 +282,9 @@ static int connect_locked(struct cma_id *c, const struct rdma_conn_param *p)
 	c->flow_control = p ? !!p->flow_control : 1;
 	c->srq = c->id.qp ? c->id.srq != NULL || c->id.qp->srq != NULL : (p && p->srq);
 	if (!c->id.qp || !c->my_psn)
-		c->my_psn = rand24();
+		c->my_psn = cma_rand_psn();
 	c->local_cid = cma_alloc_cid(c->dev);
-	c->tid = rand64();
+	c->tid = cma_rand64();
 	build_req(c, qpn, len ? p->private_data : NULL, len);
 	c->state = CMA_REQ_SENT;
 	send_tracked(c, cm_timeout_ns(CMA_RESP_TIMEOUT));
@@ -572,7 +562,7 @@ static int accept_locked(struct cma_id *c, const struct rdma_conn_param *p)
 	c->init_depth = min8(c->init_depth, c->dev->max_rd_atom);
 	c->rnr_retry = min8(p ? p->rnr_retry_count : 7, 7);
 	if (!c->id.qp || !c->my_psn)
-		c->my_psn = rand24();
+		c->my_psn = cma_rand_psn();
 	if (c->id.qp && (cma_qp_to(c, IBV_QPS_RTR) || cma_qp_to(c, IBV_QPS_RTS)))
 		return errno;
 	c->local_cid = cma_alloc_cid(c->dev);

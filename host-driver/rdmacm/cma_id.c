@@ -225,7 +225,7 @@ static int bind_locked(struct cma_id *c, uint32_t ip, uint16_t port)
 			return EADDRNOTAVAIL;
 	}
 	if (port == 0) {
-		uint16_t start = (uint16_t)(CMA_EPHEMERAL_LO + (uint32_t)rand() % CMA_EPHEMERAL_N);
+		uint16_t start = (uint16_t)(CMA_EPHEMERAL_LO + (uint32_t)(cma_rand64() % CMA_EPHEMERAL_N));
 
 		for (uint32_t i = 0; i < CMA_EPHEMERAL_N; i++) {
 			uint16_t p = (uint16_t)(CMA_EPHEMERAL_LO +

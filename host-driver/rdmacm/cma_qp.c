@@ -212,9 +212,7 @@ CMA_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_
 	pthread_mutex_lock(&cma_lock);
 	id->qp = qp;
 	id->pd = attr->pd;
-	c->my_psn = (uint32_t)rand() & 0xffffff;
-	if (!c->my_psn)
-		c->my_psn = 1;
+	c->my_psn = cma_rand_psn();
 	if (cma_qp_to(c, IBV_QPS_INIT) ||
 	    (id->qp_type == IBV_QPT_UD &&
 	     (cma_qp_to(c, IBV_QPS_RTR) || cma_qp_to(c, IBV_QPS_RTS))))
