@@ -319,6 +319,13 @@ void hd_cq_clean_locked(struct hd_cq *cq, uint32_t qpn)
 
 		if (c->qp_num == qpn) {
 			nfreed++;
+			/* mlx5 drops these silently; an application that
+			 * destroys a QP before polling loses them (SNIC_DEBUG
+			 * says which, to tell that from a lost CQE) */
+			hd_dbg("cq %p: QP %u gone, unpolled %s CQE dropped "
+			       "(status %u, opcode %u, %u bytes)\n", (void *)cq,
+			       qpn, c->is_send ? "send" : "receive", c->status,
+			       c->opcode, c->byte_len);
 		} else if (nfreed) {
 			struct snic_cqe *d = cqe_at(cq, i + nfreed);
 
