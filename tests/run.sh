@@ -126,7 +126,7 @@ case_add hostile  hostile/files          60 bash "$IT/hostile.sh" files
 
 # The rdma_cm: our librdmacm.so.1 and the firmware's QP1 (cm.sh).
 for c in rping rdma_server udaddy ucmatose ucmatose-bind ucmatose-migrate cmtime write_bw \
-	 read_lat send_bw ours server-death reject abandon timeout unreachable errors \
+	 read_lat send_bw ours last-recv server-death reject abandon timeout unreachable errors \
 	 wire; do
 	case_add cm "cm/$c"                 180 bash "$IT/cm.sh" "$c"
 done
