@@ -25,7 +25,7 @@
  *                               message's receive completion must be there,
  *                               in order (what ofi_rxm, which destroys the
  *                               QP when it reads the disconnect, relies on;
- *                               README "UCX, Open MPI and MPICH over snic").
+ *                               README "libfabric (verbs provider)").
  *   reject ADDR PORT            connect where nobody listens: REJECTED.
  *   abandon ADDR PORT           a listener destroyed with a connection
  *                               request it never read: the destroy returns
