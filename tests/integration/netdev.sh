@@ -10,9 +10,9 @@
 #   fi_info     libfabric's verbs provider lists snic0 and snic1
 #   fi_msg|fi_rdm|fi_dgram   fi_pingpong -p verbs with data checks, server
 #               on snic1, client on snic0, frames counted on both ports
-#   fi_rdm_race libfabric 1.17 ofi_rxm's teardown race made to happen (why
-#               fi_rdm is not in make test; see case_rdm_race): passes
-#               while the race is there
+#   fi_rdm_race libfabric 1.17 ofi_rxm's teardown race (which hung fi_rdm
+#               now and then) made to happen, see case_rdm_race; not in
+#               make test: passes while the race is there
 #   ompi_ofi    a 2-rank Open MPI job over libfabric (pml cm, mtl ofi,
 #               provider verbs;ofi_rxm), one rank per NIC, our mpi_check
 #               program; its payload counted on both NICs
@@ -173,8 +173,7 @@ case_rdm_race() {
 	     s && /unpolled receive CQE dropped \(status 0, opcode 128/ { f = 1 }
 	     END { exit !f }' "$out" ||
 		snic_fail "not reproduced: no receive completion dropped after ofi_rxm's shutdown" \
-			"(server status $rc; a libfabric that polls before it closes? then" \
-			"netdev/fi_rdm can go into make test)"
+			"(server status $rc; a libfabric that polls before it closes?)"
 	snic_log "reproduced: on the client's disconnect ofi_rxm destroyed the QP with the" \
 		"client's last message unpolled in the CQ"
 }
