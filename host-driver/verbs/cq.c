@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "verbs/verbs.h"
@@ -235,12 +236,11 @@ static void cqe_consume(struct hd_cq *cq, const struct snic_cqe *c)
 	cq->ci++;
 }
 
-int hd_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+/* Up to ne CQEs into wc; CQ lock held. */
+static int cq_take_locked(struct hd_cq *cq, int ne, struct ibv_wc *wc)
 {
-	struct hd_cq *cq = to_hd_cq(ibcq);
 	int n = 0;
 
-	pthread_spin_lock(&cq->lock);
 	while (n < ne && cqe_valid(cq, cq->ci)) {
 		const struct snic_cqe *c = cqe_at(cq, cq->ci);
 		struct ibv_wc *w = &wc[n];
@@ -267,19 +267,41 @@ int hd_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 		atomic_store_explicit(&cq->dbrec->ci, cq->ci,
 				      memory_order_release);
 		cq->empty_polls = 0;
-	} else {
-		n = -(int)(++cq->empty_polls % HD_EMPTY_POLLS_YIELD == 0);
 	}
+	return n;
+}
+
+/*
+ * The emulated NIC runs on the host's own cores: an application spinning
+ * on an empty CQ would starve the very firmware it waits for (2 cores, 3
+ * busy threads: milliseconds per message).  Every so many empty polls,
+ * give the core away once, and then look again: a caller acts on "empty"
+ * (ofi_rxm then reads its CM events, and on a disconnect destroys the QP
+ * with whatever it has not polled), so the answer must not be a time
+ * slice old (README "libfabric (verbs provider)").  A hardware NIC would
+ * not need this; it costs a busy poller nothing while CQEs flow.  CQ lock
+ * held; returns with it held.
+ */
+static bool cq_yield_locked(struct hd_cq *cq)
+{
+	if (++cq->empty_polls % HD_EMPTY_POLLS_YIELD != 0)
+		return false;
 	pthread_spin_unlock(&cq->lock);
-	/* The emulated NIC runs on the host's own cores: an application
-	 * spinning on an empty CQ would starve the very firmware it waits for
-	 * (2 cores, 3 busy threads: milliseconds per message).  Every so many
-	 * empty polls, give the core away once.  A hardware NIC would not
-	 * need this; it costs a busy poller nothing while CQEs flow. */
-	if (n < 0) {
-		sched_yield();
-		n = 0;
-	}
+	sched_yield();
+	pthread_spin_lock(&cq->lock);
+	return true;
+}
+
+int hd_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct hd_cq *cq = to_hd_cq(ibcq);
+	int n;
+
+	pthread_spin_lock(&cq->lock);
+	n = cq_take_locked(cq, ne, wc);
+	if (n == 0 && cq_yield_locked(cq))
+		n = cq_take_locked(cq, ne, wc);
+	pthread_spin_unlock(&cq->lock);
 	return n;
 }
 
@@ -319,6 +341,13 @@ void hd_cq_clean_locked(struct hd_cq *cq, uint32_t qpn)
 
 		if (c->qp_num == qpn) {
 			nfreed++;
+			/* mlx5 drops these silently; an application that
+			 * destroys a QP before polling loses them (SNIC_DEBUG
+			 * says which, to tell that from a lost CQE) */
+			hd_dbg("cq %p: QP %u gone, unpolled %s CQE dropped "
+			       "(status %u, opcode %u, %u bytes)\n", (void *)cq,
+			       qpn, c->is_send ? "send" : "receive", c->status,
+			       c->opcode, c->byte_len);
 		} else if (nfreed) {
 			struct snic_cqe *d = cqe_at(cq, i + nfreed);
 
@@ -352,22 +381,17 @@ static void cqx_load(struct hd_cq *cq)
 static int cqx_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 {
 	struct hd_cq *cq = cqx(ibcq);
-	int yield;
 
 	if (attr && attr->comp_mask)
 		return EINVAL;
 	pthread_spin_lock(&cq->lock);
-	if (cqe_valid(cq, cq->ci)) {
+	if (cqe_valid(cq, cq->ci) || (cq_yield_locked(cq) && cqe_valid(cq, cq->ci))) {
 		cq->empty_polls = 0;
 		cqx_load(cq);
 		return 0;
 	}
-	/* the emulated NIC needs the core now and then (hd_poll_cq) */
-	yield = ++cq->empty_polls % HD_EMPTY_POLLS_YIELD == 0;
 	cq->cur = NULL;
 	pthread_spin_unlock(&cq->lock);
-	if (yield)
-		sched_yield();
 	return ENOENT;
 }
 

@@ -5,7 +5,7 @@
 # network namespace.  A server counts as started once snicctl shows its
 # listener on the NIC (the firmware's listen table), so no client races it.
 #   tests/integration/cm.sh rping|rdma_server|udaddy|ucmatose|ucmatose-bind|
-#       ucmatose-migrate|abandon|timeout|
+#       ucmatose-migrate|abandon|timeout|last-recv|
 #       cmtime|write_bw|read_lat|send_bw|ours|server-death|reject|
 #       unreachable|errors|wire (the CM exchange captured: check_roce.py and
 #       tshark, which must dissect REQ/REP/RTU/DREQ/DREP/REJ as InfiniBand CM)
@@ -193,6 +193,13 @@ ours)
 	server ours-server 7600 "$T" server "$SRV" 7600
 	snic_run ours-client 60 "$T" client "$SRV" 7600 || snic_fail "snic_cm_test client failed"
 	server_done ours-server
+	;;
+last-recv)
+	# the receive completions of SENDs acknowledged before the client's
+	# DREQ are in the server's CQ when it reads DISCONNECTED
+	server last-server 7604 "$T" last-server "$SRV" 7604
+	snic_run last-client 60 "$T" last-client "$SRV" 7604 || snic_fail "last-client failed"
+	server_done last-server
 	;;
 server-death)
 	server death-server 7601 "$T" server "$SRV" 7601 --hang

@@ -17,6 +17,15 @@
  *                               dies mid-transfer; pass when an error event
  *                               (DISCONNECTED, or an error completion)
  *                               arrives within the time limit.
+ *   last-server ADDR PORT       accept one client with LAST_SENDS receives
+ *   last-client ADDR PORT       posted; the client SENDs that many messages,
+ *                               waits for their (acknowledged) completions
+ *                               and disconnects at once.  The server polls
+ *                               its CQ only after DISCONNECTED: every
+ *                               message's receive completion must be there,
+ *                               in order (what ofi_rxm, which destroys the
+ *                               QP when it reads the disconnect, relies on;
+ *                               README "libfabric (verbs provider)").
  *   reject ADDR PORT            connect where nobody listens: REJECTED.
  *   abandon ADDR PORT           a listener destroyed with a connection
  *                               request it never read: the destroy returns
@@ -351,6 +360,92 @@ static int run_client(const char *ip, int port, int expect_death)
 	return 0;
 }
 
+#define LAST_SENDS 4
+
+static void post_recv_slot(struct conn *c, unsigned slot)
+{
+	struct ibv_sge s = { (uintptr_t)&c->msg[slot], sizeof(struct msg), c->msg_mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &s, .num_sge = 1 }, *bad;
+
+	if (ibv_post_recv(c->id->qp, &wr, &bad))
+		FAIL("ibv_post_recv");
+}
+
+/* Receive LAST_SENDS messages into msg[2..], looked at only after the
+ * client's disconnect has been read. */
+static int run_last_server(const char *ip, int port)
+{
+	struct conn c = { 0 };
+	struct rdma_cm_id *listen;
+	struct rdma_cm_event *ev;
+	struct rdma_conn_param cp = { .rnr_retry_count = 7, .private_data = "welcome",
+				      .private_data_len = 8 };
+	struct sockaddr_in a;
+	struct ibv_wc wc;
+	char want[12];
+
+	sin_of(&a, ip, port);
+	c.ch = rdma_create_event_channel();
+	if (!c.ch || rdma_create_id(c.ch, &listen, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(listen, (struct sockaddr *)&a) || rdma_listen(listen, 4))
+		FAIL("listen on %s:%d: %s", ip, port, strerror(errno));
+	ev = next_event(c.ch, 60000);
+	if (!ev || ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+		FAIL("no CONNECT_REQUEST");
+	c.id = ev->id;
+	rdma_ack_cm_event(ev);
+	setup(&c, 0);
+	for (unsigned i = 0; i < LAST_SENDS; i++)
+		post_recv_slot(&c, 2 + i);
+	if (rdma_accept(c.id, &cp))
+		FAIL("rdma_accept: %s", strerror(errno));
+	rdma_ack_cm_event(expect(c.ch, RDMA_CM_EVENT_ESTABLISHED));
+	rdma_ack_cm_event(expect(c.ch, RDMA_CM_EVENT_DISCONNECTED));
+	printf("ok server read DISCONNECTED before polling its CQ\n");
+	for (unsigned i = 0; i < LAST_SENDS; i++) {
+		int n = ibv_poll_cq(c.cq, 1, &wc);
+
+		snprintf(want, sizeof(want), "last%u", i);
+		if (n != 1)
+			FAIL("after DISCONNECTED: receive %u of %u is not in the CQ (poll %d)",
+			     i + 1, LAST_SENDS, n);
+		if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV ||
+		    wc.wr_id != 2 + i || strcmp(c.msg[2 + i].text, want))
+			FAIL("receive %u: status %s opcode %d wr_id %llu text \"%.11s\"", i,
+			     ibv_wc_status_str(wc.status), wc.opcode,
+			     (unsigned long long)wc.wr_id, c.msg[2 + i].text);
+	}
+	printf("ok server: all %u receive completions were in the CQ, in order\n",
+	       LAST_SENDS);
+	rdma_disconnect(c.id);
+	rdma_destroy_qp(c.id);
+	rdma_destroy_id(c.id);
+	rdma_destroy_id(listen);
+	rdma_destroy_event_channel(c.ch);
+	return 0;
+}
+
+static int run_last_client(const char *ip, int port)
+{
+	struct conn c = { 0 };
+
+	client_connect(&c, ip, port);
+	for (unsigned i = 0; i < LAST_SENDS; i++) {
+		snprintf(c.msg[2 + i].text, sizeof(c.msg[2 + i].text), "last%u", i);
+		post(&c, IBV_WR_SEND, &c.msg[2 + i], c.msg_mr->lkey, sizeof(struct msg), 0, 0);
+	}
+	for (unsigned i = 0; i < LAST_SENDS; i++)
+		must_wc(&c, IBV_WC_SEND, "SEND");
+	if (rdma_disconnect(c.id))
+		FAIL("rdma_disconnect: %s", strerror(errno));
+	printf("ok client: %u SENDs acknowledged, disconnected at once\n", LAST_SENDS);
+	rdma_ack_cm_event(expect(c.ch, RDMA_CM_EVENT_DISCONNECTED));
+	rdma_destroy_qp(c.id);
+	rdma_destroy_id(c.id);
+	rdma_destroy_event_channel(c.ch);
+	return 0;
+}
+
 /* Connect with a fresh id; the first event after rdma_connect within ms. */
 static struct rdma_cm_event *connect_once(struct rdma_event_channel *ch,
 					  struct rdma_cm_id **id, const char *ip,
@@ -520,6 +615,10 @@ int main(int argc, char **argv)
 	if (argc - i >= 3 && !strcmp(argv[i], "client"))
 		return run_client(argv[i + 1], atoi(argv[i + 2]),
 				  argc - i > 3 && !strcmp(argv[i + 3], "--expect-death"));
+	if (argc - i >= 3 && !strcmp(argv[i], "last-server"))
+		return run_last_server(argv[i + 1], atoi(argv[i + 2]));
+	if (argc - i >= 3 && !strcmp(argv[i], "last-client"))
+		return run_last_client(argv[i + 1], atoi(argv[i + 2]));
 	if (argc - i >= 3 && !strcmp(argv[i], "reject"))
 		return run_refused(argv[i + 1], atoi(argv[i + 2]), RDMA_CM_EVENT_REJECTED, 2000);
 	if (argc - i >= 3 && !strcmp(argv[i], "abandon"))
