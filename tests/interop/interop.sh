@@ -22,6 +22,8 @@
 #
 #   VM eth0 10.77.0.2 (rxe0) --virtio-net-- tap snictap0 --af_packet-- snic0 10.77.0.3
 #                                              | 10.77.0.1 (the programs' TCP exchange)
+#   (list ipv6: also fd00:77::2 on eth0, rxe's GID read from sysfs;
+#    snic0 ip6=fd00:77::3, its GID 1)
 #
 # Exit status 0 when every case passed; the per-case verdicts are in
 # $SNIC_CASE_DIR/results.txt, each case's outputs and capture slice in
