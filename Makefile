@@ -263,7 +263,7 @@ bench-instr: $(BENCH_INSTR_BIN)
 # snic against Linux's rdma_rxe in a Debian VM (tests/interop/)
 interop: deps
 	$(MAKE) all
-	tests/run.sh interop interop-lossy interop-cm
+	tests/run.sh interop interop-lossy interop-cm interop-ipv6
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN)

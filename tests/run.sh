@@ -6,7 +6,7 @@
 #   tests/run.sh --list               print the suites and their cases
 #
 # Suites: unit devinfo pingpong verbs wire perftest engines multi badconfig hostile cm netdev qemu arm
-# interop interop-lossy (only when named) interop-cm.  A case can also be named alone
+# interop interop-lossy (only when named) interop-cm interop-ipv6.  A case can also be named alone
 # (e.g. tests/run.sh pingpong/events).
 #
 # Each case runs as its own process under timeout(1) (a hard limit; the whole
@@ -192,6 +192,13 @@ case_add interop-cm interop-cm/prepare 600 bash "$IO" prepare
 case_add interop-cm interop-cm/rxe     600 bash "$IO" run cm
 case_add interop-cm interop-cm/scapy   300 bash "$IO" scapy cm
 case_add interop-cm interop-cm/tshark  300 bash "$IO" tshark cm
+# RoCE v2 over IPv6 GIDs against rxe (~1-2 min): pingpong RC/UD and
+# write/read/send bw both ways, every RoCE frame IPv6, neighbour discovery.
+SUITES+=(interop-ipv6)
+case_add interop-ipv6 interop-ipv6/prepare 600 bash "$IO" prepare
+case_add interop-ipv6 interop-ipv6/rxe     600 bash "$IO" run ipv6
+case_add interop-ipv6 interop-ipv6/scapy   300 bash "$IO" scapy ipv6
+case_add interop-ipv6 interop-ipv6/tshark  300 bash "$IO" tshark ipv6
 
 usage() {
 	echo "usage: tests/run.sh [--list] [suite|case ...]"

@@ -14,12 +14,16 @@
 #                   (write/read/send/atomic, bw and lat) on a clean link
 #         lossy     the RC cases with netem loss, reordering or duplication
 #                   on the tap (known failures today: see the README)
+#         ipv6      RC 4 KiB and UD pingpong, write/read/send bw over
+#                   RoCE v2 IPv6 GIDs (VM fd00:77::2, snic fd00:77::3)
 #
 # Wiring (all inside a private network namespace this script creates, so
 # nothing here is reachable from outside and everything goes with it):
 #
 #   VM eth0 10.77.0.2 (rxe0) --virtio-net-- tap snictap0 --af_packet-- snic0 10.77.0.3
 #                                              | 10.77.0.1 (the programs' TCP exchange)
+#   (list ipv6: also fd00:77::2 on eth0, rxe's GID read from sysfs;
+#    snic0 ip6=fd00:77::3, its GID 1)
 #
 # Exit status 0 when every case passed; the per-case verdicts are in
 # $SNIC_CASE_DIR/results.txt, each case's outputs and capture slice in
@@ -28,7 +32,7 @@ set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
 
-USAGE="usage: $0 prepare | run LIST [CASE...] | scapy LIST | tshark LIST  (LIST: lossless, lossy, cm or bench)"
+USAGE="usage: $0 prepare | run LIST [CASE...] | scapy LIST | tshark LIST  (LIST: lossless, lossy, cm, ipv6 or bench)"
 mode=${1:-} list=${2:-}
 PY=/usr/bin/python3 # Debian's python: the one that sees python3-scapy
 # Every BTH opcode each list must put on the wire.  lossless: RC SEND,
@@ -37,6 +41,9 @@ LOSSLESS_OPCODES=0x00,0x01,0x02,0x04,0x06,0x07,0x08,0x0a,0x0c,0x0d,0x0e,0x0f,0x1
 LOSSY_OPCODES=0x00,0x01,0x02,0x06,0x07,0x08,0x0c,0x0d,0x0e,0x0f,0x11
 # cm: the CM MADs (UD SEND ONLY on QP1) and rping's RC SEND.
 CM_OPCODES=0x04,0x64
+# ipv6: RC SEND (4 KiB and 3 KiB: FIRST, MIDDLE, LAST), WRITE, READ, ACK;
+# UD SEND ONLY.
+IPV6_OPCODES=0x00,0x01,0x02,0x06,0x07,0x08,0x0c,0x0d,0x0e,0x0f,0x11,0x64
 # The capture of the last "run LIST", input of the oracle modes.
 SAVED_PCAP=$SNIC_TEST_LOGS/interop/$list.pcap
 # The oracles take ~1-4 ms per frame here: a retransmission flood (the
@@ -50,6 +57,31 @@ FLOOD_FRAMES=300000
 [[ ${2:-} == lossy ]] && FLOOD_FRAMES=2000000
 SAMPLE_FRAMES=600
 HOST_IP=10.77.0.1 VM_IP=10.77.0.2 SNIC_IP=10.77.0.3
+# The ipv6 list: RoCE v2 over these (the programs' TCP exchange stays on
+# IPv4).  snic's is its GID 1; rxe's GID index is looked up in the VM.
+VM_IP6=fd00:77::2 SNIC_IP6=fd00:77::3
+VM_GID6_HEX=fd00:0077:0000:0000:0000:0000:0000:0002
+# The ipv6 list's neighbour discovery, both ways, as captured at snic's
+# port: rxe's solicitation for snic's address to its solicited-node
+# multicast group (ff02::1:ff00:3, MAC 33:33:ff:00:00:03: the af_packet
+# port must take that group in) answered by snic's solicited
+# advertisement, and snic's solicitation for the VM's address answered.
+ipv6_nd_check() {
+	local nd=$SNIC_CASE_DIR/nd-frames.txt
+	tshark -r "$SAVED_PCAP" -n -Y 'icmpv6.type == 135 || icmpv6.type == 136' -T fields \
+		-e eth.src -e eth.dst -e ipv6.dst -e icmpv6.type -e icmpv6.nd.ns.target_address \
+		-e icmpv6.nd.na.target_address -e icmpv6.nd.na.flag.s >"$nd" 2>/dev/null || snic_fail "tshark failed"
+	sed 's/^/  nd| /' "$nd"
+	awk -F'\t' -v t="$SNIC_IP6" '$2 == "33:33:ff:00:00:03" && $3 == "ff02::1:ff00:3" && $4 == 135 && $5 == t' "$nd" |
+		grep -q . || snic_fail "no solicitation from rxe for $SNIC_IP6 to 33:33:ff:00:00:03 in the capture"
+	awk -F'\t' -v t="$SNIC_IP6" '$4 == 136 && $6 == t && $7 == 1' "$nd" |
+		grep -q . || snic_fail "no solicited advertisement from snic for $SNIC_IP6"
+	awk -F'\t' -v t="$VM_IP6" '$2 == "33:33:ff:00:00:02" && $4 == 135 && $5 == t' "$nd" |
+		grep -q . || snic_fail "no solicitation from snic for $VM_IP6 to 33:33:ff:00:00:02"
+	awk -F'\t' -v t="$VM_IP6" '$4 == 136 && $6 == t && $7 == 1' "$nd" |
+		grep -q . || snic_fail "no solicited advertisement from rxe for $VM_IP6"
+	snic_log "neighbour discovery both ways in the capture (solicited-node multicast received)"
+}
 case $mode in
 prepare)
 	out=$(bash "$SNIC_ROOT/tools/build-rxe-vm.sh") || snic_fail "tools/build-rxe-vm.sh failed"
@@ -60,31 +92,34 @@ prepare)
 run | scapy | tshark) ;;
 *) snic_fail "$USAGE" ;;
 esac
-[[ $list == lossless || $list == lossy || $list == cm || $list == bench ]] || snic_fail "$USAGE"
+[[ $list == lossless || $list == lossy || $list == cm || $list == ipv6 || $list == bench ]] || snic_fail "$USAGE"
 case $list in
 lossless) opcodes=$LOSSLESS_OPCODES ;;
 lossy) opcodes=$LOSSY_OPCODES ;;
 cm) opcodes=$CM_OPCODES ;;
+ipv6) opcodes=$IPV6_OPCODES ;;
 bench) [[ $mode == run ]] || snic_fail "bench: figures only (run)" ;;
 esac
 if [[ $mode != run ]]; then
 	[[ ! -f $SAVED_PCAP.flood ]] ||
 		snic_fail "the last run's capture held $(cat "$SAVED_PCAP.flood") frames (a retransmission flood: see the run case's results); not checked"
 	[[ -s $SAVED_PCAP ]] || snic_fail "no capture at $SAVED_PCAP (the interop run case makes it)"
-	rc=0 min_frames=5000 gaps=
+	rc=0 min_frames=5000 gaps='' family=() ip6=0
 	[[ $list == cm ]] && min_frames=10
+	# ipv6: every RoCE frame must be IPv6 (both oracles check it)
+	[[ $list == ipv6 ]] && min_frames=3000 family=(--family 6) ip6=1
 	# lossy: a sample of each case (SAMPLE_FRAMES below), so PSNs skip
 	[[ $list == lossy ]] && gaps=--allow-psn-gaps
 	if [[ $mode == scapy ]]; then
 		# netem drops after snic's capture point: retransmissions show as
 		# PSNs going back (warnings), never as gaps.
 		snic_run check-roce 1000 "$PY" "$SNIC_ROOT/tests/wire/check_roce.py" "$SAVED_PCAP" \
-			--quiet --min-frames "$min_frames" $gaps --expect-opcodes "$opcodes" || rc=$?
+			--quiet --min-frames "$min_frames" $gaps --expect-opcodes "$opcodes" "${family[@]}" || rc=$?
 		(( rc == 0 )) || snic_fail "check_roce.py rejected $SAVED_PCAP (status $rc)"
 	else
 		snic_need_cmd tshark
 		# shellcheck disable=SC2046 # one opcode per word
-		snic_run check-tshark 1000 bash "$SNIC_ROOT/tests/wire/check_tshark.sh" "$SAVED_PCAP" \
+		snic_run check-tshark 1000 env SNIC_WIRE_IP6="$ip6" bash "$SNIC_ROOT/tests/wire/check_tshark.sh" "$SAVED_PCAP" \
 			$(tr , ' ' <<<"$opcodes") || rc=$?
 		(( rc == 0 )) || snic_fail "check_tshark.sh rejected $SAVED_PCAP (status $rc)"
 		if [[ $list == cm ]]; then
@@ -103,6 +138,7 @@ if [[ $mode != run ]]; then
 			attrs=$(awk -F'\t' '$4 != ""' "$SNIC_CASE_DIR/cm-frames.txt")
 			[[ -z $attrs ]] || snic_fail "tshark expert info on CM frames: $attrs"
 		fi
+		[[ $list == ipv6 ]] && ipv6_nd_check
 	fi
 	snic_log "$mode oracle: every RoCE frame of $SAVED_PCAP conforms"
 	exit 0
@@ -123,6 +159,11 @@ VM=$(bash "$SNIC_ROOT/tools/build-rxe-vm.sh" --print-dir) ||
 TAP=snictap0
 VM_GID=1   # rxe: index 0 is the IPv6 link-local GID, 1 the RoCE v2 IPv4 one
 SNIC_GID=0
+NIC_IP6=
+if [[ $list == ipv6 ]]; then
+	SNIC_GID=1 # snic: GID 1 is its ip6= address
+	NIC_IP6=,ip6=$SNIC_IP6
+fi
 D=$SNIC_CASE_DIR
 PCAP=$D/snic.pcap
 RESULTS=$D/results.txt
@@ -206,15 +247,61 @@ vm_boot() {
 		sed 's/^/  vm| /'
 }
 
+# The ipv6 list: an IPv6 address on the VM's eth0 (IPv6 stays enabled in
+# the VM); rxe adds a RoCE v2 GID for it (ib_core's roce_gid_mgmt, from a
+# work queue), whose index is read from sysfs rather than assumed.
+vm_ipv6_up() {
+	local out p=/sys/class/infiniband/rxe0/ports/1
+	# No duplicate address detection (busybox's ip has no "nodad"): the
+	# address is usable, and its GID added, at once.  The table fills
+	# from index 0; the first 16 entries are plenty for three addresses.
+	out=$(vm "echo 0 >/proc/sys/net/ipv6/conf/eth0/accept_dad && ip -6 addr add $VM_IP6/64 dev eth0 &&
+		for t in \$(seq 100); do for i in \$(seq 0 15); do
+		[ \"\$(cat $p/gids/\$i)\" = $VM_GID6_HEX ] && [ \"\$(cat $p/gid_attrs/types/\$i 2>/dev/null)\" = 'RoCE v2' ] &&
+		echo gid-index \$i && exit 0; done; sleep 0.1; done;
+		echo 'no RoCE v2 GID for $VM_IP6:'; grep -v ':0000:0000:0000:0000:0000:0000:0000:0000\$' $p/gids/*; exit 1") ||
+		snic_fail "rxe0 has no RoCE v2 GID for $VM_IP6 within 10 s: $out"
+	VM_GID=$(awk '/^gid-index/ { print $2 }' <<<"$out")
+	[[ $VM_GID =~ ^[0-9]+$ ]] || snic_fail "no GID index read from the VM: $out"
+	snic_log "rxe0: $VM_IP6 is RoCE v2 GID index $VM_GID; snic0: $SNIC_IP6 is GID $SNIC_GID"
+	# The kernel sends no neighbour solicitation while eth0's link-local
+	# address is tentative (ndisc_send_ns: no source address), and rxe's
+	# modify to RTR waits only 1 s for the peer's MAC
+	# (rdma_addr_find_l2_eth_by_grh): the first case would fail with
+	# "Failed to modify QP to RTR".  Wait for the link-local address's
+	# duplicate address detection (IFA_F_TENTATIVE 0x40) to end.
+	out=$(vm "for t in \$(seq 100); do n=0; while read -r a i l s f d; do
+		[ \$d = eth0 ] && [ \$(( 0x\$f & 0x40 )) -ne 0 ] && n=1; done </proc/net/if_inet6;
+		[ \$n = 0 ] && exit 0; sleep 0.1; done; cat /proc/net/if_inet6; exit 1") ||
+		snic_fail "eth0 in the VM still has tentative IPv6 addresses after 10 s: $out"
+}
+
+# The ipv6 list: rxe reached snic's address through neighbour discovery
+# (its solicitation goes to 33:33:ff:00:00:03, which snic's af_packet port
+# must receive, and snic's advertisement answers it): the VM's neighbour
+# entry for it must hold snic's MAC.
+vm_ipv6_neigh_check() {
+	local out mac
+	# snic-emu's start-up line: "snic0: MAC 02:.. IPv4 ..."
+	mac=$(awk '$1 == "snic0:" && $2 == "MAC" { print $3; exit }' "$NIC_LOG")
+	[[ -n $mac ]] || snic_fail "no MAC of snic0 in $NIC_LOG"
+	out=$(vm "ip -6 neigh show $SNIC_IP6 dev eth0") || true
+	snic_log "VM's neighbour entry for $SNIC_IP6: $out (snic0's MAC: $mac)"
+	[[ $out == *lladdr* && $out != *FAILED* ]] ||
+		snic_fail "the VM never resolved $SNIC_IP6 by neighbour discovery: $out"
+	[[ $out == *"lladdr $mac"* ]] ||
+		snic_fail "the VM's neighbour entry for $SNIC_IP6 is not snic0's MAC $mac: $out"
+}
+
 NIC_LOG=$D/snic-emu.log
 nic_start() {
 	local i
-	snic_log "start: snic-emu --run-dir $RUN_DIR --nic snic0,port=net_af_packet0,ip=$SNIC_IP,pcap=$PCAP,netdev=off -- --vdev=net_af_packet0,iface=$TAP,framecnt=4096"
+	snic_log "start: snic-emu --run-dir $RUN_DIR --nic snic0,port=net_af_packet0,ip=$SNIC_IP$NIC_IP6,pcap=$PCAP,netdev=off -- --vdev=net_af_packet0,iface=$TAP,framecnt=4096"
 	# A private EAL prefix: other snic tests on this machine may run a
 	# NIC named snic0 at the same time.  No kernel interface for the NIC:
 	# the host's side of the tap has the same subnet already.
 	env -u LD_LIBRARY_PATH "$EMU" --run-dir "$RUN_DIR" \
-		--nic "snic0,port=net_af_packet0,ip=$SNIC_IP,pcap=$PCAP,netdev=off" -- \
+		--nic "snic0,port=net_af_packet0,ip=$SNIC_IP$NIC_IP6,pcap=$PCAP,netdev=off" -- \
 		"--vdev=net_af_packet0,iface=$TAP,framecnt=4096" "--file-prefix=snic-interop-$$" \
 		>"$NIC_LOG" 2>&1 </dev/null &
 	SNIC_EMU_PID=$!
@@ -289,6 +376,14 @@ elif [[ $list == bench ]]; then
 	case_def write-lat  pt ib_write_lat  "-n 1000 -s 64 -F"
 	case_def read-lat   pt ib_read_lat   "-n 1000 -s 64 -F"
 	case_def send-lat   pt ib_send_lat   "-n 1000 -s 64 -F"
+elif [[ $list == ipv6 ]]; then
+	# RoCE v2 over IPv6 GIDs (issue 15): the lossless list's programs
+	# that carry data, with snic's GID 1 and rxe's IPv6 GID.
+	case_def rc-4k      pp ibv_rc_pingpong  "-s 4096 -m 1024 -n 100 -c"
+	case_def ud         pp ibv_ud_pingpong  "-s 1024 -n 100 -c"
+	case_def write-bw   pt ib_write_bw   "-n 200 -s 3072 -F"
+	case_def read-bw    pt ib_read_bw    "-n 200 -s 3072 -F"
+	case_def send-bw    pt ib_send_bw    "-n 200 -s 3072 -F"
 elif [[ $list == cm ]]; then
 	# The connection managers, snic's and the kernel's: 64-byte pings,
 	# each one's data checked.
@@ -420,7 +515,7 @@ run_pair() { # I SERVER(vm|snic) DIR
 	secs=$(snic_secs "$PROG_SECS")
 	PORT=$(( PORT + 1 ))
 	local vmcmd hcmd
-	vmcmd="$prog -d rxe0 $(gid_flag "$kind" $VM_GID) -p $PORT $args $vmx"
+	vmcmd="$prog -d rxe0 $(gid_flag "$kind" "$VM_GID") -p $PORT $args $vmx"
 	# The argument strings are words by design (no quoting inside).
 	read -r -a hcmd <<<"$prog -d snic0 $(gid_flag "$kind" $SNIC_GID) -p $PORT $args"
 	local hout=$cd/snic.out vout=$cd/vm.out
@@ -528,6 +623,7 @@ want_case() { # NAME
 tap_up
 vm_boot
 [[ $list == lossy ]] && netem_setup
+[[ $list == ipv6 ]] && vm_ipv6_up
 nic_start
 passed=0 failed=0 t_start=$SECONDS
 for i in "${!C_NAME[@]}"; do
@@ -561,6 +657,7 @@ for i in "${!C_NAME[@]}"; do
 		kill -0 "$QEMU_PID" 2>/dev/null || snic_fail "the VM died during $name"
 	done
 done
+[[ $list == ipv6 ]] && vm_ipv6_neigh_check
 nic_stop
 mkdir -p "$(dirname "$SAVED_PCAP")"
 frames=$(capinfos -c -M "$PCAP" 2>/dev/null | awk '/Number of packets/ { print $NF }')
