@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -232,5 +233,24 @@ int hd_cmd(struct hd_context *ctx, uint16_t op, const void *in,
 	int err = hd_cmd_raw(ctx, op, in, in_len, out, out_len, &status);
 
 	return err ? err : hd_status_errno(status);
+}
+
+void *hd_cmd_new(struct hd_context *ctx, size_t size, uint16_t op,
+		 const void *in, size_t in_len, void *out, size_t out_len)
+{
+	void *obj = calloc(1, size);
+	int err;
+
+	if (!obj) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = hd_cmd(ctx, op, in, in_len, out, out_len);
+	if (err) {
+		free(obj);
+		errno = err;
+		return NULL;
+	}
+	return obj;
 }
 

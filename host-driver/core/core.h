@@ -164,6 +164,10 @@ int hd_cmd_raw(struct hd_context *ctx, uint16_t op, const void *in,
 int hd_cmd(struct hd_context *ctx, uint16_t op, const void *in,
 	   size_t in_len, void *out, size_t out_len);
 int hd_status_errno(uint32_t status);
+/* A zeroed host-side object of size bytes for a command that creates the
+ * firmware's one: NULL with errno set when either fails (nothing left). */
+void *hd_cmd_new(struct hd_context *ctx, size_t size, uint16_t op,
+		 const void *in, size_t in_len, void *out, size_t out_len);
 void hd_kick(struct hd_context *ctx);
 /* errno value meaning "the firmware is gone": destroy verbs then succeed
  * after releasing host resources, as rdma-core does for a disassociated

@@ -63,24 +63,16 @@ struct ibv_dm *hd_alloc_dm(struct ibv_context *context,
 					.log_align = attr->log_align_req };
 	struct snic_cmd_alloc_dm_out out;
 	struct hd_dm *dm;
-	int err;
 
 	if (attr->comp_mask || attr->length == 0 ||
 	    attr->length > ctx->dattr.max_dm_size) {
 		errno = EINVAL;
 		return NULL;
 	}
-	dm = calloc(1, sizeof(*dm));
-	if (!dm) {
-		errno = ENOMEM;
+	dm = hd_cmd_new(ctx, sizeof(*dm), SNIC_CMD_ALLOC_DM, &in, sizeof(in),
+			&out, sizeof(out));
+	if (!dm)
 		return NULL;
-	}
-	err = hd_cmd(ctx, SNIC_CMD_ALLOC_DM, &in, sizeof(in), &out, sizeof(out));
-	if (err) {
-		free(dm);
-		errno = err;
-		return NULL;
-	}
 	dm->base = ctx->bar + SNIC_BAR_DM_OFF + out.offset;
 	dm->length = attr->length;
 	dm->ibdm.context = context;

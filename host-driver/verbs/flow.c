@@ -133,18 +133,10 @@ struct ibv_flow *hd_create_flow(struct ibv_qp *ibqp, struct ibv_flow_attr *attr)
 		errno = err;
 		return NULL;
 	}
-	f = calloc(1, sizeof(*f));
-	if (!f) {
-		errno = ENOMEM;
+	f = hd_cmd_new(to_hd_ctx(ibqp->context), sizeof(*f), SNIC_CMD_FLOW_CREATE,
+		       &in, sizeof(in), &out, sizeof(out));
+	if (!f)
 		return NULL;
-	}
-	err = hd_cmd(to_hd_ctx(ibqp->context), SNIC_CMD_FLOW_CREATE, &in, sizeof(in),
-		     &out, sizeof(out));
-	if (err) {
-		free(f);
-		errno = err;
-		return NULL;
-	}
 	f->context = ibqp->context;
 	f->handle = out.handle;
 	return f;

@@ -21,24 +21,15 @@ struct ibv_mw *hd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 	struct snic_cmd_alloc_mw in = { .pdn = pd->handle, .type = type };
 	struct snic_cmd_handle out;
 	struct ibv_mw *mw;
-	int err;
 
 	if (type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2) {
 		errno = EINVAL;
 		return NULL;
 	}
-	mw = calloc(1, sizeof(*mw));
-	if (!mw) {
-		errno = ENOMEM;
+	mw = hd_cmd_new(to_hd_ctx(pd->context), sizeof(*mw), SNIC_CMD_ALLOC_MW,
+			&in, sizeof(in), &out, sizeof(out));
+	if (!mw)
 		return NULL;
-	}
-	err = hd_cmd(to_hd_ctx(pd->context), SNIC_CMD_ALLOC_MW, &in, sizeof(in),
-		     &out, sizeof(out));
-	if (err) {
-		free(mw);
-		errno = err;
-		return NULL;
-	}
 	mw->context = pd->context;
 	mw->pd = pd;
 	mw->rkey = out.handle;

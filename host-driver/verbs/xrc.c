@@ -77,17 +77,10 @@ struct ibv_xrcd *hd_open_xrcd(struct ibv_context *context,
 		errno = err;
 		return NULL;
 	}
-	x = calloc(1, sizeof(*x));
-	if (!x) {
-		errno = ENOMEM;
+	x = hd_cmd_new(ctx, sizeof(*x), SNIC_CMD_OPEN_XRCD, &in, sizeof(in),
+		       &out, sizeof(out));
+	if (!x)
 		return NULL;
-	}
-	err = hd_cmd(ctx, SNIC_CMD_OPEN_XRCD, &in, sizeof(in), &out, sizeof(out));
-	if (err) {
-		free(x);
-		errno = err;
-		return NULL;
-	}
 	x->xrcd.context = context;
 	x->handle = out.handle;
 	x->ctx = ctx;

@@ -20,6 +20,9 @@ static uint32_t owned(const void *pool, size_t size, uint32_t n, unsigned ctx)
 }
 
 #define OWNED(nic, pool, n, ctx) owned((nic)->pool, sizeof((nic)->pool[0]), n, ctx)
+/* NOMEM when ctx already owns quota objects of the pool, else OK. */
+#define AT_QUOTA(nic, pool, n, ctx, quota) \
+	(OWNED(nic, pool, n, ctx) >= (quota) ? SNIC_ST_NOMEM : SNIC_ST_OK)
 
 /* MR slots and MTT entries of ctx: both limited. */
 static int mr_quota(const struct snic_nic *nic, unsigned ctx, uint32_t npages)
@@ -46,24 +49,19 @@ int quota_check(const struct snic_nic *nic, unsigned ctx, uint16_t op,
 {
 	switch (op) {
 	case SNIC_CMD_ALLOC_PD:
-		return OWNED(nic, pds, SNIC_MAX_PD, ctx) >= SNIC_CTX_MAX_PD ?
-			SNIC_ST_NOMEM : SNIC_ST_OK;
+		return AT_QUOTA(nic, pds, SNIC_MAX_PD, ctx, SNIC_CTX_MAX_PD);
 	case SNIC_CMD_REG_MR:
 		return mr_quota(nic, ctx, ((const struct snic_cmd_reg_mr *)in)->npages);
 	case SNIC_CMD_ALLOC_MW: /* a window takes an MR slot */
 		return mr_quota(nic, ctx, 0);
 	case SNIC_CMD_CREATE_CQ:
-		return OWNED(nic, cqs, SNIC_MAX_CQ, ctx) >= SNIC_CTX_MAX_CQ ?
-			SNIC_ST_NOMEM : SNIC_ST_OK;
+		return AT_QUOTA(nic, cqs, SNIC_MAX_CQ, ctx, SNIC_CTX_MAX_CQ);
 	case SNIC_CMD_CREATE_QP:
-		return OWNED(nic, qps, SNIC_MAX_QP, ctx) >= SNIC_CTX_MAX_QP ?
-			SNIC_ST_NOMEM : SNIC_ST_OK;
+		return AT_QUOTA(nic, qps, SNIC_MAX_QP, ctx, SNIC_CTX_MAX_QP);
 	case SNIC_CMD_CREATE_SRQ:
-		return OWNED(nic, srqs, SNIC_MAX_SRQ, ctx) >= SNIC_CTX_MAX_SRQ ?
-			SNIC_ST_NOMEM : SNIC_ST_OK;
+		return AT_QUOTA(nic, srqs, SNIC_MAX_SRQ, ctx, SNIC_CTX_MAX_SRQ);
 	case SNIC_CMD_OPEN_XRCD:
-		return OWNED(nic, xrcds, SNIC_MAX_XRCD, ctx) >= SNIC_CTX_MAX_XRCD ?
-			SNIC_ST_NOMEM : SNIC_ST_OK;
+		return AT_QUOTA(nic, xrcds, SNIC_MAX_XRCD, ctx, SNIC_CTX_MAX_XRCD);
 	default:
 		return SNIC_ST_OK;
 	}
