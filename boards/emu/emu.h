@@ -9,7 +9,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "snic/fw.h"
+
 #define EMU_MAX_NICS     8
+/* A NIC's IPv4 subnet: its interface's netmask (netdev.c), on-link for
+ * the NIC's routes (gw=, route=) */
+#define EMU_IPV4_PREFIX  24u
 /* IP MTU of the ports: a path-MTU-4096 RoCEv2 packet carries 4096 bytes of
  * payload behind IPv4 20 + UDP 8 + BTH 12 + RETH 16 + ImmDt 4 + ICRC 4
  * bytes (IPv6: 20 more), so 4200 leaves room; frames are up to 4214 bytes
@@ -37,6 +42,8 @@ struct emu_nic_spec {
 	uint32_t mtu;           /* 0: the port's maximum, at most 4200      */
 	const char *pcap;       /* capture file or NULL                     */
 	int netdev;             /* enum emu_netdev_mode                     */
+	unsigned nroutes;       /* route= and gw= (wire/route.c)            */
+	struct snic_ipv4_route routes[SNIC_MAX_ROUTES];
 };
 
 struct emu_opts {

@@ -233,6 +233,9 @@ static void nic_config(struct emu_nic *e, const struct emu_nic_spec *s,
 	c->ipv4 = s->ipv4;
 	memcpy(c->ipv6, s->ipv6, 16);
 	c->eth_mtu = s->mtu;    /* 0 until the port is known (setup_port) */
+	c->ipv4_plen = EMU_IPV4_PREFIX;
+	c->nroutes = (uint8_t)s->nroutes;
+	memcpy(c->routes, s->routes, sizeof(c->routes));
 	/* EUI-64 from the MAC (flip the U/L bit, insert ff:fe). */
 	c->node_guid = (uint64_t)(m[0] ^ 0x02) << 56 | (uint64_t)m[1] << 48 |
 		       (uint64_t)m[2] << 40 | 0xfffeull << 24 |

@@ -13,12 +13,12 @@
 
 #include <linux/if_tun.h>
 
+#include "emu.h"
 #include "netdev.h"
 #include "snic/fw.h"
 
 #define NETDEV_BURST   32u
 #define NETDEV_FRAME   9216u    /* more than any MTU a port takes here */
-#define NETDEV_PREFIX  24u
 
 static int said_unavailable;
 
@@ -88,7 +88,7 @@ static int configure(const char *name, const uint8_t mac[6], uint32_t ipv4,
 	no_ipv6(name);
 	set_in(&ifr.ifr_addr, ipv4);
 	rc |= ifreq_ioctl(sock, SIOCSIFADDR, &ifr, "set address");
-	set_in(&ifr.ifr_netmask, ~0u << (32 - NETDEV_PREFIX));
+	set_in(&ifr.ifr_netmask, ~0u << (32 - EMU_IPV4_PREFIX));
 	rc |= ifreq_ioctl(sock, SIOCSIFNETMASK, &ifr, "set netmask");
 	if (ifreq_ioctl(sock, SIOCGIFFLAGS, &ifr, "get flags") == 0) {
 		ifr.ifr_flags |= IFF_UP;

@@ -25,7 +25,7 @@ static void usage(FILE *f, const char *prog)
 "With --nic: one NIC per --nic, each on the DPDK port named in its SPEC;\n"
 "the process is one host, with its own host-memory file.\n"
 "  --nic NAME,port=DEV[,ip=A.B.C.D][,ip6=X:X::X][,mac=XX:..][,mtu=N]\n"
-"      [,pcap=FILE][,netdev=on|off]\n"
+"      [,pcap=FILE][,netdev=on|off][,gw=A.B.C.D][,route=A.B.C.D/N@GW]\n"
 "      NAME   device name verbs programs open (letters, digits, _ or -,\n"
 "             at most 15 characters, starting with a letter)\n"
 "      port   DPDK port name: a --vdev name (net_memif0, net_af_packet0...)\n"
@@ -40,6 +40,10 @@ static void usage(FILE *f, const char *prog)
 "      netdev on: a kernel network interface NAME with the NIC's MAC and\n"
 "             address/24 carries what is not RoCE (root); default: on\n"
 "             unless the port is a kernel interface (af_packet, tap, pcap)\n"
+"      gw     default router: RoCE to a destination outside address/24\n"
+"             goes to its MAC when the program's host names no route\n"
+"      route  a static route (up to 8 with gw), e.g.\n"
+"             route=198.18.2.0/24@198.18.1.254; the longest match wins\n"
 "options:\n"
 "  --host-mem NAME        host-memory file in the run dir (default: host0.mem\n"
 "                         for the pair, else the first NIC's NAME.mem)\n"
@@ -133,6 +137,31 @@ static int default_ip(const char *name, uint32_t *ip)
 	return 0;
 }
 
+/* NET/LEN@GW (route=) or GW (gw=, the default route). */
+static int parse_route(struct emu_nic_spec *n, char *val, int dflt)
+{
+	struct snic_ipv4_route r = { 0 };
+	char *at = strchr(val, '@'), *slash;
+	unsigned long len = 0;
+
+	if (n->nroutes >= SNIC_MAX_ROUTES)
+		return -1;
+	if (!dflt) {
+		slash = strchr(val, '/');
+		if (!at || !slash || slash > at)
+			return -1;
+		*slash = *at = '\0';
+		if (snic_parse_ipv4(val, &r.dst) || parse_uint(slash + 1, 32, &len))
+			return -1;
+		val = at + 1;
+	}
+	if (snic_parse_ipv4(val, &r.gw) || r.gw == 0)
+		return -1;
+	r.plen = (uint8_t)len;
+	n->routes[n->nroutes++] = r;
+	return 0;
+}
+
 static int nic_key(struct emu_nic_spec *n, const char *key, char *val)
 {
 	unsigned long v;
@@ -157,6 +186,8 @@ static int nic_key(struct emu_nic_spec *n, const char *key, char *val)
 			return -1;
 		n->netdev = strcmp(val, "off") == 0 ? EMU_NETDEV_OFF
 						     : EMU_NETDEV_ON;
+	} else if (strcmp(key, "gw") == 0 || strcmp(key, "route") == 0) {
+		return parse_route(n, val, key[0] == 'g');
 	} else if (strcmp(key, "pcap") == 0) {
 		if (val[0] == '\0')
 			return -1;
@@ -195,7 +226,7 @@ static int parse_nic(char *spec, struct emu_nic_spec *n)
 		r = nic_key(n, tok, eq + 1);
 		if (r == -2) {
 			fprintf(stderr, "snic-emu: --nic %s: unknown key '%s' "
-				"(port, ip, ip6, mac, mtu, pcap, netdev)\n", n->name, tok);
+				"(port, ip, ip6, mac, mtu, pcap, netdev, gw, route)\n", n->name, tok);
 			return -1;
 		}
 		if (r != 0) {
@@ -215,6 +246,14 @@ static int parse_nic(char *spec, struct emu_nic_spec *n)
 			"(only snicN names have a default)\n", n->name);
 		return -1;
 	}
+	for (unsigned i = 0; i < n->nroutes; i++)
+		if ((n->routes[i].gw ^ n->ipv4) >> (32 - EMU_IPV4_PREFIX) ||
+		    n->routes[i].gw == n->ipv4) {
+			fprintf(stderr, "snic-emu: --nic %s: a gateway must be "
+				"another address of the NIC's /%u\n", n->name,
+				EMU_IPV4_PREFIX);
+			return -1;
+		}
 	if (!n->have_ip6)
 		snic_ipv6_default(n->ipv4, n->ipv6);
 	if (!have_mac) {

@@ -137,6 +137,8 @@ struct cma_id {
 	/* timer and the MAD it resends */
 	enum cma_timer timer;
 	int64_t deadline_ns, addr_end_ns, addr_next_arp_ns, addr_owner_ns;
+	struct cma_dev *route_dev;  /* the kernel's route leaves by it    */
+	uint32_t route_gw;          /* ... through this router (0: on link) */
 	int tries;
 	uint8_t last_mad[SNIC_CM_MAD_SIZE];
 	struct ibv_sa_path_rec path;
@@ -175,6 +177,15 @@ int cma_cmd(struct cma_dev *d, uint16_t op, const void *in, size_t in_len,
 int cma_send_mad(struct cma_dev *d, uint32_t ip, const uint8_t *mad, int retry);
 int cma_arm(struct cma_dev *d, uint32_t cid, uint32_t ip, const uint8_t *mad);
 void cma_note_timeout(struct cma_dev *d);
+
+/* cma_route.c: the kernel's routes */
+/* The router through which d reaches dst (0 = on link or unknown). */
+uint32_t cma_next_hop(struct cma_dev *d, uint32_t dst);
+/* The device whose interface the kernel's route to dst leaves by (only
+ * `bound` when not NULL), with the route's router in *gw; NULL when no
+ * route goes through a snic device's interface. */
+struct cma_dev *cma_route_dev(uint32_t dst, uint32_t src, struct cma_dev *bound,
+			      uint32_t *gw);
 
 /* cma_event.c */
 int cma_post(struct cma_id *id, enum rdma_cm_event_type type, int status,

@@ -64,7 +64,8 @@ int cma_cmd(struct cma_dev *d, uint16_t op, const void *in, size_t in_len,
 
 int cma_send_mad(struct cma_dev *d, uint32_t ip, const uint8_t *mad, int retry)
 {
-	struct snic_cm_mad m = { .peer_ip = ip, .flags = retry ? SNIC_CM_F_RETRY : 0 };
+	struct snic_cm_mad m = { .peer_ip = ip, .flags = retry ? SNIC_CM_F_RETRY : 0,
+				 .next_hop = cma_next_hop(d, ip) };
 
 	memcpy(m.mad, mad, SNIC_CM_MAD_SIZE);
 	cma_dbg("send attr 0x%02x to %08x cid %02x%02x%02x%02x/%02x%02x%02x%02x%s\n", mad[17], ip,
@@ -77,7 +78,8 @@ int cma_send_mad(struct cma_dev *d, uint32_t ip, const uint8_t *mad, int retry)
  * (NULL: nothing). */
 int cma_arm(struct cma_dev *d, uint32_t cid, uint32_t ip, const uint8_t *mad)
 {
-	struct snic_cm_mad m = { .peer_ip = ip, .cid = cid };
+	struct snic_cm_mad m = { .peer_ip = ip, .cid = cid,
+				 .next_hop = mad ? cma_next_hop(d, ip) : 0 };
 
 	if (mad)
 		memcpy(m.mad, mad, SNIC_CM_MAD_SIZE);

@@ -280,10 +280,13 @@ CMA_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Address resolution: which NIC reaches the destination, by the NICs'
- * own ARP (CM_RESOLVE).  A NIC other than the one that owns the address
- * is preferred, so that two NICs of one host talk over their link; the
- * owner answers (loopback) when no other NIC does. */
+/* Address resolution: which NIC reaches the destination.  When the
+ * kernel's route to it leaves by a snic device's interface (cma_route.c),
+ * that device, and the MAC of the route's router or of the destination
+ * itself, by the NIC's ARP (CM_RESOLVE).  Otherwise by the NICs' own ARP:
+ * a NIC other than the one that owns the address is preferred, so that
+ * two NICs of one host talk over their link; the owner answers
+ * (loopback) when no other NIC does. */
 
 static int try_dev(struct cma_dev *d, uint32_t ip, int arp)
 {
@@ -309,12 +312,41 @@ static void addr_done(struct cma_id *c, struct cma_dev *d)
 	cma_post(c, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL, 0, NULL);
 }
 
+static void addr_error(struct cma_id *c)
+{
+	c->timer = CMA_T_NONE;
+	c->state = CMA_IDLE;
+	cma_post(c, RDMA_CM_EVENT_ADDR_ERROR, -ETIMEDOUT, NULL, 0, NULL);
+}
+
+/* The kernel's route chose the device: only its next hop is asked for. */
+static void addr_routed(struct cma_id *c, int64_t now, int arp)
+{
+	uint32_t nh = c->route_gw ? c->route_gw : c->dst_ip;
+
+	if (try_dev(c->route_dev, nh, arp) == 0) {
+		addr_done(c, c->route_dev);
+		return;
+	}
+	if (arp)
+		c->addr_next_arp_ns = now + CMA_ARP_EVERY_NS;
+	if (now >= c->addr_end_ns) {
+		addr_error(c);
+		return;
+	}
+	c->deadline_ns = now + CMA_ADDR_POLL_NS;
+}
+
 void cma_addr_timer(struct cma_id *c, int64_t now)
 {
 	struct cma_dev *owner = cma_dev_by_ip(c->dst_ip);
 	int arp = now >= c->addr_next_arp_ns;
 	int others = 0;
 
+	if (c->route_dev) {
+		addr_routed(c, now, arp);
+		return;
+	}
 	for (int i = 0; i < cma_ndev; i++) {
 		struct cma_dev *d = &cma_devs[i];
 
@@ -334,9 +366,7 @@ void cma_addr_timer(struct cma_id *c, int64_t now)
 		return;
 	}
 	if (now >= c->addr_end_ns) {
-		c->timer = CMA_T_NONE;
-		c->state = CMA_IDLE;
-		cma_post(c, RDMA_CM_EVENT_ADDR_ERROR, -ETIMEDOUT, NULL, 0, NULL);
+		addr_error(c);
 		return;
 	}
 	c->deadline_ns = now + CMA_ADDR_POLL_NS;
@@ -377,6 +407,8 @@ CMA_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_add
 					       : sizeof(struct sockaddr_in));
 	c->dst_ip = dip;
 	c->dst_port = dport;
+	c->route_gw = 0;
+	c->route_dev = cma_route_dev(dip, c->src_ip, c->dev, &c->route_gw);
 	now = cma_now_ns();
 	c->state = CMA_ADDR_QUERY;
 	c->addr_end_ns = now + (int64_t)(timeout_ms ? timeout_ms : 2000) * 1000000;

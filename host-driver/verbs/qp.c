@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/route.h"
 #include "verbs/verbs.h"
 
 /* ------------------------------------------------------------------ */
@@ -338,6 +339,29 @@ static void qp_reset_rings(struct hd_qp *qp)
 	unlock_cqs(qp);
 }
 
+/* A path to a destination behind a router: the kernel's route on the
+ * device's interface names the router whose MAC the frames carry
+ * (core/route.c); without one, the NIC's own routes decide. */
+static void qp_next_hop(struct ibv_device *dev, struct snic_cmd_modify_qp *in)
+{
+	static const uint8_t v4map[12] = { [10] = 0xff, [11] = 0xff };
+	const uint8_t *g = in->attr.dgid;
+	uint32_t gw;
+
+	if (memcmp(g, v4map, 12) != 0)
+		return; /* IPv6: the NIC's neighbour discovery, on link */
+	gw = snic_next_hop4(dev, (uint32_t)g[12] << 24 | (uint32_t)g[13] << 16 |
+			    (uint32_t)g[14] << 8 | g[15]);
+	if (!gw)
+		return;
+	memcpy(in->next_hop, v4map, 12);
+	in->next_hop[12] = (uint8_t)(gw >> 24);
+	in->next_hop[13] = (uint8_t)(gw >> 16);
+	in->next_hop[14] = (uint8_t)(gw >> 8);
+	in->next_hop[15] = (uint8_t)gw;
+	in->attr_mask |= SNIC_QP_NEXT_HOP;
+}
+
 int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		  int attr_mask)
 {
@@ -349,6 +373,8 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	in.qpn = ibqp->qp_num;
 	in.attr_mask = (uint32_t)attr_mask;
 	to_snic_attr(attr, &in.attr);
+	if (attr_mask & IBV_QP_AV)
+		qp_next_hop(ibqp->context->device, &in);
 	err = hd_cmd(qp->obj.ctx, SNIC_CMD_MODIFY_QP, &in, sizeof(in), NULL, 0);
 	if (err)
 		return err;

@@ -13,6 +13,16 @@
 
 struct snic_nic;
 
+#define SNIC_MAX_ROUTES 8
+
+/* A static IPv4 route of the port: destinations in dst/plen are reached
+ * through the router gw (host order; plen 0 = the default route). */
+struct snic_ipv4_route {
+	uint32_t dst;
+	uint32_t gw;
+	uint8_t plen;
+};
+
 struct snic_nic_config {
 	const char *name;        /* "snic0"                                   */
 	const char *host_mem;    /* host-memory file name published in BAR    */
@@ -33,6 +43,14 @@ struct snic_nic_config {
 	 * the board places contexts' own segments (snic_nic_ctx_grant); 0 =
 	 * none.  The HAL's DMA ops cover host_mem_size + seg_area_size. */
 	uint64_t seg_area_size;
+	/* The port's IPv4 subnet and static routes (wire/route.c), for paths
+	 * whose host gives no next hop (an AH, a verbs program whose host
+	 * knows no route): a destination outside ipv4/ipv4_plen takes the
+	 * gateway of the longest matching route.  No route (nroutes 0, the
+	 * default): every destination is on the link, ARP asks for it. */
+	uint8_t ipv4_plen;
+	uint8_t nroutes;
+	struct snic_ipv4_route routes[SNIC_MAX_ROUTES];
 };
 
 /* Bytes the board must provide (zeroed, 64-byte aligned) for one NIC. */

@@ -386,6 +386,8 @@ enum snic_qp_attr_mask {
 	SNIC_QP_CAP = 1 << 19,
 	SNIC_QP_DEST_QPN = 1 << 20,
 	SNIC_QP_RATE_LIMIT = 1 << 25,
+	/* not a verbs bit: snic_cmd_modify_qp.next_hop is given (with AV) */
+	SNIC_QP_NEXT_HOP = 1 << 30,
 };
 
 /* QP states: values of enum ibv_qp_state. */
@@ -426,6 +428,11 @@ struct snic_cmd_modify_qp {
 	uint32_t qpn;
 	uint32_t attr_mask;
 	struct snic_qp_attr attr;
+	/* With SNIC_QP_NEXT_HOP: the router (IPv4 mapped, or IPv6) whose MAC
+	 * the path's frames carry, from the host's route to attr.dgid; the
+	 * packets' destination stays attr.dgid.  Without: the NIC's own
+	 * routes (snic_nic_config.routes), else the destination itself. */
+	uint8_t next_hop[16];
 };
 
 #define SNIC_CMD_DATA_SIZE 960
@@ -949,6 +956,11 @@ struct snic_cm_mad {
 	uint32_t cid;           /* CM_ARM: the local communication ID         */
 	uint32_t peer_qpn;      /* CM_RECV: source QP (1 for a CM agent)      */
 	uint8_t mad[SNIC_CM_MAD_SIZE];
+	/* CM_SEND / CM_ARM: the router whose MAC the frame carries (IPv4,
+	 * host order; the host's route to peer_ip); 0 = the NIC's own routes,
+	 * else peer_ip itself (wire/route.c) */
+	uint32_t next_hop;
+	uint32_t rsvd;
 };
 #define SNIC_CM_F_RETRY     1u  /* CM_SEND: a retransmission (counted)    */
 

@@ -100,26 +100,41 @@ static int cm_unlisten(struct snic_cm_tables *t, unsigned ctx, uint64_t sid)
 /* ---------------------------------------------------------------------- */
 /* Sending on QP1.                                                         */
 
-static bool peer_mac(struct snic_nic *nic, uint32_t ip, uint8_t mac[6])
+/* The neighbour a frame to ip goes to: the host's next hop (nh, 0 =
+ * none), else the NIC's route (wire/route.c), else ip itself. */
+static uint32_t next_hop(const struct snic_nic *nic, uint32_t ip, uint32_t nh)
+{
+	uint32_t gw;
+
+	if (nh)
+		return nh;
+	gw = route_gw4(&nic->core, ip);
+	return gw ? gw : ip;
+}
+
+static bool peer_mac(struct snic_nic *nic, uint32_t ip, uint32_t nh,
+		     uint8_t mac[6])
 {
 	if (ip == nic->core.cfg.ipv4) {
 		memcpy(mac, nic->core.cfg.mac, 6);
 		return true;
 	}
-	return neigh_lookup(&nic->neigh, ip, mac);
+	return neigh_lookup(&nic->neigh, next_hop(nic, ip, nh), mac);
 }
 
-/* One UD SEND_ONLY from QP1 to QP1 of `ip` carrying `mad`. */
-static int gsi_send(struct snic_nic *nic, uint32_t ip, const uint8_t *mad)
+/* One UD SEND_ONLY from QP1 to QP1 of `ip` (through the neighbour nh,
+ * 0 = next_hop's choice) carrying `mad`. */
+static int gsi_send(struct snic_nic *nic, uint32_t ip, uint32_t nh,
+		    const uint8_t *mad)
 {
 	struct snic_cm_tables *t = &nic->cm;
 	struct roce_hdrs h;
 	struct snic_pkt *p;
 
 	memset(&h, 0, sizeof(h));
-	if (!peer_mac(nic, ip, h.dmac)) {
+	if (!peer_mac(nic, ip, nh, h.dmac)) {
 		CNT_INC(&nic->core, tx_drop_no_neigh);
-		neigh_resolve(&nic->neigh, ip);
+		neigh_resolve(&nic->neigh, next_hop(nic, ip, nh));
 		return SNIC_ST_NOENT;
 	}
 	memcpy(h.smac, nic->core.cfg.mac, 6);
@@ -169,7 +184,7 @@ static void reply_rej(struct snic_nic *nic, uint32_t ip, const uint8_t *in,
 	m[CM_OFF(8)] = (uint8_t)(msg << 6);
 	m[CM_OFF(10)] = (uint8_t)(reason >> 8);
 	m[CM_OFF(11)] = (uint8_t)reason;
-	if (gsi_send(nic, ip, m) == SNIC_ST_OK)
+	if (gsi_send(nic, ip, 0, m) == SNIC_ST_OK)
 		CNT_INC(&nic->core, cm_fw_replies);
 }
 
@@ -180,7 +195,7 @@ static void reply_drep(struct snic_nic *nic, uint32_t ip, const uint8_t *dreq)
 	reply_hdr(m, dreq, SNIC_CM_ATTR_DREP);
 	memcpy(m + CM_OFF(0), dreq + CM_OFF(4), 4);
 	memcpy(m + CM_OFF(4), dreq + CM_OFF(0), 4);
-	if (gsi_send(nic, ip, m) == SNIC_ST_OK)
+	if (gsi_send(nic, ip, 0, m) == SNIC_ST_OK)
 		CNT_INC(&nic->core, cm_fw_replies);
 }
 
@@ -194,7 +209,7 @@ static void reply_sidr_unsupported(struct snic_nic *nic, uint32_t ip,
 	memcpy(m + CM_OFF(0), req + CM_OFF(0), 4);   /* RequestID */
 	m[CM_OFF(4)] = 1;
 	memcpy(m + CM_OFF(12), req + CM_OFF(8), 8);  /* ServiceID */
-	if (gsi_send(nic, ip, m) == SNIC_ST_OK)
+	if (gsi_send(nic, ip, 0, m) == SNIC_ST_OK)
 		CNT_INC(&nic->core, cm_fw_replies);
 }
 
@@ -321,7 +336,7 @@ static int cm_send(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad 
 	}
 	if (m->flags & SNIC_CM_F_RETRY)
 		CNT_INC(&nic->core, cm_mads_retried);
-	return gsi_send(nic, m->peer_ip, m->mad);
+	return gsi_send(nic, m->peer_ip, m->next_hop, m->mad);
 }
 
 static int cm_recv(struct snic_nic *nic, unsigned ctx, struct snic_cm_mad *m)
@@ -386,6 +401,7 @@ static int cm_arm(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad *
 	if (!a)
 		return SNIC_ST_NOMEM;
 	*a = (struct snic_cm_armed){ .cid = m->cid, .peer_ip = m->peer_ip,
+				     .next_hop = m->next_hop,
 				     .ctx = (uint8_t)ctx, .in_use = true };
 	memcpy(a->mad, m->mad, SNIC_CM_MAD_SIZE);
 	return SNIC_ST_OK;
@@ -397,10 +413,10 @@ static int cm_resolve(struct snic_nic *nic, const struct snic_cm_resolve *in,
 	out->ip = in->ip;
 	if (in->ip == 0 || in->ip == 0xffffffffu || (in->ip >> 24) == 127)
 		return SNIC_ST_INVAL;
-	if (peer_mac(nic, in->ip, out->mac))
+	if (peer_mac(nic, in->ip, 0, out->mac))
 		return SNIC_ST_OK;
 	if (in->send_arp)
-		neigh_resolve(&nic->neigh, in->ip);
+		neigh_resolve(&nic->neigh, next_hop(nic, in->ip, 0));
 	return SNIC_ST_NOENT;
 }
 
@@ -455,7 +471,7 @@ void cm_ctx_gone(struct snic_nic *nic, unsigned ctx)
 		struct snic_cm_armed *a = &t->armed[i];
 
 		if (a->in_use && a->ctx == ctx) {
-			gsi_send(nic, a->peer_ip, a->mad);
+			gsi_send(nic, a->peer_ip, a->next_hop, a->mad);
 			a->in_use = false;
 		}
 	}

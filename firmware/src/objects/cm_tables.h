@@ -42,6 +42,7 @@ struct snic_cm_inbox_ent {
 struct snic_cm_armed {
 	uint32_t cid;
 	uint32_t peer_ip;
+	uint32_t next_hop;       /* the host's, 0 = the NIC's routes */
 	uint8_t ctx;
 	bool in_use;
 	uint8_t mad[SNIC_CM_MAD_SIZE];

@@ -238,6 +238,7 @@ struct snic_qp {
 	struct snic_qp_attr attr;
 	uint32_t mtu;           /* path MTU in bytes                          */
 	uint8_t dmac[6];
+	uint8_t nh[16];         /* the neighbour dmac belongs to (route.c)   */
 	uint32_t dip;           /* peer IPv4 (host order); 0 when ip6        */
 	bool ip6;               /* path over IPv6: the peer is attr.dgid     */
 	uint16_t sport;

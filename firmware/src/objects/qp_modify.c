@@ -62,10 +62,11 @@ static int attr_values_ok(const struct snic_nic *nic, uint32_t mask,
 	return SNIC_ST_OK;
 }
 
-/* The address vector: the peer's IPv4 or IPv6 address from its GID, its
- * MAC from the neighbour table (asked for when unknown). */
+/* The address vector: the peer's IPv4 or IPv6 address from its GID; the
+ * MAC of its next hop (the host's, or the NIC's route: wire/route.c) from
+ * the neighbour table (asked for when unknown). */
 static void apply_av(struct snic_nic *nic, struct snic_qp *qp,
-		     const struct snic_qp_attr *a)
+		     const struct snic_qp_attr *a, const uint8_t *host_nh)
 {
 	struct snic_qp_attr *s = &qp->attr;
 	bool v4;
@@ -84,13 +85,15 @@ static void apply_av(struct snic_nic *nic, struct snic_qp *qp,
 	qp->ip6 = !v4;
 	if (qp->ip6)
 		qp->dip = 0;
-	qp->dmac_valid = neigh_lookup_addr(&nic->neigh, s->dgid, qp->dmac);
+	route_next_hop(&nic->core, s->dgid, host_nh, qp->nh);
+	qp->dmac_valid = neigh_lookup_addr(&nic->neigh, qp->nh, qp->dmac);
 	if (!qp->dmac_valid)
-		neigh_resolve_addr(&nic->neigh, s->dgid);
+		neigh_resolve_addr(&nic->neigh, qp->nh);
 }
 
 static void apply_attrs(struct snic_nic *nic, struct snic_qp *qp,
-			uint32_t mask, const struct snic_qp_attr *a)
+			uint32_t mask, const struct snic_qp_attr *a,
+			const uint8_t *host_nh)
 {
 	struct snic_qp_attr *s = &qp->attr;
 
@@ -135,7 +138,7 @@ static void apply_attrs(struct snic_nic *nic, struct snic_qp *qp,
 	if (mask & M(EN_SQD_ASYNC_NOTIFY))
 		s->en_sqd_async_notify = a->en_sqd_async_notify;
 	if (mask & M(AV))
-		apply_av(nic, qp, a);
+		apply_av(nic, qp, a, host_nh);
 }
 
 /* Back to RESET: forget every index and in-flight message (IBTA
@@ -165,7 +168,9 @@ int qp_modify(struct snic_nic *nic, unsigned ctx,
 	      const struct snic_cmd_modify_qp *in)
 {
 	struct snic_qp *qp = qp_lookup(nic, ctx, in->qpn);
-	uint32_t mask = in->attr_mask;
+	/* the next hop is no verbs attribute: out of the transition check */
+	uint32_t mask = in->attr_mask & ~(uint32_t)M(NEXT_HOP);
+	const uint8_t *host_nh = (in->attr_mask & M(NEXT_HOP)) ? in->next_hop : NULL;
 	uint8_t cur, next;
 	int st;
 
@@ -192,7 +197,7 @@ int qp_modify(struct snic_nic *nic, unsigned ctx,
 	if (cur == SNIC_QPS_RESET && (quota_qp_conn(nic, ctx) != SNIC_ST_OK ||
 				      !qp_conn_take(nic, qp)))
 		return SNIC_ST_NOMEM; /* no connection set: stays in RESET */
-	apply_attrs(nic, qp, mask, &in->attr);
+	apply_attrs(nic, qp, mask, &in->attr, host_nh);
 	qp->state = next;
 	if (next == SNIC_QPS_ERR && cur != SNIC_QPS_ERR)
 		qp_flush(nic, qp);

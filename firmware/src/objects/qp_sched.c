@@ -74,8 +74,8 @@ void qp_neigh_update(struct snic_nic *nic, const uint8_t ip[16],
 	for (uint32_t i = 0; i < SNIC_MAX_QP; i++) {
 		struct snic_qp *qp = &nic->qps[i];
 
-		/* attr.dgid: the path's peer, IPv6 or mapped IPv4 */
-		if (!qp->in_use || memcmp(qp->attr.dgid, ip, 16) != 0)
+		/* nh: the path's next hop, IPv6 or mapped IPv4 */
+		if (!qp->in_use || memcmp(qp->nh, ip, 16) != 0)
 			continue;
 		if (qp->dmac_valid && memcmp(qp->dmac, mac, 6) == 0)
 			continue;

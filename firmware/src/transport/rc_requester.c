@@ -228,7 +228,7 @@ bool rc_req_qp(struct snic_nic *nic, struct snic_qp *qp)
 	if (qp->wait_until)
 		return false; /* RNR back-off: the timer reschedules us */
 	if (!qp->dmac_valid) {
-		sq_arp_retry(nic, qp, qp->attr.dgid);
+		sq_arp_retry(nic, qp, qp->nh);
 		return true;
 	}
 	while (budget && nic->core.tx_budget) {

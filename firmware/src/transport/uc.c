@@ -26,7 +26,7 @@ bool uc_req_qp(struct snic_nic *nic, struct snic_qp *qp)
 	if (qp->state != SNIC_QPS_RTS)
 		return false;
 	if (!qp->dmac_valid) {
-		sq_arp_retry(nic, qp, qp->attr.dgid);
+		sq_arp_retry(nic, qp, qp->nh);
 		return true;
 	}
 	return sq_unrel_run(nic, qp, SNIC_MAX_MSG_SIZE, uc_send);

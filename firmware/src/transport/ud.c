@@ -30,7 +30,7 @@ static enum ud_route ud_hdrs(struct snic_nic *nic, struct snic_qp *qp,
 	struct snic_req_cur *cur = &qp->cur;
 	const struct snic_wqe_ud *a =
 		(const struct snic_wqe_ud *)(const void *)&cur->hdr.raddr;
-	uint8_t mac[6];
+	uint8_t mac[6], nh[16];
 	bool v4;
 	struct snic_dest d = { .dmac = mac, .dqpn = a->remote_qpn,
 			       .tos = a->traffic_class, .hop_limit = a->hop_limit,
@@ -48,10 +48,12 @@ static enum ud_route ud_hdrs(struct snic_nic *nic, struct snic_qp *qp,
 	}
 	if (v4 && ipv4_is_mcast(d.dip)) {
 		ipv4_mcast_mac(d.dip, mac); /* no ARP for a group */
-	} else if (!neigh_lookup_addr(&nic->neigh, a->dgid, mac)) {
+	} else if (route_next_hop(&nic->core, a->dgid, NULL, nh),
+		   !neigh_lookup_addr(&nic->neigh, nh, mac)) {
+		/* an AH carries no next hop: the NIC's routes (route.c) */
 		if (nic->core.now >= qp->arp_next_ns && cur->npkts++ >= UD_ARP_TRIES)
 			return UD_NO_NEIGH;
-		sq_arp_retry(nic, qp, a->dgid);
+		sq_arp_retry(nic, qp, nh);
 		return UD_ARP_WAIT;
 	}
 	pkt_fill_hdrs_to(nic, qp, h, &d, cur->hdr.ctrl.opcode == SNIC_WR_SEND

@@ -68,6 +68,11 @@ bool neigh_rx_arp(struct snic_neigh_tbl *t, struct snic_pkt *pkt,
 		  uint8_t a[16], uint8_t mac[6]);
 void neigh_announce(struct snic_neigh_tbl *t);
 
+/* route.c: the next hop of a destination (the NIC's static routes) */
+uint32_t route_gw4(const struct snic_core *c, uint32_t ip);
+void route_next_hop(const struct snic_core *c, const uint8_t dst[16],
+		    const uint8_t *host_nh, uint8_t nh[16]);
+
 /* ndisc.c: IPv6 neighbour discovery (RFC 4861), the ARP of IPv6 */
 bool ndisc_is_nd(const struct snic_pkt *p);
 void ndisc_solicit(struct snic_neigh_tbl *t, const uint8_t a[16]);

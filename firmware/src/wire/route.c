@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Next hops: which neighbour's MAC a frame for a destination carries.
+ * The destination IP stays the packet's; only the Ethernet address comes
+ * from the next hop, as in any IP router's forwarding (RFC 1812 5.2.1).
+ * A path's host may name the next hop (its kernel's route, given with
+ * modify-QP or a CM MAD); otherwise the NIC's own static routes from the
+ * board's configuration decide, and with none every destination is on
+ * the link.
+ */
+#include "wire/be.h"
+#include "wire/wire.h"
+
+static bool in_prefix(uint32_t ip, uint32_t net, uint8_t plen)
+{
+	uint32_t mask = plen == 0 ? 0 : ~0u << (32 - (plen > 32 ? 32 : plen));
+
+	return (ip & mask) == (net & mask);
+}
+
+/* The gateway of the longest configured route to ip; 0 = on the link. */
+uint32_t route_gw4(const struct snic_core *c, uint32_t ip)
+{
+	const struct snic_nic_config *cfg = &c->cfg;
+	uint32_t gw = 0;
+	int best = -1;
+
+	if (cfg->nroutes == 0 || ip == cfg->ipv4 ||
+	    (cfg->ipv4_plen && in_prefix(ip, cfg->ipv4, cfg->ipv4_plen)))
+		return 0;
+	for (uint32_t i = 0; i < cfg->nroutes && i < SNIC_MAX_ROUTES; i++) {
+		const struct snic_ipv4_route *r = &cfg->routes[i];
+
+		if (in_prefix(ip, r->dst, r->plen) && (int)r->plen > best) {
+			best = r->plen;
+			gw = r->gw;
+		}
+	}
+	return gw;
+}
+
+/* The neighbour whose MAC reaches dst (16-byte addresses, IPv4 mapped):
+ * the host's next hop when it named one (not all zero), else the NIC's
+ * route for an IPv4 destination, else dst itself. */
+void route_next_hop(const struct snic_core *c, const uint8_t dst[16],
+		    const uint8_t *host_nh, uint8_t nh[16])
+{
+	static const uint8_t none[16];
+	uint32_t ip, gw;
+	bool v4;
+
+	if (host_nh && memcmp(host_nh, none, 16) != 0) {
+		memcpy(nh, host_nh, 16);
+		return;
+	}
+	memcpy(nh, dst, 16);
+	ip = gid_to_ipv4(dst, &v4);
+	gw = v4 ? route_gw4(c, ip) : 0;
+	if (gw)
+		ipv4_to_gid(gw, nh);
+}
