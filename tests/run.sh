@@ -5,7 +5,7 @@
 #                                     in this order
 #   tests/run.sh --list               print the suites and their cases
 #
-# Suites: unit devinfo pingpong verbs wire perftest engines multi badconfig hostile cm netdev qemu arm
+# Suites: unit devinfo pingpong verbs wire perftest engines multi badconfig hostile cm netdev route qemu arm
 # interop interop-lossy (only when named) interop-cm interop-ipv6.  A case can also be named alone
 # (e.g. tests/run.sh pingpong/events).
 #
@@ -139,6 +139,12 @@ case_add cm       cm/abi                 60 bash tools/abi-check.sh --rdmacm
 SUITES+=(netdev)
 for c in ping fi_info fi_msg fi_rdm fi_dgram ompi_ofi; do
 	case_add netdev "netdev/$c"         180 bash "$IT/netdev.sh" "$c"
+done
+
+# RoCE v2 through an IP router in a namespace (route.sh).
+SUITES+=(route)
+for c in kernel nic-gw unreachable; do
+	case_add route "route/$c"           240 bash "$IT/route.sh" "$c"
 done
 
 # The qemu-virt board: the bare-metal aarch64 image in QEMU (qemu.sh).

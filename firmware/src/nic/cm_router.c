@@ -122,9 +122,9 @@ static bool peer_mac(struct snic_nic *nic, uint32_t ip, uint32_t nh,
 	return neigh_lookup(&nic->neigh, next_hop(nic, ip, nh), mac);
 }
 
-/* One UD SEND_ONLY from QP1 to QP1 of `ip` (through the neighbour nh,
- * 0 = next_hop's choice) carrying `mad`. */
-static int gsi_send(struct snic_nic *nic, uint32_t ip, uint32_t nh,
+/* One UD SEND_ONLY from QP1 to QP1 of `ip`, to the MAC dmac, carrying
+ * `mad`. */
+static int gsi_xmit(struct snic_nic *nic, uint32_t ip, const uint8_t dmac[6],
 		    const uint8_t *mad)
 {
 	struct snic_cm_tables *t = &nic->cm;
@@ -132,11 +132,7 @@ static int gsi_send(struct snic_nic *nic, uint32_t ip, uint32_t nh,
 	struct snic_pkt *p;
 
 	memset(&h, 0, sizeof(h));
-	if (!peer_mac(nic, ip, nh, h.dmac)) {
-		CNT_INC(&nic->core, tx_drop_no_neigh);
-		neigh_resolve(&nic->neigh, next_hop(nic, ip, nh));
-		return SNIC_ST_NOENT;
-	}
+	memcpy(h.dmac, dmac, 6);
 	memcpy(h.smac, nic->core.cfg.mac, 6);
 	h.sip = nic->core.cfg.ipv4;
 	h.dip = ip;
@@ -160,6 +156,30 @@ static int gsi_send(struct snic_nic *nic, uint32_t ip, uint32_t nh,
 	return SNIC_ST_OK;
 }
 
+/* A MAD to `ip` through the neighbour nh (0 = next_hop's choice). */
+static int gsi_send(struct snic_nic *nic, uint32_t ip, uint32_t nh,
+		    const uint8_t *mad)
+{
+	uint8_t dmac[6];
+
+	if (!peer_mac(nic, ip, nh, dmac)) {
+		CNT_INC(&nic->core, tx_drop_no_neigh);
+		neigh_resolve(&nic->neigh, next_hop(nic, ip, nh));
+		return SNIC_ST_NOENT;
+	}
+	return gsi_xmit(nic, ip, dmac, mad);
+}
+
+/* A reply of the firmware's own goes back the way the request came (to
+ * its source MAC: the peer, or the router it came through), as no host
+ * route is known for it. */
+static void gsi_reply(struct snic_nic *nic, const struct roce_hdrs *in,
+		      const uint8_t *mad)
+{
+	if (gsi_xmit(nic, in->sip, in->smac, mad) == SNIC_ST_OK)
+		CNT_INC(&nic->core, cm_fw_replies);
+}
+
 /* A reply built by the firmware: the received MAD's header (TID echoed,
  * IBTA 13.4.6.3) with a new attribute and message. */
 static void reply_hdr(uint8_t *out, const uint8_t *in, uint16_t attr)
@@ -173,7 +193,7 @@ static void reply_hdr(uint8_t *out, const uint8_t *in, uint16_t attr)
 
 /* REJ for a message nobody here takes (12.6.7): our ID is `local` (0 if
  * none), the peer's `remote`; `msg` is what is rejected (0 REQ, 1 REP). */
-static void reply_rej(struct snic_nic *nic, uint32_t ip, const uint8_t *in,
+static void reply_rej(struct snic_nic *nic, const struct roce_hdrs *h, const uint8_t *in,
 		      uint32_t local, uint32_t remote, uint8_t msg, uint16_t reason)
 {
 	uint8_t m[SNIC_CM_MAD_SIZE];
@@ -184,23 +204,22 @@ static void reply_rej(struct snic_nic *nic, uint32_t ip, const uint8_t *in,
 	m[CM_OFF(8)] = (uint8_t)(msg << 6);
 	m[CM_OFF(10)] = (uint8_t)(reason >> 8);
 	m[CM_OFF(11)] = (uint8_t)reason;
-	if (gsi_send(nic, ip, 0, m) == SNIC_ST_OK)
-		CNT_INC(&nic->core, cm_fw_replies);
+	gsi_reply(nic, h, m);
 }
 
-static void reply_drep(struct snic_nic *nic, uint32_t ip, const uint8_t *dreq)
+static void reply_drep(struct snic_nic *nic, const struct roce_hdrs *h,
+		       const uint8_t *dreq)
 {
 	uint8_t m[SNIC_CM_MAD_SIZE];
 
 	reply_hdr(m, dreq, SNIC_CM_ATTR_DREP);
 	memcpy(m + CM_OFF(0), dreq + CM_OFF(4), 4);
 	memcpy(m + CM_OFF(4), dreq + CM_OFF(0), 4);
-	if (gsi_send(nic, ip, 0, m) == SNIC_ST_OK)
-		CNT_INC(&nic->core, cm_fw_replies);
+	gsi_reply(nic, h, m);
 }
 
 /* SIDR_REP status 1: ServiceID not supported (12.11.2, table 121). */
-static void reply_sidr_unsupported(struct snic_nic *nic, uint32_t ip,
+static void reply_sidr_unsupported(struct snic_nic *nic, const struct roce_hdrs *h,
 				   const uint8_t *req)
 {
 	uint8_t m[SNIC_CM_MAD_SIZE];
@@ -209,8 +228,7 @@ static void reply_sidr_unsupported(struct snic_nic *nic, uint32_t ip,
 	memcpy(m + CM_OFF(0), req + CM_OFF(0), 4);   /* RequestID */
 	m[CM_OFF(4)] = 1;
 	memcpy(m + CM_OFF(12), req + CM_OFF(8), 8);  /* ServiceID */
-	if (gsi_send(nic, ip, 0, m) == SNIC_ST_OK)
-		CNT_INC(&nic->core, cm_fw_replies);
+	gsi_reply(nic, h, m);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -260,16 +278,16 @@ static void rx_unowned(struct snic_nic *nic, const struct roce_hdrs *h)
 
 	switch (mad_attr(mad)) {
 	case SNIC_CM_ATTR_REQ:
-		reply_rej(nic, h->sip, mad, 0, be32_get(mad + CM_OFF(0)), 0, 8);
+		reply_rej(nic, h, mad, 0, be32_get(mad + CM_OFF(0)), 0, 8);
 		return;
 	case SNIC_CM_ATTR_SIDR_REQ:
-		reply_sidr_unsupported(nic, h->sip, mad);
+		reply_sidr_unsupported(nic, h, mad);
 		return;
 	case SNIC_CM_ATTR_DREQ:
-		reply_drep(nic, h->sip, mad);
+		reply_drep(nic, h, mad);
 		return;
 	case SNIC_CM_ATTR_REP:
-		reply_rej(nic, h->sip, mad, be32_get(mad + CM_OFF(4)),
+		reply_rej(nic, h, mad, be32_get(mad + CM_OFF(4)),
 			  be32_get(mad + CM_OFF(0)), 1, 10);
 		return;
 	default:
