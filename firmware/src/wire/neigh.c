@@ -140,6 +140,8 @@ void neigh_resolve_addr(struct snic_neigh_tbl *t, const uint8_t a[16])
 	bool v4;
 	uint32_t ip = gid_to_ipv4(a, &v4);
 
+	if (e->asked && t->core->now - e->asked_ns < SNIC_NEIGH_ASK_GAP_NS)
+		return; /* our request is out: one at a time */
 	/* remembered: only an answer to a question we asked is learnt */
 	e->asked = true;
 	e->asked_ns = t->core->now;

@@ -20,6 +20,10 @@
 
 /* ARP frames looked at per millisecond; beyond, dropped (counted). */
 #define SNIC_ARP_PER_MS     32
+/* One outstanding request per neighbour: a second ask within this time
+ * (a QP's modify to RTR, then its first send) sends nothing; the askers'
+ * retries (100 ms apart) go out. */
+#define SNIC_NEIGH_ASK_GAP_NS 50000000ull
 /* A request of ours is answered within this time, or not at all. */
 #define SNIC_ARP_ASK_NS     3000000000ull
 
