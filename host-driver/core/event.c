@@ -158,6 +158,7 @@ void *hd_event_thread(void *arg)
 			       pi - ci - SNIC_EQ_SIZE);
 			ci = pi - SNIC_EQ_SIZE;
 		}
+		snic_heap_guard_enter(); /* memory/reback_guard.c */
 		while (ci != pi) {
 			struct snic_eqe e = slot->eq[ci & (SNIC_EQ_SIZE - 1)];
 
@@ -167,6 +168,7 @@ void *hd_event_thread(void *arg)
 			else
 				deliver_async(ctx, &e);
 		}
+		snic_heap_guard_leave();
 		atomic_store_explicit(&slot->eq_ci, ci, memory_order_release);
 	}
 	return NULL;

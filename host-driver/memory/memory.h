@@ -90,6 +90,15 @@ int hd_pin(struct hd_hostmem *hm, void *addr, size_t len,
 /* 1 while application pages are backed by hm's pages. */
 int hd_pin_uses(const struct hd_hostmem *hm);
 void hd_unpin(struct hd_pin *pin);
+
+/* reback_guard.c: our own threads' heap writes vs. a re-back.  The event
+ * and CM threads bracket their work with enter/leave (exported to our
+ * librdmacm, SNIC_PRIVATE_1); pin.c brackets each copy-and-remap with
+ * begin/end (begin's result goes to end). */
+void snic_heap_guard_enter(void);
+void snic_heap_guard_leave(void);
+int hd_reback_begin(void);
+void hd_reback_end(int taken);
 int hd_fork_safe(void);
 
 /* ------------------------------------------------------------------ */

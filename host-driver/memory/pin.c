@@ -315,18 +315,23 @@ static int overlaps_stack(uintptr_t lo, uintptr_t hi)
 static int do_job(struct remap_job *j)
 {
 	uintptr_t lo = (uintptr_t)j->va, hi = lo + j->len;
+	/* our event and CM threads keep off the heap meanwhile */
+	int guard = hd_reback_begin();
 
 	if (overlaps_stack(lo, hi)) {
 		int err = run_on_altstack(j);
 
-		if (err)
+		if (err) {
+			hd_reback_end(guard);
 			return err;
+		}
 		hd_dbg("%s %p+%zu on the alternate stack: %s\n",
 		       j->op == JOB_BACK ? "backed" : "restored", (void *)j->va,
 		       j->len, j->done ? "ok" : strerror(j->err));
 	} else {
 		run_job(j);
 	}
+	hd_reback_end(guard);
 	return j->done ? 0 : (j->err ? j->err : EFAULT);
 }
 

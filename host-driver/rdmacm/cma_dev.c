@@ -21,6 +21,10 @@
 int snic_cm_cmd(struct ibv_context *c, uint16_t op, const void *in,
 		size_t in_len, void *out, size_t out_len, uint32_t *status);
 _Atomic uint32_t *snic_cm_word(struct ibv_context *c);
+/* host-driver/memory/reback_guard.c: this thread's heap writes must not
+ * meet a re-back of the same pages by ibv_reg_mr in another thread */
+void snic_heap_guard_enter(void);
+void snic_heap_guard_leave(void);
 
 pthread_mutex_t cma_lock = PTHREAD_MUTEX_INITIALIZER;
 struct cma_dev cma_devs[CMA_MAX_DEV];
@@ -166,12 +170,16 @@ static void *dev_thread(void *arg)
 				&ts, NULL, 0);
 		w = atomic_load_explicit(d->cm_word, memory_order_acquire);
 		pthread_mutex_lock(&cma_lock);
+		/* after cma_lock: an application thread may re-back pages
+		 * (ibv_reg_mr) while it holds cma_lock */
+		snic_heap_guard_enter();
 		if (w != d->cm_seen || more) {
 			d->cm_seen = w;
 			more = drain(d);
 		}
 		if (d == &cma_devs[0])
 			run_timers(cma_now_ns());
+		snic_heap_guard_leave();
 		pthread_mutex_unlock(&cma_lock);
 	}
 	return NULL;
