@@ -48,25 +48,6 @@ server() { # NAME PORT CMD...
 	}
 }
 
-# Wait for the server (bounded) and require status 0.
-server_done() { # NAME
-	local name=$1 i secs rc=0
-	secs=$(snic_secs 60)
-	for (( i = 0; i < secs * 10; i++ )); do
-		kill -0 "$SPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$SPID" 2>/dev/null; then
-		kill -KILL "$SPID" 2>/dev/null || true
-		snic_fail "$name: server still running ${secs}s after its client finished"
-	fi
-	wait "$SPID" || rc=$?
-	snic__untrack "$SPID"
-	SPID=
-	sed "s/^/  $name| /" "$SNIC_CASE_DIR/$name.out"
-	(( rc == 0 )) || snic_fail "$name: server exit status $rc"
-}
-
 # A Debian program pair: server CMD on port PORT, then the client.
 pair() { # NAME PORT "SERVER CMD" "CLIENT CMD"
 	local name=$1 port=$2 rc=0
@@ -75,7 +56,7 @@ pair() { # NAME PORT "SERVER CMD" "CLIENT CMD"
 	# shellcheck disable=SC2086
 	snic_run "$name-client" 120 $4 || rc=$?
 	(( rc == 0 )) || snic_fail "$name client: exit status $rc"
-	server_done "$name-server"
+	snic_server_done "$name-server"
 }
 
 counters() {
@@ -87,7 +68,7 @@ cm_wire() {
 	local pcap=$SNIC_CASE_DIR/cm.pcap py=/usr/bin/python3 attrs a rc=0
 	server ours-server 7600 "$T" server "$SRV" 7600
 	snic_run ours-client 60 "$T" client "$SRV" 7600 || snic_fail "snic_cm_test client failed"
-	server_done ours-server
+	snic_server_done ours-server
 	snic_run reject 30 "$T" reject "$SRV" 7602 || snic_fail "no prompt REJECTED"
 	snic_emu_stop || exit 1
 	snic_need_cmd tshark
@@ -187,19 +168,19 @@ write_bw|read_lat|send_bw)
 		wait "$SPID" 2>/dev/null || true
 		snic__untrack "$SPID"
 	done
-	server_done "$prog-server"
+	snic_server_done "$prog-server"
 	;;
 ours)
 	server ours-server 7600 "$T" server "$SRV" 7600
 	snic_run ours-client 60 "$T" client "$SRV" 7600 || snic_fail "snic_cm_test client failed"
-	server_done ours-server
+	snic_server_done ours-server
 	;;
 last-recv)
 	# the receive completions of SENDs acknowledged before the client's
 	# DREQ are in the server's CQ when it reads DISCONNECTED
 	server last-server 7604 "$T" last-server "$SRV" 7604
 	snic_run last-client 60 "$T" last-client "$SRV" 7604 || snic_fail "last-client failed"
-	server_done last-server
+	snic_server_done last-server
 	;;
 server-death)
 	server death-server 7601 "$T" server "$SRV" 7601 --hang

@@ -166,6 +166,26 @@ snic__untrack() { # PID
 
 # ---------------------------------------------------------------- programs
 
+# Wait (bounded) for the background server $SPID, once its client is done:
+# its output (NAME.out) shown indented, status 0 required; SPID cleared.
+snic_server_done() { # NAME
+	local name=$1 i secs rc=0
+	secs=$(snic_secs 60)
+	for (( i = 0; i < secs * 10; i++ )); do
+		kill -0 "$SPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$SPID" 2>/dev/null; then
+		kill -KILL "$SPID" 2>/dev/null || true
+		snic_fail "$name: server still running ${secs}s after its client finished"
+	fi
+	wait "$SPID" || rc=$?
+	snic__untrack "$SPID"
+	SPID=
+	sed "s/^/  $name| /" "$SNIC_CASE_DIR/$name.out"
+	(( rc == 0 )) || snic_fail "$name: server exit status $rc"
+}
+
 # Run CMD with a hard timeout; output to $SNIC_CASE_DIR/NAME.out and, indented,
 # to our stdout.  Returns CMD's status (124 = timed out).
 snic_run() { # NAME SECS CMD...

@@ -108,24 +108,6 @@ server() { # NAME PORT CMD...
 	snic_fail "$name: no listener on port $port"
 }
 
-server_done() { # NAME
-	local name=$1 i secs rc=0
-	secs=$(snic_secs 60)
-	for (( i = 0; i < secs * 10; i++ )); do
-		kill -0 "$SPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$SPID" 2>/dev/null; then
-		kill -KILL "$SPID" 2>/dev/null || true
-		snic_fail "$name: server still running ${secs}s after its client finished"
-	fi
-	wait "$SPID" || rc=$?
-	snic__untrack "$SPID"
-	SPID=
-	sed "s/^/  $name| /" "$SNIC_CASE_DIR/$name.out"
-	(( rc == 0 )) || snic_fail "$name: server exit status $rc"
-}
-
 # Frames each NIC sent, and the router forwarded each way, since MARK.
 mark() {
 	M_TX0=$(counter snic0 tx_frames) M_TX1=$(counter snic1 tx_frames)
@@ -147,7 +129,7 @@ rping_across() {
 	server rping-server 7471 rping -s -a $FAR -p 7471 -C 100
 	snic_run rping-client 120 rping -c -a $FAR -p 7471 -C 100 -v -V ||
 		snic_fail "rping client failed"
-	server_done rping-server
+	snic_server_done rping-server
 	n=$(grep -o 'rdma-ping-[0-9]*:' "$SNIC_CASE_DIR/rping-client.out" | sort -u | wc -l)
 	(( n == 100 )) || snic_fail "rping client printed $n verified pings, want 100"
 	crossed rping 100
@@ -172,7 +154,7 @@ write_bw_across() {
 			snic_fail "ib_write_bw -R across the router failed"
 		snic_log "ib_write_bw -R: refused between the server's two listens; again"
 	done
-	server_done write_bw-server
+	snic_server_done write_bw-server
 	grep -Eq '^ *65536 +200 ' "$SNIC_CASE_DIR/write_bw-client.out" ||
 		snic_fail "ib_write_bw printed no result line for 200 iterations"
 	crossed ib_write_bw 200
@@ -200,7 +182,7 @@ verbs_across() { # NS ADDR
 	done
 	snic_run send_bw-client 60 ib_send_bw -d snic0 -x 0 -p $port -n 200 "$2" ||
 		snic_fail "ib_send_bw client failed"
-	server_done send_bw-server
+	snic_server_done send_bw-server
 	grep -Eq '^ *65536 +200 ' "$SNIC_CASE_DIR/send_bw-client.out" ||
 		snic_fail "ib_send_bw printed no result line for 200 iterations"
 	crossed ib_send_bw 200
