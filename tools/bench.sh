@@ -8,18 +8,22 @@ set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/integration/lib.sh"
 snic_private_netns "$0" "$@"
+only=${1:-all}   # "engines": only the UCX and MPI part (README)
+[[ $only == all || $only == engines ]] || { echo "usage: $0 [engines]" >&2; exit 2; }
 
 ITERS=${SNIC_BENCH_ITERS:-5000}
 echo "snic bench: $(nproc) cores, $(uname -m); perftest -n $ITERS; server snic1, client snic0"
-echo
-echo "== machine limits (one core)"
-mapfile -t mem < <("$SNIC_BUILD/bin/snic-membench")
-declare -A mc
-for l in "${mem[@]}"; do
-	read -r _ size gbps <<<"$l"
-	mc[$size]=$gbps
-	printf '  memcpy %8s B    %8s GB/s\n' "$size" "$gbps"
-done
+if [[ $only == all ]]; then
+	echo
+	echo "== machine limits (one core)"
+	mapfile -t mem < <("$SNIC_BUILD/bin/snic-membench")
+	declare -A mc
+	for l in "${mem[@]}"; do
+		read -r _ size gbps <<<"$l"
+		mc[$size]=$gbps
+		printf '  memcpy %8s B    %8s GB/s\n' "$size" "$gbps"
+	done
+fi
 
 snic_emu_start >/dev/null
 port=$(snic_free_port 23515)
@@ -36,33 +40,37 @@ run_pt() {
 	awk '/#bytes/ { hdr = 1; next } hdr && $1 ~ /^[0-9]+$/ { print; exit }' "$out"
 }
 
-echo
-echo "== bandwidth (BW average; ratio = payload rate / single-core memcpy rate)"
-for t in "ib_write_bw -s 65536" "ib_read_bw -s 65536" "ib_send_bw -s 65536" "ib_write_bw -s 4096"; do
-	read -r prog _ size <<<"$t"
-	row=$(run_pt "$prog" -s "$size" -n "$ITERS")
-	mbs=$(awk '{ print $4 }' <<<"$row")        # MB/s (perftest: 2^20)
-	gbs=$(awk -v m="$mbs" 'BEGIN { printf "%.2f", m * 1048576 / 1e9 }')
-	lim=${mc[$size]:-${mc[65536]}}
-	printf '  %-12s %7s B  %8s GB/s   %5.1f %% of memcpy at that size\n' \
-		"$prog" "$size" "$gbs" "$(awk -v a="$gbs" -v b="$lim" 'BEGIN { print 100 * a / b }')"
-done
-
-echo
-echo "== latency (typical, one way as perftest reports it)"
-for t in "ib_write_lat -s 64" "ib_send_lat -s 64" "ib_read_lat -s 64" "ib_atomic_lat"; do
-	read -r prog _ size <<<"$t"
-	if [[ -n ${size:-} ]]; then
+if [[ $only == all ]]; then
+	echo
+	echo "== bandwidth (BW average; ratio = payload rate / single-core memcpy rate)"
+	for t in "ib_write_bw -s 65536" "ib_read_bw -s 65536" "ib_send_bw -s 65536" "ib_write_bw -s 4096"; do
+		read -r prog _ size <<<"$t"
 		row=$(run_pt "$prog" -s "$size" -n "$ITERS")
-	else
-		row=$(run_pt "$prog" -n "$ITERS")
-	fi
-	printf '  %-12s %7s B  %8s us typical (min %s us)\n' "$prog" "${size:-8}" \
-		"$(awk '{ print $5 }' <<<"$row")" "$(awk '{ print $3 }' <<<"$row")"
-done
+		mbs=$(awk '{ print $4 }' <<<"$row")        # MB/s (perftest: 2^20)
+		gbs=$(awk -v m="$mbs" 'BEGIN { printf "%.2f", m * 1048576 / 1e9 }')
+		lim=${mc[$size]:-${mc[65536]}}
+		printf '  %-12s %7s B  %8s GB/s   %5.1f %% of memcpy at that size\n' \
+			"$prog" "$size" "$gbs" "$(awk -v a="$gbs" -v b="$lim" 'BEGIN { print 100 * a / b }')"
+	done
+
+	echo
+	echo "== latency (typical, one way as perftest reports it)"
+	for t in "ib_write_lat -s 64" "ib_send_lat -s 64" "ib_read_lat -s 64" "ib_atomic_lat"; do
+		read -r prog _ size <<<"$t"
+		if [[ -n ${size:-} ]]; then
+			row=$(run_pt "$prog" -s "$size" -n "$ITERS")
+		else
+			row=$(run_pt "$prog" -n "$ITERS")
+		fi
+		printf '  %-12s %7s B  %8s us typical (min %s us)\n' "$prog" "${size:-8}" \
+			"$(awk '{ print $5 }' <<<"$row")" "$(awk '{ print $3 }' <<<"$row")"
+	done
+fi
 
 # ---------------------------------------------------------------- engines
-# UCX and MPI over the verbs transports only, one NIC per side or rank.
+# UCX and MPI over the verbs transports only, one NIC per side or rank,
+# the engines and snic-emu in one CPU cgroup, as a batch system's job
+# cgroup would hold them (lib.sh snic_cpu_group says why).
 export UCX_TLS=rc_verbs,ud_verbs,self
 ucx_pt() { # TEST SIZE ITERS -> the Final line's fields
 	local out=$SNIC_CASE_DIR/bench-ucx.out
@@ -91,6 +99,13 @@ mpi_run() { # ompi|mpich -> mpi_bench lines
 if command -v ucx_perftest >/dev/null && [[ -x $SNIC_BUILD/tests/mpi/mpi_bench_ompi ]]; then
 	echo
 	echo "== UCX (ucx_perftest) and MPI (tests/mpi/mpi_bench, OSU-style) over snic"
+	if [[ ${SNIC_BENCH_CPU_GROUP:-1} == 0 ]]; then
+		echo "   (SNIC_BENCH_CPU_GROUP=0: snic-emu and MPICH's ranks in separate scheduling groups)"
+	elif snic_cpu_group $$ "$SNIC_EMU_PID"; then
+		echo "   (snic-emu and the engines in one CPU cgroup: $SNIC_CPU_GROUP)"
+	else
+		echo "   (no writable cpu cgroup: snic-emu and MPICH's ranks in separate scheduling groups)"
+	fi
 	tag_lat=$(ucx_pt tag_lat 8 20000 | awk '{ print $3 }')
 	put_bw=$(ucx_pt ucp_put_bw 1048576 2000 | awk '{ print $6 }')
 	printf '  ucx_perftest tag_lat        8 B  %8s us (50th percentile)\n' "$tag_lat"
@@ -105,6 +120,11 @@ if command -v ucx_perftest >/dev/null && [[ -x $SNIC_BUILD/tests/mpi/mpi_bench_o
 				printf "    %s: 8 B latency %.2fx tag_lat; 1 MiB bandwidth %.0f %% of ucp_put_bw\n",
 				       m, lat / t, 100 * bw / b }' "$SNIC_CASE_DIR/bench-$mpi.out"
 	done
+	snic_cpu_group_leave $$ "$SNIC_EMU_PID"
+fi
+if [[ $only == engines ]]; then
+	snic_emu_stop >/dev/null
+	exit 0
 fi
 
 echo
