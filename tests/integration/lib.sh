@@ -26,6 +26,8 @@
 #                        e.g. both snic0 for loopback)
 #   snic_private_netns "$0" "$@"   re-run the script in a private network
 #                        namespace (only loopback) when the machine allows it
+#   snic_cpu_group PID...   put processes into one CPU cgroup of this
+#                        script (removed on exit); snic_cpu_group_leave PID...
 #   snic_fail MSG        print "FAIL: MSG" and end the case (exit 1)
 # Everything started here is killed by the EXIT trap, whatever happens.
 #
@@ -149,8 +151,62 @@ snic__cleanup() {
 	if [[ -n $SNIC_EMU_RUN_DIR ]]; then
 		rm -rf -- "$SNIC_EMU_RUN_DIR"
 	fi
+	snic__cpu_group_remove
 	exit "$rc"
 }
+
+# ---------------------------------------------------------------- CPU group
+# snic_cpu_group PID...: move the processes (every thread; their children
+# from then on) into one CPU cgroup of this script, created on first use and
+# removed on exit; 1 where no cpu controller is writable.  Why: the kernel's
+# autogroup schedules each session as one entity, and sched_yield, how
+# snic-emu and ibv_poll_cq give the CPU away while they poll, only passes it
+# to tasks of the same group.  MPICH's launcher starts every rank in a
+# session of its own, so with more pollers than cores a rank that waits
+# keeps a core from snic-emu or from its peer until the scheduler's tick.
+# A batch system's job cgroup puts the job together the same way (README
+# "UCX, Open MPI and MPICH over snic").
+SNIC_CPU_GROUP=        # the cgroup we created
+SNIC_CPU_GROUP_HOME=   # where this shell was before
+snic_cpu_group() { # PID...
+	local root pid
+	if [[ -z $SNIC_CPU_GROUP ]]; then
+		if [[ -w /sys/fs/cgroup/cpu/cgroup.procs ]]; then
+			root=/sys/fs/cgroup/cpu     # cgroup v1, cpu controller
+			SNIC_CPU_GROUP_HOME=$root$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ { print $3; exit }' /proc/self/cgroup)
+		elif grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+			root=/sys/fs/cgroup         # cgroup v2
+			SNIC_CPU_GROUP_HOME=$root$(awk -F: '$1 == 0 { print $3; exit }' /proc/self/cgroup)
+		else
+			return 1
+		fi
+		SNIC_CPU_GROUP_HOME=${SNIC_CPU_GROUP_HOME%/}
+		mkdir "$root/snic-job.$$" 2>/dev/null || return 1
+		SNIC_CPU_GROUP=$root/snic-job.$$
+	fi
+	for pid in "$@"; do
+		echo "$pid" >"$SNIC_CPU_GROUP/cgroup.procs" || return 1
+	done
+}
+
+# snic_cpu_group_leave PID...: back to where this shell was.
+snic_cpu_group_leave() { # PID...
+	local pid
+	[[ -n $SNIC_CPU_GROUP ]] || return 0
+	for pid in "$@"; do
+		echo "$pid" >"$SNIC_CPU_GROUP_HOME/cgroup.procs" 2>/dev/null || true
+	done
+}
+
+# This shell back; the group goes once it is empty.
+snic__cpu_group_remove() {
+	[[ -n $SNIC_CPU_GROUP ]] || return 0
+	snic_cpu_group_leave $$
+	rmdir "$SNIC_CPU_GROUP" 2>/dev/null ||
+		echo "cleanup: $SNIC_CPU_GROUP still has processes: $(tr '\n' ' ' <"$SNIC_CPU_GROUP/cgroup.procs")" >&2
+	SNIC_CPU_GROUP=
+}
+
 trap snic__cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM

@@ -8,7 +8,9 @@
  *   mpi_bench [-m MAX_BYTES] [-w WINDOW]
  *
  * Output, one line per size on rank 0:
- *   mpi_bench SIZE LAT_US BW_MBPS
+ *   mpi_bench SIZE LAT_US BW_MBPS MEDIAN_US
+ * LAT_US is the mean (as OSU reports it), MEDIAN_US the median of the
+ * iterations' half round trips (as ucx_perftest's "typical" latency).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -16,25 +18,47 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { MAX_WINDOW = 64 };
+enum { MAX_WINDOW = 64, MAX_ITERS = 1000 };
 
 static int rank;
+static double rtt[MAX_ITERS];   /* rank 0: each iteration's round trip, s */
 
 static unsigned iters_for(size_t size)
 {
 	return size <= 8192 ? 1000 : size <= (256u << 10) ? 100 : 20;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Half the median round trip of the last latency_us() call, in us. */
+static double median_us(unsigned n)
+{
+	qsort(rtt, n, sizeof(rtt[0]), cmp_double);
+	return (n % 2 ? rtt[n / 2] : (rtt[n / 2 - 1] + rtt[n / 2]) / 2) * 1e6 / 2;
+}
+
 static double latency_us(char *buf, size_t size)
 {
 	unsigned n = iters_for(size), warm = n / 10 + 1;
 	int peer = 1 - rank;
-	double t0 = 0;
+	double t0 = 0, ti = 0;
 
 	for (unsigned i = 0; i < n + warm; i++) {
 		if (i == warm) {
 			MPI_Barrier(MPI_COMM_WORLD);
 			t0 = MPI_Wtime();
+		}
+		if (i >= warm) {
+			double now = MPI_Wtime();
+
+			if (i > warm)
+				rtt[i - warm - 1] = now - ti;
+			ti = now;
 		}
 		if (rank == 0) {
 			MPI_Send(buf, (int)size, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
@@ -46,7 +70,10 @@ static double latency_us(char *buf, size_t size)
 			MPI_Send(buf, (int)size, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
 		}
 	}
-	return (MPI_Wtime() - t0) * 1e6 / (2.0 * n);
+	double end = MPI_Wtime();
+
+	rtt[n - 1] = end - ti;
+	return (end - t0) * 1e6 / (2.0 * n);
 }
 
 static double bandwidth_mbps(char *buf, size_t size, int window)
@@ -117,10 +144,11 @@ int main(int argc, char **argv)
 		if (size > max)
 			break;
 		double lat = latency_us(buf, size);
+		double med = median_us(iters_for(size));
 		double bw = bandwidth_mbps(buf, size, window);
 
 		if (rank == 0)
-			printf("mpi_bench %zu %.2f %.1f\n", size, lat, bw);
+			printf("mpi_bench %zu %.2f %.1f %.2f\n", size, lat, bw, med);
 	}
 	free(buf);
 	MPI_Finalize();
