@@ -6,8 +6,12 @@
  * own affair (README, a hazard as on real RDMA), but ours are not: the
  * context's event thread and librdmacm's CM thread write into heap
  * objects (ids, QPs, CQs, event lists) that share pages with the buffers
- * the application registers, at any time (a lost write there could drop
- * an event or a QP's state).  So our
+ * the application registers, at any time: ucmatose's client registers
+ * malloc(100) buffers on the page of the previous connection's QP while
+ * the CM thread moves that QP to RTS on its REP.  With the copy-to-remap
+ * window widened to 20 ms, 2 of 5 ucmatose -c 10 runs hung without this
+ * lock, 10 of 10 passed with it (the cm/ucmatose hang seen once in CI
+ * under load).  So our
  * threads hold this lock for reading while they work, and a re-back takes
  * it for writing.  A thread that holds it for reading and re-backs
  * (none does today) does not wait for itself.
