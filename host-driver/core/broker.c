@@ -6,7 +6,10 @@
  * memory as descriptors, mapped here over the slot of our BAR view and
  * as the context's host memory.  Other contexts' slots and pages are
  * never mapped.  The socket stays open for the context's life: closing it
- * (or dying) ends the context, nobody else can.
+ * (or dying) ends the context, nobody else can.  The slot carries the
+ * context's own doorbell page (hostif.h SNIC_CTX_DB_OFF).  Refusals:
+ * EBUSY every slot taken, ENOSPC this process's share
+ * (SNIC_BROKER_CTX_PER_PID) taken; ibv_open_device fails with that errno.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -126,6 +129,11 @@ int hd_broker_open(struct hd_context *ctx, const char *name)
 	}
 	if (fds[1] >= 0)
 		close(fds[1]);
+	if (err == ENOSPC)
+		fprintf(stderr, "snic: %s: this process already holds %u "
+			"contexts, its share of the NIC's %u (the broker's "
+			"limit per process)\n", name, SNIC_BROKER_CTX_PER_PID,
+			SNIC_MAX_CTX);
 	if (err) {
 		hd_dbg("%s: broker: %s\n", name, strerror(err));
 		close(fd);

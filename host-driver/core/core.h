@@ -124,6 +124,7 @@ struct hd_context {
 	struct snic_bar_hdr *hdr;
 	struct snic_doorbells *db;
 	struct snic_ctx_slot *slot;
+	struct snic_ctx_doorbells *cdb; /* the slot's doorbell page: our QPs'  */
 	unsigned slot_idx;
 	struct hd_hostmem *hm;
 	/* the broker's socket (broker.c): open for the context's life, its

@@ -9,7 +9,13 @@
  * CQ or QP ring at, pages of every other segment and of the shared
  * window; one opens a context the old way (a slot of the BAR file, the
  * shared host-memory file) and does the same; another exhausts its quotas
- * of PDs, CQs and QPs.  After each, the victim's QPs are still RTS, an
+ * of PDs, CQs and QPs; one rings the victim's QPs from the NIC's doorbell
+ * page, from its own context's page and from the BAR file's copy of the
+ * victim's (ignored, counted doorbells_foreign); one reads the BAR file's
+ * statistics area (empty: the QP table is the administrator's, through
+ * the broker's admin socket); one opens contexts until refused (its
+ * share, SNIC_BROKER_CTX_PER_PID, then ENOSPC) while the victim opens
+ * another.  After each, the victim's QPs are still RTS, an
  * RDMA WRITE between them lands byte for byte, its commands still work,
  * and the attacker got its error; the shared file's page allocator,
  * rewritten, crashes nobody.  What is not isolated yet is listed in
@@ -401,7 +407,7 @@ static void raw_shared(struct raw *r)
 	char path[512];
 	const char *dir = getenv("SNIC_RUN_DIR");
 	struct snic_cmd_ctx_open o = { .pid = (uint32_t)getpid() };
-	int fd;
+	int fd, n;
 
 	r->bar = raw_bar();
 	r->shared_size = ((struct snic_bar_hdr *)r->bar)->host_mem_size;
@@ -417,8 +423,12 @@ static void raw_shared(struct raw *r)
 		_exit(45);
 	atomic_store(&r->slot->owner_pid, o.pid);
 	r->seq = atomic_load(&r->slot->cmd_done);
-	if (raw_cmd(r, SNIC_CMD_CTX_OPEN, &o, sizeof o, NULL, 0) != SNIC_ST_OK)
+	n = raw_cmd(r, SNIC_CMD_CTX_OPEN, &o, sizeof o, NULL, 0);
+	if (n != SNIC_ST_OK) {
+		fprintf(stderr, "shared-file context: CTX_OPEN on slot %u: "
+			"status %d\n", r->idx, n);
 		_exit(46);
+	}
 	snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "/dev/shm/snic",
 		 ((struct snic_bar_hdr *)r->bar)->host_mem);
 	fd = open(path, O_RDWR);
@@ -648,6 +658,246 @@ static bool c_pools(void)
 	return ok && victim_ok("the pool attacker died", 8);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Isolation part 2: doorbells, statistics, slots (hostif.h "Doorbells",
+ * "Host isolation"). */
+
+/* The broker's statistics (the admin socket; this test runs as the run
+ * directory's owner), a fresh publication; NULL on failure. */
+static struct snic_stats *admin_stats(void)
+{
+	static struct snic_stats *st;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	const char *dir = getenv("SNIC_RUN_DIR");
+	struct snic_iso_ctx m;
+	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
+	struct iovec iov = { &m, sizeof m };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+	int fd, sfd;
+	uint32_t want;
+
+	if (!st) {
+		snprintf(a.sun_path, sizeof a.sun_path, "%s/%s.admin.sock",
+			 dir && *dir ? dir : "/dev/shm/snic", D.name);
+		fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) ||
+		    recvmsg(fd, &msg, 0) != (ssize_t)sizeof m ||
+		    m.op != SNIC_ISO_ADMIN_STATS || !CMSG_FIRSTHDR(&msg)) {
+			vt_fail(&V, "admin socket %s: %s", a.sun_path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return NULL;
+		}
+		close(fd);
+		memcpy(&sfd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof sfd);
+		st = mmap(NULL, sizeof *st, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
+		close(sfd);
+		if (st == MAP_FAILED) {
+			st = NULL;
+			vt_fail(&V, "admin statistics: mmap: %s", strerror(errno));
+			return NULL;
+		}
+	}
+	want = atomic_fetch_add(&st->pub_req, 1) + 1;
+	for (int i = 0; i < 5000 && atomic_load(&st->pub_done) != want; i++)
+		sleep_ms(1);
+	if (atomic_load(&st->pub_done) != want) {
+		vt_fail(&V, "admin statistics: no publication");
+		return NULL;
+	}
+	return st;
+}
+
+static uint64_t counter(const struct snic_stats *st, const char *name)
+{
+	for (uint32_t i = 0; i < st->ncnt && i < SNIC_STATS_MAX_CNT; i++)
+		if (!strncmp(st->cnt_name[i], name, SNIC_STATS_NAME_LEN))
+			return st->cnt[i];
+	return UINT64_MAX;
+}
+
+/* The victim's context slot: an OPEN slot of the BAR file's copy owned by
+ * the parent (the broker keeps the copy's owner pid). */
+static int victim_slot(uint8_t *bar)
+{
+	for (unsigned i = 0; i < SNIC_MAX_CTX; i++) {
+		struct snic_ctx_slot *s = (void *)(bar + SNIC_BAR_CTX_OFF +
+						   i * SNIC_CTX_SLOT_SIZE);
+
+		if (atomic_load(&s->state) == SNIC_CTX_OPEN &&
+		    atomic_load(&s->owner_pid) == (uint32_t)getppid())
+			return (int)i;
+	}
+	return -1;
+}
+
+/* The doorbell attacker: with its own broker's context, it rings the
+ * victim's QPs through the NIC page's QP bitmap, through its own context
+ * page, and through the BAR file's copy of the victim's page (with the
+ * victim's ctx_bits bit). */
+#define DB_ROUNDS 4
+static void doorbell_attacker(int unused)
+{
+	struct raw r = { 0 };
+	struct snic_doorbells *db;
+	struct snic_ctx_doorbells *own, *theirs;
+	int vs;
+
+	(void)unused;
+	raw_from_broker(&r);
+	db = (void *)(r.bar + SNIC_BAR_DB_OFF);
+	own = (void *)((uint8_t *)r.slot + SNIC_CTX_DB_OFF);
+	if ((vs = victim_slot(r.bar)) < 0)
+		_exit(60);
+	theirs = (void *)(r.bar + SNIC_BAR_CTX_OFF + (size_t)vs * SNIC_CTX_SLOT_SIZE +
+			  SNIC_CTX_DB_OFF);
+	for (int k = 0; k < DB_ROUNDS; k++)
+		for (int q = 0; q < 2; q++) {
+			uint32_t i = SNIC_QPN_IDX(E[q].qp->qp_num);
+
+			snic_db_ring_qp(db, i);
+			sleep_ms(3);
+			snic_db_ring_ctx(db, own, r.idx, i);
+			sleep_ms(3);
+			snic_db_ring_ctx(db, theirs, (uint32_t)vs, i);
+			sleep_ms(3);
+		}
+	_exit(0);
+}
+
+static bool c_doorbells(void)
+{
+	struct snic_stats *st = admin_stats();
+	uint64_t before, after;
+	int status = 0;
+
+	if (!st)
+		return false;
+	before = counter(st, "doorbells_foreign");
+	if (before == UINT64_MAX)
+		return vt_fail(&V, "no counter doorbells_foreign");
+	if (!run_child(doorbell_attacker, 0, &status) || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return vt_fail(&V, "doorbell attacker: status %d", status);
+	if (!(st = admin_stats()))
+		return false;
+	after = counter(st, "doorbells_foreign");
+	/* NIC page and own page: each ring ignored and counted (the
+	 * firmware may merge two rings of one QP into one pass, hence >=
+	 * one per round and page); the file's copy of the victim's page is
+	 * nobody's: not even looked at */
+	if (after - before < 2 * DB_ROUNDS)
+		return vt_fail(&V, "doorbells_foreign went %llu -> %llu, want >= +%d",
+			       (unsigned long long)before,
+			       (unsigned long long)after, 2 * DB_ROUNDS);
+	vt_log(&V, "victim's QPs rung from the NIC page, the attacker's page and "
+	       "the file's copy of the victim's: %llu foreign doorbells ignored",
+	       (unsigned long long)(after - before));
+	return victim_ok("another context's QPs rung", 12);
+}
+
+/* The statistics attacker: the BAR file's statistics area must hold
+ * nothing (no QP, no counter, no publication) while the victim's QPs are
+ * connected; its own broker context's slot holds no statistics either. */
+static void stats_attacker(int unused)
+{
+	uint8_t *bar = raw_bar();
+	const struct snic_stats *st = (const void *)(bar + SNIC_BAR_STATS_OFF);
+
+	(void)unused;
+	for (uint32_t i = 0; i < SNIC_MAX_QP; i++)
+		if (st->qp[i].valid || st->qp[i].qpn || st->qp[i].dip ||
+		    st->qp[i].sq_psn)
+			_exit(70);
+	if (st->updates || st->ncnt || st->cm_nconn || st->cm_nlisten)
+		_exit(71);
+	_exit(0);
+}
+
+static bool c_stats(void)
+{
+	struct snic_stats *st = admin_stats();
+	uint32_t i = SNIC_QPN_IDX(E[0].qp->qp_num);
+	int status = 0;
+
+	if (!st)
+		return false;
+	/* the administrator's view has the victim's QP ... */
+	if (!st->qp[i].valid || st->qp[i].qpn != E[0].qp->qp_num ||
+	    st->qp[i].state != IBV_QPS_RTS)
+		return vt_fail(&V, "admin statistics lack the victim's QP %u",
+			       E[0].qp->qp_num);
+	/* ... another process mapping the BAR file sees none of it */
+	if (!run_child(stats_attacker, 0, &status) || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return vt_fail(&V, "statistics attacker: status %d (70: a QP entry, "
+			       "71: counters in the BAR file)", status);
+	vt_log(&V, "the BAR file's statistics area is empty; the admin socket "
+	       "shows QP %u RTS", E[0].qp->qp_num);
+	return victim_ok("the statistics area read", 13);
+}
+
+/* The slot attacker: contexts until refused; exactly its share, then
+ * ENOSPC; holds them until the victim has opened one of its own. */
+static void share_child(int unused)
+{
+	struct ibv_context *c[SNIC_MAX_CTX];
+	int n = 0, err = 0;
+	char b = 0;
+
+	(void)unused;
+	while (n < SNIC_MAX_CTX && (c[n] = open_named()) != NULL)
+		n++;
+	err = errno;
+	if (write(PIPE_GO[1], &b, 1) != 1 || read(PIPE_DONE[0], &b, 1) != 1)
+		_exit(80);
+	for (int i = 0; i < n; i++)
+		ibv_close_device(c[i]);
+	if (n != SNIC_BROKER_CTX_PER_PID)
+		_exit(81);
+	_exit(err == ENOSPC ? 0 : 82);
+}
+
+static bool c_share(void)
+{
+	struct ibv_context *mine;
+	struct ibv_pd *pd = NULL;
+	pid_t p;
+	char b = 0;
+	int st = 0;
+	bool ok = true;
+
+	if (pipe(PIPE_GO) || pipe(PIPE_DONE))
+		return vt_fail(&V, "pipe");
+	p = fork();
+	if (p == 0)
+		share_child(0);
+	if (p < 0)
+		return vt_fail(&V, "fork");
+	if (read(PIPE_GO[0], &b, 1) != 1) {
+		waitpid(p, &st, 0);
+		return vt_fail(&V, "slot attacker ended early, status %d", st);
+	}
+	mine = open_named();
+	if (!mine || !(pd = ibv_alloc_pd(mine)))
+		ok = vt_fail(&V, "victim's new context while another process holds "
+			     "its share: %s", strerror(errno));
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (mine)
+		ibv_close_device(mine);
+	if (write(PIPE_DONE[1], &b, 1) != 1)
+		ok = vt_fail(&V, "pipe write");
+	waitpid(p, &st, 0);
+	if (ok && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+		ok = vt_fail(&V, "slot attacker: status %d (81: not exactly %u "
+			     "contexts, 82: not ENOSPC)", st, SNIC_BROKER_CTX_PER_PID);
+	vt_log(&V, "a process got %u contexts, then ENOSPC; the victim opened one",
+	       SNIC_BROKER_CTX_PER_PID);
+	return ok && victim_ok("another process took its share of slots", 14);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: snic_hostile [--dev0 NAME] [-v]\n");
@@ -676,6 +926,9 @@ int main(int argc, char **argv)
 	vt_report(&V, c_pools(), "pools exhausted by another context");
 	vt_report(&V, c_pages(), "others' pages registered, CQ/QP rings pointed at them");
 	vt_report(&V, c_allocator(), "window page allocator rewritten");
+	vt_report(&V, c_doorbells(), "another context's QPs rung");
+	vt_report(&V, c_stats(), "statistics: none in the BAR file, all for the admin");
+	vt_report(&V, c_share(), "one process takes its share of slots, no more");
 	printf("%u passed, %u failed\n", V.passed, V.failed);
 	return V.failed ? 1 : 0;
 }
