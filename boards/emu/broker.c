@@ -24,6 +24,11 @@
  * the BAR file's area stays empty; <run dir>/<name>.admin.sock hands that
  * memfd to the run directory's owner or root (snicctl; hostif.h "Host
  * isolation").
+ *
+ * Device memory: a context asks on its socket for the pages of a DM it
+ * holds (SNIC_ISO_DM_MAP); each page becomes a memfd in our view, handed
+ * to it alone.  Pages it frees are cut (our view maps the file's page
+ * again) before the firmware may hand them to anyone else.
  */
 #include "broker.h"
 
@@ -45,6 +50,7 @@
 #define BROKER_MAX_NICS 8
 #define BROKER_MAX_CONN (BROKER_MAX_NICS * SNIC_MAX_CTX)
 #define BROKER_MAX_SEG  SNIC_MAX_CTX
+#define BROKER_DM_PAGES (SNIC_DM_SIZE / SNIC_PAGE_SIZE)
 /* Contexts one process may hold on one NIC: the rest stay for others. */
 #define BROKER_CTX_PER_PID SNIC_BROKER_CTX_PER_PID
 
@@ -69,6 +75,10 @@ static struct {
 	int admin_lfd[BROKER_MAX_NICS];
 	char admin_path[BROKER_MAX_NICS][256];
 	int stats_fd[BROKER_MAX_NICS];  /* our view's statistics area       */
+	/* DM pages handed to a context: our view's page is a memfd (-1: the
+	 * BAR file's page) */
+	int dm_fd[BROKER_MAX_NICS][BROKER_DM_PAGES];
+	unsigned long dm_given, dm_refused, dm_cut;
 	struct snic_hostmem *hm;
 	uint64_t seg_len;
 	unsigned nseg;
@@ -151,8 +161,11 @@ int broker_init(const char *run_dir, const struct broker_nic *nics,
 		unsigned n, struct snic_hostmem *hm, uint64_t seg_len)
 {
 	memset(&B, 0, sizeof(B));
-	for (unsigned i = 0; i < BROKER_MAX_NICS; i++)
+	for (unsigned i = 0; i < BROKER_MAX_NICS; i++) {
 		B.lfd[i] = B.admin_lfd[i] = B.stats_fd[i] = -1;
+		for (unsigned p = 0; p < BROKER_DM_PAGES; p++)
+			B.dm_fd[i][p] = -1;
+	}
 	for (unsigned i = 0; i < BROKER_MAX_CONN; i++)
 		B.conn[i].fd = -1;
 	for (unsigned i = 0; i < BROKER_MAX_SEG; i++)
@@ -254,17 +267,15 @@ static void slot_unclaim(unsigned nic, unsigned s)
 	atomic_store(&v->state, SNIC_CTX_FREE);
 }
 
-static void send_answer(int fd, const struct snic_iso_ctx *m, int slot_fd,
-			int seg_fd)
+static void send_fds(int fd, const struct snic_iso_ctx *m, const int *fds,
+		     size_t nfd)
 {
 	union {
 		struct cmsghdr h;
-		char buf[CMSG_SPACE(2 * sizeof(int))];
+		char buf[CMSG_SPACE(BROKER_DM_PAGES * sizeof(int))];
 	} u;
 	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof(*m) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	int fds[2] = { slot_fd, seg_fd };
-	size_t nfd = slot_fd < 0 ? 0 : seg_fd < 0 ? 1 : 2;
 
 	if (nfd) {
 		memset(&u, 0, sizeof(u));
@@ -275,10 +286,18 @@ static void send_answer(int fd, const struct snic_iso_ctx *m, int slot_fd,
 		u.h.cmsg_len = CMSG_LEN(nfd * sizeof(int));
 		memcpy(CMSG_DATA(&u.h), fds, nfd * sizeof(int));
 	}
-	/* a fresh socket's buffer holds one small message: never blocks */
+	/* one small message per request: the socket's buffer never fills */
 	if (sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		fprintf(stderr, "snic-emu: broker: answer lost: %s\n",
 			strerror(errno));
+}
+
+static void send_answer(int fd, const struct snic_iso_ctx *m, int slot_fd,
+			int seg_fd)
+{
+	int fds[2] = { slot_fd, seg_fd };
+
+	send_fds(fd, m, fds, slot_fd < 0 ? 0 : seg_fd < 0 ? 1 : 2);
 }
 
 static void refuse(int fd, int err)
@@ -409,18 +428,98 @@ static void admin_accept_all(unsigned nic)
 	}
 }
 
-/* EOF, an error or a hang-up: the context's end.  A process has nothing
- * to say after the answer: bytes it sends are dropped. */
-static int conn_closed(const struct conn *c, short revents)
+/* Our view's DM page p (nic/grant.c: the firmware reads it there). */
+static uint8_t *dm_page(unsigned nic, unsigned p)
 {
-	char buf[64];
+	return B.nic[nic].bar + SNIC_BAR_DM_OFF + (size_t)p * SNIC_PAGE_SIZE;
+}
+
+static void dm_refuse(const struct conn *c, int err)
+{
+	struct snic_iso_ctx m = { .op = SNIC_ISO_CTX_REFUSED,
+				  .status = (uint32_t)err };
+
+	send_fds(c->fd, &m, NULL, 0);
+	B.dm_refused++;
+}
+
+/* SNIC_ISO_DM_MAP: the pages of [seg_pa, seg_pa + seg_len) of the DM
+ * area, each its own memfd, if every one is the asking context's.  A
+ * page's first hand-out makes it a fresh zero memfd (the DM was zeroed
+ * when allocated, and nothing of the context's can be in it before it
+ * maps it; what another process wrote into the file's page stays there). */
+static void dm_map(const struct conn *c, const struct snic_iso_ctx *q)
+{
+	struct snic_iso_ctx m = { .op = SNIC_ISO_DM_PAGES };
+	int fds[BROKER_DM_PAGES];
+	uint64_t first = q->seg_pa / SNIC_PAGE_SIZE, n;
+
+	n = (q->seg_pa % SNIC_PAGE_SIZE + q->seg_len + SNIC_PAGE_SIZE - 1) /
+	    SNIC_PAGE_SIZE;
+	if (q->seg_len == 0 || q->seg_len > SNIC_DM_SIZE ||
+	    first >= BROKER_DM_PAGES || n > BROKER_DM_PAGES - first) {
+		dm_refuse(c, EINVAL);
+		return;
+	}
+	for (uint64_t p = first; p < first + n; p++)
+		if (snic_nic_dm_owner(B.nic[c->nic].fw, (unsigned)p) !=
+		    (int)c->slot) {
+			dm_refuse(c, EACCES);
+			return;
+		}
+	for (uint64_t p = first; p < first + n; p++) {
+		int *fd = &B.dm_fd[c->nic][p];
+
+		if (*fd < 0)
+			*fd = snic_private_map(dm_page(c->nic, (unsigned)p),
+					       SNIC_PAGE_SIZE, "snic-dm");
+		if (*fd < 0) {
+			dm_refuse(c, ENOMEM);
+			return;
+		}
+		fds[p - first] = *fd;
+	}
+	m.slot = c->slot;
+	m.seg_pa = first * SNIC_PAGE_SIZE;
+	m.seg_len = n * SNIC_PAGE_SIZE;
+	send_fds(c->fd, &m, fds, (size_t)n);
+	B.dm_given++;
+}
+
+/* DM pages a context of ours freed (or left behind): our view maps the
+ * BAR file's page again, so whoever still maps the memfd reaches nothing
+ * of the next owner's; then the firmware may hand them out. */
+static void dm_cut(unsigned nic)
+{
+	uint32_t held = snic_nic_dm_held(B.nic[nic].fw);
+
+	if (!held)
+		return;
+	for (unsigned p = 0; p < BROKER_DM_PAGES; p++)
+		if ((held >> p) & 1 && B.dm_fd[nic][p] >= 0) {
+			snic_private_unmap(dm_page(nic, p), SNIC_PAGE_SIZE,
+					   B.dm_fd[nic][p], B.nic[nic].bar_fd,
+					   SNIC_BAR_DM_OFF +
+					   (uint64_t)p * SNIC_PAGE_SIZE);
+			B.dm_fd[nic][p] = -1;
+			B.dm_cut++;
+		}
+	snic_nic_dm_release(B.nic[nic].fw, held);
+}
+
+/* Requests (SNIC_ISO_DM_MAP; anything else is dropped), then 1 on EOF,
+ * an error or a hang-up: the context's end. */
+static int conn_input(const struct conn *c, short revents)
+{
+	struct snic_iso_ctx q;
 	ssize_t n;
 
-	if (revents & (POLLHUP | POLLERR | POLLNVAL))
+	while ((n = recv(c->fd, &q, sizeof(q), MSG_DONTWAIT)) > 0)
+		if (n == (ssize_t)sizeof(q) && q.op == SNIC_ISO_DM_MAP)
+			dm_map(c, &q);
+	if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
 		return 1;
-	while ((n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
-		;
-	return n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+	return (revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
 /* The file's copies of our slots OPEN with their owners' pids, whatever
@@ -454,7 +553,8 @@ void broker_poll(void)
 
 	if (!B.up)
 		return;
-	/* ends first: their slots and segments serve the new ones */
+	/* ends first: their slots and segments serve the new ones; DM
+	 * pages freed are cut before any request is answered */
 	for (unsigned i = 0; i < BROKER_MAX_CONN; i++)
 		if (B.conn[i].fd >= 0)
 			B.pfd[n++] = (struct pollfd){ .fd = B.conn[i].fd,
@@ -465,12 +565,13 @@ void broker_poll(void)
 			if (B.conn[i].fd < 0)
 				continue;
 			if (B.pfd[n].revents &&
-			    conn_closed(&B.conn[i], B.pfd[n].revents))
+			    conn_input(&B.conn[i], B.pfd[n].revents))
 				conn_end(&B.conn[i]);
 			n++;
 		}
 	}
 	for (unsigned i = 0; i < B.nnics; i++) {
+		dm_cut(i);
 		accept_all(i);
 		admin_accept_all(i);
 	}
@@ -496,6 +597,12 @@ void broker_fini(void)
 					   SNIC_BAR_STATS_SIZE, B.stats_fd[i],
 					   B.nic[i].bar_fd, SNIC_BAR_STATS_OFF);
 		B.stats_fd[i] = -1;
+		for (unsigned p = 0; p < BROKER_DM_PAGES; p++)
+			if (B.dm_fd[i][p] >= 0)
+				snic_private_unmap(dm_page(i, p), SNIC_PAGE_SIZE,
+						   B.dm_fd[i][p], B.nic[i].bar_fd,
+						   SNIC_BAR_DM_OFF +
+						   (uint64_t)p * SNIC_PAGE_SIZE);
 		if (B.file[i])
 			munmap(B.file[i], SNIC_BAR_SIZE);
 		B.file[i] = NULL;
@@ -513,7 +620,8 @@ void broker_fini(void)
 	B.up = 0;
 	printf("snic-emu: broker: %lu contexts granted, %lu refused (%lu over a "
 	       "process's share), %lu words of file slot copies restored; "
-	       "statistics to %lu administrators, %lu refused\n", B.granted,
+	       "statistics to %lu administrators, %lu refused; device memory "
+	       "mapped %lu times, %lu refused, %lu pages cut\n", B.granted,
 	       B.refused, B.over_share, B.restored, B.admin_given,
-	       B.admin_refused);
+	       B.admin_refused, B.dm_given, B.dm_refused, B.dm_cut);
 }

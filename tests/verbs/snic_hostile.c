@@ -15,7 +15,9 @@
  * statistics area (empty: the QP table is the administrator's, through
  * the broker's admin socket); one opens contexts until refused (its
  * share, SNIC_BROKER_CTX_PER_PID, then ENOSPC) while the victim opens
- * another.  After each, the victim's QPs are still RTS, an
+ * another; one asks for every DM page (EACCES), reads and writes the BAR
+ * file's DM area and keeps a freed DM page mapped while the victim takes
+ * it.  After each, the victim's QPs are still RTS, an
  * RDMA WRITE between them lands byte for byte, its commands still work,
  * and the attacker got its error; the shared file's page allocator,
  * rewritten, crashes nobody.  What is not isolated yet is listed in
@@ -341,6 +343,7 @@ struct raw {
 	uint8_t *mem;           /* pa mem_pa.. of host memory, mem_len bytes */
 	uint64_t mem_pa, mem_len;
 	uint64_t shared_size;   /* the shared host-memory file's size       */
+	int sock;               /* the broker's socket (broker's contexts)  */
 };
 
 static int raw_cmd(struct raw *r, uint16_t op, const void *in, size_t len,
@@ -397,7 +400,7 @@ static void raw_from_broker(struct raw *r)
 	r->mem_len = m.seg_len;
 	r->shared_size = ((struct snic_bar_hdr *)r->bar)->host_mem_size;
 	r->seq = atomic_load(&r->slot->cmd_done);
-	/* fd stays open: the context lives until we exit */
+	r->sock = fd;   /* stays open: the context lives until we exit */
 }
 
 /* A context the old way: a FREE slot of the BAR file, CTX_OPEN, the shared
@@ -898,6 +901,135 @@ static bool c_share(void)
 	return ok && victim_ok("another process took its share of slots", 14);
 }
 
+/* Device memory (hostif.h SNIC_ISO_DM_MAP): a raw request for the DM
+ * pages at [off, off + len); the status (0: granted, first page's
+ * descriptor in *fd) or the refusal's errno. */
+static int raw_dm_map(struct raw *r, uint64_t off, uint64_t len, int *fd)
+{
+	struct snic_iso_ctx q = { .op = SNIC_ISO_DM_MAP, .seg_pa = off,
+				  .seg_len = len }, m;
+	union { struct cmsghdr h; char buf[CMSG_SPACE(16 * sizeof(int))]; } u;
+	struct iovec iov = { &m, sizeof m };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+
+	*fd = -1;
+	if (send(r->sock, &q, sizeof q, 0) != sizeof q ||
+	    recvmsg(r->sock, &msg, 0) != (ssize_t)sizeof m)
+		return -1;
+	if (m.op == SNIC_ISO_CTX_REFUSED)
+		return (int)m.status;
+	if (m.op != SNIC_ISO_DM_PAGES || !CMSG_FIRSTHDR(&msg))
+		return -1;
+	memcpy(fd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof *fd);
+	return 0;
+}
+
+static void dm_pattern(uint8_t *b, unsigned seed)
+{
+	for (unsigned i = 0; i < 4096; i++)
+		b[i] = (uint8_t)(seed + i * 7 + (i >> 8));
+}
+
+/* The DM attacker: asks the broker for every DM page (none is its own:
+ * EACCES), reads and overwrites the BAR file's DM area, then keeps a
+ * mapping of a DM page it frees and looks there after the victim has
+ * taken that page (the broker cut it first: nothing of the victim's). */
+static void dm_attacker(int unused)
+{
+	struct raw r = { 0 };
+	struct snic_cmd_alloc_dm a = { .length = 4096 };
+	struct snic_cmd_alloc_dm_out out;
+	struct snic_cmd_handle h;
+	uint8_t want[4096], *file_dm, *stale;
+	char b = 0;
+	int fd;
+
+	(void)unused;
+	raw_from_broker(&r);
+	for (unsigned p = 0; p < SNIC_DM_SIZE / 4096; p++)
+		if (raw_dm_map(&r, p * 4096ull, 4096, &fd) != EACCES)
+			_exit(90);
+	file_dm = r.bar + SNIC_BAR_DM_OFF;
+	dm_pattern(want, 1);
+	for (unsigned p = 0; p < SNIC_DM_SIZE / 4096; p++)
+		if (!memcmp(file_dm + p * 4096, want, sizeof want))
+			_exit(91);
+	memset(file_dm, 0xee, SNIC_DM_SIZE);
+	if (raw_cmd(&r, SNIC_CMD_ALLOC_DM, &a, sizeof a, &out, sizeof out) != SNIC_ST_OK ||
+	    raw_dm_map(&r, out.offset, 4096, &fd) != 0)
+		_exit(92);
+	stale = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	h.handle = out.handle;
+	if (stale == MAP_FAILED ||
+	    raw_cmd(&r, SNIC_CMD_FREE_DM, &h, sizeof h, NULL, 0) != SNIC_ST_OK)
+		_exit(93);
+	if (write(PIPE_GO[1], &b, 1) != 1 || read(PIPE_DONE[0], &b, 1) != 1)
+		_exit(94);
+	dm_pattern(want, 2);
+	if (!memcmp(stale, want, sizeof want))
+		_exit(95);      /* the victim's new DM seen through a stale mapping */
+	memset(stale, 0xdd, 4096);
+	_exit(0);
+}
+
+static bool c_dm(void)
+{
+	uint8_t want[4096], got[4096];
+	struct ibv_alloc_dm_attr da = { .length = 4096 };
+	struct ibv_dm *dm, *dm2 = NULL;
+	pid_t p;
+	char b = 0;
+	int st = 0;
+	bool ok = true;
+
+	if (!(dm = ibv_alloc_dm(D.ctx, &da)))
+		return vt_fail(&V, "victim alloc_dm: %s", strerror(errno));
+	dm_pattern(want, 1);
+	if (ibv_memcpy_to_dm(dm, 0, want, sizeof want))
+		return vt_fail(&V, "victim memcpy_to_dm");
+	if (pipe(PIPE_GO) || pipe(PIPE_DONE))
+		return vt_fail(&V, "pipe");
+	p = fork();
+	if (p == 0)
+		dm_attacker(0);
+	if (p < 0)
+		return vt_fail(&V, "fork");
+	if (read(PIPE_GO[0], &b, 1) != 1) {
+		waitpid(p, &st, 0);
+		return vt_fail(&V, "DM attacker ended early: status %d (90: a DM page "
+			       "not its own not refused, 91: the victim's DM in the "
+			       "BAR file, 92/93: its own DM)", st);
+	}
+	sleep_ms(60);   /* the broker cuts the freed page (10 ms housekeeping) */
+	if (!(dm2 = ibv_alloc_dm(D.ctx, &da)))
+		ok = vt_fail(&V, "victim second alloc_dm: %s", strerror(errno));
+	dm_pattern(got, 2);
+	if (ok && ibv_memcpy_to_dm(dm2, 0, got, sizeof got))
+		ok = vt_fail(&V, "victim memcpy_to_dm (2)");
+	if (write(PIPE_DONE[1], &b, 1) != 1)
+		ok = vt_fail(&V, "pipe write");
+	waitpid(p, &st, 0);
+	if (ok && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+		ok = vt_fail(&V, "DM attacker: status %d (95: the victim's new DM "
+			     "seen through a freed page's mapping)", st);
+	if (ok && (ibv_memcpy_from_dm(got, dm, 0, sizeof got) ||
+		   memcmp(got, want, sizeof want)))
+		ok = vt_fail(&V, "the victim's DM changed");
+	dm_pattern(want, 2);
+	if (ok && (ibv_memcpy_from_dm(got, dm2, 0, sizeof got) ||
+		   memcmp(got, want, sizeof want)))
+		ok = vt_fail(&V, "the victim's second DM changed");
+	if (dm2)
+		ibv_free_dm(dm2);
+	ibv_free_dm(dm);
+	if (ok)
+		vt_log(&V, "others' DM pages refused (EACCES); the BAR file's DM area "
+		       "holds nothing of the victim's and writing it changes nothing; "
+		       "a freed page's old mapping never sees its next owner's data");
+	return ok && victim_ok("device memory attacked", 15);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: snic_hostile [--dev0 NAME] [-v]\n");
@@ -929,6 +1061,7 @@ int main(int argc, char **argv)
 	vt_report(&V, c_doorbells(), "another context's QPs rung");
 	vt_report(&V, c_stats(), "statistics: none in the BAR file, all for the admin");
 	vt_report(&V, c_share(), "one process takes its share of slots, no more");
+	vt_report(&V, c_dm(), "device memory: others' pages, the file's, a freed page");
 	printf("%u passed, %u failed\n", V.passed, V.failed);
 	return V.failed ? 1 : 0;
 }

@@ -66,6 +66,15 @@ uint32_t snic_nic_ctx_pid(const struct snic_nic *nic, unsigned slot);
 int snic_nic_ctx_grant(struct snic_nic *nic, unsigned slot, uint32_t pid,
 		       uint32_t first_page, uint32_t npages);
 
+/* Device memory for boards that map DM pages into one process each
+ * (nic/grant.c): the context slot holding DM page `page` (SNIC_BAR_DM_OFF
+ * + page * 4 KiB), or -1; the pages a board-opened context freed (bit per
+ * page), which stay taken until snic_nic_dm_release gives them back once
+ * the board has cut every host mapping of them. */
+int snic_nic_dm_owner(const struct snic_nic *nic, unsigned page);
+uint32_t snic_nic_dm_held(const struct snic_nic *nic);
+void snic_nic_dm_release(struct snic_nic *nic, uint32_t pages);
+
 /* Mark the BAR down and drop every context (clean stop). */
 void snic_nic_fini(struct snic_nic *nic);
 

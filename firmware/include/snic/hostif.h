@@ -1178,9 +1178,20 @@ struct snic_cmd_flow {
  * the socket: its close (also by the process's death) is the context's
  * end.  Opcodes from 0x70, apart from the other command blocks.
  *
- * Isolation part 2 (no new opcode block needed: 0x98 stays free):
+ * Isolation part 2 (messages from 0x98, enum snic_iso2_op):
  *  - the slot descriptor is SNIC_CTX_SLOT_SIZE bytes and covers the
  *    context's own doorbell page (SNIC_CTX_DB_OFF, "Doorbells" above);
+ *  - device memory: after ALLOC_DM the host sends, on its context's
+ *    socket, SNIC_ISO_DM_MAP with seg_pa/seg_len = the DM's offset and
+ *    length in the DM area; the broker answers SNIC_ISO_DM_PAGES with one
+ *    descriptor per 4 KiB page (page seg_pa / 4096 first, seg_len bytes),
+ *    each a sealed memfd the NIC's view maps in place of the BAR file's
+ *    page, or REFUSED: EACCES when a page is not this context's DM,
+ *    EINVAL outside the area.  Pages the context frees (or leaves at its
+ *    end) stay taken in the firmware until the broker has put the file's
+ *    page back in the NIC's view (snic_nic_dm_held/_release, fw.h), so a
+ *    stale mapping never reaches the next owner's data.  The BAR file's
+ *    DM area is then nobody's for a broker's contexts;
  *  - a process holds at most SNIC_BROKER_CTX_PER_PID contexts per NIC:
  *    beyond, REFUSED with ENOSPC (EBUSY: every slot taken);
  *  - the statistics area is the broker's memfd in the NIC's view: the
@@ -1197,8 +1208,14 @@ struct snic_cmd_flow {
 enum snic_iso_op {
 	SNIC_ISO_CTX_GRANT = 0x70,  /* broker -> host: snic_iso_ctx + 2 fds */
 	SNIC_ISO_CTX_REFUSED,       /* broker -> host: status says why       */
-	SNIC_ISO_ADMIN_STATS,       /* broker -> admin: snic_iso_ctx + 1 fd  */
 	SNIC_ISO_END
+};
+
+enum snic_iso2_op {
+	SNIC_ISO_ADMIN_STATS = 0x98, /* broker -> admin: snic_iso_ctx + 1 fd */
+	SNIC_ISO_DM_MAP,            /* host -> broker: snic_iso_ctx          */
+	SNIC_ISO_DM_PAGES,          /* broker -> host: snic_iso_ctx + 1 fd a page */
+	SNIC_ISO2_END
 };
 
 struct snic_iso_ctx {
