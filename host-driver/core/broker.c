@@ -104,6 +104,14 @@ static int broker_answer(int fd, struct snic_iso_ctx *m, int fds[2])
 	return 0;
 }
 
+/* [from, to) of our BAR mapping: no longer the file's, nothing at all. */
+static void unmap_file(uint8_t *from, uint8_t *to)
+{
+	if (to > from)
+		mmap(from, (size_t)(to - from), PROT_NONE, MAP_PRIVATE |
+		     MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+}
+
 /* The slot over our BAR view's slot `slot`. */
 static int map_slot(struct hd_context *ctx, int fd, uint32_t slot)
 {
@@ -120,6 +128,11 @@ static int map_slot(struct hd_context *ctx, int fd, uint32_t slot)
 	madvise(at, SNIC_CTX_SLOT_SIZE, MADV_DONTFORK);
 	ctx->slot = (struct snic_ctx_slot *)(void *)at;
 	ctx->slot_idx = slot;
+	/* of the BAR file we keep the header and the NIC's doorbell page
+	 * only: other slots, statistics and device memory are not ours
+	 * (the addresses stay reserved for ctx_unmap's one munmap) */
+	unmap_file(ctx->bar + SNIC_BAR_CTX_OFF, at);
+	unmap_file(at + SNIC_CTX_SLOT_SIZE, ctx->bar + SNIC_BAR_SIZE);
 	return 0;
 }
 

@@ -46,6 +46,7 @@ static struct grant_env *env_new(void)
 	memset(e->dev.bar, 0, SNIC_BAR_SIZE);
 	e->dev.cfg.host_mem_size = HALF;
 	e->dev.cfg.seg_area_size = HALF;
+	e->dev.cfg.board_maps_dm = 1;
 	e->dev.nic = snic_nic_init(e->dev.nic_mem, &e->dev.cfg, &e->dev.hal.hal,
 				   e->dev.bar);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e->dev.nic);
@@ -137,12 +138,14 @@ static void test_grant_cq_ring_own_only(void)
 	env_free(e);
 }
 
-static void test_grant_qp_rings_own_only(void)
+/* CREATE_QP input for context a: a CQ of its own, rings in its segment. */
+static struct snic_cmd_create_qp qp_in_a(struct grant_env *e)
 {
-	struct grant_env *e = env_new();
 	struct snic_cmd_create_qp in = { .pdn = e->pd_a, .qp_type = SNIC_QPT_RC,
 		.sq_wqe_cnt = 16, .sq_stride_log = 7, .rq_wqe_cnt = 16,
-		.rq_stride_log = 6, .max_send_sge = 1, .max_recv_sge = 1 };
+		.rq_stride_log = 6, .max_send_sge = 1, .max_recv_sge = 1,
+		.sq_pa = PA(SEG1 + 8), .rq_pa = PA(SEG1 + 10),
+		.dbrec_pa = PA(SEG1 + 12) };
 	struct snic_cmd_handle h = { 0 };
 	struct snic_cmd_create_cq cq = { .ring_pa = PA(SEG1 + 4),
 					 .dbrec_pa = PA(SEG1 + 3), .cqe_cnt = 64 };
@@ -150,9 +153,16 @@ static void test_grant_qp_rings_own_only(void)
 	CU_ASSERT_EQUAL_FATAL(fctx_cmd(&e->a, SNIC_CMD_CREATE_CQ, &cq,
 				       sizeof(cq), &h, sizeof(h)), SNIC_ST_OK);
 	in.send_cqn = in.recv_cqn = h.handle;
+	return in;
+}
+
+static void test_grant_qp_rings_own_only(void)
+{
+	struct grant_env *e = env_new();
+	struct snic_cmd_create_qp in = qp_in_a(e);
+	struct snic_cmd_handle h = { 0 };
+
 	in.sq_pa = PA(SEG2 + 8);        /* the other context's */
-	in.rq_pa = PA(SEG1 + 10);
-	in.dbrec_pa = PA(SEG1 + 12);
 	CU_ASSERT_EQUAL(fctx_cmd(&e->a, SNIC_CMD_CREATE_QP, &in, sizeof(in),
 				 &h, sizeof(h)), SNIC_ST_FAULT);
 	in.sq_pa = PA(SEG1 + 8);
@@ -198,18 +208,9 @@ static void test_grant_slot_rules(void)
 /* A QP of context a (rings in its segment); its index. */
 static uint32_t qp_of_a(struct grant_env *e)
 {
-	struct snic_cmd_create_qp in = { .pdn = e->pd_a, .qp_type = SNIC_QPT_RC,
-		.sq_wqe_cnt = 16, .sq_stride_log = 7, .rq_wqe_cnt = 16,
-		.rq_stride_log = 6, .max_send_sge = 1, .max_recv_sge = 1,
-		.sq_pa = PA(SEG1 + 8), .rq_pa = PA(SEG1 + 10),
-		.dbrec_pa = PA(SEG1 + 12) };
+	struct snic_cmd_create_qp in = qp_in_a(e);
 	struct snic_cmd_handle h = { 0 };
-	struct snic_cmd_create_cq cq = { .ring_pa = PA(SEG1 + 4),
-					 .dbrec_pa = PA(SEG1 + 3), .cqe_cnt = 64 };
 
-	CU_ASSERT_EQUAL_FATAL(fctx_cmd(&e->a, SNIC_CMD_CREATE_CQ, &cq,
-				       sizeof(cq), &h, sizeof(h)), SNIC_ST_OK);
-	in.send_cqn = in.recv_cqn = h.handle;
 	CU_ASSERT_EQUAL_FATAL(fctx_cmd(&e->a, SNIC_CMD_CREATE_QP, &in, sizeof(in),
 				       &h, sizeof(h)), SNIC_ST_OK);
 	return SNIC_QPN_IDX(h.handle);

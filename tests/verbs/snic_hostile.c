@@ -567,6 +567,42 @@ static bool c_pages(void)
  * works.  Exit status 0 when each pool refused with ENOMEM at its max. */
 static int PIPE_GO[2], PIPE_DONE[2];
 
+/* Fork the attacker fn; true once it says go (its pid in *p), false with
+ * the test failed when it ended first. */
+static bool attacker_go(void (*fn)(int), pid_t *p, const char *who)
+{
+	char c = 0;
+	int st = 0;
+
+	if (pipe(PIPE_GO) || pipe(PIPE_DONE))
+		return vt_fail(&V, "pipe");
+	*p = fork();
+	if (*p == 0)
+		fn(0);
+	if (*p < 0)
+		return vt_fail(&V, "fork");
+	if (read(PIPE_GO[0], &c, 1) != 1) {
+		waitpid(*p, &st, 0);
+		return vt_fail(&V, "%s ended early, status %d", who, st);
+	}
+	return true;
+}
+
+/* Let the attacker go on and wait for its end: its wait status, or -1
+ * with the test failed. */
+static int attacker_done(pid_t p)
+{
+	char c = 0;
+	int st = 0, ok = write(PIPE_DONE[1], &c, 1) == 1;
+
+	waitpid(p, &st, 0);
+	for (int i = 0; i < 2; i++) {
+		close(PIPE_GO[i]);
+		close(PIPE_DONE[i]);
+	}
+	return ok ? st : (vt_fail(&V, "pipe write"), -1);
+}
+
 static int fill(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq,
 		int kind, int max)
 {
@@ -626,21 +662,11 @@ static bool c_pools(void)
 	struct ibv_cq *cq;
 	struct ibv_pd *pd;
 	pid_t p;
-	char c = 0;
-	int st = 0;
+	int st;
 	bool ok;
 
-	if (pipe(PIPE_GO) || pipe(PIPE_DONE))
-		return vt_fail(&V, "pipe");
-	p = fork();
-	if (p == 0)
-		pool_child(0);
-	if (p < 0)
-		return vt_fail(&V, "fork");
-	if (read(PIPE_GO[0], &c, 1) != 1) {
-		waitpid(p, &st, 0);
-		return vt_fail(&V, "pool attacker ended early, status %d", st);
-	}
+	if (!attacker_go(pool_child, &p, "pool attacker"))
+		return false;
 	ok = victim_ok("pools exhausted by another context", 7);
 	cq = ok ? ibv_create_cq(D.ctx, 4, NULL, NULL, 0) : NULL;
 	pd = cq ? ibv_alloc_pd(D.ctx) : NULL;
@@ -651,10 +677,8 @@ static bool c_pools(void)
 		ibv_dealloc_pd(pd);
 	if (cq)
 		ibv_destroy_cq(cq);
-	if (write(PIPE_DONE[1], &c, 1) != 1)
-		ok = vt_fail(&V, "pipe write");
-	waitpid(p, &st, 0);
-	if (ok && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+	st = attacker_done(p);
+	if (ok && st >= 0 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
 		ok = vt_fail(&V, "pool attacker: status %d (21 PD, 22 CQ, 23 QP: not "
 			     "ENOMEM at the quota it was told)", st);
 	sleep_ms(60);
@@ -867,21 +891,11 @@ static bool c_share(void)
 	struct ibv_context *mine;
 	struct ibv_pd *pd = NULL;
 	pid_t p;
-	char b = 0;
-	int st = 0;
+	int st;
 	bool ok = true;
 
-	if (pipe(PIPE_GO) || pipe(PIPE_DONE))
-		return vt_fail(&V, "pipe");
-	p = fork();
-	if (p == 0)
-		share_child(0);
-	if (p < 0)
-		return vt_fail(&V, "fork");
-	if (read(PIPE_GO[0], &b, 1) != 1) {
-		waitpid(p, &st, 0);
-		return vt_fail(&V, "slot attacker ended early, status %d", st);
-	}
+	if (!attacker_go(share_child, &p, "slot attacker"))
+		return false;
 	mine = open_named();
 	if (!mine || !(pd = ibv_alloc_pd(mine)))
 		ok = vt_fail(&V, "victim's new context while another process holds "
@@ -890,10 +904,8 @@ static bool c_share(void)
 		ibv_dealloc_pd(pd);
 	if (mine)
 		ibv_close_device(mine);
-	if (write(PIPE_DONE[1], &b, 1) != 1)
-		ok = vt_fail(&V, "pipe write");
-	waitpid(p, &st, 0);
-	if (ok && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+	st = attacker_done(p);
+	if (ok && st >= 0 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
 		ok = vt_fail(&V, "slot attacker: status %d (81: not exactly %u "
 			     "contexts, 82: not ENOSPC)", st, SNIC_BROKER_CTX_PER_PID);
 	vt_log(&V, "a process got %u contexts, then ENOSPC; the victim opened one",
@@ -979,8 +991,7 @@ static bool c_dm(void)
 	struct ibv_alloc_dm_attr da = { .length = 4096 };
 	struct ibv_dm *dm, *dm2 = NULL;
 	pid_t p;
-	char b = 0;
-	int st = 0;
+	int st;
 	bool ok = true;
 
 	if (!(dm = ibv_alloc_dm(D.ctx, &da)))
@@ -988,29 +999,18 @@ static bool c_dm(void)
 	dm_pattern(want, 1);
 	if (ibv_memcpy_to_dm(dm, 0, want, sizeof want))
 		return vt_fail(&V, "victim memcpy_to_dm");
-	if (pipe(PIPE_GO) || pipe(PIPE_DONE))
-		return vt_fail(&V, "pipe");
-	p = fork();
-	if (p == 0)
-		dm_attacker(0);
-	if (p < 0)
-		return vt_fail(&V, "fork");
-	if (read(PIPE_GO[0], &b, 1) != 1) {
-		waitpid(p, &st, 0);
-		return vt_fail(&V, "DM attacker ended early: status %d (90: a DM page "
-			       "not its own not refused, 91: the victim's DM in the "
-			       "BAR file, 92/93: its own DM)", st);
-	}
+	if (!attacker_go(dm_attacker, &p, "DM attacker (exit 90: a DM page not "
+			 "its own not refused, 91: the victim's DM in the BAR "
+			 "file, 92/93: its own DM)"))
+		return false;
 	sleep_ms(60);   /* the broker cuts the freed page (10 ms housekeeping) */
 	if (!(dm2 = ibv_alloc_dm(D.ctx, &da)))
 		ok = vt_fail(&V, "victim second alloc_dm: %s", strerror(errno));
 	dm_pattern(got, 2);
 	if (ok && ibv_memcpy_to_dm(dm2, 0, got, sizeof got))
 		ok = vt_fail(&V, "victim memcpy_to_dm (2)");
-	if (write(PIPE_DONE[1], &b, 1) != 1)
-		ok = vt_fail(&V, "pipe write");
-	waitpid(p, &st, 0);
-	if (ok && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+	st = attacker_done(p);
+	if (ok && st >= 0 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
 		ok = vt_fail(&V, "DM attacker: status %d (95: the victim's new DM "
 			     "seen through a freed page's mapping)", st);
 	if (ok && (ibv_memcpy_from_dm(got, dm, 0, sizeof got) ||

@@ -29,6 +29,10 @@ struct snic_nic_config {
 	 * the firmware ignores SNIC_CTX_ORPHAN written into the BAR, which
 	 * any host process could write into any slot. */
 	uint8_t board_reaps;
+	/* The board maps device-memory pages into the processes of contexts
+	 * it opened and cuts those mappings (snic_nic_dm_held/_release): DM
+	 * pages such a context frees wait for it.  0: freed at once. */
+	uint8_t board_maps_dm;
 	/* Bytes of DMA window after the shared window (host_mem_size) where
 	 * the board places contexts' own segments (snic_nic_ctx_grant); 0 =
 	 * none.  The HAL's DMA ops cover host_mem_size + seg_area_size. */

@@ -1189,7 +1189,8 @@ struct snic_cmd_flow {
  *    page, or REFUSED: EACCES when a page is not this context's DM,
  *    EINVAL outside the area.  Pages the context frees (or leaves at its
  *    end) stay taken in the firmware until the broker has put the file's
- *    page back in the NIC's view (snic_nic_dm_held/_release, fw.h), so a
+ *    page back in the NIC's view (snic_nic_dm_held/_release, fw.h; a
+ *    board asks for that with snic_nic_config.board_maps_dm), so a
  *    stale mapping never reaches the next owner's data.  The BAR file's
  *    DM area is then nobody's for a broker's contexts;
  *  - a process holds at most SNIC_BROKER_CTX_PER_PID contexts per NIC:

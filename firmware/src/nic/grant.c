@@ -10,8 +10,9 @@
  *
  * Device memory: the board maps a DM page into a context's process only
  * when that context holds it (snic_nic_dm_owner); pages such a context
- * frees stay taken (dm_held) until the board has cut the old mapping and
- * gives them back (snic_nic_dm_release).
+ * frees stay taken (dm_held, when the board says it maps DM pages:
+ * cfg.board_maps_dm) until the board has cut the old mapping and gives
+ * them back (snic_nic_dm_release).
  */
 #include "nic/top.h"
 

@@ -71,7 +71,7 @@ int dm_free(struct snic_nic *nic, unsigned ctx, uint32_t handle)
 		return st;
 	/* a broker's context may still map these pages: the board cuts that
 	 * mapping before they are handed out again (nic/grant.c) */
-	if (nic->core.ctx_granted[ctx])
+	if (nic->core.ctx_granted[ctx] && nic->core.cfg.board_maps_dm)
 		nic->dm_held |= run_mask(dm->first, dm->npages);
 	else
 		nic->dm_used &= ~run_mask(dm->first, dm->npages);
