@@ -11,7 +11,11 @@
  * Everything comes from the BAR files (<run dir>/<name>.bar): the header
  * and the statistics area the firmware publishes (hostif.h, struct
  * snic_stats).  Counter names come from the BAR too, so this tool has no
- * copy of the firmware's lists.
+ * copy of the firmware's lists.  A NIC with a broker (snic-emu) keeps its
+ * statistics out of the BAR file, where every verbs process could read
+ * every QP's PSNs and peer: they come from <run dir>/<name>.admin.sock,
+ * which gives them to the run directory's owner or root (hostif.h "Host
+ * isolation").
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,7 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +56,7 @@ struct nic {
 	struct snic_bar_hdr hdr;
 	bool alive;
 	bool can_ask;           /* mapped writable: may request a publication */
+	uint8_t *admin_stats;   /* the broker's statistics area, or NULL   */
 	struct snic_stats *st;  /* consistent snapshot */
 };
 
@@ -63,6 +70,61 @@ static bool pid_alive(uint32_t pid)
 	if (pid == 0)
 		return false;
 	return !(kill((pid_t)pid, 0) == -1 && errno == ESRCH);
+}
+
+/* The statistics area from the NIC's broker: 0, or -1 after saying why
+ * (no admin socket: the BAR file's area is the one, as on qemu-virt). */
+static int admin_stats_map(struct nic *n, bool writable)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct snic_iso_ctx m;
+	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+	size_t len = strlen(n->path);
+	int fd, sfd = -1;
+	void *p;
+
+	if (len < 4 || len - 4 + sizeof(".admin.sock") > sizeof(a.sun_path))
+		return 0;
+	memcpy(a.sun_path, n->path, len - 4);
+	memcpy(a.sun_path + len - 4, ".admin.sock", sizeof(".admin.sock"));
+	if (access(a.sun_path, F_OK) != 0)
+		return 0;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    recvmsg(fd, &msg, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof(m)) {
+		fprintf(stderr, "snicctl: %s: %s\n", a.sun_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	c = CMSG_FIRSTHDR(&msg);
+	if (c && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&sfd, CMSG_DATA(c), sizeof(int));
+	if (m.op != SNIC_ISO_ADMIN_STATS || sfd < 0 ||
+	    m.seg_len < sizeof(struct snic_stats)) {
+		fprintf(stderr, "snicctl: %s: statistics refused: %s\n",
+			a.sun_path, m.op == SNIC_ISO_CTX_REFUSED ?
+			strerror((int)m.status) : "bad answer");
+		if (sfd >= 0)
+			close(sfd);
+		return -1;
+	}
+	p = mmap(NULL, sizeof(struct snic_stats),
+		 PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, sfd, 0);
+	close(sfd);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "snicctl: %s: %s\n", a.sun_path, strerror(errno));
+		return -1;
+	}
+	n->admin_stats = p;
+	return 0;
 }
 
 /* Read-only commands still map writable when they may, to ask for a
@@ -114,11 +176,18 @@ static int nic_map(struct nic *n, bool writable)
 	n->alive = atomic_load(&n->hdr.fw_state) == SNIC_FW_UP &&
 		   (atomic_load(&n->hdr.fw_pid) == 0 ||
 		    pid_alive(atomic_load(&n->hdr.fw_pid)));
+	if (n->alive && admin_stats_map(n, writable) != 0) {
+		munmap(n->bar, SNIC_BAR_SIZE);
+		n->bar = NULL;
+		return -1;
+	}
 	return 0;
 }
 
 static struct snic_stats *stats_of(const struct nic *n)
 {
+	if (n->admin_stats)
+		return (struct snic_stats *)(void *)n->admin_stats;
 	return (struct snic_stats *)(n->bar + SNIC_BAR_STATS_OFF);
 }
 

@@ -2,8 +2,13 @@
 /*
  * The broker: the emulator's trusted half of host isolation (hostif.h
  * "Host isolation").  Verbs processes get their contexts from it over a
- * Unix socket per NIC; each gets its own BAR slot and its own segment of
- * host memory, and the socket's close is the context's death.
+ * Unix socket per NIC; each gets its own BAR slot (mailbox, event queue,
+ * doorbell page) and its own segment of host memory, then its device
+ * memory's pages on request, and the socket's close is the context's
+ * death.  A process gets at most SNIC_BROKER_CTX_PER_PID contexts per
+ * NIC.  The NIC's statistics live in a memfd handed only to the
+ * administrator (<name>.admin.sock).  Protocol: hostif.h "Host
+ * isolation".
  */
 #ifndef SNIC_EMU_BROKER_H
 #define SNIC_EMU_BROKER_H
@@ -21,11 +26,14 @@ struct broker_nic {
 	int bar_fd;             /* the BAR file (to map a slot back)        */
 };
 
-/* Listen on <run_dir>/<name>.sock for each NIC; segments of seg_len
- * bytes come from hm's area (snic_hostmem_add_area).  0 or -1. */
+/* Listen on <run_dir>/<name>.sock and <name>.admin.sock for each NIC
+ * (after snic_nic_init: the statistics area moves into a memfd with what
+ * the firmware wrote there); segments of seg_len bytes come from hm's
+ * area (snic_hostmem_add_area).  0 or -1. */
 int broker_init(const char *run_dir, const struct broker_nic *nics,
 		unsigned n, struct snic_hostmem *hm, uint64_t seg_len);
-/* Accept new contexts, end those whose socket closed (housekeeping). */
+/* Accept new contexts, answer DM requests, end those whose socket closed,
+ * cut DM pages freed (housekeeping, between firmware polls). */
 void broker_poll(void);
 /* 1 when slot `slot` of NIC `nic` is the broker's (not to be reaped by
  * pid). */

@@ -242,6 +242,7 @@ static void nic_config(struct emu_nic *e, const struct emu_nic_spec *s,
 		       (uint64_t)m[3] << 16 | (uint64_t)m[4] << 8 | m[5];
 	c->fw_pid = (uint32_t)getpid();
 	c->board_reaps = 1; /* housekeeping() below */
+	c->board_maps_dm = 1; /* the broker (broker.c dm_map, dm_cut) */
 	/* one segment per process for up to every context slot
 	 * (broker.c): address space only, pages as they are touched */
 	c->seg_area_size = SNIC_MAX_CTX * hm_size;

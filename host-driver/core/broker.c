@@ -6,9 +6,13 @@
  * memory as descriptors, mapped here over the slot of our BAR view and
  * as the context's host memory.  Other contexts' slots and pages are
  * never mapped.  The socket stays open for the context's life: closing it
- * (or dying) ends the context, nobody else can.
+ * (or dying) ends the context, nobody else can.  The slot carries the
+ * context's own doorbell page (hostif.h SNIC_CTX_DB_OFF).  Refusals:
+ * EBUSY every slot taken, ENOSPC this process's share
+ * (SNIC_BROKER_CTX_PER_PID) taken; ibv_open_device fails with that errno.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +35,19 @@ static int broker_connect(const char *name)
 	struct stat st, dst;
 	int fd;
 
-	if ((no && strcmp(no, "1") == 0) ||
-	    (size_t)snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s.sock",
+	if (no && strcmp(no, "1") == 0) {
+		/* a debugging mode, said loudly: what it does not isolate is
+		 * in boards/emu/README.md "Security model (host side)" */
+		static _Atomic int warned;
+
+		if (!atomic_exchange(&warned, 1))
+			fprintf(stderr, "snic: WARNING: SNIC_NO_BROKER=1: "
+				"contexts from the shared BAR file and host "
+				"memory, NOT isolated from each other (for "
+				"debugging only)\n");
+		return -ENOENT;
+	}
+	if ((size_t)snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s.sock",
 			     hd_run_dir(), name) >= sizeof(a.sun_path) ||
 	    lstat(a.sun_path, &st) != 0)
 		return -ENOENT;
@@ -89,6 +104,14 @@ static int broker_answer(int fd, struct snic_iso_ctx *m, int fds[2])
 	return 0;
 }
 
+/* [from, to) of our BAR mapping: no longer the file's, nothing at all. */
+static void unmap_file(uint8_t *from, uint8_t *to)
+{
+	if (to > from)
+		mmap(from, (size_t)(to - from), PROT_NONE, MAP_PRIVATE |
+		     MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+}
+
 /* The slot over our BAR view's slot `slot`. */
 static int map_slot(struct hd_context *ctx, int fd, uint32_t slot)
 {
@@ -105,6 +128,11 @@ static int map_slot(struct hd_context *ctx, int fd, uint32_t slot)
 	madvise(at, SNIC_CTX_SLOT_SIZE, MADV_DONTFORK);
 	ctx->slot = (struct snic_ctx_slot *)(void *)at;
 	ctx->slot_idx = slot;
+	/* of the BAR file we keep the header and the NIC's doorbell page
+	 * only: other slots, statistics and device memory are not ours
+	 * (the addresses stay reserved for ctx_unmap's one munmap) */
+	unmap_file(ctx->bar + SNIC_BAR_CTX_OFF, at);
+	unmap_file(at + SNIC_CTX_SLOT_SIZE, ctx->bar + SNIC_BAR_SIZE);
 	return 0;
 }
 
@@ -126,6 +154,11 @@ int hd_broker_open(struct hd_context *ctx, const char *name)
 	}
 	if (fds[1] >= 0)
 		close(fds[1]);
+	if (err == ENOSPC)
+		fprintf(stderr, "snic: %s: this process already holds %u "
+			"contexts, its share of the NIC's %u (the broker's "
+			"limit per process)\n", name, SNIC_BROKER_CTX_PER_PID,
+			SNIC_MAX_CTX);
 	if (err) {
 		hd_dbg("%s: broker: %s\n", name, strerror(err));
 		close(fd);
@@ -135,5 +168,80 @@ int hd_broker_open(struct hd_context *ctx, const char *name)
 	hd_dbg("%s: context slot %u from the broker, segment pa %#llx+%llu "
 	       "MiB\n", name, m.slot, (unsigned long long)m.seg_pa,
 	       (unsigned long long)(m.seg_len >> 20));
+	return 0;
+}
+
+/* The pages of a DM we hold (hostif.h SNIC_ISO_DM_MAP): each a descriptor,
+ * mapped side by side at *at (*len bytes, MADV_DONTFORK).  0 or an errno
+ * (EACCES: the broker says they are not ours). */
+int hd_broker_dm_map(struct hd_context *ctx, uint64_t offset, uint64_t length,
+		     uint8_t **at, size_t *len)
+{
+	enum { MAXP = SNIC_DM_SIZE / SNIC_PAGE_SIZE };
+	struct snic_iso_ctx q = { .op = SNIC_ISO_DM_MAP, .seg_pa = offset,
+				  .seg_len = length }, m;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(MAXP * sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+	int fds[MAXP], nfd = 0, err = 0;
+	uint8_t *map = MAP_FAILED;
+	ssize_t n;
+
+	/* one question, one answer: threads of the context take turns */
+	pthread_mutex_lock(&ctx->cmd_lock);
+	if (send(ctx->broker_fd, &q, sizeof(q), MSG_NOSIGNAL) != sizeof(q))
+		err = errno;
+	else {
+		do
+			n = recvmsg(ctx->broker_fd, &msg, MSG_CMSG_CLOEXEC);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			err = errno == EAGAIN ? ETIMEDOUT : errno;
+		else if (n != (ssize_t)sizeof(m))
+			err = EPROTO;
+	}
+	pthread_mutex_unlock(&ctx->cmd_lock);
+	c = err ? NULL : CMSG_FIRSTHDR(&msg);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+		nfd = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		memcpy(fds, CMSG_DATA(c), (size_t)nfd * sizeof(int));
+	}
+	if (!err && m.op == SNIC_ISO_CTX_REFUSED)
+		err = m.status ? (int)m.status : EPROTO;
+	else if (!err && (m.op != SNIC_ISO_DM_PAGES || nfd < 1 ||
+			  m.seg_len != (uint64_t)nfd * SNIC_PAGE_SIZE ||
+			  m.seg_pa != offset - offset % SNIC_PAGE_SIZE))
+		err = EPROTO;
+	if (!err) {
+		map = mmap(NULL, m.seg_len, PROT_NONE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (map == MAP_FAILED)
+			err = errno;
+	}
+	for (int i = 0; !err && i < nfd; i++)
+		if (!hd_fd_sealed(fds[i], SNIC_PAGE_SIZE))
+			err = EPROTO;
+		else if (mmap(map + (size_t)i * SNIC_PAGE_SIZE, SNIC_PAGE_SIZE,
+			      PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+			      fds[i], 0) == MAP_FAILED)
+			err = errno;
+	for (int i = 0; i < nfd; i++)
+		close(fds[i]);  /* mapped, or not wanted */
+	if (err) {
+		if (map != MAP_FAILED)
+			munmap(map, m.seg_len);
+		hd_dbg("DM at 0x%llx: broker: %s\n",
+		       (unsigned long long)offset, strerror(err));
+		return err;
+	}
+	madvise(map, m.seg_len, MADV_DONTFORK);
+	*at = map + offset % SNIC_PAGE_SIZE;
+	*len = m.seg_len;
 	return 0;
 }

@@ -176,6 +176,9 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		goto fail;
 	else if ((err = open_shared(ctx, device->name)) != 0)
 		goto fail;
+	/* our QPs' doorbells: the slot's own page (hostif.h "Doorbells") */
+	ctx->cdb = (struct snic_ctx_doorbells *)(void *)(
+		(uint8_t *)ctx->slot + SNIC_CTX_DB_OFF);
 
 	err = hd_cmd(ctx, SNIC_CMD_QUERY_DEVICE, NULL, 0, &ctx->dattr,
 		     sizeof(ctx->dattr));

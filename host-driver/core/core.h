@@ -115,6 +115,10 @@ struct hd_context;
  * segment and socket set in ctx.  ENOENT: the NIC has no broker (or
  * SNIC_NO_BROKER=1): use the shared files; another errno: refused. */
 int hd_broker_open(struct hd_context *ctx, const char *name);
+/* A DM's pages from the broker (a context of it only): mapped at *at,
+ * *len bytes to munmap from the page start.  0 or an errno. */
+int hd_broker_dm_map(struct hd_context *ctx, uint64_t offset, uint64_t length,
+		     uint8_t **at, size_t *len);
 
 struct hd_context {
 	struct verbs_context vctx;  /* ibv_context is its last member       */
@@ -124,6 +128,7 @@ struct hd_context {
 	struct snic_bar_hdr *hdr;
 	struct snic_doorbells *db;
 	struct snic_ctx_slot *slot;
+	struct snic_ctx_doorbells *cdb; /* the slot's doorbell page: our QPs'  */
 	unsigned slot_idx;
 	struct hd_hostmem *hm;
 	/* the broker's socket (broker.c): open for the context's life, its

@@ -4,9 +4,12 @@
  * ibv_memcpy_from_dm, ibv_reg_dm_mr, ibv_free_dm).  A DM is a piece of the
  * NIC's own memory, the DM area of the BAR (hostif.h): ALLOC_DM hands out
  * zeroed pages of it, the driver copies to and from it through its BAR
- * mapping, and REG_DM_MR makes a zero-based MR over it that local SGEs
- * and remote keys reach like any other MR.
+ * mapping (a context from the broker: through the pages the broker hands
+ * it, SNIC_ISO_DM_MAP; the BAR file's are not the NIC's), and REG_DM_MR
+ * makes a zero-based MR over it that local SGEs and remote keys reach
+ * like any other MR.
  */
+#include <sys/mman.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +18,10 @@
 
 struct hd_dm {
 	struct ibv_dm ibdm;
-	uint8_t *base;              /* in the BAR mapping                   */
+	uint8_t *base;              /* in the BAR mapping or in map         */
 	uint64_t length;            /* as allocated (the bounds checked)     */
+	uint8_t *map;               /* the broker's pages, or NULL          */
+	size_t map_len;
 };
 
 static struct hd_dm *to_hd_dm(struct ibv_dm *d)
@@ -74,6 +79,19 @@ struct ibv_dm *hd_alloc_dm(struct ibv_context *context,
 	if (!dm)
 		return NULL;
 	dm->base = ctx->bar + SNIC_BAR_DM_OFF + out.offset;
+	if (ctx->broker_fd >= 0) {
+		struct snic_cmd_handle h = { .handle = out.handle };
+		int err = hd_broker_dm_map(ctx, out.offset, attr->length,
+					   &dm->base, &dm->map_len);
+
+		if (err) {
+			hd_cmd(ctx, SNIC_CMD_FREE_DM, &h, sizeof(h), NULL, 0);
+			free(dm);
+			errno = err;
+			return NULL;
+		}
+		dm->map = dm->base - out.offset % SNIC_PAGE_SIZE;
+	}
 	dm->length = attr->length;
 	dm->ibdm.context = context;
 	dm->ibdm.memcpy_to_dm = dm_to;
@@ -92,6 +110,8 @@ int hd_free_dm(struct ibv_dm *ibdm)
 
 	if (err && !hd_fw_gone(err))
 		return err; /* EBUSY while an MR uses it */
+	if (to_hd_dm(ibdm)->map)
+		munmap(to_hd_dm(ibdm)->map, to_hd_dm(ibdm)->map_len);
 	free(to_hd_dm(ibdm));
 	return 0;
 }

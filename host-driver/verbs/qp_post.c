@@ -17,11 +17,11 @@
 
 void hd_qp_ring_doorbell(struct hd_qp *qp)
 {
-	struct snic_doorbells *db = qp->obj.ctx->db;
-	uint32_t i = SNIC_QPN_IDX(qp->ibqp.qp_num);
+	struct hd_context *ctx = qp->obj.ctx;
 
-	snic_db_ring_qp(db, i);
-	hd_kick(qp->obj.ctx);
+	snic_db_ring_ctx(ctx->db, ctx->cdb, ctx->slot_idx,
+			 SNIC_QPN_IDX(qp->ibqp.qp_num));
+	hd_kick(ctx);
 }
 
 /* poll_cq (send CQ lock held): the firmware completed SQ index wqe_idx

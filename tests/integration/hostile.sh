@@ -7,7 +7,10 @@
 #                                        rewritten by another process; others'
 #                                        pages registered and CQ/QP rings
 #                                        pointed at them; pools exhausted by
-#                                        another context
+#                                        another context; its QPs rung from
+#                                        other pages; the BAR file's
+#                                        statistics read; more than a
+#                                        process's share of slots taken
 #   tests/integration/hostile.sh files   runtime files: private modes, a
 #                                        planted BAR and a symlinked
 #                                        host-memory file refused
@@ -22,14 +25,19 @@ case_slots() {
 	snic_run hostile 120 "$SNIC_BUILD/tests/snic_hostile" --dev0 snic0 -v || rc=$?
 	snic_emu_stop || exit 1
 	(( rc == 0 )) || snic_fail "snic_hostile failed (status $rc)"
-	local n b
+	local n b o f
 	# fw_state is the firmware's to put back; the victim's slot words the
 	# attacker reaches are the BAR file's copy, which the broker keeps
 	n=$(awk '$1 == "bar_restored" { s += $2 } END { print s + 0 }' "$SNIC_EMU_LOG")
 	(( n >= 1 )) || snic_fail "expected the firmware to restore fw_state, counters say $n"
 	b=$(sed -n 's/.*broker: .* \([0-9]*\) words of file slot copies restored.*/\1/p' "$SNIC_EMU_LOG")
 	(( ${b:-0} >= 2 )) || snic_fail "expected the broker to restore >= 2 words of the file's slot copies, it says '${b}'"
-	snic_log "victim unaffected; the firmware restored $n BAR words, the broker $b slot-copy words"
+	# the slot attacker's context beyond its share
+	o=$(sed -n 's/.*broker: .* (\([0-9]*\) over a process.s share).*/\1/p' "$SNIC_EMU_LOG")
+	(( ${o:-0} == 1 )) || snic_fail "expected the broker to refuse 1 context over a process's share, it says '${o}'"
+	f=$(awk '$1 == "doorbells_foreign" { s += $2 } END { print s + 0 }' "$SNIC_EMU_LOG")
+	(( f >= 8 )) || snic_fail "expected >= 8 foreign doorbells counted, counters say $f"
+	snic_log "victim unaffected; the firmware restored $n BAR words, the broker $b slot-copy words; $f foreign doorbells ignored, $o context over a share refused"
 }
 
 # a copy of snic0.bar named $1 whose header names host memory $2 ("" = same)

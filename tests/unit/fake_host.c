@@ -504,10 +504,12 @@ static struct snic_qp_dbrec *qp_dbrec(struct fqp *qp)
 
 void fqp_ring(struct fqp *qp)
 {
-	struct snic_doorbells *d = dbs(qp->ctx->dev);
-	uint32_t i = qp->qpn & (SNIC_MAX_QP - 1);
+	struct fctx *c = qp->ctx;
+	struct snic_ctx_doorbells *cdb = (struct snic_ctx_doorbells *)(void *)(
+		(uint8_t *)fdev_slot(c->dev, c->slot) + SNIC_CTX_DB_OFF);
 
-	snic_db_ring_qp(d, i);
+	/* as the host driver: the context's own doorbell page */
+	snic_db_ring_ctx(dbs(c->dev), cdb, c->slot, qp->qpn & (SNIC_MAX_QP - 1));
 }
 
 void fqp_write_send(struct fqp *qp, const struct fwr *wr)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Contexts the board opens with their own pages (nic/grant.c): the page
- * owner table confines every page list, ring and CQ a command names. */
+ * owner table confines every page list, ring and CQ a command names; a
+ * doorbell counts only from its QP's own context's page; freed DM pages
+ * wait for the board. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,7 @@ static struct grant_env *env_new(void)
 	memset(e->dev.bar, 0, SNIC_BAR_SIZE);
 	e->dev.cfg.host_mem_size = HALF;
 	e->dev.cfg.seg_area_size = HALF;
+	e->dev.cfg.board_maps_dm = 1;
 	e->dev.nic = snic_nic_init(e->dev.nic_mem, &e->dev.cfg, &e->dev.hal.hal,
 				   e->dev.bar);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e->dev.nic);
@@ -135,12 +138,14 @@ static void test_grant_cq_ring_own_only(void)
 	env_free(e);
 }
 
-static void test_grant_qp_rings_own_only(void)
+/* CREATE_QP input for context a: a CQ of its own, rings in its segment. */
+static struct snic_cmd_create_qp qp_in_a(struct grant_env *e)
 {
-	struct grant_env *e = env_new();
 	struct snic_cmd_create_qp in = { .pdn = e->pd_a, .qp_type = SNIC_QPT_RC,
 		.sq_wqe_cnt = 16, .sq_stride_log = 7, .rq_wqe_cnt = 16,
-		.rq_stride_log = 6, .max_send_sge = 1, .max_recv_sge = 1 };
+		.rq_stride_log = 6, .max_send_sge = 1, .max_recv_sge = 1,
+		.sq_pa = PA(SEG1 + 8), .rq_pa = PA(SEG1 + 10),
+		.dbrec_pa = PA(SEG1 + 12) };
 	struct snic_cmd_handle h = { 0 };
 	struct snic_cmd_create_cq cq = { .ring_pa = PA(SEG1 + 4),
 					 .dbrec_pa = PA(SEG1 + 3), .cqe_cnt = 64 };
@@ -148,9 +153,16 @@ static void test_grant_qp_rings_own_only(void)
 	CU_ASSERT_EQUAL_FATAL(fctx_cmd(&e->a, SNIC_CMD_CREATE_CQ, &cq,
 				       sizeof(cq), &h, sizeof(h)), SNIC_ST_OK);
 	in.send_cqn = in.recv_cqn = h.handle;
+	return in;
+}
+
+static void test_grant_qp_rings_own_only(void)
+{
+	struct grant_env *e = env_new();
+	struct snic_cmd_create_qp in = qp_in_a(e);
+	struct snic_cmd_handle h = { 0 };
+
 	in.sq_pa = PA(SEG2 + 8);        /* the other context's */
-	in.rq_pa = PA(SEG1 + 10);
-	in.dbrec_pa = PA(SEG1 + 12);
 	CU_ASSERT_EQUAL(fctx_cmd(&e->a, SNIC_CMD_CREATE_QP, &in, sizeof(in),
 				 &h, sizeof(h)), SNIC_ST_FAULT);
 	in.sq_pa = PA(SEG1 + 8);
@@ -193,8 +205,95 @@ static void test_grant_slot_rules(void)
 	env_free(e);
 }
 
+/* A QP of context a (rings in its segment); its index. */
+static uint32_t qp_of_a(struct grant_env *e)
+{
+	struct snic_cmd_create_qp in = qp_in_a(e);
+	struct snic_cmd_handle h = { 0 };
+
+	CU_ASSERT_EQUAL_FATAL(fctx_cmd(&e->a, SNIC_CMD_CREATE_QP, &in, sizeof(in),
+				       &h, sizeof(h)), SNIC_ST_OK);
+	return SNIC_QPN_IDX(h.handle);
+}
+
+static struct snic_ctx_doorbells *page_of(struct grant_env *e, unsigned slot)
+{
+	return (struct snic_ctx_doorbells *)(void *)(
+		(uint8_t *)fdev_slot(&e->dev, slot) + SNIC_CTX_DB_OFF);
+}
+
+/* A doorbell is the context's whose page it came in (hostif.h
+ * "Attribution"): a's QP rung from b's page or from the NIC page is
+ * ignored and counted; from a's own page it is served. */
+static void test_grant_doorbell_attribution(void)
+{
+	struct grant_env *e = env_new();
+	struct snic_doorbells *db = (struct snic_doorbells *)(void *)(
+		e->dev.bar + SNIC_BAR_DB_OFF);
+	uint32_t i = qp_of_a(e);
+	uint64_t f0 = fdev_counter(&e->dev, "doorbells_foreign");
+	uint64_t d0 = fdev_counter(&e->dev, "doorbells");
+
+	snic_db_ring_ctx(db, page_of(e, 2), 2, i);      /* b's page */
+	fdev_poll(&e->dev, 4);
+	CU_ASSERT_EQUAL(fdev_counter(&e->dev, "doorbells_foreign"), f0 + 1);
+	snic_db_ring_qp(db, i);                         /* the NIC page */
+	fdev_poll(&e->dev, 4);
+	CU_ASSERT_EQUAL(fdev_counter(&e->dev, "doorbells_foreign"), f0 + 2);
+	snic_db_ring_ctx(db, page_of(e, 1), 1, i);      /* a's own */
+	fdev_poll(&e->dev, 4);
+	CU_ASSERT_EQUAL(fdev_counter(&e->dev, "doorbells_foreign"), f0 + 2);
+	CU_ASSERT_EQUAL(fdev_counter(&e->dev, "doorbells"), d0 + 3);
+	/* a context bit for a slot nobody opened looks at nothing */
+	atomic_fetch_or(&db->ctx_bits, 1ull << 9);
+	atomic_fetch_or(&db->summary, SNIC_DB_SUMMARY_CTX);
+	fdev_poll(&e->dev, 4);
+	CU_ASSERT_EQUAL(fdev_counter(&e->dev, "doorbells"), d0 + 3);
+	env_free(e);
+}
+
+/* DM pages a granted context frees stay taken until the board releases
+ * them; a host-opened context's go back at once. */
+static void test_grant_dm_held(void)
+{
+	struct grant_env *e = env_new();
+	struct snic_nic *nic = e->dev.nic;
+	struct snic_cmd_alloc_dm a = { .length = 4096 };
+	struct snic_cmd_alloc_dm_out out, out2;
+	struct snic_cmd_handle h;
+
+	CU_ASSERT_EQUAL_FATAL(fctx_cmd(&e->a, SNIC_CMD_ALLOC_DM, &a, sizeof(a),
+				       &out, sizeof(out)), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(snic_nic_dm_owner(nic, out.offset / 4096), 1);
+	CU_ASSERT_EQUAL(snic_nic_dm_owner(nic, out.offset / 4096 + 1), -1);
+	h.handle = out.handle;
+	CU_ASSERT_EQUAL(fctx_cmd(&e->a, SNIC_CMD_FREE_DM, &h, sizeof(h), NULL,
+				 0), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(snic_nic_dm_owner(nic, out.offset / 4096), -1);
+	CU_ASSERT_EQUAL(snic_nic_dm_held(nic), 1u << (out.offset / 4096));
+	/* held: b gets another page */
+	CU_ASSERT_EQUAL_FATAL(fctx_cmd(&e->b, SNIC_CMD_ALLOC_DM, &a, sizeof(a),
+				       &out2, sizeof(out2)), SNIC_ST_OK);
+	CU_ASSERT_NOT_EQUAL(out2.offset, out.offset);
+	snic_nic_dm_release(nic, snic_nic_dm_held(nic));
+	CU_ASSERT_EQUAL(snic_nic_dm_held(nic), 0);
+	/* released: the page is handed out again (to the shared context,
+	 * whose free is immediate) */
+	CU_ASSERT_EQUAL_FATAL(fctx_cmd(&e->shared, SNIC_CMD_ALLOC_DM, &a,
+				       sizeof(a), &out2, sizeof(out2)),
+			      SNIC_ST_OK);
+	CU_ASSERT_EQUAL(out2.offset, out.offset);
+	h.handle = out2.handle;
+	CU_ASSERT_EQUAL(fctx_cmd(&e->shared, SNIC_CMD_FREE_DM, &h, sizeof(h),
+				 NULL, 0), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(snic_nic_dm_held(nic), 0);
+	env_free(e);
+}
+
 UNIT_SUITE(grant, NULL, NULL,
 	   UNIT_TEST(test_grant_mr_pages_own_only),
 	   UNIT_TEST(test_grant_cq_ring_own_only),
 	   UNIT_TEST(test_grant_qp_rings_own_only),
-	   UNIT_TEST(test_grant_slot_rules));
+	   UNIT_TEST(test_grant_slot_rules),
+	   UNIT_TEST(test_grant_doorbell_attribution),
+	   UNIT_TEST(test_grant_dm_held));

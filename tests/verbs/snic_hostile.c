@@ -9,7 +9,15 @@
  * CQ or QP ring at, pages of every other segment and of the shared
  * window; one opens a context the old way (a slot of the BAR file, the
  * shared host-memory file) and does the same; another exhausts its quotas
- * of PDs, CQs and QPs.  After each, the victim's QPs are still RTS, an
+ * of PDs, CQs and QPs; one rings the victim's QPs from the NIC's doorbell
+ * page, from its own context's page and from the BAR file's copy of the
+ * victim's (ignored, counted doorbells_foreign); one reads the BAR file's
+ * statistics area (empty: the QP table is the administrator's, through
+ * the broker's admin socket); one opens contexts until refused (its
+ * share, SNIC_BROKER_CTX_PER_PID, then ENOSPC) while the victim opens
+ * another; one asks for every DM page (EACCES), reads and writes the BAR
+ * file's DM area and keeps a freed DM page mapped while the victim takes
+ * it.  After each, the victim's QPs are still RTS, an
  * RDMA WRITE between them lands byte for byte, its commands still work,
  * and the attacker got its error; the shared file's page allocator,
  * rewritten, crashes nobody.  What is not isolated yet is listed in
@@ -335,6 +343,7 @@ struct raw {
 	uint8_t *mem;           /* pa mem_pa.. of host memory, mem_len bytes */
 	uint64_t mem_pa, mem_len;
 	uint64_t shared_size;   /* the shared host-memory file's size       */
+	int sock;               /* the broker's socket (broker's contexts)  */
 };
 
 static int raw_cmd(struct raw *r, uint16_t op, const void *in, size_t len,
@@ -391,7 +400,7 @@ static void raw_from_broker(struct raw *r)
 	r->mem_len = m.seg_len;
 	r->shared_size = ((struct snic_bar_hdr *)r->bar)->host_mem_size;
 	r->seq = atomic_load(&r->slot->cmd_done);
-	/* fd stays open: the context lives until we exit */
+	r->sock = fd;   /* stays open: the context lives until we exit */
 }
 
 /* A context the old way: a FREE slot of the BAR file, CTX_OPEN, the shared
@@ -401,7 +410,7 @@ static void raw_shared(struct raw *r)
 	char path[512];
 	const char *dir = getenv("SNIC_RUN_DIR");
 	struct snic_cmd_ctx_open o = { .pid = (uint32_t)getpid() };
-	int fd;
+	int fd, n;
 
 	r->bar = raw_bar();
 	r->shared_size = ((struct snic_bar_hdr *)r->bar)->host_mem_size;
@@ -417,8 +426,12 @@ static void raw_shared(struct raw *r)
 		_exit(45);
 	atomic_store(&r->slot->owner_pid, o.pid);
 	r->seq = atomic_load(&r->slot->cmd_done);
-	if (raw_cmd(r, SNIC_CMD_CTX_OPEN, &o, sizeof o, NULL, 0) != SNIC_ST_OK)
+	n = raw_cmd(r, SNIC_CMD_CTX_OPEN, &o, sizeof o, NULL, 0);
+	if (n != SNIC_ST_OK) {
+		fprintf(stderr, "shared-file context: CTX_OPEN on slot %u: "
+			"status %d\n", r->idx, n);
 		_exit(46);
+	}
 	snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "/dev/shm/snic",
 		 ((struct snic_bar_hdr *)r->bar)->host_mem);
 	fd = open(path, O_RDWR);
@@ -554,6 +567,42 @@ static bool c_pages(void)
  * works.  Exit status 0 when each pool refused with ENOMEM at its max. */
 static int PIPE_GO[2], PIPE_DONE[2];
 
+/* Fork the attacker fn; true once it says go (its pid in *p), false with
+ * the test failed when it ended first. */
+static bool attacker_go(void (*fn)(int), pid_t *p, const char *who)
+{
+	char c = 0;
+	int st = 0;
+
+	if (pipe(PIPE_GO) || pipe(PIPE_DONE))
+		return vt_fail(&V, "pipe");
+	*p = fork();
+	if (*p == 0)
+		fn(0);
+	if (*p < 0)
+		return vt_fail(&V, "fork");
+	if (read(PIPE_GO[0], &c, 1) != 1) {
+		waitpid(*p, &st, 0);
+		return vt_fail(&V, "%s ended early, status %d", who, st);
+	}
+	return true;
+}
+
+/* Let the attacker go on and wait for its end: its wait status, or -1
+ * with the test failed. */
+static int attacker_done(pid_t p)
+{
+	char c = 0;
+	int st = 0, ok = write(PIPE_DONE[1], &c, 1) == 1;
+
+	waitpid(p, &st, 0);
+	for (int i = 0; i < 2; i++) {
+		close(PIPE_GO[i]);
+		close(PIPE_DONE[i]);
+	}
+	return ok ? st : (vt_fail(&V, "pipe write"), -1);
+}
+
 static int fill(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq,
 		int kind, int max)
 {
@@ -613,21 +662,11 @@ static bool c_pools(void)
 	struct ibv_cq *cq;
 	struct ibv_pd *pd;
 	pid_t p;
-	char c = 0;
-	int st = 0;
+	int st;
 	bool ok;
 
-	if (pipe(PIPE_GO) || pipe(PIPE_DONE))
-		return vt_fail(&V, "pipe");
-	p = fork();
-	if (p == 0)
-		pool_child(0);
-	if (p < 0)
-		return vt_fail(&V, "fork");
-	if (read(PIPE_GO[0], &c, 1) != 1) {
-		waitpid(p, &st, 0);
-		return vt_fail(&V, "pool attacker ended early, status %d", st);
-	}
+	if (!attacker_go(pool_child, &p, "pool attacker"))
+		return false;
 	ok = victim_ok("pools exhausted by another context", 7);
 	cq = ok ? ibv_create_cq(D.ctx, 4, NULL, NULL, 0) : NULL;
 	pd = cq ? ibv_alloc_pd(D.ctx) : NULL;
@@ -638,14 +677,357 @@ static bool c_pools(void)
 		ibv_dealloc_pd(pd);
 	if (cq)
 		ibv_destroy_cq(cq);
-	if (write(PIPE_DONE[1], &c, 1) != 1)
-		ok = vt_fail(&V, "pipe write");
-	waitpid(p, &st, 0);
-	if (ok && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+	st = attacker_done(p);
+	if (ok && st >= 0 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
 		ok = vt_fail(&V, "pool attacker: status %d (21 PD, 22 CQ, 23 QP: not "
 			     "ENOMEM at the quota it was told)", st);
 	sleep_ms(60);
 	return ok && victim_ok("the pool attacker died", 8);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Isolation part 2: doorbells, statistics, slots (hostif.h "Doorbells",
+ * "Host isolation"). */
+
+/* The broker's statistics (the admin socket; this test runs as the run
+ * directory's owner), a fresh publication; NULL on failure. */
+static struct snic_stats *admin_stats(void)
+{
+	static struct snic_stats *st;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	const char *dir = getenv("SNIC_RUN_DIR");
+	struct snic_iso_ctx m;
+	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
+	struct iovec iov = { &m, sizeof m };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+	int fd, sfd;
+	uint32_t want;
+
+	if (!st) {
+		snprintf(a.sun_path, sizeof a.sun_path, "%s/%s.admin.sock",
+			 dir && *dir ? dir : "/dev/shm/snic", D.name);
+		fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) ||
+		    recvmsg(fd, &msg, 0) != (ssize_t)sizeof m ||
+		    m.op != SNIC_ISO_ADMIN_STATS || !CMSG_FIRSTHDR(&msg)) {
+			vt_fail(&V, "admin socket %s: %s", a.sun_path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return NULL;
+		}
+		close(fd);
+		memcpy(&sfd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof sfd);
+		st = mmap(NULL, sizeof *st, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
+		close(sfd);
+		if (st == MAP_FAILED) {
+			st = NULL;
+			vt_fail(&V, "admin statistics: mmap: %s", strerror(errno));
+			return NULL;
+		}
+	}
+	want = atomic_fetch_add(&st->pub_req, 1) + 1;
+	for (int i = 0; i < 5000 && atomic_load(&st->pub_done) != want; i++)
+		sleep_ms(1);
+	if (atomic_load(&st->pub_done) != want) {
+		vt_fail(&V, "admin statistics: no publication");
+		return NULL;
+	}
+	return st;
+}
+
+static uint64_t counter(const struct snic_stats *st, const char *name)
+{
+	for (uint32_t i = 0; i < st->ncnt && i < SNIC_STATS_MAX_CNT; i++)
+		if (!strncmp(st->cnt_name[i], name, SNIC_STATS_NAME_LEN))
+			return st->cnt[i];
+	return UINT64_MAX;
+}
+
+/* The victim's context slot: an OPEN slot of the BAR file's copy owned by
+ * the parent (the broker keeps the copy's owner pid). */
+static int victim_slot(uint8_t *bar)
+{
+	for (unsigned i = 0; i < SNIC_MAX_CTX; i++) {
+		struct snic_ctx_slot *s = (void *)(bar + SNIC_BAR_CTX_OFF +
+						   i * SNIC_CTX_SLOT_SIZE);
+
+		if (atomic_load(&s->state) == SNIC_CTX_OPEN &&
+		    atomic_load(&s->owner_pid) == (uint32_t)getppid())
+			return (int)i;
+	}
+	return -1;
+}
+
+/* The doorbell attacker: with its own broker's context, it rings the
+ * victim's QPs through the NIC page's QP bitmap, through its own context
+ * page, and through the BAR file's copy of the victim's page (with the
+ * victim's ctx_bits bit). */
+#define DB_ROUNDS 4
+static void doorbell_attacker(int unused)
+{
+	struct raw r = { 0 };
+	struct snic_doorbells *db;
+	struct snic_ctx_doorbells *own, *theirs;
+	int vs;
+
+	(void)unused;
+	raw_from_broker(&r);
+	db = (void *)(r.bar + SNIC_BAR_DB_OFF);
+	own = (void *)((uint8_t *)r.slot + SNIC_CTX_DB_OFF);
+	if ((vs = victim_slot(r.bar)) < 0)
+		_exit(60);
+	theirs = (void *)(r.bar + SNIC_BAR_CTX_OFF + (size_t)vs * SNIC_CTX_SLOT_SIZE +
+			  SNIC_CTX_DB_OFF);
+	for (int k = 0; k < DB_ROUNDS; k++)
+		for (int q = 0; q < 2; q++) {
+			uint32_t i = SNIC_QPN_IDX(E[q].qp->qp_num);
+
+			snic_db_ring_qp(db, i);
+			sleep_ms(3);
+			snic_db_ring_ctx(db, own, r.idx, i);
+			sleep_ms(3);
+			snic_db_ring_ctx(db, theirs, (uint32_t)vs, i);
+			sleep_ms(3);
+		}
+	_exit(0);
+}
+
+static bool c_doorbells(void)
+{
+	struct snic_stats *st = admin_stats();
+	uint64_t before, after;
+	int status = 0;
+
+	if (!st)
+		return false;
+	before = counter(st, "doorbells_foreign");
+	if (before == UINT64_MAX)
+		return vt_fail(&V, "no counter doorbells_foreign");
+	if (!run_child(doorbell_attacker, 0, &status) || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return vt_fail(&V, "doorbell attacker: status %d", status);
+	if (!(st = admin_stats()))
+		return false;
+	after = counter(st, "doorbells_foreign");
+	/* NIC page and own page: each ring ignored and counted (the
+	 * firmware may merge two rings of one QP into one pass, hence >=
+	 * one per round and page); the file's copy of the victim's page is
+	 * nobody's: not even looked at */
+	if (after - before < 2 * DB_ROUNDS)
+		return vt_fail(&V, "doorbells_foreign went %llu -> %llu, want >= +%d",
+			       (unsigned long long)before,
+			       (unsigned long long)after, 2 * DB_ROUNDS);
+	vt_log(&V, "victim's QPs rung from the NIC page, the attacker's page and "
+	       "the file's copy of the victim's: %llu foreign doorbells ignored",
+	       (unsigned long long)(after - before));
+	return victim_ok("another context's QPs rung", 12);
+}
+
+/* The statistics attacker: the BAR file's statistics area must hold
+ * nothing (no QP, no counter, no publication) while the victim's QPs are
+ * connected; its own broker context's slot holds no statistics either. */
+static void stats_attacker(int unused)
+{
+	uint8_t *bar = raw_bar();
+	const struct snic_stats *st = (const void *)(bar + SNIC_BAR_STATS_OFF);
+
+	(void)unused;
+	for (uint32_t i = 0; i < SNIC_MAX_QP; i++)
+		if (st->qp[i].valid || st->qp[i].qpn || st->qp[i].dip ||
+		    st->qp[i].sq_psn)
+			_exit(70);
+	if (st->updates || st->ncnt || st->cm_nconn || st->cm_nlisten)
+		_exit(71);
+	_exit(0);
+}
+
+static bool c_stats(void)
+{
+	struct snic_stats *st = admin_stats();
+	uint32_t i = SNIC_QPN_IDX(E[0].qp->qp_num);
+	int status = 0;
+
+	if (!st)
+		return false;
+	/* the administrator's view has the victim's QP ... */
+	if (!st->qp[i].valid || st->qp[i].qpn != E[0].qp->qp_num ||
+	    st->qp[i].state != IBV_QPS_RTS)
+		return vt_fail(&V, "admin statistics lack the victim's QP %u",
+			       E[0].qp->qp_num);
+	/* ... another process mapping the BAR file sees none of it */
+	if (!run_child(stats_attacker, 0, &status) || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return vt_fail(&V, "statistics attacker: status %d (70: a QP entry, "
+			       "71: counters in the BAR file)", status);
+	vt_log(&V, "the BAR file's statistics area is empty; the admin socket "
+	       "shows QP %u RTS", E[0].qp->qp_num);
+	return victim_ok("the statistics area read", 13);
+}
+
+/* The slot attacker: contexts until refused; exactly its share, then
+ * ENOSPC; holds them until the victim has opened one of its own. */
+static void share_child(int unused)
+{
+	struct ibv_context *c[SNIC_MAX_CTX];
+	int n = 0, err = 0;
+	char b = 0;
+
+	(void)unused;
+	while (n < SNIC_MAX_CTX && (c[n] = open_named()) != NULL)
+		n++;
+	err = errno;
+	if (write(PIPE_GO[1], &b, 1) != 1 || read(PIPE_DONE[0], &b, 1) != 1)
+		_exit(80);
+	for (int i = 0; i < n; i++)
+		ibv_close_device(c[i]);
+	if (n != SNIC_BROKER_CTX_PER_PID)
+		_exit(81);
+	_exit(err == ENOSPC ? 0 : 82);
+}
+
+static bool c_share(void)
+{
+	struct ibv_context *mine;
+	struct ibv_pd *pd = NULL;
+	pid_t p;
+	int st;
+	bool ok = true;
+
+	if (!attacker_go(share_child, &p, "slot attacker"))
+		return false;
+	mine = open_named();
+	if (!mine || !(pd = ibv_alloc_pd(mine)))
+		ok = vt_fail(&V, "victim's new context while another process holds "
+			     "its share: %s", strerror(errno));
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (mine)
+		ibv_close_device(mine);
+	st = attacker_done(p);
+	if (ok && st >= 0 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+		ok = vt_fail(&V, "slot attacker: status %d (81: not exactly %u "
+			     "contexts, 82: not ENOSPC)", st, SNIC_BROKER_CTX_PER_PID);
+	vt_log(&V, "a process got %u contexts, then ENOSPC; the victim opened one",
+	       SNIC_BROKER_CTX_PER_PID);
+	return ok && victim_ok("another process took its share of slots", 14);
+}
+
+/* Device memory (hostif.h SNIC_ISO_DM_MAP): a raw request for the DM
+ * pages at [off, off + len); the status (0: granted, first page's
+ * descriptor in *fd) or the refusal's errno. */
+static int raw_dm_map(struct raw *r, uint64_t off, uint64_t len, int *fd)
+{
+	struct snic_iso_ctx q = { .op = SNIC_ISO_DM_MAP, .seg_pa = off,
+				  .seg_len = len }, m;
+	union { struct cmsghdr h; char buf[CMSG_SPACE(16 * sizeof(int))]; } u;
+	struct iovec iov = { &m, sizeof m };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+
+	*fd = -1;
+	if (send(r->sock, &q, sizeof q, 0) != sizeof q ||
+	    recvmsg(r->sock, &msg, 0) != (ssize_t)sizeof m)
+		return -1;
+	if (m.op == SNIC_ISO_CTX_REFUSED)
+		return (int)m.status;
+	if (m.op != SNIC_ISO_DM_PAGES || !CMSG_FIRSTHDR(&msg))
+		return -1;
+	memcpy(fd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof *fd);
+	return 0;
+}
+
+static void dm_pattern(uint8_t *b, unsigned seed)
+{
+	for (unsigned i = 0; i < 4096; i++)
+		b[i] = (uint8_t)(seed + i * 7 + (i >> 8));
+}
+
+/* The DM attacker: asks the broker for every DM page (none is its own:
+ * EACCES), reads and overwrites the BAR file's DM area, then keeps a
+ * mapping of a DM page it frees and looks there after the victim has
+ * taken that page (the broker cut it first: nothing of the victim's). */
+static void dm_attacker(int unused)
+{
+	struct raw r = { 0 };
+	struct snic_cmd_alloc_dm a = { .length = 4096 };
+	struct snic_cmd_alloc_dm_out out;
+	struct snic_cmd_handle h;
+	uint8_t want[4096], *file_dm, *stale;
+	char b = 0;
+	int fd;
+
+	(void)unused;
+	raw_from_broker(&r);
+	for (unsigned p = 0; p < SNIC_DM_SIZE / 4096; p++)
+		if (raw_dm_map(&r, p * 4096ull, 4096, &fd) != EACCES)
+			_exit(90);
+	file_dm = r.bar + SNIC_BAR_DM_OFF;
+	dm_pattern(want, 1);
+	for (unsigned p = 0; p < SNIC_DM_SIZE / 4096; p++)
+		if (!memcmp(file_dm + p * 4096, want, sizeof want))
+			_exit(91);
+	memset(file_dm, 0xee, SNIC_DM_SIZE);
+	if (raw_cmd(&r, SNIC_CMD_ALLOC_DM, &a, sizeof a, &out, sizeof out) != SNIC_ST_OK ||
+	    raw_dm_map(&r, out.offset, 4096, &fd) != 0)
+		_exit(92);
+	stale = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	h.handle = out.handle;
+	if (stale == MAP_FAILED ||
+	    raw_cmd(&r, SNIC_CMD_FREE_DM, &h, sizeof h, NULL, 0) != SNIC_ST_OK)
+		_exit(93);
+	if (write(PIPE_GO[1], &b, 1) != 1 || read(PIPE_DONE[0], &b, 1) != 1)
+		_exit(94);
+	dm_pattern(want, 2);
+	if (!memcmp(stale, want, sizeof want))
+		_exit(95);      /* the victim's new DM seen through a stale mapping */
+	memset(stale, 0xdd, 4096);
+	_exit(0);
+}
+
+static bool c_dm(void)
+{
+	uint8_t want[4096], got[4096];
+	struct ibv_alloc_dm_attr da = { .length = 4096 };
+	struct ibv_dm *dm, *dm2 = NULL;
+	pid_t p;
+	int st;
+	bool ok = true;
+
+	if (!(dm = ibv_alloc_dm(D.ctx, &da)))
+		return vt_fail(&V, "victim alloc_dm: %s", strerror(errno));
+	dm_pattern(want, 1);
+	if (ibv_memcpy_to_dm(dm, 0, want, sizeof want))
+		return vt_fail(&V, "victim memcpy_to_dm");
+	if (!attacker_go(dm_attacker, &p, "DM attacker (exit 90: a DM page not "
+			 "its own not refused, 91: the victim's DM in the BAR "
+			 "file, 92/93: its own DM)"))
+		return false;
+	sleep_ms(60);   /* the broker cuts the freed page (10 ms housekeeping) */
+	if (!(dm2 = ibv_alloc_dm(D.ctx, &da)))
+		ok = vt_fail(&V, "victim second alloc_dm: %s", strerror(errno));
+	dm_pattern(got, 2);
+	if (ok && ibv_memcpy_to_dm(dm2, 0, got, sizeof got))
+		ok = vt_fail(&V, "victim memcpy_to_dm (2)");
+	st = attacker_done(p);
+	if (ok && st >= 0 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+		ok = vt_fail(&V, "DM attacker: status %d (95: the victim's new DM "
+			     "seen through a freed page's mapping)", st);
+	if (ok && (ibv_memcpy_from_dm(got, dm, 0, sizeof got) ||
+		   memcmp(got, want, sizeof want)))
+		ok = vt_fail(&V, "the victim's DM changed");
+	dm_pattern(want, 2);
+	if (ok && (ibv_memcpy_from_dm(got, dm2, 0, sizeof got) ||
+		   memcmp(got, want, sizeof want)))
+		ok = vt_fail(&V, "the victim's second DM changed");
+	if (dm2)
+		ibv_free_dm(dm2);
+	ibv_free_dm(dm);
+	if (ok)
+		vt_log(&V, "others' DM pages refused (EACCES); the BAR file's DM area "
+		       "holds nothing of the victim's and writing it changes nothing; "
+		       "a freed page's old mapping never sees its next owner's data");
+	return ok && victim_ok("device memory attacked", 15);
 }
 
 static void usage(FILE *f)
@@ -676,6 +1058,10 @@ int main(int argc, char **argv)
 	vt_report(&V, c_pools(), "pools exhausted by another context");
 	vt_report(&V, c_pages(), "others' pages registered, CQ/QP rings pointed at them");
 	vt_report(&V, c_allocator(), "window page allocator rewritten");
+	vt_report(&V, c_doorbells(), "another context's QPs rung");
+	vt_report(&V, c_stats(), "statistics: none in the BAR file, all for the admin");
+	vt_report(&V, c_share(), "one process takes its share of slots, no more");
+	vt_report(&V, c_dm(), "device memory: others' pages, the file's, a freed page");
 	printf("%u passed, %u failed\n", V.passed, V.failed);
 	return V.failed ? 1 : 0;
 }

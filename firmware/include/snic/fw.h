@@ -39,6 +39,10 @@ struct snic_nic_config {
 	 * the firmware ignores SNIC_CTX_ORPHAN written into the BAR, which
 	 * any host process could write into any slot. */
 	uint8_t board_reaps;
+	/* The board maps device-memory pages into the processes of contexts
+	 * it opened and cuts those mappings (snic_nic_dm_held/_release): DM
+	 * pages such a context frees wait for it.  0: freed at once. */
+	uint8_t board_maps_dm;
 	/* Bytes of DMA window after the shared window (host_mem_size) where
 	 * the board places contexts' own segments (snic_nic_ctx_grant); 0 =
 	 * none.  The HAL's DMA ops cover host_mem_size + seg_area_size. */
@@ -83,6 +87,15 @@ uint32_t snic_nic_ctx_pid(const struct snic_nic *nic, unsigned slot);
  * in use or the pages are not inside the segment area. */
 int snic_nic_ctx_grant(struct snic_nic *nic, unsigned slot, uint32_t pid,
 		       uint32_t first_page, uint32_t npages);
+
+/* Device memory for boards that map DM pages into one process each
+ * (nic/grant.c): the context slot holding DM page `page` (SNIC_BAR_DM_OFF
+ * + page * 4 KiB), or -1; the pages a board-opened context freed (bit per
+ * page), which stay taken until snic_nic_dm_release gives them back once
+ * the board has cut every host mapping of them. */
+int snic_nic_dm_owner(const struct snic_nic *nic, unsigned page);
+uint32_t snic_nic_dm_held(const struct snic_nic *nic);
+void snic_nic_dm_release(struct snic_nic *nic, uint32_t pages);
 
 /* Mark the BAR down and drop every context (clean stop). */
 void snic_nic_fini(struct snic_nic *nic);

@@ -88,7 +88,12 @@
 #define SNIC_BAR_HDR_OFF   0x0000u
 #define SNIC_BAR_DB_OFF    0x1000u
 #define SNIC_BAR_CTX_OFF   0x2000u
-#define SNIC_CTX_SLOT_SIZE 0x2000u
+/* A context slot: mailbox and event queue (struct snic_ctx_slot), then at
+ * SNIC_CTX_DB_OFF the context's own doorbell page (struct
+ * snic_ctx_doorbells).  One slot = one descriptor from the broker, so a
+ * context maps its doorbells with its mailbox and nobody else's. */
+#define SNIC_CTX_SLOT_SIZE 0x3000u
+#define SNIC_CTX_DB_OFF    0x2000u
 /* Statistics (read-only for hosts except reset_req), after the slots. */
 #define SNIC_BAR_STATS_OFF (SNIC_BAR_CTX_OFF + SNIC_MAX_CTX * SNIC_CTX_SLOT_SIZE)
 #define SNIC_BAR_STATS_SIZE 0x490000u
@@ -129,31 +134,63 @@ struct snic_bar_hdr {
 /*
  * Doorbells: a three-level bitmap, so the firmware's cost per loop does not
  * grow with the number of idle QPs and a doorbell can never overflow.
- * Host, to ring QP index i (after writing the WQEs and the doorbell record
- * with release order): snic_db_ring_qp below, i.e.
- *     fetch_or(&qp_bits[i / 64], 1 << (i % 64), release);
- *     fetch_or(&grp_bits[i / 4096], 1 << (i / 64 % 64), release);
- *     fetch_or(&summary, 1 << (i / 4096), seq_cst);
+ *
+ * Each context rings its QPs in its own doorbell page, the last page of
+ * its slot (struct snic_ctx_doorbells at SNIC_CTX_DB_OFF; for a broker's
+ * context part of the slot's memfd, so no other process can write it).
+ * Host, to ring QP index i of context slot c (after writing the WQEs and
+ * the doorbell record with release order): snic_db_ring_ctx below, i.e.
+ *     fetch_or(&cdb->qp_bits[i / 64], 1 << (i % 64), release);
+ *     fetch_or(&cdb->grp_bits[i / 4096], 1 << (i / 64 % 64), release);
+ *     fetch_or(&cdb->summary, 1 << (i / 4096), release);
+ *     fetch_or(&db->ctx_bits, 1 << c, release);
+ *     fetch_or(&db->summary, SNIC_DB_SUMMARY_CTX, seq_cst);
  * and a command for context slot c:
- *     fetch_or(&cmd_bits, 1 << c, release);
- *     fetch_or(&summary, SNIC_DB_SUMMARY_CMD, release);
- * Firmware: exchange(summary, 0, acquire), then exchange each flagged
- * group word, then each flagged QP word.  A bit set after the firmware's
+ *     fetch_or(&db->cmd_bits, 1 << c, release);
+ *     fetch_or(&db->summary, SNIC_DB_SUMMARY_CMD, release);
+ * where db is the NIC's doorbell page (SNIC_BAR_DB_OFF), shared by every
+ * context: it only says where to look.  Firmware: exchange(summary, 0,
+ * acquire), then each flagged command bit, context page (its summary,
+ * group words, QP words) or group word.  A bit set after the firmware's
  * exchange is seen on its next pass.
+ *
+ * Attribution (nic/doorbell.c): a doorbell is the context's whose page it
+ * came in.  A QP flagged in context c's page is served only if context c
+ * owns it; one flagged in the NIC page's own QP bitmap (snic_db_ring_qp,
+ * kept for hosts and tools that predate the context pages) only if its
+ * context is not one a board opened (the broker's).  Others are ignored
+ * and counted (doorbells_foreign): a process can neither ring another
+ * context's QPs nor make the firmware look at them.  Setting another
+ * context's ctx_bits or cmd_bits bit only makes the firmware look at
+ * that context's own page or mailbox again.
  */
 #define SNIC_DB_QP_WORDS    (SNIC_MAX_QP / 64)
 #define SNIC_DB_GRP_WORDS   ((SNIC_DB_QP_WORDS + 63) / 64)
 #define SNIC_DB_SUMMARY_CMD (1ull << 63)
+#define SNIC_DB_SUMMARY_CTX (1ull << 62)
 
 struct snic_doorbells {
 	_Atomic uint64_t summary;
 	_Atomic uint64_t cmd_bits;
+	_Atomic uint64_t ctx_bits;      /* context pages with doorbells       */
+	_Atomic uint64_t rsvd;
 	_Atomic uint64_t grp_bits[SNIC_DB_GRP_WORDS];
 	_Atomic uint64_t qp_bits[SNIC_DB_QP_WORDS];
 };
 
-_Static_assert(SNIC_DB_GRP_WORDS <= 63, "summary bits for the group words");
+/* A context's own doorbell page: the same bitmap, for its QPs only. */
+struct snic_ctx_doorbells {
+	_Atomic uint64_t summary;       /* group words with bits              */
+	_Atomic uint64_t rsvd[3];
+	_Atomic uint64_t grp_bits[SNIC_DB_GRP_WORDS];
+	_Atomic uint64_t qp_bits[SNIC_DB_QP_WORDS];
+};
+
+_Static_assert(SNIC_DB_GRP_WORDS <= 62, "summary bits for the group words");
+_Static_assert(SNIC_MAX_CTX <= 64, "one ctx_bits / cmd_bits bit per context");
 _Static_assert(sizeof(struct snic_doorbells) <= 0x1000, "doorbell page");
+_Static_assert(sizeof(struct snic_ctx_doorbells) <=
+	       SNIC_CTX_SLOT_SIZE - SNIC_CTX_DB_OFF, "context doorbell page");
 
 static inline void snic_db_ring_qp(struct snic_doorbells *db, uint32_t i)
 {
@@ -163,6 +200,23 @@ static inline void snic_db_ring_qp(struct snic_doorbells *db, uint32_t i)
 				 memory_order_release);
 	/* seq_cst: the idle handshake reads fw_idle after it (command.c) */
 	atomic_fetch_or_explicit(&db->summary, 1ull << (i / 4096),
+				 memory_order_seq_cst);
+}
+
+static inline void snic_db_ring_ctx(struct snic_doorbells *db,
+				    struct snic_ctx_doorbells *cdb,
+				    uint32_t slot, uint32_t i)
+{
+	atomic_fetch_or_explicit(&cdb->qp_bits[i / 64], 1ull << (i % 64),
+				 memory_order_release);
+	atomic_fetch_or_explicit(&cdb->grp_bits[i / 4096], 1ull << (i / 64 % 64),
+				 memory_order_release);
+	atomic_fetch_or_explicit(&cdb->summary, 1ull << (i / 4096),
+				 memory_order_release);
+	atomic_fetch_or_explicit(&db->ctx_bits, 1ull << slot,
+				 memory_order_release);
+	/* seq_cst: the idle handshake reads fw_idle after it (command.c) */
+	atomic_fetch_or_explicit(&db->summary, SNIC_DB_SUMMARY_CTX,
 				 memory_order_seq_cst);
 }
 
@@ -510,7 +564,7 @@ struct snic_ctx_slot {
 	struct snic_eqe eq[SNIC_EQ_SIZE];
 };
 
-_Static_assert(sizeof(struct snic_ctx_slot) <= SNIC_CTX_SLOT_SIZE,
+_Static_assert(sizeof(struct snic_ctx_slot) <= SNIC_CTX_DB_OFF,
 	       "context slot too large");
 _Static_assert(sizeof(struct snic_doorbells) <= SNIC_BAR_CTX_OFF - SNIC_BAR_DB_OFF,
 	       "doorbell area too large");
@@ -1135,11 +1189,46 @@ struct snic_cmd_flow {
  * may name.  No CTX_OPEN: the slot is OPEN.  The context lives as long as
  * the socket: its close (also by the process's death) is the context's
  * end.  Opcodes from 0x70, apart from the other command blocks.
+ *
+ * Isolation part 2 (messages from 0x98, enum snic_iso2_op):
+ *  - the slot descriptor is SNIC_CTX_SLOT_SIZE bytes and covers the
+ *    context's own doorbell page (SNIC_CTX_DB_OFF, "Doorbells" above);
+ *  - device memory: after ALLOC_DM the host sends, on its context's
+ *    socket, SNIC_ISO_DM_MAP with seg_pa/seg_len = the DM's offset and
+ *    length in the DM area; the broker answers SNIC_ISO_DM_PAGES with one
+ *    descriptor per 4 KiB page (page seg_pa / 4096 first, seg_len bytes),
+ *    each a sealed memfd the NIC's view maps in place of the BAR file's
+ *    page, or REFUSED: EACCES when a page is not this context's DM,
+ *    EINVAL outside the area.  Pages the context frees (or leaves at its
+ *    end) stay taken in the firmware until the broker has put the file's
+ *    page back in the NIC's view (snic_nic_dm_held/_release, fw.h; a
+ *    board asks for that with snic_nic_config.board_maps_dm), so a
+ *    stale mapping never reaches the next owner's data.  The BAR file's
+ *    DM area is then nobody's for a broker's contexts;
+ *  - a process holds at most SNIC_BROKER_CTX_PER_PID contexts per NIC:
+ *    beyond, REFUSED with ENOSPC (EBUSY: every slot taken);
+ *  - the statistics area is the broker's memfd in the NIC's view: the
+ *    BAR file's area stays zero, so no context reads another's QP table
+ *    (PSNs, peer addresses) or CM state from it.  <rundir>/<name>.admin.sock
+ *    answers a peer whose uid is root's or the broker's own with one
+ *    SNIC_ISO_ADMIN_STATS message carrying that memfd (seg_len bytes,
+ *    struct snic_stats, read-write for pub_req/reset_req) and closes; any
+ *    other peer gets REFUSED, EACCES.  A board without a broker keeps
+ *    publishing into the BAR file (qemu-virt).
  */
+#define SNIC_BROKER_CTX_PER_PID (SNIC_MAX_CTX / 4)
+
 enum snic_iso_op {
 	SNIC_ISO_CTX_GRANT = 0x70,  /* broker -> host: snic_iso_ctx + 2 fds */
 	SNIC_ISO_CTX_REFUSED,       /* broker -> host: status says why       */
 	SNIC_ISO_END
+};
+
+enum snic_iso2_op {
+	SNIC_ISO_ADMIN_STATS = 0x98, /* broker -> admin: snic_iso_ctx + 1 fd */
+	SNIC_ISO_DM_MAP,            /* host -> broker: snic_iso_ctx          */
+	SNIC_ISO_DM_PAGES,          /* broker -> host: snic_iso_ctx + 1 fd a page */
+	SNIC_ISO2_END
 };
 
 struct snic_iso_ctx {

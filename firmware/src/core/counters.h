@@ -26,6 +26,7 @@
 	X(arp_requests_sent) X(arp_replies_sent) X(neigh_learned)            \
 	X(wqe_errors) X(dma_errors) X(cq_overruns) X(eq_overruns)            \
 	X(commands) X(command_errors) X(doorbells) X(doorbells_spurious)     \
+	X(doorbells_foreign)                                                 \
 	X(tx_drop_link_down) X(link_down_events)                             \
 	X(qp_errors) X(send_wqes) X(recv_wqes) X(read_responses)             \
 	X(atomics) X(ctx_reclaimed) X(bar_restored)                        \

@@ -1,12 +1,36 @@
 /* SPDX-License-Identifier: MIT */
-/* Doorbells: the three-level bitmap of hostif.h, read once per pass. */
+/*
+ * Doorbells: the three-level bitmaps of hostif.h, read once per pass: the
+ * NIC page's own (commands, and QPs of contexts no board opened) and each
+ * flagged context's page.  A doorbell belongs to the context whose page it
+ * came in: a QP it does not own is ignored and counted (hostif.h
+ * "Attribution").
+ */
 #include "nic/top.h"
 
-/* The QPs flagged in QP word w. */
-static unsigned qp_word_poll(struct snic_nic *nic, unsigned w)
+/* Whose page a bitmap is: a context slot, or the NIC page. */
+#define DB_NIC_PAGE SNIC_MAX_CTX
+
+static struct snic_ctx_doorbells *ctx_page(struct snic_core *c, unsigned slot)
 {
-	uint64_t bits = atomic_exchange_explicit(&nic->core.db->qp_bits[w], 0,
-						 memory_order_acquire);
+	return (struct snic_ctx_doorbells *)(void *)(
+		(uint8_t *)core_ctx_slot(c, slot) + SNIC_CTX_DB_OFF);
+}
+
+/* May a doorbell in `page` start qp?  Its own context's page, or the NIC
+ * page for a context that no board vouches for (which has no page of its
+ * own nobody else can write). */
+static bool db_attributed(const struct snic_core *c, const struct snic_qp *qp,
+			  unsigned page)
+{
+	return page == DB_NIC_PAGE ? !c->ctx_granted[qp->ctx] : qp->ctx == page;
+}
+
+/* The QPs flagged in QP word w of a page. */
+static unsigned qp_word_poll(struct snic_nic *nic, _Atomic uint64_t *word,
+			     unsigned w, unsigned page)
+{
+	uint64_t bits = atomic_exchange_explicit(word, 0, memory_order_acquire);
 	unsigned work = 0;
 
 	while (bits) {
@@ -21,15 +45,21 @@ static unsigned qp_word_poll(struct snic_nic *nic, unsigned w)
 			CNT_INC(&nic->core, doorbells_spurious);
 			continue;
 		}
+		if (!db_attributed(&nic->core, qp, page)) {
+			CNT_INC(&nic->core, doorbells_foreign);
+			continue;
+		}
 		qp_doorbell(nic, qp);
 	}
 	return work;
 }
 
-/* The QP words flagged in group word g. */
-static unsigned grp_word_poll(struct snic_nic *nic, unsigned g)
+/* The QP words flagged in group word g of a page. */
+static unsigned grp_word_poll(struct snic_nic *nic, _Atomic uint64_t *grp,
+			      _Atomic uint64_t *qp_bits, unsigned g,
+			      unsigned page)
 {
-	uint64_t bits = atomic_exchange_explicit(&nic->core.db->grp_bits[g], 0,
+	uint64_t bits = atomic_exchange_explicit(&grp[g], 0,
 						 memory_order_acquire);
 	unsigned work = 0;
 
@@ -38,31 +68,68 @@ static unsigned grp_word_poll(struct snic_nic *nic, unsigned g)
 
 		bits &= bits - 1;
 		if (w < SNIC_DB_QP_WORDS)
-			work += qp_word_poll(nic, w);
+			work += qp_word_poll(nic, &qp_bits[w], w, page);
+	}
+	return work;
+}
+
+/* The group words flagged in a summary word (its other bits: none here). */
+static unsigned groups_poll(struct snic_nic *nic, uint64_t sum,
+			    _Atomic uint64_t *grp, _Atomic uint64_t *qp_bits,
+			    unsigned page)
+{
+	unsigned work = 0;
+
+	sum &= (1ull << SNIC_DB_GRP_WORDS) - 1;
+	while (sum) {
+		unsigned g = (unsigned)__builtin_ctzll(sum);
+
+		sum &= sum - 1;
+		work += grp_word_poll(nic, grp, qp_bits, g, page);
+	}
+	return work;
+}
+
+/* The context pages flagged in ctx_bits.  A bit for a slot that is not
+ * open (anyone may set it) looks at nothing. */
+static unsigned ctx_pages_poll(struct snic_nic *nic)
+{
+	uint64_t bits = atomic_exchange_explicit(&nic->core.db->ctx_bits, 0,
+						 memory_order_acquire);
+	unsigned work = 0;
+
+	while (bits) {
+		unsigned s = (unsigned)__builtin_ctzll(bits);
+		struct snic_ctx_doorbells *p;
+		uint64_t sum;
+
+		bits &= bits - 1;
+		if (!nic->core.ctx_open[s])
+			continue;
+		p = ctx_page(&nic->core, s);
+		sum = atomic_exchange_explicit(&p->summary, 0,
+					       memory_order_acquire);
+		work += groups_poll(nic, sum, p->grp_bits, p->qp_bits, s);
 	}
 	return work;
 }
 
 unsigned doorbell_poll(struct snic_nic *nic)
 {
-	uint64_t sum = atomic_exchange_explicit(&nic->core.db->summary, 0,
+	struct snic_doorbells *db = nic->core.db;
+	uint64_t sum = atomic_exchange_explicit(&db->summary, 0,
 						memory_order_acquire);
 	unsigned work = 0;
 
 	if (!sum)
 		return 0;
 	if (sum & SNIC_DB_SUMMARY_CMD) {
-		uint64_t bits = atomic_exchange_explicit(&nic->core.db->cmd_bits, 0,
+		uint64_t bits = atomic_exchange_explicit(&db->cmd_bits, 0,
 							 memory_order_acquire);
 		work += cmd_poll(nic, bits);
 	}
-	sum &= ~SNIC_DB_SUMMARY_CMD;
-	while (sum) {
-		unsigned g = (unsigned)__builtin_ctzll(sum);
-
-		sum &= sum - 1;
-		if (g < SNIC_DB_GRP_WORDS)
-			work += grp_word_poll(nic, g);
-	}
-	return work;
+	if (sum & SNIC_DB_SUMMARY_CTX)
+		work += ctx_pages_poll(nic);
+	return work + groups_poll(nic, sum, db->grp_bits, db->qp_bits,
+				  DB_NIC_PAGE);
 }

@@ -7,6 +7,12 @@
  * every page list, ring and CQ a command names is checked against it
  * (core_ctx_range_ok), so one context cannot register, or point a ring
  * at, another's pages.  What an IOMMU does for a real RNIC.
+ *
+ * Device memory: the board maps a DM page into a context's process only
+ * when that context holds it (snic_nic_dm_owner); pages such a context
+ * frees stay taken (dm_held, when the board says it maps DM pages:
+ * cfg.board_maps_dm) until the board has cut the old mapping and gives
+ * them back (snic_nic_dm_release).
  */
 #include "nic/top.h"
 
@@ -34,4 +40,28 @@ int snic_nic_ctx_grant(struct snic_nic *nic, unsigned slot, uint32_t pid,
 	atomic_store_explicit(&s->owner_pid, pid, memory_order_relaxed);
 	atomic_store_explicit(&s->state, SNIC_CTX_OPEN, memory_order_release);
 	return 0;
+}
+
+int snic_nic_dm_owner(const struct snic_nic *nic, unsigned page)
+{
+	for (unsigned i = 0; i < SNIC_MAX_DM; i++) {
+		const struct snic_dm *dm = &nic->dms[i];
+
+		if (dm->in_use && page >= dm->first &&
+		    page < dm->first + dm->npages)
+			return dm->ctx;
+	}
+	return -1;
+}
+
+uint32_t snic_nic_dm_held(const struct snic_nic *nic)
+{
+	return nic->dm_held;
+}
+
+void snic_nic_dm_release(struct snic_nic *nic, uint32_t pages)
+{
+	pages &= nic->dm_held;
+	nic->dm_held &= ~pages;
+	nic->dm_used &= ~pages;
 }

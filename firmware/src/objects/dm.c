@@ -67,7 +67,13 @@ int dm_free(struct snic_nic *nic, unsigned ctx, uint32_t handle)
 	struct snic_dm *dm = OBJ_LOOKUP(nic->dms, ctx, handle, NULL);
 	int st = obj_release(dm ? &dm->obj : NULL);
 
-	if (st == SNIC_ST_OK)
+	if (st != SNIC_ST_OK)
+		return st;
+	/* a broker's context may still map these pages: the board cuts that
+	 * mapping before they are handed out again (nic/grant.c) */
+	if (nic->core.ctx_granted[ctx] && nic->core.cfg.board_maps_dm)
+		nic->dm_held |= run_mask(dm->first, dm->npages);
+	else
 		nic->dm_used &= ~run_mask(dm->first, dm->npages);
 	return st;
 }

@@ -368,6 +368,9 @@ struct snic_nic {
 	uint32_t mtt_free_n;
 	struct snic_dm dms[SNIC_MAX_DM];  /* objects/dm.c                    */
 	uint32_t dm_used;       /* bitmap of the DM area's 4 KiB pages       */
+	/* pages a board-opened context freed, still used until the board
+	 * has cut its host's mapping (nic/grant.c snic_nic_dm_held) */
+	uint32_t dm_held;
 	struct snic_mcast_grp mcast[SNIC_MAX_MCAST_GRP]; /* objects/mcast.c  */
 	struct snic_flow flows[SNIC_MAX_FLOWS]; /* objects/flow.c            */
 	uint32_t flow_seq;
