@@ -96,6 +96,17 @@ void pkt_fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
 		   struct roce_hdrs *h, uint8_t opcode, uint32_t psn);
 struct snic_pkt *pkt_build(struct snic_nic *nic, struct roce_hdrs *h,
 			   const void *payload, uint32_t len);
+/* The fast way for a connected QP's frames: pkt_qp_hdrs fills h as
+ * pkt_fill_hdrs does but for the addresses; pkt_build_qp builds the frame
+ * (payload already at qp_hdr_len) with them from the QP's header template
+ * (IPv4; over IPv6 it fills them in and calls roce_build). */
+void pkt_qp_hdrs(struct snic_qp *qp, struct roce_hdrs *h, uint8_t opcode,
+		 uint32_t psn);
+uint32_t pkt_build_qp(const struct snic_nic *nic, struct snic_qp *qp,
+		      uint8_t *frame, struct roce_hdrs *h, uint32_t len);
+/* The same without payload (ACKs): a frame, or NULL when none is free. */
+struct snic_pkt *pkt_build_qp_ctl(struct snic_nic *nic, struct snic_qp *qp,
+				  struct roce_hdrs *h);
 
 /* recv.c: receive-side work for every QP type */
 bool recv_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st);
