@@ -7,27 +7,6 @@
 
 #include "transport/transport.h"
 
-/* The BTH: every field roce_build writes from h but for the extension
- * headers, which the opcode's sender fills in (h is not cleared: 128
- * bytes of stores per frame, where these are a few).  Every frame of a QP
- * starts here: count it for the QP (the NIC counts frames when the port
- * takes them). */
-static inline void fill_bth(struct snic_qp *qp, struct roce_hdrs *h,
-			    uint32_t dqpn, uint8_t opcode, uint32_t psn)
-{
-	qp->qcnt[SNIC_QCNT_tx_frames]++;
-	h->se = h->mig = h->tver = 0;
-	h->fecn = h->becn = h->ackreq = 0;
-	h->ip6 = 0;
-	/* an XRC target answers in the XRC class (Annex A14): its ACKs and
-	 * READ/atomic responses are RC's, opcode | 0xa0 */
-	h->opcode = qp->type == SNIC_QPT_XRC_RECV ? opcode | ROCE_XRC_BASE
-						 : opcode;
-	h->pkey = ROCE_DEFAULT_PKEY;
-	h->dqpn = dqpn & ROCE_QPN_MASK;
-	h->psn = psn & ROCE_PSN_MASK;
-}
-
 static inline void fill_addr(const struct snic_nic *nic,
 			     const struct snic_qp *qp, struct roce_hdrs *h,
 			     const struct snic_dest *d)
@@ -53,7 +32,7 @@ void pkt_fill_hdrs_to(const struct snic_nic *nic, struct snic_qp *qp,
 		      uint8_t opcode, uint32_t psn)
 {
 	memset(h, 0, ROCE_HDRS_CLEAR); /* sip6/dip6: set below when used */
-	fill_bth(qp, h, d->dqpn, opcode, psn);
+	pkt_bth_hdrs(qp, h, d->dqpn, opcode, psn);
 	fill_addr(nic, qp, h, d);
 }
 
@@ -75,12 +54,6 @@ void pkt_fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
 	const struct snic_dest d = qp_dest(qp);
 
 	pkt_fill_hdrs_to(nic, qp, h, &d, opcode, psn);
-}
-
-void pkt_qp_hdrs(struct snic_qp *qp, struct roce_hdrs *h, uint8_t opcode,
-		 uint32_t psn)
-{
-	fill_bth(qp, h, qp->attr.dest_qp_num, opcode, psn);
 }
 
 /* Two MAC addresses equal, in two loads each (memcmp is a call). */

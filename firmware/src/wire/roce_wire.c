@@ -344,7 +344,7 @@ static enum roce_parse_result check_bth(const uint8_t *f, uint32_t at,
 		return ROCE_ERR_TRUNCATED;      /* before touching the BTH */
 	op = &roce_opcodes[bth[0]];
 	pad = (bth[1] >> 4) & 3u;
-	if (roce_icrc(f, at + n - ROCE_ICRC_LEN) !=
+	if (roce_icrc_ip(f, at + n - ROCE_ICRC_LEN, at != BTH) !=
 	    get_icrc(bth + n - ROCE_ICRC_LEN))
 		return ROCE_ERR_ICRC;
 	if (!(op->flags & ROCE_F_VALID))
@@ -629,7 +629,7 @@ void build_l5(uint8_t *frame, uint8_t *bth, const struct roce_hdrs *h,
 	build_ext(bth + ROCE_BTH_LEN, roce_opcodes[h->opcode].flags, h);
 	memset(frame + len - ROCE_ICRC_LEN - pad, 0, pad);
 	put_icrc(frame + len - ROCE_ICRC_LEN,
-		 roce_icrc(frame, len - ROCE_ICRC_LEN));
+		 roce_icrc_ip(frame, len - ROCE_ICRC_LEN, bth != frame + BTH));
 }
 
 uint32_t roce_build(uint8_t *frame, const struct roce_hdrs *h,

@@ -282,6 +282,10 @@ uint32_t roce_build_tmpl(uint8_t *frame, const struct roce_tmpl *t,
 /* ICRC (IBTA A17.3.3): CRC-32 over the masked invariant fields; IPv4 or
  * IPv6 by the frame's EtherType. */
 uint32_t roce_icrc(const uint8_t *frame, uint32_t len_without_icrc);
+/* The same for a frame whose family the caller knows and whose headers
+ * are all there (roce_parse after its checks, roce_build): no checks. */
+uint32_t roce_icrc_ip(const uint8_t *frame, uint32_t len_without_icrc,
+		      bool ip6);
 
 /* 24-bit PSN arithmetic: signed distance a - b in [-2^23, 2^23). */
 static inline int32_t roce_psn_diff(uint32_t a, uint32_t b)
