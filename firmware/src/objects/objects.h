@@ -291,6 +291,9 @@ struct snic_qp {
 	uint16_t srq;           /* SRQ index (XRC_RECV: of the last request) */
 	uint16_t xrcd;          /* XRC_RECV: its XRC domain's index          */
 	uint16_t conn;          /* connection set + 1, 0 = none (in RESET)    */
+	/* frame header template of the path (IPv4), made again when the
+	 * path changed (transport/hdr.c) */
+	struct roce_tmpl tmpl;
 };
 
 /* What a QP needs only while connected (out of RESET): the in-flight

@@ -7,14 +7,10 @@
 
 #include "transport/transport.h"
 
-static inline void fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
-			     struct roce_hdrs *h, const struct snic_dest *d,
-			     uint8_t opcode, uint32_t psn)
+static inline void fill_addr(const struct snic_nic *nic,
+			     const struct snic_qp *qp, struct roce_hdrs *h,
+			     const struct snic_dest *d)
 {
-	/* every frame of a QP starts here: count it for the QP (the NIC
-	 * counts frames when the port takes them) */
-	qp->qcnt[SNIC_QCNT_tx_frames]++;
-	memset(h, 0, ROCE_HDRS_CLEAR); /* sip6/dip6: set below when used */
 	memcpy(h->dmac, d->dmac, 6);
 	memcpy(h->smac, nic->core.cfg.mac, 6);
 	if (d->dip6) {
@@ -29,34 +25,82 @@ static inline void fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
 	h->tos = d->tos;
 	h->ttl = d->hop_limit ? d->hop_limit : 64;
 	h->sport = qp->sport;
-	/* an XRC target answers in the XRC class (Annex A14): its ACKs and
-	 * READ/atomic responses are RC's, opcode | 0xa0 */
-	h->opcode = qp->type == SNIC_QPT_XRC_RECV ? opcode | ROCE_XRC_BASE
-						 : opcode;
-	h->pkey = ROCE_DEFAULT_PKEY;
-	h->dqpn = d->dqpn & ROCE_QPN_MASK;
-	h->psn = psn & ROCE_PSN_MASK;
 }
 
 void pkt_fill_hdrs_to(const struct snic_nic *nic, struct snic_qp *qp,
 		      struct roce_hdrs *h, const struct snic_dest *d,
 		      uint8_t opcode, uint32_t psn)
 {
-	fill_hdrs(nic, qp, h, d, opcode, psn);
+	memset(h, 0, ROCE_HDRS_CLEAR); /* sip6/dip6: set below when used */
+	pkt_bth_hdrs(qp, h, d->dqpn, opcode, psn);
+	fill_addr(nic, qp, h, d);
+}
+
+/* The peer of a connected QP's path. */
+static inline struct snic_dest qp_dest(const struct snic_qp *qp)
+{
+	return (struct snic_dest){
+		.dmac = qp->dmac, .dip = qp->dip, .dqpn = qp->attr.dest_qp_num,
+		.dip6 = qp->ip6 ? qp->attr.dgid : NULL,
+		.flow_label = qp->attr.flow_label,
+		.tos = qp->attr.traffic_class, .hop_limit = qp->attr.hop_limit,
+	};
 }
 
 /* A connected QP's packet: to the peer of its path. */
 void pkt_fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
 		   struct roce_hdrs *h, uint8_t opcode, uint32_t psn)
 {
-	const struct snic_dest d = {
-		.dmac = qp->dmac, .dip = qp->dip, .dqpn = qp->attr.dest_qp_num,
-		.dip6 = qp->ip6 ? qp->attr.dgid : NULL,
-		.flow_label = qp->attr.flow_label,
-		.tos = qp->attr.traffic_class, .hop_limit = qp->attr.hop_limit,
-	};
+	const struct snic_dest d = qp_dest(qp);
 
-	fill_hdrs(nic, qp, h, &d, opcode, psn);
+	pkt_fill_hdrs_to(nic, qp, h, &d, opcode, psn);
+}
+
+/* Two MAC addresses equal, in two loads each (memcmp is a call). */
+static inline bool mac_eq(const uint8_t *a, const uint8_t *b)
+{
+	uint32_t a4, b4;
+	uint16_t a2, b2;
+
+	memcpy(&a4, a, 4);
+	memcpy(&b4, b, 4);
+	memcpy(&a2, a + 4, 2);
+	memcpy(&b2, b + 4, 2);
+	return a4 == b4 && a2 == b2;
+}
+
+/* Was the QP's template made from its path as it is now?  (The path's
+ * MAC changes when the neighbour table learns another, the rest when the
+ * QP is modified; a few compares per frame need no hook in either.) */
+static inline bool tmpl_fits(const struct snic_nic *nic,
+			     const struct snic_qp *qp)
+{
+	const struct roce_tmpl *t = &qp->tmpl;
+	uint8_t hops = qp->attr.hop_limit;
+
+	return t->valid && t->dip == qp->dip && t->sport == qp->sport &&
+	       t->tos == qp->attr.traffic_class && t->ttl == (hops ? hops : 64) &&
+	       t->sip == nic->core.cfg.ipv4 &&
+	       mac_eq(t->dmac, qp->dmac) && mac_eq(t->smac, nic->core.cfg.mac);
+}
+
+uint32_t pkt_build_qp(const struct snic_nic *nic, struct snic_qp *qp,
+		      uint8_t *frame, struct roce_hdrs *h, uint32_t len)
+{
+	const struct snic_dest d = qp_dest(qp);
+
+	if (qp->ip6) {
+		fill_addr(nic, qp, h, &d);
+		return roce_build(frame, h, len);
+	}
+	if (__builtin_expect(!tmpl_fits(nic, qp), 0)) {
+		struct roce_hdrs a;
+
+		memset(&a, 0, ROCE_HDRS_CLEAR);
+		fill_addr(nic, qp, &a, &d);
+		roce_tmpl_make(&qp->tmpl, &a);
+	}
+	return roce_build_tmpl(frame, &qp->tmpl, h, len);
 }
 
 /* A frame with the payload copied from `payload` (may be NULL when len is
@@ -72,5 +116,15 @@ struct snic_pkt *pkt_build(struct snic_nic *nic, struct roce_hdrs *h,
 	if (len)
 		memcpy(p->data + roce_hdrs_len(h), payload, len);
 	p->len = (uint16_t)roce_build(p->data, h, len);
+	return p;
+}
+
+struct snic_pkt *pkt_build_qp_ctl(struct snic_nic *nic, struct snic_qp *qp,
+				  struct roce_hdrs *h)
+{
+	struct snic_pkt *p = core_pkt_alloc(&nic->core);
+
+	if (p)
+		p->len = (uint16_t)pkt_build_qp(nic, qp, p->data, h, 0);
 	return p;
 }

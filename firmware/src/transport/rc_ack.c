@@ -13,10 +13,10 @@ void send_aeth(struct snic_nic *nic, struct snic_qp *qp, uint8_t syn,
 	struct roce_hdrs h;
 	struct snic_pkt *p;
 
-	pkt_fill_hdrs(nic, qp, &h, ROCE_RC_ACK, psn);
+	pkt_qp_hdrs(qp, &h, ROCE_RC_ACK, psn);
 	h.aeth_syndrome = syn;
 	h.aeth_msn = qp->resp.msn & ROCE_PSN_MASK;
-	p = pkt_build(nic, &h, NULL, 0);
+	p = pkt_build_qp_ctl(nic, qp, &h);
 	if (!p)
 		return;
 	/* ahead of data bursts (core/tx.c), but never ahead of this QP's

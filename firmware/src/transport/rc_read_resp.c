@@ -33,11 +33,11 @@ static bool atomic_ack(struct snic_nic *nic, struct snic_qp *qp,
 	struct roce_hdrs h;
 	struct snic_pkt *p;
 
-	pkt_fill_hdrs(nic, qp, &h, ROCE_RC_ATOMIC_ACK, rd->psn);
+	pkt_qp_hdrs(qp, &h, ROCE_RC_ATOMIC_ACK, rd->psn);
 	h.aeth_syndrome = ROCE_AETH_ACK | ACK_CREDIT_NONE;
 	h.aeth_msn = (r->msn + !rd->replay) & ROCE_PSN_MASK;
 	h.atomic_orig = rd->orig;
-	p = pkt_build(nic, &h, NULL, 0);
+	p = pkt_build_qp_ctl(nic, qp, &h);
 	if (!p)
 		return false;
 	core_tx(&nic->core, p);
@@ -80,10 +80,10 @@ static bool rd_packet(struct snic_nic *nic, struct snic_qp *qp,
 	}
 	if ((roce_opcodes[op].flags & ROCE_F_LAST) && !rd->replay)
 		r->msn++;
-	pkt_fill_hdrs(nic, qp, &h, op, rd->psn);
+	pkt_qp_hdrs(qp, &h, op, rd->psn);
 	h.aeth_syndrome = ROCE_AETH_ACK | ACK_CREDIT_NONE;
 	h.aeth_msn = r->msn & ROCE_PSN_MASK;
-	p->len = (uint16_t)roce_build(p->data, &h, n);
+	p->len = (uint16_t)pkt_build_qp(nic, qp, p->data, &h, n);
 	core_tx(&nic->core, p);
 	r->rsp_txq_mark = nic->core.txq_tail;
 	CNT_INC(&nic->core, read_responses);

@@ -165,7 +165,7 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 		msg_fail(qp, SNIC_WC_LOC_PROT_ERR);
 		return true;
 	}
-	pkt_fill_hdrs(nic, qp, &h, op, cur->first_psn + pkt_no);
+	pkt_qp_hdrs(qp, &h, op, cur->first_psn + pkt_no);
 	sq_fill_ext(cur, &h);
 	/* AckReq on the last packet and periodically in long messages, so the
 	 * window keeps moving (IBTA 9.7.5.1.1) */
@@ -174,7 +174,7 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 	/* a packet sent again asks for an ACK: whatever of the pass gets
 	 * through moves the window (the rest of it may be lost again) */
 	h.ackreq |= cur->resend;
-	p->len = (uint16_t)roce_build(p->data, &h, n);
+	p->len = (uint16_t)pkt_build_qp(nic, qp, p->data, &h, n);
 	core_tx(&nic->core, p);
 	timer_sent(nic, qp);
 	/* a READ request owns the PSNs of all its responses (9.7.4.1.4);

@@ -96,6 +96,41 @@ void pkt_fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
 		   struct roce_hdrs *h, uint8_t opcode, uint32_t psn);
 struct snic_pkt *pkt_build(struct snic_nic *nic, struct roce_hdrs *h,
 			   const void *payload, uint32_t len);
+/* The BTH: every field roce_build writes from h but for the extension
+ * headers, which the opcode's sender fills in (h is not cleared: 128
+ * bytes of stores per frame, where these are a few).  Every frame of a QP
+ * starts here: count it for the QP (the NIC counts frames when the port
+ * takes them). */
+static inline void pkt_bth_hdrs(struct snic_qp *qp, struct roce_hdrs *h,
+				uint32_t dqpn, uint8_t opcode, uint32_t psn)
+{
+	qp->qcnt[SNIC_QCNT_tx_frames]++;
+	h->se = h->mig = h->tver = 0;
+	h->fecn = h->becn = h->ackreq = 0;
+	h->ip6 = 0;
+	/* an XRC target answers in the XRC class (Annex A14): its ACKs and
+	 * READ/atomic responses are RC's, opcode | 0xa0 */
+	h->opcode = qp->type == SNIC_QPT_XRC_RECV ? opcode | ROCE_XRC_BASE
+						 : opcode;
+	h->pkey = ROCE_DEFAULT_PKEY;
+	h->dqpn = dqpn & ROCE_QPN_MASK;
+	h->psn = psn & ROCE_PSN_MASK;
+}
+
+/* The fast way for a connected QP's frames: pkt_qp_hdrs fills h as
+ * pkt_fill_hdrs does but for the addresses; pkt_build_qp builds the frame
+ * (payload already at qp_hdr_len) with them from the QP's header template
+ * (IPv4; over IPv6 it fills them in and calls roce_build). */
+static inline void pkt_qp_hdrs(struct snic_qp *qp, struct roce_hdrs *h,
+			       uint8_t opcode, uint32_t psn)
+{
+	pkt_bth_hdrs(qp, h, qp->attr.dest_qp_num, opcode, psn);
+}
+uint32_t pkt_build_qp(const struct snic_nic *nic, struct snic_qp *qp,
+		      uint8_t *frame, struct roce_hdrs *h, uint32_t len);
+/* The same without payload (ACKs): a frame, or NULL when none is free. */
+struct snic_pkt *pkt_build_qp_ctl(struct snic_nic *nic, struct snic_qp *qp,
+				  struct roce_hdrs *h);
 
 /* recv.c: receive-side work for every QP type */
 bool recv_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st);

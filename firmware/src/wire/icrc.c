@@ -111,6 +111,19 @@ uint32_t icrc_fold(const uint8_t *frame, uint32_t len, uint32_t l3)
 	return ~c;
 }
 
+uint32_t roce_icrc_ip(const uint8_t *frame, uint32_t len_without_icrc,
+		      bool ip6)
+{
+	uint32_t l3 = ip6 ? ROCE_IPV6_HLEN : ROCE_IPV4_HLEN;
+
+	if (!crc32_hw_ok())
+		return icrc_tables(frame, len_without_icrc, l3);
+	/* one specialised copy per family: constant offsets and head size */
+	if (ip6)
+		return icrc_fold(frame, len_without_icrc, ROCE_IPV6_HLEN);
+	return icrc_fold(frame, len_without_icrc, ROCE_IPV4_HLEN);
+}
+
 /* Returns 0 for a frame too short to carry a BTH. */
 uint32_t roce_icrc(const uint8_t *frame, uint32_t len_without_icrc)
 {
@@ -121,10 +134,5 @@ uint32_t roce_icrc(const uint8_t *frame, uint32_t len_without_icrc)
 	l3 = l3_len(frame);
 	if (len_without_icrc < IP + MASKED(l3))
 		return 0;
-	if (!crc32_hw_ok())
-		return icrc_tables(frame, len_without_icrc, l3);
-	/* one specialised copy per family: constant offsets and head size */
-	if (l3 == ROCE_IPV6_HLEN)
-		return icrc_fold(frame, len_without_icrc, ROCE_IPV6_HLEN);
-	return icrc_fold(frame, len_without_icrc, ROCE_IPV4_HLEN);
+	return roce_icrc_ip(frame, len_without_icrc, l3 == ROCE_IPV6_HLEN);
 }

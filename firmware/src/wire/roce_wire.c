@@ -344,7 +344,7 @@ static enum roce_parse_result check_bth(const uint8_t *f, uint32_t at,
 		return ROCE_ERR_TRUNCATED;      /* before touching the BTH */
 	op = &roce_opcodes[bth[0]];
 	pad = (bth[1] >> 4) & 3u;
-	if (roce_icrc(f, at + n - ROCE_ICRC_LEN) !=
+	if (roce_icrc_ip(f, at + n - ROCE_ICRC_LEN, at != BTH) !=
 	    get_icrc(bth + n - ROCE_ICRC_LEN))
 		return ROCE_ERR_ICRC;
 	if (!(op->flags & ROCE_F_VALID))
@@ -618,23 +618,70 @@ static void build_ext(uint8_t *p, uint32_t fl, const struct roce_hdrs *h)
 		memcpy(p, &h->imm, ROCE_IMM_LEN);
 }
 
+/* What follows the UDP header: BTH, extension headers, zero pad, ICRC. */
+static inline __attribute__((always_inline))
+void build_l5(uint8_t *frame, uint8_t *bth, const struct roce_hdrs *h,
+	      uint32_t payload_len, uint32_t len)
+{
+	uint32_t pad = -payload_len & 3u;       /* BTH PadCnt (IBTA 9.2) */
+
+	build_bth(bth, h, pad);
+	build_ext(bth + ROCE_BTH_LEN, roce_opcodes[h->opcode].flags, h);
+	memset(frame + len - ROCE_ICRC_LEN - pad, 0, pad);
+	put_icrc(frame + len - ROCE_ICRC_LEN,
+		 roce_icrc_ip(frame, len - ROCE_ICRC_LEN, bth != frame + BTH));
+}
+
 uint32_t roce_build(uint8_t *frame, const struct roce_hdrs *h,
 		    uint32_t payload_len)
 {
-	uint32_t hdr = roce_hdrs_len(h);
-	uint32_t pad = -payload_len & 3u;       /* BTH PadCnt (IBTA 9.2) */
 	uint32_t len = roce_frame_len(h, payload_len);
-	uint8_t *bth = frame + BTH + (h->ip6 ? ROCE_IPV6_EXTRA : 0u);
 
-	if (h->ip6)
+	if (h->ip6) {
 		build_l2l4(frame, h, len, ROCE_IPV6_HLEN);
-	else
+		build_l5(frame, frame + BTH + ROCE_IPV6_EXTRA, h, payload_len,
+			 len);
+	} else {
 		build_l2l4(frame, h, len, ROCE_IPV4_HLEN);
-	build_bth(bth, h, pad);
-	build_ext(bth + ROCE_BTH_LEN, roce_opcodes[h->opcode].flags, h);
-	memset(frame + hdr + payload_len, 0, pad);
-	put_icrc(frame + len - ROCE_ICRC_LEN,
-		 roce_icrc(frame, len - ROCE_ICRC_LEN));
+		build_l5(frame, frame + BTH, h, payload_len, len);
+	}
+	return len;
+}
+
+/* The template's headers are build_l2l4's for a frame of no length; its
+ * sum leaves out the total length (patched per frame) and the checksum. */
+void roce_tmpl_make(struct roce_tmpl *t, const struct roce_hdrs *h)
+{
+	build_l2l4(t->l2l4, h, IP, ROCE_IPV4_HLEN);
+	put16(t->l2l4 + IP_CSUM, 0);
+	put16(t->l2l4 + UDP + 4, 0);
+	t->ipsum = ipv4_sum(t->l2l4 + IP);
+	t->tos = h->tos;
+	t->ttl = h->ttl;
+	t->sport = h->sport;
+	t->sip = h->sip;
+	t->dip = h->dip;
+	memcpy(t->dmac, h->dmac, 6);
+	memcpy(t->smac, h->smac, 6);
+	t->valid = true;
+}
+
+/* h's BTH and extension headers over IPv4; its addresses are the
+ * template's.  The checksum is the template's sum plus the total length,
+ * folded (RFC 1624: the sum of the other words does not change). */
+uint32_t roce_build_tmpl(uint8_t *frame, const struct roce_tmpl *t,
+			 const struct roce_hdrs *h, uint32_t payload_len)
+{
+	uint32_t len = roce_hdr_len(h->opcode) + ((payload_len + 3u) & ~3u) +
+		       ROCE_ICRC_LEN;
+	uint32_t s = (uint32_t)t->ipsum + (len - IP);
+
+	memcpy(frame, t->l2l4, ROCE_L2L4_LEN);
+	put16(frame + IP_TOTLEN, len - IP);
+	s = (s & 0xffffu) + (s >> 16);
+	put16(frame + IP_CSUM, ~s & 0xffffu);
+	put16(frame + UDP + 4, len - UDP);
+	build_l5(frame, frame + BTH, h, payload_len, len);
 	return len;
 }
 

@@ -255,9 +255,37 @@ static inline uint32_t roce_frame_len(const struct roce_hdrs *h, uint32_t n)
 uint32_t roce_build(uint8_t *frame, const struct roce_hdrs *h,
 		    uint32_t payload_len);
 
+/*
+ * A peer's frame header template (IPv4): Ethernet, IPv4 and UDP as they go
+ * on the wire, built once by roce_tmpl_make from h's addresses (dmac,
+ * smac, sip, dip, tos, ttl, sport), with the IPv4 header's sum over all
+ * but the total length and checksum.  roce_build_tmpl copies it and
+ * patches the lengths and the checksum, then writes the BTH, extension
+ * headers, pad and ICRC from h as roce_build does: the same frame, without
+ * rebuilding the addresses per packet.  The fields it was made from are
+ * kept, host order, for the owner to check before use.
+ */
+struct roce_tmpl {
+	uint8_t l2l4[ROCE_L2L4_LEN];    /* total length, checksum, UDP length 0 */
+	uint16_t ipsum;                 /* folded sum, network order value    */
+	bool valid;
+	uint8_t tos, ttl;
+	uint16_t sport;
+	uint32_t sip, dip;
+	uint8_t dmac[6], smac[6];
+};
+
+void roce_tmpl_make(struct roce_tmpl *t, const struct roce_hdrs *h);
+uint32_t roce_build_tmpl(uint8_t *frame, const struct roce_tmpl *t,
+			 const struct roce_hdrs *h, uint32_t payload_len);
+
 /* ICRC (IBTA A17.3.3): CRC-32 over the masked invariant fields; IPv4 or
  * IPv6 by the frame's EtherType. */
 uint32_t roce_icrc(const uint8_t *frame, uint32_t len_without_icrc);
+/* The same for a frame whose family the caller knows and whose headers
+ * are all there (roce_parse after its checks, roce_build): no checks. */
+uint32_t roce_icrc_ip(const uint8_t *frame, uint32_t len_without_icrc,
+		      bool ip6);
 
 /* 24-bit PSN arithmetic: signed distance a - b in [-2^23, 2^23). */
 static inline int32_t roce_psn_diff(uint32_t a, uint32_t b)
