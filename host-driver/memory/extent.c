@@ -14,6 +14,7 @@
  * leave the firmware using the pages, so they are not reused by this
  * process; hostmem.c reaps them once no context of the owner is left.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "memory/memory.h"
@@ -23,6 +24,9 @@ int hd_extent_alloc(struct hd_extent *e, struct hd_hostmem *hm,
 {
 	int err = hd_hm_alloc(hm, npages, zero, &e->page);
 
+	/* the window full of backings kept after deregistration (pin.c) */
+	if (err == ENOMEM && hd_pin_flush(hm))
+		err = hd_hm_alloc(hm, npages, zero, &e->page);
 	e->hm = hm;
 	e->npages = err ? 0 : npages;
 	return err;

@@ -89,8 +89,36 @@ int hd_pin(struct hd_hostmem *hm, void *addr, size_t len,
 	   struct hd_pin **out);
 /* 1 while application pages are backed by hm's pages. */
 int hd_pin_uses(const struct hd_hostmem *hm);
+/* The last registration of a range gone, its backing stays (pin.c): the
+ * next registration of it costs no copy.  hd_pin_flush gives every such
+ * range of hm (NULL: of any window) its own memory back; returns how
+ * many window pages it freed. */
 void hd_unpin(struct hd_pin *pin);
+uint64_t hd_pin_flush(struct hd_hostmem *hm);
 int hd_fork_safe(void);
+
+/* ------------------------------------------------------------------ */
+/* What backs this process's address space (vma.c).                     */
+
+#define HD_PFN_NONE UINT64_MAX
+
+/* pfn[i] for the n pages from va: the page frame of a present file or
+ * shared page (0 when the kernel hides frame numbers: unprivileged), or
+ * HD_PFN_NONE (not present, or private anonymous).  0 or an errno. */
+int hd_page_frames(uintptr_t va, uint32_t n, uint64_t *pfn);
+/* ours[i] = 1 for each of the n pages from va that maps hm's file at
+ * offset off + i pages.  0 or an errno. */
+int hd_maps_window(const struct hd_hostmem *hm, uintptr_t va, uint32_t n,
+		   uint64_t off, uint8_t *ours);
+
+struct hd_vma {
+	uintptr_t lo, hi;           /* a SysV segment: the whole attachment */
+	int shmid;                  /* SysV segment, or -1                  */
+	uint64_t huge;              /* hugetlb page size, or 0              */
+};
+
+/* The mapping p is in; 0 when none (or maps unreadable). */
+int hd_vma_at(uintptr_t p, struct hd_vma *v);
 
 /* ------------------------------------------------------------------ */
 /* Extents and ring sets (extent.c): the one lifecycle of the window
