@@ -22,11 +22,13 @@
 int hd_extent_alloc(struct hd_extent *e, struct hd_hostmem *hm,
 		    uint32_t npages, int zero)
 {
-	int err = hd_hm_alloc(hm, npages, zero, &e->page);
+	int err = hd_hm_alloc(hm, npages, zero ? HD_HM_ZERO : 0,
+			      &e->page);
 
 	/* the window full of backings kept after deregistration (pin.c) */
 	if (err == ENOMEM && hd_pin_flush(hm))
-		err = hd_hm_alloc(hm, npages, zero, &e->page);
+		err = hd_hm_alloc(hm, npages, zero ? HD_HM_ZERO : 0,
+			      &e->page);
 	e->hm = hm;
 	e->npages = err ? 0 : npages;
 	return err;

@@ -46,9 +46,16 @@ struct hd_hostmem *hd_hostmem_segment(int fd, uint64_t seg_pa, uint64_t len,
 void hd_hostmem_put(struct hd_hostmem *hm);
 /* fd cannot shrink below len (sealed): mapping it cannot give SIGBUS. */
 int hd_fd_sealed(int fd, uint64_t len);
-/* Allocate npages contiguous window pages (zeroed when `zero`).
- * Returns 0 and the first page number, or an errno value. */
-int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, int zero,
+/* Allocate npages contiguous window pages.  Returns 0 and the first
+ * page number, or an errno value.  Flags: */
+enum {
+	HD_HM_ZERO = 1u << 0,       /* zeroed                               */
+	/* first fit from the bottom: pages freed lately come back first,
+	 * whose memory the file already has (no allocation and zeroing by
+	 * the kernel when they are written: pin.c's copies) */
+	HD_HM_LOW = 1u << 1,
+};
+int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, unsigned flags,
 		uint32_t *first_page);
 void hd_hm_free(struct hd_hostmem *hm, uint32_t first_page,
 		uint32_t npages);

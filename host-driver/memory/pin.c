@@ -429,10 +429,17 @@ static void back_extent(struct hd_chunk *c, uintptr_t *lo, uintptr_t *hi)
 	}
 }
 
+/* Up to this many pages a kept backing is checked through its page
+ * frames (pagemap: ~10 ns a page), above it through /proc/self/maps,
+ * whose cost depends on the number of mappings, not on the range. */
+#define PFN_CHECK_MAX 4096u
+
 /* Remember the page frames the range is backed by now: a later
  * registration of it, after its deregistration, compares them. */
 static void chunk_note_frames(struct hd_chunk *c)
 {
+	if (c->npages > PFN_CHECK_MAX)
+		return;
 	if (!c->pfn)
 		c->pfn = malloc((size_t)c->npages * sizeof(uint64_t));
 	if (c->pfn && hd_page_frames(c->va, c->npages, c->pfn) != 0) {
@@ -457,10 +464,10 @@ static int chunk_back(struct hd_hostmem *hm, uintptr_t lo, uintptr_t hi,
 	c->shmid = -1;
 	back_extent(c, &lo, &hi);
 	npages = (uint32_t)((hi - lo) >> SNIC_PAGE_SHIFT);
-	err = hd_hm_alloc(hm, npages, 0, &first);
+	err = hd_hm_alloc(hm, npages, HD_HM_LOW, &first);
 	/* the window full of kept backings: give them back, then retry */
 	if (err == ENOMEM && evict_cached(hm))
-		err = hd_hm_alloc(hm, npages, 0, &first);
+		err = hd_hm_alloc(hm, npages, HD_HM_LOW, &first);
 	if (err) {
 		chunk_unhold(c);
 		free(c);
@@ -632,15 +639,16 @@ static void chunk_evict(struct hd_chunk *c)
 }
 
 /* Is the cached chunk's whole range still backed by its window pages?
- * Fast: the page frames are those seen when it was backed (pagemap);
- * else, exact: /proc/self/maps names the window file at the offsets. */
+ * Fast, for small chunks: the page frames are those seen when it was
+ * backed (pagemap); else, exact: /proc/self/maps names the window file
+ * at the offsets. */
 static int chunk_valid(struct hd_chunk *c)
 {
-	uint64_t *now = malloc((size_t)c->npages * sizeof(uint64_t));
+	uint64_t *now = c->pfn ? malloc((size_t)c->npages * sizeof(uint64_t)) : NULL;
 	uint8_t *ours;
 	int ok = 0;
 
-	if (c->pfn && now && hd_page_frames(c->va, c->npages, now) == 0) {
+	if (now && hd_page_frames(c->va, c->npages, now) == 0) {
 		ok = 1;
 		for (uint32_t i = 0; i < c->npages && ok; i++)
 			ok = now[i] != HD_PFN_NONE && now[i] == c->pfn[i];
