@@ -113,10 +113,15 @@ int hd_fork_safe(void);
  * shared page (0 when the kernel hides frame numbers: unprivileged), or
  * HD_PFN_NONE (not present, or private anonymous).  0 or an errno. */
 int hd_page_frames(uintptr_t va, uint32_t n, uint64_t *pfn);
-/* ours[i] = 1 for each of the n pages from va that maps hm's file at
- * offset off + i pages.  0 or an errno. */
-int hd_maps_window(const struct hd_hostmem *hm, uintptr_t va, uint32_t n,
-		   uint64_t off, uint8_t *ours);
+/* Every mapping in this process of hm's file at offsets [off, off + n
+ * pages), the window's own mapping left out (/proc/self/maps): fn(arg,
+ * va, pages, index of its first page from off) for each, in address
+ * order, until fn returns nonzero.  0, fn's value or an errno.  A range
+ * the application moved (mremap, realloc) is found where it went. */
+typedef int (*hd_map_fn)(void *arg, uintptr_t va, uint32_t pages,
+			 uint32_t index);
+int hd_window_maps(const struct hd_hostmem *hm, uint64_t off, uint32_t n,
+		   hd_map_fn fn, void *arg);
 
 struct hd_vma {
 	uintptr_t lo, hi;           /* a SysV segment: the whole attachment */

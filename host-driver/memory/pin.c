@@ -607,35 +607,48 @@ static void cache_del(struct hd_chunk *c)
 	c->cached = 0;
 }
 
-/* A cached chunk goes: the pages of the range that still map the window
- * get private memory with its bytes; the window pages are freed. */
+/* A mapping of a chunk's window pages gets private memory with their
+ * bytes (where the application's range is now: it may have moved it). */
+static int restore_map(void *arg, uintptr_t va, uint32_t pages,
+		       uint32_t index)
+{
+	struct hd_chunk *c = arg;
+
+	return restore_private(c->hm, va, (size_t)pages << SNIC_PAGE_SHIFT,
+			       (off_t)hd_hm_off(c->hm, c->first + index));
+}
+
+/* A cached chunk goes: every mapping of its window pages left in this
+ * process gets private memory with their bytes, then the window pages
+ * are freed (nothing maps them any more). */
 static void chunk_evict(struct hd_chunk *c)
 {
-	uint8_t *ours = malloc(c->npages);
-	uint32_t i = 0, n;
 	int err;
 
 	cache_del(c);
 	chunk_remove(c);
-	err = ours ? hd_maps_window(c->hm, c->va, c->npages,
-				    hd_hm_off(c->hm, c->first), ours) : ENOMEM;
-	while (!err && i < c->npages) {
-		for (; i < c->npages && !ours[i]; i++)
-			;
-		for (n = 0; i + n < c->npages && ours[i + n]; n++)
-			;
-		if (n)
-			err = restore_private(
-				c->hm, c->va + ((uintptr_t)i << SNIC_PAGE_SHIFT),
-				(size_t)n << SNIC_PAGE_SHIFT,
-				(off_t)hd_hm_off(c->hm, c->first + i));
-		i += n;
-	}
-	free(ours);
+	err = hd_window_maps(c->hm, hd_hm_off(c->hm, c->first), c->npages,
+			     restore_map, c);
 	if (err)
 		chunk_leak(c, err);
 	else
 		chunk_free(c);
+}
+
+/* Counts the pages of a chunk mapped where it was backed. */
+struct in_place {
+	struct hd_chunk *c;
+	uint32_t pages;
+};
+
+static int count_in_place(void *arg, uintptr_t va, uint32_t pages,
+			  uint32_t index)
+{
+	struct in_place *ip = arg;
+
+	if (va == ip->c->va + ((uintptr_t)index << SNIC_PAGE_SHIFT))
+		ip->pages += pages;
+	return 0;
 }
 
 /* Is the cached chunk's whole range still backed by its window pages?
@@ -645,7 +658,7 @@ static void chunk_evict(struct hd_chunk *c)
 static int chunk_valid(struct hd_chunk *c)
 {
 	uint64_t *now = c->pfn ? malloc((size_t)c->npages * sizeof(uint64_t)) : NULL;
-	uint8_t *ours;
+	struct in_place ip = { c, 0 };
 	int ok = 0;
 
 	if (now && hd_page_frames(c->va, c->npages, now) == 0) {
@@ -656,14 +669,9 @@ static int chunk_valid(struct hd_chunk *c)
 	free(now);
 	if (ok)
 		return 1;
-	ours = malloc(c->npages);
-	if (ours && hd_maps_window(c->hm, c->va, c->npages,
-				   hd_hm_off(c->hm, c->first), ours) == 0) {
-		ok = 1;
-		for (uint32_t i = 0; i < c->npages && ok; i++)
-			ok = ours[i];
-	}
-	free(ours);
+	ok = hd_window_maps(c->hm, hd_hm_off(c->hm, c->first), c->npages,
+			    count_in_place, &ip) == 0 &&
+	     ip.pages == c->npages;
 	if (ok)
 		chunk_note_frames(c); /* moved (reclaim, migration): renew */
 	return ok;

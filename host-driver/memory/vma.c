@@ -2,10 +2,11 @@
 /*
  * snic host driver: what backs a range of this process's address space,
  * asked of the kernel (/proc/self/pagemap, /proc/self/maps).  pin.c uses
- * it to find SysV and huge-page mappings before it re-backs a range, and
- * to check that a range it backed and kept after deregistration is still
+ * it to find SysV and huge-page mappings before it re-backs a range, to
+ * check that a range it backed and kept after deregistration is still
  * mapped to the window when it is registered again (the application may
- * have unmapped it and mapped other memory at the same address).
+ * have unmapped it and mapped other memory at the same address), and to
+ * find every mapping of a backing before its window pages are freed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -99,40 +100,37 @@ static int maps_parse(const char *line, struct maps_line *m)
 	return 1;
 }
 
-int hd_maps_window(const struct hd_hostmem *hm, uintptr_t va, uint32_t n,
-		   uint64_t off, uint8_t *ours)
+int hd_window_maps(const struct hd_hostmem *hm, uint64_t off, uint32_t n,
+		   hd_map_fn fn, void *arg)
 {
-	uintptr_t end = va + ((uintptr_t)n << SNIC_PAGE_SHIFT);
+	uint64_t end = off + ((uint64_t)n << SNIC_PAGE_SHIFT);
+	uintptr_t w_lo = (uintptr_t)hm->base, w_hi = w_lo + hm->size;
 	struct maps_line m;
 	char line[512];
 	FILE *f;
+	int err = 0;
 
-	memset(ours, 0, n);
 	f = fopen("/proc/self/maps", "re");
 	if (!f)
 		return errno;
-	while (fgets(line, sizeof(line), f)) {
-		uintptr_t lo, hi;
+	while (!err && fgets(line, sizeof(line), f)) {
+		uint64_t lo, hi;
 
-		if (!maps_parse(line, &m) || m.end <= va)
+		if (!maps_parse(line, &m) || m.maj != major(hm->st_dev) ||
+		    m.min != minor(hm->st_dev) || m.inode != hm->st_ino)
 			continue;
-		if (m.start >= end)
-			break;
-		if (m.maj != major(hm->st_dev) || m.min != minor(hm->st_dev) ||
-		    m.inode != hm->st_ino)
+		/* the window's own mapping (hostmem.c) is not a user's */
+		if (m.start >= w_lo && m.end <= w_hi)
 			continue;
-		lo = m.start > va ? m.start : va;
-		hi = m.end < end ? m.end : end;
-		/* ours where the file offset is the one we mapped there */
-		for (uintptr_t p = lo; p < hi; p += SNIC_PAGE_SIZE) {
-			uint32_t i = (uint32_t)((p - va) >> SNIC_PAGE_SHIFT);
-
-			if (m.off + (p - m.start) == off + ((uint64_t)i << SNIC_PAGE_SHIFT))
-				ours[i] = 1;
-		}
+		lo = m.off > off ? m.off : off;
+		hi = m.off + (m.end - m.start) < end ? m.off + (m.end - m.start) : end;
+		if (lo < hi)
+			err = fn(arg, m.start + (uintptr_t)(lo - m.off),
+				 (uint32_t)((hi - lo) >> SNIC_PAGE_SHIFT),
+				 (uint32_t)((lo - off) >> SNIC_PAGE_SHIFT));
 	}
 	fclose(f);
-	return 0;
+	return err;
 }
 
 /* The default huge page size (/proc/meminfo), 2 MiB when unknown. */

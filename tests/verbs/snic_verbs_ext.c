@@ -2986,6 +2986,51 @@ static bool regc_reuse(struct vt_ep e[2], uint32_t len)
 	return true;
 }
 
+/* A deregistered range the application moves (mremap, as realloc() of a
+ * large block does): once the driver lets its backing go (here: fresh
+ * memory registered at the old address), the moved range must keep its
+ * bytes and must not share pages with later registrations. */
+static bool regc_moved(struct vt_ep e[2], uint32_t len)
+{
+	uint8_t *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *dst = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *moved, *q, *other;
+	struct ibv_mr *mr;
+	bool ok = false;
+
+	CHECK(b != MAP_FAILED && dst != MAP_FAILED, "mmap: %s", strerror(errno));
+	fill(b, len, 501);
+	if (!(mr = reg1(b, len)) || !dereg1(mr))
+		return false;
+	moved = mremap(b, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+	CHECK(moved == dst, "mremap: %s", strerror(errno));
+	q = mmap(b, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		 -1, 0);
+	CHECK(q == b, "mmap at the old address: %s", strerror(errno));
+	fill(b, len, 502);
+	other = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(other != MAP_FAILED, "mmap: %s", strerror(errno));
+	memset(other, 0, len);
+	if (!(mr = reg1(b, len)) || !peer_sees(e, mr, b, len, 502, "read at the old address") ||
+	    !dereg1(mr))
+		goto out;
+	/* window pages freed now may back the next registration: the
+	 * peer's writes there must not show in the moved range */
+	if (!(mr = reg1(other, len)) || !peer_writes(e, mr, other, len, 503, "write elsewhere") ||
+	    !dereg1(mr))
+		goto out;
+	if (!has_pattern(moved, len, 501)) {
+		fail("the moved range lost its bytes or shares pages with another registration");
+		goto out;
+	}
+	ok = has_pattern(other, len, 503) || fail("write elsewhere not seen");
+out:
+	munmap(b, len);
+	munmap(moved, len);
+	munmap(other, len);
+	return ok;
+}
+
 /* fork() after a deregistration: the child gets a private copy (its
  * writes stay its own) with the parent's bytes, as of plain memory. */
 static bool regc_fork(uint8_t *b, uint32_t len)
@@ -3058,7 +3103,7 @@ static bool c_regcache(void)
 	CHECK(b != MAP_FAILED, "mmap: %s", strerror(errno));
 	memset(e, 0, sizeof e);
 	ok = pair_up(e, &CFG, 0) && regc_basic(e, b, len) && regc_reuse(e, len) &&
-	     regc_fork(b, len) && regc_huge(e);
+	     regc_moved(e, len) && regc_fork(b, len) && regc_huge(e);
 	pair_down(e);
 	munmap(b, 2 * len);
 	return ok;
