@@ -13,10 +13,14 @@
  * window extent) is reference counted by the registrations using it: two
  * MRs on one buffer, or one buffer registered on snic0 and snic1 (which
  * share host0.mem), reuse the backing; a buffer already backed by another
- * window file cannot be registered (EINVAL).  When the last reference goes,
- * the contents are copied into fresh private anonymous pages which replace
- * the mapping (mremap), and the window pages are freed: the application
- * can keep using or free() the buffer.
+ * window file cannot be registered (EINVAL).  When the last reference goes
+ * the range stays backed ("kept": the next registration of it costs no
+ * copy) until it is evicted - before fork(), at ibv_close_device, when
+ * the window runs short, when kept chunks pass half the window, or when
+ * a registration finds that the application unmapped or replaced it.
+ * Eviction copies the window's bytes into fresh private anonymous pages
+ * which replace every mapping of the chunk's pages (mremap), wherever the
+ * application moved them, and frees the window pages.
  *
  * Stack buffers: between the copy and the remap nothing may write the
  * pages being replaced, but the calling thread's own frames may live
@@ -39,10 +43,12 @@
  * them like the application unmapping its buffer (a re-registration per
  * message would follow).
  *
- * Known hazards (as on real RDMA, see README.md): other threads writing the
- * range during the re-back lose their writes; fork() shares the backed
- * pages with the child unless ibv_fork_init / RDMAV_FORK_SAFE asked for
- * MADV_DONTFORK; glibc may unmap a registered range when it is freed.
+ * Known hazards (as on real RDMA, see host-driver/README.md): other
+ * threads writing the range during a re-back or an eviction lose their
+ * writes; fork() shares registered pages with the child unless
+ * ibv_fork_init / RDMAV_FORK_SAFE asked for MADV_DONTFORK; glibc may unmap
+ * a registered range when it is freed; MADV_DONTNEED does not zero a kept
+ * range.
  */
 #include <errno.h>
 #include <signal.h>
