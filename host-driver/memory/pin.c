@@ -72,12 +72,15 @@ struct hd_chunk {
 	void *shm_hold;             /* our attachment: keeps it alive       */
 	uint64_t *pfn;              /* page frames when backed (vma.c)      */
 	int cached;                 /* no reference: kept after dereg       */
+	uint64_t kept_at;           /* kept_clock when it was kept          */
 	struct hd_chunk *next;      /* sorted by va                         */
 };
 
 static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct hd_chunk *chunk_list;
 static uint64_t cached_pages;       /* in chunks no registration uses   */
+static unsigned cached_chunks;
+static uint64_t kept_clock;         /* orders kept chunks, oldest first  */
 static pthread_once_t pin_once = PTHREAD_ONCE_INIT;
 
 /* ------------------------------------------------------------------ */
@@ -603,13 +606,17 @@ static void chunk_release(struct hd_chunk *c)
 static void cache_add(struct hd_chunk *c)
 {
 	c->cached = 1;
+	c->kept_at = ++kept_clock;
+	cached_chunks++;
 	cached_pages += c->npages;
 }
 
 static void cache_del(struct hd_chunk *c)
 {
-	if (c->cached)
+	if (c->cached) {
 		cached_pages -= c->npages;
+		cached_chunks--;
+	}
 	c->cached = 0;
 }
 
@@ -700,9 +707,13 @@ static uint64_t evict_cached(struct hd_hostmem *hm)
 	return freed;
 }
 
-/* Kept backings hold at most half of a window; SNIC_REG_CACHE=0 keeps
- * none (every deregistration copies back, as before). */
-static uint64_t cache_limit(const struct hd_hostmem *hm)
+/* Kept backings hold at most half of a window and are at most
+ * KEPT_MAX chunks (the chunk list is searched at every registration);
+ * SNIC_REG_CACHE=0 keeps none (every deregistration copies back, as
+ * before). */
+#define KEPT_MAX 1024u
+
+static int cache_off(void)
 {
 	static int off = -1;
 
@@ -711,18 +722,24 @@ static uint64_t cache_limit(const struct hd_hostmem *hm)
 
 		off = e && strcmp(e, "0") == 0;
 	}
-	return off ? 0 : hm->npages / 2;
+	return off;
 }
 
+/* The oldest kept chunks go until the limits hold. */
 static void cache_trim(struct hd_hostmem *hm)
 {
-	struct hd_chunk *c = chunk_list, *nx;
-	uint64_t limit = cache_limit(hm);
+	uint64_t limit = cache_off() ? 0 : hm->npages / 2;
 
-	for (; c && cached_pages > limit; c = nx) {
-		nx = c->next;
-		if (c->cached)
-			chunk_evict(c);
+	while (cached_chunks && (cached_pages > limit ||
+				 cached_chunks > KEPT_MAX || cache_off())) {
+		struct hd_chunk *old = NULL;
+
+		for (struct hd_chunk *c = chunk_list; c; c = c->next)
+			if (c->cached && (!old || c->kept_at < old->kept_at))
+				old = c;
+		if (!old)
+			break;
+		chunk_evict(old);
 	}
 }
 

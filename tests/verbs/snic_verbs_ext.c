@@ -3031,6 +3031,37 @@ out:
 	return ok;
 }
 
+/* More ranges registered once than the driver keeps backed (1,024):
+ * the oldest go back to private memory with their bytes, and register
+ * again. */
+static bool regc_many(struct vt_ep e[2])
+{
+	const unsigned n = 1100;
+	const size_t len = (size_t)n * 4096;
+	uint8_t *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ibv_mr *mr;
+	bool ok = false;
+
+	CHECK(b != MAP_FAILED, "mmap: %s", strerror(errno));
+	for (unsigned i = 0; i < n; i++) {
+		fill(b + (size_t)i * 4096, 4096, 600 + i);
+		if (!(mr = reg1(b + (size_t)i * 4096, 4096)) || !dereg1(mr))
+			goto out;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (!has_pattern(b + (size_t)i * 4096, 4096, 600 + i)) {
+			fail("page %u of %u lost its bytes", i, n);
+			goto out;
+		}
+	if (!(mr = reg1(b, 4096)) || !peer_sees(e, mr, b, 4096, 600, "read of an evicted range") ||
+	    !dereg1(mr))
+		goto out;
+	ok = true;
+out:
+	munmap(b, len);
+	return ok;
+}
+
 /* fork() after a deregistration: the child gets a private copy (its
  * writes stay its own) with the parent's bytes, as of plain memory. */
 static bool regc_fork(uint8_t *b, uint32_t len)
@@ -3103,7 +3134,7 @@ static bool c_regcache(void)
 	CHECK(b != MAP_FAILED, "mmap: %s", strerror(errno));
 	memset(e, 0, sizeof e);
 	ok = pair_up(e, &CFG, 0) && regc_basic(e, b, len) && regc_reuse(e, len) &&
-	     regc_moved(e, len) && regc_fork(b, len) && regc_huge(e);
+	     regc_moved(e, len) && regc_many(e) && regc_fork(b, len) && regc_huge(e);
 	pair_down(e);
 	munmap(b, 2 * len);
 	return ok;
