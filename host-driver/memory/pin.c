@@ -781,15 +781,18 @@ static void pin_atfork_register(void)
 }
 
 /* pin_lock held: the chunk holding p, or a new one backing [p, lim) up
- * to the next chunk; a kept backing the application replaced goes. */
+ * to the next chunk; a kept backing goes when the application replaced
+ * it or when it is another window's (a range deregistered on a NIC with
+ * its own segment, now registered on another). */
 static int chunk_for(struct hd_hostmem *hm, uintptr_t p, uintptr_t end,
 		     struct hd_chunk **out)
 {
 	struct hd_chunk *next, *c = chunk_find(p, &next);
 
-	if (c && c->cached && !chunk_valid(c)) {
-		hd_dbg("kept backing %p+%u pages replaced by the application\n",
-		       (void *)c->va, c->npages);
+	if (c && c->cached && (c->hm != hm || !chunk_valid(c))) {
+		hd_dbg("kept backing %p+%u pages evicted (%s)\n",
+		       (void *)c->va, c->npages,
+		       c->hm != hm ? "another window" : "replaced");
 		chunk_evict(c);
 		c = chunk_find(p, &next);
 	}

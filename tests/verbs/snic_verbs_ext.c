@@ -2934,6 +2934,17 @@ static bool regc_basic(struct vt_ep e[2], uint8_t *b, uint32_t len)
 	if (!peer_writes(e, mr, b + len / 4, len, 107, "write across") || !dereg1(mr))
 		return false;
 	CHECK(has_pattern(b + len / 4, len, 107), "write across the kept range's end");
+	/* deregistered on one device, registered on the other (the two
+	 * NICs of one snic-emu share this process's host memory: the kept
+	 * backing is reused) */
+	fill(b, len, 108);
+	if (!(mr = reg1(b, len)) || !dereg1(mr))
+		return false;
+	mr = ibv_reg_mr(T.dev[0].v.pd, b, len, ACCESS_ALL);
+	CHECK(mr, "ibv_reg_mr on the other device after dereg: %s", strerror(errno));
+	if (!dereg1(mr))
+		return false;
+	CHECK(has_pattern(b, len, 108), "bytes after a registration on the other device");
 	return true;
 }
 
