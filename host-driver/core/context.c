@@ -72,6 +72,10 @@ static void ctx_unmap(struct hd_context *ctx)
 		munmap(ctx->bar, SNIC_BAR_SIZE);
 	if (ctx->bar_fd >= 0)
 		close(ctx->bar_fd);
+	/* ranges kept backed after deregistration get their own memory
+	 * back: the application's memory no longer depends on the device */
+	if (ctx->hm)
+		hd_pin_flush(ctx->hm);
 	if (ctx->broker_fd >= 0) {
 		close(ctx->broker_fd); /* the broker ends the context */
 		hd_hostmem_put(ctx->hm);
@@ -79,6 +83,7 @@ static void ctx_unmap(struct hd_context *ctx)
 	if (ctx->vctx.context.async_fd >= 0)
 		close(ctx->vctx.context.async_fd);
 	pthread_mutex_destroy(&ctx->cmd_lock);
+	pthread_mutex_destroy(&ctx->pl_lock);
 	pthread_mutex_destroy(&ctx->obj_lock);
 	pthread_mutex_destroy(&ctx->vctx.context.mutex);
 	free(ctx);
@@ -144,6 +149,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ctx->broker_fd = -1;
 	ic->async_fd = -1;
 	pthread_mutex_init(&ctx->cmd_lock, NULL);
+	pthread_mutex_init(&ctx->pl_lock, NULL);
 	pthread_mutex_init(&ctx->obj_lock, NULL);
 	pthread_mutex_init(&ic->mutex, NULL);
 
@@ -266,6 +272,7 @@ int ibv_close_device(struct ibv_context *context)
 	}
 	hd_obj_free_list(&ctx->srq_list);
 	hd_obj_free_list(&ctx->cq_list);
+	hd_mr_pl_free(ctx, err);
 	hd_evq_drain(&ctx->aq);
 	ctx_unmap(ctx);
 	return 0;

@@ -73,6 +73,7 @@ struct hd_cq;
 struct hd_srq;
 struct hd_obj;
 struct hd_hostmem;
+struct hd_extent;
 
 /* An event queue read through an eventfd (evq.c); the owner's mutex
  * guards it.  Nodes are malloc'ed, with struct hd_evnode first. */
@@ -137,6 +138,11 @@ struct hd_context {
 
 	pthread_mutex_t cmd_lock;
 	uint32_t cmd_seq;
+	/* REG_MR/REREG_MR page lists (verbs/mr.c): a window buffer kept
+	 * for the context's life (allocating one per command cost two
+	 * allocator locks), used under pl_lock */
+	pthread_mutex_t pl_lock;
+	struct hd_extent *pl;
 	_Atomic int dead;           /* firmware gone: commands fail with EIO */
 
 	pthread_t evt_thread;

@@ -14,6 +14,7 @@
  * leave the firmware using the pages, so they are not reused by this
  * process; hostmem.c reaps them once no context of the owner is left.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "memory/memory.h"
@@ -21,8 +22,13 @@
 int hd_extent_alloc(struct hd_extent *e, struct hd_hostmem *hm,
 		    uint32_t npages, int zero)
 {
-	int err = hd_hm_alloc(hm, npages, zero, &e->page);
+	int err = hd_hm_alloc(hm, npages, zero ? HD_HM_ZERO : 0,
+			      &e->page);
 
+	/* the window full of backings kept after deregistration (pin.c) */
+	if (err == ENOMEM && hd_pin_flush(hm))
+		err = hd_hm_alloc(hm, npages, zero ? HD_HM_ZERO : 0,
+			      &e->page);
 	e->hm = hm;
 	e->npages = err ? 0 : npages;
 	return err;

@@ -223,12 +223,13 @@ static int scan_run(const uint64_t *bm, uint32_t lo, uint32_t hi, uint32_t n,
 	return ENOMEM;
 }
 
-/* Next fit: from the hint to the end, then the whole window. */
+/* Next fit: from the hint to the end, then the whole window.  `low`:
+ * first fit from the bottom, leaving the hint alone. */
 static int find_run(struct hd_hostmem *hm, struct hm_meta *m, uint32_t n,
-		    uint32_t *first)
+		    int low, uint32_t *first)
 {
 	const uint64_t *bm = hm_bitmap(hm);
-	uint32_t start = m->hint;
+	uint32_t start = low ? hm->meta_pages : m->hint;
 
 	if (start < hm->meta_pages || start >= hm->npages)
 		start = hm->meta_pages;
@@ -240,7 +241,7 @@ static int find_run(struct hd_hostmem *hm, struct hm_meta *m, uint32_t n,
 }
 
 static int alloc_locked(struct hd_hostmem *hm, struct hm_meta *m,
-			uint32_t n, uint32_t *first)
+			uint32_t n, int low, uint32_t *first)
 {
 	struct hm_ext *ext = hm_exts(hm);
 	uint32_t slot;
@@ -250,14 +251,15 @@ static int alloc_locked(struct hd_hostmem *hm, struct hm_meta *m,
 			break;
 	if (slot == hm->max_ext)
 		return ENOMEM;
-	if (find_run(hm, m, n, first))
+	if (find_run(hm, m, n, low, first))
 		return ENOMEM;
 	bits_set(hm_bitmap(hm), *first, n, 1);
 	ext[slot].first = *first;
 	ext[slot].npages = n;
 	ext[slot].pid = (uint32_t)getpid();
 	ext[slot].rsvd = 0;
-	m->hint = *first + n;
+	if (!low)
+		m->hint = *first + n;
 	m->used_ext++;
 	return 0;
 }
@@ -306,19 +308,20 @@ static void reap_locked(struct hd_hostmem *hm, struct hm_meta *m)
 		       hm->name);
 }
 
-int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, int zero,
+int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, unsigned flags,
 		uint32_t *first_page)
 {
+	int low = !!(flags & HD_HM_LOW);
 	struct hm_meta *m;
 	int err;
 
 	if (npages == 0 || npages >= hm->npages)
 		return ENOMEM;
 	m = hm_lock(hm);
-	err = alloc_locked(hm, m, npages, first_page);
+	err = alloc_locked(hm, m, npages, low, first_page);
 	if (err) {
 		reap_locked(hm, m);
-		err = alloc_locked(hm, m, npages, first_page);
+		err = alloc_locked(hm, m, npages, low, first_page);
 	}
 	hm_unlock(hm);
 	if (err) {
@@ -327,7 +330,7 @@ int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, int zero,
 		return err;
 	}
 	*first_page += hm->lo_page; /* the allocator counts from its range */
-	if (zero)
+	if (flags & HD_HM_ZERO)
 		memset(hm->base + hd_page_pa(*first_page), 0,
 		       (size_t)npages << SNIC_PAGE_SHIFT);
 	return 0;

@@ -46,9 +46,16 @@ struct hd_hostmem *hd_hostmem_segment(int fd, uint64_t seg_pa, uint64_t len,
 void hd_hostmem_put(struct hd_hostmem *hm);
 /* fd cannot shrink below len (sealed): mapping it cannot give SIGBUS. */
 int hd_fd_sealed(int fd, uint64_t len);
-/* Allocate npages contiguous window pages (zeroed when `zero`).
- * Returns 0 and the first page number, or an errno value. */
-int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, int zero,
+/* Allocate npages contiguous window pages.  Returns 0 and the first
+ * page number, or an errno value.  Flags: */
+enum {
+	HD_HM_ZERO = 1u << 0,       /* zeroed                               */
+	/* first fit from the bottom: pages freed lately come back first,
+	 * whose memory the file already has (no allocation and zeroing by
+	 * the kernel when they are written: pin.c's copies) */
+	HD_HM_LOW = 1u << 1,
+};
+int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, unsigned flags,
 		uint32_t *first_page);
 void hd_hm_free(struct hd_hostmem *hm, uint32_t first_page,
 		uint32_t npages);
@@ -89,6 +96,10 @@ int hd_pin(struct hd_hostmem *hm, void *addr, size_t len,
 	   struct hd_pin **out);
 /* 1 while application pages are backed by hm's pages. */
 int hd_pin_uses(const struct hd_hostmem *hm);
+/* The last registration of a range gone, its backing stays (pin.c): the
+ * next registration of it costs no copy.  hd_pin_flush gives every such
+ * range of hm (NULL: of any window) its own memory back; returns how
+ * many window pages it freed. */
 void hd_unpin(struct hd_pin *pin);
 
 /* reback_guard.c: our own threads' heap writes vs. a re-back.  The event
@@ -99,7 +110,36 @@ void snic_heap_guard_enter(void);
 void snic_heap_guard_leave(void);
 int hd_reback_begin(void);
 void hd_reback_end(int taken);
+uint64_t hd_pin_flush(struct hd_hostmem *hm);
 int hd_fork_safe(void);
+
+/* ------------------------------------------------------------------ */
+/* What backs this process's address space (vma.c).                     */
+
+#define HD_PFN_NONE UINT64_MAX
+
+/* pfn[i] for the n pages from va: the page frame of a present file or
+ * shared page (0 when the kernel hides frame numbers: unprivileged), or
+ * HD_PFN_NONE (not present, or private anonymous).  0 or an errno. */
+int hd_page_frames(uintptr_t va, uint32_t n, uint64_t *pfn);
+/* Every mapping in this process of hm's file at offsets [off, off + n
+ * pages), the window's own mapping left out (/proc/self/maps): fn(arg,
+ * va, pages, index of its first page from off) for each, in address
+ * order, until fn returns nonzero.  0, fn's value or an errno.  A range
+ * the application moved (mremap, realloc) is found where it went. */
+typedef int (*hd_map_fn)(void *arg, uintptr_t va, uint32_t pages,
+			 uint32_t index);
+int hd_window_maps(const struct hd_hostmem *hm, uint64_t off, uint32_t n,
+		   hd_map_fn fn, void *arg);
+
+struct hd_vma {
+	uintptr_t lo, hi;           /* a SysV segment: the whole attachment */
+	int shmid;                  /* SysV segment, or -1                  */
+	uint64_t huge;              /* hugetlb page size, or 0              */
+};
+
+/* The mapping p is in; 0 when none (or maps unreadable). */
+int hd_vma_at(uintptr_t p, struct hd_vma *v);
 
 /* ------------------------------------------------------------------ */
 /* Extents and ring sets (extent.c): the one lifecycle of the window

@@ -13,10 +13,14 @@
  * window extent) is reference counted by the registrations using it: two
  * MRs on one buffer, or one buffer registered on snic0 and snic1 (which
  * share host0.mem), reuse the backing; a buffer already backed by another
- * window file cannot be registered (EINVAL).  When the last reference goes,
- * the contents are copied into fresh private anonymous pages which replace
- * the mapping (mremap), and the window pages are freed: the application
- * can keep using or free() the buffer.
+ * window file cannot be registered (EINVAL).  When the last reference goes
+ * the range stays backed ("kept": the next registration of it costs no
+ * copy) until it is evicted - before fork(), at ibv_close_device, when
+ * the window runs short, when kept chunks pass half the window, or when
+ * a registration finds that the application unmapped or replaced it.
+ * Eviction copies the window's bytes into fresh private anonymous pages
+ * which replace every mapping of the chunk's pages (mremap), wherever the
+ * application moved them, and frees the window pages.
  *
  * Stack buffers: between the copy and the remap nothing may write the
  * pages being replaced, but the calling thread's own frames may live
@@ -39,10 +43,12 @@
  * them like the application unmapping its buffer (a re-registration per
  * message would follow).
  *
- * Known hazards (as on real RDMA, see README.md): other threads writing the
- * range during the re-back lose their writes; fork() shares the backed
- * pages with the child unless ibv_fork_init / RDMAV_FORK_SAFE asked for
- * MADV_DONTFORK; glibc may unmap a registered range when it is freed.
+ * Known hazards (as on real RDMA, see host-driver/README.md): other
+ * threads writing the range during a re-back or an eviction lose their
+ * writes; fork() shares registered pages with the child unless
+ * ibv_fork_init / RDMAV_FORK_SAFE asked for MADV_DONTFORK; glibc may unmap
+ * a registered range when it is freed; MADV_DONTNEED does not zero a kept
+ * range.
  */
 #include <errno.h>
 #include <signal.h>
@@ -64,11 +70,18 @@ struct hd_chunk {
 	unsigned refs;
 	int shmid;                  /* SysV segment re-backed whole, or -1  */
 	void *shm_hold;             /* our attachment: keeps it alive       */
+	uint64_t *pfn;              /* page frames when backed (vma.c)      */
+	int cached;                 /* no reference: kept after dereg       */
+	uint64_t kept_at;           /* kept_clock when it was kept          */
 	struct hd_chunk *next;      /* sorted by va                         */
 };
 
 static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct hd_chunk *chunk_list;
+static uint64_t cached_pages;       /* in chunks no registration uses   */
+static unsigned cached_chunks;
+static uint64_t kept_clock;         /* orders kept chunks, oldest first  */
+static pthread_once_t pin_once = PTHREAD_ONCE_INIT;
 
 /* ------------------------------------------------------------------ */
 /* Raw address-space calls (see the header comment: not seen by hooks).
@@ -182,8 +195,11 @@ static void run_job(struct remap_job *j)
 		j->err = window_io(j->fd, j->off, j->va, j->len, 1);
 		if (j->err)
 			return;
+		/* populated: no first-touch faults, and the page frames
+		 * are there for the check of a later re-registration */
 		p = sys_mmap(j->va, j->len, PROT_READ | PROT_WRITE,
-			     MAP_SHARED | MAP_FIXED, j->fd, j->off);
+			     MAP_SHARED | MAP_FIXED | MAP_POPULATE, j->fd,
+			     j->off);
 		if (p == MAP_FAILED) {
 			j->err = errno;
 			return;
@@ -286,30 +302,36 @@ static int run_on_altstack(struct remap_job *j)
 	return 0;
 }
 
+/* The calling thread's stack, asked once per thread (for the main
+ * thread glibc reads /proc/self/maps to answer). */
+static __thread uintptr_t tl_stack_lo, tl_stack_hi;
+
+static void thread_stack(void)
+{
+	pthread_attr_t attr;
+	void *saddr;
+	size_t ssize;
+
+	if (tl_stack_hi || pthread_getattr_np(pthread_self(), &attr) != 0)
+		return;
+	if (pthread_attr_getstack(&attr, &saddr, &ssize) == 0) {
+		tl_stack_lo = (uintptr_t)saddr;
+		tl_stack_hi = tl_stack_lo + ssize;
+	}
+	pthread_attr_destroy(&attr);
+}
+
 /* Does [lo, hi) overlap the calling thread's stack? */
 static int overlaps_stack(uintptr_t lo, uintptr_t hi)
 {
 	volatile char probe = 0;
 	uintptr_t sp = (uintptr_t)&probe;
-	pthread_attr_t attr;
-	int hit = 0;
 
 	/* Frames live just below sp too (red zone, callees). */
 	if (sp + 65536 > lo && sp < hi + 65536)
-		hit = 1;
-	if (!hit && pthread_getattr_np(pthread_self(), &attr) == 0) {
-		void *saddr;
-		size_t ssize;
-
-		if (pthread_attr_getstack(&attr, &saddr, &ssize) == 0) {
-			uintptr_t s_lo = (uintptr_t)saddr;
-			uintptr_t s_hi = s_lo + ssize;
-
-			hit = lo < s_hi && s_lo < hi;
-		}
-		pthread_attr_destroy(&attr);
-	}
-	return hit;
+		return 1;
+	thread_stack();
+	return lo < tl_stack_hi && tl_stack_lo < hi;
 }
 
 static int do_job(struct remap_job *j)
@@ -383,85 +405,83 @@ static void chunk_unhold(struct hd_chunk *c)
 	c->shmid = -1;
 }
 
-/* Is p inside a SysV shared-memory attachment?  Then give the extent of
- * that attachment ([*lo, *hi), the whole segment as mapped) and its id.
- * From /proc/self/maps: "/SYSV<key>" mappings carry the shmid as inode. */
-static int shm_extent(uintptr_t p, uintptr_t *lo, uintptr_t *hi, int *shmid)
+/* Is [lo, hi) free of chunks? */
+static int no_chunk_in(uintptr_t lo, uintptr_t hi)
 {
-	unsigned long start, end, off, inode;
-	char line[512], path[256];
-	uintptr_t base = 0, top = 0;
-	long id = -1;
-	FILE *f;
+	struct hd_chunk *nx;
 
-	f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		path[0] = '\0';
-		if (sscanf(line, "%lx-%lx %*s %lx %*s %lu %255s", &start, &end,
-			   &off, &inode, path) < 4)
-			continue;
-		if (strncmp(path, "/SYSV", 5) != 0)
-			continue;
-		if (id >= 0) {
-			/* The attachment may be split into several
-			 * mappings (madvise, mprotect): follow it. */
-			if ((long)inode == id && start == top &&
-			    start - off == base) {
-				top = end;
-				continue;
-			}
-			break;
+	return chunk_find(lo, &nx) == NULL && (nx == NULL || nx->va >= hi);
+}
+
+/* The range to back for [lo, hi): a SysV segment whole (held by an
+ * attachment of ours), a hugetlb mapping in whole huge pages (it can be
+ * split only there), else [lo, hi) itself. */
+static void back_extent(struct hd_chunk *c, uintptr_t *lo, uintptr_t *hi)
+{
+	struct hd_vma v;
+
+	if (!hd_vma_at(*lo, &v))
+		return;
+	if (v.shmid >= 0 && no_chunk_in(v.lo, v.hi)) {
+		c->shm_hold = sys_shmat(v.shmid, NULL, 0);
+		if (c->shm_hold == (void *)-1) {
+			hd_dbg("cannot hold SysV segment %d: %s\n", v.shmid,
+			       strerror(errno));
+			return;
 		}
-		if (p >= start && p < end) {
-			id = (long)inode;
-			base = start - off;
-			top = end;
+		c->shmid = v.shmid;
+		*lo = v.lo;
+		*hi = v.hi;
+	} else if (v.shmid < 0 && v.huge) {
+		uintptr_t h_lo = *lo & ~(uintptr_t)(v.huge - 1);
+		uintptr_t h_hi = (*hi + v.huge - 1) & ~(uintptr_t)(v.huge - 1);
+
+		if (h_lo >= v.lo && h_hi <= v.hi && no_chunk_in(h_lo, h_hi)) {
+			*lo = h_lo;
+			*hi = h_hi;
 		}
 	}
-	fclose(f);
-	if (id < 0 || id > INT32_MAX)
-		return 0;
-	*lo = base;
-	*hi = top;
-	*shmid = (int)id;
-	return 1;
 }
+
+/* Up to this many pages a kept backing is checked through its page
+ * frames (pagemap: ~10 ns a page), above it through /proc/self/maps,
+ * whose cost depends on the number of mappings, not on the range. */
+#define PFN_CHECK_MAX 4096u
+
+/* Remember the page frames the range is backed by now: a later
+ * registration of it, after its deregistration, compares them. */
+static void chunk_note_frames(struct hd_chunk *c)
+{
+	if (c->npages > PFN_CHECK_MAX)
+		return;
+	if (!c->pfn)
+		c->pfn = malloc((size_t)c->npages * sizeof(uint64_t));
+	if (c->pfn && hd_page_frames(c->va, c->npages, c->pfn) != 0) {
+		free(c->pfn);
+		c->pfn = NULL;
+	}
+}
+
+static uint64_t evict_cached(struct hd_hostmem *hm);
 
 static int chunk_back(struct hd_hostmem *hm, uintptr_t lo, uintptr_t hi,
 		      struct hd_chunk **out)
 {
-	uint32_t npages = (uint32_t)((hi - lo) >> SNIC_PAGE_SHIFT);
-	uintptr_t slo, shi;
 	struct hd_chunk *c;
 	struct remap_job j;
-	uint32_t first;
-	int err, shmid;
+	uint32_t first, npages;
+	int err;
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return ENOMEM;
 	c->shmid = -1;
-	if (shm_extent(lo, &slo, &shi, &shmid)) {
-		struct hd_chunk *nx;
-
-		/* The whole segment, when no other chunk is in the way. */
-		if (chunk_find(slo, &nx) == NULL &&
-		    (nx == NULL || nx->va >= shi)) {
-			c->shm_hold = sys_shmat(shmid, NULL, 0);
-			if (c->shm_hold != (void *)-1) {
-				c->shmid = shmid;
-				lo = slo;
-				hi = shi;
-				npages = (uint32_t)((hi - lo) >> SNIC_PAGE_SHIFT);
-			} else {
-				hd_dbg("cannot hold SysV segment %d: %s\n",
-				       shmid, strerror(errno));
-			}
-		}
-	}
-	err = hd_hm_alloc(hm, npages, 0, &first);
+	back_extent(c, &lo, &hi);
+	npages = (uint32_t)((hi - lo) >> SNIC_PAGE_SHIFT);
+	err = hd_hm_alloc(hm, npages, HD_HM_LOW, &first);
+	/* the window full of kept backings: give them back, then retry */
+	if (err == ENOMEM && evict_cached(hm))
+		err = hd_hm_alloc(hm, npages, HD_HM_LOW, &first);
 	if (err) {
 		chunk_unhold(c);
 		free(c);
@@ -488,30 +508,27 @@ static int chunk_back(struct hd_hostmem *hm, uintptr_t lo, uintptr_t hi,
 	c->first = first;
 	c->hm = hm;
 	c->refs = 0;
+	if (c->shmid < 0)
+		chunk_note_frames(c);
 	chunk_insert(c);
 	*out = c;
 	return 0;
 }
 
-/* The range's original memory back in place with the window's bytes:
- * private anonymous pages, or the SysV segment it was part of. */
-static int chunk_restore(struct hd_chunk *c, size_t len)
+/* [va, va+len) gets private anonymous pages holding the window's bytes
+ * at file offset off. */
+static int restore_private(struct hd_hostmem *hm, uintptr_t va, size_t len,
+			   off_t off)
 {
 	struct remap_job j;
 	int err;
 
 	memset(&j, 0, sizeof(j));
-	j.va = (uint8_t *)c->va;
-	j.len = len;
-	j.fd = c->hm->fd;
-	j.off = (off_t)hd_hm_off(c->hm, c->first);
-	if (c->shmid >= 0) {
-		j.op = JOB_RESTORE_SHM;
-		j.tmp = c->shm_hold;
-		j.shmid = c->shmid;
-		return do_job(&j);
-	}
 	j.op = JOB_RESTORE;
+	j.va = (uint8_t *)va;
+	j.len = len;
+	j.fd = hm->fd;
+	j.off = off;
 	j.tmp = sys_mmap(NULL, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (j.tmp == MAP_FAILED)
@@ -522,7 +539,46 @@ static int chunk_restore(struct hd_chunk *c, size_t len)
 	return err;
 }
 
-/* Last reference gone: give the range its own memory again. */
+/* The range's original memory back in place with the window's bytes:
+ * private anonymous pages, or the SysV segment it was part of. */
+static int chunk_restore(struct hd_chunk *c, size_t len)
+{
+	struct remap_job j;
+
+	if (c->shmid < 0)
+		return restore_private(c->hm, c->va, len,
+				       (off_t)hd_hm_off(c->hm, c->first));
+	memset(&j, 0, sizeof(j));
+	j.op = JOB_RESTORE_SHM;
+	j.va = (uint8_t *)c->va;
+	j.len = len;
+	j.fd = c->hm->fd;
+	j.off = (off_t)hd_hm_off(c->hm, c->first);
+	j.tmp = c->shm_hold;
+	j.shmid = c->shmid;
+	return do_job(&j);
+}
+
+static void chunk_free(struct hd_chunk *c)
+{
+	chunk_unhold(c);
+	hd_hm_free(c->hm, c->first, c->npages);
+	free(c->pfn);
+	free(c);
+}
+
+/* The window pages stay allocated (nobody else gets them) but the chunk
+ * is forgotten: when the range could not be given its own memory. */
+static void chunk_leak(struct hd_chunk *c, int err)
+{
+	hd_dbg("cannot restore %p+%u pages: %s (window pages kept)\n",
+	       (void *)c->va, c->npages, strerror(err));
+	free(c->pfn);
+	free(c);
+}
+
+/* Last reference gone (a SysV segment): give the range its own memory
+ * again. */
 static void chunk_release(struct hd_chunk *c)
 {
 	size_t len = (size_t)c->npages << SNIC_PAGE_SHIFT;
@@ -539,15 +595,157 @@ static void chunk_release(struct hd_chunk *c)
 			/* Leave the range backed and leak the window pages
 			 * rather than hand pages the application still maps
 			 * to others. */
-			hd_dbg("cannot restore %p+%zu: %s\n", (void *)c->va,
-			       len, strerror(err));
-			free(c);
+			chunk_leak(c, err);
 			return;
 		}
 	}
-	chunk_unhold(c);
-	hd_hm_free(c->hm, c->first, c->npages);
-	free(c);
+	chunk_free(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Backings kept after deregistration ("cached" chunks: no reference).
+ * The application may meanwhile have unmapped the range, or part of it,
+ * and mapped other memory there; only what still maps the window is
+ * ours. */
+
+static void cache_add(struct hd_chunk *c)
+{
+	c->cached = 1;
+	c->kept_at = ++kept_clock;
+	cached_chunks++;
+	cached_pages += c->npages;
+}
+
+static void cache_del(struct hd_chunk *c)
+{
+	if (c->cached) {
+		cached_pages -= c->npages;
+		cached_chunks--;
+	}
+	c->cached = 0;
+}
+
+/* A mapping of a chunk's window pages gets private memory with their
+ * bytes (where the application's range is now: it may have moved it). */
+static int restore_map(void *arg, uintptr_t va, uint32_t pages,
+		       uint32_t index)
+{
+	struct hd_chunk *c = arg;
+
+	return restore_private(c->hm, va, (size_t)pages << SNIC_PAGE_SHIFT,
+			       (off_t)hd_hm_off(c->hm, c->first + index));
+}
+
+/* A cached chunk goes: every mapping of its window pages left in this
+ * process gets private memory with their bytes, then the window pages
+ * are freed (nothing maps them any more). */
+static void chunk_evict(struct hd_chunk *c)
+{
+	int err;
+
+	cache_del(c);
+	chunk_remove(c);
+	err = hd_window_maps(c->hm, hd_hm_off(c->hm, c->first), c->npages,
+			     restore_map, c);
+	if (err)
+		chunk_leak(c, err);
+	else
+		chunk_free(c);
+}
+
+/* Counts the pages of a chunk mapped where it was backed. */
+struct in_place {
+	struct hd_chunk *c;
+	uint32_t pages;
+};
+
+static int count_in_place(void *arg, uintptr_t va, uint32_t pages,
+			  uint32_t index)
+{
+	struct in_place *ip = arg;
+
+	if (va == ip->c->va + ((uintptr_t)index << SNIC_PAGE_SHIFT))
+		ip->pages += pages;
+	return 0;
+}
+
+/* Is the cached chunk's whole range still backed by its window pages?
+ * Fast, for small chunks: the page frames are those seen when it was
+ * backed (pagemap); else, exact: /proc/self/maps names the window file
+ * at the offsets. */
+static int chunk_valid(struct hd_chunk *c)
+{
+	uint64_t *now = c->pfn ? malloc((size_t)c->npages * sizeof(uint64_t)) : NULL;
+	struct in_place ip = { c, 0 };
+	int ok = 0;
+
+	if (now && hd_page_frames(c->va, c->npages, now) == 0) {
+		ok = 1;
+		for (uint32_t i = 0; i < c->npages && ok; i++)
+			ok = now[i] != HD_PFN_NONE && now[i] == c->pfn[i];
+	}
+	free(now);
+	if (ok)
+		return 1;
+	ok = hd_window_maps(c->hm, hd_hm_off(c->hm, c->first), c->npages,
+			    count_in_place, &ip) == 0 &&
+	     ip.pages == c->npages;
+	if (ok)
+		chunk_note_frames(c); /* moved (reclaim, migration): renew */
+	return ok;
+}
+
+/* pin_lock held: evict hm's cached chunks (NULL: all); window pages
+ * freed. */
+static uint64_t evict_cached(struct hd_hostmem *hm)
+{
+	struct hd_chunk *c = chunk_list, *nx;
+	uint64_t freed = 0;
+
+	for (; c; c = nx) {
+		nx = c->next;
+		if (c->cached && (!hm || c->hm == hm)) {
+			freed += c->npages;
+			chunk_evict(c);
+		}
+	}
+	return freed;
+}
+
+/* Kept backings hold at most half of a window and are at most
+ * KEPT_MAX chunks (the chunk list is searched at every registration);
+ * SNIC_REG_CACHE=0 keeps none (every deregistration copies back, as
+ * before). */
+#define KEPT_MAX 1024u
+
+static int cache_off(void)
+{
+	static int off = -1;
+
+	if (off < 0) {
+		const char *e = getenv("SNIC_REG_CACHE");
+
+		off = e && strcmp(e, "0") == 0;
+	}
+	return off;
+}
+
+/* The oldest kept chunks go until the limits hold. */
+static void cache_trim(struct hd_hostmem *hm)
+{
+	uint64_t limit = cache_off() ? 0 : hm->npages / 2;
+
+	while (cached_chunks && (cached_pages > limit ||
+				 cached_chunks > KEPT_MAX || cache_off())) {
+		struct hd_chunk *old = NULL;
+
+		for (struct hd_chunk *c = chunk_list; c; c = c->next)
+			if (c->cached && (!old || c->kept_at < old->kept_at))
+				old = c;
+		if (!old)
+			break;
+		chunk_evict(old);
+	}
 }
 
 static void pin_drop_refs(struct hd_pin *pin)
@@ -555,10 +753,65 @@ static void pin_drop_refs(struct hd_pin *pin)
 	for (uint32_t i = 0; i < pin->nchunks; i++) {
 		struct hd_chunk *c = pin->chunks[i];
 
-		if (--c->refs == 0)
+		if (--c->refs)
+			continue;
+		/* a SysV segment must be back where the application
+		 * attached it (its shmdt); anything else stays backed */
+		if (c->shmid >= 0)
 			chunk_release(c);
+		else
+			cache_add(c);
 	}
 	pin->nchunks = 0;
+	cache_trim(pin->hm);
+}
+
+/* fork(): the child would share kept backings with the parent (a shared
+ * mapping) where it expects copy-on-write private memory: they go first.
+ * Registered ranges keep the rules of README.md (ibv_fork_init). */
+static void pin_atfork_prepare(void)
+{
+	pthread_mutex_lock(&pin_lock);
+	evict_cached(NULL);
+}
+
+static void pin_atfork_done(void)
+{
+	pthread_mutex_unlock(&pin_lock);
+}
+
+static void pin_atfork_register(void)
+{
+	pthread_atfork(pin_atfork_prepare, pin_atfork_done, pin_atfork_done);
+}
+
+/* pin_lock held: the chunk holding p, or a new one backing [p, lim) up
+ * to the next chunk; a kept backing goes when the application replaced
+ * it or when it is another window's (a range deregistered on a NIC with
+ * its own segment, now registered on another). */
+static int chunk_for(struct hd_hostmem *hm, uintptr_t p, uintptr_t end,
+		     struct hd_chunk **out)
+{
+	struct hd_chunk *next, *c = chunk_find(p, &next);
+
+	if (c && c->cached && (c->hm != hm || !chunk_valid(c))) {
+		hd_dbg("kept backing %p+%u pages evicted (%s)\n",
+		       (void *)c->va, c->npages,
+		       c->hm != hm ? "another window" : "replaced");
+		chunk_evict(c);
+		c = chunk_find(p, &next);
+	}
+	if (c && c->hm != hm) {
+		hd_dbg("%p is backed by %s, not %s\n", (void *)p, c->hm->name,
+		       hm->name);
+		return EINVAL;
+	}
+	if (c) {
+		*out = c;
+		return 0;
+	}
+	return chunk_back(hm, p, (next && next->va < end) ? next->va : end,
+			  out);
 }
 
 int hd_pin(struct hd_hostmem *hm, void *addr, size_t len,
@@ -594,46 +847,35 @@ int hd_pin(struct hd_hostmem *hm, void *addr, size_t len,
 		return ENOMEM;
 	}
 
+	pthread_once(&pin_once, pin_atfork_register);
 	pthread_mutex_lock(&pin_lock);
 	for (p = start; p < end;) {
-		struct hd_chunk *next, *c = chunk_find(p, &next);
+		struct hd_chunk *c;
 		uintptr_t lim;
 
-		if (c) {
-			if (c->hm != hm) {
-				hd_dbg("%p is backed by %s, not %s\n",
-				       (void *)p, c->hm->name, hm->name);
-				err = EINVAL;
-				break;
-			}
-			lim = c->va + ((uintptr_t)c->npages << SNIC_PAGE_SHIFT);
-			if (lim > end)
-				lim = end;
-		} else {
-			lim = (next && next->va < end) ? next->va : end;
-			err = chunk_back(hm, p, lim, &c);
-			if (err)
-				break;
-			/* A SysV segment is backed whole: maybe beyond lim. */
-			lim = c->va + ((uintptr_t)c->npages << SNIC_PAGE_SHIFT);
-			if (lim > end)
-				lim = end;
-		}
+		err = chunk_for(hm, p, end, &c);
+		if (err)
+			break;
+		/* A SysV segment or huge pages: backed beyond [p, end). */
+		lim = c->va + ((uintptr_t)c->npages << SNIC_PAGE_SHIFT);
+		if (lim > end)
+			lim = end;
 		if (pin->nchunks == cap) {
 			uint32_t ncap = cap ? cap * 2 : 4;
 			struct hd_chunk **nc = realloc(
 				pin->chunks, ncap * sizeof(*nc));
 
 			if (!nc) {
-				if (c->refs == 0)
-					chunk_release(c);
+				if (c->refs == 0 && !c->cached)
+					cache_add(c);
 				err = ENOMEM;
 				break;
 			}
 			pin->chunks = nc;
 			cap = ncap;
 		}
-		c->refs++;
+		if (c->refs++ == 0)
+			cache_del(c);
 		pin->chunks[pin->nchunks++] = c;
 		for (; p < lim; p += SNIC_PAGE_SIZE)
 			pin->pages[idx++] = c->first + (uint32_t)(
@@ -663,6 +905,16 @@ void hd_unpin(struct hd_pin *pin)
 	free(pin->chunks);
 	free(pin->pages);
 	free(pin);
+}
+
+uint64_t hd_pin_flush(struct hd_hostmem *hm)
+{
+	uint64_t freed;
+
+	pthread_mutex_lock(&pin_lock);
+	freed = evict_cached(hm);
+	pthread_mutex_unlock(&pin_lock);
+	return freed;
 }
 
 int hd_pin_uses(const struct hd_hostmem *hm)

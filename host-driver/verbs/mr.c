@@ -3,10 +3,11 @@
  * snic host driver: protection domains and memory registration.
  *
  * ibv_reg_mr pins the range (memory/pin.c re-backs it with host-memory window
- * pages), writes the page list (32-bit window page numbers) into a window
- * buffer and hands its pa to the firmware in REG_MR.  The firmware copies
- * the list into its translation table while executing the command, so the
- * buffer is freed as soon as the command completes.
+ * pages), writes the page list (32-bit window page numbers) into the
+ * context's page-list buffer and hands its pa to the firmware in REG_MR.
+ * The firmware copies the list into its translation table while executing
+ * the command, so the buffer serves the next command (it grows to the
+ * largest list and is freed with the context).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -84,27 +85,63 @@ int hd_mr_check_access(unsigned int *access)
 	return 0;
 }
 
+/* The context's page-list buffer, at least npages window pages: kept
+ * from one command to the next (pl_lock held). */
+static int pl_buf(struct hd_context *ctx, uint32_t npages)
+{
+	struct hd_extent *pl = ctx->pl;
+	int err;
+
+	if (pl && pl->npages >= npages)
+		return 0;
+	if (!pl) {
+		pl = calloc(1, sizeof(*pl));
+		if (!pl)
+			return ENOMEM;
+		ctx->pl = pl;
+	}
+	hd_extent_free(pl);
+	err = hd_extent_alloc(pl, ctx->hm, npages, 0);
+	return err;
+}
+
+void hd_mr_pl_free(struct hd_context *ctx, int cmd_err)
+{
+	if (!ctx->pl)
+		return;
+	hd_extent_release(ctx->pl, cmd_err);
+	free(ctx->pl);
+	ctx->pl = NULL;
+}
+
 /* A command that carries a pinned range's page list (REG_MR, REREG_MR):
- * the list goes into a window buffer whose pa and length are set in
- * *reg (inside `in`) and that is freed when the command completes. */
+ * the list goes into the context's page-list buffer whose pa and length
+ * are set in *reg (inside `in`). */
 static int page_list_cmd(struct hd_context *ctx, const struct hd_pin *pin,
 			 uint16_t op, struct snic_cmd_reg_mr *reg,
 			 const void *in, size_t in_len, void *out,
 			 size_t out_len)
 {
 	size_t pl_bytes = (size_t)pin->npages * sizeof(uint32_t);
-	struct hd_extent pl;
 	int err;
 
-	err = hd_extent_alloc(&pl, ctx->hm, hd_pages_for(pl_bytes), 0);
+	pthread_mutex_lock(&ctx->pl_lock);
+	err = pl_buf(ctx, hd_pages_for(pl_bytes));
 	if (err)
-		return err;
-	memcpy(hd_extent_ptr(&pl, 0), pin->pages, pl_bytes);
-	reg->pages_pa = hd_extent_pa(&pl, 0);
+		goto out;
+	memcpy(hd_extent_ptr(ctx->pl, 0), pin->pages, pl_bytes);
+	reg->pages_pa = hd_extent_pa(ctx->pl, 0);
 	reg->npages = pin->npages;
 	err = hd_cmd(ctx, op, in, in_len, out, out_len);
-	/* the firmware copied the list (or, if gone, may still read it) */
-	hd_extent_release(&pl, err);
+	/* the firmware copied the list; if it is gone it may still read
+	 * it: the buffer is not reused (its pages are left allocated) */
+	if (hd_fw_gone(err)) {
+		hd_extent_release(ctx->pl, err);
+		free(ctx->pl);
+		ctx->pl = NULL;
+	}
+out:
+	pthread_mutex_unlock(&ctx->pl_lock);
 	return err;
 }
 

@@ -299,6 +299,9 @@ struct hd_mr {
 
 /* ibv_reg_mr's access checks; the flags the firmware knows remain. */
 int hd_mr_check_access(unsigned int *access);
+/* The context's page-list buffer goes (ibv_close_device; cmd_err: its
+ * CTX_CLOSE's, see hd_extent_release). */
+void hd_mr_pl_free(struct hd_context *ctx, int cmd_err);
 
 /* Device memory (dm.c): the card's memory, reached through the BAR. */
 /* flow.c: raw packet QPs (CAP_NET_RAW) and flow steering */

@@ -34,6 +34,7 @@
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <time.h>
@@ -2816,6 +2817,340 @@ static bool c_sysv(void)
 	return ok;
 }
 
+/* ------------------------------------------------------------------ */
+/* Registration semantics (host-driver/memory/pin.c): a range stays
+ * backed by window pages after its deregistration and is checked when
+ * registered again.  dev1 holds the application's buffer, dev0's QP
+ * reads and writes it. */
+
+/* RDMA READ (peer reads) or WRITE (peer writes) of len bytes between
+ * dev0's buf at offset 0 and remote address ra of rkey. */
+static bool rdma(struct vt_ep e[2], enum ibv_wr_opcode op, uint64_t ra,
+		 uint32_t rkey, uint32_t len, const char *what)
+{
+	struct ibv_sge s = sge_of(&T.dev[0], 0, len);
+	struct ibv_send_wr wr;
+	struct ibv_wc wc;
+
+	memset(&wr, 0, sizeof wr);
+	wr.opcode = op;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = ra;
+	wr.wr.rdma.rkey = rkey;
+	return post(e[0].qp, &wr, what) && poll_one(e[0].scq, &wc, what) &&
+	       wc_ok(&wc, op == IBV_WR_RDMA_READ ? IBV_WC_RDMA_READ : IBV_WC_RDMA_WRITE,
+		     what);
+}
+
+/* The peer reads [p, p+len) through mr and finds seed's pattern. */
+static bool peer_sees(struct vt_ep e[2], struct ibv_mr *mr, const uint8_t *p,
+		      uint32_t len, uint32_t seed, const char *what)
+{
+	uint8_t *want = malloc(len);
+	bool ok;
+
+	CHECK(want, "malloc");
+	fill(want, len, seed);
+	memset(T.dev[0].buf, 0, len);
+	ok = rdma(e, IBV_WR_RDMA_READ, (uintptr_t)p, mr->rkey, len, what);
+	if (ok && memcmp(T.dev[0].buf, want, len) != 0)
+		ok = fail("%s: the peer read other bytes than the application wrote", what);
+	free(want);
+	return ok;
+}
+
+/* The peer writes seed's pattern to [p, p+len) through mr. */
+static bool peer_writes(struct vt_ep e[2], struct ibv_mr *mr, uint8_t *p,
+			uint32_t len, uint32_t seed, const char *what)
+{
+	fill(T.dev[0].buf, len, seed);
+	return rdma(e, IBV_WR_RDMA_WRITE, (uintptr_t)p, mr->rkey, len, what);
+}
+
+static bool has_pattern(const uint8_t *p, size_t len, uint32_t seed)
+{
+	uint8_t *want = malloc(len);
+	bool same;
+
+	if (!want)
+		return false;
+	fill(want, len, seed);
+	same = memcmp(p, want, len) == 0;
+	free(want);
+	return same;
+}
+
+static struct ibv_mr *reg1(void *p, size_t len)
+{
+	struct ibv_mr *mr = ibv_reg_mr(T.dev[1].v.pd, p, len, ACCESS_ALL);
+
+	if (!mr)
+		fail("ibv_reg_mr %p+%zu: %s", p, len, strerror(errno));
+	return mr;
+}
+
+static bool dereg1(struct ibv_mr *mr)
+{
+	CHECK(ibv_dereg_mr(mr) == 0, "ibv_dereg_mr: %s", strerror(errno));
+	return true;
+}
+
+/* Written before reg: seen by the peer; written by the peer: seen after
+ * dereg; written after dereg: seen at the next registration (of the
+ * range kept backed) and by the application; overlapping MRs. */
+static bool regc_basic(struct vt_ep e[2], uint8_t *b, uint32_t len)
+{
+	struct ibv_mr *mr, *m2;
+
+	fill(b, len, 101);
+	if (!(mr = reg1(b, len)) || !peer_sees(e, mr, b, len, 101, "read after reg") ||
+	    !peer_writes(e, mr, b, len, 102, "write") || !dereg1(mr))
+		return false;
+	CHECK(has_pattern(b, len, 102), "the peer's WRITE not seen after dereg");
+	fill(b, len, 103); /* after dereg, before the next reg */
+	if (!(mr = reg1(b, len)) || !peer_sees(e, mr, b, len, 103, "read after re-reg"))
+		return false;
+	/* a second, overlapping MR over the second half and beyond the first */
+	if (!(m2 = reg1(b + len / 2, len / 2)))
+		return false;
+	if (!peer_writes(e, m2, b + len / 2, len / 4, 104, "write via the overlapping MR") ||
+	    !dereg1(mr))
+		return false;
+	CHECK(has_pattern(b + len / 2, len / 4, 104), "write through MR 2 not seen");
+	if (!peer_writes(e, m2, b + len / 2, len / 2, 105, "write after MR 1 went") || !dereg1(m2))
+		return false;
+	CHECK(has_pattern(b, len / 2, 103) && has_pattern(b + len / 2, len / 2, 105),
+	      "contents after both MRs went");
+	/* a range overlapping a kept one and beyond it: the kept part
+	 * re-used, the rest backed */
+	fill(b, 2 * len, 106);
+	if (!(mr = reg1(b + len / 4, len)))
+		return false;
+	memset(T.dev[0].buf, 0, len);
+	if (!rdma(e, IBV_WR_RDMA_READ, (uintptr_t)(b + len / 4), mr->rkey, len, "read across"))
+		return false;
+	CHECK(memcmp(T.dev[0].buf, b + len / 4, len) == 0, "read across the kept range's end");
+	if (!peer_writes(e, mr, b + len / 4, len, 107, "write across") || !dereg1(mr))
+		return false;
+	CHECK(has_pattern(b + len / 4, len, 107), "write across the kept range's end");
+	/* deregistered on one device, registered on the other (the two
+	 * NICs of one snic-emu share this process's host memory: the kept
+	 * backing is reused) */
+	fill(b, len, 108);
+	if (!(mr = reg1(b, len)) || !dereg1(mr))
+		return false;
+	mr = ibv_reg_mr(T.dev[0].v.pd, b, len, ACCESS_ALL);
+	CHECK(mr, "ibv_reg_mr on the other device after dereg: %s", strerror(errno));
+	if (!dereg1(mr))
+		return false;
+	CHECK(has_pattern(b, len, 108), "bytes after a registration on the other device");
+	return true;
+}
+
+/* The application unmaps a deregistered range and maps fresh memory at
+ * the same address (free() of a large block, then malloc()): the next
+ * registration must give the peer the new memory, not the old backing. */
+static bool regc_reuse(struct vt_ep e[2], uint32_t len)
+{
+	uint8_t *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *q;
+	struct ibv_mr *mr;
+
+	CHECK(b != MAP_FAILED, "mmap: %s", strerror(errno));
+	fill(b, len, 201);
+	if (!(mr = reg1(b, len)) || !dereg1(mr))
+		return false;
+	munmap(b, len);
+	q = mmap(b, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		 -1, 0);
+	CHECK(q == b, "mmap at the same address: %s", strerror(errno));
+	fill(b, len, 202);
+	if (!(mr = reg1(b, len)) || !peer_sees(e, mr, b, len, 202, "read of the re-mapped range") ||
+	    !peer_writes(e, mr, b, len, 203, "write to the re-mapped range") || !dereg1(mr))
+		return false;
+	CHECK(has_pattern(b, len, 203), "the peer's WRITE to the re-mapped range not seen");
+	/* half of it replaced */
+	q = mmap(b + len / 2, len / 2, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	CHECK(q == b + len / 2, "mmap over half: %s", strerror(errno));
+	fill(b + len / 2, len / 2, 204);
+	if (!(mr = reg1(b, len)) || !peer_sees(e, mr, b + len / 2, len / 2, 204, "read of the new half"))
+		return false;
+	CHECK(has_pattern(b, len / 2, 203), "the kept half changed");
+	if (!dereg1(mr))
+		return false;
+	munmap(b, len);
+	/* malloc/free/malloc of a block */
+	b = malloc(len);
+	CHECK(b, "malloc");
+	fill(b, len, 205);
+	if (!(mr = reg1(b, len)) || !peer_sees(e, mr, b, len, 205, "read of a malloc block") || !dereg1(mr))
+		return false;
+	free(b);
+	q = malloc(len);
+	CHECK(q, "malloc");
+	fill(q, len, 206);
+	if (!(mr = reg1(q, len)) || !peer_sees(e, mr, q, len, 206, "read of the next malloc block") ||
+	    !dereg1(mr))
+		return false;
+	free(q);
+	return true;
+}
+
+/* A deregistered range the application moves (mremap, as realloc() of a
+ * large block does): once the driver lets its backing go (here: fresh
+ * memory registered at the old address), the moved range must keep its
+ * bytes and must not share pages with later registrations. */
+static bool regc_moved(struct vt_ep e[2], uint32_t len)
+{
+	uint8_t *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *dst = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *moved, *q, *other;
+	struct ibv_mr *mr;
+	bool ok = false;
+
+	CHECK(b != MAP_FAILED && dst != MAP_FAILED, "mmap: %s", strerror(errno));
+	fill(b, len, 501);
+	if (!(mr = reg1(b, len)) || !dereg1(mr))
+		return false;
+	moved = mremap(b, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+	CHECK(moved == dst, "mremap: %s", strerror(errno));
+	q = mmap(b, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		 -1, 0);
+	CHECK(q == b, "mmap at the old address: %s", strerror(errno));
+	fill(b, len, 502);
+	other = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(other != MAP_FAILED, "mmap: %s", strerror(errno));
+	memset(other, 0, len);
+	if (!(mr = reg1(b, len)) || !peer_sees(e, mr, b, len, 502, "read at the old address") ||
+	    !dereg1(mr))
+		goto out;
+	/* window pages freed now may back the next registration: the
+	 * peer's writes there must not show in the moved range */
+	if (!(mr = reg1(other, len)) || !peer_writes(e, mr, other, len, 503, "write elsewhere") ||
+	    !dereg1(mr))
+		goto out;
+	if (!has_pattern(moved, len, 501)) {
+		fail("the moved range lost its bytes or shares pages with another registration");
+		goto out;
+	}
+	ok = has_pattern(other, len, 503) || fail("write elsewhere not seen");
+out:
+	munmap(b, len);
+	munmap(moved, len);
+	munmap(other, len);
+	return ok;
+}
+
+/* More ranges registered once than the driver keeps backed (1,024):
+ * the oldest go back to private memory with their bytes, and register
+ * again. */
+static bool regc_many(struct vt_ep e[2])
+{
+	const unsigned n = 1100;
+	const size_t len = (size_t)n * 4096;
+	uint8_t *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ibv_mr *mr;
+	bool ok = false;
+
+	CHECK(b != MAP_FAILED, "mmap: %s", strerror(errno));
+	for (unsigned i = 0; i < n; i++) {
+		fill(b + (size_t)i * 4096, 4096, 600 + i);
+		if (!(mr = reg1(b + (size_t)i * 4096, 4096)) || !dereg1(mr))
+			goto out;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (!has_pattern(b + (size_t)i * 4096, 4096, 600 + i)) {
+			fail("page %u of %u lost its bytes", i, n);
+			goto out;
+		}
+	if (!(mr = reg1(b, 4096)) || !peer_sees(e, mr, b, 4096, 600, "read of an evicted range") ||
+	    !dereg1(mr))
+		goto out;
+	ok = true;
+out:
+	munmap(b, len);
+	return ok;
+}
+
+/* fork() after a deregistration: the child gets a private copy (its
+ * writes stay its own) with the parent's bytes, as of plain memory. */
+static bool regc_fork(uint8_t *b, uint32_t len)
+{
+	struct ibv_mr *mr;
+	int fd[2], st;
+	char ok = 0;
+	pid_t pid;
+
+	fill(b, len, 301);
+	if (!(mr = reg1(b, len)) || !dereg1(mr))
+		return false;
+	CHECK(pipe(fd) == 0, "pipe: %s", strerror(errno));
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		char r = has_pattern(b, len, 301) ? 1 : 0;
+
+		memset(b, 0xee, len); /* must not reach the parent */
+		if (write(fd[1], &r, 1) != 1)
+			_exit(2);
+		_exit(0);
+	}
+	close(fd[1]);
+	if (read(fd[0], &ok, 1) != 1)
+		ok = 0;
+	close(fd[0]);
+	waitpid(pid, &st, 0);
+	CHECK(ok == 1, "the child did not see the parent's bytes");
+	CHECK(has_pattern(b, len, 301), "the child's writes reached the parent after fork");
+	return true;
+}
+
+/* A buffer in MAP_HUGETLB memory registers (in its middle), takes the
+ * peer's WRITE, deregisters, and unmaps. */
+static bool regc_huge(struct vt_ep e[2])
+{
+	const size_t seg = 4u << 20, off = (2u << 20) - 8192;
+	const uint32_t len = 100000;
+	uint8_t *h = mmap(NULL, seg, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	struct ibv_mr *mr;
+
+	if (h == MAP_FAILED) {
+		vlog("no huge pages for MAP_HUGETLB (%s): that part not run", strerror(errno));
+		return true;
+	}
+	memset(h, 0x5a, seg);
+	fill(h + off, len, 401);
+	if (!(mr = reg1(h + off, len)) || !peer_sees(e, mr, h + off, len, 401, "read of huge pages") ||
+	    !peer_writes(e, mr, h + off, len, 402, "write to huge pages") || !dereg1(mr))
+		return false;
+	CHECK(has_pattern(h + off, len, 402) && h[0] == 0x5a && h[seg - 1] == 0x5a &&
+	      h[off - 1] == 0x5a, "huge-page buffer after dereg");
+	if (!(mr = reg1(h + off, len)) || !peer_sees(e, mr, h + off, len, 402, "re-reg of huge pages") ||
+	    !dereg1(mr))
+		return false;
+	CHECK(munmap(h, seg) == 0, "munmap of the huge-page buffer: %s", strerror(errno));
+	return true;
+}
+
+static bool c_regcache(void)
+{
+	const uint32_t len = 256 * 1024;
+	uint8_t *b = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct vt_ep e[2];
+	bool ok;
+
+	CHECK(b != MAP_FAILED, "mmap: %s", strerror(errno));
+	memset(e, 0, sizeof e);
+	ok = pair_up(e, &CFG, 0) && regc_basic(e, b, len) && regc_reuse(e, len) &&
+	     regc_moved(e, len) && regc_many(e) && regc_fork(b, len) && regc_huge(e);
+	pair_down(e);
+	munmap(b, 2 * len);
+	return ok;
+}
+
 /* ibv_query_device_ex agrees with ibv_query_device (phys_port_cnt_ex is
  * the port count for devices of fewer than 256 ports). */
 static bool c_query_ex(void)
@@ -4348,6 +4683,7 @@ static const struct tcase cases[] = {
 	{ "limits", c_limits },
 	{ "ext_api", c_ext_api },
 	{ "sysv", c_sysv },
+	{ "regcache", c_regcache },
 	{ "query_ex", c_query_ex },
 	{ "rereg_mr", c_rereg_mr },
 	{ "resize_cq", c_resize_cq },
