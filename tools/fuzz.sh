@@ -18,7 +18,8 @@ TARGETS=(fuzz_rx fuzz_cmd fuzz_wqe)
 INC=(-Ifirmware/include -Ihal/include -Ifirmware/src -Ifirmware -Itests/unit -Ihal/fault -Itests/fuzz)
 FW=$(ls firmware/src/*/*.c firmware/arch/*/*.c)
 HOST=(tests/unit/fake_env.c tests/unit/fake_frames.c tests/unit/fake_hal.c
-      tests/unit/fake_host.c hal/fault/fault.c tests/fuzz/fuzz_env.c)
+      tests/unit/fake_host.c hal/fault/fault.c tests/fuzz/fuzz_env.c
+      tests/fuzz/fuzz_features.c)
 
 build_one() { # flags outdir
 	local flags=$1 dir=$2 t

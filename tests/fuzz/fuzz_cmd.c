@@ -4,14 +4,36 @@
  * (context slot, opcode, the 960 input bytes) written into a context's
  * mailbox of NIC b of a live world (fuzz_env.h), with some 64-bit fields
  * pointed into the host-memory window so that page lists, rings and
- * doorbell records are sometimes plausible.  Slot 0 owns the world's
- * objects; slots 3 and 4 are other contexts (isolation checks).  Traffic
- * runs between commands.
+ * doorbell records are sometimes plausible, and the FZ_H/FZ_A markers
+ * (fuzz_env.h) replaced by live handles and addresses.  The opcode is
+ * any of every command block (verbs, CM, windows, XRC, raw/multicast)
+ * or none.  Slot 0 owns the world's objects; slots 3 and 4 are other
+ * contexts (isolation checks).  Traffic runs between commands.
  */
 #include <string.h>
 
 #include "fuzz_env.h"
 #include "nic/top.h"
+
+static const uint16_t ops[] = {
+	SNIC_CMD_NOP, SNIC_CMD_CTX_OPEN, SNIC_CMD_CTX_CLOSE,
+	SNIC_CMD_QUERY_DEVICE, SNIC_CMD_QUERY_PORT, SNIC_CMD_QUERY_GID,
+	SNIC_CMD_ALLOC_PD, SNIC_CMD_DEALLOC_PD, SNIC_CMD_REG_MR,
+	SNIC_CMD_DEREG_MR, SNIC_CMD_CREATE_CQ, SNIC_CMD_DESTROY_CQ,
+	SNIC_CMD_CREATE_QP, SNIC_CMD_MODIFY_QP, SNIC_CMD_QUERY_QP,
+	SNIC_CMD_DESTROY_QP, SNIC_CMD_CREATE_SRQ, SNIC_CMD_MODIFY_SRQ,
+	SNIC_CMD_QUERY_SRQ, SNIC_CMD_DESTROY_SRQ, SNIC_CMD_REREG_MR,
+	SNIC_CMD_RESIZE_CQ, SNIC_CMD_ALLOC_DM, SNIC_CMD_FREE_DM,
+	SNIC_CMD_REG_DM_MR, SNIC_CMD_COUNT,
+	SNIC_CMD_CM_OPEN, SNIC_CMD_CM_LISTEN, SNIC_CMD_CM_UNLISTEN,
+	SNIC_CMD_CM_SEND, SNIC_CMD_CM_RECV, SNIC_CMD_CM_ARM,
+	SNIC_CMD_CM_RESOLVE, SNIC_CMD_CM_NOTE, SNIC_CMD_CM_END,
+	SNIC_CMD_ALLOC_MW, SNIC_CMD_DEALLOC_MW, SNIC_CMD_MW_END,
+	SNIC_CMD_OPEN_XRCD, SNIC_CMD_CLOSE_XRCD, SNIC_CMD_XRC_END,
+	SNIC_CMD_MCAST_ATTACH, SNIC_CMD_MCAST_DETACH, SNIC_CMD_FLOW_CREATE,
+	SNIC_CMD_FLOW_DESTROY, SNIC_CMD_RAW_END, 0xffff,
+};
+#define NOPS (sizeof(ops) / sizeof(ops[0]))
 
 #define SLOTS 3
 static const unsigned slot_no[SLOTS] = { 0, 3, 4 };
@@ -38,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (unsigned k = 0; in.n && k < 16; k++) {
 		struct fctx *c = ctx_for(w, fz_u8(&in) % SLOTS);
-		uint16_t op = fz_u8(&in) % (SNIC_CMD_DESTROY_SRQ + 2);
+		uint16_t op = ops[fz_u8(&in) % NOPS];
 		uint32_t n = fz_u16(&in) % sizeof(cmd), fix = fz_u32(&in);
 
 		memset(cmd, 0, sizeof(cmd));
@@ -54,10 +76,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 				memcpy(cmd + f * 8, &v, 8);
 			}
+		fz_subst(w, 1, cmd, sizeof(cmd));
 		fctx_cmd(c, op, cmd, sizeof(cmd), out, sizeof(out));
 		if (fz_u8(&in) & 1)
 			fz_traffic(w, fz_u8(&in));
 		fsim_idle(w->e->s, 2);
+		if (fix >> 31) /* timers: CM, retransmission, RNR */
+			w->e->s->clock += 1000000ull << (fix & 31 & 15);
 	}
 	fsim_idle(w->e->s, 4);
 	return 0;

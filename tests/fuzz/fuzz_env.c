@@ -26,7 +26,7 @@ CU_BOOL CU_assertImplementation(CU_BOOL value, unsigned int line,
 	return value;
 }
 
-#define QKEY 0x11111111u
+#define QKEY FZ_QKEY
 
 static void must(int st, const char *what)
 {
@@ -56,7 +56,28 @@ static void post_recvs(struct fz_world *w, struct fside *s, struct fz_side *z)
 		fqp_post_recv(&z->qp[FZ_UC], i, &sge, 1);
 		fqp_post_recv(&z->qp[FZ_UD], i, &sge, 1);
 		fsrq_post(&z->srq, i, &sge, 1);
+		fqp_post_recv(&z->qp[FZ_RAW], i, &sge, 1);
+		fqp_post_recv(&z->qp[FZ_UD_MC], i, &sge, 1);
+		if (i < 4)
+			fsrq_post(&z->xsrq, i, &sge, 1);
 	}
+}
+
+/* The input's loss and duplication: retransmission, duplicate requests
+ * (READ/atomic replay), out-of-order arrivals. */
+static enum fl_action link_hook(void *arg, int from, uint8_t *frame,
+				uint16_t *len)
+{
+	struct fz_world *w = arg;
+	enum fl_action a = (w->loss & 1) ? FL_DROP :
+			   (w->dup & 1) ? FL_DUP : FL_PASS;
+
+	(void)from;
+	(void)frame;
+	(void)len;
+	w->loss >>= 1;
+	w->dup >>= 1;
+	return a;
 }
 
 static struct fz_world *build(void)
@@ -73,6 +94,8 @@ static struct fz_world *build(void)
 	for (int t = FZ_RC; t <= FZ_SRQ_RC; t++)
 		if (t != FZ_UD)
 			must(fqp_connect(&w->a.qp[t], &w->b.qp[t], &conn), "connect");
+	fz_features(w);
+	fake_link_set_hook(&w->e->s->link, link_hook, w);
 	fsim_idle(w->e->s, 10);
 	post_recvs(w, &w->e->a, &w->a);
 	post_recvs(w, &w->e->b, &w->b);
@@ -129,6 +152,7 @@ void fz_traffic(struct fz_world *w, uint8_t seed)
 	wr.ud = &ud;
 	fud_addr(&ud, FSIM_IP_B, w->b.qp[FZ_UD].qpn, QKEY);
 	fqp_post_send(&w->a.qp[FZ_UD], &wr);
+	fz_traffic_more(w, seed);
 }
 
 uint8_t fz_u8(struct fz_in *in)
