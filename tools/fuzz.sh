@@ -7,6 +7,8 @@
 #                                        (new inputs go to build-fuzz/corpus/)
 #   tools/fuzz.sh cover                  line coverage of firmware/ reached by
 #                                        replaying both corpora (llvm-cov)
+#   tools/fuzz.sh seeds                  regenerate the seed corpus's gen-*
+#                                        inputs (tests/fuzz/fuzz_seeds.c)
 # Any crash, leak, sanitizer report or timeout fails (status != 0); the
 # input is left in build-fuzz/crash-* for replay: build-fuzz/fuzz_rx FILE.
 set -euo pipefail
@@ -75,9 +77,20 @@ cover() {
 	tail -1 "$dir/report.txt"
 }
 
+seeds() {
+	local t
+	mkdir -p "$OUT"
+	$CC -std=c11 -O1 -D_GNU_SOURCE -Wall -Wextra -Werror "${INC[@]}" \
+		tests/fuzz/fuzz_seeds.c -o "$OUT/fuzz_seeds"
+	for t in "${TARGETS[@]}"; do rm -f tests/fuzz/corpus/$t/gen-*; done
+	"$OUT/fuzz_seeds" tests/fuzz/corpus
+	echo "fuzz: $(ls tests/fuzz/corpus/*/gen-* | wc -l) generated seeds"
+}
+
 case ${1:-} in
 build) build ;;
 run) build; run "${2:?seconds}" "${3:-}" ;;
 cover) cover ;;
-*) echo "usage: $0 build | run SECONDS [target] | cover" >&2; exit 2 ;;
+seeds) seeds ;;
+*) echo "usage: $0 build | run SECONDS [target] | cover | seeds" >&2; exit 2 ;;
 esac

@@ -13,27 +13,9 @@
 #include <string.h>
 
 #include "fuzz_env.h"
+#include "fuzz_cmd_ops.h"
 #include "nic/top.h"
 
-static const uint16_t ops[] = {
-	SNIC_CMD_NOP, SNIC_CMD_CTX_OPEN, SNIC_CMD_CTX_CLOSE,
-	SNIC_CMD_QUERY_DEVICE, SNIC_CMD_QUERY_PORT, SNIC_CMD_QUERY_GID,
-	SNIC_CMD_ALLOC_PD, SNIC_CMD_DEALLOC_PD, SNIC_CMD_REG_MR,
-	SNIC_CMD_DEREG_MR, SNIC_CMD_CREATE_CQ, SNIC_CMD_DESTROY_CQ,
-	SNIC_CMD_CREATE_QP, SNIC_CMD_MODIFY_QP, SNIC_CMD_QUERY_QP,
-	SNIC_CMD_DESTROY_QP, SNIC_CMD_CREATE_SRQ, SNIC_CMD_MODIFY_SRQ,
-	SNIC_CMD_QUERY_SRQ, SNIC_CMD_DESTROY_SRQ, SNIC_CMD_REREG_MR,
-	SNIC_CMD_RESIZE_CQ, SNIC_CMD_ALLOC_DM, SNIC_CMD_FREE_DM,
-	SNIC_CMD_REG_DM_MR, SNIC_CMD_COUNT,
-	SNIC_CMD_CM_OPEN, SNIC_CMD_CM_LISTEN, SNIC_CMD_CM_UNLISTEN,
-	SNIC_CMD_CM_SEND, SNIC_CMD_CM_RECV, SNIC_CMD_CM_ARM,
-	SNIC_CMD_CM_RESOLVE, SNIC_CMD_CM_NOTE, SNIC_CMD_CM_END,
-	SNIC_CMD_ALLOC_MW, SNIC_CMD_DEALLOC_MW, SNIC_CMD_MW_END,
-	SNIC_CMD_OPEN_XRCD, SNIC_CMD_CLOSE_XRCD, SNIC_CMD_XRC_END,
-	SNIC_CMD_MCAST_ATTACH, SNIC_CMD_MCAST_DETACH, SNIC_CMD_FLOW_CREATE,
-	SNIC_CMD_FLOW_DESTROY, SNIC_CMD_RAW_END, 0xffff,
-};
-#define NOPS (sizeof(ops) / sizeof(ops[0]))
 
 #define SLOTS 3
 static const unsigned slot_no[SLOTS] = { 0, 3, 4 };
@@ -41,13 +23,14 @@ static const unsigned slot_no[SLOTS] = { 0, 3, 4 };
 static struct fctx *ctx_for(struct fz_world *w, unsigned k)
 {
 	static struct fctx ctx[SLOTS];
-	static struct fz_world *opened[SLOTS];
+	static unsigned opened[SLOTS];   /* in world (id) */
 
 	if (k == 0)
 		return &w->e->b.ctx;
-	if (opened[k] != w || w->uses == 0) {
+	/* by id: a new world may sit where the old one was freed */
+	if (opened[k] != w->id) {
 		fctx_open(&ctx[k], w->e->b.dev, slot_no[k]);
-		opened[k] = w;
+		opened[k] = w->id;
 	}
 	return &ctx[k];
 }
@@ -60,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (unsigned k = 0; in.n && k < 16; k++) {
 		struct fctx *c = ctx_for(w, fz_u8(&in) % SLOTS);
-		uint16_t op = ops[fz_u8(&in) % NOPS];
+		uint16_t op = fz_cmd_ops[fz_u8(&in) % FZ_NOPS];
 		uint32_t n = fz_u16(&in) % sizeof(cmd), fix = fz_u32(&in);
 
 		memset(cmd, 0, sizeof(cmd));

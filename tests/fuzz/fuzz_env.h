@@ -44,6 +44,7 @@ struct fz_world {
 	struct fenv *e;
 	struct fz_side a, b;
 	unsigned uses;
+	unsigned id;            /* which world this is (1, 2, ...)         */
 	uint32_t loss;          /* link: next frames dropped (bit 0 first) */
 	uint32_t dup;           /* link: next frames duplicated            */
 };
@@ -57,6 +58,8 @@ void fz_traffic(struct fz_world *w, uint8_t seed);
  * base QPs are in RTS), and some traffic through them. */
 void fz_features(struct fz_world *w);
 void fz_traffic_more(struct fz_world *w, uint8_t seed);
+/* A raw packet QP: RESET -> INIT (port 1) -> RTR -> RTS. */
+int fz_raw_ready(struct fqp *qp);
 
 /* Handle substitution (above): FZ_H(k) and FZ_A(off) markers. */
 #define FZ_H(k)    (0xfade0000u | (uint32_t)(k))
@@ -64,7 +67,7 @@ void fz_traffic_more(struct fz_world *w, uint8_t seed);
 enum { FZH_PD, FZH_MR, FZH_CQ, FZH_QP, /* FZ_NQP QPNs */
        FZH_SRQ = FZH_QP + FZ_NQP, FZH_XSRQ, FZH_XRCD, FZH_BIND_MR, FZH_MW1,
        FZH_MW2, FZH_DM, FZH_DM_MR, FZH_FLOW, FZH_CID, FZH_PEER_MR,
-       FZH_PEER_QP, /* FZ_NQP QPNs of the other side */
+       FZH_PEER_XSRQ, FZH_PEER_MW2, FZH_PEER_QP, /* FZ_NQP QPNs of the other side */
        FZH_N = FZH_PEER_QP + FZ_NQP };
 uint32_t fz_handle(struct fz_world *w, int b, unsigned k);
 /* Replace the markers in buf (aligned words) by side b's (0: a) objects. */

@@ -58,7 +58,7 @@ static void xrc(struct fside *s, struct fz_side *z)
 			&caps), "XRC target");
 }
 
-static int raw_ready(struct fqp *qp)
+int fz_raw_ready(struct fqp *qp)
 {
 	struct snic_qp_attr a;
 	int st;
@@ -79,7 +79,7 @@ static void raw(struct fside *s, struct fz_side *z)
 	struct snic_cmd_flow f;
 
 	must(fside_qp(s, &z->qp[FZ_RAW], SNIC_QPT_RAW_PACKET, 0), "raw QP");
-	must(raw_ready(&z->qp[FZ_RAW]), "raw QP RTS");
+	must(fz_raw_ready(&z->qp[FZ_RAW]), "raw QP RTS");
 	memset(&f, 0, sizeof(f));
 	f.qpn = z->qp[FZ_RAW].qpn;
 	f.layers = SNIC_FLOW_L_ETH | SNIC_FLOW_L_IPV4 | SNIC_FLOW_L_UDP;
@@ -315,6 +315,7 @@ uint32_t fz_handle(struct fz_world *w, int b, unsigned k)
 		[FZH_MW1] = z->mw1, [FZH_MW2] = z->mw2, [FZH_DM] = z->dm,
 		[FZH_DM_MR] = z->dm_mr, [FZH_FLOW] = z->flow,
 		[FZH_CID] = z->cid_base, [FZH_PEER_MR] = o->mr,
+		[FZH_PEER_XSRQ] = oz->xsrq.srqn, [FZH_PEER_MW2] = oz->mw2,
 	};
 
 	k %= FZH_N;
