@@ -108,7 +108,9 @@ static void structured(struct fz_world *w, struct fz_in *in, int to_b)
 	h.aeth_msn = fz_u32(in) & 0xffffff;
 	h.imm = key(w, to_b, fz_u32(in));
 	h.atomic_va = (sel & 0x80) ? to->buf + (fz_u16(in) & ~7u) : fz_u64(in);
-	h.atomic_rkey = (sel & 0x80) ? to->mr : fz_u32(in);
+	h.atomic_rkey = (sel & 0x80) ? to->mr : key(w, to_b, fz_u32(in));
+	if (h.atomic_va >> 48 == 0xfade)
+		fz_subst(w, to_b, &h.atomic_va, 8);
 	h.atomic_swap_add = fz_u64(in);
 	h.atomic_cmp = fz_u64(in);
 	h.atomic_orig = fz_u64(in);
@@ -149,6 +151,16 @@ static void raw(struct fz_world *w, struct fz_in *in, int to_b)
 	fake_link_inject(&w->e->s->link, to_b, frame, n);
 }
 
+/* Port down and up again (port events, the queues' drop on link down). */
+static void link_down(struct fz_world *w, int b)
+{
+	struct fdev *d = b ? &w->e->s->b : &w->e->s->a;
+
+	d->hal.link_is_up = 0;
+	fsim_idle(w->e->s, 3);
+	d->hal.link_is_up = 1;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_world *w = fz_world();
@@ -168,6 +180,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			w->loss = fz_u8(&in);
 			w->dup = fz_u8(&in);
 		}
+		if ((c & 0x6e) == 0x4e) /* the link goes down for these steps */
+			link_down(w, to_b);
 		fsim_idle(w->e->s, 1 + ((c >> 3) & 7));
 		if (c & 0x80) /* long enough for timers (RNR, transport) */
 			w->e->s->clock += 1000000ull << ((c >> 4) & 7);

@@ -342,9 +342,9 @@ static void rx_frame(const struct rxf *f)
 	u32(f->imm);
 	if (f->sel & 0x80)
 		u16(0x40);
-	else {
-		u64(FZ_A(0x40));
-		u32(FZ_H(FZH_MR));
+	else {          /* the atomic's target: the RETH's */
+		u64(f->va);
+		u32(f->rkey);
 	}
 	u64(1);
 	u64(0);
@@ -418,6 +418,21 @@ static void rx_seeds(void)
 			rx_frame(&f);
 			save("fuzz_rx", "req", n++);
 		}
+	/* into device memory (its MR is zero-based) and through the type 1
+	 * window */
+	for (unsigned i = 0; i < sizeof(req); i++) {
+		struct rxf f = { .c = 1, .opcode = req[i], .qp = FZ_RC,
+				 .rkey = FZ_H(FZH_DM_MR), .va = 0x100,
+				 .reth_len = 64, .plen = 64 };
+
+		if (req[i] >= ROCE_RC_CMP_SWAP || req[i] == ROCE_RC_READ_REQ)
+			f.plen = req[i] == ROCE_RC_ATOMIC_WRITE ? 8 : 0;
+		rx_frame(&f);
+		f.rkey = FZ_H(FZH_MW1);
+		f.va = FZ_A(0x20100);
+		rx_frame(&f);
+		save("fuzz_rx", "dm", n++);
+	}
 	/* responses to a's requests in flight, each AETH syndrome */
 	for (unsigned i = 0; i < sizeof(resp); i++)
 		for (unsigned s = 0; s < sizeof(syn); s++) {
