@@ -23,14 +23,26 @@ HOST=(tests/unit/fake_env.c tests/unit/fake_frames.c tests/unit/fake_hal.c
       tests/unit/fake_host.c hal/fault/fault.c tests/fuzz/fuzz_env.c
       tests/fuzz/fuzz_features.c)
 
+# Every source compiled once (the firmware is most of it), then each
+# target linked; -fsanitize=fuzzer only at the link, -fsanitize=
+# fuzzer-no-link for the objects.
 build_one() { # flags outdir
-	local flags=$1 dir=$2 t
-	mkdir -p "$dir"
+	local flags=$1 dir=$2 t src objs=()
+	mkdir -p "$dir/obj"
+	for src in "${HOST[@]}" $FW; do
+		objs+=("$dir/obj/$(echo "${src%.c}" | tr / _).o")
+	done
+	# shellcheck disable=SC2086
+	printf '%s\n' "${HOST[@]}" $FW | xargs -P "$(nproc)" -I{} sh -c '
+		o="$0/obj/$(echo "${1%.c}" | tr / _).o"
+		exec '"$CC"' -std=c11 -g -O1 -D_GNU_SOURCE -fno-strict-aliasing \
+			-Wall -Wextra -Wno-unused-parameter '"${flags//-fsanitize=fuzzer/-fsanitize=fuzzer-no-link}"' \
+			'"${INC[*]}"' -c "$1" -o "$o"' "$dir" {}
 	for t in "${TARGETS[@]}"; do
 		# shellcheck disable=SC2086
 		$CC -std=c11 -g -O1 -D_GNU_SOURCE -fno-strict-aliasing -Wall -Wextra \
 			-Wno-unused-parameter $flags "${INC[@]}" \
-			tests/fuzz/$t.c "${HOST[@]}" $FW -o "$dir/$t"
+			tests/fuzz/$t.c "${objs[@]}" -o "$dir/$t"
 	done
 }
 
