@@ -47,11 +47,14 @@ static void side_qps(struct fside *s, struct fz_side *z)
 	must(fqp_ud_ready(&z->qp[FZ_UD], QKEY, 1), "UD RTS");
 }
 
-/* Eight RECVs of 16 KiB, on a QP or an SRQ (then at most cnt / 2). */
-static void recvs(struct fside *s, struct fqp *q, struct fsrq *srq)
+/* Eight RECVs of 16 KiB, on a QP or an SRQ (then at most cnt / 2); the
+ * multicast member's hold a GRH and 1 KiB (longer datagrams: too long). */
+static void recvs(struct fside *s, struct fqp *q, struct fsrq *srq, int t)
 {
+	uint32_t len = t == FZ_UD_MC ? SNIC_GRH_LEN + 1024 : 0x4000;
+
 	for (uint32_t i = 0; i < 8; i++) {
-		struct snic_wqe_sge sge = fside_sge(s, 0x80000 + i * 0x4000, 0x4000);
+		struct snic_wqe_sge sge = fside_sge(s, 0x80000 + i * 0x4000, len);
 
 		if (q)
 			fqp_post_recv(q, i, &sge, 1);
@@ -65,9 +68,9 @@ static void post_recvs(struct fside *s, struct fz_side *z)
 	static const int t[] = { FZ_RC, FZ_UC, FZ_UD, FZ_RAW, FZ_UD_MC };
 
 	for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		recvs(s, &z->qp[t[i]], NULL);
-	recvs(s, NULL, &z->srq);
-	recvs(s, NULL, &z->xsrq);
+		recvs(s, &z->qp[t[i]], NULL, t[i]);
+	recvs(s, NULL, &z->srq, -1);
+	recvs(s, NULL, &z->xsrq, -1);
 }
 
 /* The input's loss and duplication: retransmission, duplicate requests
@@ -149,9 +152,9 @@ static int one_revive(struct fside *s, struct fqp *q, int t)
 	int st = qp_reset(q);
 
 	if (!st)
-		st = t == FZ_RAW ? fz_raw_ready(q) : fqp_ud_ready(q, QKEY, 1);
+		st = t == FZ_RAW ? fqp_raw_ready(q) : fqp_ud_ready(q, QKEY, 1);
 	if (!st)
-		recvs(s, q, NULL);
+		recvs(s, q, NULL, t);
 	return st;
 }
 
@@ -192,8 +195,8 @@ static bool revive(struct fz_world *w)
 			continue;
 		st = pair_revive(qa, qb);
 		if (!st && t != FZ_SRQ_RC) {
-			recvs(sa, qa, NULL);
-			recvs(sb, qb, NULL);
+			recvs(sa, qa, NULL, t);
+			recvs(sb, qb, NULL, t);
 		}
 	}
 	return st == 0;

@@ -58,8 +58,6 @@ void fz_traffic(struct fz_world *w, uint8_t seed);
  * base QPs are in RTS), and some traffic through them. */
 void fz_features(struct fz_world *w);
 void fz_traffic_more(struct fz_world *w, uint8_t seed);
-/* A raw packet QP: RESET -> INIT (port 1) -> RTR -> RTS. */
-int fz_raw_ready(struct fqp *qp);
 
 /* Handle substitution (above): FZ_H(k) and FZ_A(off) markers. */
 #define FZ_H(k)    (0xfade0000u | (uint32_t)(k))

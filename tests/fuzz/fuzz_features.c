@@ -58,28 +58,13 @@ static void xrc(struct fside *s, struct fz_side *z)
 			&caps), "XRC target");
 }
 
-int fz_raw_ready(struct fqp *qp)
-{
-	struct snic_qp_attr a;
-	int st;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = SNIC_QPS_INIT;
-	a.port_num = 1;
-	st = fqp_modify(qp, SNIC_QP_STATE | SNIC_QP_PORT, &a);
-	a.qp_state = SNIC_QPS_RTR;
-	st = st ? st : fqp_modify(qp, SNIC_QP_STATE, &a);
-	a.qp_state = SNIC_QPS_RTS;
-	return st ? st : fqp_modify(qp, SNIC_QP_STATE, &a);
-}
-
 /* Every IPv4 UDP frame to port 5000 goes to the raw QP. */
 static void raw(struct fside *s, struct fz_side *z)
 {
 	struct snic_cmd_flow f;
 
 	must(fside_qp(s, &z->qp[FZ_RAW], SNIC_QPT_RAW_PACKET, 0), "raw QP");
-	must(fz_raw_ready(&z->qp[FZ_RAW]), "raw QP RTS");
+	must(fqp_raw_ready(&z->qp[FZ_RAW]), "raw QP RTS");
 	memset(&f, 0, sizeof(f));
 	f.qpn = z->qp[FZ_RAW].qpn;
 	f.layers = SNIC_FLOW_L_ETH | SNIC_FLOW_L_IPV4 | SNIC_FLOW_L_UDP;

@@ -270,11 +270,19 @@ static void wqe_seeds(void)
 				b->access = SNIC_ACCESS_REMOTE_READ;
 			}
 			if (q == FZ_UD || q == FZ_UD_MC) {
+				/* the peer over IPv4, over IPv6, an address
+				 * nobody answers, a multicast IPv6 one */
+				static const char *const dgid[] = {
+					"\0\0\0\0\0\0\0\0\0\0\xff\xff\xc6\x12\x00\x02",
+					"\xfd\x00\x5e\x1c\0\0\0\0\0\0\0\0\xc6\x12\x00\x02",
+					"\0\0\0\0\0\0\0\0\0\0\xff\xff\xc6\x12\x00\x63",
+					"\xff\x02\0\0\0\0\0\0\0\0\0\0\0\0\0\x01",
+				};
+
 				memset(&h.raddr, 0, 32);
 				ud->remote_qpn = FZ_H(FZH_PEER_QP + q);
-				ud->remote_qkey = FZ_QKEY;
-				ud->dgid[10] = ud->dgid[11] = 0xff;
-				memcpy(ud->dgid + 12, "\xc6\x12\x00\x02", 4);
+				ud->remote_qkey = (i & 4) ? 0x80000000u : FZ_QKEY;
+				memcpy(ud->dgid, dgid[i % 4], 16);
 				ud->hop_limit = 64;
 			}
 			wqe_send(q, &h, &sge, sizeof(sge), 0x83);
