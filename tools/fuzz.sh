@@ -7,6 +7,8 @@
 #                                        (new inputs go to build-fuzz/corpus/)
 #   tools/fuzz.sh cover                  line coverage of firmware/ reached by
 #                                        replaying both corpora (llvm-cov)
+#   tools/fuzz.sh seeds                  regenerate the seed corpus's gen-*
+#                                        inputs (tests/fuzz/fuzz_seeds.c)
 # Any crash, leak, sanitizer report or timeout fails (status != 0); the
 # input is left in build-fuzz/crash-* for replay: build-fuzz/fuzz_rx FILE.
 set -euo pipefail
@@ -18,16 +20,29 @@ TARGETS=(fuzz_rx fuzz_cmd fuzz_wqe)
 INC=(-Ifirmware/include -Ihal/include -Ifirmware/src -Ifirmware -Itests/unit -Ihal/fault -Itests/fuzz)
 FW=$(ls firmware/src/*/*.c firmware/arch/*/*.c)
 HOST=(tests/unit/fake_env.c tests/unit/fake_frames.c tests/unit/fake_hal.c
-      tests/unit/fake_host.c hal/fault/fault.c tests/fuzz/fuzz_env.c)
+      tests/unit/fake_host.c hal/fault/fault.c tests/fuzz/fuzz_env.c
+      tests/fuzz/fuzz_features.c)
 
+# Every source compiled once (the firmware is most of it), then each
+# target linked; -fsanitize=fuzzer only at the link, -fsanitize=
+# fuzzer-no-link for the objects.
 build_one() { # flags outdir
-	local flags=$1 dir=$2 t
-	mkdir -p "$dir"
+	local flags=$1 dir=$2 t src objs=()
+	mkdir -p "$dir/obj"
+	for src in "${HOST[@]}" $FW; do
+		objs+=("$dir/obj/$(echo "${src%.c}" | tr / _).o")
+	done
+	# shellcheck disable=SC2086
+	printf '%s\n' "${HOST[@]}" $FW | xargs -P "$(nproc)" -I{} sh -c '
+		o="$0/obj/$(echo "${1%.c}" | tr / _).o"
+		exec '"$CC"' -std=c11 -g -O1 -D_GNU_SOURCE -fno-strict-aliasing \
+			-Wall -Wextra -Wno-unused-parameter '"${flags//-fsanitize=fuzzer/-fsanitize=fuzzer-no-link}"' \
+			'"${INC[*]}"' -c "$1" -o "$o"' "$dir" {}
 	for t in "${TARGETS[@]}"; do
 		# shellcheck disable=SC2086
 		$CC -std=c11 -g -O1 -D_GNU_SOURCE -fno-strict-aliasing -Wall -Wextra \
 			-Wno-unused-parameter $flags "${INC[@]}" \
-			tests/fuzz/$t.c "${HOST[@]}" $FW -o "$dir/$t"
+			tests/fuzz/$t.c "${objs[@]}" -o "$dir/$t"
 	done
 }
 
@@ -74,9 +89,20 @@ cover() {
 	tail -1 "$dir/report.txt"
 }
 
+seeds() {
+	local t
+	mkdir -p "$OUT"
+	$CC -std=c11 -O1 -D_GNU_SOURCE -Wall -Wextra -Werror "${INC[@]}" \
+		tests/fuzz/fuzz_seeds.c -o "$OUT/fuzz_seeds"
+	for t in "${TARGETS[@]}"; do rm -f tests/fuzz/corpus/$t/gen-*; done
+	"$OUT/fuzz_seeds" tests/fuzz/corpus
+	echo "fuzz: $(ls tests/fuzz/corpus/*/gen-* | wc -l) generated seeds"
+}
+
 case ${1:-} in
 build) build ;;
 run) build; run "${2:?seconds}" "${3:-}" ;;
 cover) cover ;;
-*) echo "usage: $0 build | run SECONDS [target] | cover" >&2; exit 2 ;;
+seeds) seeds ;;
+*) echo "usage: $0 build | run SECONDS [target] | cover | seeds" >&2; exit 2 ;;
 esac

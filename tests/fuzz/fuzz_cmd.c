@@ -4,14 +4,18 @@
  * (context slot, opcode, the 960 input bytes) written into a context's
  * mailbox of NIC b of a live world (fuzz_env.h), with some 64-bit fields
  * pointed into the host-memory window so that page lists, rings and
- * doorbell records are sometimes plausible.  Slot 0 owns the world's
- * objects; slots 3 and 4 are other contexts (isolation checks).  Traffic
- * runs between commands.
+ * doorbell records are sometimes plausible, and the FZ_H/FZ_A markers
+ * (fuzz_env.h) replaced by live handles and addresses.  The opcode is
+ * any of every command block (verbs, CM, windows, XRC, raw/multicast)
+ * or none.  Slot 0 owns the world's objects; slots 3 and 4 are other
+ * contexts (isolation checks).  Traffic runs between commands.
  */
 #include <string.h>
 
 #include "fuzz_env.h"
+#include "fuzz_cmd_ops.h"
 #include "nic/top.h"
+
 
 #define SLOTS 3
 static const unsigned slot_no[SLOTS] = { 0, 3, 4 };
@@ -19,13 +23,14 @@ static const unsigned slot_no[SLOTS] = { 0, 3, 4 };
 static struct fctx *ctx_for(struct fz_world *w, unsigned k)
 {
 	static struct fctx ctx[SLOTS];
-	static struct fz_world *opened[SLOTS];
+	static unsigned opened[SLOTS];   /* in world (id) */
 
 	if (k == 0)
 		return &w->e->b.ctx;
-	if (opened[k] != w || w->uses == 0) {
+	/* by id: a new world may sit where the old one was freed */
+	if (opened[k] != w->id) {
 		fctx_open(&ctx[k], w->e->b.dev, slot_no[k]);
-		opened[k] = w;
+		opened[k] = w->id;
 	}
 	return &ctx[k];
 }
@@ -38,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (unsigned k = 0; in.n && k < 16; k++) {
 		struct fctx *c = ctx_for(w, fz_u8(&in) % SLOTS);
-		uint16_t op = fz_u8(&in) % (SNIC_CMD_DESTROY_SRQ + 2);
+		uint16_t op = fz_cmd_ops[fz_u8(&in) % FZ_NOPS];
 		uint32_t n = fz_u16(&in) % sizeof(cmd), fix = fz_u32(&in);
 
 		memset(cmd, 0, sizeof(cmd));
@@ -54,10 +59,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 				memcpy(cmd + f * 8, &v, 8);
 			}
+		fz_subst(w, 1, cmd, sizeof(cmd));
 		fctx_cmd(c, op, cmd, sizeof(cmd), out, sizeof(out));
 		if (fz_u8(&in) & 1)
 			fz_traffic(w, fz_u8(&in));
 		fsim_idle(w->e->s, 2);
+		if (fix >> 31) /* timers: CM, retransmission, RNR */
+			w->e->s->clock += 1000000ull << (fix & 31 & 15);
 	}
 	fsim_idle(w->e->s, 4);
 	return 0;

@@ -21,7 +21,38 @@ static uint32_t pick_qpn(struct fz_side *z, struct fz_in *in)
 
 	if (k < 4 * FZ_NQP)
 		return z->qp[k % FZ_NQP].qpn;
+	if (k < 4 * FZ_NQP + 16)
+		return SNIC_GSI_QPN;
+	if (k < 4 * FZ_NQP + 24)
+		return SNIC_MCAST_QPN;
 	return fz_u32(in) & ROCE_QPN_MASK;
+}
+
+/* A CM MAD's header and IDs at the payload's start, for QP1: attribute
+ * and IDs near what the receiving side's CM knows (fuzz_env.h FZ_SID). */
+static void cm_mad(uint8_t *p, uint32_t plen, struct fz_side *z, struct fz_in *in)
+{
+	uint8_t a = fz_u8(in);
+	uint32_t cid = (a & 0x80) ? z->cid_base | (fz_u8(in) & 7) : fz_u32(in);
+	uint64_t sid = (a & 0x40) ? FZ_SID : fz_u64(in);
+
+	if (plen < SNIC_CM_HDR_LEN + 16)
+		return;
+	p[0] = 1;
+	p[1] = SNIC_MAD_CLASS_CM;
+	p[2] = 2;
+	p[3] = SNIC_MAD_METHOD_SEND;
+	p[16] = 0;
+	p[17] = (uint8_t)(SNIC_CM_ATTR_REQ + (a & 0x3f) % 11);
+	for (int i = 0; i < 4; i++)
+		p[SNIC_CM_HDR_LEN + 4 + i] = (uint8_t)(cid >> (24 - 8 * i));
+	for (int i = 0; i < 8; i++)
+		p[SNIC_CM_HDR_LEN + 8 + i] = (uint8_t)(sid >> (56 - 8 * i));
+}
+
+static uint32_t key(struct fz_world *w, int to_b, uint32_t v)
+{
+	return (v >> 16 == 0xfade) ? fz_handle(w, to_b, v) : v;
 }
 
 static void structured(struct fz_world *w, struct fz_in *in, int to_b)
@@ -68,19 +99,32 @@ static void structured(struct fz_world *w, struct fz_in *in, int to_b)
 		h.reth_rkey = to->mr;
 	} else {
 		h.reth_va = fz_u64(in);
-		h.reth_rkey = fz_u32(in);
+		h.reth_rkey = key(w, to_b, fz_u32(in));
+		if (h.reth_va >> 48 == 0xfade)
+			fz_subst(w, to_b, &h.reth_va, 8);
 	}
 	h.reth_len = fz_u32(in);
 	h.aeth_syndrome = fz_u8(in);
 	h.aeth_msn = fz_u32(in) & 0xffffff;
-	h.imm = fz_u32(in);
+	h.imm = key(w, to_b, fz_u32(in));
 	h.atomic_va = (sel & 0x80) ? to->buf + (fz_u16(in) & ~7u) : fz_u64(in);
-	h.atomic_rkey = (sel & 0x80) ? to->mr : fz_u32(in);
+	h.atomic_rkey = (sel & 0x80) ? to->mr : key(w, to_b, fz_u32(in));
+	if (h.atomic_va >> 48 == 0xfade)
+		fz_subst(w, to_b, &h.atomic_va, 8);
 	h.atomic_swap_add = fz_u64(in);
 	h.atomic_cmp = fz_u64(in);
 	h.atomic_orig = fz_u64(in);
 	h.deth_qkey = (sel & 0x10) ? fz_u32(in) : 0x11111111u;
 	h.deth_sqpn = fz_u32(in) & ROCE_QPN_MASK;
+	h.xrc_srqn = fz_u8(in) < 0xc0 ? z->xsrq.srqn : fz_u32(in) & ROCE_QPN_MASK;
+	if (h.dqpn == SNIC_GSI_QPN)
+		h.deth_qkey = SNIC_GSI_QKEY;
+	if (h.dqpn == SNIC_MCAST_QPN) {
+		static const uint8_t mc[6] = { 1, 0, 0x5e, 1, 2, 3 };
+
+		memcpy(h.dmac, mc, 6);
+		h.dip = FZ_GROUP;
+	}
 	if (!roce_opcodes[h.opcode].flags)
 		h.opcode = ROCE_RC_SEND_ONLY; /* the codec refuses it anyway */
 	plen = fz_u16(in) % 4200u;
@@ -89,6 +133,8 @@ static void structured(struct fz_world *w, struct fz_in *in, int to_b)
 		plen = 0;
 	for (uint32_t i = 0; i < plen; i++)
 		frame[hl + i] = in->n ? in->p[i % in->n] : (uint8_t)i;
+	if (h.dqpn == SNIC_GSI_QPN)
+		cm_mad(frame + hl, plen, z, in);
 	uint32_t n = roce_build(frame, &h, plen);
 	fake_link_inject(&w->e->s->link, to_b, frame, (uint16_t)n);
 }
@@ -103,6 +149,16 @@ static void raw(struct fz_world *w, struct fz_in *in, int to_b)
 	in->p += n;
 	in->n -= n;
 	fake_link_inject(&w->e->s->link, to_b, frame, n);
+}
+
+/* Port down and up again (port events, the queues' drop on link down). */
+static void link_down(struct fz_world *w, int b)
+{
+	struct fdev *d = b ? &w->e->s->b : &w->e->s->a;
+
+	d->hal.link_is_up = 0;
+	fsim_idle(w->e->s, 3);
+	d->hal.link_is_up = 1;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -120,6 +176,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			structured(w, &in, to_b);
 		if (c & 4)
 			fz_traffic(w, fz_u8(&in));
+		if ((c & 0x60) == 0x60) { /* lose or repeat what comes next */
+			w->loss = fz_u8(&in);
+			w->dup = fz_u8(&in);
+		}
+		if ((c & 0x6e) == 0x4e) /* the link goes down for these steps */
+			link_down(w, to_b);
 		fsim_idle(w->e->s, 1 + ((c >> 3) & 7));
 		if (c & 0x80) /* long enough for timers (RNR, transport) */
 			w->e->s->clock += 1000000ull << ((c >> 4) & 7);

@@ -4,7 +4,9 @@
  * receive, SRQ) into the rings of NIC a's QPs of a live world
  * (fuzz_env.h), sets the doorbell records to values of its choosing
  * (the next index, or anything) and rings; the simulation then runs, so
- * the WQEs are fetched, checked, executed or completed in error.
+ * the WQEs are fetched, checked, executed or completed in error.  FZ_H/FZ_A
+ * markers in a WQE (fuzz_env.h) become live keys and addresses; the
+ * virtual clock may jump (timers, retransmission).
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -12,8 +14,8 @@
 #include "fuzz_env.h"
 #include "nic/top.h"
 
-static void write_ring(struct fdev *d, uint64_t ring, uint32_t cnt,
-		       uint32_t stride_log, uint32_t idx, struct fz_in *in)
+static void write_ring(struct fz_world *w, struct fdev *d, uint64_t ring,
+		       uint32_t cnt, uint32_t stride_log, uint32_t idx, struct fz_in *in)
 {
 	uint32_t len = 1u << stride_log;
 	uint8_t *p = fdev_ptr(d, ring + ((uint64_t)(idx & (cnt - 1)) << stride_log));
@@ -21,6 +23,7 @@ static void write_ring(struct fdev *d, uint64_t ring, uint32_t cnt,
 
 	memset(p, 0, len);
 	memcpy(p, in->p, n);
+	fz_subst(w, 0, p, len);
 	in->p += n;
 	in->n -= n;
 }
@@ -34,20 +37,20 @@ static void one(struct fz_world *w, struct fz_in *in)
 
 	switch ((c >> 3) & 3) {
 	case 0: /* send WQE */
-		write_ring(d, qp->sq_pa, qp->sq_cnt, qp->sq_stride_log, qp->sq_pi, in);
+		write_ring(w, d, qp->sq_pa, qp->sq_cnt, qp->sq_stride_log, qp->sq_pi, in);
 		qp->sq_pi = (c & 0x80) ? fz_u32(in) : qp->sq_pi + 1;
 		atomic_store(&db->sq_pi, qp->sq_pi);
 		break;
 	case 1: /* receive WQE */
-		write_ring(d, qp->rq_pa, qp->rq_cnt, qp->rq_stride_log, qp->rq_pi, in);
+		write_ring(w, d, qp->rq_pa, qp->rq_cnt, qp->rq_stride_log, qp->rq_pi, in);
 		qp->rq_pi = (c & 0x80) ? fz_u32(in) : qp->rq_pi + 1;
 		atomic_store(&db->rq_pi, qp->rq_pi);
 		break;
 	case 2: { /* SRQ WQE */
-		struct fsrq *q = &w->a.srq;
+		struct fsrq *q = (c & 0x20) ? &w->a.xsrq : &w->a.srq;
 		struct snic_srq_dbrec *sdb = fdev_ptr(d, q->dbrec_pa);
 
-		write_ring(d, q->ring_pa, q->cnt, q->stride_log, q->pi, in);
+		write_ring(w, d, q->ring_pa, q->cnt, q->stride_log, q->pi, in);
 		q->pi = (c & 0x80) ? fz_u32(in) : q->pi + 1;
 		atomic_store(&sdb->pi, q->pi);
 		break;
@@ -65,7 +68,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (unsigned k = 0; in.n && k < 32; k++) {
 		one(w, &in);
-		fsim_idle(w->e->s, 1 + (fz_u8(&in) & 7));
+		uint8_t t = fz_u8(&in);
+
+		fsim_idle(w->e->s, 1 + (t & 7));
+		if (t & 0x80)
+			w->e->s->clock += 1000000ull << ((t >> 3) & 15);
 	}
 	fsim_idle(w->e->s, 8);
 	return 0;

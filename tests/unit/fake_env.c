@@ -114,6 +114,21 @@ int fqp_ud_ready(struct fqp *qp, uint32_t qkey, uint32_t sq_psn)
 	return fqp_modify(qp, SNIC_QP_STATE | SNIC_QP_SQ_PSN, &a);
 }
 
+int fqp_raw_ready(struct fqp *qp)
+{
+	struct snic_qp_attr a;
+	int st;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = SNIC_QPS_INIT;
+	a.port_num = 1;
+	st = fqp_modify(qp, SNIC_QP_STATE | SNIC_QP_PORT, &a);
+	a.qp_state = SNIC_QPS_RTR;
+	st = st ? st : fqp_modify(qp, SNIC_QP_STATE, &a);
+	a.qp_state = SNIC_QPS_RTS;
+	return st ? st : fqp_modify(qp, SNIC_QP_STATE, &a);
+}
+
 void fud_addr(struct snic_wqe_ud *ud, uint32_t ip, uint32_t qpn, uint32_t qkey)
 {
 	memset(ud, 0, sizeof(*ud));

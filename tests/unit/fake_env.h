@@ -50,6 +50,8 @@ void fpattern(uint8_t *p, size_t n, uint32_t seed);
 
 /* UD: RESET -> INIT (Q_Key) -> RTR -> RTS. */
 int fqp_ud_ready(struct fqp *qp, uint32_t qkey, uint32_t sq_psn);
+/* A raw packet QP: RESET -> INIT (port 1) -> RTR -> RTS. */
+int fqp_raw_ready(struct fqp *qp);
 /* A UD address vector for (ip, qpn, qkey): dgid ::ffff:ip. */
 void fud_addr(struct snic_wqe_ud *ud, uint32_t ip, uint32_t qpn, uint32_t qkey);
 

@@ -22,28 +22,13 @@ struct raw_env {
 	struct fqp ra, rb;      /* raw QPs on a and b */
 };
 
-static int raw_ready(struct fqp *qp)
-{
-	struct snic_qp_attr a;
-	int st;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = SNIC_QPS_INIT;
-	a.port_num = 1;
-	st = fqp_modify(qp, SNIC_QP_STATE | SNIC_QP_PORT, &a);
-	a.qp_state = SNIC_QPS_RTR;
-	st = st ? st : fqp_modify(qp, SNIC_QP_STATE, &a);
-	a.qp_state = SNIC_QPS_RTS;
-	return st ? st : fqp_modify(qp, SNIC_QP_STATE, &a);
-}
-
 static void raw_setup(struct raw_env *r)
 {
 	r->e = fenv_new(4200, 1u << 21, 256);
 	CU_ASSERT_EQUAL_FATAL(fside_qp(&r->e->a, &r->ra, SNIC_QPT_RAW_PACKET, 0), SNIC_ST_OK);
 	CU_ASSERT_EQUAL_FATAL(fside_qp(&r->e->b, &r->rb, SNIC_QPT_RAW_PACKET, 0), SNIC_ST_OK);
-	CU_ASSERT_EQUAL_FATAL(raw_ready(&r->ra), SNIC_ST_OK);
-	CU_ASSERT_EQUAL_FATAL(raw_ready(&r->rb), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fqp_raw_ready(&r->ra), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fqp_raw_ready(&r->rb), SNIC_ST_OK);
 }
 
 /* An IPv4/UDP frame to dport with plen payload bytes at a's offset 0. */
@@ -148,7 +133,7 @@ static void test_raw_priority(void)
 
 	raw_setup(&r);
 	CU_ASSERT_EQUAL_FATAL(fside_qp(&r.e->b, &rb2, SNIC_QPT_RAW_PACKET, 0), SNIC_ST_OK);
-	CU_ASSERT_EQUAL_FATAL(raw_ready(&rb2), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fqp_raw_ready(&rb2), SNIC_ST_OK);
 	CU_ASSERT_EQUAL(raw_flow(&r.rb, 0, 5, NULL), SNIC_ST_OK);
 	CU_ASSERT_EQUAL(raw_flow(&rb2, 7000, 1, NULL), SNIC_ST_OK);
 	raw_recv(&r.rb, &r.e->b, 1, 2048);

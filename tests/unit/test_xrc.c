@@ -331,6 +331,14 @@ static void test_xrc_no_such_srq(void)
 	CU_ASSERT_FALSE(fsim_poll_cq(v.e->s, &v.e->b.cq, &c, 200));
 	CU_ASSERT_EQUAL(fside_counter(&v.e->b, "nak_inv_req_sent"), 1);
 	fenv_free(v.e);
+	/* a number whose index is past the SRQ table (fuzz_rx found it
+	 * indexing srqs[] out of bounds; UBSan in `make asan`) */
+	xrc_setup(&v);
+	xrc_send(&v, 33, 0xffffff, 0, 64);
+	CU_ASSERT_FATAL(fsim_poll_cq(v.e->s, &v.e->a.cq, &c, STEPS));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_REM_INV_REQ_ERR);
+	CU_ASSERT_EQUAL(fside_counter(&v.e->b, "xrc_bad_srq"), 1);
+	fenv_free(v.e);
 }
 
 /* A host writing into the rings an XRC target does not have (its RQ and

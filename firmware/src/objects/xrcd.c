@@ -175,10 +175,10 @@ void xrc_recv_qp_release(struct snic_nic *nic, struct snic_qp *qp)
 int xrc_recv_bind(struct snic_nic *nic, struct snic_qp *qp, uint32_t srqn)
 {
 	uint32_t si = handle_idx(srqn);
-	struct snic_srq *s = &nic->srqs[si];
+	/* the index is the wire's: no slot address before it is checked */
+	struct snic_srq *s = si < SNIC_MAX_SRQ ? &nic->srqs[si] : NULL;
 
-	if (si >= SNIC_MAX_SRQ || !s->in_use || !s->xrc ||
-	    obj_handle(&s->obj, si) != srqn ||
+	if (!s || !s->in_use || !s->xrc || obj_handle(&s->obj, si) != srqn ||
 	    /* the packets of one message go to one SRQ */
 	    (qp->resp.in_send && qp->has_srq && qp->srq != si)) {
 		CNT_INC(&nic->core, xrc_bad_srq);
