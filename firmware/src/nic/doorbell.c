@@ -21,7 +21,10 @@ static unsigned qp_word_poll(struct snic_nic *nic, unsigned w)
 			CNT_INC(&nic->core, doorbells_spurious);
 			continue;
 		}
-		qp_doorbell(nic, qp);
+		if (qp->core) /* another core's QP: to it (nic/xcore.c) */
+			xcore_doorbell(nic, qp, w, b);
+		else
+			qp_doorbell(nic, qp);
 	}
 	return work;
 }
@@ -54,7 +57,9 @@ unsigned doorbell_poll(struct snic_nic *nic)
 	if (sum & SNIC_DB_SUMMARY_CMD) {
 		uint64_t bits = atomic_exchange_explicit(&nic->core.db->cmd_bits, 0,
 							 memory_order_acquire);
+		xcore_park_all(nic); /* commands run alone (nic/xcore.c) */
 		work += cmd_poll(nic, bits);
+		xcore_unpark_all(nic);
 	}
 	sum &= ~SNIC_DB_SUMMARY_CMD;
 	while (sum) {

@@ -26,7 +26,7 @@ static int dm_find(const struct snic_nic *nic, uint32_t n, uint32_t align,
 		   uint32_t *first)
 {
 	for (uint32_t f = 0; f + n <= DM_PAGES; f += align)
-		if (!(nic->dm_used & run_mask(f, n))) {
+		if (!(nic->sh->dm_used & run_mask(f, n))) {
 			*first = f;
 			return 0;
 		}
@@ -54,7 +54,7 @@ int dm_alloc(struct snic_nic *nic, unsigned ctx,
 	obj_claim(dm, sizeof(*dm), ctx);
 	dm->first = first;
 	dm->npages = n;
-	nic->dm_used |= run_mask(first, n);
+	nic->sh->dm_used |= run_mask(first, n);
 	memset(nic->core.bar + SNIC_BAR_DM_OFF + (size_t)first * SNIC_PAGE_SIZE,
 	       0, (size_t)n * SNIC_PAGE_SIZE);
 	out->handle = obj_handle(&dm->obj, i);
@@ -68,7 +68,7 @@ int dm_free(struct snic_nic *nic, unsigned ctx, uint32_t handle)
 	int st = obj_release(dm ? &dm->obj : NULL);
 
 	if (st == SNIC_ST_OK)
-		nic->dm_used &= ~run_mask(dm->first, dm->npages);
+		nic->sh->dm_used &= ~run_mask(dm->first, dm->npages);
 	return st;
 }
 

@@ -84,9 +84,9 @@ static void apply_av(struct snic_nic *nic, struct snic_qp *qp,
 	qp->ip6 = !v4;
 	if (qp->ip6)
 		qp->dip = 0;
-	qp->dmac_valid = neigh_lookup_addr(&nic->neigh, s->dgid, qp->dmac);
+	qp->dmac_valid = neigh_lookup_addr(nic->neigh, s->dgid, qp->dmac);
 	if (!qp->dmac_valid)
-		neigh_resolve_addr(&nic->neigh, s->dgid);
+		neigh_resolve_addr(nic->neigh, s->dgid);
 }
 
 static void apply_attrs(struct snic_nic *nic, struct snic_qp *qp,

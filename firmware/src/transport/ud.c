@@ -48,7 +48,7 @@ static enum ud_route ud_hdrs(struct snic_nic *nic, struct snic_qp *qp,
 	}
 	if (v4 && ipv4_is_mcast(d.dip)) {
 		ipv4_mcast_mac(d.dip, mac); /* no ARP for a group */
-	} else if (!neigh_lookup_addr(&nic->neigh, a->dgid, mac)) {
+	} else if (!neigh_lookup_addr(nic->neigh, a->dgid, mac)) {
 		if (nic->core.now >= qp->arp_next_ns && cur->npkts++ >= UD_ARP_TRIES)
 			return UD_NO_NEIGH;
 		sq_arp_retry(nic, qp, a->dgid);
