@@ -33,6 +33,10 @@ struct snic_nic_config {
 	 * the board places contexts' own segments (snic_nic_ctx_grant); 0 =
 	 * none.  The HAL's DMA ops cover host_mem_size + seg_area_size. */
 	uint64_t seg_area_size;
+	/* Several cores (snic_nic_init_cores) polled in turn from one thread
+	 * (a simulation): a command then never runs beside another core's
+	 * pass, so it needs no park handshake (nic/xcore.c). */
+	uint8_t cores_in_turn;
 };
 
 /* Bytes the board must provide (zeroed, 64-byte aligned) for one NIC. */

@@ -75,6 +75,7 @@ struct snic_xc_port {
  * msg[f][t] carry frames and messages from core f to core t. */
 struct snic_xcore {
 	uint32_t ncores;
+	bool in_turn;          /* cfg.cores_in_turn: no parking needed      */
 	struct snic_nic *views[SNIC_MAX_CORES];
 	struct snic_xc_ring *pkt[SNIC_MAX_CORES][SNIC_MAX_CORES];
 	struct snic_xc_ring *msg[SNIC_MAX_CORES][SNIC_MAX_CORES];

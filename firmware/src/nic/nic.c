@@ -152,6 +152,7 @@ struct snic_nic *snic_nic_init_cores(void *mem, const struct snic_nic_config *cf
 		return NULL;
 	memset(mem, 0, snic_nic_size_cores(ncores));
 	sh = xcore_layout(mem, ncores);
+	sh->xc.in_turn = cfg->cores_in_turn != 0;
 	if (ncores > 1)
 		hal = steer_port_init(&sh->xc.port[0], hal, nic, 0);
 	core_init(&nic->core, cfg, hal, bar);
@@ -250,5 +251,6 @@ void snic_nic_fini(struct snic_nic *nic)
 	for (unsigned c = 0; c < SNIC_MAX_CTX; c++)
 		if (nic->core.ctx_open[c])
 			ctx_destroy(nic, c);
+	xcore_fini(nic); /* the other cores' buffers and the rings' frames */
 	core_tx_drop_all(&nic->core);
 }

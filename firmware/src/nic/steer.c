@@ -82,13 +82,14 @@ static uint16_t rx0(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
 {
 	struct snic_xc_port *pt = h;
 	struct snic_nic *nic = pt->view;
-	uint16_t k = 0, got;
+	uint16_t k = 0, got, end;
 
 	while (k < n && pt->loop_head != pt->loop_tail)
 		pkts[k++] = pt->loop[pt->loop_head++ % SNIC_XC_PKT_RING];
 	got = pt->real->ops->rx_burst(pt->real->ctx, port, pkts + k,
 				      (uint16_t)(n - k));
-	for (uint16_t i = k; i < k + got; i++) {
+	end = (uint16_t)(k + got);
+	for (uint16_t i = k; i < end; i++) {
 		unsigned to = frame_owner(nic, pkts[i]);
 
 		if (to == 0)

@@ -39,6 +39,7 @@ unsigned xcore_poll(struct snic_nic *nic0);
 unsigned xcore_pass(struct snic_nic *nic);
 uint64_t xcore_counter(const struct snic_nic *nic, unsigned i);
 void xcore_counters_reset(struct snic_nic *nic0);
+void xcore_fini(struct snic_nic *nic0);
 void xcore_park_all(struct snic_nic *nic0);
 void xcore_unpark_all(struct snic_nic *nic0);
 void xcore_doorbell(struct snic_nic *nic0, struct snic_qp *qp, unsigned w,

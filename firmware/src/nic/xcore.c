@@ -114,7 +114,7 @@ void xcore_park_all(struct snic_nic *nic0)
 	struct snic_xcore *xc = nic0->core.xc;
 	uint32_t gen;
 
-	if (!xc)
+	if (!xc || xc->in_turn)
 		return;
 	gen = atomic_load_explicit(&xc->park_gen, memory_order_relaxed) + 1;
 	atomic_store_explicit(&xc->park_gen, gen, memory_order_seq_cst);
@@ -130,7 +130,7 @@ void xcore_unpark_all(struct snic_nic *nic0)
 {
 	struct snic_xcore *xc = nic0->core.xc;
 
-	if (!xc)
+	if (!xc || xc->in_turn)
 		return;
 	atomic_store_explicit(&xc->park_gen,
 			      atomic_load_explicit(&xc->park_gen,
@@ -286,4 +286,27 @@ void xcore_counters_reset(struct snic_nic *nic0)
 	for (unsigned k = 1; k < xc->ncores; k++)
 		memcpy(xc->cnt_base[k], xc->views[k]->core.cnt,
 		       sizeof(xc->cnt_base[k]));
+}
+
+/* Stop (the other loops have ended): every frame the other cores and the
+ * rings hold goes back to the HAL. */
+void xcore_fini(struct snic_nic *nic0)
+{
+	struct snic_xcore *xc = nic0->core.xc;
+	struct snic_xc_port *pt;
+	struct snic_pkt *p;
+
+	if (!xc)
+		return;
+	pt = &xc->port[0];
+	for (unsigned k = 1; k < xc->ncores; k++) {
+		core_tx_drop_all(&xc->views[k]->core);
+		while (xc_ring_pop(xc->pkt[0][k], &p, 1) ||
+		       xc_ring_pop(xc->pkt[k][0], &p, 1))
+			pt->real->ops->pkt_free(pt->real->ctx, &p, 1);
+	}
+	while (pt->loop_head != pt->loop_tail) {
+		p = pt->loop[pt->loop_head++ % SNIC_XC_PKT_RING];
+		pt->real->ops->pkt_free(pt->real->ctx, &p, 1);
+	}
 }
