@@ -97,9 +97,14 @@ uint64_t fdev_counter(struct fdev *d, const char *name)
 
 /* Firmware cores per fake NIC: $SNIC_UNIT_CORES (1..16), else 1.  The
  * cores are polled in turn, core 0 first (cfg.cores_in_turn). */
+unsigned fdev_cores_force; /* a test's own count, over the environment */
+
 unsigned fdev_cores(void)
 {
 	const char *e = getenv("SNIC_UNIT_CORES");
+
+	if (fdev_cores_force)
+		return fdev_cores_force;
 	unsigned n = e ? (unsigned)atoi(e) : 1;
 
 	return n >= 1 && n <= 16 ? n : 1;
