@@ -138,12 +138,19 @@ unsigned steer_tx_gather(struct snic_nic *nic0)
 
 	for (unsigned k = 1; k < xc->ncores; k++) {
 		struct snic_pkt *p[SNIC_BURST];
-		uint32_t room = core_tx_room(&nic0->core), n;
+		uint32_t n, taken = 0;
 
-		n = xc_ring_pop(xc->pkt[k][0], p, room < SNIC_BURST ? room : SNIC_BURST);
-		for (uint32_t i = 0; i < n; i++)
-			core_tx(&nic0->core, p[i]);
-		work += n;
+		/* up to a pass's TX budget from each core, a burst at a time */
+		do {
+			uint32_t room = core_tx_room(&nic0->core);
+
+			n = xc_ring_pop(xc->pkt[k][0], p,
+					room < SNIC_BURST ? room : SNIC_BURST);
+			for (uint32_t i = 0; i < n; i++)
+				core_tx(&nic0->core, p[i]);
+			taken += n;
+		} while (n == SNIC_BURST && taken < SNIC_TX_BUDGET);
+		work += taken;
 	}
 	return work;
 }
