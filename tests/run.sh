@@ -20,6 +20,8 @@
 #   SNIC_BUILD          build tree to test (default: $BUILD, else build)
 #   SNIC_TIMEOUT_SCALE  multiply every time limit (default 1, 3 for *asan*)
 #   SNIC_LOG_TAIL       log lines shown for a failed case (default 40)
+#   SNIC_EMU_CORES      firmware cores per NIC of every snic-emu the cases
+#                       start (its --cores default; 1 when unset)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -57,6 +59,8 @@ case_add() {
 	C_SUITE+=("$suite") C_NAME+=("$name") C_LIMIT+=("$limit") C_CMD+=("${cmd% }")
 }
 case_add unit     unit                 180 bash "$IT/unit.sh"
+# every unit test again with 2 firmware cores per fake NIC (polled in turn)
+case_add unit     unit/cores2          180 env SNIC_UNIT_CORES=2 bash "$IT/unit.sh"
 case_add unit     unit/layers           30 bash tools/check-layers.sh
 case_add unit     unit/abi-doc         120 bash "$IT/abi-doc.sh"
 case_add unit     unit/verbs-table      30 bash "$IT/verbs-table.sh"

@@ -54,6 +54,7 @@ struct emu_opts {
 	unsigned link_timeout_s;
 	unsigned nnics;         /* 0: the default pair over a ring pair     */
 	int no_netdev;          /* --no-netdev: no NIC gets an interface    */
+	unsigned cores;         /* --cores: firmware loops (threads) per NIC */
 	struct emu_nic_spec nic[EMU_MAX_NICS];
 	int eal_argc;
 	char **eal_argv;

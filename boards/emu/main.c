@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -125,7 +126,7 @@ static int emu_dma_fetch_add(void *h, uint64_t pa, uint64_t add,
 
 /* The time of the current loop pass: run() reads the clock once per pass
  * for every NIC it polls and for its own back-off (0 outside run()). */
-static uint64_t pass_now;
+static _Thread_local uint64_t pass_now; /* each core's loop its own */
 
 static uint64_t emu_now_ns(void *h)
 {
@@ -254,9 +255,12 @@ static void nic_config(struct emu_nic *e, const struct emu_nic_spec *s,
 /* Undo whatever set-up reached; safe to call at any point.  Traffic stops
  * first (firmware down), then the ports (a memif peer sees a clean
  * disconnect with nothing in flight), then EAL and the runtime files. */
+static void cores_stop(void);
+
 static void shutdown_all(void)
 {
 	broker_fini(); /* its contexts end while the firmware still runs */
+	cores_stop();  /* then the other cores' loops (core 0's has ended) */
 	emu_fault_fini(); /* held frames back to the pools, totals printed */
 	for (unsigned i = 0; i < emu.nnics; i++) {
 		if (emu.nic[i].fw != NULL)
@@ -497,9 +501,16 @@ static int want_netdev(const struct emu_nic_spec *s)
 	return 1;
 }
 
+/* Firmware cores per NIC (--cores): core 0 in run(), the others each in
+ * a thread of its own serving that core of every NIC (core_loop). */
+static unsigned emu_cores = 1;
+static pthread_t core_thread[16];
+static unsigned core_threads;
+static atomic_int core_stop;
+
 static void setup_nic_fw(struct emu_nic *e)
 {
-	size_t size = (snic_nic_size() + 63) & ~(size_t)63;
+	size_t size = (snic_nic_size_cores(emu_cores) + 63) & ~(size_t)63;
 
 	e->fw_mem = aligned_alloc(64, size);
 	if (e->fw_mem == NULL) {
@@ -514,7 +525,8 @@ static void setup_nic_fw(struct emu_nic *e)
 				e->cfg.ipv4, e->cfg.eth_mtu);
 	e->hal.ops = e->netdev.fd >= 0 ? &emu_hal_ops_netdev : &emu_hal_ops;
 	e->hal.ctx = e;
-	e->fw = snic_nic_init(e->fw_mem, &e->cfg, &e->hal, e->posix.bar);
+	e->fw = snic_nic_init_cores(e->fw_mem, &e->cfg, &e->hal, e->posix.bar,
+				    emu_cores);
 	if (e->fw == NULL) {
 		fprintf(stderr, "snic-emu: %s: firmware refused the "
 			"configuration (MTU %u too small for RoCE?)\n",
@@ -720,6 +732,65 @@ static void set_idle(uint32_t v)
 		atomic_store(&bar_hdr(&emu.nic[i])->fw_idle, v);
 }
 
+/* Core k (>= 1) of every NIC: its QPs' transport, fed by core 0 through
+ * rings (the firmware's nic/steer.c and nic/xcore.c).  Idle, it spins,
+ * yields, then sleeps in short naps: its work arrives from core 0, which
+ * has no way to wake it, so a nap bounds the latency of its first frame
+ * after a quiet spell and of a command's park handshake. */
+#define CORE_NAP_NS 50000ull
+
+static void *core_loop(void *arg)
+{
+	unsigned k = (unsigned)(uintptr_t)arg;
+	uint64_t yield_until = 0;
+	unsigned idle = 0;
+	char name[16];
+
+	snprintf(name, sizeof(name), "snic-core%u", k);
+	pthread_setname_np(pthread_self(), name);
+	while (!atomic_load_explicit(&core_stop, memory_order_acquire)) {
+		unsigned work = 0;
+		uint64_t now;
+
+		for (unsigned i = 0; i < emu.nnics; i++)
+			work += snic_nic_poll(snic_nic_core(emu.nic[i].fw, k));
+		if (work) {
+			idle = 0;
+			continue;
+		}
+		now = snic_posix_now_ns(NULL);
+		if (++idle < SPIN_ITERS)
+			rte_pause();
+		else if (idle == SPIN_ITERS)
+			yield_until = now + YIELD_NS;
+		else if (now < yield_until)
+			sched_yield();
+		else
+			sleep_ns(CORE_NAP_NS);
+	}
+	return NULL;
+}
+
+static void cores_start(void)
+{
+	for (unsigned k = 1; k < emu_cores; k++) {
+		if (pthread_create(&core_thread[k], NULL, core_loop,
+				   (void *)(uintptr_t)k) != 0) {
+			fprintf(stderr, "snic-emu: cannot start core %u\n", k);
+			die();
+		}
+		core_threads = k;
+	}
+}
+
+static void cores_stop(void)
+{
+	atomic_store_explicit(&core_stop, 1, memory_order_release);
+	for (unsigned k = 1; k <= core_threads; k++)
+		pthread_join(core_thread[k], NULL);
+	core_threads = 0;
+}
+
 /*
  * The sleep handshake with the host driver, which after ringing a doorbell
  * does: if (fw_idle) { kick++; FUTEX_WAKE(kick); }.
@@ -860,6 +931,7 @@ int main(int argc, char **argv)
 	if (rc != 0)
 		return rc;
 	install_signals();
+	emu_cores = o.cores;
 	pair_specs(o.no_netdev);
 	setup_runtime_files(&o);
 	if (emu_check_vdevs(o.eal_argc, o.eal_argv) != 0)
@@ -881,10 +953,14 @@ int main(int argc, char **argv)
 	view_create();
 	for (unsigned i = 0; i < emu.nnics; i++)
 		print_nic(&emu.nic[i]);
+	if (emu_cores > 1)
+		printf("firmware cores per NIC: %u (core 0 polls the ports and "
+		       "steers by destination QPN)\n", emu_cores);
 	printf("ready: run dir %s, host memory %s (%" PRIu64 " bytes)%s%s\n",
 	       emu.run_dir, emu.hm.path, emu.hm.size,
 	       o.pcap != NULL ? ", capture " : "", o.pcap != NULL ? o.pcap : "");
 
+	cores_start();
 	run();
 
 	printf("snic-emu: %s, stopping\n", strsignal(stop_signal));

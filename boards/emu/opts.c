@@ -51,6 +51,9 @@ static void usage(FILE *f, const char *prog)
 "                         multiple of 4096)\n"
 "  --pcap FILE            default pair only: capture snic0's port to FILE\n"
 "  --no-netdev            no kernel network interface for any NIC\n"
+"  --cores N              firmware cores per NIC, one thread each (1..16;\n"
+"                         default $SNIC_EMU_CORES, else 1): core 0 polls\n"
+"                         the ports and steers by destination QPN\n"
 "  --run-dir DIR          runtime files (default $SNIC_RUN_DIR or\n"
 "                         " SNIC_RUN_DIR_DEFAULT ")\n"
 "  --link-timeout SECS    fail unless every port's link is up within SECS\n"
@@ -295,6 +298,18 @@ static int check_nics(const struct emu_opts *o)
 	return 0;
 }
 
+static int parse_cores(const char *arg, struct emu_opts *o)
+{
+	unsigned long v;
+
+	if (parse_uint(arg, 16, &v) != 0 || v == 0) {
+		fprintf(stderr, "snic-emu: bad core count '%s' (1..16)\n", arg);
+		return -1;
+	}
+	o->cores = (unsigned)v;
+	return 0;
+}
+
 static int parse_one(int c, struct emu_opts *o)
 {
 	unsigned long v;
@@ -329,6 +344,8 @@ static int parse_one(int c, struct emu_opts *o)
 		}
 		o->link_timeout_s = (unsigned)v;
 		return 0;
+	case 'c':
+		return parse_cores(optarg, o);
 	case 's':
 		if (parse_size(optarg, &o->host_mem_size) != 0) {
 			fprintf(stderr, "snic-emu: bad --host-mem-size '%s'\n",
@@ -352,6 +369,7 @@ int emu_parse_opts(int argc, char **argv, struct emu_opts *o)
 		{ "link-timeout", required_argument, NULL, 't' },
 		{ "fault", required_argument, NULL, 'f' },
 		{ "no-netdev", no_argument, NULL, 'N' },
+		{ "cores", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -360,6 +378,10 @@ int emu_parse_opts(int argc, char **argv, struct emu_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->host_mem_size = SNIC_HOSTMEM_SIZE_DEFAULT;
 	o->link_timeout_s = EMU_LINK_TIMEOUT;
+	o->cores = 1;
+	if (getenv("SNIC_EMU_CORES") && *getenv("SNIC_EMU_CORES") &&
+	    parse_cores(getenv("SNIC_EMU_CORES"), o) != 0)
+		return 2;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout, argv[0]);

@@ -26,11 +26,13 @@ void fdev_init(struct fdev *d, const char *name, const uint8_t mac[6],
 	memset(d, 0, sizeof(*d));
 	fake_hal_init(&d->hal, FDEV_MEM_SIZE);
 	snprintf(d->name, sizeof(d->name), "%s", name);
-	d->nic_mem = aligned_alloc(64, (snic_nic_size() + 63) & ~(size_t)63);
+	d->ncores = fdev_cores();
+	d->nic_mem = aligned_alloc(64, (snic_nic_size_cores(d->ncores) + 63) &
+				   ~(size_t)63);
 	d->bar = aligned_alloc(64, SNIC_BAR_SIZE);
 	if (!d->nic_mem || !d->bar)
 		abort();
-	memset(d->nic_mem, 0, snic_nic_size());
+	memset(d->nic_mem, 0, snic_nic_size_cores(d->ncores));
 	memset(d->bar, 0, SNIC_BAR_SIZE);
 	d->cfg.name = d->name;
 	d->cfg.host_mem = "fake-host-mem";
@@ -40,7 +42,9 @@ void fdev_init(struct fdev *d, const char *name, const uint8_t mac[6],
 	fdev_ipv6(ipv4, d->cfg.ipv6);
 	d->cfg.eth_mtu = eth_mtu;
 	d->cfg.node_guid = 0x0200000000000000ull | ipv4;
-	d->nic = snic_nic_init(d->nic_mem, &d->cfg, &d->hal.hal, d->bar);
+	d->cfg.cores_in_turn = 1;
+	d->nic = snic_nic_init_cores(d->nic_mem, &d->cfg, &d->hal.hal, d->bar,
+				     d->ncores);
 	/* leave page 0 unused: pa 0 stays an obviously wrong address */
 	d->bump = SNIC_PAGE_SIZE;
 }
@@ -91,12 +95,37 @@ uint64_t fdev_counter(struct fdev *d, const char *name)
 	abort();
 }
 
+/* Firmware cores per fake NIC: $SNIC_UNIT_CORES (1..16), else 1.  The
+ * cores are polled in turn, core 0 first (cfg.cores_in_turn). */
+unsigned fdev_cores_force; /* a test's own count, over the environment */
+
+unsigned fdev_cores(void)
+{
+	const char *e = getenv("SNIC_UNIT_CORES");
+
+	if (fdev_cores_force)
+		return fdev_cores_force;
+	unsigned n = e ? (unsigned)atoi(e) : 1;
+
+	return n >= 1 && n <= 16 ? n : 1;
+}
+
+/* One pass of every core of the NIC. */
+unsigned fdev_pass(struct fdev *d)
+{
+	unsigned work = 0, n = snic_nic_ncores(d->nic);
+
+	for (unsigned k = 0; k < n; k++)
+		work += snic_nic_poll(snic_nic_core(d->nic, k));
+	return work;
+}
+
 unsigned fdev_poll(struct fdev *d, unsigned passes)
 {
 	unsigned work = 0;
 
 	while (passes--)
-		work += snic_nic_poll(d->nic);
+		work += fdev_pass(d);
 	return work;
 }
 
@@ -145,7 +174,7 @@ int fctx_cmd(struct fctx *c, uint16_t op, const void *in, uint32_t inlen,
 	for (unsigned i = 0; i < FDEV_CMD_POLLS; i++) {
 		int st;
 
-		snic_nic_poll(c->dev->nic);
+		fdev_pass(c->dev);
 		st = fctx_cmd_status(c, out, outlen);
 		if (st != FST_TIMEOUT)
 			return st;
@@ -604,8 +633,8 @@ void fsim_step(struct fsim *s)
 {
 	s->clock += s->step_ns;
 	s->steps++;
-	snic_nic_poll(s->a.nic);
-	snic_nic_poll(s->b.nic);
+	fdev_pass(&s->a);
+	fdev_pass(&s->b);
 }
 
 bool fsim_run(struct fsim *s, bool (*cond)(void *arg), void *arg,

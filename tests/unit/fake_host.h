@@ -29,6 +29,7 @@ struct fdev {
 	struct snic_nic_config cfg;
 	char name[16];
 	uint64_t bump;          /* next free byte of the window */
+	unsigned ncores;        /* firmware cores (fdev_cores)  */
 };
 
 /* An opened device (host context slot). */
@@ -70,6 +71,9 @@ uint64_t fdev_alloc(struct fdev *d, uint64_t size, uint64_t align);
 void *fdev_ptr(struct fdev *d, uint64_t pa);
 struct snic_ctx_slot *fdev_slot(struct fdev *d, unsigned slot);
 uint64_t fdev_counter(struct fdev *d, const char *name);
+extern unsigned fdev_cores_force; /* 0: $SNIC_UNIT_CORES decides */
+unsigned fdev_cores(void);
+unsigned fdev_pass(struct fdev *d);
 unsigned fdev_poll(struct fdev *d, unsigned passes);
 
 /* Claim slot and CTX_OPEN; returns the status. */

@@ -111,7 +111,7 @@ static void test_cmd_other_context(void)
 	CU_ASSERT_FALSE(d->nic->qps[SNIC_QPN_IDX(qp0.qpn)].in_use);
 	CU_ASSERT_FALSE(d->nic->mrs[SNIC_KEY_IDX(key)].in_use);
 	CU_ASSERT_EQUAL(fqp_state(&qp1), SNIC_QPS_RESET);
-	CU_ASSERT_EQUAL(d->nic->mtt_free_n, 1);
+	CU_ASSERT_EQUAL(d->nic->sh->mtt_free_n, 1);
 	CU_ASSERT_EQUAL(fdev_fini(d), 0);
 	free(d);
 }

@@ -398,7 +398,7 @@ static void test_hw_mr_dereg_while_landing(void)
 	/* the SEND is landing: deregister X (completes later) */
 	dh.handle = xkey;
 	fctx_cmd_post(&w.e->b.ctx, SNIC_CMD_DEREG_MR, &dh, sizeof(dh));
-	snic_nic_poll(w.e->b.dev->nic);
+	fdev_pass(w.e->b.dev);
 	CU_ASSERT_EQUAL(fctx_cmd_status(&w.e->b.ctx, NULL, 0), FST_TIMEOUT);
 	CU_ASSERT(cnt(&w.e->b, "mr_dereg_waits") >= 1);
 	for (int i = 0; i < 255; i++) {

@@ -1179,7 +1179,7 @@ static void test_loss_control_priority(void)
 		p->len = sizeof(junk);
 		core_tx(&nic->core, p);
 	}
-	neigh_resolve(&nic->neigh, 0x0a0000fe);  /* an ARP request */
+	neigh_resolve(nic->neigh, 0x0a0000fe);  /* an ARP request */
 	send_aeth(nic, &nic->qps[SNIC_QPN_IDX(e->q[0].a.qpn)],
 		  ROCE_AETH_ACK | 0x1f, 0);     /* an ACK */
 	core_tx_flush(&nic->core);

@@ -265,7 +265,7 @@ static void test_mr_zero_length(void)
 	CU_ASSERT_PTR_NULL(mr_check(nic, k1, e->pd_idx, 0, 0x40010, 1));
 	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, k0), SNIC_ST_OK);
 	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, k1), SNIC_ST_OK);
-	CU_ASSERT_EQUAL(nic->mtt_free_n, 1);
+	CU_ASSERT_EQUAL(nic->sh->mtt_free_n, 1);
 	CU_ASSERT_EQUAL(nic->mtt_free_len[0], SNIC_MAX_MTT);
 	env_free(e);
 }
@@ -298,7 +298,7 @@ static void test_mr_pages_outside_window(void)
 	/* nothing was kept: no MR, MTT entirely free */
 	for (unsigned i = 0; i < SNIC_MAX_MR; i++)
 		CU_ASSERT_FALSE(nic->mrs[i].in_use);
-	CU_ASSERT_EQUAL(nic->mtt_free_n, 1);
+	CU_ASSERT_EQUAL(nic->sh->mtt_free_n, 1);
 	CU_ASSERT_EQUAL(nic->mtt_free_start[0], 0);
 	CU_ASSERT_EQUAL(nic->mtt_free_len[0], SNIC_MAX_MTT);
 	/* the last page of the window is fine */
@@ -384,19 +384,19 @@ static void test_mtt_reuse(void)
 	CU_ASSERT_EQUAL(mtt_of(nic, f), 35);
 	g = reg_n(e, pa, 5);  /* exactly fills the hole */
 	CU_ASSERT_EQUAL(mtt_of(nic, g), 25);
-	CU_ASSERT_EQUAL(nic->mtt_free_n, 1);
+	CU_ASSERT_EQUAL(nic->sh->mtt_free_n, 1);
 	/* free in an order that exercises every merge case */
 	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, d), SNIC_ST_OK);  /* alone */
 	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, c), SNIC_ST_OK);  /* alone */
-	CU_ASSERT_EQUAL(nic->mtt_free_n, 3);
+	CU_ASSERT_EQUAL(nic->sh->mtt_free_n, 3);
 	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, g), SNIC_ST_OK);  /* prev+next */
-	CU_ASSERT_EQUAL(nic->mtt_free_n, 2);
+	CU_ASSERT_EQUAL(nic->sh->mtt_free_n, 2);
 	CU_ASSERT_EQUAL(nic->mtt_free_start[0], 10);
 	CU_ASSERT_EQUAL(nic->mtt_free_len[0], 25);
 	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, f), SNIC_ST_OK);  /* prev+next */
-	CU_ASSERT_EQUAL(nic->mtt_free_n, 1);
+	CU_ASSERT_EQUAL(nic->sh->mtt_free_n, 1);
 	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, a), SNIC_ST_OK);  /* next */
-	CU_ASSERT_EQUAL(nic->mtt_free_n, 1);
+	CU_ASSERT_EQUAL(nic->sh->mtt_free_n, 1);
 	CU_ASSERT_EQUAL(nic->mtt_free_start[0], 0);
 	CU_ASSERT_EQUAL(nic->mtt_free_len[0], SNIC_MAX_MTT);
 	/* after all that, a fresh MR starts at 0 again */

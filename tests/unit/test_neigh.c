@@ -387,7 +387,7 @@ static void test_neigh_table_full(void)
 	for (unsigned i = 0; i < table; i++) {
 		/* asked (as a datagram to it would), then answered */
 		n.e->s->clock += 1000000; /* under the ARP rate limit */
-		neigh_resolve(&n.e->s->a.nic->neigh, IP(100 + i));
+		neigh_resolve(n.e->s->a.nic->neigh, IP(100 + i));
 		mac_n(mac, 100 + i);
 		inject_a(&n, FARP_REPLY, MAC_A, mac, IP(100 + i), MAC_A, IP(1));
 	}

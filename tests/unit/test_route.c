@@ -69,14 +69,14 @@ static void test_neigh_one_outstanding(void)
 	uint64_t n0 = fside_counter(&e->a, "arp_requests_sent");
 	unsigned steps = (unsigned)(SNIC_NEIGH_ASK_GAP_NS / e->s->step_ns) + 2;
 
-	neigh_resolve(&nic->neigh, IP4(198, 18, 0, 77));
-	neigh_resolve(&nic->neigh, IP4(198, 18, 0, 77));
+	neigh_resolve(nic->neigh, IP4(198, 18, 0, 77));
+	neigh_resolve(nic->neigh, IP4(198, 18, 0, 77));
 	fsim_idle(e->s, 4);
 	CU_ASSERT_EQUAL(fside_counter(&e->a, "arp_requests_sent") - n0, 1);
-	neigh_resolve(&nic->neigh, IP4(198, 18, 0, 78)); /* another neighbour */
+	neigh_resolve(nic->neigh, IP4(198, 18, 0, 78)); /* another neighbour */
 	CU_ASSERT_EQUAL(fside_counter(&e->a, "arp_requests_sent") - n0, 2);
 	fsim_idle(e->s, steps);
-	neigh_resolve(&nic->neigh, IP4(198, 18, 0, 77));
+	neigh_resolve(nic->neigh, IP4(198, 18, 0, 77));
 	CU_ASSERT_EQUAL(fside_counter(&e->a, "arp_requests_sent") - n0, 3);
 	fenv_free(e);
 }

@@ -55,6 +55,10 @@ struct snic_nic_config {
 	uint8_t ipv4_plen;
 	uint8_t nroutes;
 	struct snic_ipv4_route routes[SNIC_MAX_ROUTES];
+	/* Several cores (snic_nic_init_cores) polled in turn from one thread
+	 * (a simulation): a command then never runs beside another core's
+	 * pass, so it needs no park handshake (nic/xcore.c). */
+	uint8_t cores_in_turn;
 };
 
 /* Bytes the board must provide (zeroed, 64-byte aligned) for one NIC. */
@@ -65,6 +69,20 @@ size_t snic_nic_size(void);
  * one of its mandatory ops (logged through the HAL when it can log). */
 struct snic_nic *snic_nic_init(void *mem, const struct snic_nic_config *cfg,
 			       const struct snic_hal *hal, void *bar);
+
+/* Several cores (DESIGN.md "Many cores"): a NIC of ncores (1..16) cores
+ * needs snic_nic_size_cores(ncores) bytes (zeroed, 64-byte aligned);
+ * snic_nic_init_cores returns core 0's view.  The board then runs
+ * snic_nic_poll(snic_nic_core(nic, k)) on core k, one loop per core, and
+ * calls everything else (ctx_dead, ctx_grant, netdev_tx, counters, fini)
+ * from core 0's loop only; fini after the other loops stopped.  Core 0
+ * polls the port and steers frames to the others (0 for a bad count). */
+size_t snic_nic_size_cores(unsigned ncores);
+struct snic_nic *snic_nic_init_cores(void *mem, const struct snic_nic_config *cfg,
+				     const struct snic_hal *hal, void *bar,
+				     unsigned ncores);
+struct snic_nic *snic_nic_core(struct snic_nic *nic, unsigned k);
+unsigned snic_nic_ncores(const struct snic_nic *nic);
 
 /* One pass of the run-to-completion loop: commands, doorbells, RX burst,
  * timers, TX flush, each with a budget.  Returns the units of work done

@@ -37,6 +37,7 @@ bool core_init(struct snic_core *c, const struct snic_nic_config *cfg,
 	c->cfg = *cfg;
 	strncpy(c->name, cfg->name, sizeof(c->name) - 1);
 	c->cfg.name = c->name;
+	memcpy(c->loop_mac, cfg->mac, 6);
 	c->bar = bar;
 	c->hdr = (struct snic_bar_hdr *)((uint8_t *)bar + SNIC_BAR_HDR_OFF);
 	c->db = (struct snic_doorbells *)((uint8_t *)bar + SNIC_BAR_DB_OFF);

@@ -16,6 +16,7 @@
 #include "core/counters.h"
 #include "core/timer_wheel.h"
 #include "core/trace.h"
+#include "core/xcore.h"
 #include "snic/fw.h"
 #include "snic/hal.h"
 #include "snic/hostif.h"
@@ -37,6 +38,11 @@ struct snic_core {
 	struct snic_doorbells *db;
 	struct snic_nic_config cfg;
 	char name[16];
+	uint8_t core_id;        /* this view's core (0: commands, the port)  */
+	uint8_t loop_mac[6];    /* frames to it loop back on this core: our
+				 * MAC with one core; none with several (the
+				 * steering stage loops them, nic/steer.c)   */
+	struct snic_xcore *xc;  /* the NIC's cores, NULL with one            */
 	uint64_t now;           /* ns, read once per poll pass                */
 	uint64_t next_heartbeat;
 	uint32_t active_mtu;    /* bytes                                      */
@@ -164,6 +170,10 @@ unsigned core_tx_flush(struct snic_core *c);
 uint16_t core_loop_take(struct snic_core *c, struct snic_pkt **pkts,
 			uint16_t n);
 void core_tx_drop_all(struct snic_core *c);
+
+/* xcore.c: a message to core `to`; false when its ring is full */
+bool core_xc_send(struct snic_core *c, unsigned to,
+		  const struct snic_xc_msg *m);
 
 /* event.c */
 void core_event(struct snic_core *c, unsigned ctx, enum snic_event_type type,

@@ -44,7 +44,9 @@
 	X(rx_mcast_frames) X(rx_drop_mcast_not_joined) X(rx_flow_steered)   \
 	X(rx_nd) X(nd_solicits_sent) X(nd_adverts_sent) X(rx_drop_nd)   \
 	X(netdev_rx_frames) X(netdev_tx_frames) X(netdev_tx_drop_arp_reply)  \
-	X(netdev_tx_drop_bad_frame)
+	X(netdev_tx_drop_bad_frame)                                          \
+	X(xcore_ring_full) X(xcore_rx_steered) X(xcore_rx_drop)              \
+	X(xcore_parks)
 
 enum snic_counter {
 #define SNIC_CNT_ENUM(n) SNIC_CNT_##n,

@@ -8,6 +8,14 @@ void core_event(struct snic_core *c, unsigned ctx, enum snic_event_type type,
 	struct snic_ctx_slot *s;
 	uint32_t pi, ci;
 
+	if (c->core_id) { /* the event queues are core 0's (nic/xcore.c) */
+		struct snic_xc_msg m = { .type = SNIC_XC_EVENT, .a = ctx,
+					 .b = (uint32_t)type, .c = obj };
+
+		while (!core_xc_send(c, 0, &m))
+			;
+		return;
+	}
 	if (ctx >= SNIC_MAX_CTX || !c->ctx_open[ctx])
 		return;
 	s = core_ctx_slot(c, ctx);

@@ -55,7 +55,7 @@ static void loop_push(struct snic_core *c, struct snic_pkt *pkt)
 
 static inline bool loop_to_self(struct snic_core *c, struct snic_pkt *pkt)
 {
-	if (pkt->len < 6 || memcmp(pkt->data, c->cfg.mac, 6) != 0)
+	if (pkt->len < 6 || memcmp(pkt->data, c->loop_mac, 6) != 0)
 		return false;
 	loop_push(c, pkt);
 	return true;

@@ -119,7 +119,7 @@ static bool peer_mac(struct snic_nic *nic, uint32_t ip, uint32_t nh,
 		memcpy(mac, nic->core.cfg.mac, 6);
 		return true;
 	}
-	return neigh_lookup(&nic->neigh, next_hop(nic, ip, nh), mac);
+	return neigh_lookup(nic->neigh, next_hop(nic, ip, nh), mac);
 }
 
 /* One UD SEND_ONLY from QP1 to QP1 of `ip`, to the MAC dmac, carrying
@@ -127,7 +127,7 @@ static bool peer_mac(struct snic_nic *nic, uint32_t ip, uint32_t nh,
 static int gsi_xmit(struct snic_nic *nic, uint32_t ip, const uint8_t dmac[6],
 		    const uint8_t *mad)
 {
-	struct snic_cm_tables *t = &nic->cm;
+	struct snic_cm_tables *t = nic->cm;
 	struct roce_hdrs h;
 	struct snic_pkt *p;
 
@@ -164,7 +164,7 @@ static int gsi_send(struct snic_nic *nic, uint32_t ip, uint32_t nh,
 
 	if (!peer_mac(nic, ip, nh, dmac)) {
 		CNT_INC(&nic->core, tx_drop_no_neigh);
-		neigh_resolve(&nic->neigh, next_hop(nic, ip, nh));
+		neigh_resolve(nic->neigh, next_hop(nic, ip, nh));
 		return SNIC_ST_NOENT;
 	}
 	return gsi_xmit(nic, ip, dmac, mad);
@@ -236,7 +236,7 @@ static void reply_sidr_unsupported(struct snic_nic *nic, const struct roce_hdrs 
 
 static void inbox_put(struct snic_nic *nic, unsigned ctx, const struct roce_hdrs *h)
 {
-	struct snic_cm_tables *t = &nic->cm;
+	struct snic_cm_tables *t = nic->cm;
 	struct snic_ctx_slot *s;
 
 	if (t->queued[ctx] >= SNIC_CM_INBOX_PER_CTX)
@@ -297,7 +297,7 @@ static void rx_unowned(struct snic_nic *nic, const struct roce_hdrs *h)
 
 void cm_rx(struct snic_nic *nic, const struct roce_hdrs *h)
 {
-	struct snic_cm_tables *t = &nic->cm;
+	struct snic_cm_tables *t = nic->cm;
 	const uint8_t *mad = h->payload;
 	const struct snic_cm_listener *l;
 	uint16_t attr;
@@ -348,7 +348,7 @@ static bool may_send(struct snic_cm_tables *t, unsigned ctx, const uint8_t *mad)
 
 static int cm_send(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad *m)
 {
-	if (!may_send(&nic->cm, ctx, m->mad)) {
+	if (!may_send(nic->cm, ctx, m->mad)) {
 		CNT_INC(&nic->core, cm_send_refused);
 		return SNIC_ST_PERM;
 	}
@@ -359,7 +359,7 @@ static int cm_send(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad 
 
 static int cm_recv(struct snic_nic *nic, unsigned ctx, struct snic_cm_mad *m)
 {
-	struct snic_cm_tables *t = &nic->cm;
+	struct snic_cm_tables *t = nic->cm;
 	struct snic_cm_inbox_ent *best = NULL;
 
 	for (unsigned i = 0; i < SNIC_CM_INBOX; i++) {
@@ -401,7 +401,7 @@ static struct snic_cm_armed *armed_find(struct snic_cm_tables *t, unsigned ctx,
  * `cid` if the context dies.  The MAD must be one the context may send. */
 static int cm_arm(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad *m)
 {
-	struct snic_cm_tables *t = &nic->cm;
+	struct snic_cm_tables *t = nic->cm;
 	struct snic_cm_armed *a = armed_find(t, ctx, m->cid);
 
 	if (cid_owner(t, m->cid) != (int)ctx)
@@ -434,7 +434,7 @@ static int cm_resolve(struct snic_nic *nic, const struct snic_cm_resolve *in,
 	if (peer_mac(nic, in->ip, 0, out->mac))
 		return SNIC_ST_OK;
 	if (in->send_arp)
-		neigh_resolve(&nic->neigh, next_hop(nic, in->ip, 0));
+		neigh_resolve(nic->neigh, next_hop(nic, in->ip, 0));
 	return SNIC_ST_NOENT;
 }
 
@@ -450,7 +450,7 @@ static int cm_open(struct snic_cm_tables *t, unsigned ctx, struct snic_cm_open *
 int cm_cmd(struct snic_nic *nic, unsigned ctx, uint16_t op,
 	   const uint8_t *in, uint8_t *out)
 {
-	struct snic_cm_tables *t = &nic->cm;
+	struct snic_cm_tables *t = nic->cm;
 	const struct snic_cm_listen *li = (const void *)in;
 
 	if (op != SNIC_CMD_CM_OPEN && !t->open[ctx])
@@ -481,7 +481,7 @@ int cm_cmd(struct snic_nic *nic, unsigned ctx, uint16_t op,
 
 void cm_ctx_gone(struct snic_nic *nic, unsigned ctx)
 {
-	struct snic_cm_tables *t = &nic->cm;
+	struct snic_cm_tables *t = nic->cm;
 
 	if (ctx >= SNIC_MAX_CTX || !t->open[ctx])
 		return;
@@ -505,7 +505,7 @@ void cm_ctx_gone(struct snic_nic *nic, unsigned ctx)
 
 void cm_stats(struct snic_nic *nic, struct snic_stats *st)
 {
-	struct snic_cm_tables *t = &nic->cm;
+	struct snic_cm_tables *t = nic->cm;
 	uint32_t nl = 0, nc = 0;
 
 	for (unsigned i = 0; i < SNIC_CM_MAX_LISTEN && nl < SNIC_STATS_CM_LISTEN; i++) {

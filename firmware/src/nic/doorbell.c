@@ -49,7 +49,10 @@ static unsigned qp_word_poll(struct snic_nic *nic, _Atomic uint64_t *word,
 			CNT_INC(&nic->core, doorbells_foreign);
 			continue;
 		}
-		qp_doorbell(nic, qp);
+		if (qp->core) /* another core's QP: to it (nic/xcore.c) */
+			xcore_doorbell(nic, qp, w, b);
+		else
+			qp_doorbell(nic, qp);
 	}
 	return work;
 }
@@ -126,7 +129,9 @@ unsigned doorbell_poll(struct snic_nic *nic)
 	if (sum & SNIC_DB_SUMMARY_CMD) {
 		uint64_t bits = atomic_exchange_explicit(&db->cmd_bits, 0,
 							 memory_order_acquire);
+		xcore_park_all(nic); /* commands run alone (nic/xcore.c) */
 		work += cmd_poll(nic, bits);
+		xcore_unpark_all(nic);
 	}
 	if (sum & SNIC_DB_SUMMARY_CTX)
 		work += ctx_pages_poll(nic);

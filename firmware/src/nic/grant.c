@@ -56,12 +56,12 @@ int snic_nic_dm_owner(const struct snic_nic *nic, unsigned page)
 
 uint32_t snic_nic_dm_held(const struct snic_nic *nic)
 {
-	return nic->dm_held;
+	return nic->sh->dm_held;
 }
 
 void snic_nic_dm_release(struct snic_nic *nic, uint32_t pages)
 {
-	pages &= nic->dm_held;
-	nic->dm_held &= ~pages;
-	nic->dm_used &= ~pages;
+	pages &= nic->sh->dm_held;
+	nic->sh->dm_held &= ~pages;
+	nic->sh->dm_used &= ~pages;
 }

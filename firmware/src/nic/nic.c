@@ -24,7 +24,7 @@ const char *snic_nic_counter_name(unsigned i)
 
 uint64_t snic_nic_counter(const struct snic_nic *nic, unsigned i)
 {
-	return i < SNIC_CNT_MAX ? nic->core.cnt[i] : 0;
+	return i < SNIC_CNT_MAX ? xcore_counter(nic, i) : 0;
 }
 
 size_t snic_nic_trace_read(const struct snic_nic *nic,
@@ -48,7 +48,7 @@ size_t snic_nic_trace_read(const struct snic_nic *nic,
 
 size_t snic_nic_size(void)
 {
-	return sizeof(struct snic_nic);
+	return snic_nic_size_cores(1);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -125,24 +125,69 @@ static bool hal_complete(const struct snic_hal *hal)
 	return false;
 }
 
-struct snic_nic *snic_nic_init(void *mem, const struct snic_nic_config *cfg,
-			       const struct snic_hal *hal, void *bar)
+/* Core k's view (k >= 1): its own core state in front of its port
+ * (nic/steer.c), the NIC's configuration as core 0 found it. */
+static void view_init(struct snic_nic *v, const struct snic_nic *nic0,
+		      const struct snic_nic_config *cfg, const struct snic_hal *hal,
+		      void *bar, unsigned k)
 {
+	core_init(&v->core, cfg, hal, bar);
+	v->core.core_id = (uint8_t)k;
+	v->core.xc = &v->sh->xc;
+	memset(v->core.loop_mac, 0, 6); /* steer.c loops our own frames */
+	v->core.active_mtu = nic0->core.active_mtu;
+	v->core.active_mtu_enum = nic0->core.active_mtu_enum;
+}
+
+struct snic_nic *snic_nic_init_cores(void *mem, const struct snic_nic_config *cfg,
+				     const struct snic_hal *hal, void *bar,
+				     unsigned ncores)
+{
+	const struct snic_hal *real = hal;
+	struct snic_nic_shared *sh;
 	struct snic_nic *nic = mem;
 
 	if (!mem || !cfg || !hal || !hal->ops || !bar || !cfg->name ||
-	    !hal_complete(hal))
+	    !snic_nic_size_cores(ncores) || !hal_complete(hal))
 		return NULL;
-	memset(nic, 0, sizeof(*nic));
+	memset(mem, 0, snic_nic_size_cores(ncores));
+	sh = xcore_layout(mem, ncores);
+	sh->xc.in_turn = cfg->cores_in_turn != 0;
+	if (ncores > 1)
+		hal = steer_port_init(&sh->xc.port[0], hal, nic, 0);
 	core_init(&nic->core, cfg, hal, bar);
-	neigh_init(&nic->neigh, &nic->core);
+	if (ncores > 1) {
+		nic->core.xc = &sh->xc;
+		memset(nic->core.loop_mac, 0, 6);
+	}
+	neigh_init(nic->neigh, &nic->core);
 	mtu_init(nic);
 	if (nic->core.active_mtu_enum == 0 || !pkt_room_ok(nic))
 		return NULL;
+	for (unsigned k = 1; k < ncores; k++)
+		view_init(sh->xc.views[k], nic, cfg,
+			  steer_port_init(&sh->xc.port[k], real, sh->xc.views[k], k),
+			  bar, k);
 	mr_init(nic, cfg->seed ? cfg->seed
 			       : hal->ops->now_ns(hal->ctx) ^ cfg->node_guid);
 	bar_init(nic);
 	return nic;
+}
+
+struct snic_nic *snic_nic_init(void *mem, const struct snic_nic_config *cfg,
+			       const struct snic_hal *hal, void *bar)
+{
+	return snic_nic_init_cores(mem, cfg, hal, bar, 1);
+}
+
+struct snic_nic *snic_nic_core(struct snic_nic *nic, unsigned k)
+{
+	return k < nic->sh->xc.ncores ? nic->sh->xc.views[k] : NULL;
+}
+
+unsigned snic_nic_ncores(const struct snic_nic *nic)
+{
+	return nic->sh->xc.ncores;
 }
 
 static void heartbeat(struct snic_nic *nic)
@@ -158,6 +203,8 @@ unsigned snic_nic_poll(struct snic_nic *nic)
 {
 	unsigned work = 0;
 
+	if (nic->core.core_id)
+		return xcore_pass(nic);
 	nic->core.now = nic->core.ops->now_ns(nic->core.hal_ctx);
 	heartbeat(nic);
 	work += timer_poll(nic);
@@ -169,6 +216,8 @@ unsigned snic_nic_poll(struct snic_nic *nic)
 		nic->core.tx_budget = core_tx_room(&nic->core);
 	work += resp_poll(nic);
 	work += req_poll(nic);
+	if (nic->core.xc) /* the other cores' CQEs, events and frames */
+		work += xcore_poll(nic);
 	cq_flush_events(nic);
 	work += core_tx_flush(&nic->core);
 	return work;
@@ -182,7 +231,9 @@ void snic_nic_ctx_dead(struct snic_nic *nic, unsigned slot)
 	 * context that closed itself too */
 	if (nic->core.ctx_open[slot])
 		CNT_INC(&nic->core, ctx_reclaimed);
+	xcore_park_all(nic); /* a command's like (nic/xcore.c) */
 	ctx_destroy(nic, slot);
+	xcore_unpark_all(nic);
 	nic->core.ctx_granted[slot] = false;
 	atomic_store_explicit(&core_ctx_slot(&nic->core, slot)->state, SNIC_CTX_FREE,
 			      memory_order_release);
@@ -200,5 +251,6 @@ void snic_nic_fini(struct snic_nic *nic)
 	for (unsigned c = 0; c < SNIC_MAX_CTX; c++)
 		if (nic->core.ctx_open[c])
 			ctx_destroy(nic, c);
+	xcore_fini(nic); /* the other cores' buffers and the rings' frames */
 	core_tx_drop_all(&nic->core);
 }

@@ -15,8 +15,8 @@ static void rx_arp(struct snic_nic *nic, struct snic_pkt *p)
 {
 	uint8_t mac[6], ip[16];
 	bool learnt = p->data[12] == 0x08
-		? neigh_rx_arp(&nic->neigh, p, ip, mac)
-		: ndisc_rx(&nic->neigh, p, ip, mac);
+		? neigh_rx_arp(nic->neigh, p, ip, mac)
+		: ndisc_rx(nic->neigh, p, ip, mac);
 
 	/* rare (once per peer): a scan of the QP table is fine here */
 	if (learnt)
@@ -32,7 +32,7 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 
 	/* flows first: frames steered to raw QPs (objects/flow.c says
 	 * which, and keeps ARP and RoCE out unless named) */
-	if (nic->nflows && raw_rx_steer(nic, p))
+	if (nic->sh->nflows && raw_rx_steer(nic, p))
 		return NULL;
 	switch (wire_classify(&nic->core, p, &h)) {
 	case WIRE_RX_DROP:

@@ -87,7 +87,7 @@ static void qp_entry(struct snic_nic *nic, uint32_t i)
 /* A tool asked for zeroed counters: rare, so a walk of every QP is fine. */
 static void stats_reset(struct snic_nic *nic, uint32_t req)
 {
-	memset(nic->core.cnt, 0, sizeof(nic->core.cnt));
+	xcore_counters_reset(nic);
 	for (uint32_t i = 0; i < SNIC_MAX_QP; i++)
 		memset(nic->qps[i].qcnt, 0, sizeof(nic->qps[i].qcnt));
 	for (uint32_t i = 0; i < SNIC_MAX_QP; i++)
@@ -111,7 +111,7 @@ static void link_refresh(struct snic_nic *nic)
 		return;
 	}
 	/* Back up (a peer may have restarted): tell the segment our MAC. */
-	neigh_announce(&nic->neigh);
+	neigh_announce(nic->neigh);
 }
 
 /* Copy the counters and nqp QP entries out under the seqlock; honour a
@@ -127,7 +127,11 @@ static void publish(struct snic_nic *nic, uint32_t reset_req, uint32_t pub_req,
 	atomic_thread_fence(memory_order_release);
 	if (reset_req != nic->core.reset_seen)
 		stats_reset(nic, reset_req);
-	memcpy(st->cnt, nic->core.cnt, sizeof(nic->core.cnt));
+	if (nic->core.xc)
+		for (unsigned i = 0; i < SNIC_CNT_MAX; i++)
+			st->cnt[i] = xcore_counter(nic, i);
+	else
+		memcpy(st->cnt, nic->core.cnt, sizeof(nic->core.cnt));
 	for (uint32_t k = 0; k < nqp; k++) {
 		qp_entry(nic, nic->core.stats_qp_next);
 		nic->core.stats_qp_next = (nic->core.stats_qp_next + 1) &

@@ -27,6 +27,24 @@ void netdev_rx_arp(struct snic_nic *nic, const struct snic_pkt *p);
 /* rx.c */
 unsigned rx_poll(struct snic_nic *nic);
 
+/* steer.c: the software steering stage of several cores */
+const struct snic_hal *steer_port_init(struct snic_xc_port *pt,
+				       const struct snic_hal *real,
+				       struct snic_nic *view, unsigned k);
+unsigned steer_tx_gather(struct snic_nic *nic0);
+
+/* xcore.c: the cores of a NIC */
+struct snic_nic_shared *xcore_layout(void *mem, unsigned ncores);
+unsigned xcore_poll(struct snic_nic *nic0);
+unsigned xcore_pass(struct snic_nic *nic);
+uint64_t xcore_counter(const struct snic_nic *nic, unsigned i);
+void xcore_counters_reset(struct snic_nic *nic0);
+void xcore_fini(struct snic_nic *nic0);
+void xcore_park_all(struct snic_nic *nic0);
+void xcore_unpark_all(struct snic_nic *nic0);
+void xcore_doorbell(struct snic_nic *nic0, struct snic_qp *qp, unsigned w,
+		    unsigned b);
+
 /* stats.c */
 void stats_init(struct snic_nic *nic);
 void stats_poll(struct snic_nic *nic);

@@ -86,6 +86,14 @@ void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 	struct snic_cq *cq = &nic->cqs[cq_idx];
 	uint64_t pa;
 
+	if (nic->core.core_id) { /* CQs are core 0's (nic/xcore.c) */
+		struct snic_xc_msg m = { .type = SNIC_XC_CQE, .a = cq_idx,
+					 .flag = solicited, .u.cqe = *cqe };
+
+		while (!core_xc_send(&nic->core, 0, &m))
+			; /* core 0 drains its rings even while parking us */
+		return;
+	}
 	if (!cq->in_use || cq->error)
 		return;
 	if (cq_full(nic, cq)) {

@@ -26,7 +26,7 @@ static int dm_find(const struct snic_nic *nic, uint32_t n, uint32_t align,
 		   uint32_t *first)
 {
 	for (uint32_t f = 0; f + n <= DM_PAGES; f += align)
-		if (!(nic->dm_used & run_mask(f, n))) {
+		if (!(nic->sh->dm_used & run_mask(f, n))) {
 			*first = f;
 			return 0;
 		}
@@ -54,7 +54,7 @@ int dm_alloc(struct snic_nic *nic, unsigned ctx,
 	obj_claim(dm, sizeof(*dm), ctx);
 	dm->first = first;
 	dm->npages = n;
-	nic->dm_used |= run_mask(first, n);
+	nic->sh->dm_used |= run_mask(first, n);
 	memset(nic->core.bar + SNIC_BAR_DM_OFF + (size_t)first * SNIC_PAGE_SIZE,
 	       0, (size_t)n * SNIC_PAGE_SIZE);
 	out->handle = obj_handle(&dm->obj, i);
@@ -72,9 +72,9 @@ int dm_free(struct snic_nic *nic, unsigned ctx, uint32_t handle)
 	/* a broker's context may still map these pages: the board cuts that
 	 * mapping before they are handed out again (nic/grant.c) */
 	if (nic->core.ctx_granted[ctx] && nic->core.cfg.board_maps_dm)
-		nic->dm_held |= run_mask(dm->first, dm->npages);
+		nic->sh->dm_held |= run_mask(dm->first, dm->npages);
 	else
-		nic->dm_used &= ~run_mask(dm->first, dm->npages);
+		nic->sh->dm_used &= ~run_mask(dm->first, dm->npages);
 	return st;
 }
 

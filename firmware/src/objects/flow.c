@@ -146,13 +146,13 @@ int flow_create(struct snic_nic *nic, unsigned ctx,
 	r->qpn = in->qpn;
 	r->priority = in->priority;
 	r->layers = in->layers;
-	r->seq = nic->flow_seq++;
+	r->seq = nic->sh->flow_seq++;
 	r->mask = in->mask;
 	r->val = in->val;
 	vb = (uint8_t *)&r->val;
 	for (size_t b = 0; b < sizeof(r->val); b++)
 		vb[b] &= mb[b]; /* bits outside the mask never decide */
-	nic->nflows++;
+	nic->sh->nflows++;
 	*handle = obj_handle(&r->obj, i);
 	return SNIC_ST_OK;
 }
@@ -163,7 +163,7 @@ int flow_destroy(struct snic_nic *nic, unsigned ctx, uint32_t handle)
 	int st = obj_release(r ? &r->obj : NULL);
 
 	if (st == SNIC_ST_OK)
-		nic->nflows--;
+		nic->sh->nflows--;
 	return st;
 }
 
@@ -172,6 +172,6 @@ void flow_qp_gone(struct snic_nic *nic, uint32_t qpn)
 	for (uint32_t i = 0; i < SNIC_MAX_FLOWS; i++)
 		if (nic->flows[i].in_use && nic->flows[i].qpn == qpn) {
 			nic->flows[i].in_use = false;
-			nic->nflows--;
+			nic->sh->nflows--;
 		}
 }

@@ -30,7 +30,7 @@ void mr_init(struct snic_nic *nic, uint64_t seed)
 {
 	nic->mtt_free_start[0] = 0;
 	nic->mtt_free_len[0] = SNIC_MAX_MTT;
-	nic->mtt_free_n = 1;
+	nic->sh->mtt_free_n = 1;
 	for (uint32_t i = 0; i < SNIC_MAX_MR; i++)
 		nic->mrs[i].key_gen = (uint32_t)mix64(seed + i);
 }
@@ -38,15 +38,15 @@ void mr_init(struct snic_nic *nic, uint64_t seed)
 /* First fit over the sorted free-extent list. */
 int mtt_alloc(struct snic_nic *nic, uint32_t n, uint32_t *first)
 {
-	for (uint32_t i = 0; i < nic->mtt_free_n; i++) {
+	for (uint32_t i = 0; i < nic->sh->mtt_free_n; i++) {
 		if (nic->mtt_free_len[i] < n)
 			continue;
 		*first = nic->mtt_free_start[i];
 		nic->mtt_free_start[i] += n;
 		nic->mtt_free_len[i] -= n;
 		if (nic->mtt_free_len[i] == 0) {
-			nic->mtt_free_n--;
-			for (uint32_t j = i; j < nic->mtt_free_n; j++) {
+			nic->sh->mtt_free_n--;
+			for (uint32_t j = i; j < nic->sh->mtt_free_n; j++) {
 				nic->mtt_free_start[j] = nic->mtt_free_start[j + 1];
 				nic->mtt_free_len[j] = nic->mtt_free_len[j + 1];
 			}
@@ -64,16 +64,16 @@ void mtt_free(struct snic_nic *nic, uint32_t first, uint32_t n)
 
 	if (n == 0)
 		return;
-	while (i < nic->mtt_free_n && nic->mtt_free_start[i] < first)
+	while (i < nic->sh->mtt_free_n && nic->mtt_free_start[i] < first)
 		i++;
 	bool merge_prev = i > 0 && nic->mtt_free_start[i - 1] +
 				   nic->mtt_free_len[i - 1] == first;
-	bool merge_next = i < nic->mtt_free_n &&
+	bool merge_next = i < nic->sh->mtt_free_n &&
 			  first + n == nic->mtt_free_start[i];
 	if (merge_prev && merge_next) {
 		nic->mtt_free_len[i - 1] += n + nic->mtt_free_len[i];
-		nic->mtt_free_n--;
-		for (uint32_t j = i; j < nic->mtt_free_n; j++) {
+		nic->sh->mtt_free_n--;
+		for (uint32_t j = i; j < nic->sh->mtt_free_n; j++) {
 			nic->mtt_free_start[j] = nic->mtt_free_start[j + 1];
 			nic->mtt_free_len[j] = nic->mtt_free_len[j + 1];
 		}
@@ -83,13 +83,13 @@ void mtt_free(struct snic_nic *nic, uint32_t first, uint32_t n)
 		nic->mtt_free_start[i] = first;
 		nic->mtt_free_len[i] += n;
 	} else {
-		for (uint32_t j = nic->mtt_free_n; j > i; j--) {
+		for (uint32_t j = nic->sh->mtt_free_n; j > i; j--) {
 			nic->mtt_free_start[j] = nic->mtt_free_start[j - 1];
 			nic->mtt_free_len[j] = nic->mtt_free_len[j - 1];
 		}
 		nic->mtt_free_start[i] = first;
 		nic->mtt_free_len[i] = n;
-		nic->mtt_free_n++;
+		nic->sh->mtt_free_n++;
 	}
 }
 

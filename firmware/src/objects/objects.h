@@ -226,6 +226,7 @@ struct snic_qp {
 	bool on_resp_list;      /* in nic->resp_list (READ responses due)    */
 	bool dmac_valid;
 	uint8_t state;          /* enum snic_qp_state                        */
+	uint8_t core;           /* the core that runs it (objects/qp_core.c) */
 	uint32_t qpn;
 	uint32_t pd, scq, rcq;  /* indexes                                   */
 	/* rings in host memory */
@@ -349,8 +350,13 @@ struct snic_flow {
 	struct snic_flow_rule val, mask; /* val already masked               */
 };
 
-struct snic_nic {
-	struct snic_core core;  /* core/core.h                               */
+/* What every core of a NIC shares (DESIGN.md "Many cores"): the object
+ * pools, allocators, the neighbour table and the CM's tables.  Written by
+ * core 0 only (commands, ARP, CM), or by a QP's owner for its own QP;
+ * the data path of another core reads it under the rules of
+ * nic/xcore.c (commands run while the other cores are parked between
+ * passes, everything else crosses cores through SPSC rings). */
+struct snic_nic_shared {
 	struct snic_neigh_tbl neigh; /* wire/neigh.c                         */
 
 	struct snic_pd pds[SNIC_MAX_PD];
@@ -379,16 +385,52 @@ struct snic_nic {
 	uint32_t flow_seq;
 	uint32_t nflows;        /* rules in use: RX skips the table at 0     */
 
-	/* work lists: QP indexes, each QP at most once per list */
+	struct snic_cm_tables cm; /* QP1 / CM routing: nic/cm_router.c */
+
+	struct snic_xcore xc;   /* the cores and their rings: nic/xcore.c    */
+};
+
+/* One core's view of the NIC: its own core state (clock, TX queue,
+ * counters, timer wheel) and work lists, and the shared pools through
+ * pointers named as the arrays were (nic->qps[i] reads the same).  A
+ * single-core NIC has one view; core k's is xc.views[k]. */
+struct snic_nic {
+	struct snic_core core;  /* core/core.h: this core's                  */
+	struct snic_neigh_tbl *neigh;
+
+	struct snic_pd *pds;
+	struct snic_mr *mrs;
+	struct snic_cq *cqs;
+	struct snic_qp *qps;
+	struct snic_srq *srqs;
+	struct snic_xrcd *xrcds;
+	struct snic_qp_conn *conns;
+	uint16_t *conn_free;
+	uint32_t *mtt;
+	uint32_t *mtt_free_start, *mtt_free_len;
+	struct snic_dm *dms;
+	struct snic_mcast_grp *mcast;
+	struct snic_flow *flows;
+	struct snic_cm_tables *cm;
+	struct snic_nic_shared *sh;
+
+	/* work lists: QP indexes, each QP at most once per list; this
+	 * core's QPs only */
 	uint16_t req_list[SNIC_MAX_QP];
 	uint32_t req_head, req_tail;
 	uint16_t resp_list[SNIC_MAX_QP];
 	uint32_t resp_head, resp_tail;
 	uint16_t dirty_cqs[SNIC_MAX_CQ];
 	uint32_t ndirty;
-
-	struct snic_cm_tables cm; /* QP1 / CM routing: nic/cm_router.c */
 };
+
+/* The view of the core that owns qp: its work lists and timer wheel
+ * (commands on core 0 schedule another core's QP while it is parked). */
+static inline struct snic_nic *qp_view(struct snic_nic *nic,
+				       const struct snic_qp *qp)
+{
+	return qp->core == nic->core.core_id ? nic : nic->sh->xc.views[qp->core];
+}
 
 /* ---------------------------------------------------------------------- */
 /* Handles of PD, CQ, SRQ and QP: generation (10 bits) above a 14-bit
@@ -442,11 +484,18 @@ int quota_qp_conn(const struct snic_nic *nic, unsigned ctx);
 int quota_check(const struct snic_nic *nic, unsigned ctx, uint16_t op,
 		const void *in);
 int obj_release(struct snic_obj *o);
+/* The size of the pool a view's pointer (struct snic_nic) points to. */
+#define OBJ_POOL_N(arr)                                                       \
+	_Generic((arr), struct snic_pd *: SNIC_MAX_PD,                        \
+		 struct snic_cq *: SNIC_MAX_CQ, struct snic_qp *: SNIC_MAX_QP, \
+		 struct snic_srq *: SNIC_MAX_SRQ,                             \
+		 struct snic_xrcd *: SNIC_MAX_XRCD,                           \
+		 struct snic_dm *: SNIC_MAX_DM,                               \
+		 struct snic_flow *: SNIC_MAX_FLOWS)
 #define OBJ_LOOKUP(arr, ctx, h, idx) \
-	obj_lookup((arr), sizeof((arr)[0]), sizeof(arr) / sizeof((arr)[0]), \
-		   (ctx), (h), (idx))
+	obj_lookup((arr), sizeof((arr)[0]), OBJ_POOL_N(arr), (ctx), (h), (idx))
 #define OBJ_FREE_SLOT(arr) \
-	obj_free_slot((arr), sizeof((arr)[0]), sizeof(arr) / sizeof((arr)[0]))
+	obj_free_slot((arr), sizeof((arr)[0]), OBJ_POOL_N(arr))
 
 /* pd.c */
 int pd_alloc(struct snic_nic *nic, unsigned ctx, uint32_t *pdn);
@@ -620,11 +669,11 @@ int xrc_recv_bind(struct snic_nic *nic, struct snic_qp *qp, uint32_t srqn);
 /* A fresh QP of ctx with the rings of in (checked), no PD or CQ yet;
  * NULL when the table is full. */
 struct snic_qp *qp_claim(struct snic_nic *nic, unsigned ctx,
-			 const struct snic_cmd_create_qp *in);
+			 const struct snic_cmd_create_qp *in, int srq);
 int qp_create_args_ok(const struct snic_nic *nic, unsigned ctx,
 		      const struct snic_cmd_create_qp *in);
 int qp_create(struct snic_nic *nic, unsigned ctx,
-	      const struct snic_cmd_create_qp *in, uint32_t *qpn);
+	      const struct snic_cmd_create_qp *in, int srq, uint32_t *qpn);
 /* CREATE_QP with the extension fields (SRQ binding). */
 int qp_create_ext(struct snic_nic *nic, unsigned ctx,
 		  const struct snic_cmd_create_qp_ext *in, uint32_t *qpn);
@@ -640,6 +689,18 @@ static inline struct snic_qp *qp_by_qpn(struct snic_nic *nic, uint32_t qpn)
 	return qp->in_use && qp->qpn == qpn ? qp : NULL;
 }
 struct snic_qp *qp_lookup(struct snic_nic *nic, unsigned ctx, uint32_t qpn);
+
+/* qp_core.c: which core runs a QP */
+int qp_want_core(const struct snic_nic *nic, uint32_t qp_type, int srq);
+bool qp_slot_fits(const struct snic_nic *nic, uint32_t idx, int want);
+
+/* The core of QP slot idx: fixed for the slot's life, so a destroyed
+ * QP's stale work-list and wheel entries stay on the core that will run
+ * the slot's next QP (qp_claim keeps its list flags). */
+static inline unsigned qp_slot_core(const struct snic_nic *nic, uint32_t idx)
+{
+	return nic->sh->xc.ncores > 1 ? idx % nic->sh->xc.ncores : 0;
+}
 
 /* qp_modify.c: ibv_modify_qp */
 bool qp_conn_take(struct snic_nic *nic, struct snic_qp *qp);
@@ -672,6 +733,8 @@ void qp_resp_schedule(struct snic_nic *nic, struct snic_qp *qp);
 void qp_timer_stop(struct snic_nic *nic, struct snic_qp *qp);
 void qp_neigh_update(struct snic_nic *nic, const uint8_t ip[16],
 		     const uint8_t mac[6]);
+void qp_neigh_set(struct snic_nic *nic, struct snic_qp *qp,
+		  const uint8_t mac[6]);
 
 static inline uint32_t qp_idx(const struct snic_nic *nic,
 			      const struct snic_qp *qp)

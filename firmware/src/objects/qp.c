@@ -55,14 +55,14 @@ int qp_create_args_ok(const struct snic_nic *nic, unsigned ctx,
 
 /* A free slot, preferring those not lingering after a destroy.  QPN 0
  * and 1 are the special QPs of IBTA 10.2.4: not ours to give. */
-static uint32_t qp_free_slot(const struct snic_nic *nic)
+static uint32_t qp_free_slot(const struct snic_nic *nic, int want)
 {
 	uint32_t any = SNIC_MAX_QP;
 
 	for (uint32_t i = 2; i < SNIC_MAX_QP; i++) {
 		const struct snic_qp *qp = &nic->qps[i];
 
-		if (qp->in_use)
+		if (qp->in_use || !qp_slot_fits(nic, i, want))
 			continue;
 		if (nic->core.now >= qp->linger_until)
 			return i;
@@ -91,9 +91,9 @@ static void qp_set_queues(struct snic_qp *qp, const struct snic_cmd_create_qp *i
 }
 
 struct snic_qp *qp_claim(struct snic_nic *nic, unsigned ctx,
-			 const struct snic_cmd_create_qp *in)
+			 const struct snic_cmd_create_qp *in, int srq)
 {
-	uint32_t i = qp_free_slot(nic);
+	uint32_t i = qp_free_slot(nic, qp_want_core(nic, in->qp_type, srq));
 
 	if (i == SNIC_MAX_QP)
 		return NULL;
@@ -106,6 +106,7 @@ struct snic_qp *qp_claim(struct snic_nic *nic, unsigned ctx,
 	qp->on_req_list = on_req;
 	qp->on_resp_list = on_resp;
 	qp->qpn = obj_handle(&qp->obj, i);
+	qp->core = (uint8_t)qp_slot_core(nic, i);
 	qp_set_queues(qp, in);
 	/* A per-QP UDP source port spreads flows (A17.3.3 leaves it free);
 	 * >= 0xC000 so dissectors do not take it for a well-known service. */
@@ -114,7 +115,7 @@ struct snic_qp *qp_claim(struct snic_nic *nic, unsigned ctx,
 }
 
 int qp_create(struct snic_nic *nic, unsigned ctx,
-	      const struct snic_cmd_create_qp *in, uint32_t *qpn)
+	      const struct snic_cmd_create_qp *in, int srq, uint32_t *qpn)
 {
 	uint32_t pd, scq, rcq;
 	int st = qp_create_args_ok(nic, ctx, in);
@@ -125,7 +126,7 @@ int qp_create(struct snic_nic *nic, unsigned ctx,
 	    !cq_lookup(nic, ctx, in->send_cqn, &scq) ||
 	    !cq_lookup(nic, ctx, in->recv_cqn, &rcq))
 		return SNIC_ST_NOENT;
-	struct snic_qp *qp = qp_claim(nic, ctx, in);
+	struct snic_qp *qp = qp_claim(nic, ctx, in, srq);
 
 	if (!qp)
 		return SNIC_ST_NOMEM;
@@ -203,7 +204,7 @@ int qp_create_ext(struct snic_nic *nic, unsigned ctx,
 			return SNIC_ST_INVAL; /* an SRQ serves QPs of its PD;
 					       * an XRC SRQ only XRC targets */
 	}
-	st = qp_create(nic, ctx, &in->qp, qpn);
+	st = qp_create(nic, ctx, &in->qp, s ? (int)si : -1, qpn);
 	if (st || !s)
 		return st;
 	struct snic_qp *qp = qp_by_qpn(nic, *qpn);

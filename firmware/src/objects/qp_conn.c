@@ -28,10 +28,10 @@ bool qp_conn_take(struct snic_nic *nic, struct snic_qp *qp)
 
 	if (qp->conn)
 		return true;
-	if (nic->conn_nfree)
-		i = nic->conn_free[--nic->conn_nfree];
-	else if (nic->conn_hw < SNIC_QP_CONNS)
-		i = nic->conn_hw++;
+	if (nic->sh->conn_nfree)
+		i = nic->conn_free[--nic->sh->conn_nfree];
+	else if (nic->sh->conn_hw < SNIC_QP_CONNS)
+		i = nic->sh->conn_hw++;
 	else
 		return false;
 	qp->conn = (uint16_t)(i + 1);
@@ -43,7 +43,7 @@ void qp_conn_give(struct snic_nic *nic, struct snic_qp *qp)
 {
 	if (!qp->conn)
 		return;
-	nic->conn_free[nic->conn_nfree++] = (uint16_t)(qp->conn - 1);
+	nic->conn_free[nic->sh->conn_nfree++] = (uint16_t)(qp->conn - 1);
 	qp->conn = 0;
 	qp_conn_attach(qp, NULL);
 }

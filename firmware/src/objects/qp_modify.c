@@ -86,9 +86,9 @@ static void apply_av(struct snic_nic *nic, struct snic_qp *qp,
 	if (qp->ip6)
 		qp->dip = 0;
 	route_next_hop(&nic->core, s->dgid, host_nh, qp->nh);
-	qp->dmac_valid = neigh_lookup_addr(&nic->neigh, qp->nh, qp->dmac);
+	qp->dmac_valid = neigh_lookup_addr(nic->neigh, qp->nh, qp->dmac);
 	if (!qp->dmac_valid)
-		neigh_resolve_addr(&nic->neigh, qp->nh);
+		neigh_resolve_addr(nic->neigh, qp->nh);
 }
 
 static void apply_attrs(struct snic_nic *nic, struct snic_qp *qp,

@@ -8,10 +8,13 @@
 
 #include "objects/objects.h"
 
+/* Lists and wheel are the owner core's: a command on core 0 schedules
+ * another core's QP while that core is parked (nic/xcore.c). */
 void qp_req_schedule(struct snic_nic *nic, struct snic_qp *qp)
 {
 	if (qp->on_req_list)
 		return;
+	nic = qp_view(nic, qp);
 	qp->on_req_list = true;
 	nic->req_list[nic->req_tail++ % SNIC_MAX_QP] = (uint16_t)qp_idx(nic, qp);
 }
@@ -20,6 +23,7 @@ void qp_resp_schedule(struct snic_nic *nic, struct snic_qp *qp)
 {
 	if (qp->on_resp_list)
 		return;
+	nic = qp_view(nic, qp);
 	qp->on_resp_list = true;
 	nic->resp_list[nic->resp_tail++ % SNIC_MAX_QP] = (uint16_t)qp_idx(nic, qp);
 }
@@ -62,12 +66,15 @@ void qp_doorbell(struct snic_nic *nic, struct snic_qp *qp)
 /* The QP goes away or back to RESET: off the wheel, deadlines forgotten. */
 void qp_timer_stop(struct snic_nic *nic, struct snic_qp *qp)
 {
-	tw_cancel(&nic->core.tw, qp_tw_id(nic, qp));
+	tw_cancel(&qp_view(nic, qp)->core.tw, qp_tw_id(nic, qp));
 	qp->rto_at = 0;
 	qp->wait_until = 0;
 }
 
 /* A neighbour was learnt: QPs that waited for its MAC may send. */
+/* A neighbour was learnt: QPs that waited for its MAC may send.  Core 0
+ * learns; another core's QP hears it through its ring (nic/xcore.c), a
+ * full ring leaving it to the QP's next ARP retry (sq_arp_retry). */
 void qp_neigh_update(struct snic_nic *nic, const uint8_t ip[16],
 		     const uint8_t mac[6])
 {
@@ -77,11 +84,24 @@ void qp_neigh_update(struct snic_nic *nic, const uint8_t ip[16],
 		/* nh: the path's next hop, IPv6 or mapped IPv4 */
 		if (!qp->in_use || memcmp(qp->nh, ip, 16) != 0)
 			continue;
-		if (qp->dmac_valid && memcmp(qp->dmac, mac, 6) == 0)
+		if (qp->core != nic->core.core_id) {
+			struct snic_xc_msg m = { .type = SNIC_XC_NEIGH, .a = i };
+
+			memcpy(m.u.mac, mac, 6);
+			core_xc_send(&nic->core, qp->core, &m);
 			continue;
-		memcpy(qp->dmac, mac, 6);
-		qp->dmac_valid = true;
-		if (qp->state == SNIC_QPS_RTS)
-			qp_req_schedule(nic, qp);
+		}
+		qp_neigh_set(nic, qp, mac);
 	}
+}
+
+void qp_neigh_set(struct snic_nic *nic, struct snic_qp *qp,
+		  const uint8_t mac[6])
+{
+	if (qp->dmac_valid && memcmp(qp->dmac, mac, 6) == 0)
+		return;
+	memcpy(qp->dmac, mac, 6);
+	qp->dmac_valid = true;
+	if (qp->state == SNIC_QPS_RTS)
+		qp_req_schedule(nic, qp);
 }

@@ -148,7 +148,7 @@ int xrc_recv_qp_create(struct snic_nic *nic, unsigned ctx,
 		return st;
 	if (!xrcd_lookup(nic, ctx, in->xrcd, &xi))
 		return SNIC_ST_NOENT;
-	struct snic_qp *qp = qp_claim(nic, ctx, &in->qp);
+	struct snic_qp *qp = qp_claim(nic, ctx, &in->qp, -1);
 
 	if (!qp)
 		return SNIC_ST_NOMEM;

@@ -128,7 +128,14 @@ void sq_arp_retry(struct snic_nic *nic, struct snic_qp *qp,
 	if (nic->core.now < qp->arp_next_ns)
 		return;
 	qp->arp_next_ns = nic->core.now + SNIC_ARP_RETRY_NS;
-	neigh_resolve_addr(&nic->neigh, ip);
+	if (nic->core.core_id) { /* the neighbour table is core 0's */
+		struct snic_xc_msg m = { .type = SNIC_XC_RESOLVE };
+
+		memcpy(m.u.ip, ip, 16);
+		core_xc_send(&nic->core, 0, &m);
+		return;
+	}
+	neigh_resolve_addr(nic->neigh, ip);
 }
 
 /* UD and UC: one packet of the current message with the headers in h;

@@ -70,8 +70,8 @@ void timer_arm(struct snic_nic *nic, struct snic_qp *qp)
 {
 	uint64_t due = qp_due(qp);
 
-	if (due)
-		tw_file(&nic->core.tw, qp_tw_id(nic, qp), due);
+	if (due) /* the owner's wheel (a command may arm another core's) */
+		tw_file(&qp_view(nic, qp)->core.tw, qp_tw_id(nic, qp), due);
 }
 
 /* A request packet left: the timer runs from the first one not yet

@@ -49,7 +49,7 @@ static enum ud_route ud_hdrs(struct snic_nic *nic, struct snic_qp *qp,
 	if (v4 && ipv4_is_mcast(d.dip)) {
 		ipv4_mcast_mac(d.dip, mac); /* no ARP for a group */
 	} else if (route_next_hop(&nic->core, a->dgid, NULL, nh),
-		   !neigh_lookup_addr(&nic->neigh, nh, mac)) {
+		   !neigh_lookup_addr(nic->neigh, nh, mac)) {
 		/* an AH carries no next hop: the NIC's routes (route.c) */
 		if (nic->core.now >= qp->arp_next_ns && cur->npkts++ >= UD_ARP_TRIES)
 			return UD_NO_NEIGH;

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The software steering stage of a NIC with several cores.  A port with
+ * RSS would hash the destination QPN into the owner's queue; the DPDK
+ * ring and memif ports here have one queue, so core 0 polls the port,
+ * reads each frame's destination QPN and hands the frame to the core that
+ * owns that QP through a single-producer/single-consumer ring.  The other
+ * cores see a port of their own: rx_burst pops what core 0 steered to
+ * them, tx_burst pushes to core 0, which transmits.  Frames to our own
+ * MAC (two QPs of this NIC) are steered the same way instead of looping
+ * on the core that built them.  Everything that is not RoCE to a known
+ * QP of another core (ARP, ND, CM on QP1, multicast, unknown QPNs, other
+ * traffic) stays on core 0.
+ */
+#include <string.h>
+
+#include "nic/top.h"
+
+/* The destination QPN of a RoCEv2 frame (IPv4 or IPv6, UDP 4791), or
+ * 0xffffffff: enough to steer, the receive path checks the rest. */
+static uint32_t frame_dqpn(const struct snic_pkt *p)
+{
+	const uint8_t *d = p->data;
+	uint32_t l4;
+
+	if (p->len < ROCE_ETH_HLEN)
+		return ~0u;
+	if (d[12] == 0x08 && d[13] == 0x00) {
+		if (p->len < ROCE_ETH_HLEN + 20 || d[ROCE_ETH_HLEN + 9] != 17)
+			return ~0u;
+		l4 = ROCE_ETH_HLEN + 4u * (d[ROCE_ETH_HLEN] & 0x0f);
+	} else if (d[12] == 0x86 && d[13] == 0xdd) {
+		if (p->len < ROCE_ETH_HLEN + 40 || d[ROCE_ETH_HLEN + 6] != 17)
+			return ~0u;
+		l4 = ROCE_ETH_HLEN + 40;
+	} else {
+		return ~0u;
+	}
+	if (p->len < l4 + 8 + 12 ||
+	    (((uint32_t)d[l4 + 2] << 8) | d[l4 + 3]) != ROCE_UDP_PORT)
+		return ~0u;
+	d += l4 + 8; /* BTH: DestQP in bytes 5..7 (IBTA 9.2) */
+	return ((uint32_t)d[5] << 16) | ((uint32_t)d[6] << 8) | d[7];
+}
+
+/* The core that owns the frame's QP (0 when not a live QP's). */
+static unsigned frame_owner(struct snic_nic *nic, const struct snic_pkt *p)
+{
+	uint32_t dqpn = frame_dqpn(p);
+	struct snic_qp *qp;
+
+	if (dqpn > 0xffffff)
+		return 0;
+	qp = qp_by_qpn(nic, dqpn);
+	return qp ? qp->core : 0;
+}
+
+/* Core 0: the frame to core `to` (0: core 0's own loop queue); dropped
+ * and counted when that ring is full, as a NIC's full RX queue does. */
+static void steer_to(struct snic_nic *nic0, struct snic_pkt *p, unsigned to)
+{
+	struct snic_xcore *xc = &nic0->sh->xc;
+	struct snic_xc_port *pt = &xc->port[0];
+	struct snic_core *c = &nic0->core;
+
+	if (to == 0 && pt->loop_tail - pt->loop_head < SNIC_XC_PKT_RING) {
+		pt->loop[pt->loop_tail++ % SNIC_XC_PKT_RING] = p;
+		return;
+	}
+	if (to != 0 && xc_ring_push(xc->pkt[0][to], &p, 1)) {
+		CNT_INC(c, xcore_rx_steered);
+		return;
+	}
+	CNT_INC(c, xcore_rx_drop);
+	pt->real->ops->pkt_free(pt->real->ctx, &p, 1);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Core 0's port.                                                          */
+
+static uint16_t rx0(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
+{
+	struct snic_xc_port *pt = h;
+	struct snic_nic *nic = pt->view;
+	uint16_t k = 0, got, end;
+
+	while (k < n && pt->loop_head != pt->loop_tail)
+		pkts[k++] = pt->loop[pt->loop_head++ % SNIC_XC_PKT_RING];
+	got = pt->real->ops->rx_burst(pt->real->ctx, port, pkts + k,
+				      (uint16_t)(n - k));
+	end = (uint16_t)(k + got);
+	for (uint16_t i = k; i < end; i++) {
+		unsigned to = frame_owner(nic, pkts[i]);
+
+		if (to == 0)
+			pkts[k++] = pkts[i];
+		else
+			steer_to(nic, pkts[i], to);
+	}
+	return k;
+}
+
+/* Frames to our own MAC turn round here (steered); the others go to the
+ * port.  Returns how many of the first frames were taken. */
+static uint16_t tx0(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
+{
+	struct snic_xc_port *pt = h;
+	struct snic_nic *nic = pt->view;
+	uint16_t i = 0;
+
+	while (i < n) {
+		uint16_t run = 0, sent;
+
+		while (i < n && memcmp(pkts[i]->data, nic->core.cfg.mac, 6) == 0) {
+			CNT_INC(&nic->core, loopback_frames);
+			steer_to(nic, pkts[i], frame_owner(nic, pkts[i]));
+			i++;
+		}
+		while (i + run < n &&
+		       memcmp(pkts[i + run]->data, nic->core.cfg.mac, 6) != 0)
+			run++;
+		if (!run)
+			continue;
+		sent = pt->real->ops->tx_burst(pt->real->ctx, port, pkts + i, run);
+		i = (uint16_t)(i + sent);
+		if (sent < run)
+			break;
+	}
+	return i;
+}
+
+/* Core 0 transmits what the other cores built (called once per pass):
+ * into its own TX queue while there is room, the rest waits. */
+unsigned steer_tx_gather(struct snic_nic *nic0)
+{
+	struct snic_xcore *xc = &nic0->sh->xc;
+	unsigned work = 0;
+
+	for (unsigned k = 1; k < xc->ncores; k++) {
+		struct snic_pkt *p[SNIC_BURST];
+		uint32_t n, taken = 0;
+
+		/* up to a pass's TX budget from each core, a burst at a time */
+		do {
+			uint32_t room = core_tx_room(&nic0->core);
+
+			n = xc_ring_pop(xc->pkt[k][0], p,
+					room < SNIC_BURST ? room : SNIC_BURST);
+			for (uint32_t i = 0; i < n; i++)
+				core_tx(&nic0->core, p[i]);
+			taken += n;
+		} while (n == SNIC_BURST && taken < SNIC_TX_BUDGET);
+		work += taken;
+	}
+	return work;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The other cores' port.                                                  */
+
+/* What core 0 steered here.  A frame whose QP is no longer ours (it was
+ * destroyed and its slot reused while the frame waited) is dropped:
+ * commands run only between our passes, so this test holds for the pass. */
+static uint16_t rxk(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
+{
+	struct snic_xc_port *pt = h;
+	struct snic_nic *nic = pt->view;
+	unsigned me = nic->core.core_id;
+	uint16_t got = (uint16_t)xc_ring_pop(nic->sh->xc.pkt[0][me], pkts, n);
+	uint16_t k = 0;
+
+	(void)port;
+	for (uint16_t i = 0; i < got; i++) {
+		if (frame_owner(nic, pkts[i]) == me) {
+			pkts[k++] = pkts[i];
+			continue;
+		}
+		CNT_INC(&nic->core, xcore_rx_drop);
+		pt->real->ops->pkt_free(pt->real->ctx, &pkts[i], 1);
+	}
+	return k;
+}
+
+static uint16_t txk(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
+{
+	struct snic_xc_port *pt = h;
+	struct snic_nic *nic = pt->view;
+
+	(void)port;
+	return (uint16_t)xc_ring_push(nic->sh->xc.pkt[nic->core.core_id][0],
+				      pkts, n);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The rest of the HAL, passed through.                                    */
+
+#define REAL(h) (((struct snic_xc_port *)(h))->real)
+
+static int s_dma_read(void *h, uint64_t pa, void *dst, uint32_t len)
+{
+	return REAL(h)->ops->dma_read(REAL(h)->ctx, pa, dst, len);
+}
+
+static int s_dma_write(void *h, uint64_t pa, const void *src, uint32_t len)
+{
+	return REAL(h)->ops->dma_write(REAL(h)->ctx, pa, src, len);
+}
+
+static int s_cmp_swap(void *h, uint64_t pa, uint64_t cmp, uint64_t swap,
+		      uint64_t *old)
+{
+	return REAL(h)->ops->dma_cmp_swap(REAL(h)->ctx, pa, cmp, swap, old);
+}
+
+static int s_fetch_add(void *h, uint64_t pa, uint64_t add, uint64_t *old)
+{
+	return REAL(h)->ops->dma_fetch_add(REAL(h)->ctx, pa, add, old);
+}
+
+static uint64_t s_now(void *h)
+{
+	return REAL(h)->ops->now_ns(REAL(h)->ctx);
+}
+
+static uint16_t s_alloc(void *h, struct snic_pkt **pkts, uint16_t n)
+{
+	return REAL(h)->ops->pkt_alloc(REAL(h)->ctx, pkts, n);
+}
+
+static void s_free(void *h, struct snic_pkt **pkts, uint16_t n)
+{
+	REAL(h)->ops->pkt_free(REAL(h)->ctx, pkts, n);
+}
+
+static int s_link_up(void *h, uint16_t port)
+{
+	return REAL(h)->ops->link_up(REAL(h)->ctx, port);
+}
+
+static void s_notify(void *h, const void *word)
+{
+	REAL(h)->ops->notify_host(REAL(h)->ctx, word);
+}
+
+static void s_log(void *h, int level, const char *msg)
+{
+	REAL(h)->ops->log(REAL(h)->ctx, level, msg);
+}
+
+static int s_load_acq(void *h, uint64_t pa, uint32_t *val)
+{
+	return REAL(h)->ops->dma_load_acquire32(REAL(h)->ctx, pa, val);
+}
+
+static void s_netdev_rx(void *h, uint16_t port, const struct snic_pkt *p)
+{
+	REAL(h)->ops->netdev_rx(REAL(h)->ctx, port, p);
+}
+
+#define SHIM_OPS(rx, tx)                                                      \
+	{ .dma_read = s_dma_read, .dma_write = s_dma_write,                 \
+	  .dma_cmp_swap = s_cmp_swap, .dma_fetch_add = s_fetch_add,         \
+	  .now_ns = s_now, .rx_burst = rx, .tx_burst = tx,                  \
+	  .pkt_alloc = s_alloc, .pkt_free = s_free, .link_up = s_link_up,   \
+	  .notify_host = s_notify, .log = s_log }
+
+static const struct snic_hal_ops ops0 = SHIM_OPS(rx0, tx0);
+static const struct snic_hal_ops opsk = SHIM_OPS(rxk, txk);
+
+/* The optional ops, only where the board has them (NULL keeps meaning
+ * "absent", core.h). */
+static const struct snic_hal_ops *shim_ops(const struct snic_hal_ops *real,
+					   const struct snic_hal_ops *base,
+					   struct snic_hal_ops *own)
+{
+	*own = *base;
+	own->dma_load_acquire32 = real->dma_load_acquire32 ? s_load_acq : NULL;
+	own->netdev_rx = real->netdev_rx ? s_netdev_rx : NULL;
+	return own;
+}
+
+/* Core k's port in front of the board's HAL. */
+const struct snic_hal *steer_port_init(struct snic_xc_port *pt,
+				       const struct snic_hal *real,
+				       struct snic_nic *view, unsigned k)
+{
+	pt->real = real;
+	pt->view = view;
+	pt->loop_head = pt->loop_tail = 0;
+	pt->hal.ops = shim_ops(real->ops, k ? &opsk : &ops0, &pt->ops);
+	pt->hal.ctx = pt;
+	return &pt->hal;
+}

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cores of a NIC (DESIGN.md "Many cores").  Each QP belongs to one
+ * core (objects/qp_core.c) which alone runs its transport: its work lists,
+ * timer wheel, TX queue and counters are that core's (struct snic_nic is
+ * a core's view).  Core 0 holds everything that is not one QP's: the
+ * command channel, doorbells, the port (nic/steer.c), CQs and event
+ * queues, ARP/ND and the CM.  The data path crosses cores only through
+ * single-producer/single-consumer rings (core/xcore.h): doorbells and
+ * learnt MACs go from core 0 to the owner, CQEs, events and neighbour
+ * resolutions from the owner to core 0.  No locks on the data path.
+ *
+ * The objects tables (QPs, MRs, PDs, CQs, SRQs...) are written by
+ * commands on core 0 and read by every core.  Rather than forward each
+ * command to the core owning its object, or keep every reader on an
+ * epoch, commands run while the other cores are parked: core 0 asks
+ * (park_gen odd, release), every other core acknowledges at the top of
+ * its next pass (it holds no half-done work then) and waits until core 0
+ * is done (park_gen even, acquire).  So a command never runs beside a
+ * data pass, whichever core's objects it changes (a QP's modify, a CQ's
+ * destroy, an MR's deregistration, a whole context's teardown) and its
+ * writes are visible to every core's next pass.  The cost is on the
+ * command path only: a handshake per batch of commands.  Frames and
+ * messages still queued for an object a command destroyed are checked
+ * again where they land (a QP slot reused by then belongs to its new
+ * owner: steer.c's rxk, the doorbell and neighbour handlers below).
+ */
+#include <string.h>
+
+#include "nic/top.h"
+
+#define XC_MSG_BUDGET 64 /* messages per ring per pass */
+
+/* Memory of a NIC of n cores: n views, the shared part, the rings to and
+ * from core 0. */
+static size_t view_size(void)
+{
+	return (sizeof(struct snic_nic) + 63) & ~(size_t)63;
+}
+
+static size_t shared_size(void)
+{
+	return (sizeof(struct snic_nic_shared) + 63) & ~(size_t)63;
+}
+
+static size_t ring_pair_size(void)
+{
+	return xc_ring_size(SNIC_XC_PKT_RING, sizeof(struct snic_pkt *)) +
+	       xc_ring_size(SNIC_XC_MSG_RING, sizeof(struct snic_xc_msg));
+}
+
+size_t snic_nic_size_cores(unsigned ncores)
+{
+	if (ncores < 1 || ncores > SNIC_MAX_CORES)
+		return 0;
+	return ncores * view_size() + shared_size() +
+	       2 * (ncores - 1) * ring_pair_size();
+}
+
+/* The views' pointers into the shared part, and the rings. */
+struct snic_nic_shared *xcore_layout(void *mem, unsigned ncores)
+{
+	uint8_t *m = mem;
+	struct snic_nic_shared *sh = (void *)(m + ncores * view_size());
+	uint8_t *r = (uint8_t *)sh + shared_size();
+
+	sh->xc.ncores = ncores;
+	for (unsigned k = 0; k < ncores; k++) {
+		struct snic_nic *v = (void *)(m + k * view_size());
+
+		sh->xc.views[k] = v;
+		v->sh = sh;
+		v->neigh = &sh->neigh;
+		v->pds = sh->pds;
+		v->mrs = sh->mrs;
+		v->cqs = sh->cqs;
+		v->qps = sh->qps;
+		v->srqs = sh->srqs;
+		v->xrcds = sh->xrcds;
+		v->conns = sh->conns;
+		v->conn_free = sh->conn_free;
+		v->mtt = sh->mtt;
+		v->mtt_free_start = sh->mtt_free_start;
+		v->mtt_free_len = sh->mtt_free_len;
+		v->dms = sh->dms;
+		v->mcast = sh->mcast;
+		v->flows = sh->flows;
+		v->cm = &sh->cm;
+	}
+	for (unsigned k = 1; k < ncores; k++) {
+		unsigned dir[2][2] = { { 0, k }, { k, 0 } };
+
+		for (unsigned d = 0; d < 2; d++) {
+			unsigned f = dir[d][0], t = dir[d][1];
+
+			sh->xc.pkt[f][t] = xc_ring_init(r, SNIC_XC_PKT_RING,
+						       sizeof(struct snic_pkt *));
+			r += xc_ring_size(SNIC_XC_PKT_RING, sizeof(struct snic_pkt *));
+			sh->xc.msg[f][t] = xc_ring_init(r, SNIC_XC_MSG_RING,
+						       sizeof(struct snic_xc_msg));
+			r += xc_ring_size(SNIC_XC_MSG_RING, sizeof(struct snic_xc_msg));
+		}
+	}
+	return sh;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Park: commands run while every other core waits between passes.        */
+
+static unsigned drain_to0(struct snic_nic *nic0);
+
+void xcore_park_all(struct snic_nic *nic0)
+{
+	struct snic_xcore *xc = nic0->core.xc;
+	uint32_t gen;
+
+	if (!xc || xc->in_turn)
+		return;
+	gen = atomic_load_explicit(&xc->park_gen, memory_order_relaxed) + 1;
+	atomic_store_explicit(&xc->park_gen, gen, memory_order_seq_cst);
+	CNT_INC(&nic0->core, xcore_parks);
+	for (unsigned k = 1; k < xc->ncores; k++)
+		/* the core may wait for room in its ring to us: empty it */
+		while (atomic_load_explicit(&xc->park_ack[k],
+					    memory_order_acquire) != gen)
+			drain_to0(nic0);
+}
+
+void xcore_unpark_all(struct snic_nic *nic0)
+{
+	struct snic_xcore *xc = nic0->core.xc;
+
+	if (!xc || xc->in_turn)
+		return;
+	atomic_store_explicit(&xc->park_gen,
+			      atomic_load_explicit(&xc->park_gen,
+						   memory_order_relaxed) + 1,
+			      memory_order_release);
+}
+
+/* Core k, at the top of its pass: parked while core 0 runs commands. */
+static void park_check(struct snic_nic *nic)
+{
+	struct snic_xcore *xc = nic->core.xc;
+	uint32_t gen = atomic_load_explicit(&xc->park_gen, memory_order_acquire);
+
+	if (!(gen & 1))
+		return;
+	atomic_store_explicit(&xc->park_ack[nic->core.core_id], gen,
+			      memory_order_release);
+	while (atomic_load_explicit(&xc->park_gen, memory_order_acquire) == gen)
+		;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Messages.                                                               */
+
+/* Core 0 found qp's doorbell bit (word w, bit b): to its owner.  A full
+ * ring loses nothing: the bits go back up for the next pass. */
+void xcore_doorbell(struct snic_nic *nic0, struct snic_qp *qp, unsigned w,
+		    unsigned b)
+{
+	struct snic_xc_msg m = { .type = SNIC_XC_DOORBELL,
+				 .a = qp_idx(nic0, qp) };
+	struct snic_doorbells *db = nic0->core.db;
+
+	if (core_xc_send(&nic0->core, qp->core, &m))
+		return;
+	atomic_fetch_or_explicit(&db->qp_bits[w], 1ull << b, memory_order_relaxed);
+	atomic_fetch_or_explicit(&db->grp_bits[w / 64], 1ull << (w % 64),
+				 memory_order_relaxed);
+	atomic_fetch_or_explicit(&db->summary, 1ull << (w / 64),
+				 memory_order_release);
+}
+
+/* A QP slot named in a message, when it is still this core's. */
+static struct snic_qp *own_qp(struct snic_nic *nic, uint32_t idx)
+{
+	struct snic_qp *qp = idx < SNIC_MAX_QP ? &nic->qps[idx] : NULL;
+
+	return qp && qp->in_use && qp->core == nic->core.core_id ? qp : NULL;
+}
+
+static void handle(struct snic_nic *nic, struct snic_xc_msg *m)
+{
+	struct snic_qp *qp;
+
+	switch (m->type) {
+	case SNIC_XC_DOORBELL:
+		if ((qp = own_qp(nic, m->a)) != NULL)
+			qp_doorbell(nic, qp);
+		break;
+	case SNIC_XC_NEIGH:
+		if ((qp = own_qp(nic, m->a)) != NULL)
+			qp_neigh_set(nic, qp, m->u.mac);
+		break;
+	case SNIC_XC_CQE:
+		cq_post(nic, m->a, &m->u.cqe, m->flag);
+		break;
+	case SNIC_XC_EVENT:
+		core_event(&nic->core, m->a, (enum snic_event_type)m->b, m->c);
+		break;
+	case SNIC_XC_RESOLVE:
+		neigh_resolve_addr(nic->neigh, m->u.ip);
+		break;
+	default:
+		break;
+	}
+}
+
+static unsigned drain(struct snic_nic *nic, struct snic_xc_ring *r)
+{
+	struct snic_xc_msg m[8];
+	unsigned n, total = 0;
+
+	while (total < XC_MSG_BUDGET && (n = xc_ring_pop(r, m, 8)) != 0) {
+		for (unsigned i = 0; i < n; i++)
+			handle(nic, &m[i]);
+		total += n;
+	}
+	return total;
+}
+
+static unsigned drain_to0(struct snic_nic *nic0)
+{
+	struct snic_xcore *xc = nic0->core.xc;
+	unsigned work = 0;
+
+	for (unsigned k = 1; k < xc->ncores; k++)
+		work += drain(nic0, xc->msg[k][0]);
+	return work;
+}
+
+/* Core 0: what the other cores sent (CQEs, events, resolutions) and the
+ * frames they built; before the pass's CQ events and TX flush. */
+unsigned xcore_poll(struct snic_nic *nic0)
+{
+	return drain_to0(nic0) + steer_tx_gather(nic0);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The pass of a core other than 0: no commands, doorbells, statistics or
+ * port of its own (steer.c gives it core 0's frames). */
+unsigned xcore_pass(struct snic_nic *nic)
+{
+	struct snic_core *c = &nic->core;
+	unsigned work = 0;
+
+	park_check(nic);
+	c->now = c->ops->now_ns(c->hal_ctx);
+	c->link_up = c->xc->views[0]->core.link_up;
+	work += timer_poll(nic);
+	work += drain(nic, c->xc->msg[0][c->core_id]);
+	work += rx_poll(nic);
+	c->tx_budget = SNIC_TX_BUDGET;
+	if (c->tx_budget > core_tx_room(c))
+		c->tx_budget = core_tx_room(c);
+	work += resp_poll(nic);
+	work += req_poll(nic);
+	work += core_tx_flush(c);
+	return work;
+}
+
+/* The NIC's counter i: every core's, less what a reset took away. */
+uint64_t xcore_counter(const struct snic_nic *nic, unsigned i)
+{
+	const struct snic_xcore *xc = nic->core.xc;
+	uint64_t v = nic->core.cnt[i];
+
+	if (!xc)
+		return v;
+	for (unsigned k = 1; k < xc->ncores; k++)
+		v += xc->views[k]->core.cnt[i] - xc->cnt_base[k][i];
+	return v;
+}
+
+/* A reset of the statistics: the other cores' counters are theirs to
+ * write, so their values now become the base. */
+void xcore_counters_reset(struct snic_nic *nic0)
+{
+	struct snic_xcore *xc = nic0->core.xc;
+
+	memset(nic0->core.cnt, 0, sizeof(nic0->core.cnt));
+	if (!xc)
+		return;
+	for (unsigned k = 1; k < xc->ncores; k++)
+		memcpy(xc->cnt_base[k], xc->views[k]->core.cnt,
+		       sizeof(xc->cnt_base[k]));
+}
+
+/* Stop (the other loops have ended): every frame the other cores and the
+ * rings hold goes back to the HAL. */
+void xcore_fini(struct snic_nic *nic0)
+{
+	struct snic_xcore *xc = nic0->core.xc;
+	struct snic_xc_port *pt;
+	struct snic_pkt *p;
+
+	if (!xc)
+		return;
+	pt = &xc->port[0];
+	for (unsigned k = 1; k < xc->ncores; k++) {
+		core_tx_drop_all(&xc->views[k]->core);
+		while (xc_ring_pop(xc->pkt[0][k], &p, 1) ||
+		       xc_ring_pop(xc->pkt[k][0], &p, 1))
+			pt->real->ops->pkt_free(pt->real->ctx, &p, 1);
+	}
+	while (pt->loop_head != pt->loop_tail) {
+		p = pt->loop[pt->loop_head++ % SNIC_XC_PKT_RING];
+		pt->real->ops->pkt_free(pt->real->ctx, &p, 1);
+	}
+}

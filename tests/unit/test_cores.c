@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Several firmware cores per NIC (nic/xcore.c, nic/steer.c), polled in
+ * turn on the simulation's clock: QPs spread over both cores by QPN, all
+ * sharing one CQ per side (so CQEs of core 1's QPs cross to core 0),
+ * WRITE and SEND traffic on every QP with its data checked, with and
+ * without loss.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_host.h"
+#include "unit.h"
+
+#define NQP     8
+#define MSGS    64           /* per QP, half WRITEs, half SENDs        */
+#define MLEN    3000         /* bytes: 1 packet at MTU 4096, more at 1024 */
+#define SPAN    (1u << 20)   /* buffer bytes per QP                    */
+
+struct cenv {
+	struct fsim *s;
+	struct fpair p;
+	struct fqp a[NQP], b[NQP];
+};
+
+static uint8_t pat(uint32_t q, uint32_t m, uint32_t i)
+{
+	return (uint8_t)(q * 37u + m * 11u + i * 7u + (i >> 8));
+}
+
+static uint8_t *bytes(struct fdev *d, uint64_t base, uint32_t q, uint64_t off)
+{
+	return fdev_ptr(d, base + (uint64_t)q * SPAN + off);
+}
+
+static struct cenv *cenv_new(const struct fconn *conn)
+{
+	struct cenv *e = calloc(1, sizeof(*e));
+	struct fqp_caps caps = { .sq_cnt = 128, .rq_cnt = 128,
+				 .max_send_sge = 1, .max_recv_sge = 1 };
+
+	fdev_cores_force = 2;
+	e->s = fsim_new(4200);
+	fdev_cores_force = 0;
+	CU_ASSERT_EQUAL_FATAL(snic_nic_ncores(e->s->a.nic), 2);
+	CU_ASSERT_EQUAL_FATAL(fpair_setup(&e->p, e->s, conn,
+					  (uint64_t)NQP * SPAN, 4096), SNIC_ST_OK);
+	e->a[0] = e->p.qa;
+	e->b[0] = e->p.qb;
+	for (uint32_t q = 1; q < NQP; q++) {
+		CU_ASSERT_EQUAL_FATAL(fqp_create(&e->a[q], &e->p.ca, e->p.pda,
+						 &e->p.cqa, &e->p.cqa, &caps), 0);
+		CU_ASSERT_EQUAL_FATAL(fqp_create(&e->b[q], &e->p.cb, e->p.pdb,
+						 &e->p.cqb, &e->p.cqb, &caps), 0);
+		CU_ASSERT_EQUAL_FATAL(fqp_connect(&e->a[q], &e->b[q], conn), 0);
+	}
+	return e;
+}
+
+/* QP slot i runs on core i % 2: both cores own QPs on both sides. */
+static void check_spread(struct cenv *e)
+{
+	unsigned on[2] = { 0, 0 };
+
+	for (uint32_t q = 0; q < NQP; q++) {
+		on[(e->a[q].qpn & 0x3fff) % 2]++;
+		on[(e->b[q].qpn & 0x3fff) % 2]++;
+	}
+	CU_ASSERT_TRUE(on[0] >= NQP / 2 && on[1] >= NQP / 2);
+}
+
+/* Every QP: MSGS/2 WRITEs into B's half, MSGS/2 SENDs into B's RECVs;
+ * every CQE on both sides accounted for, every byte compared. */
+static void traffic(struct cenv *e)
+{
+	uint32_t half = MSGS / 2, got_a = 0, got_b = 0;
+	uint32_t seen_a[NQP] = { 0 }, seen_b[NQP] = { 0 };
+	struct snic_cqe c;
+
+	for (uint32_t q = 0; q < NQP; q++) {
+		for (uint32_t m = 0; m < MSGS; m++)
+			for (uint32_t i = 0; i < MLEN; i++)
+				*bytes(&e->s->a, e->p.bufa, q, (uint64_t)m * 4096 + i) =
+					pat(q, m, i);
+		memset(bytes(&e->s->b, e->p.bufb, q, 0), 0, (size_t)MSGS * 4096);
+		for (uint32_t m = half; m < MSGS; m++) {
+			struct snic_wqe_sge s = { e->p.bufb + (uint64_t)q * SPAN +
+						  (uint64_t)m * 4096, 4096, e->p.mrb };
+
+			fqp_post_recv(&e->b[q], ((uint64_t)q << 32) | m, &s, 1);
+		}
+	}
+	for (uint32_t m = 0; m < MSGS; m++)
+		for (uint32_t q = 0; q < NQP; q++) {
+			struct snic_wqe_sge s = { e->p.bufa + (uint64_t)q * SPAN +
+						  (uint64_t)m * 4096, MLEN, e->p.mra };
+			struct fwr w = { .wr_id = ((uint64_t)q << 32) | m,
+					 .opcode = m < half ? SNIC_WR_RDMA_WRITE
+							    : SNIC_WR_SEND,
+					 .flags = SNIC_SEND_SIGNALED, .sge = &s,
+					 .num_sge = 1,
+					 .remote_addr = e->p.bufb + (uint64_t)q * SPAN +
+							(uint64_t)m * 4096,
+					 .rkey = e->p.mrb };
+
+			fqp_post_send(&e->a[q], &w);
+		}
+	while (got_a < NQP * MSGS || got_b < NQP * half) {
+		int any = 0;
+
+		while (fcq_poll(&e->p.cqa, &c)) {
+			uint32_t q = (uint32_t)(c.wr_id >> 32), m = (uint32_t)c.wr_id;
+
+			CU_ASSERT_EQUAL_FATAL(c.status, SNIC_WC_SUCCESS);
+			CU_ASSERT_FATAL(q < NQP && c.qp_num == e->a[q].qpn);
+			CU_ASSERT_EQUAL(m, seen_a[q]); /* in order per QP */
+			seen_a[q]++;
+			got_a++;
+			any = 1;
+		}
+		while (fcq_poll(&e->p.cqb, &c)) {
+			uint32_t q = (uint32_t)(c.wr_id >> 32), m = (uint32_t)c.wr_id;
+
+			CU_ASSERT_EQUAL_FATAL(c.status, SNIC_WC_SUCCESS);
+			CU_ASSERT_FATAL(q < NQP && c.qp_num == e->b[q].qpn);
+			CU_ASSERT_EQUAL(m, half + seen_b[q]);
+			CU_ASSERT_EQUAL(c.byte_len, MLEN);
+			seen_b[q]++;
+			got_b++;
+			any = 1;
+		}
+		if (!any) {
+			CU_ASSERT_FATAL(e->s->steps < 20000000);
+			fsim_step(e->s);
+		}
+	}
+	for (uint32_t q = 0; q < NQP; q++)
+		for (uint32_t m = 0; m < MSGS; m++)
+			CU_ASSERT_EQUAL(memcmp(bytes(&e->s->b, e->p.bufb, q,
+						     (uint64_t)m * 4096),
+					       bytes(&e->s->a, e->p.bufa, q,
+						     (uint64_t)m * 4096), MLEN), 0);
+}
+
+static void cenv_free(struct cenv *e)
+{
+	CU_ASSERT_EQUAL(fsim_free(e->s), 0);
+	free(e);
+}
+
+static void test_cores_spread(void)
+{
+	struct fconn conn;
+	struct cenv *e;
+
+	fconn_default(&conn);
+	e = cenv_new(&conn);
+	check_spread(e);
+	traffic(e);
+	/* frames of core 1's QPs went through the steering stage */
+	CU_ASSERT_TRUE(fdev_counter(&e->s->a, "xcore_rx_steered") > 0);
+	CU_ASSERT_TRUE(fdev_counter(&e->s->b, "xcore_rx_steered") > 0);
+	CU_ASSERT_EQUAL(fdev_counter(&e->s->a, "xcore_rx_drop"), 0);
+	CU_ASSERT_EQUAL(fdev_counter(&e->s->b, "xcore_rx_drop"), 0);
+	cenv_free(e);
+}
+
+/* The same over a lossy, reordering link at MTU 1024 (3 packets a
+ * message): retransmissions run on each QP's own core's timer wheel. */
+static void test_cores_loss(void)
+{
+	struct snic_fault_cfg f = { .loss = 20000, .reorder = 5000,
+				    .dup = 5000, .delay_min_ns = 2000,
+				    .delay_max_ns = 30000, .seed = 77 };
+	struct fconn conn;
+	struct cenv *e;
+
+	fconn_default(&conn);
+	conn.path_mtu = 3; /* IBV_MTU_1024 */
+	e = cenv_new(&conn);
+	fake_hal_set_fault(&e->s->b.hal, &f);
+	f.seed = 78;
+	fake_hal_set_fault(&e->s->a.hal, &f);
+	traffic(e);
+	printf("\n    2 cores, 2%% loss: retransmits %" PRIu64 "/%" PRIu64
+	       ", timeouts %" PRIu64 ", steered %" PRIu64 "/%" PRIu64 "\n    ",
+	       fdev_counter(&e->s->a, "retransmits"),
+	       fdev_counter(&e->s->b, "retransmits"),
+	       fdev_counter(&e->s->a, "timeouts"),
+	       fdev_counter(&e->s->a, "xcore_rx_steered"),
+	       fdev_counter(&e->s->b, "xcore_rx_steered"));
+	CU_ASSERT_TRUE(fdev_counter(&e->s->a, "retransmits") > 0);
+	fake_hal_set_fault(&e->s->a.hal, NULL);
+	fake_hal_set_fault(&e->s->b.hal, NULL);
+	cenv_free(e);
+}
+
+UNIT_SUITE(cores, NULL, NULL,
+	   UNIT_TEST(test_cores_spread),
+	   UNIT_TEST(test_cores_loss));
