@@ -104,15 +104,17 @@ static bool resp_qp(struct snic_nic *nic, struct snic_qp *qp)
 		struct snic_rd_res *rd;
 		bool sent;
 
-		if (qp->state == SNIC_QPS_ERR)
+		/* a QP reset since it was listed has no connection set (no
+		 * responder resources, r->rd NULL): nothing to answer */
+		if (qp->state == SNIC_QPS_ERR || !r->rd)
 			return false;
 		while (r->rd_head != r->rd_tail && !rd_at_head(r)->pending)
 			r->rd_head++; /* answered already, or never replayed */
-		rd = rd_at_head(r);
 		if (r->rd_head == r->rd_tail) {
 			resp_flush_acks(nic, qp); /* the ACK that waited */
 			return false;
 		}
+		rd = rd_at_head(r);
 		if (!qp->dmac_valid)
 			return true;
 		sent = rd->atomic ? atomic_ack(nic, qp, rd) : rd_packet(nic, qp, rd);
