@@ -113,9 +113,10 @@ static enum resp_state do_write(struct snic_nic *nic, struct snic_qp *qp,
 				const struct roce_hdrs *h, uint32_t fl)
 {
 	struct snic_resp *r = &qp->resp;
+	const struct snic_mr *mr = NULL;
 	enum resp_state next;
 
-	if ((fl & ROCE_F_FIRST) && !resp_write_start(nic, qp, h))
+	if ((fl & ROCE_F_FIRST) && !resp_write_start(nic, qp, h, &mr))
 		return RESP_ERR_RKEY;
 	if (h->payload_len > r->wr_left ||
 	    ((fl & ROCE_F_LAST) && h->payload_len != r->wr_left))
@@ -129,7 +130,7 @@ static enum resp_state do_write(struct snic_nic *nic, struct snic_qp *qp,
 			r->in_write = false;
 		return next;
 	}
-	if (!resp_write_payload(nic, qp, h))
+	if (!resp_write_payload(nic, qp, h, mr))
 		return RESP_ERR_RKEY;
 	if (fl & ROCE_F_LAST) {
 		r->in_write = false;

@@ -313,26 +313,40 @@ static inline bool rx_peer_ok(struct snic_nic *nic, const struct snic_qp *qp,
  * (objects/mw.c), the PD of this QP, its and the QP's access rights, the
  * bounds (IBTA 9.7.5.2.3, C9-88:
  * a zero-length RDMA needs no valid rkey).  UC checks the same. */
-static inline bool rkey_ok(struct snic_nic *nic, const struct snic_qp *qp,
-			   uint32_t rkey, uint64_t va, uint64_t len,
-			   uint32_t access)
+static inline bool rkey_ok_mr(struct snic_nic *nic, const struct snic_qp *qp,
+			      uint32_t rkey, uint64_t va, uint64_t len,
+			      uint32_t access, const struct snic_mr **mr)
 {
+	*mr = NULL;     /* a zero-length request has none */
 	if (len == 0)
 		return true;
 	if (!(qp->attr.qp_access_flags & access))
 		return false;
-	return rkey_check(nic, qp, rkey, access, va, len) != NULL;
+	*mr = rkey_check(nic, qp, rkey, access, va, len);
+	return *mr != NULL;
+}
+
+static inline bool rkey_ok(struct snic_nic *nic, const struct snic_qp *qp,
+			   uint32_t rkey, uint64_t va, uint64_t len,
+			   uint32_t access)
+{
+	const struct snic_mr *mr;
+
+	return rkey_ok_mr(nic, qp, rkey, va, len, access, &mr);
 }
 
 /* A WRITE's FIRST packet: R_Key and access checked before any byte,
- * then the write cursor (wr_mr, wr_va, wr_left) is set. */
+ * then the write cursor (wr_mr, wr_va, wr_left) is set.  *mr: the MR
+ * that allows the whole message (NULL for a zero-length one), for this
+ * packet's resp_write_payload. */
 static inline bool resp_write_start(struct snic_nic *nic, struct snic_qp *qp,
-				    const struct roce_hdrs *h)
+				    const struct roce_hdrs *h,
+				    const struct snic_mr **mr)
 {
 	struct snic_resp *r = &qp->resp;
 
-	if (!rkey_ok(nic, qp, h->reth_rkey, h->reth_va, h->reth_len,
-		     SNIC_ACCESS_REMOTE_WRITE))
+	if (!rkey_ok_mr(nic, qp, h->reth_rkey, h->reth_va, h->reth_len,
+			SNIC_ACCESS_REMOTE_WRITE, mr))
 		return false;
 	r->in_write = true;
 	r->wr_mr = h->reth_rkey;
@@ -342,17 +356,24 @@ static inline bool resp_write_start(struct snic_nic *nic, struct snic_qp *qp,
 }
 
 /* A WRITE packet's payload at the write cursor (wr_mr, wr_va), which moves
- * on; false when the MR no longer allows it. */
+ * on; false when the MR no longer allows it.  first_mr: what this same
+ * packet's resp_write_start returned, or NULL.  The caller has checked
+ * payload_len <= wr_left, so the payload lies inside the span that check
+ * allowed and it need not run again; later packets check their own
+ * span (the MR may have gone in between). */
 static inline bool resp_write_payload(struct snic_nic *nic,
 				      struct snic_qp *qp,
-				      const struct roce_hdrs *h)
+				      const struct roce_hdrs *h,
+				      const struct snic_mr *first_mr)
 {
 	struct snic_resp *r = &qp->resp;
 
 	if (h->payload_len) {
-		const struct snic_mr *mr = rkey_check(nic, qp, r->wr_mr,
-						      SNIC_ACCESS_REMOTE_WRITE,
-						      r->wr_va, h->payload_len);
+		const struct snic_mr *mr =
+			first_mr ? first_mr
+				 : rkey_check(nic, qp, r->wr_mr,
+					      SNIC_ACCESS_REMOTE_WRITE,
+					      r->wr_va, h->payload_len);
 
 		if (!mr || mr_write(nic, mr, r->wr_va, h->payload, h->payload_len))
 			return false;

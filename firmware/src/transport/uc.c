@@ -122,9 +122,10 @@ static void uc_recv_write(struct snic_nic *nic, struct snic_qp *qp,
 			  const struct roce_hdrs *h, uint32_t fl)
 {
 	struct snic_resp *r = &qp->resp;
+	const struct snic_mr *mr = NULL;
 	uint8_t st;
 
-	if ((fl & ROCE_F_FIRST) && !resp_write_start(nic, qp, h)) {
+	if ((fl & ROCE_F_FIRST) && !resp_write_start(nic, qp, h, &mr)) {
 		QCNT_INC(nic, qp, nak_access_sent); /* counted; UC sends no NAK */
 		return;
 	}
@@ -134,7 +135,7 @@ static void uc_recv_write(struct snic_nic *nic, struct snic_qp *qp,
 		uc_drop_msg(qp);
 		return;
 	}
-	if (!resp_write_payload(nic, qp, h)) {
+	if (!resp_write_payload(nic, qp, h, mr)) {
 		uc_drop_msg(qp);
 		return;
 	}
