@@ -41,11 +41,16 @@ LOSSLESS_OPCODES=0x00,0x01,0x02,0x04,0x06,0x07,0x08,0x0a,0x0c,0x0d,0x0e,0x0f,0x1
 LOSSY_OPCODES=0x00,0x01,0x02,0x06,0x07,0x08,0x0c,0x0d,0x0e,0x0f,0x11
 # cm: the CM MADs (UD SEND ONLY on QP1) and rping's RC SEND.
 CM_OPCODES=0x04,0x64
-# ipv6: RC SEND (4 KiB and 3 KiB: FIRST, MIDDLE, LAST), WRITE, READ, ACK;
-# UD SEND ONLY.
-IPV6_OPCODES=0x00,0x01,0x02,0x06,0x07,0x08,0x0c,0x0d,0x0e,0x0f,0x11,0x64
+# ipv6: RC SEND (4 KiB and 3 KiB: FIRST, MIDDLE, LAST; 64 B: ONLY),
+# WRITE, READ, ACK, FETCH_AND_ADD and its ACK; UD SEND ONLY.  Its
+# impaired part (netem, after IPV6_IMPAIRED_FROM): RC SEND, WRITE, ACK.
+IPV6_OPCODES=0x00,0x01,0x02,0x04,0x06,0x07,0x08,0x0a,0x0c,0x0d,0x0e,0x0f,0x10,0x11,0x12,0x14,0x64
+IPV6_IMPAIRED_OPCODES=0x00,0x01,0x02,0x06,0x07,0x08,0x11
 # The capture of the last "run LIST", input of the oracle modes.
 SAVED_PCAP=$SNIC_TEST_LOGS/interop/$list.pcap
+# ipv6: when its impaired cases began (epoch seconds): netem drops frames
+# on both sides of snic's capture point, so PSNs skip from there on.
+IPV6_IMPAIRED_FROM=$SAVED_PCAP.impaired-from
 # The oracles take ~1-4 ms per frame here: a retransmission flood (the
 # known failures of the lossy list make millions of frames) is reported as
 # such instead of being read for hours.
@@ -110,7 +115,20 @@ if [[ $mode != run ]]; then
 	[[ $list == ipv6 ]] && min_frames=3000 family=(--family 6) ip6=1
 	# lossy: a sample of each case (SAMPLE_FRAMES below), so PSNs skip
 	[[ $list == lossy ]] && gaps=--allow-psn-gaps
-	if [[ $mode == scapy ]]; then
+	if [[ $mode == scapy && $list == ipv6 && -s $IPV6_IMPAIRED_FROM ]]; then
+		# The clean part with PSNs in order, the impaired part (rxe's
+		# frames lost before snic's capture point) with gaps allowed.
+		t=$(cat "$IPV6_IMPAIRED_FROM")
+		editcap -B "$t" "$SAVED_PCAP" "$SNIC_CASE_DIR/clean.pcap" >/dev/null &&
+			editcap -A "$t" "$SAVED_PCAP" "$SNIC_CASE_DIR/impaired.pcap" >/dev/null ||
+			snic_fail "editcap could not split $SAVED_PCAP at $t"
+		snic_run check-roce 1000 "$PY" "$SNIC_ROOT/tests/wire/check_roce.py" "$SNIC_CASE_DIR/clean.pcap" \
+			--quiet --min-frames "$min_frames" --expect-opcodes "$opcodes" "${family[@]}" || rc=$?
+		(( rc == 0 )) || snic_fail "check_roce.py rejected the clean part of $SAVED_PCAP (status $rc)"
+		snic_run check-roce-impaired 1000 "$PY" "$SNIC_ROOT/tests/wire/check_roce.py" "$SNIC_CASE_DIR/impaired.pcap" \
+			--quiet --min-frames 1000 --allow-psn-gaps --expect-opcodes "$IPV6_IMPAIRED_OPCODES" "${family[@]}" || rc=$?
+		(( rc == 0 )) || snic_fail "check_roce.py rejected the impaired part of $SAVED_PCAP (status $rc)"
+	elif [[ $mode == scapy ]]; then
 		# netem drops after snic's capture point: retransmissions show as
 		# PSNs going back (warnings), never as gaps.
 		snic_run check-roce 1000 "$PY" "$SNIC_ROOT/tests/wire/check_roce.py" "$SAVED_PCAP" \
@@ -168,7 +186,7 @@ D=$SNIC_CASE_DIR
 PCAP=$D/snic.pcap
 RESULTS=$D/results.txt
 : >"$RESULTS"
-rm -f -- "$SAVED_PCAP" "$SAVED_PCAP.flood"
+rm -f -- "$SAVED_PCAP" "$SAVED_PCAP.flood" "$IPV6_IMPAIRED_FROM"
 QEMU_PID=
 RUN_DIR=$(mktemp -d /dev/shm/snic-interop.XXXXXX)
 
@@ -216,15 +234,21 @@ tap_up() {
 	ip addr add "$HOST_IP/24" dev "$TAP"
 }
 
+# Each boot's console in its own file (the guest's kernel warnings: the
+# fault check below reads it).
+VM_BOOTS=0 VM_CONSOLE=
 vm_boot() {
 	local t0=$SECONDS
-	snic_log "boot: Debian kernel + rxe initramfs from $VM ($accel)"
-	sed 's/^/  vm| /' "$VM/manifest.txt"
+	VM_BOOTS=$(( VM_BOOTS + 1 ))
+	VM_CONSOLE=$D/vm-console-$VM_BOOTS.log
+	rm -f -- "$D/ctl.sock"
+	snic_log "boot $VM_BOOTS: Debian kernel + rxe initramfs from $VM ($accel)"
+	(( VM_BOOTS > 1 )) || sed 's/^/  vm| /' "$VM/manifest.txt"
 	qemu-system-x86_64 -M pc -accel "$accel" -cpu max -m 768 -smp 1 \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-kernel "$VM/vmlinux" -initrd "$VM/initrd.cpio.gz" \
 		-append "console=ttyS0 panic=-1 quiet" \
-		-serial "file:$D/vm-console.log" \
+		-serial "file:$VM_CONSOLE" \
 		-device virtio-serial-pci \
 		-chardev "socket,id=ctl,path=$D/ctl.sock,server=on,wait=off" \
 		-device virtserialport,chardev=ctl,name=snic.ctl \
@@ -236,15 +260,47 @@ vm_boot() {
 	out=$(VM_SECS=90 vm "ip link set eth0 mtu 1500 up && ip addr add $VM_IP/24 dev eth0 &&
 		rdma link add rxe0 type rxe netdev eth0 && cat /sys/class/infiniband/rxe0/ports/1/gids/$VM_GID &&
 		uname -r") || {
-		snic_tail "$D/vm-console.log" 30
+		snic_tail "$VM_CONSOLE" 30
 		snic_tail "$D/qemu.log" 10
 		snic_fail "the VM did not come up with rxe0 (output: $out)"
 	}
 	[[ $out == *0000:0000:0000:0000:0000:ffff:0a4d:0002* ]] ||
 		snic_fail "rxe0 GID $VM_GID is not $VM_IP's IPv4-mapped GID: $out"
 	snic_log "VM up with rxe0 after $(( SECONDS - t0 ))s (kernel $(tail -n 1 <<<"$out"))"
-	vm "ibv_devinfo -v -d rxe0 | grep -E 'fw_ver|max_qp_rd_atom|max_qp_init_rd_atom|active_mtu'" |
+	(( VM_BOOTS > 1 )) ||
+		vm "ibv_devinfo -v -d rxe0 | grep -E 'fw_ver|max_qp_rd_atom|max_qp_init_rd_atom|active_mtu'" |
 		sed 's/^/  vm| /'
+}
+
+vm_stop() {
+	[[ -n $QEMU_PID ]] || return 0
+	snic__kill_wait "$QEMU_PID" 5
+	QEMU_PID=
+}
+
+# The guest kernel's own faults, from its console: the virtio-net transmit
+# watchdog, an oops.  Status 0 (and the lines on stdout) when there is one.
+GUEST_FAULT='NETDEV WATCHDOG|BUG:|Oops|general protection fault|Call Trace|Kernel panic'
+guest_fault() {
+	[[ -n $VM_CONSOLE ]] && grep -E "$GUEST_FAULT" "$VM_CONSOLE"
+}
+
+# One VM per link configuration (SPEC: netem parameters, empty for a clean
+# link): a fresh guest, its netem set before any RoCE traffic and never
+# changed while it runs.  Changing netem under rxe's traffic is what
+# crashed Debian's 6.1.192 guest (rxe_skb_tx_dtor on skbs the qdisc
+# released after their QP had gone), and the reboot is 3-11 s.
+CUR_NETEM=unset
+vm_config() { # SPEC
+	vm_stop
+	vm_boot
+	[[ $list == ipv6 ]] && vm_ipv6_up
+	[[ -n $1 ]] && netem_setup "$1"
+	if [[ -n $1 && $list == ipv6 && ! -s $IPV6_IMPAIRED_FROM ]]; then
+		mkdir -p "$(dirname "$IPV6_IMPAIRED_FROM")"
+		date +%s.%N >"$IPV6_IMPAIRED_FROM"
+	fi
+	CUR_NETEM=$1
 }
 
 # The ipv6 list: an IPv6 address on the VM's eth0 (IPv6 stays enabled in
@@ -384,13 +440,27 @@ elif [[ $list == ipv6 ]]; then
 	case_def write-bw   pt ib_write_bw   "-n 200 -s 3072 -F"
 	case_def read-bw    pt ib_read_bw    "-n 200 -s 3072 -F"
 	case_def send-bw    pt ib_send_bw    "-n 200 -s 3072 -F"
+	# The latency programs over the IPv6 GIDs (-x).
+	case_def write-lat  pt ib_write_lat  "-n 200 -s 64 -F"
+	case_def read-lat   pt ib_read_lat   "-n 200 -s 64 -F"
+	case_def send-lat   pt ib_send_lat   "-n 200 -s 64 -F"
+	case_def atomic-lat pt ib_atomic_lat "-n 200 -A FETCH_AND_ADD -F"
+	# RC under loss, reordering and duplication at once, over IPv6 (a
+	# fresh VM with netem set, vm_config): both must recover, the data
+	# checked (-c).  Volumes small enough for the oracles to read every
+	# frame.
+	n6="loss 2% duplicate 2% delay 2ms reorder 10% 50%"
+	case_def rc-4k-impaired    pp ibv_rc_pingpong "-s 4096 -m 1024 -n 200 -c" "" "$n6"
+	case_def write-bw-impaired pt ib_write_bw     "-n 100 -s 16384 -F" "" "$n6"
 elif [[ $list == cm ]]; then
 	# The connection managers, snic's and the kernel's: 64-byte pings,
 	# each one's data checked.
 	case_def rping      cm rping         "-C 100 -S 64 -v -V"
 else
-	# netem in the VM, on RoCE frames both ways (netem_setup).  Not
-	# seeded: iproute2 6.1's tc has no "seed" keyword.
+	# netem in the VM, on RoCE frames both ways (netem_setup), one fresh
+	# VM per configuration (vm_config).  Not seeded: netem's seed
+	# (TCA_NETEM_PRNG_SEED) came after the guest's 6.1 kernel and its
+	# iproute2 6.1 tc has no "seed" keyword.
 	for n in "loss 2%" "reorder 10% 50% delay 2ms" "duplicate 5%"; do
 		tag=${n%% *}
 		case_def "rc-4k-$tag"    pp ibv_rc_pingpong "-s 4096 -m 1024 -n 300 -c" "" "$n"
@@ -581,35 +651,42 @@ keep_slice() { # DIR T0 T1
 	editcap -s 128 -A "$2" -B "$3" "$PCAP" "$1/capture-headers.pcap" >/dev/null 2>&1 || true
 }
 
-# The lossy list impairs RoCE frames (UDP 4791) only, inside the VM (this
-# host's kernel has no netem): handle 30: on eth0 holds what rxe sends,
-# ifb0's root what it receives (eth0's ingress redirected there).  Both
-# pass everything until a case sets them.
-NETEM_IDLE="limit 10000"
+# The lossy cases impair RoCE frames (UDP 4791, over IPv4 or IPv6) only,
+# inside the VM (this host's kernel has no netem): handle 30: on eth0
+# holds what rxe sends, ifb0's root what it receives (eth0's ingress
+# redirected there).  Set once, right after the VM booted (vm_config).
+NETEM_LIMIT="limit 10000"
 # Debian's tc: busybox (which prefers its applets) has its own, smaller one.
 TC=/usr/bin/tc
-netem_setup() {
+netem_setup() { # SPEC
+	local f= p n=0
+	# One u32 filter per protocol (each its own priority)
+	for p in "ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff" \
+		"ipv6 u32 match ip6 protocol 17 0xff match ip6 dport 4791 0xffff"; do
+		n=$(( n + 1 ))
+		f+="$TC filter add dev eth0 parent 1: protocol ${p%% *} prio $n ${p#* } flowid 1:3 && "
+		f+="$TC filter add dev eth0 parent ffff: protocol ${p%% *} prio $n ${p#* } action mirred egress redirect dev ifb0 && "
+	done
 	vm "$TC qdisc add dev eth0 root handle 1: prio &&
-		$TC qdisc add dev eth0 parent 1:3 handle 30: netem $NETEM_IDLE &&
-		$TC filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3 &&
+		$TC qdisc add dev eth0 parent 1:3 handle 30: netem $NETEM_LIMIT $1 &&
 		ip link set ifb0 up &&
-		$TC qdisc add dev ifb0 root handle 40: netem $NETEM_IDLE &&
-		$TC qdisc add dev eth0 handle ffff: ingress &&
-		$TC filter add dev eth0 parent ffff: protocol ip prio 1 u32 match ip protocol 17 0xff match ip dport 4791 0xffff action mirred egress redirect dev ifb0" ||
-		snic_fail "netem set-up in the VM failed"
+		$TC qdisc add dev ifb0 root handle 40: netem $NETEM_LIMIT $1 &&
+		$TC qdisc add dev eth0 handle ffff: ingress && $f true" ||
+		snic_fail "netem $1 could not be set in the VM"
+	snic_log "netem in the VM, both ways on RoCE frames: $1"
 }
-# A fresh pair of netem qdiscs per case, so their counters are the case's.
-netem_set() { # SPEC
-	vm "$TC qdisc del dev eth0 parent 1:3 handle 30: && $TC qdisc add dev eth0 parent 1:3 handle 30: netem $NETEM_IDLE $1 &&
-		$TC qdisc del dev ifb0 root handle 40: && $TC qdisc add dev ifb0 root handle 40: netem $NETEM_IDLE $1"
+# The qdiscs' counters (cumulative over the VM's configuration) into FILE.
+netem_counters() { # FILE LABEL
+	vm "echo '$2 rxe -> snic (eth0 egress):'; $TC -s qdisc show dev eth0 parent 1:3;
+		echo '$2 snic -> rxe (eth0 ingress via ifb0):'; $TC -s qdisc show dev ifb0" >>"$1" 2>&1 || true
 }
-netem_on() { # SPEC
-	netem_set "$1" || snic_fail "netem $1 could not be set in the VM"
-}
-netem_off() { # FILE: the qdiscs' counters go there
-	vm "echo 'rxe -> snic (eth0 egress):'; $TC -s qdisc show dev eth0 parent 1:3;
-		echo 'snic -> rxe (eth0 ingress via ifb0):'; $TC -s qdisc show dev ifb0" >"$1" 2>&1 || true
-	netem_set "" || snic_fail "could not clear netem in the VM"
+
+# Status 0 when netem dropped frames in both directions during the case
+# (the dropped counters after it above those before).
+netem_dropped_both() { # FILE
+	awk '$1 == "before" || $1 == "after" { k = $1 " " $2 " " $4 }
+		/dropped/ { n = $0; sub(/.*dropped /, "", n); sub(/,.*/, "", n); d[k] = n }
+		END { exit !(d["after rxe snic"] > d["before rxe snic"] && d["after snic rxe"] > d["before snic rxe"]) }' "$1"
 }
 
 want_case() { # NAME
@@ -619,44 +696,75 @@ want_case() { # NAME
 	return 1
 }
 
+# One program run, both ways' verdicts into RESULTS.  Status 1 when it
+# failed with the guest kernel's own fault in the VM's console.
+run_case() { # I SRV NAME DIR
+	local i=$1 srv=$2 name=$3 cd=$4 t0 t1 s0=$SECONDS
+	mkdir -p "$cd"
+	snic_log "case $name: ${C_PROG[$i]} ${C_ARGS[$i]}${C_NETEM[$i]:+ (netem ${C_NETEM[$i]})}"
+	ctl_snapshot "$cd/snicctl-before.json"
+	[[ -n ${C_NETEM[$i]} ]] && netem_counters "$cd/netem.txt" before
+	t0=$(date +%s.%N)
+	VERDICT=
+	run_pair "$i" "$srv" "$cd"
+	t1=$(date +%s.%N)
+	[[ $list == lossy ]] && keep_sample "$cd" "$t0" "$t1"
+	if [[ -n ${C_NETEM[$i]} ]]; then
+		netem_counters "$cd/netem.txt" after
+		[[ ${C_NETEM[$i]} != *loss* ]] || netem_dropped_both "$cd/netem.txt" ||
+			VERDICT+="netem dropped nothing in one direction (is the link impaired?); "
+	fi
+	ctl_snapshot "$cd/snicctl-after.json"
+	[[ $list == bench && -z $VERDICT ]] && bench_row "$i" "$srv" "$cd"
+	# A case that failed may have left the NIC unusable: later cases
+	# must not inherit that.
+	kill -0 "$SNIC_EMU_PID" 2>/dev/null || snic_fail "snic-emu died during $name"
+	kill -0 "$QEMU_PID" 2>/dev/null || VERDICT+="the VM exited; "
+	if [[ -n $VERDICT ]] && guest_fault >"$cd/guest-fault.txt"; then
+		keep_slice "$cd" "$t0" "$t1"
+		printf 'GUEST-FAULT %-21s %4ss  %s\n' "$name" "$(( SECONDS - s0 ))" "$VERDICT" | tee -a "$RESULTS"
+		sed 's/^/  guest| /' "$cd/guest-fault.txt"
+		return 1
+	fi
+	if [[ -z $VERDICT ]]; then
+		passed=$(( passed + 1 ))
+		printf 'PASS %-28s %4ss\n' "$name" "$(( SECONDS - s0 ))" | tee -a "$RESULTS"
+	else
+		failed=$(( failed + 1 ))
+		keep_slice "$cd" "$t0" "$t1"
+		printf 'FAIL %-28s %4ss  %s\n' "$name" "$(( SECONDS - s0 ))" "$VERDICT" | tee -a "$RESULTS"
+	fi
+	kill -0 "$QEMU_PID" 2>/dev/null || snic_fail "the VM died during $name"
+	return 0
+}
+
 # ------------------------------------------------------------------ main
 tap_up
-vm_boot
-[[ $list == lossy ]] && netem_setup
-[[ $list == ipv6 ]] && vm_ipv6_up
-nic_start
-passed=0 failed=0 t_start=$SECONDS
+passed=0 failed=0 recoveries=0 t_start=$SECONDS
 for i in "${!C_NAME[@]}"; do
 	want_case "${C_NAME[$i]}" || continue
+	if [[ ${C_NETEM[$i]} != "$CUR_NETEM" ]]; then
+		vm_config "${C_NETEM[$i]}"
+		[[ -n $SNIC_EMU_PID ]] || nic_start
+	fi
 	for srv in vm snic; do
 		name=${C_NAME[$i]}/$srv-server
-		cd=$D/$name
-		mkdir -p "$cd"
-		snic_log "case $name: ${C_PROG[$i]} ${C_ARGS[$i]}${C_NETEM[$i]:+ (netem ${C_NETEM[$i]})}"
-		ctl_snapshot "$cd/snicctl-before.json"
-		[[ -n ${C_NETEM[$i]} ]] && netem_on "${C_NETEM[$i]}"
-		t0=$(date +%s.%N) s0=$SECONDS
-		VERDICT=
-		run_pair "$i" "$srv" "$cd"
-		t1=$(date +%s.%N)
-		[[ $list == lossy ]] && keep_sample "$cd" "$t0" "$t1"
-		[[ -n ${C_NETEM[$i]} ]] && netem_off "$cd/netem.txt"
-		ctl_snapshot "$cd/snicctl-after.json"
-		[[ $list == bench && -z $VERDICT ]] && bench_row "$i" "$srv" "$cd"
-		if [[ -z $VERDICT ]]; then
-			passed=$(( passed + 1 ))
-			printf 'PASS %-28s %4ss\n' "$name" "$(( SECONDS - s0 ))" | tee -a "$RESULTS"
-		else
-			failed=$(( failed + 1 ))
-			keep_slice "$cd" "$t0" "$t1"
-			printf 'FAIL %-28s %4ss  %s\n' "$name" "$(( SECONDS - s0 ))" "$VERDICT" | tee -a "$RESULTS"
-		fi
-		# A case that failed may have left the NIC or the VM unusable:
-		# later cases must not inherit that.
-		kill -0 "$SNIC_EMU_PID" 2>/dev/null || snic_fail "snic-emu died during $name"
-		kill -0 "$QEMU_PID" 2>/dev/null || snic_fail "the VM died during $name"
+		run_case "$i" "$srv" "$name" "$D/$name" && continue
+		# Bounded recovery from the guest kernel's own fault (Debian
+		# 6.1.192 under TCG: a virtio-net transmit stall, an rdma_rxe
+		# oops), never from a failure without one: once per suite run,
+		# loudly, on a fresh VM with the same configuration, the case
+		# run again from the start.  A second fault fails the suite.
+		mv -f -- "$D/$name" "$D/$name-guest-fault"
+		(( recoveries++ == 0 )) ||
+			snic_fail "the guest kernel faulted again during $name (console in $D/$name-guest-fault/guest-fault.txt)"
+		snic_log "!!! RECOVERY: the guest kernel faulted during $name (not snic: see $D/$name-guest-fault/guest-fault.txt); a fresh VM, $name again"
+		vm_config "${C_NETEM[$i]}"
+		run_case "$i" "$srv" "$name" "$D/$name" ||
+			snic_fail "the guest kernel faulted again during $name"
 	done
 done
+(( recoveries == 0 )) || snic_log "!!! $recoveries recovery from a guest kernel fault in this run (GUEST-FAULT in $RESULTS)"
 [[ $list == ipv6 ]] && vm_ipv6_neigh_check
 nic_stop
 mkdir -p "$(dirname "$SAVED_PCAP")"
