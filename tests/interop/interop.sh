@@ -175,7 +175,8 @@ VM=$(bash "$SNIC_ROOT/tools/build-rxe-vm.sh" --print-dir) ||
 	snic_fail "the VM is not built: run 'tests/interop/interop.sh prepare' (tools/build-rxe-vm.sh)"
 
 TAP=snictap0
-VM_GID=1   # rxe: index 0 is the IPv6 link-local GID, 1 the RoCE v2 IPv4 one
+VM_GID4=1  # rxe: index 0 is the IPv6 link-local GID, 1 the RoCE v2 IPv4 one
+VM_GID=$VM_GID4 # the one the programs use (the ipv6 list: vm_ipv6_up)
 SNIC_GID=0
 NIC_IP6=
 if [[ $list == ipv6 ]]; then
@@ -258,14 +259,14 @@ vm_boot() {
 	QEMU_PID=$!
 	local out
 	out=$(VM_SECS=90 vm "ip link set eth0 mtu 1500 up && ip addr add $VM_IP/24 dev eth0 &&
-		rdma link add rxe0 type rxe netdev eth0 && cat /sys/class/infiniband/rxe0/ports/1/gids/$VM_GID &&
+		rdma link add rxe0 type rxe netdev eth0 && cat /sys/class/infiniband/rxe0/ports/1/gids/$VM_GID4 &&
 		uname -r") || {
 		snic_tail "$VM_CONSOLE" 30
 		snic_tail "$D/qemu.log" 10
 		snic_fail "the VM did not come up with rxe0 (output: $out)"
 	}
 	[[ $out == *0000:0000:0000:0000:0000:ffff:0a4d:0002* ]] ||
-		snic_fail "rxe0 GID $VM_GID is not $VM_IP's IPv4-mapped GID: $out"
+		snic_fail "rxe0 GID $VM_GID4 is not $VM_IP's IPv4-mapped GID: $out"
 	snic_log "VM up with rxe0 after $(( SECONDS - t0 ))s (kernel $(tail -n 1 <<<"$out"))"
 	(( VM_BOOTS > 1 )) ||
 		vm "ibv_devinfo -v -d rxe0 | grep -E 'fw_ver|max_qp_rd_atom|max_qp_init_rd_atom|active_mtu'" |
@@ -685,7 +686,7 @@ netem_counters() { # FILE LABEL
 # (the dropped counters after it above those before).
 netem_dropped_both() { # FILE
 	awk '$1 == "before" || $1 == "after" { k = $1 " " $2 " " $4 }
-		/dropped/ { n = $0; sub(/.*dropped /, "", n); sub(/,.*/, "", n); d[k] = n }
+		/dropped/ { n = $0; sub(/.*dropped /, "", n); sub(/,.*/, "", n); d[k] = n + 0 }
 		END { exit !(d["after rxe snic"] > d["before rxe snic"] && d["after snic rxe"] > d["before snic rxe"]) }' "$1"
 }
 
