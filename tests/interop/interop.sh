@@ -188,7 +188,7 @@ PCAP=$D/snic.pcap
 RESULTS=$D/results.txt
 : >"$RESULTS"
 rm -f -- "$SAVED_PCAP" "$SAVED_PCAP.flood" "$IPV6_IMPAIRED_FROM"
-QEMU_PID=
+QEMU_PID= QEMU_PID2=
 RUN_DIR=$(mktemp -d /dev/shm/snic-interop.XXXXXX)
 
 interop_cleanup() {
@@ -197,10 +197,11 @@ interop_cleanup() {
 		snic__kill_wait "$SNIC_EMU_PID" 10
 		SNIC_EMU_PID=
 	fi
-	if [[ -n $QEMU_PID ]]; then
-		snic__kill_wait "$QEMU_PID" 5
-		QEMU_PID=
-	fi
+	local q
+	for q in "$QEMU_PID" "$QEMU_PID2"; do
+		[[ -z $q ]] || snic__kill_wait "$q" 5
+	done
+	QEMU_PID= QEMU_PID2=
 	ip link del "$TAP" 2>/dev/null || true
 	rm -rf -- "$RUN_DIR"
 	(exit "$rc")
@@ -210,12 +211,18 @@ trap interop_cleanup EXIT
 
 # ------------------------------------------------------------------ the VM
 
+# The VM vm() talks to and vm_boot boots: its control socket, network
+# back end, MAC and IPv4 address.  The tap VM by default; make bench's
+# rxe<->rxe pair two others (bench_rxe_pair).
+VM_SOCK=$D/ctl.sock VM_NET="tap,id=n0,ifname=$TAP,script=no,downscript=no"
+VM_MAC=52:54:00:4d:00:02 VM_ADDR=$VM_IP
+
 # vm CMD...: run one shell line in the VM (limit: SECS from $VM_SECS, 60).
 vm() {
 	local c=$*
 	c=${c//$'\n'/ }
 	timeout -k 5 $(( $(snic_secs "${VM_SECS:-60}") + 10 )) \
-		"$PY" "$VMCTL" "$D/ctl.sock" "$(snic_secs "${VM_SECS:-60}")" "$c"
+		"$PY" "$VMCTL" "$VM_SOCK" "$(snic_secs "${VM_SECS:-60}")" "$c"
 }
 
 accel=tcg
@@ -242,7 +249,7 @@ vm_boot() {
 	local t0=$SECONDS
 	VM_BOOTS=$(( VM_BOOTS + 1 ))
 	VM_CONSOLE=$D/vm-console-$VM_BOOTS.log
-	rm -f -- "$D/ctl.sock"
+	rm -f -- "$VM_SOCK"
 	snic_log "boot $VM_BOOTS: Debian kernel + rxe initramfs from $VM ($accel)"
 	(( VM_BOOTS > 1 )) || sed 's/^/  vm| /' "$VM/manifest.txt"
 	qemu-system-x86_64 -M pc -accel "$accel" -cpu max -m 768 -smp 1 \
@@ -251,22 +258,23 @@ vm_boot() {
 		-append "console=ttyS0 panic=-1 quiet" \
 		-serial "file:$VM_CONSOLE" \
 		-device virtio-serial-pci \
-		-chardev "socket,id=ctl,path=$D/ctl.sock,server=on,wait=off" \
+		-chardev "socket,id=ctl,path=$VM_SOCK,server=on,wait=off" \
 		-device virtserialport,chardev=ctl,name=snic.ctl \
-		-netdev "tap,id=n0,ifname=$TAP,script=no,downscript=no" \
-		-device virtio-net-pci,netdev=n0,mac=52:54:00:4d:00:02 \
+		-netdev "$VM_NET" -device virtio-net-pci,netdev=n0,mac=$VM_MAC \
 		>"$D/qemu.log" 2>&1 </dev/null &
 	QEMU_PID=$!
-	local out
-	out=$(VM_SECS=90 vm "ip link set eth0 mtu 1500 up && ip addr add $VM_IP/24 dev eth0 &&
+	local out gid4 a b c e
+	IFS=. read -r a b c e <<<"$VM_ADDR"
+	gid4=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$e")
+	out=$(VM_SECS=90 vm "ip link set eth0 mtu 1500 up && ip addr add $VM_ADDR/24 dev eth0 &&
 		rdma link add rxe0 type rxe netdev eth0 && cat /sys/class/infiniband/rxe0/ports/1/gids/$VM_GID4 &&
 		uname -r") || {
 		snic_tail "$VM_CONSOLE" 30
 		snic_tail "$D/qemu.log" 10
-		snic_fail "the VM did not come up with rxe0 (output: $out)"
+		snic_fail "the VM ($VM_ADDR) did not come up with rxe0 (output: $out)"
 	}
-	[[ $out == *0000:0000:0000:0000:0000:ffff:0a4d:0002* ]] ||
-		snic_fail "rxe0 GID $VM_GID4 is not $VM_IP's IPv4-mapped GID: $out"
+	[[ $out == *"$gid4"* ]] ||
+		snic_fail "rxe0 GID $VM_GID4 is not $VM_ADDR's IPv4-mapped GID: $out"
 	snic_log "VM up with rxe0 after $(( SECONDS - t0 ))s (kernel $(tail -n 1 <<<"$out"))"
 	(( VM_BOOTS > 1 )) ||
 		vm "ibv_devinfo -v -d rxe0 | grep -E 'fw_ver|max_qp_rd_atom|max_qp_init_rd_atom|active_mtu'" |
@@ -452,7 +460,7 @@ elif [[ $list == ipv6 ]]; then
 	# frame.
 	n6="loss 2% duplicate 2% delay 2ms reorder 10% 50%"
 	case_def rc-4k-impaired    pp ibv_rc_pingpong "-s 4096 -m 1024 -n 200 -c" "" "$n6"
-	case_def write-bw-impaired pt ib_write_bw     "-n 100 -s 16384 -F" "" "$n6"
+	case_def write-bw-impaired pt ib_write_bw     "-n 100 -s 4096 -F" "" "$n6"
 elif [[ $list == cm ]]; then
 	# The connection managers, snic's and the kernel's: 64-byte pings,
 	# each one's data checked.
@@ -628,13 +636,58 @@ run_pair() { # I SERVER(vm|snic) DIR
 # The capture slice of a failed case, for whoever looks into it: headers
 # only (128 bytes a frame), since a retransmission flood is millions of
 # frames.
-# make bench: the client's perftest result row (the client is snic when
-# the VM serves), as "BENCH PROGRAM CLIENT ROW".
-bench_row() { # I SERVER(vm|snic) DIR
-	local out=$3/snic.out dir=snic-client
-	[[ $2 == snic ]] && out=$3/vm.out dir=rxe-client
-	awk -v p="${C_PROG[$1]}" -v d="$dir" '/#bytes/ { hdr = 1; next }
-		hdr && $1 ~ /^[0-9]+$/ { print "BENCH", p, d, $0; exit }' "$out"
+# make bench: the client's perftest result row (FILE: the client's
+# output), as "BENCH PROGRAM LABEL ROW".
+bench_row() { # I LABEL FILE
+	awk -v p="${C_PROG[$1]}" -v d="$2" '/#bytes/ { hdr = 1; next }
+		hdr && $1 ~ /^[0-9]+$/ { print "BENCH", p, d, $0; exit }' "$3"
+}
+
+# make bench: the same perftest programs between two rxe VMs, the
+# software RoCE a user of this machine would otherwise run at both ends.
+# The two guests are wired back to back by QEMU's socket back end (no
+# host interface); the tap VM and snic-emu are stopped first, so the two
+# TCG guests share the 2 cores with nothing of ours.  Two TCG guests are
+# slow: BENCH_RXE_N iterations instead of the snic pairs' 1000.
+BENCH_RXE_N=200
+BENCH_RXE_A=10.78.0.10 BENCH_RXE_B=10.78.0.11
+bench_rxe_pair() {
+	local i secs name cd src vrc args cmd port=17790 a=$D/ctl-rxe-a.sock b=$D/ctl-rxe-b.sock
+	secs=$(snic_secs "$PROG_SECS")
+	vm_stop
+	snic_log "rxe <-> rxe: two more VMs, back to back (QEMU socket netdev), -n $BENCH_RXE_N"
+	VM_SOCK=$a VM_NET="socket,id=n0,listen=127.0.0.1:$port" VM_MAC=52:54:00:4e:00:0a VM_ADDR=$BENCH_RXE_A vm_boot
+	QEMU_PID2=$QEMU_PID QEMU_PID=
+	VM_SOCK=$b VM_NET="socket,id=n0,connect=127.0.0.1:$port" VM_MAC=52:54:00:4e:00:0b VM_ADDR=$BENCH_RXE_B vm_boot
+	for i in "${!C_NAME[@]}"; do
+		want_case "${C_NAME[$i]}" || continue
+		name=${C_NAME[$i]}/rxe-rxe cd=$D/${C_NAME[$i]}/rxe-rxe src=0 vrc=0 VERDICT=
+		mkdir -p "$cd"
+		PORT=$(( PORT + 1 ))
+		args=${C_ARGS[$i]/-n 1000/-n $BENCH_RXE_N}
+		cmd="${C_PROG[$i]} -d rxe0 -x $VM_GID4 -p $PORT $args"
+		snic_log "case $name: $cmd (server $BENCH_RXE_A, client $BENCH_RXE_B)"
+		if VM_SOCK=$a vm "rm -f /tmp/s.*; ( timeout $secs $cmd >/tmp/s.out 2>&1; echo \$? >/tmp/s.rc ) & \
+			for i in \$(seq 300); do netstat -ltn | grep -q ':$PORT ' && exit 0; sleep 0.1; done; exit 1"; then
+			VM_SOCK=$b VM_SECS=$(( secs / SNIC_TIMEOUT_SCALE + 10 )) vm "timeout $secs $cmd $BENCH_RXE_A" \
+				>"$cd/client.out" 2>&1 || vrc=$?
+			VM_SOCK=$a vm_server_end "$secs" >"$cd/server.out" 2>&1 || src=$?
+			sed 's/^/    rxe-b| /' "$cd/client.out"
+			(( src == 0 )) || VERDICT+="server exit $src; "
+			(( vrc == 0 )) || VERDICT+="client exit $vrc; "
+			result_ok pt "$cd/client.out" || VERDICT+="no result line on the client; "
+		else
+			VERDICT="server never listened on $PORT; "
+		fi
+		if [[ -z $VERDICT ]]; then
+			passed=$(( passed + 1 ))
+			bench_row "$i" rxe-rxe "$cd/client.out"
+			printf 'PASS %s\n' "$name" | tee -a "$RESULTS"
+		else
+			failed=$(( failed + 1 ))
+			printf 'FAIL %-28s  %s\n' "$name" "$VERDICT" | tee -a "$RESULTS"
+		fi
+	done
 }
 
 # The first SAMPLE_FRAMES frames of a program run, whole (the lossy list's
@@ -716,7 +769,10 @@ run_case() { # I SRV NAME DIR
 			VERDICT+="netem dropped nothing in one direction (is the link impaired?); "
 	fi
 	ctl_snapshot "$cd/snicctl-after.json"
-	[[ $list == bench && -z $VERDICT ]] && bench_row "$i" "$srv" "$cd"
+	if [[ $list == bench && -z $VERDICT ]]; then
+		# the client's row: snic's when the VM serves
+		if [[ $srv == vm ]]; then bench_row "$i" snic-client "$cd/snic.out"; else bench_row "$i" rxe-client "$cd/vm.out"; fi
+	fi
 	# A case that failed may have left the NIC unusable: later cases
 	# must not inherit that.
 	kill -0 "$SNIC_EMU_PID" 2>/dev/null || snic_fail "snic-emu died during $name"
@@ -786,6 +842,7 @@ else
 fi
 snic_log "rxe's view at the end:"
 vm "rdma statistic show link rxe0/1" 2>&1 | sed 's/^/  vm| /' || true
+[[ $list == bench ]] && bench_rxe_pair
 echo "== interop $list: $passed passed, $failed failed in $(( SECONDS - t_start ))s (plus boot)"
 cat "$RESULTS"
 (( passed + failed > 0 )) || snic_fail "no case selected"
