@@ -358,6 +358,27 @@ vm_ipv6_neigh_check() {
 		snic_fail "the VM's neighbour entry for $SNIC_IP6 is not snic0's MAC $mac: $out"
 }
 
+# The ipv6 list: snic's librdmacm is IPv4 only (host-driver/rdmacm/README),
+# so rping over the IPv6 addresses cannot run against the kernel's
+# rdma_cm.  What it must do instead: fail at once, as client and as
+# server, saying the address family is not supported (rdma_getaddrinfo's
+# EAI_ADDRFAMILY, or rdma_bind_addr/rdma_resolve_addr's EAFNOSUPPORT),
+# the NIC unharmed.
+cm_ipv6_unsupported_check() {
+	local role out rc
+	for role in "-c -a $VM_IP6" "-s -a $SNIC_IP6"; do
+		rc=0
+		# shellcheck disable=SC2086 # words by design
+		out=$(timeout -k 5 "$(snic_secs 20)" rping $role -p 18999 -C 1 -S 64 -v 2>&1 </dev/null) || rc=$?
+		snic_log "  snic: rping $role -> exit $rc: $(tr '\n' ' ' <<<"$out")"
+		(( rc != 0 && rc != 124 )) || snic_fail "rping $role over IPv6 did not fail at once (exit $rc)"
+		[[ $out == *"Address family"*"not supported"* ]] ||
+			snic_fail "rping $role over IPv6: no 'address family not supported' from snic's librdmacm: $out"
+	done
+	kill -0 "$SNIC_EMU_PID" 2>/dev/null || snic_fail "snic-emu died after rping over IPv6"
+	snic_log "rping over IPv6 (client and server): address family not supported by snic's IPv4-only librdmacm, as documented"
+}
+
 NIC_LOG=$D/snic-emu.log
 nic_start() {
 	local i
@@ -822,7 +843,10 @@ for i in "${!C_NAME[@]}"; do
 	done
 done
 (( recoveries == 0 )) || snic_log "!!! $recoveries recovery from a guest kernel fault in this run (GUEST-FAULT in $RESULTS)"
-[[ $list == ipv6 ]] && vm_ipv6_neigh_check
+if [[ $list == ipv6 ]]; then
+	vm_ipv6_neigh_check
+	(( ${#ONLY[@]} > 0 )) || cm_ipv6_unsupported_check
+fi
 nic_stop
 mkdir -p "$(dirname "$SAVED_PCAP")"
 frames=$(capinfos -c -M "$PCAP" 2>/dev/null | awk '/Number of packets/ { print $NF }')
