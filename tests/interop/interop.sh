@@ -287,11 +287,18 @@ vm_stop() {
 	QEMU_PID=
 }
 
-# The guest kernel's own faults, from its console: the virtio-net transmit
-# watchdog, an oops.  Status 0 (and the lines on stdout) when there is one.
+# The guest kernel's own faults: from its console, the virtio-net
+# transmit watchdog, an oops; from the case's VM side (DIR/vm.out), the
+# guest frozen: its control channel silent past the limit of a command
+# that `timeout` inside the guest ends 30 s (x scale) earlier (seen at
+# load 25: the whole guest still for ~4 min, no frame sent, then back).
+# Status 0 (and the evidence on stdout) when there is one.
 GUEST_FAULT='NETDEV WATCHDOG|BUG:|Oops|general protection fault|Call Trace|Kernel panic'
-guest_fault() {
-	[[ -n $VM_CONSOLE ]] && grep -E "$GUEST_FAULT" "$VM_CONSOLE"
+guest_fault() { # DIR
+	local rc=1
+	[[ -n $VM_CONSOLE ]] && grep -E "$GUEST_FAULT" "$VM_CONSOLE" && rc=0
+	grep -h '^vmctl: no answer within' "$1/vm.out" 2>/dev/null && rc=0
+	return "$rc"
 }
 
 # One VM per link configuration (SPEC: netem parameters, empty for a clean
@@ -526,8 +533,12 @@ result_ok() { # KIND FILE
 PORT=18000
 # The VM's server of a pair (started into /tmp/s.out, /tmp/s.rc): wait
 # for it to end; its output on stdout, its exit status as ours.
+# The server ran under `timeout SECS` in the guest, so /tmp/s.rc fills
+# within SECS of its start by the guest's clock; the host's limit is 30 s
+# (x scale) more, so that only a frozen guest exceeds it (guest_fault),
+# not a slow one (an iteration count here would be).
 vm_server_end() { # SECS
-	VM_SECS=$(( $1 / SNIC_TIMEOUT_SCALE + 10 )) vm "for i in \$(seq $(( $1 * 5 + 50 ))); do [ -f /tmp/s.rc ] && break; sleep 0.2; done; cat /tmp/s.out; exit \$(cat /tmp/s.rc 2>/dev/null || echo 124)"
+	VM_SECS=$(( $1 / SNIC_TIMEOUT_SCALE + 10 )) vm "while [ ! -s /tmp/s.rc ]; do sleep 0.2; done; cat /tmp/s.out; exit \$(cat /tmp/s.rc)"
 }
 
 # snic's server of a pair: stopped when the client failed, then reaped;
@@ -727,9 +738,14 @@ keep_slice() { # DIR T0 T1
 }
 
 # The lossy cases impair RoCE frames (UDP 4791, over IPv4 or IPv6) only,
-# inside the VM (this host's kernel has no netem): handle 30: on eth0
-# holds what rxe sends, ifb0's root what it receives (eth0's ingress
-# redirected there).  Set once, right after the VM booted (vm_config).
+# inside the VM (this host's kernel has no netem), with both netem
+# qdiscs at the root of an ifb device: ifb1 (handle 30:) takes what rxe
+# sends (eth0's egress redirected by a filter on a prio root), ifb0
+# (40:) what it receives (eth0's ingress).  No netem is the child of a
+# classful qdisc: netem's duplicate re-enqueues at the root, which with
+# it under prio on eth0 (the first set-up) went with a 225 s transmit
+# stall of eth0 in the guest.  Set once, right after the VM booted
+# (vm_config).
 NETEM_LIMIT="limit 10000"
 # Debian's tc: busybox (which prefers its applets) has its own, smaller one.
 TC=/usr/bin/tc
@@ -739,20 +755,20 @@ netem_setup() { # SPEC
 	for p in "ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff" \
 		"ipv6 u32 match ip6 protocol 17 0xff match ip6 dport 4791 0xffff"; do
 		n=$(( n + 1 ))
-		f+="$TC filter add dev eth0 parent 1: protocol ${p%% *} prio $n ${p#* } flowid 1:3 && "
+		f+="$TC filter add dev eth0 parent 1: protocol ${p%% *} prio $n ${p#* } action mirred egress redirect dev ifb1 && "
 		f+="$TC filter add dev eth0 parent ffff: protocol ${p%% *} prio $n ${p#* } action mirred egress redirect dev ifb0 && "
 	done
-	vm "$TC qdisc add dev eth0 root handle 1: prio &&
-		$TC qdisc add dev eth0 parent 1:3 handle 30: netem $NETEM_LIMIT $1 &&
-		ip link set ifb0 up &&
+	vm "ip link set ifb0 up && ip link set ifb1 up &&
+		$TC qdisc add dev ifb1 root handle 30: netem $NETEM_LIMIT $1 &&
 		$TC qdisc add dev ifb0 root handle 40: netem $NETEM_LIMIT $1 &&
+		$TC qdisc add dev eth0 root handle 1: prio &&
 		$TC qdisc add dev eth0 handle ffff: ingress && $f true" ||
 		snic_fail "netem $1 could not be set in the VM"
 	snic_log "netem in the VM, both ways on RoCE frames: $1"
 }
 # The qdiscs' counters (cumulative over the VM's configuration) into FILE.
 netem_counters() { # FILE LABEL
-	vm "echo '$2 rxe -> snic (eth0 egress):'; $TC -s qdisc show dev eth0 parent 1:3;
+	vm "echo '$2 rxe -> snic (eth0 egress via ifb1):'; $TC -s qdisc show dev ifb1;
 		echo '$2 snic -> rxe (eth0 ingress via ifb0):'; $TC -s qdisc show dev ifb0" >>"$1" 2>&1 || true
 }
 
@@ -798,7 +814,7 @@ run_case() { # I SRV NAME DIR
 	# must not inherit that.
 	kill -0 "$SNIC_EMU_PID" 2>/dev/null || snic_fail "snic-emu died during $name"
 	kill -0 "$QEMU_PID" 2>/dev/null || VERDICT+="the VM exited; "
-	if [[ -n $VERDICT ]] && guest_fault >"$cd/guest-fault.txt"; then
+	if [[ -n $VERDICT ]] && guest_fault "$cd" >"$cd/guest-fault.txt"; then
 		keep_slice "$cd" "$t0" "$t1"
 		printf 'GUEST-FAULT %-21s %4ss  %s\n' "$name" "$(( SECONDS - s0 ))" "$VERDICT" | tee -a "$RESULTS"
 		sed 's/^/  guest| /' "$cd/guest-fault.txt"
