@@ -13,9 +13,14 @@
 #         lossless  pingpong (RC 4 KiB and 64 KiB, UD, SRQ, UC) and perftest
 #                   (write/read/send/atomic, bw and lat) on a clean link
 #         lossy     the RC cases with netem loss, reordering or duplication
-#                   on the tap (known failures today: see the README)
-#         ipv6      RC 4 KiB and UD pingpong, write/read/send bw over
-#                   RoCE v2 IPv6 GIDs (VM fd00:77::2, snic fd00:77::3)
+#                   in the VM, both ways (a fresh VM per configuration)
+#         cm        rping between snic's rdma_cm and the kernel's
+#         ipv6      RC 4 KiB and UD pingpong, write/read/send bw and the
+#                   _lat programs over RoCE v2 IPv6 GIDs (VM fd00:77::2,
+#                   snic fd00:77::3), RC under netem on a second VM, and
+#                   rping over IPv6 refused (snic's librdmacm: IPv4 only)
+#         bench     perftest figures for make bench: snic<->rxe, then
+#                   rxe<->rxe between two more VMs
 #
 # Wiring (all inside a private network namespace this script creates, so
 # nothing here is reachable from outside and everything goes with it):
