@@ -124,9 +124,10 @@ if [[ $mode != run ]]; then
 		# The clean part with PSNs in order, the impaired part (rxe's
 		# frames lost before snic's capture point) with gaps allowed.
 		t=$(cat "$IPV6_IMPAIRED_FROM")
-		editcap -B "$t" "$SAVED_PCAP" "$SNIC_CASE_DIR/clean.pcap" >/dev/null &&
-			editcap -A "$t" "$SAVED_PCAP" "$SNIC_CASE_DIR/impaired.pcap" >/dev/null ||
+		if ! editcap -B "$t" "$SAVED_PCAP" "$SNIC_CASE_DIR/clean.pcap" >/dev/null ||
+			! editcap -A "$t" "$SAVED_PCAP" "$SNIC_CASE_DIR/impaired.pcap" >/dev/null; then
 			snic_fail "editcap could not split $SAVED_PCAP at $t"
+		fi
 		snic_run check-roce 1000 "$PY" "$SNIC_ROOT/tests/wire/check_roce.py" "$SNIC_CASE_DIR/clean.pcap" \
 			--quiet --min-frames "$min_frames" --expect-opcodes "$opcodes" "${family[@]}" || rc=$?
 		(( rc == 0 )) || snic_fail "check_roce.py rejected the clean part of $SAVED_PCAP (status $rc)"
@@ -193,7 +194,7 @@ PCAP=$D/snic.pcap
 RESULTS=$D/results.txt
 : >"$RESULTS"
 rm -f -- "$SAVED_PCAP" "$SAVED_PCAP.flood" "$IPV6_IMPAIRED_FROM"
-QEMU_PID= QEMU_PID2=
+QEMU_PID='' QEMU_PID2=''
 RUN_DIR=$(mktemp -d /dev/shm/snic-interop.XXXXXX)
 
 interop_cleanup() {
@@ -206,7 +207,7 @@ interop_cleanup() {
 	for q in "$QEMU_PID" "$QEMU_PID2"; do
 		[[ -z $q ]] || snic__kill_wait "$q" 5
 	done
-	QEMU_PID= QEMU_PID2=
+	QEMU_PID='' QEMU_PID2=''
 	ip link del "$TAP" 2>/dev/null || true
 	rm -rf -- "$RUN_DIR"
 	(exit "$rc")
@@ -265,7 +266,7 @@ vm_boot() {
 		-device virtio-serial-pci \
 		-chardev "socket,id=ctl,path=$VM_SOCK,server=on,wait=off" \
 		-device virtserialport,chardev=ctl,name=snic.ctl \
-		-netdev "$VM_NET" -device virtio-net-pci,netdev=n0,mac=$VM_MAC \
+		-netdev "$VM_NET" -device virtio-net-pci,netdev=n0,mac="$VM_MAC" \
 		>"$D/qemu.log" 2>&1 </dev/null &
 	QEMU_PID=$!
 	local out gid4 a b c e
@@ -311,7 +312,7 @@ guest_fault() { # DIR
 # changed while it runs.  Changing netem under rxe's traffic is what
 # crashed Debian's 6.1.192 guest (rxe_skb_tx_dtor on skbs the qdisc
 # released after their QP had gone), and the reboot is 3-11 s.
-CUR_NETEM=unset
+CUR_NETEM='unset'
 vm_config() { # SPEC
 	vm_stop
 	vm_boot
@@ -755,7 +756,7 @@ NETEM_LIMIT="limit 10000"
 # Debian's tc: busybox (which prefers its applets) has its own, smaller one.
 TC=/usr/bin/tc
 netem_setup() { # SPEC
-	local f= p n=0
+	local f='' p n=0
 	# One u32 filter per protocol (each its own priority)
 	for p in "ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff" \
 		"ipv6 u32 match ip6 protocol 17 0xff match ip6 dport 4791 0xffff"; do
