@@ -13,9 +13,14 @@
 #         lossless  pingpong (RC 4 KiB and 64 KiB, UD, SRQ, UC) and perftest
 #                   (write/read/send/atomic, bw and lat) on a clean link
 #         lossy     the RC cases with netem loss, reordering or duplication
-#                   on the tap (known failures today: see the README)
-#         ipv6      RC 4 KiB and UD pingpong, write/read/send bw over
-#                   RoCE v2 IPv6 GIDs (VM fd00:77::2, snic fd00:77::3)
+#                   in the VM, both ways (a fresh VM per configuration)
+#         cm        rping between snic's rdma_cm and the kernel's
+#         ipv6      RC 4 KiB and UD pingpong, write/read/send bw and the
+#                   _lat programs over RoCE v2 IPv6 GIDs (VM fd00:77::2,
+#                   snic fd00:77::3), RC under netem on a second VM, and
+#                   rping over IPv6 refused (snic's librdmacm: IPv4 only)
+#         bench     perftest figures for make bench: snic<->rxe, then
+#                   rxe<->rxe between two more VMs
 #
 # Wiring (all inside a private network namespace this script creates, so
 # nothing here is reachable from outside and everything goes with it):
@@ -41,11 +46,16 @@ LOSSLESS_OPCODES=0x00,0x01,0x02,0x04,0x06,0x07,0x08,0x0a,0x0c,0x0d,0x0e,0x0f,0x1
 LOSSY_OPCODES=0x00,0x01,0x02,0x06,0x07,0x08,0x0c,0x0d,0x0e,0x0f,0x11
 # cm: the CM MADs (UD SEND ONLY on QP1) and rping's RC SEND.
 CM_OPCODES=0x04,0x64
-# ipv6: RC SEND (4 KiB and 3 KiB: FIRST, MIDDLE, LAST), WRITE, READ, ACK;
-# UD SEND ONLY.
-IPV6_OPCODES=0x00,0x01,0x02,0x06,0x07,0x08,0x0c,0x0d,0x0e,0x0f,0x11,0x64
+# ipv6: RC SEND (4 KiB and 3 KiB: FIRST, MIDDLE, LAST; 64 B: ONLY),
+# WRITE, READ, ACK, FETCH_AND_ADD and its ACK; UD SEND ONLY.  Its
+# impaired part (netem, after IPV6_IMPAIRED_FROM): RC SEND, WRITE, ACK.
+IPV6_OPCODES=0x00,0x01,0x02,0x04,0x06,0x07,0x08,0x0a,0x0c,0x0d,0x0e,0x0f,0x10,0x11,0x12,0x14,0x64
+IPV6_IMPAIRED_OPCODES=0x00,0x01,0x02,0x06,0x07,0x08,0x11
 # The capture of the last "run LIST", input of the oracle modes.
 SAVED_PCAP=$SNIC_TEST_LOGS/interop/$list.pcap
+# ipv6: when its impaired cases began (epoch seconds): netem drops frames
+# on both sides of snic's capture point, so PSNs skip from there on.
+IPV6_IMPAIRED_FROM=$SAVED_PCAP.impaired-from
 # The oracles take ~1-4 ms per frame here: a retransmission flood (the
 # known failures of the lossy list make millions of frames) is reported as
 # such instead of being read for hours.
@@ -110,7 +120,21 @@ if [[ $mode != run ]]; then
 	[[ $list == ipv6 ]] && min_frames=3000 family=(--family 6) ip6=1
 	# lossy: a sample of each case (SAMPLE_FRAMES below), so PSNs skip
 	[[ $list == lossy ]] && gaps=--allow-psn-gaps
-	if [[ $mode == scapy ]]; then
+	if [[ $mode == scapy && $list == ipv6 && -s $IPV6_IMPAIRED_FROM ]]; then
+		# The clean part with PSNs in order, the impaired part (rxe's
+		# frames lost before snic's capture point) with gaps allowed.
+		t=$(cat "$IPV6_IMPAIRED_FROM")
+		if ! editcap -B "$t" "$SAVED_PCAP" "$SNIC_CASE_DIR/clean.pcap" >/dev/null ||
+			! editcap -A "$t" "$SAVED_PCAP" "$SNIC_CASE_DIR/impaired.pcap" >/dev/null; then
+			snic_fail "editcap could not split $SAVED_PCAP at $t"
+		fi
+		snic_run check-roce 1000 "$PY" "$SNIC_ROOT/tests/wire/check_roce.py" "$SNIC_CASE_DIR/clean.pcap" \
+			--quiet --min-frames "$min_frames" --expect-opcodes "$opcodes" "${family[@]}" || rc=$?
+		(( rc == 0 )) || snic_fail "check_roce.py rejected the clean part of $SAVED_PCAP (status $rc)"
+		snic_run check-roce-impaired 1000 "$PY" "$SNIC_ROOT/tests/wire/check_roce.py" "$SNIC_CASE_DIR/impaired.pcap" \
+			--quiet --min-frames 1000 --allow-psn-gaps --expect-opcodes "$IPV6_IMPAIRED_OPCODES" "${family[@]}" || rc=$?
+		(( rc == 0 )) || snic_fail "check_roce.py rejected the impaired part of $SAVED_PCAP (status $rc)"
+	elif [[ $mode == scapy ]]; then
 		# netem drops after snic's capture point: retransmissions show as
 		# PSNs going back (warnings), never as gaps.
 		snic_run check-roce 1000 "$PY" "$SNIC_ROOT/tests/wire/check_roce.py" "$SAVED_PCAP" \
@@ -157,7 +181,8 @@ VM=$(bash "$SNIC_ROOT/tools/build-rxe-vm.sh" --print-dir) ||
 	snic_fail "the VM is not built: run 'tests/interop/interop.sh prepare' (tools/build-rxe-vm.sh)"
 
 TAP=snictap0
-VM_GID=1   # rxe: index 0 is the IPv6 link-local GID, 1 the RoCE v2 IPv4 one
+VM_GID4=1  # rxe: index 0 is the IPv6 link-local GID, 1 the RoCE v2 IPv4 one
+VM_GID=$VM_GID4 # the one the programs use (the ipv6 list: vm_ipv6_up)
 SNIC_GID=0
 NIC_IP6=
 if [[ $list == ipv6 ]]; then
@@ -168,8 +193,8 @@ D=$SNIC_CASE_DIR
 PCAP=$D/snic.pcap
 RESULTS=$D/results.txt
 : >"$RESULTS"
-rm -f -- "$SAVED_PCAP" "$SAVED_PCAP.flood"
-QEMU_PID=
+rm -f -- "$SAVED_PCAP" "$SAVED_PCAP.flood" "$IPV6_IMPAIRED_FROM"
+QEMU_PID='' QEMU_PID2=''
 RUN_DIR=$(mktemp -d /dev/shm/snic-interop.XXXXXX)
 
 interop_cleanup() {
@@ -178,10 +203,11 @@ interop_cleanup() {
 		snic__kill_wait "$SNIC_EMU_PID" 10
 		SNIC_EMU_PID=
 	fi
-	if [[ -n $QEMU_PID ]]; then
-		snic__kill_wait "$QEMU_PID" 5
-		QEMU_PID=
-	fi
+	local q
+	for q in "$QEMU_PID" "$QEMU_PID2"; do
+		[[ -z $q ]] || snic__kill_wait "$q" 5
+	done
+	QEMU_PID='' QEMU_PID2=''
 	ip link del "$TAP" 2>/dev/null || true
 	rm -rf -- "$RUN_DIR"
 	(exit "$rc")
@@ -191,12 +217,18 @@ trap interop_cleanup EXIT
 
 # ------------------------------------------------------------------ the VM
 
+# The VM vm() talks to and vm_boot boots: its control socket, network
+# back end, MAC and IPv4 address.  The tap VM by default; make bench's
+# rxe<->rxe pair two others (bench_rxe_pair).
+VM_SOCK=$D/ctl.sock VM_NET="tap,id=n0,ifname=$TAP,script=no,downscript=no"
+VM_MAC=52:54:00:4d:00:02 VM_ADDR=$VM_IP
+
 # vm CMD...: run one shell line in the VM (limit: SECS from $VM_SECS, 60).
 vm() {
 	local c=$*
 	c=${c//$'\n'/ }
 	timeout -k 5 $(( $(snic_secs "${VM_SECS:-60}") + 10 )) \
-		"$PY" "$VMCTL" "$D/ctl.sock" "$(snic_secs "${VM_SECS:-60}")" "$c"
+		"$PY" "$VMCTL" "$VM_SOCK" "$(snic_secs "${VM_SECS:-60}")" "$c"
 }
 
 accel=tcg
@@ -216,35 +248,81 @@ tap_up() {
 	ip addr add "$HOST_IP/24" dev "$TAP"
 }
 
+# Each boot's console in its own file (the guest's kernel warnings: the
+# fault check below reads it).
+VM_BOOTS=0 VM_CONSOLE=
 vm_boot() {
 	local t0=$SECONDS
-	snic_log "boot: Debian kernel + rxe initramfs from $VM ($accel)"
-	sed 's/^/  vm| /' "$VM/manifest.txt"
+	VM_BOOTS=$(( VM_BOOTS + 1 ))
+	VM_CONSOLE=$D/vm-console-$VM_BOOTS.log
+	rm -f -- "$VM_SOCK"
+	snic_log "boot $VM_BOOTS: Debian kernel + rxe initramfs from $VM ($accel)"
+	(( VM_BOOTS > 1 )) || sed 's/^/  vm| /' "$VM/manifest.txt"
 	qemu-system-x86_64 -M pc -accel "$accel" -cpu max -m 768 -smp 1 \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-kernel "$VM/vmlinux" -initrd "$VM/initrd.cpio.gz" \
 		-append "console=ttyS0 panic=-1 quiet" \
-		-serial "file:$D/vm-console.log" \
+		-serial "file:$VM_CONSOLE" \
 		-device virtio-serial-pci \
-		-chardev "socket,id=ctl,path=$D/ctl.sock,server=on,wait=off" \
+		-chardev "socket,id=ctl,path=$VM_SOCK,server=on,wait=off" \
 		-device virtserialport,chardev=ctl,name=snic.ctl \
-		-netdev "tap,id=n0,ifname=$TAP,script=no,downscript=no" \
-		-device virtio-net-pci,netdev=n0,mac=52:54:00:4d:00:02 \
+		-netdev "$VM_NET" -device virtio-net-pci,netdev=n0,mac="$VM_MAC" \
 		>"$D/qemu.log" 2>&1 </dev/null &
 	QEMU_PID=$!
-	local out
-	out=$(VM_SECS=90 vm "ip link set eth0 mtu 1500 up && ip addr add $VM_IP/24 dev eth0 &&
-		rdma link add rxe0 type rxe netdev eth0 && cat /sys/class/infiniband/rxe0/ports/1/gids/$VM_GID &&
+	local out gid4 a b c e
+	IFS=. read -r a b c e <<<"$VM_ADDR"
+	gid4=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$e")
+	out=$(VM_SECS=90 vm "ip link set eth0 mtu 1500 up && ip addr add $VM_ADDR/24 dev eth0 &&
+		rdma link add rxe0 type rxe netdev eth0 && cat /sys/class/infiniband/rxe0/ports/1/gids/$VM_GID4 &&
 		uname -r") || {
-		snic_tail "$D/vm-console.log" 30
+		snic_tail "$VM_CONSOLE" 30
 		snic_tail "$D/qemu.log" 10
-		snic_fail "the VM did not come up with rxe0 (output: $out)"
+		snic_fail "the VM ($VM_ADDR) did not come up with rxe0 (output: $out)"
 	}
-	[[ $out == *0000:0000:0000:0000:0000:ffff:0a4d:0002* ]] ||
-		snic_fail "rxe0 GID $VM_GID is not $VM_IP's IPv4-mapped GID: $out"
+	[[ $out == *"$gid4"* ]] ||
+		snic_fail "rxe0 GID $VM_GID4 is not $VM_ADDR's IPv4-mapped GID: $out"
 	snic_log "VM up with rxe0 after $(( SECONDS - t0 ))s (kernel $(tail -n 1 <<<"$out"))"
-	vm "ibv_devinfo -v -d rxe0 | grep -E 'fw_ver|max_qp_rd_atom|max_qp_init_rd_atom|active_mtu'" |
+	(( VM_BOOTS > 1 )) ||
+		vm "ibv_devinfo -v -d rxe0 | grep -E 'fw_ver|max_qp_rd_atom|max_qp_init_rd_atom|active_mtu'" |
 		sed 's/^/  vm| /'
+}
+
+vm_stop() {
+	[[ -n $QEMU_PID ]] || return 0
+	snic__kill_wait "$QEMU_PID" 5
+	QEMU_PID=
+}
+
+# The guest kernel's own faults: from its console, the virtio-net
+# transmit watchdog, an oops; from the case's VM side (DIR/vm.out), the
+# guest frozen: its control channel silent past the limit of a command
+# that `timeout` inside the guest ends 30 s (x scale) earlier (seen at
+# load 25: the whole guest still for ~4 min, no frame sent, then back).
+# Status 0 (and the evidence on stdout) when there is one.
+GUEST_FAULT='NETDEV WATCHDOG|BUG:|Oops|general protection fault|Call Trace|Kernel panic'
+guest_fault() { # DIR
+	local rc=1
+	[[ -n $VM_CONSOLE ]] && grep -E "$GUEST_FAULT" "$VM_CONSOLE" && rc=0
+	grep -h '^vmctl: no answer within' "$1/vm.out" 2>/dev/null && rc=0
+	return "$rc"
+}
+
+# One VM per link configuration (SPEC: netem parameters, empty for a clean
+# link): a fresh guest, its netem set before any RoCE traffic and never
+# changed while it runs.  Changing netem under rxe's traffic is what
+# crashed Debian's 6.1.192 guest (rxe_skb_tx_dtor on skbs the qdisc
+# released after their QP had gone), and the reboot is 3-11 s.
+CUR_NETEM='unset'
+vm_config() { # SPEC
+	vm_stop
+	vm_boot
+	[[ $list == ipv6 ]] && vm_ipv6_up
+	[[ -n $1 ]] && netem_setup "$1"
+	if [[ -n $1 && $list == ipv6 && ! -s $IPV6_IMPAIRED_FROM ]]; then
+		mkdir -p "$(dirname "$IPV6_IMPAIRED_FROM")"
+		date +%s.%N >"$IPV6_IMPAIRED_FROM"
+	fi
+	CUR_NETEM=$1
 }
 
 # The ipv6 list: an IPv6 address on the VM's eth0 (IPv6 stays enabled in
@@ -291,6 +369,27 @@ vm_ipv6_neigh_check() {
 		snic_fail "the VM never resolved $SNIC_IP6 by neighbour discovery: $out"
 	[[ $out == *"lladdr $mac"* ]] ||
 		snic_fail "the VM's neighbour entry for $SNIC_IP6 is not snic0's MAC $mac: $out"
+}
+
+# The ipv6 list: snic's librdmacm is IPv4 only (host-driver/rdmacm/README),
+# so rping over the IPv6 addresses cannot run against the kernel's
+# rdma_cm.  What it must do instead: fail at once, as client and as
+# server, saying the address family is not supported (rdma_getaddrinfo's
+# EAI_ADDRFAMILY, or rdma_bind_addr/rdma_resolve_addr's EAFNOSUPPORT),
+# the NIC unharmed.
+cm_ipv6_unsupported_check() {
+	local role out rc
+	for role in "-c -a $VM_IP6" "-s -a $SNIC_IP6"; do
+		rc=0
+		# shellcheck disable=SC2086 # words by design
+		out=$(timeout -k 5 "$(snic_secs 20)" rping $role -p 18999 -C 1 -S 64 -v 2>&1 </dev/null) || rc=$?
+		snic_log "  snic: rping $role -> exit $rc: $(tr '\n' ' ' <<<"$out")"
+		(( rc != 0 && rc != 124 )) || snic_fail "rping $role over IPv6 did not fail at once (exit $rc)"
+		[[ $out == *"Address family"*"not supported"* ]] ||
+			snic_fail "rping $role over IPv6: no 'address family not supported' from snic's librdmacm: $out"
+	done
+	kill -0 "$SNIC_EMU_PID" 2>/dev/null || snic_fail "snic-emu died after rping over IPv6"
+	snic_log "rping over IPv6 (client and server): address family not supported by snic's IPv4-only librdmacm, as documented"
 }
 
 NIC_LOG=$D/snic-emu.log
@@ -384,13 +483,27 @@ elif [[ $list == ipv6 ]]; then
 	case_def write-bw   pt ib_write_bw   "-n 200 -s 3072 -F"
 	case_def read-bw    pt ib_read_bw    "-n 200 -s 3072 -F"
 	case_def send-bw    pt ib_send_bw    "-n 200 -s 3072 -F"
+	# The latency programs over the IPv6 GIDs (-x).
+	case_def write-lat  pt ib_write_lat  "-n 200 -s 64 -F"
+	case_def read-lat   pt ib_read_lat   "-n 200 -s 64 -F"
+	case_def send-lat   pt ib_send_lat   "-n 200 -s 64 -F"
+	case_def atomic-lat pt ib_atomic_lat "-n 200 -A FETCH_AND_ADD -F"
+	# RC under loss, reordering and duplication at once, over IPv6 (a
+	# fresh VM with netem set, vm_config): both must recover, the data
+	# checked (-c).  Volumes small enough for the oracles to read every
+	# frame.
+	n6="loss 2% duplicate 2% delay 2ms reorder 10% 50%"
+	case_def rc-4k-impaired    pp ibv_rc_pingpong "-s 4096 -m 1024 -n 200 -c" "" "$n6"
+	case_def write-bw-impaired pt ib_write_bw     "-n 100 -s 4096 -F" "" "$n6"
 elif [[ $list == cm ]]; then
 	# The connection managers, snic's and the kernel's: 64-byte pings,
 	# each one's data checked.
 	case_def rping      cm rping         "-C 100 -S 64 -v -V"
 else
-	# netem in the VM, on RoCE frames both ways (netem_setup).  Not
-	# seeded: iproute2 6.1's tc has no "seed" keyword.
+	# netem in the VM, on RoCE frames both ways (netem_setup), one fresh
+	# VM per configuration (vm_config).  Not seeded: netem's seed
+	# (TCA_NETEM_PRNG_SEED) came after the guest's 6.1 kernel and its
+	# iproute2 6.1 tc has no "seed" keyword.
 	for n in "loss 2%" "reorder 10% 50% delay 2ms" "duplicate 5%"; do
 		tag=${n%% *}
 		case_def "rc-4k-$tag"    pp ibv_rc_pingpong "-s 4096 -m 1024 -n 300 -c" "" "$n"
@@ -426,8 +539,12 @@ result_ok() { # KIND FILE
 PORT=18000
 # The VM's server of a pair (started into /tmp/s.out, /tmp/s.rc): wait
 # for it to end; its output on stdout, its exit status as ours.
+# The server ran under `timeout SECS` in the guest, so /tmp/s.rc fills
+# within SECS of its start by the guest's clock; the host's limit is 30 s
+# (x scale) more, so that only a frozen guest exceeds it (guest_fault),
+# not a slow one (an iteration count here would be).
 vm_server_end() { # SECS
-	VM_SECS=$(( $1 / SNIC_TIMEOUT_SCALE + 10 )) vm "for i in \$(seq $(( $1 * 5 + 50 ))); do [ -f /tmp/s.rc ] && break; sleep 0.2; done; cat /tmp/s.out; exit \$(cat /tmp/s.rc 2>/dev/null || echo 124)"
+	VM_SECS=$(( $1 / SNIC_TIMEOUT_SCALE + 10 )) vm "while [ ! -s /tmp/s.rc ]; do sleep 0.2; done; cat /tmp/s.out; exit \$(cat /tmp/s.rc)"
 }
 
 # snic's server of a pair: stopped when the client failed, then reaped;
@@ -557,13 +674,58 @@ run_pair() { # I SERVER(vm|snic) DIR
 # The capture slice of a failed case, for whoever looks into it: headers
 # only (128 bytes a frame), since a retransmission flood is millions of
 # frames.
-# make bench: the client's perftest result row (the client is snic when
-# the VM serves), as "BENCH PROGRAM CLIENT ROW".
-bench_row() { # I SERVER(vm|snic) DIR
-	local out=$3/snic.out dir=snic-client
-	[[ $2 == snic ]] && out=$3/vm.out dir=rxe-client
-	awk -v p="${C_PROG[$1]}" -v d="$dir" '/#bytes/ { hdr = 1; next }
-		hdr && $1 ~ /^[0-9]+$/ { print "BENCH", p, d, $0; exit }' "$out"
+# make bench: the client's perftest result row (FILE: the client's
+# output), as "BENCH PROGRAM LABEL ROW".
+bench_row() { # I LABEL FILE
+	awk -v p="${C_PROG[$1]}" -v d="$2" '/#bytes/ { hdr = 1; next }
+		hdr && $1 ~ /^[0-9]+$/ { print "BENCH", p, d, $0; exit }' "$3"
+}
+
+# make bench: the same perftest programs between two rxe VMs, the
+# software RoCE a user of this machine would otherwise run at both ends.
+# The two guests are wired back to back by QEMU's socket back end (no
+# host interface); the tap VM and snic-emu are stopped first, so the two
+# TCG guests share the 2 cores with nothing of ours.  Two TCG guests are
+# slow: BENCH_RXE_N iterations instead of the snic pairs' 1000.
+BENCH_RXE_N=200
+BENCH_RXE_A=10.78.0.10 BENCH_RXE_B=10.78.0.11
+bench_rxe_pair() {
+	local i secs name cd src vrc args cmd port=17790 a=$D/ctl-rxe-a.sock b=$D/ctl-rxe-b.sock
+	secs=$(snic_secs "$PROG_SECS")
+	vm_stop
+	snic_log "rxe <-> rxe: two more VMs, back to back (QEMU socket netdev), -n $BENCH_RXE_N"
+	VM_SOCK=$a VM_NET="socket,id=n0,listen=127.0.0.1:$port" VM_MAC=52:54:00:4e:00:0a VM_ADDR=$BENCH_RXE_A vm_boot
+	QEMU_PID2=$QEMU_PID QEMU_PID=
+	VM_SOCK=$b VM_NET="socket,id=n0,connect=127.0.0.1:$port" VM_MAC=52:54:00:4e:00:0b VM_ADDR=$BENCH_RXE_B vm_boot
+	for i in "${!C_NAME[@]}"; do
+		want_case "${C_NAME[$i]}" || continue
+		name=${C_NAME[$i]}/rxe-rxe cd=$D/${C_NAME[$i]}/rxe-rxe src=0 vrc=0 VERDICT=
+		mkdir -p "$cd"
+		PORT=$(( PORT + 1 ))
+		args=${C_ARGS[$i]/-n 1000/-n $BENCH_RXE_N}
+		cmd="${C_PROG[$i]} -d rxe0 -x $VM_GID4 -p $PORT $args"
+		snic_log "case $name: $cmd (server $BENCH_RXE_A, client $BENCH_RXE_B)"
+		if VM_SOCK=$a vm "rm -f /tmp/s.*; ( timeout $secs $cmd >/tmp/s.out 2>&1; echo \$? >/tmp/s.rc ) & \
+			for i in \$(seq 300); do netstat -ltn | grep -q ':$PORT ' && exit 0; sleep 0.1; done; exit 1"; then
+			VM_SOCK=$b VM_SECS=$(( secs / SNIC_TIMEOUT_SCALE + 10 )) vm "timeout $secs $cmd $BENCH_RXE_A" \
+				>"$cd/client.out" 2>&1 || vrc=$?
+			VM_SOCK=$a vm_server_end "$secs" >"$cd/server.out" 2>&1 || src=$?
+			sed 's/^/    rxe-b| /' "$cd/client.out"
+			(( src == 0 )) || VERDICT+="server exit $src; "
+			(( vrc == 0 )) || VERDICT+="client exit $vrc; "
+			result_ok pt "$cd/client.out" || VERDICT+="no result line on the client; "
+		else
+			VERDICT="server never listened on $PORT; "
+		fi
+		if [[ -z $VERDICT ]]; then
+			passed=$(( passed + 1 ))
+			bench_row "$i" rxe-rxe "$cd/client.out"
+			printf 'PASS %s\n' "$name" | tee -a "$RESULTS"
+		else
+			failed=$(( failed + 1 ))
+			printf 'FAIL %-28s  %s\n' "$name" "$VERDICT" | tee -a "$RESULTS"
+		fi
+	done
 }
 
 # The first SAMPLE_FRAMES frames of a program run, whole (the lossy list's
@@ -581,35 +743,47 @@ keep_slice() { # DIR T0 T1
 	editcap -s 128 -A "$2" -B "$3" "$PCAP" "$1/capture-headers.pcap" >/dev/null 2>&1 || true
 }
 
-# The lossy list impairs RoCE frames (UDP 4791) only, inside the VM (this
-# host's kernel has no netem): handle 30: on eth0 holds what rxe sends,
-# ifb0's root what it receives (eth0's ingress redirected there).  Both
-# pass everything until a case sets them.
-NETEM_IDLE="limit 10000"
+# The lossy cases impair RoCE frames (UDP 4791, over IPv4 or IPv6) only,
+# inside the VM (this host's kernel has no netem), with both netem
+# qdiscs at the root of an ifb device: ifb1 (handle 30:) takes what rxe
+# sends (eth0's egress redirected by a filter on a prio root), ifb0
+# (40:) what it receives (eth0's ingress).  No netem is the child of a
+# classful qdisc: netem's duplicate re-enqueues at the root, which with
+# it under prio on eth0 (the first set-up) went with a 225 s transmit
+# stall of eth0 in the guest.  Set once, right after the VM booted
+# (vm_config).
+NETEM_LIMIT="limit 10000"
 # Debian's tc: busybox (which prefers its applets) has its own, smaller one.
 TC=/usr/bin/tc
-netem_setup() {
-	vm "$TC qdisc add dev eth0 root handle 1: prio &&
-		$TC qdisc add dev eth0 parent 1:3 handle 30: netem $NETEM_IDLE &&
-		$TC filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3 &&
-		ip link set ifb0 up &&
-		$TC qdisc add dev ifb0 root handle 40: netem $NETEM_IDLE &&
-		$TC qdisc add dev eth0 handle ffff: ingress &&
-		$TC filter add dev eth0 parent ffff: protocol ip prio 1 u32 match ip protocol 17 0xff match ip dport 4791 0xffff action mirred egress redirect dev ifb0" ||
-		snic_fail "netem set-up in the VM failed"
+netem_setup() { # SPEC
+	local f='' p n=0
+	# One u32 filter per protocol (each its own priority)
+	for p in "ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff" \
+		"ipv6 u32 match ip6 protocol 17 0xff match ip6 dport 4791 0xffff"; do
+		n=$(( n + 1 ))
+		f+="$TC filter add dev eth0 parent 1: protocol ${p%% *} prio $n ${p#* } action mirred egress redirect dev ifb1 && "
+		f+="$TC filter add dev eth0 parent ffff: protocol ${p%% *} prio $n ${p#* } action mirred egress redirect dev ifb0 && "
+	done
+	vm "ip link set ifb0 up && ip link set ifb1 up &&
+		$TC qdisc add dev ifb1 root handle 30: netem $NETEM_LIMIT $1 &&
+		$TC qdisc add dev ifb0 root handle 40: netem $NETEM_LIMIT $1 &&
+		$TC qdisc add dev eth0 root handle 1: prio &&
+		$TC qdisc add dev eth0 handle ffff: ingress && $f true" ||
+		snic_fail "netem $1 could not be set in the VM"
+	snic_log "netem in the VM, both ways on RoCE frames: $1"
 }
-# A fresh pair of netem qdiscs per case, so their counters are the case's.
-netem_set() { # SPEC
-	vm "$TC qdisc del dev eth0 parent 1:3 handle 30: && $TC qdisc add dev eth0 parent 1:3 handle 30: netem $NETEM_IDLE $1 &&
-		$TC qdisc del dev ifb0 root handle 40: && $TC qdisc add dev ifb0 root handle 40: netem $NETEM_IDLE $1"
+# The qdiscs' counters (cumulative over the VM's configuration) into FILE.
+netem_counters() { # FILE LABEL
+	vm "echo '$2 rxe -> snic (eth0 egress via ifb1):'; $TC -s qdisc show dev ifb1;
+		echo '$2 snic -> rxe (eth0 ingress via ifb0):'; $TC -s qdisc show dev ifb0" >>"$1" 2>&1 || true
 }
-netem_on() { # SPEC
-	netem_set "$1" || snic_fail "netem $1 could not be set in the VM"
-}
-netem_off() { # FILE: the qdiscs' counters go there
-	vm "echo 'rxe -> snic (eth0 egress):'; $TC -s qdisc show dev eth0 parent 1:3;
-		echo 'snic -> rxe (eth0 ingress via ifb0):'; $TC -s qdisc show dev ifb0" >"$1" 2>&1 || true
-	netem_set "" || snic_fail "could not clear netem in the VM"
+
+# Status 0 when netem dropped frames in both directions during the case
+# (the dropped counters after it above those before).
+netem_dropped_both() { # FILE
+	awk '$1 == "before" || $1 == "after" { k = $1 " " $2 " " $4 }
+		/dropped/ { n = $0; sub(/.*dropped /, "", n); sub(/,.*/, "", n); d[k] = n + 0 }
+		END { exit !(d["after rxe snic"] > d["before rxe snic"] && d["after snic rxe"] > d["before snic rxe"]) }' "$1"
 }
 
 want_case() { # NAME
@@ -619,45 +793,82 @@ want_case() { # NAME
 	return 1
 }
 
+# One program run, both ways' verdicts into RESULTS.  Status 1 when it
+# failed with the guest kernel's own fault in the VM's console.
+run_case() { # I SRV NAME DIR
+	local i=$1 srv=$2 name=$3 cd=$4 t0 t1 s0=$SECONDS
+	mkdir -p "$cd"
+	snic_log "case $name: ${C_PROG[$i]} ${C_ARGS[$i]}${C_NETEM[$i]:+ (netem ${C_NETEM[$i]})}"
+	ctl_snapshot "$cd/snicctl-before.json"
+	[[ -n ${C_NETEM[$i]} ]] && netem_counters "$cd/netem.txt" before
+	t0=$(date +%s.%N)
+	VERDICT=
+	run_pair "$i" "$srv" "$cd"
+	t1=$(date +%s.%N)
+	[[ $list == lossy ]] && keep_sample "$cd" "$t0" "$t1"
+	if [[ -n ${C_NETEM[$i]} ]]; then
+		netem_counters "$cd/netem.txt" after
+		[[ ${C_NETEM[$i]} != *loss* ]] || netem_dropped_both "$cd/netem.txt" ||
+			VERDICT+="netem dropped nothing in one direction (is the link impaired?); "
+	fi
+	ctl_snapshot "$cd/snicctl-after.json"
+	if [[ $list == bench && -z $VERDICT ]]; then
+		# the client's row: snic's when the VM serves
+		if [[ $srv == vm ]]; then bench_row "$i" snic-client "$cd/snic.out"; else bench_row "$i" rxe-client "$cd/vm.out"; fi
+	fi
+	# A case that failed may have left the NIC unusable: later cases
+	# must not inherit that.
+	kill -0 "$SNIC_EMU_PID" 2>/dev/null || snic_fail "snic-emu died during $name"
+	kill -0 "$QEMU_PID" 2>/dev/null || VERDICT+="the VM exited; "
+	if [[ -n $VERDICT ]] && guest_fault "$cd" >"$cd/guest-fault.txt"; then
+		keep_slice "$cd" "$t0" "$t1"
+		printf 'GUEST-FAULT %-21s %4ss  %s\n' "$name" "$(( SECONDS - s0 ))" "$VERDICT" | tee -a "$RESULTS"
+		sed 's/^/  guest| /' "$cd/guest-fault.txt"
+		return 1
+	fi
+	if [[ -z $VERDICT ]]; then
+		passed=$(( passed + 1 ))
+		printf 'PASS %-28s %4ss\n' "$name" "$(( SECONDS - s0 ))" | tee -a "$RESULTS"
+	else
+		failed=$(( failed + 1 ))
+		keep_slice "$cd" "$t0" "$t1"
+		printf 'FAIL %-28s %4ss  %s\n' "$name" "$(( SECONDS - s0 ))" "$VERDICT" | tee -a "$RESULTS"
+	fi
+	kill -0 "$QEMU_PID" 2>/dev/null || snic_fail "the VM died during $name"
+	return 0
+}
+
 # ------------------------------------------------------------------ main
 tap_up
-vm_boot
-[[ $list == lossy ]] && netem_setup
-[[ $list == ipv6 ]] && vm_ipv6_up
-nic_start
-passed=0 failed=0 t_start=$SECONDS
+passed=0 failed=0 recoveries=0 t_start=$SECONDS
 for i in "${!C_NAME[@]}"; do
 	want_case "${C_NAME[$i]}" || continue
+	if [[ ${C_NETEM[$i]} != "$CUR_NETEM" ]]; then
+		vm_config "${C_NETEM[$i]}"
+		[[ -n $SNIC_EMU_PID ]] || nic_start
+	fi
 	for srv in vm snic; do
 		name=${C_NAME[$i]}/$srv-server
-		cd=$D/$name
-		mkdir -p "$cd"
-		snic_log "case $name: ${C_PROG[$i]} ${C_ARGS[$i]}${C_NETEM[$i]:+ (netem ${C_NETEM[$i]})}"
-		ctl_snapshot "$cd/snicctl-before.json"
-		[[ -n ${C_NETEM[$i]} ]] && netem_on "${C_NETEM[$i]}"
-		t0=$(date +%s.%N) s0=$SECONDS
-		VERDICT=
-		run_pair "$i" "$srv" "$cd"
-		t1=$(date +%s.%N)
-		[[ $list == lossy ]] && keep_sample "$cd" "$t0" "$t1"
-		[[ -n ${C_NETEM[$i]} ]] && netem_off "$cd/netem.txt"
-		ctl_snapshot "$cd/snicctl-after.json"
-		[[ $list == bench && -z $VERDICT ]] && bench_row "$i" "$srv" "$cd"
-		if [[ -z $VERDICT ]]; then
-			passed=$(( passed + 1 ))
-			printf 'PASS %-28s %4ss\n' "$name" "$(( SECONDS - s0 ))" | tee -a "$RESULTS"
-		else
-			failed=$(( failed + 1 ))
-			keep_slice "$cd" "$t0" "$t1"
-			printf 'FAIL %-28s %4ss  %s\n' "$name" "$(( SECONDS - s0 ))" "$VERDICT" | tee -a "$RESULTS"
-		fi
-		# A case that failed may have left the NIC or the VM unusable:
-		# later cases must not inherit that.
-		kill -0 "$SNIC_EMU_PID" 2>/dev/null || snic_fail "snic-emu died during $name"
-		kill -0 "$QEMU_PID" 2>/dev/null || snic_fail "the VM died during $name"
+		run_case "$i" "$srv" "$name" "$D/$name" && continue
+		# Bounded recovery from the guest kernel's own fault (Debian
+		# 6.1.192 under TCG: a virtio-net transmit stall, an rdma_rxe
+		# oops), never from a failure without one: once per suite run,
+		# loudly, on a fresh VM with the same configuration, the case
+		# run again from the start.  A second fault fails the suite.
+		mv -f -- "$D/$name" "$D/$name-guest-fault"
+		(( recoveries++ == 0 )) ||
+			snic_fail "the guest kernel faulted again during $name (console in $D/$name-guest-fault/guest-fault.txt)"
+		snic_log "!!! RECOVERY: the guest kernel faulted during $name (not snic: see $D/$name-guest-fault/guest-fault.txt); a fresh VM, $name again"
+		vm_config "${C_NETEM[$i]}"
+		run_case "$i" "$srv" "$name" "$D/$name" ||
+			snic_fail "the guest kernel faulted again during $name"
 	done
 done
-[[ $list == ipv6 ]] && vm_ipv6_neigh_check
+(( recoveries == 0 )) || snic_log "!!! $recoveries recovery from a guest kernel fault in this run (GUEST-FAULT in $RESULTS)"
+if [[ $list == ipv6 ]]; then
+	vm_ipv6_neigh_check
+	(( ${#ONLY[@]} > 0 )) || cm_ipv6_unsupported_check
+fi
 nic_stop
 mkdir -p "$(dirname "$SAVED_PCAP")"
 frames=$(capinfos -c -M "$PCAP" 2>/dev/null | awk '/Number of packets/ { print $NF }')
@@ -677,6 +888,7 @@ else
 fi
 snic_log "rxe's view at the end:"
 vm "rdma statistic show link rxe0/1" 2>&1 | sed 's/^/  vm| /' || true
+[[ $list == bench ]] && bench_rxe_pair
 echo "== interop $list: $passed passed, $failed failed in $(( SECONDS - t_start ))s (plus boot)"
 cat "$RESULTS"
 (( passed + failed > 0 )) || snic_fail "no case selected"
