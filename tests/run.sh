@@ -103,6 +103,7 @@ case_add perftest perftest/send_bw_ud    90 bash "$IT/perftest.sh" 20315 ib_send
 case_add perftest perftest/send_lat      90 bash "$IT/perftest.sh" 20015 ib_send_lat "${PT[@]}" -s 64
 case_add perftest perftest/atomic_bw     90 bash "$IT/perftest.sh" 20115 ib_atomic_bw "${PT[@]}"
 case_add perftest perftest/atomic_lat    90 bash "$IT/perftest.sh" 20215 ib_atomic_lat "${PT[@]}"
+case_add perftest perftest/table         30 bash "$IT/perftest-table.sh"
 # NICs as separate snic-emu processes over memif and af_packet (multi.sh),
 # bad configurations (badconfig.sh).
 # engines: UCX, Open MPI and MPICH, unmodified, over the verbs transports
