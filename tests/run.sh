@@ -118,6 +118,7 @@ case_add multi    multi/afpacket         600 bash "$IT/multi.sh" afpacket
 case_add multi    multi/snicctl          180 bash "$IT/multi.sh" snicctl
 case_add multi    multi/mpi-memif        240 bash "$IT/multi.sh" mpi-memif
 case_add multi    multi/memif-rping      240 bash "$IT/multi.sh" memif-rping
+case_add multi    multi/dev-owner        90 bash "$IT/devowner.sh"
 for b in unknown-vdev eal-args port-down socket-dir nic-name nic-ip6 no-port socket-in-use; do
 	case_add badconfig "badconfig/$b"     60 bash "$IT/badconfig.sh" "$b"
 done
