@@ -75,9 +75,13 @@ static bool pid_alive(uint32_t pid)
 
 /* The statistics area from the NIC's broker: 0, or -1 after saying why
  * (no admin socket: the BAR file's area is the one, as on qemu-virt). */
+#define ADMIN_WAIT_S    60
+#define ADMIN_WAIT_TEXT "60 s"
+
 static int admin_stats_map(struct nic *n, bool writable)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = ADMIN_WAIT_S };
 	struct snic_iso_ctx m;
 	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
 	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
@@ -96,9 +100,16 @@ static int admin_stats_map(struct nic *n, bool writable)
 	if (access(a.sun_path, F_OK) != 0)
 		return 0;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	/* bounded: a stalled or wedged emulator makes snicctl fail, not hang
+	 * (EAGAIN after ADMIN_WAIT_S) */
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0 ||
+	    connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
 	    recvmsg(fd, &msg, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof(m)) {
-		fprintf(stderr, "snicctl: %s: %s\n", a.sun_path, strerror(errno));
+		fprintf(stderr, "snicctl: %s: %s\n", a.sun_path,
+			errno == EAGAIN ? "no answer within " ADMIN_WAIT_TEXT
+			: strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
