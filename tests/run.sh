@@ -108,6 +108,7 @@ case_add perftest perftest/atomic_bw     90 bash "$IT/perftest.sh" 20115 ib_atom
 case_add perftest perftest/atomic_lat    90 bash "$IT/perftest.sh" 20215 ib_atomic_lat "${PT[@]}"
 # perftest's buffers in SysV SHM_HUGETLB memory, registered on both sides
 case_add perftest perftest/write_bw_huge 90 bash "$IT/perftest.sh" 20615 ib_write_bw "${PT[@]}" -s 65536 --use_hugepages
+case_add perftest perftest/table         30 bash "$IT/perftest-table.sh"
 # NICs as separate snic-emu processes over memif and af_packet (multi.sh),
 # bad configurations (badconfig.sh).
 # engines: UCX, Open MPI and MPICH, unmodified, over the verbs transports
@@ -122,12 +123,14 @@ case_add multi    multi/afpacket         600 bash "$IT/multi.sh" afpacket
 case_add multi    multi/snicctl          180 bash "$IT/multi.sh" snicctl
 case_add multi    multi/mpi-memif        240 bash "$IT/multi.sh" mpi-memif
 case_add multi    multi/memif-rping      240 bash "$IT/multi.sh" memif-rping
+case_add multi    multi/dev-owner        90 bash "$IT/devowner.sh"
 for b in unknown-vdev eal-args port-down socket-dir nic-name nic-ip6 no-port socket-in-use; do
 	case_add badconfig "badconfig/$b"     60 bash "$IT/badconfig.sh" "$b"
 done
 # host processes attacking others on the same NIC (issue 10)
 case_add hostile  hostile/slots         120 bash "$IT/hostile.sh" slots
 case_add hostile  hostile/files          60 bash "$IT/hostile.sh" files
+case_add hostile  hostile/broker-stall   90 bash "$IT/hostile.sh" broker-stall
 
 # The rdma_cm: our librdmacm.so.1 and the firmware's QP1 (cm.sh).
 for c in rping rdma_server udaddy ucmatose ucmatose-bind ucmatose-migrate cmtime write_bw \

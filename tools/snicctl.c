@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
@@ -74,9 +75,13 @@ static bool pid_alive(uint32_t pid)
 
 /* The statistics area from the NIC's broker: 0, or -1 after saying why
  * (no admin socket: the BAR file's area is the one, as on qemu-virt). */
+#define ADMIN_WAIT_S    60
+#define ADMIN_WAIT_TEXT "60 s"
+
 static int admin_stats_map(struct nic *n, bool writable)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = ADMIN_WAIT_S };
 	struct snic_iso_ctx m;
 	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
 	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
@@ -95,9 +100,16 @@ static int admin_stats_map(struct nic *n, bool writable)
 	if (access(a.sun_path, F_OK) != 0)
 		return 0;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	/* bounded: a stalled or wedged emulator makes snicctl fail, not hang
+	 * (EAGAIN after ADMIN_WAIT_S) */
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0 ||
+	    connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
 	    recvmsg(fd, &msg, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof(m)) {
-		fprintf(stderr, "snicctl: %s: %s\n", a.sun_path, strerror(errno));
+		fprintf(stderr, "snicctl: %s: %s\n", a.sun_path,
+			errno == EAGAIN ? "no answer within " ADMIN_WAIT_TEXT
+			: strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -315,6 +327,23 @@ static void fmt_ip(char *buf, size_t len, uint32_t ip)
 		 (ip >> 8) & 0xff, ip & 0xff);
 }
 
+/* A QP's peer (snic_stats_qp.peer): dotted IPv4 for an IPv4-mapped GID,
+ * IPv6 text otherwise, "-" before the QP has an address vector. */
+static void fmt_peer(char *buf, size_t len, const uint8_t g[16])
+{
+	static const uint8_t zero[16], v4_prefix[12] = {
+		[10] = 0xff, [11] = 0xff,
+	};
+
+	if (memcmp(g, zero, 16) == 0)
+		snprintf(buf, len, "-");
+	else if (memcmp(g, v4_prefix, 12) == 0)
+		fmt_ip(buf, len, (uint32_t)g[12] << 24 | (uint32_t)g[13] << 16 |
+			   (uint32_t)g[14] << 8 | g[15]);
+	else if (!inet_ntop(AF_INET6, g, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+}
+
 static void fmt_mac(char *buf, size_t len, const uint8_t *m)
 {
 	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2],
@@ -352,9 +381,9 @@ static void print_counters_text(const char *indent, const char (*names)[SNIC_STA
 static void print_qp_text(const struct snic_stats *st,
 			  const struct snic_stats_qp *q)
 {
-	char ip[16];
+	char ip[INET6_ADDRSTRLEN];
 
-	fmt_ip(ip, sizeof(ip), q->dip);
+	fmt_peer(ip, sizeof(ip), q->peer);
 	printf("  qp 0x%06x  state %-5s ctx %-2u dest 0x%06x peer %-15s "
 	       "sq_psn 0x%06x acked_psn 0x%06x epsn 0x%06x\n", q->qpn,
 	       qp_state_name(q->state), q->ctx, q->dest_qpn, ip, q->sq_psn,
@@ -462,12 +491,15 @@ static void json_nic(const struct nic *n, bool with_stats, int qpn)
 
 			if (!q->valid || (qpn >= 0 && q->qpn != (uint32_t)qpn))
 				continue;
+			char peer[INET6_ADDRSTRLEN];
+
+			fmt_peer(peer, sizeof(peer), q->peer);
 			printf("%s{\"qpn\": %u, \"state\": \"%s\", \"ctx\": %u, "
-			       "\"dest_qpn\": %u, \"sq_psn\": %u, "
-			       "\"acked_psn\": %u, \"epsn\": %u, \"counters\": ",
-			       first ? "" : ", ", q->qpn, qp_state_name(q->state),
-			       q->ctx, q->dest_qpn, q->sq_psn, q->acked_psn,
-			       q->epsn);
+			       "\"dest_qpn\": %u, \"peer\": \"%s\", "
+			       "\"sq_psn\": %u, \"acked_psn\": %u, \"epsn\": %u, "
+			       "\"counters\": ", first ? "" : ", ", q->qpn,
+			       qp_state_name(q->state), q->ctx, q->dest_qpn, peer,
+			       q->sq_psn, q->acked_psn, q->epsn);
 			json_counters(st->qp_cnt_name, q->cnt, st->nqp_cnt);
 			printf("}");
 			first = false;

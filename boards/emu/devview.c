@@ -303,10 +303,45 @@ static int pid_alive(unsigned long pid)
 	return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
 }
 
+/* The pid an owner file holds: 0 when it holds none (empty or garbled). */
+static unsigned long owner_pid(const char *path)
+{
+	unsigned long pid = 0;
+	char tail;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu%c", &pid, &tail) != 2 || tail != '\n')
+		pid = 0;
+	fclose(f);
+	return pid;
+}
+
+/* Remove DEV_DIR/uverbs-*-<hash> (suffix "-<hash>"). */
+static void remove_nodes_of(DIR *d, const char *suffix)
+{
+	struct dirent *e;
+
+	rewinddir(d);
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		char node[PATH_MAX];
+
+		if (strncmp(e->d_name, "uverbs-", 7) == 0 && l > 9 &&
+		    strcmp(e->d_name + l - 9, suffix) == 0 &&
+		    !pathf(node, sizeof(node), DEV_DIR "/%s", e->d_name))
+			unlink(node);
+	}
+}
+
 /* Nodes outlive an emulator that was killed (SIGKILL), and every run dir
  * names its own.  Each emulator that makes nodes leaves DEV_DIR/.snic-<hash>
  * holding its pid; at start, the nodes of owners that are gone are
- * removed with their owner file. */
+ * removed with their owner file.  An owner file without a pid (empty or
+ * garbled: an emulator built before claim_nodes renamed it into place,
+ * caught between its fopen and fclose) proves nothing about its owner, so
+ * its nodes stay; the next emulator of that run dir replaces both. */
 static void reap_stale_nodes(void)
 {
 	DIR *d = opendir(DEV_DIR);
@@ -316,52 +351,51 @@ static void reap_stale_nodes(void)
 		return;
 	while ((e = readdir(d)) != NULL) {
 		char path[PATH_MAX], suffix[16];
-		unsigned long pid = 0;
-		FILE *f;
+		unsigned long pid;
 
 		if (strncmp(e->d_name, ".snic-", 6) != 0 ||
 		    strlen(e->d_name + 6) != 8 ||
 		    pathf(path, sizeof(path), DEV_DIR "/%s", e->d_name))
 			continue;
-		f = fopen(path, "r");
-		if (f) {
-			if (fscanf(f, "%lu", &pid) != 1)
-				pid = 0;
-			fclose(f);
-		}
-		if (pid_alive(pid))
-			continue; /* its emulator runs */
+		pid = owner_pid(path);
+		if (pid == 0 || pid_alive(pid))
+			continue; /* its emulator runs, or may */
 		snprintf(suffix, sizeof(suffix), "-%s", e->d_name + 6);
-		rewinddir(d);
-		while ((e = readdir(d)) != NULL) {
-			size_t l = strlen(e->d_name);
-			char node[PATH_MAX];
-
-			if (strncmp(e->d_name, "uverbs-", 7) == 0 && l > 9 &&
-			    strcmp(e->d_name + l - 9, suffix) == 0 &&
-			    !pathf(node, sizeof(node), DEV_DIR "/%s", e->d_name))
-				unlink(node);
-		}
+		remove_nodes_of(d, suffix);
 		unlink(path);
 		rewinddir(d);
 	}
 	closedir(d);
 }
 
-/* Our owner file (see reap_stale_nodes). */
+/* Our owner file (see reap_stale_nodes), written whole under a temporary
+ * name (".snic-<hash>.<pid>", which the reaper does not read) and renamed
+ * into place: rename(2) is atomic, so a reaper never sees it empty. */
 static void claim_nodes(uint32_t h)
 {
+	char tmp[PATH_MAX];
 	FILE *f;
+	int bad;
 
-	if (pathf(view.owner, sizeof(view.owner), DEV_DIR "/.snic-%08" PRIx32, h))
+	if (pathf(view.owner, sizeof(view.owner), DEV_DIR "/.snic-%08" PRIx32, h) ||
+	    pathf(tmp, sizeof(tmp), "%s.%ld", view.owner, (long)getpid())) {
+		view.owner[0] = '\0';
 		return;
-	f = fopen(view.owner, "w");
+	}
+	f = fopen(tmp, "w");
 	if (!f) {
 		view.owner[0] = '\0';
 		return;
 	}
-	fprintf(f, "%ld\n", (long)getpid());
-	fclose(f);
+	bad = fprintf(f, "%ld\n", (long)getpid()) < 0;
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, view.owner) != 0) {
+		fprintf(stderr, "snic-emu: cannot write %s (%s); a stale "
+			"emulator's cleanup will not know these nodes\n",
+			view.owner, strerror(errno));
+		unlink(tmp);
+		view.owner[0] = '\0';
+	}
 }
 
 void devview_create(const char *run_dir, const struct devview_nic *nics,

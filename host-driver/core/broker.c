@@ -12,6 +12,7 @@
  * (SNIC_BROKER_CTX_PER_PID) taken; ibv_open_device fails with that errno.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,17 +21,26 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "memory/memory.h"
 
-#define BROKER_WAIT_S 10        /* it answers within its 10 ms housekeeping */
+/* The broker answers within its 10 ms housekeeping, but a loaded machine
+ * can stall the NIC's process for seconds: a fixed 10 s wait once gave up
+ * while the broker was about to answer (it logged "answer lost: Broken
+ * pipe").  So we wait while the NIC's process lives, checking every
+ * BROKER_SLICE_MS, up to BROKER_WAIT_MAX_S; a dead NIC ends the wait at
+ * once (ENODEV). */
+#define BROKER_SLICE_MS   500
+#define BROKER_WAIT_MAX_S 60
+#define BROKER_CONNECT_S  10    /* connect() on a full backlog, send()   */
 
 /* The socket, if it is a socket of the run directory's owner. */
 static int broker_connect(const char *name)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = BROKER_WAIT_S };
+	struct timeval tv = { .tv_sec = BROKER_CONNECT_S };
 	const char *no = getenv("SNIC_NO_BROKER");
 	struct stat st, dst;
 	int fd;
@@ -60,7 +70,7 @@ static int broker_connect(const char *name)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0 ||
 	    connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
 		int err = errno == ECONNREFUSED ? ENODEV : errno;
 
@@ -71,8 +81,43 @@ static int broker_connect(const char *name)
 	return fd;
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Until the broker's answer (or its hang-up) is there to read: 0;
+ * ENODEV as soon as the NIC's process is gone, ETIMEDOUT (said on
+ * stderr) when it lives but has not answered in BROKER_WAIT_MAX_S. */
+static int broker_wait(const struct hd_context *ctx, int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int64_t start = mono_ms();
+
+	for (;;) {
+		int n = poll(&p, 1, BROKER_SLICE_MS);
+
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return errno;
+		if (hd_fw_down(ctx->hdr, 1))
+			return ENODEV;
+		if (mono_ms() - start >= BROKER_WAIT_MAX_S * 1000ll)
+			break;
+	}
+	fprintf(stderr, "snic: %.*s: the NIC's broker (pid %u) did not answer "
+		"within %d s\n", (int)sizeof(ctx->hdr->name), ctx->hdr->name,
+		(unsigned)atomic_load(&ctx->hdr->fw_pid), BROKER_WAIT_MAX_S);
+	return ETIMEDOUT;
+}
+
 /* The answer and its two descriptors (slot, segment).  0 or an errno. */
-static int broker_answer(int fd, struct snic_iso_ctx *m, int fds[2])
+static int broker_answer(const struct hd_context *ctx, int fd,
+			 struct snic_iso_ctx *m, int fds[2])
 {
 	union {
 		struct cmsghdr h;
@@ -86,11 +131,14 @@ static int broker_answer(int fd, struct snic_iso_ctx *m, int fds[2])
 	ssize_t n;
 
 	fds[0] = fds[1] = -1;
+	n = broker_wait(ctx, fd);
+	if (n != 0)
+		return (int)n;
 	do
-		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return errno == EAGAIN ? ETIMEDOUT : errno;
+		return errno;
 	c = CMSG_FIRSTHDR(&msg);
 	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 	    c->cmsg_len == CMSG_LEN(2 * sizeof(int)))
@@ -143,7 +191,7 @@ int hd_broker_open(struct hd_context *ctx, const char *name)
 
 	if (fd < 0)
 		return -fd;
-	err = broker_answer(fd, &m, fds);
+	err = broker_answer(ctx, fd, &m, fds);
 	if (!err)
 		err = map_slot(ctx, fds[0], m.slot);
 	if (fds[0] >= 0)
@@ -197,12 +245,13 @@ int hd_broker_dm_map(struct hd_context *ctx, uint64_t offset, uint64_t length,
 	pthread_mutex_lock(&ctx->cmd_lock);
 	if (send(ctx->broker_fd, &q, sizeof(q), MSG_NOSIGNAL) != sizeof(q))
 		err = errno;
-	else {
+	else if ((err = broker_wait(ctx, ctx->broker_fd)) == 0) {
 		do
-			n = recvmsg(ctx->broker_fd, &msg, MSG_CMSG_CLOEXEC);
+			n = recvmsg(ctx->broker_fd, &msg,
+				    MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 		while (n < 0 && errno == EINTR);
 		if (n < 0)
-			err = errno == EAGAIN ? ETIMEDOUT : errno;
+			err = errno;
 		else if (n != (ssize_t)sizeof(m))
 			err = EPROTO;
 	}

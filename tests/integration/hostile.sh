@@ -14,6 +14,10 @@
 #   tests/integration/hostile.sh files   runtime files: private modes, a
 #                                        planted BAR and a symlinked
 #                                        host-memory file refused
+#   tests/integration/hostile.sh broker-stall  a context opened while the NIC
+#                                        process is stopped 12 s succeeds
+#                                        after; one waiting on a NIC killed
+#                                        fails within seconds
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -109,8 +113,49 @@ case_files() {
 	snic_log "private modes; planted BARs (owner, mode, symlink) and a symlinked host memory refused"
 }
 
+# A context asked of a stalled NIC process (SIGSTOP, as a loaded machine
+# stalls it): the host driver waits while the process lives, longer than
+# its old fixed 10 s, and the open succeeds once the NIC runs again; a NIC
+# killed while an open waits ends that wait within seconds (no hang).
+case_broker_stall() {
+	snic_need_cmd ibv_devinfo
+	snic_emu_start
+	local out=$SNIC_CASE_DIR/stalled.out pid rc=0 t0 emu=$SNIC_EMU_PID
+	kill -STOP "$emu"
+	timeout -k 5 120 ibv_devinfo -d snic0 >"$out" 2>&1 </dev/null &
+	pid=$!
+	sleep 12
+	kill -0 "$pid" 2>/dev/null || rc=$?
+	kill -CONT "$emu"
+	(( rc == 0 )) || { cat "$out"; snic_fail "ibv_devinfo gave up while snic-emu was stopped for 12 s"; }
+	wait "$pid" || rc=$?
+	sed 's/^/  stalled| /' "$out"
+	(( rc == 0 )) && grep -q "hca_id:[[:space:]]*snic0" "$out" ||
+		snic_fail "ibv_devinfo -d snic0 failed after the stall (status $rc)"
+	snic_log "an open waited through a 12 s stall of snic-emu and succeeded"
+
+	out=$SNIC_CASE_DIR/killed.out rc=0
+	kill -STOP "$emu"
+	timeout -k 5 120 ibv_devinfo -d snic0 >"$out" 2>&1 </dev/null &
+	pid=$!
+	sleep 1
+	t0=$SECONDS
+	kill -KILL "$emu"
+	wait "$emu" 2>/dev/null || true
+	SNIC_EMU_PID=
+	wait "$pid" || rc=$?
+	sed 's/^/  killed| /' "$out"
+	rm -rf -- "$SNIC_EMU_RUN_DIR"
+	(( rc != 0 && rc != 124 && rc != 137 )) ||
+		snic_fail "ibv_devinfo on a killed NIC: status $rc (want a failure, not a hang)"
+	(( SECONDS - t0 <= 10 )) ||
+		snic_fail "ibv_devinfo took $(( SECONDS - t0 )) s to notice the NIC died"
+	snic_log "an open waiting on a NIC that died failed after $(( SECONDS - t0 )) s (status $rc)"
+}
+
 case ${1:-} in
 slots) case_slots ;;
 files) case_files ;;
-*) snic_fail "usage: $0 slots|files" ;;
+broker-stall) case_broker_stall ;;
+*) snic_fail "usage: $0 slots|files|broker-stall" ;;
 esac

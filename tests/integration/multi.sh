@@ -21,7 +21,8 @@
 #   tests/integration/multi.sh snicctl
 #       the same namespaces: snicctl list/show/reset, counters equal what
 #       ibv_rc_pingpong sent (frames and bytes, exactly), per-QP state and
-#       counters during traffic, and a frame with a bad ICRC sent into the
+#       counters during traffic (with the peer's address, over IPv4 and
+#       IPv6), and a frame with a bad ICRC sent into the
 #       veth is dropped and counted
 # Everything runs in a private network namespace (TCP for the pingpong QP
 # exchange stays on its loopback); every process, namespace, veth and file
@@ -180,6 +181,51 @@ s.send(eth + ip + udp + bth + payload + icrc)
 PYEOF
 }
 
+# The address a QP of NIC (snic0/snic1, the default addresses) has as its
+# peer over GID index GID (0 = IPv4, 1 = IPv6).
+peer_of() { # NIC GID
+	local other=2
+	[[ $1 == snic1 ]] && other=1
+	if (( $2 == 0 )); then echo "198.18.0.$other"; else echo "fd00:5e1c::c612:$other"; fi
+}
+
+# Per QP, during an ibv_rc_pingpong over GID index GID: both QPs RTS,
+# pointing at each other (QPN, and the peer's IPv4 or IPv6 address in
+# snicctl's text and JSON), counters moving.
+snicctl_qps() { # GID
+	local gid=$1 j=$SNIC_CASE_DIR/counters.json port pps ppc
+	port=$(snic_free_port $(( 20215 + 100 * gid )))
+	long_pingpong "$port" "$gid"
+	ctl_json "$j.qp$gid"
+	snic_run "qp$gid" 10 "$CTL" qp snic0 || snic_fail "snicctl qp failed"
+	grep -q " peer $(peer_of snic0 "$gid") " "$SNIC_CASE_DIR/qp$gid.out" ||
+		snic_fail "snicctl qp snic0 does not show peer $(peer_of snic0 "$gid")"
+	snic_run "check-qps$gid" 10 "$PY" - "$j.qp$gid" "$(peer_of snic0 "$gid")" "$(peer_of snic1 "$gid")" <<'PYEOF' || snic_fail "per-QP state and counters wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+q = {x["name"]: x["qps"] for x in d["nics"]}
+peer = {"snic0": sys.argv[2], "snic1": sys.argv[3]}
+bad = 0
+for a, b in (("snic0", "snic1"), ("snic1", "snic0")):
+    if len(q[a]) != 1:
+        print("FAIL %s has %d QPs, want 1" % (a, len(q[a]))); bad = 1; continue
+    x, y = q[a][0], q[b][0] if q[b] else {}
+    print("%s qp 0x%06x %s dest 0x%06x sq_psn 0x%06x epsn 0x%06x counters %s" % (
+        a, x["qpn"], x["state"], x["dest_qpn"], x["sq_psn"], x["epsn"],
+        {k: v for k, v in x["counters"].items() if v}))
+    print("%s peer %s" % (a, x["peer"]))
+    for what, ok in (("state RTS", x["state"] == "RTS"),
+                     ("dest_qpn is the peer's QP", x["dest_qpn"] == y.get("qpn")),
+                     ("peer is " + peer[a], x["peer"] == peer[a]),
+                     ("frames sent and received", x["counters"]["tx_frames"] > 10 and x["counters"]["rx_frames"] > 10),
+                     ("send WQEs counted", x["counters"]["send_wqes"] > 5)):
+        print(("ok   " if ok else "FAIL ") + a + " " + what); bad |= not ok
+sys.exit(bad)
+PYEOF
+	for pid in "$ppc" "$pps"; do snic__kill_wait "$pid" 3; snic__untrack "$pid"; done
+	sleep 0.5   # the killed programs' QPs leave the table
+}
+
 case_snicctl() {
 	local n=200 size=3000 j=$SNIC_CASE_DIR/counters.json
 	afpacket_nics
@@ -220,35 +266,11 @@ for a, b in (("snic0", "snic1"), ("snic1", "snic0")):
 sys.exit(1 if bad else 0)
 PYEOF
 
-	# Per QP, during traffic: both QPs RTS, pointing at each other.
-	local port pps ppc
-	port=$(snic_free_port 20215)
-	long_pingpong "$port"
-	ctl_json "$j.qp"
-	snic_run qp 10 "$CTL" qp snic0 || snic_fail "snicctl qp failed"
-	snic_run check-qps 10 "$PY" - "$j.qp" <<'PYEOF' || snic_fail "per-QP state and counters wrong"
-import json, sys
-d = json.load(open(sys.argv[1]))
-q = {x["name"]: x["qps"] for x in d["nics"]}
-bad = 0
-for a, b in (("snic0", "snic1"), ("snic1", "snic0")):
-    if len(q[a]) != 1:
-        print("FAIL %s has %d QPs, want 1" % (a, len(q[a]))); bad = 1; continue
-    x, y = q[a][0], q[b][0] if q[b] else {}
-    print("%s qp 0x%06x %s dest 0x%06x sq_psn 0x%06x epsn 0x%06x counters %s" % (
-        a, x["qpn"], x["state"], x["dest_qpn"], x["sq_psn"], x["epsn"],
-        {k: v for k, v in x["counters"].items() if v}))
-    for what, ok in (("state RTS", x["state"] == "RTS"),
-                     ("dest_qpn is the peer's QP", x["dest_qpn"] == y.get("qpn")),
-                     ("frames sent and received", x["counters"]["tx_frames"] > 10 and x["counters"]["rx_frames"] > 10),
-                     ("send WQEs counted", x["counters"]["send_wqes"] > 5)):
-        print(("ok   " if ok else "FAIL ") + a + " " + what); bad |= not ok
-sys.exit(bad)
-PYEOF
-	for pid in "$ppc" "$pps"; do snic__kill_wait "$pid" 3; snic__untrack "$pid"; done
+	# Per QP, during traffic, over IPv4 (GID 0) and IPv6 (GID 1).
+	snicctl_qps 0
+	snicctl_qps 1
 
 	# A bad frame: dropped, counted by reason, nothing else disturbed.
-	sleep 0.5
 	snic_run reset2 10 "$CTL" reset snic0 || snic_fail "snicctl reset failed"
 	inject_bad_icrc || snic_fail "could not send the raw frame"
 	sleep 0.2

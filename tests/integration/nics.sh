@@ -6,7 +6,7 @@
 #   nic_wait_ready SECS TAG...           until each printed "ready"
 #   nic_stop TAG NAME                    SIGTERM, exit 0, files removed
 #   memif_nic TAG NAME ROLE, veth_setup, afpacket_nics   port set-ups
-#   pingpong BASE [options], verbs NAME [options], long_pingpong PORT,
+#   pingpong BASE [options], verbs NAME [options], long_pingpong PORT [GID],
 #   ctl_json FILE
 # NIC_EXEC[TAG] replaces the snic-emu binary of one NIC with another
 # command (words split at spaces), e.g. an aarch64 build under qemu-user.
@@ -168,16 +168,16 @@ verbs() { # NAME [snic_verbs_test options]
 }
 
 # A long ibv_rc_pingpong in the background (server on snic1, client on
-# snic0), a second into its traffic when this returns; its pids in the
-# caller's pps (server) and ppc (client).
-long_pingpong() { # PORT
-	local port=$1
-	timeout 60 ibv_rc_pingpong -d snic1 -g 0 -p "$port" -n 1000000 \
+# snic0; GID index 0 = IPv4, 1 = IPv6), a second into its traffic when this
+# returns; its pids in the caller's pps (server) and ppc (client).
+long_pingpong() { # PORT [GID_INDEX]
+	local port=$1 gid=${2:-0}
+	timeout 60 ibv_rc_pingpong -d snic1 -g "$gid" -p "$port" -n 1000000 \
 		>"$SNIC_CASE_DIR/long-server.out" 2>&1 </dev/null &
 	pps=$!
 	SNIC_BG_PIDS+=("$pps")
 	snic_wait_listen "$port" 30 "$pps" || snic_fail "long pingpong server did not listen"
-	timeout 60 ibv_rc_pingpong -d snic0 -g 0 -p "$port" -n 1000000 127.0.0.1 \
+	timeout 60 ibv_rc_pingpong -d snic0 -g "$gid" -p "$port" -n 1000000 127.0.0.1 \
 		>"$SNIC_CASE_DIR/long-client.out" 2>&1 </dev/null &
 	ppc=$!
 	SNIC_BG_PIDS+=("$ppc")

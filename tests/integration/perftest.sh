@@ -4,7 +4,7 @@
 # index 0 (RoCE v2).  perftest exchanges its QP data over TCP on 127.0.0.1,
 # in a private network namespace when the machine allows it.  Both sides must
 # exit 0 and the client must print its result table (the "#bytes" header and
-# at least one row of numbers under it).
+# at least one row of numbers under it; perftest-table.awk).
 #   tests/integration/perftest.sh PORT_BASE PROGRAM [perftest options...]
 #   e.g. tests/integration/perftest.sh 19515 ib_send_bw -c UD -n 200
 set -euo pipefail
@@ -29,10 +29,7 @@ src=$SNIC_SERVER_RC crc=$SNIC_CLIENT_RC
 snic_emu_stop || exit 1
 (( src == 0 )) || snic_fail "$prog server: exit status $src"
 (( crc == 0 )) || snic_fail "$prog client: exit status $crc"
-# The result table: a header line starting with "#bytes", then a row that
-# starts with the message size and holds only numbers.
-awk '/^[[:space:]]*#bytes/ { hdr = 1; next }
-     hdr && /^[[:space:]]*[0-9]+([[:space:]]+[0-9.]+)+[[:space:]]*$/ { row = 1 }
-     END { exit !(hdr && row) }' "$cout" ||
+# The result table (perftest-table.awk says what it must hold).
+awk -f "$SNIC_ROOT/tests/integration/perftest-table.awk" "$cout" ||
 	snic_fail "$prog client printed no result table"
 snic_log "$prog $*: server and client exited 0, result table printed"

@@ -833,9 +833,11 @@ static void stats_attacker(int unused)
 	const struct snic_stats *st = (const void *)(bar + SNIC_BAR_STATS_OFF);
 
 	(void)unused;
+	static const uint8_t zero[16];
+
 	for (uint32_t i = 0; i < SNIC_MAX_QP; i++)
-		if (st->qp[i].valid || st->qp[i].qpn || st->qp[i].dip ||
-		    st->qp[i].sq_psn)
+		if (st->qp[i].valid || st->qp[i].qpn || st->qp[i].sq_psn ||
+		    memcmp(st->qp[i].peer, zero, sizeof(zero)) != 0)
 			_exit(70);
 	if (st->updates || st->ncnt || st->cm_nconn || st->cm_nlisten)
 		_exit(71);

@@ -96,7 +96,7 @@
 #define SNIC_CTX_DB_OFF    0x2000u
 /* Statistics (read-only for hosts except reset_req), after the slots. */
 #define SNIC_BAR_STATS_OFF (SNIC_BAR_CTX_OFF + SNIC_MAX_CTX * SNIC_CTX_SLOT_SIZE)
-#define SNIC_BAR_STATS_SIZE 0x490000u
+#define SNIC_BAR_STATS_SIZE 0x4b0000u
 /* Device memory (ibv_alloc_dm): the card's own memory, exposed in the BAR
  * after the statistics as a real NIC exposes its on-chip memory. */
 #define SNIC_BAR_DM_OFF    (SNIC_BAR_STATS_OFF + SNIC_BAR_STATS_SIZE)
@@ -613,8 +613,9 @@ struct snic_stats_qp {
 	uint32_t sq_psn;           /* next PSN the requester sends (npsn)     */
 	uint32_t acked_psn;        /* highest PSN acknowledged                */
 	uint32_t epsn;             /* responder: next PSN expected            */
-	uint32_t dip;              /* peer IPv4, host order                   */
-	uint32_t rsvd1;
+	/* The peer's address as its RoCE v2 GID (network order): IPv4-mapped
+	 * (::ffff:a.b.c.d) or IPv6; zero until the QP has an address vector. */
+	uint8_t peer[16];
 	uint64_t cnt[SNIC_STATS_MAX_QP_CNT];
 };
 

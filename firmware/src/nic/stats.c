@@ -80,7 +80,7 @@ static void qp_entry(struct snic_nic *nic, uint32_t i)
 	e->sq_psn = qp->npsn & ROCE_PSN_MASK;
 	e->acked_psn = qp->acked_psn & ROCE_PSN_MASK;
 	e->epsn = qp->resp.epsn & ROCE_PSN_MASK;
-	e->dip = qp->dip;
+	memcpy(e->peer, qp->attr.dgid, sizeof(e->peer));
 	memcpy(e->cnt, qp->qcnt, sizeof(qp->qcnt));
 }
 
