@@ -460,6 +460,14 @@ static void chunk_note_frames(struct hd_chunk *c)
 		free(c->pfn);
 		c->pfn = NULL;
 	}
+	/* Without CAP_SYS_ADMIN the kernel shows every frame as 0: equal
+	 * frames would then prove nothing (another shared mapping at the same
+	 * address looks the same), so such a chunk takes the exact check. */
+	for (uint32_t i = 0; c->pfn && i < c->npages; i++)
+		if (c->pfn[i] != 0 && c->pfn[i] != HD_PFN_NONE)
+			return;
+	free(c->pfn);
+	c->pfn = NULL;
 }
 
 static uint64_t evict_cached(struct hd_hostmem *hm);

@@ -26,6 +26,34 @@ static bool db_attributed(const struct snic_core *c, const struct snic_qp *qp,
 	return page == DB_NIC_PAGE ? !c->ctx_granted[qp->ctx] : qp->ctx == page;
 }
 
+/* Flag QP bit (w, b) again in the page it came in, for the next pass
+ * (hostif.h "Doorbells": the host's own order of stores). */
+static void db_reflag(struct snic_nic *nic, unsigned page, unsigned w,
+		      unsigned b)
+{
+	struct snic_doorbells *db = nic->core.db;
+	_Atomic uint64_t *qpb = db->qp_bits, *grp = db->grp_bits;
+	_Atomic uint64_t *sum = &db->summary;
+
+	if (page != DB_NIC_PAGE) {
+		struct snic_ctx_doorbells *p = ctx_page(&nic->core, page);
+
+		qpb = p->qp_bits;
+		grp = p->grp_bits;
+		sum = &p->summary;
+	}
+	atomic_fetch_or_explicit(&qpb[w], 1ull << b, memory_order_relaxed);
+	atomic_fetch_or_explicit(&grp[w / 64], 1ull << (w % 64),
+				 memory_order_relaxed);
+	atomic_fetch_or_explicit(sum, 1ull << (w / 64), memory_order_release);
+	if (page != DB_NIC_PAGE) {
+		atomic_fetch_or_explicit(&db->ctx_bits, 1ull << page,
+					 memory_order_relaxed);
+		atomic_fetch_or_explicit(&db->summary, SNIC_DB_SUMMARY_CTX,
+					 memory_order_release);
+	}
+}
+
 /* The QPs flagged in QP word w of a page. */
 static unsigned qp_word_poll(struct snic_nic *nic, _Atomic uint64_t *word,
 			     unsigned w, unsigned page)
@@ -49,10 +77,10 @@ static unsigned qp_word_poll(struct snic_nic *nic, _Atomic uint64_t *word,
 			CNT_INC(&nic->core, doorbells_foreign);
 			continue;
 		}
-		if (qp->core) /* another core's QP: to it (nic/xcore.c) */
-			xcore_doorbell(nic, qp, w, b);
-		else
+		if (!qp->core)
 			qp_doorbell(nic, qp);
+		else if (!xcore_doorbell(nic, qp)) /* to its core: ring full */
+			db_reflag(nic, page, w, b);
 	}
 	return work;
 }

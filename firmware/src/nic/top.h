@@ -42,8 +42,7 @@ void xcore_counters_reset(struct snic_nic *nic0);
 void xcore_fini(struct snic_nic *nic0);
 void xcore_park_all(struct snic_nic *nic0);
 void xcore_unpark_all(struct snic_nic *nic0);
-void xcore_doorbell(struct snic_nic *nic0, struct snic_qp *qp, unsigned w,
-		    unsigned b);
+bool xcore_doorbell(struct snic_nic *nic0, struct snic_qp *qp);
 
 /* stats.c */
 void stats_init(struct snic_nic *nic);

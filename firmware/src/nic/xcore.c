@@ -124,6 +124,11 @@ void xcore_park_all(struct snic_nic *nic0)
 		while (atomic_load_explicit(&xc->park_ack[k],
 					    memory_order_acquire) != gen)
 			drain_to0(nic0);
+	/* Parked cores push nothing more: post what they sent before (CQEs
+	 * name their CQ by slot), so no command (a context's death, a CQ
+	 * created in a freed slot) runs between a message and its target. */
+	while (drain_to0(nic0))
+		;
 }
 
 void xcore_unpark_all(struct snic_nic *nic0)
@@ -155,22 +160,15 @@ static void park_check(struct snic_nic *nic)
 /* ---------------------------------------------------------------------- */
 /* Messages.                                                               */
 
-/* Core 0 found qp's doorbell bit (word w, bit b): to its owner.  A full
- * ring loses nothing: the bits go back up for the next pass. */
-void xcore_doorbell(struct snic_nic *nic0, struct snic_qp *qp, unsigned w,
-		    unsigned b)
+/* Core 0 found qp's doorbell bit: to its owner.  False when the ring is
+ * full: the caller flags the bit again, in the page it came from, for
+ * the next pass (nic/doorbell.c), so nothing is lost. */
+bool xcore_doorbell(struct snic_nic *nic0, struct snic_qp *qp)
 {
 	struct snic_xc_msg m = { .type = SNIC_XC_DOORBELL,
 				 .a = qp_idx(nic0, qp) };
-	struct snic_doorbells *db = nic0->core.db;
 
-	if (core_xc_send(&nic0->core, qp->core, &m))
-		return;
-	atomic_fetch_or_explicit(&db->qp_bits[w], 1ull << b, memory_order_relaxed);
-	atomic_fetch_or_explicit(&db->grp_bits[w / 64], 1ull << (w % 64),
-				 memory_order_relaxed);
-	atomic_fetch_or_explicit(&db->summary, 1ull << (w / 64),
-				 memory_order_release);
+	return core_xc_send(&nic0->core, qp->core, &m);
 }
 
 /* A QP slot named in a message, when it is still this core's. */
