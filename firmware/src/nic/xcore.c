@@ -198,9 +198,17 @@ static void handle(struct snic_nic *nic, struct snic_xc_msg *m)
 	case SNIC_XC_EVENT:
 		core_event(&nic->core, m->a, (enum snic_event_type)m->b, m->c);
 		break;
-	case SNIC_XC_RESOLVE:
-		neigh_resolve_addr(nic->neigh, m->u.ip);
+	case SNIC_XC_RESOLVE: {
+		uint8_t mac[6];
+
+		/* known already: the asker missed its NEIGH (a full ring) and
+		 * a new reply would teach nothing new - tell its QPs again */
+		if (neigh_lookup_addr(nic->neigh, m->u.ip, mac))
+			qp_neigh_update(nic, m->u.ip, mac);
+		else
+			neigh_resolve_addr(nic->neigh, m->u.ip);
 		break;
+	}
 	default:
 		break;
 	}

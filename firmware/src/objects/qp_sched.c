@@ -71,10 +71,10 @@ void qp_timer_stop(struct snic_nic *nic, struct snic_qp *qp)
 	qp->wait_until = 0;
 }
 
-/* A neighbour was learnt: QPs that waited for its MAC may send. */
 /* A neighbour was learnt: QPs that waited for its MAC may send.  Core 0
- * learns; another core's QP hears it through its ring (nic/xcore.c), a
- * full ring leaving it to the QP's next ARP retry (sq_arp_retry). */
+ * learns; another core's QP hears it through its ring (nic/xcore.c).  A
+ * full ring drops the news; the QP's next ARP retry (sq_arp_retry) asks
+ * core 0, which finds the neighbour known and tells its QPs again. */
 void qp_neigh_update(struct snic_nic *nic, const uint8_t ip[16],
 		     const uint8_t mac[6])
 {
