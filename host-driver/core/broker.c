@@ -239,7 +239,7 @@ int hd_broker_dm_map(struct hd_context *ctx, uint64_t offset, uint64_t length,
 	struct cmsghdr *c;
 	int fds[MAXP], nfd = 0, err = 0;
 	uint8_t *map = MAP_FAILED;
-	ssize_t n;
+	ssize_t n = -1;
 
 	/* one question, one answer: threads of the context take turns */
 	pthread_mutex_lock(&ctx->cmd_lock);
@@ -256,9 +256,12 @@ int hd_broker_dm_map(struct hd_context *ctx, uint64_t offset, uint64_t length,
 			err = EPROTO;
 	}
 	pthread_mutex_unlock(&ctx->cmd_lock);
-	c = err ? NULL : CMSG_FIRSTHDR(&msg);
+	/* descriptors that came, even with a bad answer: closed below */
+	c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL;
 	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
 		nfd = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		if (nfd > MAXP)
+			nfd = MAXP;
 		memcpy(fds, CMSG_DATA(c), (size_t)nfd * sizeof(int));
 	}
 	if (!err && m.op == SNIC_ISO_CTX_REFUSED)
