@@ -100,18 +100,6 @@ static int cm_unlisten(struct snic_cm_tables *t, unsigned ctx, uint64_t sid)
 /* ---------------------------------------------------------------------- */
 /* Sending on QP1.                                                         */
 
-/* The neighbour a frame to ip goes to: the host's next hop (nh, 0 =
- * none), else the NIC's route (wire/route.c), else ip itself. */
-static uint32_t next_hop(const struct snic_nic *nic, uint32_t ip, uint32_t nh)
-{
-	uint32_t gw;
-
-	if (nh)
-		return nh;
-	gw = route_gw4(&nic->core, ip);
-	return gw ? gw : ip;
-}
-
 static bool peer_mac(struct snic_nic *nic, uint32_t ip, uint32_t nh,
 		     uint8_t mac[6])
 {
@@ -119,7 +107,7 @@ static bool peer_mac(struct snic_nic *nic, uint32_t ip, uint32_t nh,
 		memcpy(mac, nic->core.cfg.mac, 6);
 		return true;
 	}
-	return neigh_lookup(nic->neigh, next_hop(nic, ip, nh), mac);
+	return neigh_lookup(nic->neigh, route_next_hop4(&nic->core, ip, nh), mac);
 }
 
 /* One UD SEND_ONLY from QP1 to QP1 of `ip`, to the MAC dmac, carrying
@@ -164,7 +152,7 @@ static int gsi_send(struct snic_nic *nic, uint32_t ip, uint32_t nh,
 
 	if (!peer_mac(nic, ip, nh, dmac)) {
 		CNT_INC(&nic->core, tx_drop_no_neigh);
-		neigh_resolve(nic->neigh, next_hop(nic, ip, nh));
+		neigh_resolve(nic->neigh, route_next_hop4(&nic->core, ip, nh));
 		return SNIC_ST_NOENT;
 	}
 	return gsi_xmit(nic, ip, dmac, mad);
@@ -434,7 +422,7 @@ static int cm_resolve(struct snic_nic *nic, const struct snic_cm_resolve *in,
 	if (peer_mac(nic, in->ip, 0, out->mac))
 		return SNIC_ST_OK;
 	if (in->send_arp)
-		neigh_resolve(nic->neigh, next_hop(nic, in->ip, 0));
+		neigh_resolve(nic->neigh, route_next_hop4(&nic->core, in->ip, 0));
 	return SNIC_ST_NOENT;
 }
 

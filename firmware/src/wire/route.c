@@ -39,6 +39,19 @@ uint32_t route_gw4(const struct snic_core *c, uint32_t ip)
 	return gw;
 }
 
+/* The IPv4 neighbour whose MAC reaches ip: the host's next hop host_nh
+ * when it named one (not 0), else the NIC's route, else ip itself. */
+uint32_t route_next_hop4(const struct snic_core *c, uint32_t ip,
+			 uint32_t host_nh)
+{
+	uint32_t gw;
+
+	if (host_nh)
+		return host_nh;
+	gw = route_gw4(c, ip);
+	return gw ? gw : ip;
+}
+
 /* The neighbour whose MAC reaches dst (16-byte addresses, IPv4 mapped):
  * the host's next hop when it named one (not all zero), else the NIC's
  * route for an IPv4 destination, else dst itself. */
@@ -46,16 +59,16 @@ void route_next_hop(const struct snic_core *c, const uint8_t dst[16],
 		    const uint8_t *host_nh, uint8_t nh[16])
 {
 	static const uint8_t none[16];
-	uint32_t ip, gw;
+	uint32_t ip;
 	bool v4;
 
 	if (host_nh && memcmp(host_nh, none, 16) != 0) {
 		memcpy(nh, host_nh, 16);
 		return;
 	}
-	memcpy(nh, dst, 16);
 	ip = gid_to_ipv4(dst, &v4);
-	gw = v4 ? route_gw4(c, ip) : 0;
-	if (gw)
-		ipv4_to_gid(gw, nh);
+	if (v4)
+		ipv4_to_gid(route_next_hop4(c, ip, 0), nh);
+	else
+		memcpy(nh, dst, 16);
 }

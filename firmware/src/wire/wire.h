@@ -74,6 +74,8 @@ void neigh_announce(struct snic_neigh_tbl *t);
 
 /* route.c: the next hop of a destination (the NIC's static routes) */
 uint32_t route_gw4(const struct snic_core *c, uint32_t ip);
+uint32_t route_next_hop4(const struct snic_core *c, uint32_t ip,
+			 uint32_t host_nh);
 void route_next_hop(const struct snic_core *c, const uint8_t dst[16],
 		    const uint8_t *host_nh, uint8_t nh[16]);
 
