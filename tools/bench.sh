@@ -72,13 +72,39 @@ fi
 # the engines and snic-emu in one CPU cgroup, as a batch system's job
 # cgroup would hold them (lib.sh snic_cpu_group says why).
 export UCX_TLS=rc_verbs,ud_verbs,self
+# Where they run (README "Latency and bandwidth against ucx_perftest"):
+# for latency, snic-emu's threads on the last CPU we may use and the
+# engines on the others - Open MPI, which binds its ranks a core each
+# whatever cpuset it starts in (rank 1 on snic-emu's core), told not to;
+# for bandwidth, wherever the scheduler puts them (pinned, a loaded
+# machine's other users shrink the job to one core's share).
+# SNIC_BENCH_PIN=0: latency unpinned too.
+cpus_all=$(awk '$1 == "Cpus_allowed_list:" { print $2 }' /proc/self/status)
+cpus=$(awk -v l="$cpus_all" 'BEGIN { n = split(l, r, ",")
+	for (i = 1; i <= n; i++) { m = split(r[i], a, "-"); for (c = a[1]; c <= a[m]; c++) { printf "%s%d", s, c; s = "," } } }')
+emu_cpu=${cpus##*,} job_cpus=${cpus%,*}
+job=() ompi_bind=()
+if [[ ${SNIC_BENCH_PIN:-1} != 0 && $cpus == *,* ]]; then
+	job=(taskset -c "$job_cpus") ompi_bind=(--bind-to none)
+fi
+at=() bind=()
+place() { # lat|bw: place snic-emu and the next runs
+	(( ${#job[@]} )) || return 0
+	if [[ $1 == lat ]]; then
+		taskset -a -p -c "$emu_cpu" "$SNIC_EMU_PID" >/dev/null
+		at=("${job[@]}") bind=("${ompi_bind[@]}")
+	else
+		taskset -a -p -c "$cpus_all" "$SNIC_EMU_PID" >/dev/null
+		at=() bind=()
+	fi
+}
 ucx_pt() { # TEST SIZE ITERS -> the Final line's fields
 	local out=$SNIC_CASE_DIR/bench-ucx.out
-	UCX_NET_DEVICES=snic1:1 timeout -k 5 120 ucx_perftest -p "$port" \
+	UCX_NET_DEVICES=snic1:1 "${at[@]}" timeout -k 5 120 ucx_perftest -p "$port" \
 		>/dev/null 2>&1 </dev/null &
 	local spid=$!
 	snic_wait_listen "$port" 30 "$spid" >/dev/null || { kill "$spid" 2>/dev/null; return 1; }
-	UCX_NET_DEVICES=snic0:1 timeout -k 5 120 ucx_perftest 127.0.0.1 -p "$port" \
+	UCX_NET_DEVICES=snic0:1 "${at[@]}" timeout -k 5 120 ucx_perftest 127.0.0.1 -p "$port" \
 		-t "$1" -s "$2" -n "$3" >"$out" 2>&1 </dev/null
 	wait "$spid"
 	awk '/^Final:/ { print; exit }' "$out"
@@ -86,14 +112,14 @@ ucx_pt() { # TEST SIZE ITERS -> the Final line's fields
 rank_nic=$SNIC_CASE_DIR/rank-nic.sh
 printf '#!/bin/sh\nr=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}\nexport UCX_NET_DEVICES=snic$r:1\nexec "$@"\n' >"$rank_nic"
 chmod +x "$rank_nic"
-mpi_run() { # ompi|mpich -> mpi_bench lines
+mpi_run() { # ompi|mpich -L|-B -> mpi_bench lines (latency or bandwidth)
 	if [[ $1 == ompi ]]; then
-		timeout -k 5 300 mpirun.openmpi --allow-run-as-root -np 2 --mca pml ucx \
-			--mca btl self -x LD_LIBRARY_PATH -x SNIC_RUN_DIR -x UCX_TLS \
-			"$rank_nic" "$SNIC_BUILD/tests/mpi/mpi_bench_ompi" 2>/dev/null
+		"${at[@]}" timeout -k 5 300 mpirun.openmpi --allow-run-as-root -np 2 --mca pml ucx \
+			--mca btl self "${bind[@]}" -x LD_LIBRARY_PATH -x SNIC_RUN_DIR -x UCX_TLS \
+			"$rank_nic" "$SNIC_BUILD/tests/mpi/mpi_bench_ompi" "$2" 2>/dev/null
 	else
-		timeout -k 5 300 mpiexec.hydra -n 2 -genv UCX_TLS "$UCX_TLS" \
-			"$rank_nic" "$SNIC_BUILD/tests/mpi/mpi_bench_mpich" 2>/dev/null
+		"${at[@]}" timeout -k 5 300 mpiexec.hydra -n 2 -genv UCX_TLS "$UCX_TLS" \
+			"$rank_nic" "$SNIC_BUILD/tests/mpi/mpi_bench_mpich" "$2" 2>/dev/null
 	fi | awk '$1 == "mpi_bench"'
 }
 # median_by COL...: lines keyed by their first field; for each key, in
@@ -128,20 +154,30 @@ if command -v ucx_perftest >/dev/null && [[ -x $SNIC_BUILD/tests/mpi/mpi_bench_o
 	else
 		echo "   (no writable cpu cgroup: snic-emu and MPICH's ranks in separate scheduling groups)"
 	fi
+	if (( ${#job[@]} )); then
+		echo "   (latency: snic-emu on CPU $emu_cpu, the engines on CPU $job_cpus, Open MPI --bind-to none; bandwidth: not pinned)"
+	else
+		echo "   (not pinned: snic-emu and the engines wherever the scheduler puts them)"
+	fi
 	# tag_lat: typical (50th percentile) and average; mpi_bench: mean
 	# (as OSU) and median, each compared with its like.  Every figure is
 	# the median of RUNS rounds, the rounds interleaved so that a burst
 	# of other users' load falls on all of them alike.
 	runs=${SNIC_BENCH_ENGINE_RUNS:-3}
-	rm -f "$SNIC_CASE_DIR"/bench-{ucx-rounds,ompi,mpich}.out
+	rm -f "$SNIC_CASE_DIR"/bench-{ucx-rounds,ompi,mpich}.out "$SNIC_CASE_DIR"/bench-{ompi,mpich}-{lat,bw}.out
 	for (( r = 0; r < runs; r++ )); do
 		# a round that fails only lacks its line (its log: bench-ucx-*.out)
+		place lat
 		{ ucx_pt tag_lat 8 20000 || cp "$SNIC_CASE_DIR/bench-ucx.out" "$SNIC_CASE_DIR/bench-ucx-failed-$r.out"; } |
 			awk '{ print "tag_lat", $3, $4 }' >>"$SNIC_CASE_DIR/bench-ucx-rounds.out"
+		for mpi in ompi mpich; do
+			mpi_run "$mpi" -L >>"$SNIC_CASE_DIR/bench-$mpi-lat.out" || true
+		done
+		place bw
 		{ ucx_pt ucp_put_bw 1048576 2000 || cp "$SNIC_CASE_DIR/bench-ucx.out" "$SNIC_CASE_DIR/bench-ucx-failed-$r.out"; } |
 			awk '{ print "put_bw", $6 }' >>"$SNIC_CASE_DIR/bench-ucx-rounds.out"
 		for mpi in ompi mpich; do
-			mpi_run "$mpi" >>"$SNIC_CASE_DIR/bench-$mpi.out" || true
+			mpi_run "$mpi" -B >>"$SNIC_CASE_DIR/bench-$mpi-bw.out" || true
 		done
 	done
 	read -r tag_lat tag_avg < <(median_by 2 3 <"$SNIC_CASE_DIR/bench-ucx-rounds.out" | awk '$1 == "tag_lat" { print $2, $3 }')  || true
@@ -151,9 +187,14 @@ if command -v ucx_perftest >/dev/null && [[ -x $SNIC_BUILD/tests/mpi/mpi_bench_o
 	printf '  ucx_perftest ucp_put_bw  1 MiB  %8s MB/s\n' "$put_bw"
 	for mpi in ompi mpich; do
 		echo "  $mpi: size, latency us (mean, median), bandwidth MB/s"
-		awk '{ $1 = $1 "-" $2; print }' "$SNIC_CASE_DIR/bench-$mpi.out" | median_by 3 4 5 |
-			awk '{ sub(/^mpi_bench-/, "mpi_bench "); print }' | sort -k2,2n >"$SNIC_CASE_DIR/bench-$mpi.median"
-		mv "$SNIC_CASE_DIR/bench-$mpi.median" "$SNIC_CASE_DIR/bench-$mpi.out"
+		# medians per size: latency (mean, median) and bandwidth, joined
+		# into "mpi_bench SIZE LAT_US BW_MBPS MEDIAN_US" lines
+		touch "$SNIC_CASE_DIR/bench-$mpi-lat.out" "$SNIC_CASE_DIR/bench-$mpi-bw.out"
+		awk '{ $1 = $1 "-" $2; print }' "$SNIC_CASE_DIR/bench-$mpi-bw.out" | median_by 4 >"$SNIC_CASE_DIR/bench-$mpi-bw.median"
+		awk '{ $1 = $1 "-" $2; print }' "$SNIC_CASE_DIR/bench-$mpi-lat.out" | median_by 3 5 |
+			awk 'NR == FNR { bw[$1] = $2; next } { print $1, $2, ($1 in bw ? bw[$1] : 0), $3 }' \
+				"$SNIC_CASE_DIR/bench-$mpi-bw.median" - |
+			awk '{ sub(/^mpi_bench-/, "mpi_bench "); print }' | sort -k2,2n >"$SNIC_CASE_DIR/bench-$mpi.out"
 		awk '{ printf "    %9d B  %9s us %9s us  %9s MB/s\n", $2, $3, $5, $4 }' "$SNIC_CASE_DIR/bench-$mpi.out"
 		awk -v t="$tag_lat" -v ta="$tag_avg" -v b="$put_bw" -v m="$mpi" '
 			$2 == 8 { lat = $3; med = $5 } $2 == 1048576 { bw = $4 }

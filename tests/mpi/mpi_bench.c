@@ -19,7 +19,10 @@
  * first time by the NIC (README "Latency and bandwidth against
  * ucx_perftest"); ucx_perftest's warm-up pays that pass, so must ours.
  *
- *   mpi_bench [-m MAX_BYTES] [-w WINDOW] [-W WARMUP]
+ *   mpi_bench [-m MAX_BYTES] [-w WINDOW] [-W WARMUP] [-L | -B]
+ *
+ * -L measures only latency, -B only bandwidth (the other figure printed
+ * as 0): `make bench` runs them with the ranks placed differently.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -140,18 +143,23 @@ int main(int argc, char **argv)
 	size_t max = 4u << 20;
 	int window = 16, nranks, opt;
 	unsigned warmup = 10000;
+	int do_lat = 1, do_bw = 1;
 	char *buf;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-	while ((opt = getopt(argc, argv, "m:w:W:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:w:W:LB")) != -1) {
 		if (opt == 'm')
 			max = strtoul(optarg, NULL, 0);
 		else if (opt == 'w')
 			window = atoi(optarg);
 		else if (opt == 'W')
 			warmup = (unsigned)strtoul(optarg, NULL, 0);
+		else if (opt == 'L')
+			do_bw = 0;
+		else if (opt == 'B')
+			do_lat = 0;
 	}
 	if (window < 1 || window > MAX_WINDOW)
 		window = 16;
@@ -165,7 +173,8 @@ int main(int argc, char **argv)
 	if (!buf)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	memset(buf, 1, max < 8 ? 8 : max);
-	warm_up(buf, warmup);
+	if (do_lat)
+		warm_up(buf, warmup);
 	static const size_t sizes[] = { 8, 64, 512, 4096, 32768, 262144,
 					1u << 20, 4u << 20 };
 
@@ -174,9 +183,9 @@ int main(int argc, char **argv)
 
 		if (size > max)
 			break;
-		double lat = latency_us(buf, size);
-		double med = median_us(iters_for(size));
-		double bw = bandwidth_mbps(buf, size, window);
+		double lat = do_lat ? latency_us(buf, size) : 0;
+		double med = do_lat ? median_us(iters_for(size)) : 0;
+		double bw = do_bw ? bandwidth_mbps(buf, size, window) : 0;
 
 		if (rank == 0)
 			printf("mpi_bench %zu %.2f %.1f %.2f\n", size, lat, bw, med);
