@@ -136,6 +136,7 @@ struct hd_vma {
 	uintptr_t lo, hi;           /* a SysV segment: the whole attachment */
 	int shmid;                  /* SysV segment, or -1                  */
 	uint64_t huge;              /* hugetlb page size, or 0              */
+	int plain;                  /* readable private anonymous memory    */
 };
 
 /* The mapping p is in; 0 when none (or maps unreadable). */

@@ -82,6 +82,7 @@ struct maps_line {
 	uint64_t off;
 	unsigned maj, min;
 	unsigned long inode;
+	char perms[8];
 	char path[256];
 };
 
@@ -91,8 +92,8 @@ static int maps_parse(const char *line, struct maps_line *m)
 	unsigned long long off;
 
 	m->path[0] = '\0';
-	if (sscanf(line, "%lx-%lx %*s %llx %x:%x %lu %255s", &start, &end, &off,
-		   &m->maj, &m->min, &m->inode, m->path) < 6)
+	if (sscanf(line, "%lx-%lx %7s %llx %x:%x %lu %255s", &start, &end,
+		   m->perms, &off, &m->maj, &m->min, &m->inode, m->path) < 7)
 		return 0;
 	m->start = start;
 	m->end = end;
@@ -200,6 +201,9 @@ int hd_vma_at(uintptr_t p, struct hd_vma *v)
 		v->lo = m.start;
 		v->hi = m.end;
 		v->huge = huge_size(&m);
+		v->plain = m.perms[0] == 'r' && m.perms[3] == 'p' && m.inode == 0 &&
+			   (m.path[0] == '\0' || strcmp(m.path, "[heap]") == 0 ||
+			    strcmp(m.path, "[stack]") == 0);
 		break;
 	}
 	fclose(f);
