@@ -122,6 +122,9 @@ int hd_fork_safe(void);
  * shared page (0 when the kernel hides frame numbers: unprivileged), or
  * HD_PFN_NONE (not present, or private anonymous).  0 or an errno. */
 int hd_page_frames(uintptr_t va, uint32_t n, uint64_t *pfn);
+/* 1 when the page at va is present and private anonymous memory: no
+ * window page is mapped there. */
+int hd_page_private(uintptr_t va);
 /* Every mapping in this process of hm's file at offsets [off, off + n
  * pages), the window's own mapping left out (/proc/self/maps): fn(arg,
  * va, pages, index of its first page from off) for each, in address

@@ -713,15 +713,20 @@ static int count_in_place(void *arg, uintptr_t va, uint32_t pages,
 }
 
 /* Is the cached chunk's whole range still backed by its window pages?
- * Fast, for small chunks: the page frames are those seen when it was
- * backed (pagemap); else, exact: /proc/self/maps names the window file
- * at the offsets. */
+ * Surely not when its first page is private memory now (the application
+ * unmapped it and mapped fresh memory there: a buffer freed and
+ * allocated again).  Fast, for small chunks: the page frames are those
+ * seen when it was backed (pagemap); else, exact: /proc/self/maps names
+ * the window file at the offsets. */
 static int chunk_valid(struct hd_chunk *c)
 {
-	uint64_t *now = c->pfn ? malloc((size_t)c->npages * sizeof(uint64_t)) : NULL;
+	uint64_t *now;
 	struct in_place ip = { c, 0 };
 	int ok = 0;
 
+	if (hd_page_private(c->va))
+		return 0;
+	now = c->pfn ? malloc((size_t)c->npages * sizeof(uint64_t)) : NULL;
 	if (now && hd_page_frames(c->va, c->npages, now) == 0) {
 		ok = 1;
 		for (uint32_t i = 0; i < c->npages && ok; i++)

@@ -35,7 +35,8 @@ static pthread_mutex_t pm_lock = PTHREAD_MUTEX_INITIALIZER;
 static int pm_fd = -1;
 static pid_t pm_pid;
 
-int hd_page_frames(uintptr_t va, uint32_t n, uint64_t *pfn)
+/* The raw pagemap entries of the n pages from va.  0 or an errno. */
+static int pagemap_entries(uintptr_t va, uint32_t n, uint64_t *pfn)
 {
 	size_t len = (size_t)n * sizeof(uint64_t), done = 0;
 	off_t off = (off_t)(va >> SNIC_PAGE_SHIFT) * (off_t)sizeof(uint64_t);
@@ -63,6 +64,21 @@ int hd_page_frames(uintptr_t va, uint32_t n, uint64_t *pfn)
 	if (pm_fd < 0)
 		err = errno;
 	pthread_mutex_unlock(&pm_lock);
+	return err;
+}
+
+int hd_page_private(uintptr_t va)
+{
+	uint64_t e;
+
+	return pagemap_entries(va, 1, &e) == 0 && (e & PM_PRESENT) &&
+	       !(e & PM_FILE);
+}
+
+int hd_page_frames(uintptr_t va, uint32_t n, uint64_t *pfn)
+{
+	int err = pagemap_entries(va, n, pfn);
+
 	if (err)
 		return err;
 	for (uint32_t i = 0; i < n; i++) {
