@@ -75,6 +75,19 @@ int hd_page_private(uintptr_t va)
 	       !(e & PM_FILE);
 }
 
+int hd_pages_mapped(uintptr_t va, uint32_t n)
+{
+	for (uint32_t k = 0; k < 16 && n; k++) {
+		uint32_t i = n == 1 ? 0 : (uint32_t)((uint64_t)(n - 1) * k / 15);
+		uint64_t e;
+
+		if (pagemap_entries(va + ((uintptr_t)i << SNIC_PAGE_SHIFT), 1,
+				    &e) != 0 || !(e & PM_PRESENT))
+			return 0;
+	}
+	return 1;
+}
+
 int hd_page_frames(uintptr_t va, uint32_t n, uint64_t *pfn)
 {
 	int err = pagemap_entries(va, n, pfn);

@@ -16,7 +16,8 @@
  *          (the other kinds run back to back, the NIC awake).
  * reg and rereg are timed over enough rounds to last ~0.2 s (at least 3).
  * Set SNIC_REG_CACHE=0 to have the driver copy back at every
- * deregistration (then reg is what first is).
+ * deregistration (then reg is what first is); SNIC_REGBENCH_CLOCK=cpu to
+ * time with the process's CPU time instead of the wall clock.
  *
  *   snic-regbench [DEVICE]   prints "KIND SIZE US_PER_PAIR GBPS" lines
  *                            ("KIND SIZE fail ERRNO" when a size cannot
@@ -31,11 +32,16 @@
 
 #include <infiniband/verbs.h>
 
+/* SNIC_REGBENCH_CLOCK=cpu: the process's CPU time (less sensitive to
+ * other users' load than the wall clock; it leaves out time spent
+ * waiting for the NIC asleep, counts the time spun waiting awake). */
+static clockid_t bench_clock = CLOCK_MONOTONIC;
+
 static double now_s(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(bench_clock, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -146,10 +152,13 @@ static void line(const char *what, size_t size, double us)
 int main(int argc, char **argv)
 {
 	const char *want = argc > 1 ? argv[1] : "snic0";
+	const char *clk = getenv("SNIC_REGBENCH_CLOCK");
 	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_context *ctx = NULL;
 	struct ibv_pd *pd;
 
+	if (clk && strcmp(clk, "cpu") == 0)
+		bench_clock = CLOCK_PROCESS_CPUTIME_ID;
 	for (int i = 0; list && list[i]; i++)
 		if (strcmp(ibv_get_device_name(list[i]), want) == 0)
 			ctx = ibv_open_device(list[i]);
