@@ -77,12 +77,21 @@ int hd_page_private(uintptr_t va)
 
 int hd_pages_mapped(uintptr_t va, uint32_t n)
 {
-	for (uint32_t k = 0; k < 16 && n; k++) {
-		uint32_t i = n == 1 ? 0 : (uint32_t)((uint64_t)(n - 1) * k / 15);
-		uint64_t e;
+	uint64_t e[16];
+
+	if (n <= 16) { /* all of them, in one read */
+		if (pagemap_entries(va, n, e) != 0)
+			return 0;
+		for (uint32_t i = 0; i < n; i++)
+			if (!(e[i] & PM_PRESENT))
+				return 0;
+		return 1;
+	}
+	for (uint32_t k = 0; k < 16; k++) { /* 16 evenly spread */
+		uint32_t i = (uint32_t)((uint64_t)(n - 1) * k / 15);
 
 		if (pagemap_entries(va + ((uintptr_t)i << SNIC_PAGE_SHIFT), 1,
-				    &e) != 0 || !(e & PM_PRESENT))
+				    e) != 0 || !(e[0] & PM_PRESENT))
 			return 0;
 	}
 	return 1;
