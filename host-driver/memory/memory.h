@@ -122,6 +122,12 @@ int hd_fork_safe(void);
  * shared page (0 when the kernel hides frame numbers: unprivileged), or
  * HD_PFN_NONE (not present, or private anonymous).  0 or an errno. */
 int hd_page_frames(uintptr_t va, uint32_t n, uint64_t *pfn);
+/* 1 when the page at va is present and private anonymous memory: no
+ * window page is mapped there. */
+int hd_page_private(uintptr_t va);
+/* 1 when the n pages from va (16 of them evenly spread when more) are
+ * present in this process's page tables (a guess, for speed only). */
+int hd_pages_mapped(uintptr_t va, uint32_t n);
 /* Every mapping in this process of hm's file at offsets [off, off + n
  * pages), the window's own mapping left out (/proc/self/maps): fn(arg,
  * va, pages, index of its first page from off) for each, in address
@@ -136,6 +142,7 @@ struct hd_vma {
 	uintptr_t lo, hi;           /* a SysV segment: the whole attachment */
 	int shmid;                  /* SysV segment, or -1                  */
 	uint64_t huge;              /* hugetlb page size, or 0              */
+	int plain;                  /* readable private anonymous memory    */
 };
 
 /* The mapping p is in; 0 when none (or maps unreadable). */

@@ -35,7 +35,8 @@ static pthread_mutex_t pm_lock = PTHREAD_MUTEX_INITIALIZER;
 static int pm_fd = -1;
 static pid_t pm_pid;
 
-int hd_page_frames(uintptr_t va, uint32_t n, uint64_t *pfn)
+/* The raw pagemap entries of the n pages from va.  0 or an errno. */
+static int pagemap_entries(uintptr_t va, uint32_t n, uint64_t *pfn)
 {
 	size_t len = (size_t)n * sizeof(uint64_t), done = 0;
 	off_t off = (off_t)(va >> SNIC_PAGE_SHIFT) * (off_t)sizeof(uint64_t);
@@ -63,6 +64,43 @@ int hd_page_frames(uintptr_t va, uint32_t n, uint64_t *pfn)
 	if (pm_fd < 0)
 		err = errno;
 	pthread_mutex_unlock(&pm_lock);
+	return err;
+}
+
+int hd_page_private(uintptr_t va)
+{
+	uint64_t e;
+
+	return pagemap_entries(va, 1, &e) == 0 && (e & PM_PRESENT) &&
+	       !(e & PM_FILE);
+}
+
+int hd_pages_mapped(uintptr_t va, uint32_t n)
+{
+	uint64_t e[16];
+
+	if (n <= 16) { /* all of them, in one read */
+		if (pagemap_entries(va, n, e) != 0)
+			return 0;
+		for (uint32_t i = 0; i < n; i++)
+			if (!(e[i] & PM_PRESENT))
+				return 0;
+		return 1;
+	}
+	for (uint32_t k = 0; k < 16; k++) { /* 16 evenly spread */
+		uint32_t i = (uint32_t)((uint64_t)(n - 1) * k / 15);
+
+		if (pagemap_entries(va + ((uintptr_t)i << SNIC_PAGE_SHIFT), 1,
+				    e) != 0 || !(e[0] & PM_PRESENT))
+			return 0;
+	}
+	return 1;
+}
+
+int hd_page_frames(uintptr_t va, uint32_t n, uint64_t *pfn)
+{
+	int err = pagemap_entries(va, n, pfn);
+
 	if (err)
 		return err;
 	for (uint32_t i = 0; i < n; i++) {
@@ -82,6 +120,7 @@ struct maps_line {
 	uint64_t off;
 	unsigned maj, min;
 	unsigned long inode;
+	char perms[8];
 	char path[256];
 };
 
@@ -91,8 +130,8 @@ static int maps_parse(const char *line, struct maps_line *m)
 	unsigned long long off;
 
 	m->path[0] = '\0';
-	if (sscanf(line, "%lx-%lx %*s %llx %x:%x %lu %255s", &start, &end, &off,
-		   &m->maj, &m->min, &m->inode, m->path) < 6)
+	if (sscanf(line, "%lx-%lx %7s %llx %x:%x %lu %255s", &start, &end,
+		   m->perms, &off, &m->maj, &m->min, &m->inode, m->path) < 7)
 		return 0;
 	m->start = start;
 	m->end = end;
@@ -200,6 +239,9 @@ int hd_vma_at(uintptr_t p, struct hd_vma *v)
 		v->lo = m.start;
 		v->hi = m.end;
 		v->huge = huge_size(&m);
+		v->plain = m.perms[0] == 'r' && m.perms[3] == 'p' && m.inode == 0 &&
+			   (m.path[0] == '\0' || strcmp(m.path, "[heap]") == 0 ||
+			    strcmp(m.path, "[stack]") == 0);
 		break;
 	}
 	fclose(f);

@@ -3134,6 +3134,46 @@ static bool regc_huge(struct vt_ep e[2])
 	return true;
 }
 
+/* The first copy reads the range (pin.c window_fill): a range that is
+ * not all readable is refused with EFAULT, whichever way the copy goes
+ * (the window warm from the cases before: its pages are mapped here),
+ * and nothing is lost; a shared file mapping's bytes reach the peer. */
+static bool regc_unreadable(struct vt_ep e[2], uint32_t len)
+{
+	uint8_t *n = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *h = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = memfd_create("snic-regc", 0);
+	uint8_t *f = MAP_FAILED;
+	struct ibv_mr *mr;
+
+	CHECK(n != MAP_FAILED && h != MAP_FAILED && fd >= 0, "mmap/memfd: %s", strerror(errno));
+	if (ftruncate(fd, len) == 0)
+		f = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(f != MAP_FAILED, "memfd mapping: %s", strerror(errno));
+	errno = 0;
+	mr = ibv_reg_mr(T.dev[1].v.pd, n, len, IBV_ACCESS_REMOTE_READ);
+	CHECK(!mr && errno == EFAULT, "PROT_NONE range: %s (want EFAULT)",
+	      mr ? "registered" : strerror(errno));
+	fill(h, len, 501);
+	CHECK(munmap(h + len / 2, 4096) == 0, "munmap: %s", strerror(errno));
+	errno = 0;
+	mr = ibv_reg_mr(T.dev[1].v.pd, h, len, IBV_ACCESS_REMOTE_READ);
+	CHECK(!mr && errno == EFAULT, "range with a hole: %s (want EFAULT)",
+	      mr ? "registered" : strerror(errno));
+	CHECK(has_pattern(h, len / 2, 501), "bytes before the hole after the refusal");
+	fill(f, len, 502);
+	if (!(mr = reg1(f, len)) || !peer_sees(e, mr, f, len, 502, "read of a memfd mapping") ||
+	    !peer_writes(e, mr, f, len, 503, "write to a memfd mapping") || !dereg1(mr))
+		return false;
+	CHECK(has_pattern(f, len, 503), "the peer's WRITE into the memfd mapping");
+	munmap(n, len);
+	munmap(h, len / 2);
+	munmap(h + len / 2 + 4096, len / 2 - 4096);
+	munmap(f, len);
+	close(fd);
+	return true;
+}
+
 static bool c_regcache(void)
 {
 	const uint32_t len = 256 * 1024;
@@ -3145,7 +3185,8 @@ static bool c_regcache(void)
 	CHECK(b != MAP_FAILED, "mmap: %s", strerror(errno));
 	memset(e, 0, sizeof e);
 	ok = pair_up(e, &CFG, 0) && regc_basic(e, b, len) && regc_reuse(e, len) &&
-	     regc_moved(e, len) && regc_many(e) && regc_fork(b, len) && regc_huge(e);
+	     regc_moved(e, len) && regc_many(e) && regc_fork(b, len) && regc_huge(e) &&
+	     regc_unreadable(e, len);
 	pair_down(e);
 	munmap(b, 2 * len);
 	return ok;

@@ -370,6 +370,7 @@ struct snic_nic_shared {
 	struct snic_qp_conn conns[SNIC_QP_CONNS];
 	uint16_t conn_free[SNIC_QP_CONNS];
 	uint32_t conn_nfree, conn_hw;
+	uint32_t qp_hw;              /* qps[qp_hw..] are not in use (qp.c) */
 	uint32_t mtt[SNIC_MAX_MTT];
 	/* MTT allocator: free extents (start, len), sorted by start */
 	uint32_t mtt_free_start[SNIC_MAX_MR + 1];

@@ -103,6 +103,8 @@ struct snic_qp *qp_claim(struct snic_nic *nic, unsigned ctx,
 	bool on_req = qp->on_req_list, on_resp = qp->on_resp_list;
 
 	obj_claim(qp, sizeof(*qp), ctx);
+	if (i >= nic->sh->qp_hw)
+		nic->sh->qp_hw = i + 1;
 	qp->on_req_list = on_req;
 	qp->on_resp_list = on_resp;
 	qp->qpn = obj_handle(&qp->obj, i);
@@ -165,6 +167,8 @@ static void qp_release(struct snic_nic *nic, struct snic_qp *qp)
 	}
 	qp->in_use = false;
 	qp->state = SNIC_QPS_RESET;
+	while (nic->sh->qp_hw > 0 && !nic->qps[nic->sh->qp_hw - 1].in_use)
+		nic->sh->qp_hw--;
 }
 
 int qp_destroy(struct snic_nic *nic, unsigned ctx, uint32_t qpn)
