@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fake_host.h"
+#include "nic/top.h"
 #include "unit.h"
 
 #define NQP     8
@@ -197,6 +198,50 @@ static void test_cores_loss(void)
 	cenv_free(e);
 }
 
+/* Core 1's ring to core 0 full of messages when it must hand core 0 a
+ * CQE and an event (which may not be lost): with the cores polled in
+ * turn nobody else can empty it, so core 1 runs core 0's handler itself
+ * (it waited for ever before); one full event, counted once. */
+static void test_cores_ring_full(void)
+{
+	struct fsim *s;
+	struct fpair p;
+	struct fconn conn;
+	struct snic_nic *k1;
+	struct snic_xc_ring *r;
+	struct snic_xc_msg junk = { .type = 0 }; /* handled as nothing */
+	struct snic_cqe cqe = { .wr_id = 0x1234, .status = SNIC_WC_SUCCESS };
+	struct snic_cqe got;
+	uint32_t n = 0;
+
+	fdev_cores_force = 2;
+	s = fsim_new(4200);
+	fdev_cores_force = 0;
+	fconn_default(&conn);
+	CU_ASSERT_EQUAL_FATAL(fpair_setup(&p, s, &conn, 65536, 64), SNIC_ST_OK);
+	k1 = snic_nic_core(s->a.nic, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(k1);
+	r = s->a.nic->sh->xc.msg[1][0];
+	while (xc_ring_push(r, &junk, 1))
+		n++;
+	CU_ASSERT_EQUAL(n, SNIC_XC_MSG_RING);
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "xcore_ring_full"), 0);
+	cq_post(k1, handle_idx(p.cqa.cqn), &cqe, false);
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "xcore_ring_full"), 1);
+	while (xc_ring_push(r, &junk, 1))
+		;
+	core_event(&k1->core, p.ca.slot, SNIC_EV_QP_FATAL, 7);
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "xcore_ring_full"), 2);
+	for (n = 0; n < 1000 && xc_ring_count(r); n++)
+		fdev_pass(&s->a); /* core 0: the messages before, then them */
+	CU_ASSERT_TRUE_FATAL(fcq_poll(&p.cqa, &got));
+	CU_ASSERT_EQUAL(got.wr_id, 0x1234);
+	CU_ASSERT_EQUAL(fdev_slot(&s->a, p.ca.slot)->eq_pi, 1);
+	CU_ASSERT_EQUAL(fdev_slot(&s->a, p.ca.slot)->eq[0].obj, 7);
+	CU_ASSERT_EQUAL(fsim_free(s), 0);
+}
+
 UNIT_SUITE(cores, NULL, NULL,
 	   UNIT_TEST(test_cores_spread),
+	   UNIT_TEST(test_cores_ring_full),
 	   UNIT_TEST(test_cores_loss));

@@ -174,6 +174,9 @@ void core_tx_drop_all(struct snic_core *c);
 /* xcore.c: a message to core `to`; false when its ring is full */
 bool core_xc_send(struct snic_core *c, unsigned to,
 		  const struct snic_xc_msg *m);
+/* the same, waiting for room when the ring is full (counted once) */
+void core_xc_send_wait(struct snic_core *c, unsigned to,
+		       const struct snic_xc_msg *m);
 
 /* event.c */
 void core_event(struct snic_core *c, unsigned ctx, enum snic_event_type type,

@@ -31,6 +31,8 @@
 
 #define XC_MSG_BUDGET 64 /* messages per ring per pass */
 
+static void ring_wait(struct snic_xcore *xc, unsigned from, unsigned to);
+
 /* Memory of a NIC of n cores: n views, the shared part, the rings to and
  * from core 0. */
 static size_t view_size(void)
@@ -65,6 +67,7 @@ struct snic_nic_shared *xcore_layout(void *mem, unsigned ncores)
 	uint8_t *r = (uint8_t *)sh + shared_size();
 
 	sh->xc.ncores = ncores;
+	sh->xc.ring_wait = ring_wait;
 	for (unsigned k = 0; k < ncores; k++) {
 		struct snic_nic *v = (void *)(m + k * view_size());
 
@@ -225,6 +228,16 @@ static unsigned drain(struct snic_nic *nic, struct snic_xc_ring *r)
 		total += n;
 	}
 	return total;
+}
+
+/* A core found its ring to core `to` (always 0: only CQEs and events
+ * wait) full.  Threads: core 0 drains it every pass and while parking, so
+ * waiting is enough.  Cores polled in turn (one thread): core 0 is between
+ * passes, so its messages are handled here, as its next pass would. */
+static void ring_wait(struct snic_xcore *xc, unsigned from, unsigned to)
+{
+	if (xc->in_turn)
+		drain(xc->views[to], xc->msg[from][to]);
 }
 
 static unsigned drain_to0(struct snic_nic *nic0)
