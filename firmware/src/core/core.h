@@ -27,6 +27,7 @@
 #define SNIC_CTLQ_SIZE      64   /* control frames (ARP, ACK/NAK) waiting  */
 #define SNIC_TX_BUDGET      128  /* new frames per poll pass              */
 #define SNIC_CMD_BUDGET     8    /* commands per poll pass                */
+#define SNIC_CMD_RETRY_NS   10000 /* a waiting command is asked again     */
 #define SNIC_HEARTBEAT_NS   (10u * 1000 * 1000)
 
 struct snic_core {
@@ -80,6 +81,10 @@ struct snic_core {
 	uint32_t stats_qp_next; /* next QP entry to refresh                  */
 	uint32_t reset_seen;    /* last reset_req honoured                   */
 	uint32_t pub_seen;      /* last pub_req honoured                     */
+	/* contexts whose command waits (mr_dereg), asked again at
+	 * cmd_wait_at (nic/cmd.c) */
+	uint64_t cmd_wait;
+	uint64_t cmd_wait_at;
 
 	struct snic_tw tw;      /* deadlines (transport/timers.c files QPs)  */
 #ifdef SNIC_TRACE

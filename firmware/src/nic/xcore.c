@@ -117,11 +117,13 @@ void xcore_park_all(struct snic_nic *nic0)
 	struct snic_xcore *xc = nic0->core.xc;
 	uint32_t gen;
 
-	if (!xc || xc->in_turn)
+	if (!xc)
+		return;
+	CNT_INC(&nic0->core, xcore_parks); /* in turn: parked by design */
+	if (xc->in_turn)
 		return;
 	gen = atomic_load_explicit(&xc->park_gen, memory_order_relaxed) + 1;
 	atomic_store_explicit(&xc->park_gen, gen, memory_order_seq_cst);
-	CNT_INC(&nic0->core, xcore_parks);
 	for (unsigned k = 1; k < xc->ncores; k++)
 		/* the core may wait for room in its ring to us: empty it */
 		while (atomic_load_explicit(&xc->park_ack[k],
