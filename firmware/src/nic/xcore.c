@@ -25,8 +25,9 @@
  * to every core's next pass.  The cost: one seq_cst store per pass on
  * cores k, and on the command path the end of the passes under way.  Frames and
  * messages still queued for an object a command destroyed are checked
- * again where they land (a QP slot reused by then belongs to its new
- * owner: steer.c's rxk, the doorbell and neighbour handlers below).
+ * again where they land (a QP slot keeps its core for its life: the
+ * receive path finds no such QPN, the doorbell and neighbour handlers
+ * below no QP of theirs).
  */
 #include <string.h>
 
