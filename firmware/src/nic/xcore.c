@@ -17,7 +17,7 @@
  * passes (holding no half-done work): core k flags in_pass then looks at
  * park_gen, core 0 makes park_gen odd then waits for every in_pass to
  * clear (all seq_cst: of the two, one sees the other's store, so either
- * core k backs off until park_gen is even again or core 0 waits for its
+ * core k skips its pass while park_gen is odd or core 0 waits for its
  * pass to end).  An idle core, napping between passes, costs core 0
  * nothing.  So a command never runs beside a data pass, whichever core's
  * objects it changes (a QP's modify, a CQ's destroy, an MR's
@@ -154,26 +154,21 @@ void xcore_unpark_all(struct snic_nic *nic0)
 			      memory_order_seq_cst);
 }
 
-/* Core k, entering its pass: flag it, then back off while core 0 runs
- * commands (park_gen odd). */
-static void pass_enter(struct snic_nic *nic)
+/* Core k, entering its pass: flag it; false (no pass now) while core 0
+ * runs commands (park_gen odd) - the board's idle back-off then waits,
+ * rather than a spin that takes a CPU from core 0. */
+static bool pass_enter(struct snic_nic *nic)
 {
 	struct snic_xcore *xc = nic->core.xc;
 	_Atomic uint32_t *in = &xc->in_pass[nic->core.core_id].v;
-	uint32_t gen;
 
 	if (xc->in_turn)
-		return;
-	for (;;) {
-		atomic_store_explicit(in, 1, memory_order_seq_cst);
-		gen = atomic_load_explicit(&xc->park_gen, memory_order_seq_cst);
-		if (!(gen & 1))
-			return;
-		atomic_store_explicit(in, 0, memory_order_release);
-		while (atomic_load_explicit(&xc->park_gen,
-					    memory_order_acquire) == gen)
-			;
-	}
+		return true;
+	atomic_store_explicit(in, 1, memory_order_seq_cst);
+	if (!(atomic_load_explicit(&xc->park_gen, memory_order_seq_cst) & 1))
+		return true;
+	atomic_store_explicit(in, 0, memory_order_release);
+	return false;
 }
 
 /* The pass is over: everything it wrote is core 0's to see (release). */
@@ -291,7 +286,8 @@ unsigned xcore_pass(struct snic_nic *nic)
 	struct snic_core *c = &nic->core;
 	unsigned work = 0;
 
-	pass_enter(nic);
+	if (!pass_enter(nic))
+		return 0;
 	c->now = c->ops->now_ns(c->hal_ctx);
 	c->link_up = c->xc->views[0]->core.link_up;
 	work += timer_poll(nic);
