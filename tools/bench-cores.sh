@@ -5,6 +5,10 @@
 # QPs take slots 2 and 3 on each NIC, i.e. core 0 and core 1 (QP slot i
 # runs on core i % N).  On a 2-core machine that also runs both perftest
 # processes the cores compete with them: figures, not a verdict.
+# Also a command's round trip (snic-cmdbench: alloc/dealloc PD, create/
+# destroy CQ) with 1 and 2 cores: commands park the other cores.
+#
+#   tools/bench-cores.sh [cmd]   cmd: the command round trip only
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/integration/lib.sh"
@@ -25,10 +29,20 @@ write_bw() { # SIZE -> "MB/s Mmsg/s" of the client's row
 	awk '/#bytes/ { hdr = 1; next } hdr && $1 ~ /^[0-9]+$/ { print $4, $5; exit }' "$out"
 }
 
-echo "== firmware cores per NIC (snic-emu --cores N, ib_write_bw -q 2 -n $ITERS; $(nproc) CPUs shared with perftest: reported, not asserted)"
+cmd_rtt() { # CORES: one line of snic-cmdbench's figures
+	local pd cq
+	read -r _ pd _ < <("$SNIC_BUILD/bin/snic-cmdbench" snic0 | grep '^pd ')
+	read -r _ cq _ < <("$SNIC_BUILD/bin/snic-cmdbench" snic0 | grep '^cq ')
+	printf '  %d core%s  command round trip: PD %8s us  CQ %8s us\n' "$1" \
+		"$([[ $1 == 1 ]] && echo " " || echo s)" "$pd" "$cq"
+}
+
+echo "== firmware cores per NIC (snic-emu --cores N, ib_write_bw -q 2 -n $ITERS; $(nproc) CPUs shared with perftest: reported, not asserted; load $(cut -d' ' -f1-3 /proc/loadavg))"
 declare -A rate
 for n in 1 2; do
 	snic_emu_start --cores "$n" >/dev/null
+	cmd_rtt "$n"
+	[[ ${1:-} == cmd ]] && { snic_emu_stop >/dev/null; continue; }
 	for s in 64 4096 65536; do
 		read -r mbs mps <<<"$(write_bw "$s")"
 		rate[$n,$s]=$mps
@@ -37,6 +51,7 @@ for n in 1 2; do
 	done
 	snic_emu_stop >/dev/null
 done
+[[ ${1:-} == cmd ]] && exit 0
 for s in 64 4096 65536; do
 	awk -v a="${rate[1,$s]}" -v b="${rate[2,$s]}" -v s="$s" 'BEGIN {
 		if (a > 0) printf "  WRITE %6s B: 2 cores / 1 core = %.2f\n", s, b / a }'

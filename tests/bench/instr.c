@@ -41,6 +41,8 @@ static const char *const op_name[] = { "write", "read", "send", "atomic" };
 struct bench {
 	struct fsim *s;
 	struct fpair p;
+	struct fqp *qa, *qb;    /* the QPs that carry the messages        */
+	struct fqp qa1, qb1;    /* with 2 cores: a pair on core 1         */
 };
 
 static void die(const char *what)
@@ -85,7 +87,7 @@ static void post_one(struct bench *b, enum bop op, uint32_t len, unsigned i)
 	case B_SEND: {
 		struct snic_wqe_sge sb = { b->p.bufb + off, len, b->p.mrb };
 
-		fqp_post_recv(&b->p.qb, i, &sb, 1);
+		fqp_post_recv(b->qb, i, &sb, 1);
 		wr.opcode = SNIC_WR_SEND;
 		break;
 	}
@@ -96,7 +98,7 @@ static void post_one(struct bench *b, enum bop op, uint32_t len, unsigned i)
 		wr.remote_addr = b->p.bufb + (uint64_t)(i % DEPTH) * 64;
 		break;
 	}
-	fqp_post_send(&b->p.qa, &wr);
+	fqp_post_send(b->qa, &wr);
 }
 
 static unsigned drain(struct fcq *cq, unsigned *next_id, bool ids)
@@ -176,21 +178,49 @@ static void add_idle(struct bench *b, const struct fconn *conn, unsigned idle)
 			die("idle QP set-up");
 }
 
-static void bench_case(enum bop op, uint32_t len, unsigned idle)
+/* Two firmware cores per NIC (nic/xcore.c): the messages go on a second
+ * QP pair, whose slots (QPN & 0x3fff odd) run on core 1 of each NIC, so
+ * every frame crosses the steering stage and every CQE a ring. */
+static void on_core1(struct bench *b, const struct fconn *conn)
+{
+	struct fqp_caps caps = { .sq_cnt = 64, .rq_cnt = 64, .max_send_sge = 1,
+				 .max_recv_sge = 1 };
+
+	if (fqp_create(&b->qa1, &b->p.ca, b->p.pda, &b->p.cqa, &b->p.cqa, &caps) ||
+	    fqp_create(&b->qb1, &b->p.cb, b->p.pdb, &b->p.cqb, &b->p.cqb, &caps) ||
+	    fqp_connect(&b->qa1, &b->qb1, conn))
+		die("core 1 QP set-up");
+	if (!(b->qa1.qpn & 1) || !(b->qb1.qpn & 1))
+		die("the second pair is not on core 1");
+	b->qa = &b->qa1;
+	b->qb = &b->qb1;
+}
+
+static void bench_case(enum bop op, uint32_t len, unsigned idle, unsigned cores)
 {
 	struct bench b;
 	struct fconn conn;
 	uint64_t span = (uint64_t)DEPTH * (len < 64 ? 64 : len);
 	char tag[64], name[32];
 
+	fdev_cores_force = cores;
 	b.s = fsim_new(4200);
+	fdev_cores_force = 0;
 	if (!b.s->a.nic || !b.s->b.nic)
 		die("NIC init");
 	fconn_default(&conn);
 	if (fpair_setup(&b.p, b.s, &conn, 1u << 20, 256) != SNIC_ST_OK)
 		die("pair setup");
+	b.qa = &b.p.qa;
+	b.qb = &b.p.qb;
+	if (cores > 1)
+		on_core1(&b, &conn);
 	add_idle(&b, &conn, idle);
-	snprintf(name, sizeof(name), idle ? "%s+%uidle" : "%s", op_name[op], idle);
+	if (cores > 1)
+		snprintf(name, sizeof(name), "%s/%ucores", op_name[op], cores);
+	else
+		snprintf(name, sizeof(name), idle ? "%s+%uidle" : "%s",
+			 op_name[op], idle);
 	if (op == B_READ)
 		pattern(B(&b, 0), span, len);
 	else
@@ -217,8 +247,12 @@ int main(void)
 
 	for (enum bop op = B_WRITE; op <= B_SEND; op++)
 		for (unsigned i = 0; i < 2; i++)
-			bench_case(op, sizes[i], 0);
-	bench_case(B_ATOMIC, 8, 0);
-	bench_case(B_WRITE, 64, IDLE_MAX);
+			bench_case(op, sizes[i], 0, 1);
+	bench_case(B_ATOMIC, 8, 0, 1);
+	bench_case(B_WRITE, 64, IDLE_MAX, 1);
+	/* two cores per NIC, the messages' QPs on core 1 */
+	for (unsigned i = 0; i < 2; i++)
+		bench_case(B_WRITE, sizes[i], 0, 2);
+	bench_case(B_SEND, 64, 0, 2);
 	return 0;
 }

@@ -7,11 +7,13 @@
  * without loss.
  */
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fake_host.h"
+#include "nic/top.h"
 #include "unit.h"
 
 #define NQP     8
@@ -197,6 +199,113 @@ static void test_cores_loss(void)
 	cenv_free(e);
 }
 
+/* Core 1's ring to core 0 full of messages when it must hand core 0 a
+ * CQE and an event (which may not be lost): with the cores polled in
+ * turn nobody else can empty it, so core 1 runs core 0's handler itself
+ * (it waited for ever before); one full event, counted once. */
+static void test_cores_ring_full(void)
+{
+	struct fsim *s;
+	struct fpair p;
+	struct fconn conn;
+	struct snic_nic *k1;
+	struct snic_xc_ring *r;
+	struct snic_xc_msg junk = { .type = 0 }; /* handled as nothing */
+	struct snic_cqe cqe = { .wr_id = 0x1234, .status = SNIC_WC_SUCCESS };
+	struct snic_cqe got;
+	uint32_t n = 0;
+
+	fdev_cores_force = 2;
+	s = fsim_new(4200);
+	fdev_cores_force = 0;
+	fconn_default(&conn);
+	CU_ASSERT_EQUAL_FATAL(fpair_setup(&p, s, &conn, 65536, 64), SNIC_ST_OK);
+	k1 = snic_nic_core(s->a.nic, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(k1);
+	r = s->a.nic->sh->xc.msg[1][0];
+	while (xc_ring_push(r, &junk, 1))
+		n++;
+	CU_ASSERT_EQUAL(n, SNIC_XC_MSG_RING);
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "xcore_ring_full"), 0);
+	cq_post(k1, handle_idx(p.cqa.cqn), &cqe, false);
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "xcore_ring_full"), 1);
+	while (xc_ring_push(r, &junk, 1))
+		;
+	core_event(&k1->core, p.ca.slot, SNIC_EV_QP_FATAL, 7);
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "xcore_ring_full"), 2);
+	for (n = 0; n < 1000 && xc_ring_count(r); n++)
+		fdev_pass(&s->a); /* core 0: the messages before, then them */
+	CU_ASSERT_TRUE_FATAL(fcq_poll(&p.cqa, &got));
+	CU_ASSERT_EQUAL(got.wr_id, 0x1234);
+	CU_ASSERT_EQUAL(fdev_slot(&s->a, p.ca.slot)->eq_pi, 1);
+	CU_ASSERT_EQUAL(fdev_slot(&s->a, p.ca.slot)->eq[0].obj, 7);
+	CU_ASSERT_EQUAL(fsim_free(s), 0);
+}
+
+/* Parking the other cores is for a real command only: a bare command
+ * doorbell (any context can ring it) and a context bit without a new
+ * command park nobody; a deregistration waiting for a message that holds
+ * its MR is asked again every SNIC_CMD_RETRY_NS, not every pass. */
+static void test_cores_park_only_for_commands(void)
+{
+	const unsigned passes = 1000; /* 1 ms of the sim's clock */
+	struct fsim *s;
+	struct fpair p;
+	struct fconn conn;
+	struct fqp q;
+	struct fqp_caps caps = { .sq_cnt = 4, .rq_cnt = 4, .max_send_sge = 1,
+				 .max_recv_sge = 1 };
+	struct snic_doorbells *db;
+	struct snic_cmd_handle dh = { 0 };
+	struct snic_qp *nq;
+	uint64_t parks, waits;
+	uint32_t pd;
+
+	fdev_cores_force = 2;
+	s = fsim_new(4200);
+	fdev_cores_force = 0;
+	fconn_default(&conn);
+	CU_ASSERT_EQUAL_FATAL(fpair_setup(&p, s, &conn, 65536, 64), SNIC_ST_OK);
+	db = (struct snic_doorbells *)(s->a.bar + SNIC_BAR_DB_OFF);
+	parks = fdev_counter(&s->a, "xcore_parks");
+	for (unsigned i = 0; i < passes; i++) {
+		atomic_fetch_or(&db->cmd_bits, 1ull << p.ca.slot);
+		atomic_fetch_or(&db->summary, SNIC_DB_SUMMARY_CMD);
+		fsim_step(s);
+	}
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "xcore_parks"), parks);
+	CU_ASSERT_EQUAL_FATAL(fctx_alloc_pd(&p.ca, &pd), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "xcore_parks"), parks + 1);
+
+	/* a QP (never started) holds p.mra in a message in progress */
+	CU_ASSERT_EQUAL_FATAL(fqp_create(&q, &p.ca, p.pda, &p.cqa, &p.cqa,
+					 &caps), 0);
+	nq = qp_by_qpn(s->a.nic, q.qpn);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(nq);
+	nq->cur.sgl.num = 1;
+	nq->cur.sgl.sge[0].lkey = p.mra;
+	nq->cur.valid = true;
+	dh.handle = p.mra;
+	parks = fdev_counter(&s->a, "xcore_parks");
+	fctx_cmd_post(&p.ca, SNIC_CMD_DEREG_MR, &dh, sizeof(dh));
+	fsim_idle(s, passes);
+	CU_ASSERT_EQUAL(fctx_cmd_status(&p.ca, NULL, 0), FST_TIMEOUT);
+	waits = fdev_counter(&s->a, "mr_dereg_waits");
+	parks = fdev_counter(&s->a, "xcore_parks") - parks;
+	printf("\n    dereg waiting %u passes: asked %" PRIu64 " times, "
+	       "%" PRIu64 " parks\n    ", passes, waits, parks);
+	CU_ASSERT_TRUE(waits >= 2);
+	CU_ASSERT_TRUE(waits <= passes * FSIM_STEP_NS / SNIC_CMD_RETRY_NS + 2);
+	CU_ASSERT_TRUE(parks <= passes * FSIM_STEP_NS / SNIC_CMD_RETRY_NS + 2);
+	nq->cur.valid = false; /* the message ends: the command completes */
+	fsim_idle(s, 2 + SNIC_CMD_RETRY_NS / FSIM_STEP_NS);
+	CU_ASSERT_EQUAL(fctx_cmd_status(&p.ca, NULL, 0), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(fqp_destroy(&q), 0);
+	CU_ASSERT_EQUAL(fsim_free(s), 0);
+}
+
 UNIT_SUITE(cores, NULL, NULL,
 	   UNIT_TEST(test_cores_spread),
+	   UNIT_TEST(test_cores_ring_full),
+	   UNIT_TEST(test_cores_park_only_for_commands),
 	   UNIT_TEST(test_cores_loss));

@@ -423,7 +423,8 @@ static void test_hw_mr_dereg_while_landing(void)
 	CU_ASSERT_EQUAL(c.byte_len, len);
 	CU_ASSERT_EQUAL(memcmp(fside_ptr(&w.e->b, xoff), fside_ptr(&w.e->a, 0), len), 0);
 	CU_ASSERT_EQUAL(memcmp(fdev_ptr(w.e->b.dev, atk_pa), atk_copy, 16384), 0);
-	fsim_idle(w.e->s, 4);
+	/* the waiting command is asked again every SNIC_CMD_RETRY_NS */
+	fsim_idle(w.e->s, 4 + SNIC_CMD_RETRY_NS / FSIM_STEP_NS);
 	CU_ASSERT_EQUAL(fctx_cmd_status(&w.e->b.ctx, NULL, 0), SNIC_ST_OK);
 	CU_ASSERT_FALSE(w.e->b.dev->nic->mrs[SNIC_KEY_IDX(xkey)].in_use);
 	fenv_free(w.e);

@@ -4,9 +4,13 @@
  * Windows are made and freed by command, as the host driver does; the
  * binds and invalidations, which a QP's WQEs drive, are called on a QP
  * context of the PD (its ctx, pd and qpn are all they read). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fake_host.h"
 #include "nic/top.h"
@@ -249,7 +253,123 @@ static void test_mw_mr_hold(void)
 	env_free(e);
 }
 
+/* Windows on several cores (--cores > 1): a type 1 window is bound from
+ * any QP of its PD, so from any core, while requests steered to another
+ * core check it.  Two threads stand for two cores: each binds and unbinds
+ * its own window on the same MR (the MR's count of windows must end at
+ * 0), and one flips window 1 between two bindings with different keys,
+ * on two MRs over the same bytes, while a third thread checks requests
+ * with the first key: the check may refuse during a change but must never
+ * hand out the second binding's MR. */
+#define XC_RUN_NS 300000000L /* how long the three threads overlap */
+
+struct xc_mw {
+	struct mw_env *e;
+	uint32_t w1, w2, mr2, k1, k2;
+	pthread_barrier_t go;
+	atomic_int stop;
+	unsigned long torn, reads, seen;
+};
+
+static void *xc_binder(void *arg)
+{
+	struct xc_mw *x = arg;
+
+	pthread_barrier_wait(&x->go);
+	for (unsigned i = 0; !atomic_load_explicit(&x->stop,
+						   memory_order_relaxed); i++) {
+		bool odd = i & 1;
+
+		/* key k1 on the MR, key k2 on mr2: same bytes, other MR */
+		bind(x->e, &x->e->qp, x->w1, odd ? x->k2 : x->k1,
+		     odd ? x->mr2 : x->e->mr, 0, 4096, RW, true);
+		/* a moment bound, so that checks also get through (how many
+		 * do is the scheduler's: printed, not asserted) */
+		for (volatile int spin = 0; spin < 200; spin++)
+			;
+	}
+	bind(x->e, &x->e->qp, x->w1, x->k1, x->e->mr, 0, 0, RW, true);
+	return NULL;
+}
+
+static void *xc_other(void *arg)
+{
+	struct xc_mw *x = arg;
+	uint32_t k = x->w2;
+
+	pthread_barrier_wait(&x->go);
+	for (unsigned i = 0; !atomic_load_explicit(&x->stop,
+						   memory_order_relaxed); i++) {
+		k = tag(k, k + 1);
+		bind(x->e, &x->e->qp_other, x->w2, k, x->e->mr, 4096,
+		     i & 1 ? 0 : 4096, RW, true);
+	}
+	bind(x->e, &x->e->qp_other, x->w2, tag(k, k + 1), x->e->mr, 0, 0, RW,
+	     true);
+	return NULL;
+}
+
+static void *xc_reader(void *arg)
+{
+	struct xc_mw *x = arg;
+	struct snic_nic *nic = x->e->dev.nic;
+	struct snic_mr *mr1 = &nic->mrs[SNIC_KEY_IDX(x->e->mr)];
+
+	pthread_barrier_wait(&x->go);
+	while (!atomic_load_explicit(&x->stop, memory_order_relaxed)) {
+		struct snic_mr *m = rkey_check(nic, &x->e->qp, x->k1,
+					       SNIC_ACCESS_REMOTE_READ,
+					       x->e->pa, 64);
+
+		x->reads++;
+		if (m == mr1)
+			x->seen++;
+		else if (m)
+			x->torn++;
+	}
+	return NULL;
+}
+
+static void test_mw_cross_core(void)
+{
+	struct mw_env *e = env_new();
+	struct xc_mw x = { .e = e };
+	pthread_t t[3];
+	struct timespec run = { 0, XC_RUN_NS };
+
+	CU_ASSERT_EQUAL_FATAL(fctx_reg_mr(&e->c, e->pdn, e->pa, 65536,
+					  ALL | SNIC_ACCESS_MW_BIND, &x.mr2),
+			      SNIC_ST_OK);
+	x.w1 = mw_new(e, e->pdn, 1);
+	x.w2 = mw_new(e, e->pdn, 1);
+	x.k1 = tag(x.w1, 0x11);
+	x.k2 = tag(x.w1, 0x22);
+	pthread_barrier_init(&x.go, NULL, 4);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t[0], NULL, xc_binder, &x), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t[1], NULL, xc_other, &x), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t[2], NULL, xc_reader, &x), 0);
+	pthread_barrier_wait(&x.go);
+	nanosleep(&run, NULL);
+	atomic_store(&x.stop, 1);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&x.go);
+	printf("\n    %lu checks: %lu through key 1's MR, %lu of key 2's; "
+	       "MR windows at the end %u, %u\n    ", x.reads, x.seen, x.torn,
+	       atomic_load(&e->dev.nic->mrs[SNIC_KEY_IDX(e->mr)].mw_binds),
+	       atomic_load(&e->dev.nic->mrs[SNIC_KEY_IDX(x.mr2)].mw_binds));
+	CU_ASSERT_EQUAL(x.torn, 0);
+	CU_ASSERT_EQUAL(atomic_load(&e->dev.nic->mrs[SNIC_KEY_IDX(e->mr)].mw_binds), 0);
+	CU_ASSERT_EQUAL(atomic_load(&e->dev.nic->mrs[SNIC_KEY_IDX(x.mr2)].mw_binds), 0);
+	/* both windows unbound: the MRs deregister */
+	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, x.mr2), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(mw_free(e, x.w1), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(mw_free(e, x.w2), SNIC_ST_OK);
+	env_free(e);
+}
+
 UNIT_SUITE(mw, NULL, NULL,
+	   UNIT_TEST(test_mw_cross_core),
 	   UNIT_TEST(test_mw_bind_rules),
 	   UNIT_TEST(test_mw_rkey_check),
 	   UNIT_TEST(test_mw_invalidate),

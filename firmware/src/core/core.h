@@ -27,6 +27,7 @@
 #define SNIC_CTLQ_SIZE      64   /* control frames (ARP, ACK/NAK) waiting  */
 #define SNIC_TX_BUDGET      128  /* new frames per poll pass              */
 #define SNIC_CMD_BUDGET     8    /* commands per poll pass                */
+#define SNIC_CMD_RETRY_NS   10000 /* a waiting command is asked again     */
 #define SNIC_HEARTBEAT_NS   (10u * 1000 * 1000)
 
 struct snic_core {
@@ -80,6 +81,10 @@ struct snic_core {
 	uint32_t stats_qp_next; /* next QP entry to refresh                  */
 	uint32_t reset_seen;    /* last reset_req honoured                   */
 	uint32_t pub_seen;      /* last pub_req honoured                     */
+	/* contexts whose command waits (mr_dereg), asked again at
+	 * cmd_wait_at (nic/cmd.c) */
+	uint64_t cmd_wait;
+	uint64_t cmd_wait_at;
 
 	struct snic_tw tw;      /* deadlines (transport/timers.c files QPs)  */
 #ifdef SNIC_TRACE
@@ -174,6 +179,9 @@ void core_tx_drop_all(struct snic_core *c);
 /* xcore.c: a message to core `to`; false when its ring is full */
 bool core_xc_send(struct snic_core *c, unsigned to,
 		  const struct snic_xc_msg *m);
+/* the same, waiting for room when the ring is full (counted once) */
+void core_xc_send_wait(struct snic_core *c, unsigned to,
+		       const struct snic_xc_msg *m);
 
 /* event.c */
 void core_event(struct snic_core *c, unsigned ctx, enum snic_event_type type,

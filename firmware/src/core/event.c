@@ -12,8 +12,7 @@ void core_event(struct snic_core *c, unsigned ctx, enum snic_event_type type,
 		struct snic_xc_msg m = { .type = SNIC_XC_EVENT, .a = ctx,
 					 .b = (uint32_t)type, .c = obj };
 
-		while (!core_xc_send(c, 0, &m))
-			;
+		core_xc_send_wait(c, 0, &m);
 		return;
 	}
 	if (ctx >= SNIC_MAX_CTX || !c->ctx_open[ctx])

@@ -82,9 +82,15 @@ struct snic_xcore {
 	struct snic_xc_port port[SNIC_MAX_CORES];
 	/* the other cores' counters at the last statistics reset */
 	uint64_t cnt_base[SNIC_MAX_CORES][SNIC_CNT_MAX];
-	/* park rendezvous (nic/xcore.c): odd = parking requested */
+	/* A core waits for room in its full ring to core `to` (nic/xcore.c:
+	 * cores polled in turn empty it themselves, else core 0 drains it) */
+	void (*ring_wait)(struct snic_xcore *xc, unsigned from, unsigned to);
+	/* park rendezvous (nic/xcore.c): odd = parking requested; in_pass:
+	 * core k is inside a pass (one cache line each, its own to write) */
 	_Alignas(64) _Atomic uint32_t park_gen;
-	_Alignas(64) _Atomic uint32_t park_ack[SNIC_MAX_CORES];
+	struct {
+		_Alignas(64) _Atomic uint32_t v;
+	} in_pass[SNIC_MAX_CORES];
 };
 
 /* xcore_ring.c */

@@ -253,7 +253,7 @@ static int ctx_cmd(struct snic_nic *nic, unsigned ctx, uint16_t op,
 }
 
 /* Ring the command doorbell for ourselves: the bits' commands are looked
- * at again next pass (over budget, or a command waiting, mr_dereg). */
+ * at again next pass (over budget). */
 static void cmd_ring_self(struct snic_nic *nic, uint64_t bits)
 {
 	atomic_fetch_or_explicit(&nic->core.db->cmd_bits, bits, memory_order_relaxed);
@@ -283,8 +283,12 @@ static unsigned cmd_one(struct snic_nic *nic, unsigned ctx)
 	else
 		st = ctx_cmd(nic, ctx, op, (const uint8_t *)in, (uint8_t *)out);
 	if (st == SNIC_MR_PENDING) {
-		/* not done yet: the host keeps waiting, we ask again */
-		cmd_ring_self(nic, 1ull << ctx);
+		/* not done yet: the host keeps waiting, we ask again in
+		 * SNIC_CMD_RETRY_NS, not every pass (each asking parks the
+		 * other cores and walks every QP) */
+		if (!nic->core.cmd_wait)
+			nic->core.cmd_wait_at = nic->core.now + SNIC_CMD_RETRY_NS;
+		nic->core.cmd_wait |= 1ull << ctx;
 		return 1;
 	}
 	CNT_INC(&nic->core, commands);
@@ -295,6 +299,29 @@ static unsigned cmd_one(struct snic_nic *nic, unsigned ctx)
 	atomic_store_explicit(&s->cmd_done, seq, memory_order_release);
 	nic->core.ops->notify_host(nic->core.hal_ctx, &s->cmd_done);
 	return 1;
+}
+
+/* Of the contexts in bits (the command doorbell: anyone can ring it) and
+ * those waiting whose time has come, the ones with a command not yet
+ * answered: only these are worth parking the other cores for. */
+uint64_t cmd_due(struct snic_nic *nic, uint64_t bits)
+{
+	uint64_t due = 0;
+
+	if (nic->core.cmd_wait && nic->core.now >= nic->core.cmd_wait_at) {
+		bits |= nic->core.cmd_wait;
+		nic->core.cmd_wait = 0;
+	}
+	while (bits) {
+		unsigned ctx = (unsigned)__builtin_ctzll(bits);
+		struct snic_ctx_slot *s = core_ctx_slot(&nic->core, ctx);
+
+		bits &= bits - 1;
+		if (atomic_load_explicit(&s->cmd_seq, memory_order_acquire) !=
+		    atomic_load_explicit(&s->cmd_done, memory_order_relaxed))
+			due |= 1ull << ctx;
+	}
+	return due;
 }
 
 unsigned cmd_poll(struct snic_nic *nic, uint64_t bits)

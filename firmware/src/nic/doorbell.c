@@ -150,15 +150,18 @@ unsigned doorbell_poll(struct snic_nic *nic)
 	struct snic_doorbells *db = nic->core.db;
 	uint64_t sum = atomic_exchange_explicit(&db->summary, 0,
 						memory_order_acquire);
+	uint64_t cmds = 0;
 	unsigned work = 0;
 
-	if (!sum)
+	if (!sum && !nic->core.cmd_wait)
 		return 0;
-	if (sum & SNIC_DB_SUMMARY_CMD) {
-		uint64_t bits = atomic_exchange_explicit(&db->cmd_bits, 0,
-							 memory_order_acquire);
+	if (sum & SNIC_DB_SUMMARY_CMD)
+		cmds = atomic_exchange_explicit(&db->cmd_bits, 0,
+						memory_order_acquire);
+	cmds = cmd_due(nic, cmds);
+	if (cmds) {
 		xcore_park_all(nic); /* commands run alone (nic/xcore.c) */
-		work += cmd_poll(nic, bits);
+		work += cmd_poll(nic, cmds);
 		xcore_unpark_all(nic);
 	}
 	if (sum & SNIC_DB_SUMMARY_CTX)

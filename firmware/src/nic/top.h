@@ -11,6 +11,7 @@
 #include "transport/transport.h"
 
 /* cmd.c */
+uint64_t cmd_due(struct snic_nic *nic, uint64_t bits);
 unsigned cmd_poll(struct snic_nic *nic, uint64_t bits);
 void ctx_destroy(struct snic_nic *nic, unsigned ctx);
 

@@ -13,23 +13,29 @@
  * The objects tables (QPs, MRs, PDs, CQs, SRQs...) are written by
  * commands on core 0 and read by every core.  Rather than forward each
  * command to the core owning its object, or keep every reader on an
- * epoch, commands run while the other cores are parked: core 0 asks
- * (park_gen odd, release), every other core acknowledges at the top of
- * its next pass (it holds no half-done work then) and waits until core 0
- * is done (park_gen even, acquire).  So a command never runs beside a
- * data pass, whichever core's objects it changes (a QP's modify, a CQ's
- * destroy, an MR's deregistration, a whole context's teardown) and its
- * writes are visible to every core's next pass.  The cost is on the
- * command path only: a handshake per batch of commands.  Frames and
+ * epoch, commands run while the other cores are parked, i.e. between
+ * passes (holding no half-done work): core k flags in_pass then looks at
+ * park_gen, core 0 makes park_gen odd then waits for every in_pass to
+ * clear (all seq_cst: of the two, one sees the other's store, so either
+ * core k skips its pass while park_gen is odd or core 0 waits for its
+ * pass to end).  An idle core, napping between passes, costs core 0
+ * nothing.  So a command never runs beside a data pass, whichever core's
+ * objects it changes (a QP's modify, a CQ's destroy, an MR's
+ * deregistration, a whole context's teardown) and its writes are visible
+ * to every core's next pass.  The cost: one seq_cst store per pass on
+ * cores k, and on the command path the end of the passes under way.  Frames and
  * messages still queued for an object a command destroyed are checked
- * again where they land (a QP slot reused by then belongs to its new
- * owner: steer.c's rxk, the doorbell and neighbour handlers below).
+ * again where they land (a QP slot keeps its core for its life: the
+ * receive path finds no such QPN, the doorbell and neighbour handlers
+ * below no QP of theirs).
  */
 #include <string.h>
 
 #include "nic/top.h"
 
 #define XC_MSG_BUDGET 64 /* messages per ring per pass */
+
+static void ring_wait(struct snic_xcore *xc, unsigned from, unsigned to);
 
 /* Memory of a NIC of n cores: n views, the shared part, the rings to and
  * from core 0. */
@@ -65,6 +71,7 @@ struct snic_nic_shared *xcore_layout(void *mem, unsigned ncores)
 	uint8_t *r = (uint8_t *)sh + shared_size();
 
 	sh->xc.ncores = ncores;
+	sh->xc.ring_wait = ring_wait;
 	for (unsigned k = 0; k < ncores; k++) {
 		struct snic_nic *v = (void *)(m + k * view_size());
 
@@ -114,15 +121,17 @@ void xcore_park_all(struct snic_nic *nic0)
 	struct snic_xcore *xc = nic0->core.xc;
 	uint32_t gen;
 
-	if (!xc || xc->in_turn)
+	if (!xc)
+		return;
+	CNT_INC(&nic0->core, xcore_parks); /* in turn: parked by design */
+	if (xc->in_turn)
 		return;
 	gen = atomic_load_explicit(&xc->park_gen, memory_order_relaxed) + 1;
 	atomic_store_explicit(&xc->park_gen, gen, memory_order_seq_cst);
-	CNT_INC(&nic0->core, xcore_parks);
 	for (unsigned k = 1; k < xc->ncores; k++)
 		/* the core may wait for room in its ring to us: empty it */
-		while (atomic_load_explicit(&xc->park_ack[k],
-					    memory_order_acquire) != gen)
+		while (atomic_load_explicit(&xc->in_pass[k].v,
+					    memory_order_seq_cst))
 			drain_to0(nic0);
 	/* Parked cores push nothing more: post what they sent before (CQEs
 	 * name their CQ by slot), so no command (a context's death, a CQ
@@ -137,24 +146,39 @@ void xcore_unpark_all(struct snic_nic *nic0)
 
 	if (!xc || xc->in_turn)
 		return;
+	/* seq_cst: a core that reads the old even value must have flagged
+	 * its pass before we parked, so we waited for it */
 	atomic_store_explicit(&xc->park_gen,
 			      atomic_load_explicit(&xc->park_gen,
 						   memory_order_relaxed) + 1,
-			      memory_order_release);
+			      memory_order_seq_cst);
 }
 
-/* Core k, at the top of its pass: parked while core 0 runs commands. */
-static void park_check(struct snic_nic *nic)
+/* Core k, entering its pass: flag it; false (no pass now) while core 0
+ * runs commands (park_gen odd) - the board's idle back-off then waits,
+ * rather than a spin that takes a CPU from core 0. */
+static bool pass_enter(struct snic_nic *nic)
 {
 	struct snic_xcore *xc = nic->core.xc;
-	uint32_t gen = atomic_load_explicit(&xc->park_gen, memory_order_acquire);
+	_Atomic uint32_t *in = &xc->in_pass[nic->core.core_id].v;
 
-	if (!(gen & 1))
-		return;
-	atomic_store_explicit(&xc->park_ack[nic->core.core_id], gen,
-			      memory_order_release);
-	while (atomic_load_explicit(&xc->park_gen, memory_order_acquire) == gen)
-		;
+	if (xc->in_turn)
+		return true;
+	atomic_store_explicit(in, 1, memory_order_seq_cst);
+	if (!(atomic_load_explicit(&xc->park_gen, memory_order_seq_cst) & 1))
+		return true;
+	atomic_store_explicit(in, 0, memory_order_release);
+	return false;
+}
+
+/* The pass is over: everything it wrote is core 0's to see (release). */
+static void pass_leave(struct snic_nic *nic)
+{
+	struct snic_xcore *xc = nic->core.xc;
+
+	if (!xc->in_turn)
+		atomic_store_explicit(&xc->in_pass[nic->core.core_id].v, 0,
+				      memory_order_release);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -227,6 +251,16 @@ static unsigned drain(struct snic_nic *nic, struct snic_xc_ring *r)
 	return total;
 }
 
+/* A core found its ring to core `to` (always 0: only CQEs and events
+ * wait) full.  Threads: core 0 drains it every pass and while parking, so
+ * waiting is enough.  Cores polled in turn (one thread): core 0 is between
+ * passes, so its messages are handled here, as its next pass would. */
+static void ring_wait(struct snic_xcore *xc, unsigned from, unsigned to)
+{
+	if (xc->in_turn)
+		drain(xc->views[to], xc->msg[from][to]);
+}
+
 static unsigned drain_to0(struct snic_nic *nic0)
 {
 	struct snic_xcore *xc = nic0->core.xc;
@@ -252,7 +286,8 @@ unsigned xcore_pass(struct snic_nic *nic)
 	struct snic_core *c = &nic->core;
 	unsigned work = 0;
 
-	park_check(nic);
+	if (!pass_enter(nic))
+		return 0;
 	c->now = c->ops->now_ns(c->hal_ctx);
 	c->link_up = c->xc->views[0]->core.link_up;
 	work += timer_poll(nic);
@@ -264,6 +299,7 @@ unsigned xcore_pass(struct snic_nic *nic)
 	work += resp_poll(nic);
 	work += req_poll(nic);
 	work += core_tx_flush(c);
+	pass_leave(nic);
 	return work;
 }
 

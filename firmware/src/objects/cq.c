@@ -90,8 +90,7 @@ void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 		struct snic_xc_msg m = { .type = SNIC_XC_CQE, .a = cq_idx,
 					 .flag = solicited, .u.cqe = *cqe };
 
-		while (!core_xc_send(&nic->core, 0, &m))
-			; /* core 0 drains its rings even while parking us */
+		core_xc_send_wait(&nic->core, 0, &m);
 		return;
 	}
 	if (!cq->in_use || cq->error)

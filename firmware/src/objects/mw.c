@@ -18,6 +18,18 @@
  * The low 8 bits of a window's key are the consumer's (ibv_inc_rkey): a
  * bind names the new key, whose upper bits must be the window's own, so
  * the key of the previous binding no longer matches.
+ *
+ * Several cores (DESIGN.md "Many cores"): a bind or invalidation runs on
+ * the core of the QP that posted it (type 1: any QP of the PD, so any
+ * core) while requests steered to other cores check the window.  So a
+ * window is a seqlock: a writer makes mw_seq odd (a compare-and-swap from
+ * even, so two cores binding one window take turns), changes the fields
+ * and makes it even again (release); mw_rkey_check reads between two
+ * looks at mw_seq and trusts what it read only when both are the same
+ * even value.  A window being changed allows nothing: its old binding is
+ * going and its new one is not complete (a bind's key is valid once the
+ * bind completes, 10.6.7.2.1).  The MR's count of windows is atomic.
+ * Allocation and deallocation are commands: no pass runs beside them.
  */
 #include "objects/objects.h"
 
@@ -66,11 +78,31 @@ int mw_alloc(struct snic_nic *nic, unsigned ctx,
 	w->iova = w->length = 0;
 	w->mtt = w->npages = w->page_off = 0;
 	w->mw_binds = 0;
+	atomic_store_explicit(&w->mw_seq, 0, memory_order_relaxed);
 	w->mw_type = (uint8_t)in->type;
 	w->mw_bound = false;
 	nic->pds[pd_idx].refs++;
 	*rkey = mr_key_make(i, w->key_gen);
 	return SNIC_ST_OK;
+}
+
+/* The window's writer, alone (see the top). */
+static void mw_write_begin(struct snic_mr *w)
+{
+	uint32_t s = atomic_load_explicit(&w->mw_seq, memory_order_relaxed);
+
+	while ((s & 1) ||
+	       !atomic_compare_exchange_weak_explicit(&w->mw_seq, &s, s + 1,
+						      memory_order_acquire,
+						      memory_order_relaxed))
+		s = atomic_load_explicit(&w->mw_seq, memory_order_relaxed);
+	/* the odd value is seen before any field changes */
+	atomic_thread_fence(memory_order_release);
+}
+
+static void mw_write_end(struct snic_mr *w)
+{
+	atomic_fetch_add_explicit(&w->mw_seq, 1, memory_order_release);
 }
 
 static void mw_unbind(struct snic_nic *nic, struct snic_mr *w)
@@ -86,7 +118,9 @@ void mw_free_now(struct snic_nic *nic, uint32_t idx)
 {
 	struct snic_mr *w = &nic->mrs[idx];
 
+	mw_write_begin(w);
 	mw_unbind(nic, w);
+	mw_write_end(w);
 	nic->pds[w->pd].refs--;
 	w->mw_type = 0;
 	w->in_use = false;
@@ -124,15 +158,14 @@ static struct snic_mr *bind_target(struct snic_nic *nic, unsigned ctx,
 	return mr;
 }
 
-/* A BIND_MW WQE of qp: SUCCESS or MW_BIND_ERR (11.6.2), window untouched
- * on error. */
-uint8_t mw_bind(struct snic_nic *nic, const struct snic_qp *qp,
-		const struct snic_wqe_bind *b, bool type1)
+/* mw_bind's checks and change, the window's writer. */
+static uint8_t bind_locked(struct snic_nic *nic, const struct snic_qp *qp,
+			   struct snic_mr *w, const struct snic_wqe_bind *b,
+			   bool type1)
 {
-	struct snic_mr *w = mw_of_key(nic, qp->ctx, b->mw_rkey);
 	struct snic_mr *mr = NULL;
 
-	if (!w || w->mw_type != (type1 ? MW_TYPE_1 : MW_TYPE_2B) ||
+	if (w->mw_type != (type1 ? MW_TYPE_1 : MW_TYPE_2B) ||
 	    w->pd != qp->pd || (b->access & ~MW_REMOTE) ||
 	    SNIC_KEY_IDX(b->new_rkey) != SNIC_KEY_IDX(b->mw_rkey) ||
 	    (SNIC_KEY_GEN(b->new_rkey) & ~MW_KEY_TAG) != (w->key_gen & ~MW_KEY_TAG))
@@ -156,6 +189,22 @@ uint8_t mw_bind(struct snic_nic *nic, const struct snic_qp *qp,
 	return SNIC_WC_SUCCESS;
 }
 
+/* A BIND_MW WQE of qp: SUCCESS or MW_BIND_ERR (11.6.2), window untouched
+ * on error. */
+uint8_t mw_bind(struct snic_nic *nic, const struct snic_qp *qp,
+		const struct snic_wqe_bind *b, bool type1)
+{
+	struct snic_mr *w = mw_of_key(nic, qp->ctx, b->mw_rkey);
+	uint8_t st;
+
+	if (!w)
+		return SNIC_WC_MW_BIND_ERR;
+	mw_write_begin(w);
+	st = bind_locked(nic, qp, w, b, type1);
+	mw_write_end(w);
+	return st;
+}
+
 /* Invalidation (10.6.7.2.3): a bound type 2B window of qp, this very key. */
 static struct snic_mr *inv_target(struct snic_nic *nic,
 				  const struct snic_qp *qp, uint32_t rkey)
@@ -172,25 +221,52 @@ static struct snic_mr *inv_target(struct snic_nic *nic,
 bool mw_invalidate(struct snic_nic *nic, const struct snic_qp *qp,
 		   uint32_t rkey)
 {
-	struct snic_mr *w = inv_target(nic, qp, rkey);
+	struct snic_mr *w = mw_of_key(nic, qp->ctx, rkey);
+	bool ok;
 
 	if (!w)
 		return false;
-	mw_unbind(nic, w);
-	return true;
+	mw_write_begin(w);
+	ok = inv_target(nic, qp, rkey) != NULL;
+	if (ok)
+		mw_unbind(nic, w);
+	mw_write_end(w);
+	return ok;
 }
 
 /* rkey_check's window case (objects.h): a bound window of the QP's PD
  * (type 2B: of this QP) with this very key, whose own rights and bounds
  * allow the access, checked as mr_check checks an MR; then the MR under
  * it, whose bytes the access reaches. */
-struct snic_mr *mw_rkey_check(struct snic_nic *nic, const struct snic_mr *w,
-			      const struct snic_qp *qp, uint32_t rkey,
-			      uint32_t access, uint64_t va, uint64_t len)
+static struct snic_mr *rkey_read(struct snic_nic *nic, const struct snic_mr *w,
+				 const struct snic_qp *qp, uint32_t rkey,
+				 uint32_t access, uint64_t va, uint64_t len)
 {
 	if (!w->mw_bound || w->key_gen != SNIC_KEY_GEN(rkey) ||
 	    w->pd != qp->pd || (w->mw_type == MW_TYPE_2B && w->mw_qpn != qp->qpn) ||
 	    !mr_span_ok(w, access, va, len))
 		return NULL;
 	return &nic->mrs[w->mw_mr];
+}
+
+/* A window changed while we read is read again (a few times: then the
+ * request is refused, as during the change). */
+struct snic_mr *mw_rkey_check(struct snic_nic *nic, const struct snic_mr *w,
+			      const struct snic_qp *qp, uint32_t rkey,
+			      uint32_t access, uint64_t va, uint64_t len)
+{
+	_Atomic uint32_t *seq = &((struct snic_mr *)w)->mw_seq;
+
+	for (int tries = 0; tries < 4; tries++) {
+		uint32_t s = atomic_load_explicit(seq, memory_order_acquire);
+		struct snic_mr *mr;
+
+		if (s & 1)
+			return NULL;
+		mr = rkey_read(nic, w, qp, rkey, access, va, len);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(seq, memory_order_relaxed) == s)
+			return mr;
+	}
+	return NULL;
 }

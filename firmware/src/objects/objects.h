@@ -96,7 +96,9 @@ struct snic_mr {
 	uint32_t mtt;           /* first MTT entry                           */
 	uint32_t npages;
 	uint32_t page_off;      /* iova's offset within its first page       */
-	uint32_t mw_binds;      /* MR: windows bound on it (dereg: EBUSY)    */
+	/* MR: windows bound on it (dereg: EBUSY); atomic: windows bound on
+	 * different cores may open on one MR */
+	_Atomic uint32_t mw_binds;
 	/* A memory window in this slot (objects/mw.c): pd, access, iova and
 	 * length are the window's as bound; the bytes are the MR's. */
 	uint8_t mw_type;        /* 0: an MR; 1 or 2 (type 2B): a window      */
@@ -104,6 +106,7 @@ struct snic_mr {
 	uint32_t mw_mr;         /* bound: the MR slot it opens on            */
 	uint32_t mw_qpn;        /* bound type 2B: the QP it belongs to (QPN,
 				 * with its generation)                      */
+	_Atomic uint32_t mw_seq; /* window: odd while a bind changes it (mw.c) */
 };
 
 struct snic_cq {
