@@ -131,13 +131,18 @@ static int open_shared(struct hd_context *ctx, const char *name)
 
 struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
-	struct hd_device *sdev = to_hd_dev(device);
+	struct hd_device *sdev;
 	struct hd_context *ctx;
 	struct ibv_context *ic;
 	sigset_t all, old;
 	void *bar;
 	int err;
 
+	if (!device) {          /* rdma-core would crash; an error is cheap */
+		errno = EINVAL;
+		return NULL;
+	}
+	sdev = to_hd_dev(device);
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx) {
 		errno = ENOMEM;
