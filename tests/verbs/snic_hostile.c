@@ -24,6 +24,10 @@
  * boards/emu/README.md.
  *
  *   snic_hostile [--dev0 NAME] [-v]     (SNIC_RUN_DIR names the run dir)
+ *   snic_hostile --stall-cmd NAME GO    opens NAME, says "open", waits for
+ *                                       the file GO, then registers 8 MiB
+ *                                       (commands through a stalled NIC:
+ *                                       hostile.sh cmd-stall)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1032,6 +1036,41 @@ static bool c_dm(void)
 	return ok && victim_ok("device memory attacked", 15);
 }
 
+/* Commands issued while the NIC's process is stopped (as a loaded machine
+ * stalls it) must wait for it, past the old fixed 5 s, and fail soon when
+ * it dies: the script stops or kills snic-emu between "open" and GO. */
+static int stall_cmd(const char *name, const char *go)
+{
+	struct ibv_device **l = ibv_get_device_list(NULL);
+	struct ibv_context *c = NULL;
+	size_t len = 8u << 20;
+	struct ibv_pd *pd = NULL;
+	struct ibv_mr *mr = NULL;
+	void *buf = malloc(len);
+	struct timespec t0, t1;
+
+	for (int i = 0; l && l[i] && !c; i++)
+		if (strcmp(ibv_get_device_name(l[i]), name) == 0)
+			c = ibv_open_device(l[i]);
+	if (!c || !buf || !(pd = ibv_alloc_pd(c))) {
+		fprintf(stderr, "stall-cmd: cannot open %s: %s\n", name,
+			strerror(errno));
+		return 2;
+	}
+	memset(buf, 0x5a, len);
+	printf("open\n");
+	fflush(stdout);
+	while (access(go, F_OK) != 0)
+		sleep_ms(10);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	mr = ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("reg_mr %s after %.1f s%s%s\n", mr ? "succeeded" : "failed",
+	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
+	       mr ? "" : ": ", mr ? "" : strerror(errno));
+	return mr ? 0 : 1;     /* the process's end frees the rest */
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: snic_hostile [--dev0 NAME] [-v]\n");
@@ -1042,6 +1081,8 @@ int main(int argc, char **argv)
 	struct vt_args a = { 0 };
 	int r;
 
+	if (argc == 4 && strcmp(argv[1], "--stall-cmd") == 0)
+		return stall_cmd(argv[2], argv[3]);
 	V.timeout_ms = 10000;
 	r = vt_args(&V, argc, argv, &a, usage);
 
