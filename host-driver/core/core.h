@@ -135,6 +135,7 @@ struct hd_context {
 	/* the broker's socket (broker.c): open for the context's life, its
 	 * close is the context's end; -1 without a broker */
 	int broker_fd;
+	uint32_t dm_seq;        /* the last SNIC_ISO_DM_MAP's, under cmd_lock */
 
 	pthread_mutex_t cmd_lock;
 	uint32_t cmd_seq;

@@ -1238,7 +1238,8 @@ struct snic_iso_ctx {
 	uint32_t op;            /* enum snic_iso_op                           */
 	uint32_t status;        /* errno value when refused                   */
 	uint32_t slot;
-	uint32_t rsvd;
+	uint32_t rsvd;          /* DM_MAP: the host's question number, which
+				 * its answer (DM_PAGES, REFUSED) repeats     */
 	uint64_t seg_pa;        /* first byte of the segment                  */
 	uint64_t seg_len;
 };
