@@ -188,6 +188,8 @@ int broker_init(const char *run_dir, const struct broker_nic *nics,
 			broker_fini();
 			return -1;
 		}
+		snic_posix_file_guard(nics[i].bar_fd, SNIC_BAR_SIZE, B.file[i],
+				      SNIC_BAR_SIZE);
 	}
 	for (unsigned i = 0; i < n; i++)
 		if (stats_private(i) != 0 ||

@@ -40,6 +40,15 @@ void hd_debug_init(void);
 	} while (0)
 
 /* ------------------------------------------------------------------ */
+/* Truncated shared files (sigbus.c): a SIGBUS in a mapping of a watched
+ * file waits for the NIC's process to grow it back, else the page becomes
+ * a private zero one; the process lives either way.                    */
+
+void hd_sigbus_watch(int fd, uint32_t owner_pid);
+void hd_sigbus_unwatch(int fd);
+unsigned long hd_sigbus_recovered(unsigned long *pages_replaced);
+
+/* ------------------------------------------------------------------ */
 /* Devices (device.c).                                                  */
 
 struct hd_device {

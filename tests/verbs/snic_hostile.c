@@ -17,7 +17,9 @@
  * share, SNIC_BROKER_CTX_PER_PID, then ENOSPC) while the victim opens
  * another; one asks for every DM page (EACCES), reads and writes the BAR
  * file's DM area and keeps a freed DM page mapped while the victim takes
- * it.  After each, the victim's QPs are still RTS, an
+ * it; one truncates the BAR file and the shared host-memory file again
+ * and again while the victim's WRITEs run (SIGBUS for whoever maps them,
+ * without the guards).  After each, the victim's QPs are still RTS, an
  * RDMA WRITE between them lands byte for byte, its commands still work,
  * and the attacker got its error; the shared file's page allocator,
  * rewritten, crashes nobody.  What is not isolated yet is listed in
@@ -1071,6 +1073,81 @@ static int stall_cmd(const char *name, const char *go)
 	return mr ? 0 : 1;     /* the process's end frees the rest */
 }
 
+/* The BAR file and the shared host-memory file are regular files of the
+ * run directory: any process of the user may ftruncate them.  The
+ * attacker truncates both (to 0, to one page, and back to the full size
+ * itself, so the emulator never sees them short) every millisecond for
+ * 400 ms while the victim keeps WRITEs going; a mapping's pages past the
+ * end give SIGBUS to whoever touches them.  The victim (whose doorbells
+ * and kicks go through the file's header and doorbell page) and the NIC
+ * must live through it, every WRITE complete, and work after. */
+static void truncate_child(int ms)
+{
+	char bar[512], mem[600];
+	const char *dir = getenv("SNIC_RUN_DIR");
+	struct snic_bar_hdr h;
+	uint64_t end = vt_now_ns() + (uint64_t)ms * 1000000u;
+	int fd, mfd, n = 0;
+
+	dir = dir && *dir ? dir : "/dev/shm/snic";
+	snprintf(bar, sizeof bar, "%s/%s.bar", dir, D.name);
+	fd = open(bar, O_RDWR);
+	if (fd < 0 || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
+		_exit(40);
+	h.host_mem[sizeof(h.host_mem) - 1] = '\0';
+	snprintf(mem, sizeof mem, "%s/%s", dir, h.host_mem);
+	mfd = open(mem, O_RDWR);
+	if (mfd < 0)
+		_exit(41);
+	while (vt_now_ns() < end) {
+		if (ftruncate(fd, n % 3 == 1 ? SNIC_PAGE_SIZE : 0) ||
+		    ftruncate(mfd, 0))
+			_exit(42);
+		if (n % 3 == 2 && ftruncate(fd, SNIC_BAR_SIZE))
+			_exit(43);
+		n++;
+		sleep_ms(1);
+	}
+	_exit(n >= 10 ? 0 : 44);
+}
+
+static bool c_truncate(void)
+{
+	struct ibv_sge sge = { (uintptr_t)BUF, HALF, MR->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	unsigned writes = 0;
+	int st = 0, n;
+	pid_t p = fork();
+
+	if (p < 0)
+		return vt_fail(&V, "fork: %s", strerror(errno));
+	if (p == 0)
+		truncate_child(400);
+	wr.wr.rdma.remote_addr = (uintptr_t)BUF + HALF;
+	wr.wr.rdma.rkey = MR->rkey;
+	while (waitpid(p, &st, WNOHANG) == 0) {
+		struct ibv_wc wc;
+		uint64_t end = vt_now_ns() + (uint64_t)V.timeout_ms * 1000000u;
+
+		if (ibv_post_send(E[0].qp, &wr, &bad))
+			return vt_fail(&V, "truncation: victim post_send failed");
+		while ((n = ibv_poll_cq(E[0].scq, 1, &wc)) == 0 && vt_now_ns() < end)
+			;
+		if (n != 1 || wc.status != IBV_WC_SUCCESS)
+			return vt_fail(&V, "truncation: victim WRITE %u: %d completions, "
+				       "status %d", writes, n, n == 1 ? (int)wc.status : -1);
+		writes++;
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return vt_fail(&V, "truncating attacker failed: status %d", st);
+	vt_log(&V, "files truncated for 400 ms: %u victim WRITEs completed meanwhile",
+	       writes);
+	sleep_ms(100);  /* the emulator's housekeeping: header, doorbells */
+	return victim_ok("BAR and host-memory files truncated", 16);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: snic_hostile [--dev0 NAME] [-v]\n");
@@ -1105,6 +1182,7 @@ int main(int argc, char **argv)
 	vt_report(&V, c_stats(), "statistics: none in the BAR file, all for the admin");
 	vt_report(&V, c_share(), "one process takes its share of slots, no more");
 	vt_report(&V, c_dm(), "device memory: others' pages, the file's, a freed page");
+	vt_report(&V, c_truncate(), "BAR and host-memory files truncated: nobody dies");
 	printf("%u passed, %u failed\n", V.passed, V.failed);
 	return V.failed ? 1 : 0;
 }

@@ -35,8 +35,32 @@ static void guard_slot(struct snic_nic *nic, unsigned c)
 	}
 }
 
+/* The BAR file lost pages (a process truncated it and its owner grew it
+ * back with zeros: hal/posix/file_guard.c tells the board, which calls
+ * this; or the header's magic is gone, seen below): the header's words
+ * from our configuration again, and every open context's mailbox and
+ * doorbell page looked at once, for the command and doorbell bits the
+ * NIC page lost with it. */
+void snic_nic_bar_lost(struct snic_nic *nic)
+{
+	struct snic_doorbells *db = nic->core.db;
+	uint64_t open = 0;
+
+	CNT_INC(&nic->core, bar_restored);
+	bar_header_write(nic);
+	for (unsigned c = 0; c < SNIC_MAX_CTX; c++)
+		if (nic->core.ctx_open[c])
+			open |= 1ull << c;
+	atomic_fetch_or_explicit(&db->cmd_bits, open, memory_order_relaxed);
+	atomic_fetch_or_explicit(&db->ctx_bits, open, memory_order_relaxed);
+	atomic_fetch_or_explicit(&db->summary, SNIC_DB_SUMMARY_CMD |
+				 SNIC_DB_SUMMARY_CTX, memory_order_release);
+}
+
 void bar_guard(struct snic_nic *nic)
 {
+	if (nic->core.hdr->magic != SNIC_HOSTIF_MAGIC)
+		snic_nic_bar_lost(nic);
 	if (atomic_load_explicit(&nic->core.hdr->fw_state, memory_order_relaxed) !=
 	    SNIC_FW_UP) {
 		CNT_INC(&nic->core, bar_restored);

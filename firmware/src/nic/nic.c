@@ -54,11 +54,12 @@ size_t snic_nic_size(void)
 /* ---------------------------------------------------------------------- */
 /* Init / poll / fini.                                                     */
 
-static void bar_init(struct snic_nic *nic)
+/* The header's words from our configuration, magic last: at start and
+ * again whenever it was lost (guard.c: a truncated BAR file). */
+void bar_header_write(struct snic_nic *nic)
 {
 	struct snic_bar_hdr *h = nic->core.hdr;
 
-	memset(nic->core.bar, 0, SNIC_BAR_SIZE);
 	h->version = SNIC_HOSTIF_VERSION;
 	strncpy(h->name, nic->core.cfg.name, sizeof(h->name) - 1);
 	if (nic->core.cfg.host_mem)
@@ -68,12 +69,18 @@ static void bar_init(struct snic_nic *nic)
 	memcpy(h->mac, nic->core.cfg.mac, 6);
 	h->ipv4 = nic->core.cfg.ipv4;
 	h->max_ctx = SNIC_MAX_CTX;
-	stats_init(nic);
 	atomic_store(&h->fw_pid, nic->core.cfg.fw_pid);
 	atomic_store(&h->fw_state, SNIC_FW_UP);
 	/* magic last: a host that sees it sees everything above */
 	atomic_thread_fence(memory_order_release);
 	h->magic = SNIC_HOSTIF_MAGIC;
+}
+
+static void bar_init(struct snic_nic *nic)
+{
+	memset(nic->core.bar, 0, SNIC_BAR_SIZE);
+	stats_init(nic);
+	bar_header_write(nic);
 }
 
 /* The largest IB MTU whose RoCEv2 frame fits the port's IP MTU

@@ -14,8 +14,9 @@
 unsigned cmd_poll(struct snic_nic *nic, uint64_t bits);
 void ctx_destroy(struct snic_nic *nic, unsigned ctx);
 
-/* guard.c */
+/* guard.c; nic.c's bar_header_write puts the header's words back */
 void bar_guard(struct snic_nic *nic);
+void bar_header_write(struct snic_nic *nic);
 
 /* doorbell.c */
 unsigned doorbell_poll(struct snic_nic *nic);
