@@ -70,6 +70,7 @@ case_add unit     unit/fuzz            400 bash tools/fuzz.sh run "${SNIC_FUZZ_S
 case_add devinfo  devinfo/list          45 bash "$IT/devinfo.sh" list
 case_add devinfo  devinfo/snic0         45 bash "$IT/devinfo.sh" port snic0 198.18.0.1 fd00:5e1c::c612:1
 case_add devinfo  devinfo/snic1         45 bash "$IT/devinfo.sh" port snic1 198.18.0.2 fd00:5e1c::c612:2
+case_add devinfo  devinfo/restart       90 bash "$IT/devinfo.sh" restart
 case_add pingpong pingpong/default      90 bash "$IT/pingpong.sh" 18515
 case_add pingpong pingpong/s65536-n1000 180 bash "$IT/pingpong.sh" 18615 -s 65536 -n 1000
 case_add pingpong pingpong/events       90 bash "$IT/pingpong.sh" 18715 -e
