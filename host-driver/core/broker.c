@@ -176,10 +176,11 @@ static int map_slot(struct hd_context *ctx, int fd, uint32_t slot)
 	madvise(at, SNIC_CTX_SLOT_SIZE, MADV_DONTFORK);
 	ctx->slot = (struct snic_ctx_slot *)(void *)at;
 	ctx->slot_idx = slot;
-	/* of the BAR file we keep the header and the NIC's doorbell page
-	 * only: other slots, statistics and device memory are not ours
-	 * (the addresses stay reserved for ctx_unmap's one munmap) */
-	unmap_file(ctx->bar + SNIC_BAR_CTX_OFF, at);
+	/* of the BAR file we keep the header only: the NIC's doorbell
+	 * page (the firmware looks at our own page and mailbox), other
+	 * slots, statistics and device memory are not ours (the addresses
+	 * stay reserved for ctx_unmap's one munmap) */
+	unmap_file(ctx->bar + SNIC_BAR_DB_OFF, at);
 	unmap_file(at + SNIC_CTX_SLOT_SIZE, ctx->bar + SNIC_BAR_SIZE);
 	return 0;
 }

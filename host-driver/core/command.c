@@ -230,11 +230,18 @@ int hd_cmd_raw(struct hd_context *ctx, uint16_t op, const void *in,
 	n = ++ctx->cmd_seq;
 	if (n == atomic_load_explicit(&slot->cmd_done, memory_order_relaxed))
 		n = ++ctx->cmd_seq;
-	atomic_store_explicit(&slot->cmd_seq, n, memory_order_release);
-	atomic_fetch_or_explicit(&ctx->db->cmd_bits, 1ull << ctx->slot_idx,
-				 memory_order_release);
-	atomic_fetch_or_explicit(&ctx->db->summary, SNIC_DB_SUMMARY_CMD,
-				 memory_order_seq_cst);
+	if (ctx->broker_fd >= 0) {
+		/* the firmware looks at our mailbox every pass; seq_cst:
+		 * the idle handshake reads fw_idle after it */
+		atomic_store_explicit(&slot->cmd_seq, n, memory_order_seq_cst);
+	} else {
+		atomic_store_explicit(&slot->cmd_seq, n, memory_order_release);
+		atomic_fetch_or_explicit(&ctx->db->cmd_bits,
+					 1ull << ctx->slot_idx,
+					 memory_order_release);
+		atomic_fetch_or_explicit(&ctx->db->summary, SNIC_DB_SUMMARY_CMD,
+					 memory_order_seq_cst);
+	}
 	hd_kick(ctx);
 
 	err = wait_cmd_done(ctx, n);

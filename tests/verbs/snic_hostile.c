@@ -11,7 +11,9 @@
  * shared host-memory file) and does the same; another exhausts its quotas
  * of PDs, CQs and QPs; one rings the victim's QPs from the NIC's doorbell
  * page, from its own context's page and from the BAR file's copy of the
- * victim's (ignored, counted doorbells_foreign); one reads the BAR file's
+ * victim's (ignored, counted doorbells_foreign); one clears the NIC's
+ * doorbell page (and fw_idle) again and again while the victim works; the
+ * victim maps the BAR file's header page only; one reads the BAR file's
  * statistics area (empty: the QP table is the administrator's, through
  * the broker's admin socket); one opens contexts until refused (its
  * share, SNIC_BROKER_CTX_PER_PID, then ENOSPC) while the victim opens
@@ -38,6 +40,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -830,6 +833,98 @@ static bool c_doorbells(void)
 	return victim_ok("another context's QPs rung", 12);
 }
 
+/* The NIC's doorbell page is every process's to write: the attacker
+ * clears its summary, command and context-page bits (and fw_idle, so
+ * nobody kicks) as fast as it can for 400 ms while the victim posts
+ * WRITEs and issues commands.  The firmware looks at a broker's context's
+ * own page and mailbox every pass, so nothing is lost or held up. */
+static void db_clear_child(int ms)
+{
+	uint8_t *bar = raw_bar();
+	struct snic_doorbells *db = (void *)(bar + SNIC_BAR_DB_OFF);
+	struct snic_bar_hdr *h = (void *)bar;
+	uint64_t end = vt_now_ns() + (uint64_t)ms * 1000000u;
+
+	while (vt_now_ns() < end) {
+		atomic_store(&db->summary, 0);
+		atomic_store(&db->cmd_bits, 0);
+		atomic_store(&db->ctx_bits, 0);
+		atomic_store(&h->fw_idle, 0);
+	}
+	_exit(0);
+}
+
+static bool c_db_clear(void)
+{
+	struct ibv_sge sge = { (uintptr_t)BUF, HALF, MR->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	unsigned writes = 0, cmds = 0;
+	int st = 0, n;
+	pid_t p = fork();
+
+	if (p < 0)
+		return vt_fail(&V, "fork: %s", strerror(errno));
+	if (p == 0)
+		db_clear_child(400);
+	wr.wr.rdma.remote_addr = (uintptr_t)BUF + HALF;
+	wr.wr.rdma.rkey = MR->rkey;
+	while (waitpid(p, &st, WNOHANG) == 0) {
+		struct ibv_wc wc;
+		struct ibv_pd *pd;
+		uint64_t end = vt_now_ns() + 2000000000ull;
+
+		if (ibv_post_send(E[0].qp, &wr, &bad))
+			return vt_fail(&V, "doorbells cleared: victim post_send failed");
+		while ((n = ibv_poll_cq(E[0].scq, 1, &wc)) == 0 && vt_now_ns() < end)
+			;
+		if (n != 1 || wc.status != IBV_WC_SUCCESS)
+			return vt_fail(&V, "doorbells cleared: victim WRITE %u: %d "
+				       "completions in 2 s, status %d", writes, n,
+				       n == 1 ? (int)wc.status : -1);
+		writes++;
+		if (writes % 8 == 0) {
+			if (!(pd = ibv_alloc_pd(D.ctx)))
+				return vt_fail(&V, "doorbells cleared: victim alloc_pd: %s",
+					       strerror(errno));
+			ibv_dealloc_pd(pd);
+			cmds++;
+		}
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return vt_fail(&V, "doorbell-clearing attacker: status %d", st);
+	vt_log(&V, "NIC doorbell page cleared for 400 ms: %u victim WRITEs and %u "
+	       "commands went through", writes, cmds);
+	return victim_ok("the NIC's doorbell page cleared", 17);
+}
+
+/* What the victim maps of the BAR file: its header page only (its slot
+ * and doorbell page are the broker's memfd; the NIC's doorbell page, other
+ * slots, statistics and DM are not mapped). */
+static bool c_maps(void)
+{
+	char path[512], line[1024];
+	const char *dir = getenv("SNIC_RUN_DIR");
+	unsigned long lo, hi, off, ino, bytes = 0;
+	struct stat sb;
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s.bar", dir && *dir ? dir : "/dev/shm/snic",
+		 D.name);
+	if (stat(path, &sb) != 0 || !(f = fopen("/proc/self/maps", "r")))
+		return vt_fail(&V, "maps: %s", strerror(errno));
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %lu", &lo, &hi, &off, &ino) == 4 &&
+		    ino == (unsigned long)sb.st_ino)
+			bytes += hi - lo;
+	fclose(f);
+	if (bytes != SNIC_PAGE_SIZE)
+		return vt_fail(&V, "the victim maps %lu bytes of the BAR file, want "
+			       "its header page (%u) only", bytes, SNIC_PAGE_SIZE);
+	return true;
+}
+
 /* The statistics attacker: the BAR file's statistics area must hold
  * nothing (no QP, no counter, no publication) while the victim's QPs are
  * connected; its own broker context's slot holds no statistics either. */
@@ -1174,11 +1269,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	vt_report(&V, victim_ok("set-up", 0), "victim works");
+	vt_report(&V, c_maps(), "the victim maps the BAR file's header page only");
 	vt_report(&V, c_scribbles(), "slot state, owner pid, orphan flag, fw_state rewritten");
 	vt_report(&V, c_pools(), "pools exhausted by another context");
 	vt_report(&V, c_pages(), "others' pages registered, CQ/QP rings pointed at them");
 	vt_report(&V, c_allocator(), "window page allocator rewritten");
 	vt_report(&V, c_doorbells(), "another context's QPs rung");
+	vt_report(&V, c_db_clear(), "the NIC's doorbell page cleared: nothing lost");
 	vt_report(&V, c_stats(), "statistics: none in the BAR file, all for the admin");
 	vt_report(&V, c_share(), "one process takes its share of slots, no more");
 	vt_report(&V, c_dm(), "device memory: others' pages, the file's, a freed page");

@@ -156,6 +156,12 @@ struct snic_bar_hdr {
  * group words, QP words) or group word.  A bit set after the firmware's
  * exchange is seen on its next pass.
  *
+ * A context a board opened (the broker's) rings its page only
+ * (snic_db_ring_own) and sets no cmd_bits: the firmware looks at each
+ * such context's page summary and mailbox (cmd_seq != cmd_done) every
+ * pass, so nothing another process writes into, or clears in, the NIC's
+ * page delays it; the host driver does not map the NIC's page then.
+ *
  * Attribution (nic/doorbell.c): a doorbell is the context's whose page it
  * came in.  A QP flagged in context c's page is served only if context c
  * owns it; one flagged in the NIC page's own QP bitmap (snic_db_ring_qp,
@@ -202,6 +208,20 @@ static inline void snic_db_ring_qp(struct snic_doorbells *db, uint32_t i)
 				 memory_order_release);
 	/* seq_cst: the idle handshake reads fw_idle after it (command.c) */
 	atomic_fetch_or_explicit(&db->summary, 1ull << (i / 4096),
+				 memory_order_seq_cst);
+}
+
+/* A context a board opened (the broker's) rings its own page only: the
+ * firmware looks at that page, and at its mailbox, every pass. */
+static inline void snic_db_ring_own(struct snic_ctx_doorbells *cdb,
+				    uint32_t i)
+{
+	atomic_fetch_or_explicit(&cdb->qp_bits[i / 64], 1ull << (i % 64),
+				 memory_order_release);
+	atomic_fetch_or_explicit(&cdb->grp_bits[i / 4096], 1ull << (i / 64 % 64),
+				 memory_order_release);
+	/* seq_cst: the idle handshake reads fw_idle after it (command.c) */
+	atomic_fetch_or_explicit(&cdb->summary, 1ull << (i / 4096),
 				 memory_order_seq_cst);
 }
 

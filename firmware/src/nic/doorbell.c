@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Doorbells: the three-level bitmaps of hostif.h, read once per pass: the
- * NIC page's own (commands, and QPs of contexts no board opened) and each
- * flagged context's page.  A doorbell belongs to the context whose page it
+ * pages and mailboxes of the contexts a board opened, the NIC page's own
+ * (commands, and QPs of contexts no board opened) and each context page
+ * it flags.  A doorbell belongs to the context whose page it
  * came in: a QP it does not own is ignored and counted (hostif.h
  * "Attribution").
  */
@@ -145,22 +146,58 @@ static unsigned ctx_pages_poll(struct snic_nic *nic)
 	return work;
 }
 
+static unsigned commands_poll(struct snic_nic *nic, uint64_t bits)
+{
+	unsigned work;
+
+	xcore_park_all(nic); /* commands run alone (nic/xcore.c) */
+	work = cmd_poll(nic, bits);
+	xcore_unpark_all(nic);
+	return work;
+}
+
+/* The contexts a board opened (the broker's) are looked at every pass,
+ * their doorbell page's summary and their mailbox, without a hint in the
+ * NIC page: that page is every process's to write (and to clear), so a
+ * process could otherwise hide another's doorbells and commands.  Their
+ * pages are theirs alone (hostif.h "Doorbells"); one word each per pass
+ * when nothing is new. */
+static unsigned own_pages_poll(struct snic_nic *nic)
+{
+	uint64_t bits = nic->core.own_pages, cmds = 0;
+	unsigned work = 0;
+
+	while (bits) {
+		unsigned s = (unsigned)__builtin_ctzll(bits);
+		struct snic_ctx_slot *slot = core_ctx_slot(&nic->core, s);
+		struct snic_ctx_doorbells *p = ctx_page(&nic->core, s);
+
+		bits &= bits - 1;
+		if (!nic->core.ctx_open[s])
+			continue;
+		if (atomic_load_explicit(&slot->cmd_seq, memory_order_relaxed) !=
+		    atomic_load_explicit(&slot->cmd_done, memory_order_relaxed))
+			cmds |= 1ull << s;
+		if (atomic_load_explicit(&p->summary, memory_order_relaxed))
+			work += groups_poll(nic, atomic_exchange_explicit(
+				&p->summary, 0, memory_order_acquire),
+				p->grp_bits, p->qp_bits, s);
+	}
+	return cmds ? work + commands_poll(nic, cmds) : work;
+}
+
 unsigned doorbell_poll(struct snic_nic *nic)
 {
 	struct snic_doorbells *db = nic->core.db;
 	uint64_t sum = atomic_exchange_explicit(&db->summary, 0,
 						memory_order_acquire);
-	unsigned work = 0;
+	unsigned work = nic->core.own_pages ? own_pages_poll(nic) : 0;
 
 	if (!sum)
-		return 0;
-	if (sum & SNIC_DB_SUMMARY_CMD) {
-		uint64_t bits = atomic_exchange_explicit(&db->cmd_bits, 0,
-							 memory_order_acquire);
-		xcore_park_all(nic); /* commands run alone (nic/xcore.c) */
-		work += cmd_poll(nic, bits);
-		xcore_unpark_all(nic);
-	}
+		return work;
+	if (sum & SNIC_DB_SUMMARY_CMD)
+		work += commands_poll(nic, atomic_exchange_explicit(
+			&db->cmd_bits, 0, memory_order_acquire));
 	if (sum & SNIC_DB_SUMMARY_CTX)
 		work += ctx_pages_poll(nic);
 	return work + groups_poll(nic, sum, db->grp_bits, db->qp_bits,

@@ -242,6 +242,7 @@ void snic_nic_ctx_dead(struct snic_nic *nic, unsigned slot)
 	ctx_destroy(nic, slot);
 	xcore_unpark_all(nic);
 	nic->core.ctx_granted[slot] = false;
+	nic->core.own_pages &= ~(1ull << slot);
 	atomic_store_explicit(&core_ctx_slot(&nic->core, slot)->state, SNIC_CTX_FREE,
 			      memory_order_release);
 }
