@@ -118,6 +118,21 @@ case_files() {
 	snic_log "private modes; planted BARs (owner, mode, symlink) and a symlinked host memory refused"
 }
 
+# The stopped snic-emu killed 1 s after PID began to wait on it: PID's
+# status in KILLED_RC, the time of the kill in KILLED_T0, its output OUT
+# shown.
+kill_emu_waited() { # PID OUT
+	KILLED_RC=0
+	sleep 1
+	KILLED_T0=$SECONDS
+	kill -KILL "$SNIC_EMU_PID"
+	wait "$SNIC_EMU_PID" 2>/dev/null || true
+	SNIC_EMU_PID=
+	wait "$1" || KILLED_RC=$?
+	sed 's/^/  killed| /' "$2"
+	rm -rf -- "$SNIC_EMU_RUN_DIR"
+}
+
 # A context asked of a stalled NIC process (SIGSTOP, as a loaded machine
 # stalls it): the host driver waits while the process lives, longer than
 # its old fixed 10 s, and the open succeeds once the NIC runs again; a NIC
@@ -139,18 +154,12 @@ case_broker_stall() {
 		snic_fail "ibv_devinfo -d snic0 failed after the stall (status $rc)"
 	snic_log "an open waited through a 12 s stall of snic-emu and succeeded"
 
-	out=$SNIC_CASE_DIR/killed.out rc=0
+	out=$SNIC_CASE_DIR/killed.out
 	kill -STOP "$emu"
 	timeout -k 5 120 ibv_devinfo -d snic0 >"$out" 2>&1 </dev/null &
 	pid=$!
-	sleep 1
-	t0=$SECONDS
-	kill -KILL "$emu"
-	wait "$emu" 2>/dev/null || true
-	SNIC_EMU_PID=
-	wait "$pid" || rc=$?
-	sed 's/^/  killed| /' "$out"
-	rm -rf -- "$SNIC_EMU_RUN_DIR"
+	kill_emu_waited "$pid" "$out"
+	rc=$KILLED_RC t0=$KILLED_T0
 	(( rc != 0 && rc != 124 && rc != 137 )) ||
 		snic_fail "ibv_devinfo on a killed NIC: status $rc (want a failure, not a hang)"
 	(( SECONDS - t0 <= 10 )) ||
@@ -192,18 +201,12 @@ case_cmd_stall() {
 		snic_fail "REG_MR failed after the stall (status $rc)"
 	snic_log "a REG_MR waited through a 9 s stall of snic-emu and succeeded"
 
-	out=$SNIC_CASE_DIR/cmd-killed.out rc=0
+	out=$SNIC_CASE_DIR/cmd-killed.out
 	stall_cmd_start "$out" "$go"
 	kill -STOP "$emu"
 	touch "$go"
-	sleep 1
-	t0=$SECONDS
-	kill -KILL "$emu"
-	wait "$emu" 2>/dev/null || true
-	SNIC_EMU_PID=
-	wait "$STALL_PID" || rc=$?
-	sed 's/^/  killed| /' "$out"
-	rm -rf -- "$SNIC_EMU_RUN_DIR"
+	kill_emu_waited "$STALL_PID" "$out"
+	rc=$KILLED_RC t0=$KILLED_T0
 	(( rc == 1 )) && grep -q "reg_mr failed" "$out" ||
 		snic_fail "REG_MR on a killed NIC: status $rc (want a failure, not a hang)"
 	(( SECONDS - t0 <= 5 )) ||
