@@ -200,15 +200,24 @@ _Static_assert(sizeof(struct snic_doorbells) <= 0x1000, "doorbell page");
 _Static_assert(sizeof(struct snic_ctx_doorbells) <=
 	       SNIC_CTX_SLOT_SIZE - SNIC_CTX_DB_OFF, "context doorbell page");
 
+/* QP index i's bits in one page's bitmap (the NIC page's or a context's).
+ * seq_cst on the summary: the idle handshake reads fw_idle after it
+ * (command.c). */
+static inline void snic_db_set(_Atomic uint64_t *qp_bits,
+			       _Atomic uint64_t *grp_bits,
+			       _Atomic uint64_t *summary, uint32_t i)
+{
+	atomic_fetch_or_explicit(&qp_bits[i / 64], 1ull << (i % 64),
+				 memory_order_release);
+	atomic_fetch_or_explicit(&grp_bits[i / 4096], 1ull << (i / 64 % 64),
+				 memory_order_release);
+	atomic_fetch_or_explicit(summary, 1ull << (i / 4096),
+				 memory_order_seq_cst);
+}
+
 static inline void snic_db_ring_qp(struct snic_doorbells *db, uint32_t i)
 {
-	atomic_fetch_or_explicit(&db->qp_bits[i / 64], 1ull << (i % 64),
-				 memory_order_release);
-	atomic_fetch_or_explicit(&db->grp_bits[i / 4096], 1ull << (i / 64 % 64),
-				 memory_order_release);
-	/* seq_cst: the idle handshake reads fw_idle after it (command.c) */
-	atomic_fetch_or_explicit(&db->summary, 1ull << (i / 4096),
-				 memory_order_seq_cst);
+	snic_db_set(db->qp_bits, db->grp_bits, &db->summary, i);
 }
 
 /* A context a board opened (the broker's) rings its own page only: the
@@ -216,25 +225,14 @@ static inline void snic_db_ring_qp(struct snic_doorbells *db, uint32_t i)
 static inline void snic_db_ring_own(struct snic_ctx_doorbells *cdb,
 				    uint32_t i)
 {
-	atomic_fetch_or_explicit(&cdb->qp_bits[i / 64], 1ull << (i % 64),
-				 memory_order_release);
-	atomic_fetch_or_explicit(&cdb->grp_bits[i / 4096], 1ull << (i / 64 % 64),
-				 memory_order_release);
-	/* seq_cst: the idle handshake reads fw_idle after it (command.c) */
-	atomic_fetch_or_explicit(&cdb->summary, 1ull << (i / 4096),
-				 memory_order_seq_cst);
+	snic_db_set(cdb->qp_bits, cdb->grp_bits, &cdb->summary, i);
 }
 
 static inline void snic_db_ring_ctx(struct snic_doorbells *db,
 				    struct snic_ctx_doorbells *cdb,
 				    uint32_t slot, uint32_t i)
 {
-	atomic_fetch_or_explicit(&cdb->qp_bits[i / 64], 1ull << (i % 64),
-				 memory_order_release);
-	atomic_fetch_or_explicit(&cdb->grp_bits[i / 4096], 1ull << (i / 64 % 64),
-				 memory_order_release);
-	atomic_fetch_or_explicit(&cdb->summary, 1ull << (i / 4096),
-				 memory_order_release);
+	snic_db_ring_own(cdb, i);
 	atomic_fetch_or_explicit(&db->ctx_bits, 1ull << slot,
 				 memory_order_release);
 	/* seq_cst: the idle handshake reads fw_idle after it (command.c) */

@@ -43,10 +43,7 @@ static void db_reflag(struct snic_nic *nic, unsigned page, unsigned w,
 		grp = p->grp_bits;
 		sum = &p->summary;
 	}
-	atomic_fetch_or_explicit(&qpb[w], 1ull << b, memory_order_relaxed);
-	atomic_fetch_or_explicit(&grp[w / 64], 1ull << (w % 64),
-				 memory_order_relaxed);
-	atomic_fetch_or_explicit(sum, 1ull << (w / 64), memory_order_release);
+	snic_db_set(qpb, grp, sum, w * 64 + b);
 	if (page != DB_NIC_PAGE) {
 		atomic_fetch_or_explicit(&db->ctx_bits, 1ull << page,
 					 memory_order_relaxed);
