@@ -59,7 +59,9 @@ static _Atomic unsigned long recovered, replaced;
 /* ------------------------------------------------------------------ */
 /* The handler.                                                          */
 
-/* One /proc/self/maps line: its range, file offset, device and inode. */
+/* One /proc/self/maps line: its range, file offset, device and inode.
+ * Read by hand here: memory/vma.c's reader uses stdio (fopen, sscanf),
+ * which a signal handler must not. */
 struct map_line {
 	uintptr_t start, end;
 	uint64_t off;
