@@ -133,10 +133,10 @@ static bool victim_ok(const char *after, unsigned round)
 
 /* Scribbles run in a child process: the attacker. */
 enum scribble { SC_STATE_FREE, SC_OWNER_DEAD, SC_ORPHAN, SC_FW_DOWN, SC_MAILBOX,
-		SC_COUNT };
+		SC_HEADER, SC_COUNT };
 static const char *const sc_name[] = {
 	"slot state FREE", "owner pid of a dead process", "orphan flag", "fw_state DOWN",
-	"commands in every mailbox",
+	"commands in every mailbox", "the header's names and sizes",
 };
 
 static void ring_cmd(uint8_t *bar, unsigned slot)
@@ -221,6 +221,14 @@ static void attacker_scribble(enum scribble what)
 		atomic_store(&((struct snic_bar_hdr *)bar)->fw_state, SNIC_FW_DOWN);
 	if (what == SC_MAILBOX)
 		scribble_mailboxes(bar);
+	if (what == SC_HEADER) {        /* what device discovery reads */
+		struct snic_bar_hdr *h = (void *)bar;
+
+		strcpy(h->name, "evil0");
+		strcpy(h->host_mem, "evil.mem");
+		h->host_mem_size = 4096;
+		h->max_ctx = 1;
+	}
 	_exit(0);
 }
 
@@ -233,6 +241,32 @@ static bool run_child(void (*fn)(int), int arg, int *status)
 	if (p == 0)
 		fn(arg);
 	return waitpid(p, status, 0) == p;
+}
+
+/* The BAR file's header says what the NIC's configuration does again
+ * (the firmware's guard, every heartbeat). */
+static bool header_intact(void)
+{
+	char path[512];
+	const char *dir = getenv("SNIC_RUN_DIR");
+	struct snic_bar_hdr h;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof path, "%s/%s.bar", dir && *dir ? dir : "/dev/shm/snic",
+		 D.name);
+	fd = open(path, O_RDONLY);
+	n = fd < 0 ? -1 : pread(fd, &h, sizeof h, 0);
+	if (fd >= 0)
+		close(fd);
+	if (n != (ssize_t)sizeof h)
+		return vt_fail(&V, "cannot read %s", path);
+	if (strncmp(h.name, D.name, sizeof h.name) || strcmp(h.host_mem, "evil.mem") == 0 ||
+	    h.host_mem_size == 4096 || h.max_ctx != SNIC_MAX_CTX)
+		return vt_fail(&V, "the header still says name '%.16s', host memory "
+			       "'%.64s' (%llu bytes), max_ctx %u", h.name, h.host_mem,
+			       (unsigned long long)h.host_mem_size, h.max_ctx);
+	return true;
 }
 
 static void scribble_child(int what) { attacker_scribble((enum scribble)what); }
@@ -248,6 +282,8 @@ static bool c_scribbles(void)
 		/* the firmware guard and the emu's housekeeping run every 10 ms */
 		sleep_ms(60);
 		if (!victim_ok(sc_name[w], (unsigned)w))
+			return false;
+		if (w == SC_HEADER && !header_intact())
 			return false;
 		vt_log(&V, "%s: victim unaffected", sc_name[w]);
 	}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The BAR words every host process can write (the BAR is mapped whole by
- * each of them, hostif.h) but only the firmware may decide: fw_state and,
- * for each open context, its slot's state and owner pid.  Once per
+ * The BAR words every host process can write (the BAR file is every
+ * process's of the user to open, hostif.h) but only the firmware may
+ * decide: the header (fw_state; names, sizes and addresses others read),
+ * and, for each open context, its slot's state and owner pid.  Once per
  * heartbeat they are put back from the firmware's own copies, so a process
  * that writes SNIC_FW_DOWN, FREE or another pid there cannot make other
  * processes' commands fail or get their contexts reclaimed; SNIC_CTX_ORPHAN
@@ -61,6 +62,11 @@ void bar_guard(struct snic_nic *nic)
 {
 	if (nic->core.hdr->magic != SNIC_HOSTIF_MAGIC)
 		snic_nic_bar_lost(nic);
+	else if (!bar_header_ok(nic)) {
+		/* a process rewrote a name, size or address others read */
+		CNT_INC(&nic->core, bar_restored);
+		bar_header_write(nic);
+	}
 	if (atomic_load_explicit(&nic->core.hdr->fw_state, memory_order_relaxed) !=
 	    SNIC_FW_UP) {
 		CNT_INC(&nic->core, bar_restored);
