@@ -172,10 +172,13 @@ static unsigned own_pages_poll(struct snic_nic *nic)
 		bits &= bits - 1;
 		if (!nic->core.ctx_open[s])
 			continue;
-		if (atomic_load_explicit(&slot->cmd_seq, memory_order_relaxed) !=
+		/* seq_cst loads: the idle handshake (the board's seq_cst
+		 * store of fw_idle, then these; the host's seq_cst stores,
+		 * then its load of fw_idle: hostif.h "Doorbells") */
+		if (atomic_load_explicit(&slot->cmd_seq, memory_order_seq_cst) !=
 		    atomic_load_explicit(&slot->cmd_done, memory_order_relaxed))
 			cmds |= 1ull << s;
-		if (atomic_load_explicit(&p->summary, memory_order_relaxed))
+		if (atomic_load_explicit(&p->summary, memory_order_seq_cst))
 			work += groups_poll(nic, atomic_exchange_explicit(
 				&p->summary, 0, memory_order_acquire),
 				p->grp_bits, p->qp_bits, s);
