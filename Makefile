@@ -98,6 +98,10 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN  := $(BUILD)/tests/unit-tests
 VT_COMMON := tests/verbs/vt_common.c
+# The host driver's parts on their own (tests/hostdrv): linked with its
+# objects, not through the library's exports.
+HDT_SRCS  := $(sort $(wildcard tests/hostdrv/*.c))
+HDT_BINS  := $(HDT_SRCS:tests/hostdrv/%.c=$(BUILD)/tests/hostdrv/%)
 VT_SRCS   := $(filter-out $(VT_COMMON),$(sort $(wildcard tests/verbs/*.c)))
 VT_BINS   := $(VT_SRCS:tests/verbs/%.c=$(BUILD)/tests/%)
 TEST_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -Ifirmware/src -Ifirmware -Itests/unit -Ihal/fault
@@ -136,7 +140,8 @@ TOOLS_SRCS := $(sort $(wildcard tools/*.c))
 TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 
 ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(CM_LIB) $(UNIT_BIN) $(BENCH_INSTR_BIN) \
-	$(BENCH_BINS) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) $(MPI_BINS) $(SIM_BINS)
+	$(BENCH_BINS) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) $(MPI_BINS) $(SIM_BINS) \
+	$(HDT_BINS)
 
 .PHONY: all deps demo test unit fuzz asan bench bench-instr clean firmware emu host-driver interop
 all: $(ALL)
@@ -182,6 +187,14 @@ $(CM_LIB): $(CM_OBJS) $(CM_MAP) $(HD_LIB)
 		-Wl,--version-script=$(CM_MAP) -Wl,-z,defs -Wl,-z,nodelete \
 		-L$(@D) -libverbs -pthread
 	ln -sf librdmacm.so.1 $(@D)/librdmacm.so
+
+$(BUILD)/obj/tests/hostdrv/%.o: tests/hostdrv/%.c
+	@mkdir -p $(@D)
+	$(CC) $(HD_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/tests/hostdrv/%: $(BUILD)/obj/tests/hostdrv/%.o $(HD_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN) -o $@ $< $(HD_OBJS) -pthread
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)

@@ -63,11 +63,14 @@ case_add unit     unit/cores2          180 env SNIC_UNIT_CORES=2 bash "$IT/unit.
 case_add unit     unit/layers           30 bash tools/check-layers.sh
 case_add unit     unit/abi-doc         120 bash "$IT/abi-doc.sh"
 case_add unit     unit/verbs-table      30 bash "$IT/verbs-table.sh"
+# the host driver's broker client against a fake broker (tests/hostdrv)
+case_add unit     unit/broker-client    30 "$SNIC_BUILD/tests/hostdrv/broker_client"
 # the fuzz targets, 40 s each from the seed corpus (tools/fuzz.sh)
 case_add unit     unit/fuzz            400 bash tools/fuzz.sh run "${SNIC_FUZZ_SECONDS:-40}"
 case_add devinfo  devinfo/list          45 bash "$IT/devinfo.sh" list
 case_add devinfo  devinfo/snic0         45 bash "$IT/devinfo.sh" port snic0 198.18.0.1 fd00:5e1c::c612:1
 case_add devinfo  devinfo/snic1         45 bash "$IT/devinfo.sh" port snic1 198.18.0.2 fd00:5e1c::c612:2
+case_add devinfo  devinfo/restart       90 bash "$IT/devinfo.sh" restart
 case_add pingpong pingpong/default      90 bash "$IT/pingpong.sh" 18515
 case_add pingpong pingpong/s65536-n1000 180 bash "$IT/pingpong.sh" 18615 -s 65536 -n 1000
 case_add pingpong pingpong/events       90 bash "$IT/pingpong.sh" 18715 -e
@@ -131,6 +134,7 @@ done
 case_add hostile  hostile/slots         120 bash "$IT/hostile.sh" slots
 case_add hostile  hostile/files          60 bash "$IT/hostile.sh" files
 case_add hostile  hostile/broker-stall   90 bash "$IT/hostile.sh" broker-stall
+case_add hostile  hostile/cmd-stall      90 bash "$IT/hostile.sh" cmd-stall
 
 # The rdma_cm: our librdmacm.so.1 and the firmware's QP1 (cm.sh).
 for c in rping rdma_server udaddy ucmatose ucmatose-bind ucmatose-migrate cmtime write_bw \

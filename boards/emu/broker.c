@@ -188,6 +188,8 @@ int broker_init(const char *run_dir, const struct broker_nic *nics,
 			broker_fini();
 			return -1;
 		}
+		snic_posix_file_guard(nics[i].bar_fd, SNIC_BAR_SIZE, B.file[i],
+				      SNIC_BAR_SIZE);
 	}
 	for (unsigned i = 0; i < n; i++)
 		if (stats_private(i) != 0 ||
@@ -434,10 +436,12 @@ static uint8_t *dm_page(unsigned nic, unsigned p)
 	return B.nic[nic].bar + SNIC_BAR_DM_OFF + (size_t)p * SNIC_PAGE_SIZE;
 }
 
-static void dm_refuse(const struct conn *c, int err)
+static void dm_refuse(const struct conn *c, const struct snic_iso_ctx *q,
+		      int err)
 {
 	struct snic_iso_ctx m = { .op = SNIC_ISO_CTX_REFUSED,
-				  .status = (uint32_t)err };
+				  .status = (uint32_t)err,
+				  .rsvd = q->rsvd /* the question's number */ };
 
 	send_fds(c->fd, &m, NULL, 0);
 	B.dm_refused++;
@@ -450,7 +454,7 @@ static void dm_refuse(const struct conn *c, int err)
  * maps it; what another process wrote into the file's page stays there). */
 static void dm_map(const struct conn *c, const struct snic_iso_ctx *q)
 {
-	struct snic_iso_ctx m = { .op = SNIC_ISO_DM_PAGES };
+	struct snic_iso_ctx m = { .op = SNIC_ISO_DM_PAGES, .rsvd = q->rsvd };
 	int fds[BROKER_DM_PAGES];
 	uint64_t first = q->seg_pa / SNIC_PAGE_SIZE, n;
 
@@ -458,13 +462,13 @@ static void dm_map(const struct conn *c, const struct snic_iso_ctx *q)
 	    SNIC_PAGE_SIZE;
 	if (q->seg_len == 0 || q->seg_len > SNIC_DM_SIZE ||
 	    first >= BROKER_DM_PAGES || n > BROKER_DM_PAGES - first) {
-		dm_refuse(c, EINVAL);
+		dm_refuse(c, q, EINVAL);
 		return;
 	}
 	for (uint64_t p = first; p < first + n; p++)
 		if (snic_nic_dm_owner(B.nic[c->nic].fw, (unsigned)p) !=
 		    (int)c->slot) {
-			dm_refuse(c, EACCES);
+			dm_refuse(c, q, EACCES);
 			return;
 		}
 	for (uint64_t p = first; p < first + n; p++) {
@@ -474,7 +478,7 @@ static void dm_map(const struct conn *c, const struct snic_iso_ctx *q)
 			*fd = snic_private_map(dm_page(c->nic, (unsigned)p),
 					       SNIC_PAGE_SIZE, "snic-dm");
 		if (*fd < 0) {
-			dm_refuse(c, ENOMEM);
+			dm_refuse(c, q, ENOMEM);
 			return;
 		}
 		fds[p - first] = *fd;

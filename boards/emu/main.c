@@ -668,6 +668,17 @@ static void view_link(struct emu_nic *e)
  * firmware's own. */
 static void housekeeping(uint64_t now)
 {
+	static unsigned long truncated;
+	unsigned long t = snic_posix_files_restore();
+
+	if (t != truncated) {   /* hal/posix/file_guard.c */
+		fprintf(stderr, "snic-emu: a BAR or host-memory file was "
+			"truncated by another process: grown back (%lu in "
+			"all)\n", t);
+		truncated = t;
+		for (unsigned i = 0; i < emu.nnics; i++)
+			snic_nic_bar_lost(emu.nic[i].fw);
+	}
 	for (unsigned i = 0; i < emu.nnics; i++) {
 		struct emu_nic *e = &emu.nic[i];
 

@@ -217,6 +217,7 @@ int snic_hostmem_create(struct snic_hostmem *hm, const char *rundir,
 	}
 	hm->size = size;
 	hm->fd = fd;
+	snic_posix_file_guard(fd, size, hm->base, size);
 	return 0;
 }
 
@@ -226,8 +227,10 @@ void snic_hostmem_destroy(struct snic_hostmem *hm, int remove)
 		munmap(hm->base, (size_t)(hm->size + hm->area));
 	if (remove && hm->fd >= 0)
 		unlink(hm->path);
-	if (hm->fd >= 0)
+	if (hm->fd >= 0) {
+		snic_posix_file_unguard(hm->fd);
 		close(hm->fd);
+	}
 	hm->base = NULL;
 	hm->fd = -1;
 }
@@ -326,6 +329,7 @@ int snic_posix_nic_open(struct snic_posix_nic *p, const char *rundir,
 		return -1;
 	}
 	p->bar_fd = fd;
+	snic_posix_file_guard(fd, SNIC_BAR_SIZE, p->bar, SNIC_BAR_SIZE);
 	return 0;
 }
 
@@ -343,8 +347,10 @@ void snic_posix_nic_close(struct snic_posix_nic *p, int remove)
 		munmap(p->bar, SNIC_BAR_SIZE);
 	if (remove && p->bar_fd >= 0)
 		unlink(p->bar_path);
-	if (p->bar_fd >= 0)
+	if (p->bar_fd >= 0) {
+		snic_posix_file_unguard(p->bar_fd);
 		close(p->bar_fd);
+	}
 	p->bar = NULL;
 	p->bar_fd = -1;
 }

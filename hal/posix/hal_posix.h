@@ -74,6 +74,17 @@ void snic_posix_nic_close(struct snic_posix_nic *p, int remove);
 /* 1 if process pid exists (kill(pid, 0) does not fail with ESRCH). */
 int snic_posix_pid_alive(uint32_t pid);
 
+/* file_guard.c: keep a file we own (fd, size bytes) whole against another
+ * process's ftruncate: a SIGBUS in our mapping map..+map_len of it grows
+ * it back and the access is made again.  Each mapping is given once (a
+ * file may have several); -1 when the tables are full.  _unguard before
+ * closing fd.  _restore (housekeeping) grows back any short guarded file
+ * and returns how many times one was found short, in all. */
+int snic_posix_file_guard(int fd, uint64_t size, const void *map,
+			  uint64_t map_len);
+void snic_posix_file_unguard(int fd);
+unsigned long snic_posix_files_restore(void);
+
 /* Wake every waiter on a 32-bit word of a shared mapping (non-private
  * futex). */
 void snic_futex_wake(const void *word);

@@ -176,10 +176,11 @@ static int map_slot(struct hd_context *ctx, int fd, uint32_t slot)
 	madvise(at, SNIC_CTX_SLOT_SIZE, MADV_DONTFORK);
 	ctx->slot = (struct snic_ctx_slot *)(void *)at;
 	ctx->slot_idx = slot;
-	/* of the BAR file we keep the header and the NIC's doorbell page
-	 * only: other slots, statistics and device memory are not ours
-	 * (the addresses stay reserved for ctx_unmap's one munmap) */
-	unmap_file(ctx->bar + SNIC_BAR_CTX_OFF, at);
+	/* of the BAR file we keep the header only: the NIC's doorbell
+	 * page (the firmware looks at our own page and mailbox), other
+	 * slots, statistics and device memory are not ours (the addresses
+	 * stay reserved for ctx_unmap's one munmap) */
+	unmap_file(ctx->bar + SNIC_BAR_DB_OFF, at);
 	unmap_file(at + SNIC_CTX_SLOT_SIZE, ctx->bar + SNIC_BAR_SIZE);
 	return 0;
 }
@@ -219,6 +220,57 @@ int hd_broker_open(struct hd_context *ctx, const char *name)
 	return 0;
 }
 
+/* One answer to DM_MAP number `seq` and the descriptors that came with
+ * it (*nfd of them, also with a bad answer: the caller closes them).  An
+ * answer to an earlier question we gave up on (a timeout) comes first:
+ * its descriptors are closed and it is passed over, so it is never taken
+ * for this one's.  0 or an errno. */
+static int dm_answer(const struct hd_context *ctx, uint32_t seq,
+		     struct snic_iso_ctx *m, int *fds, int *nfd)
+{
+	enum { MAXP = SNIC_DM_SIZE / SNIC_PAGE_SIZE };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(MAXP * sizeof(int))];
+	} u;
+
+	for (;;) {
+		struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+				      .msg_control = u.buf,
+				      .msg_controllen = sizeof(u.buf) };
+		struct cmsghdr *c;
+		int err = broker_wait(ctx, ctx->broker_fd);
+		ssize_t n;
+
+		*nfd = 0;
+		if (err)
+			return err;
+		do
+			n = recvmsg(ctx->broker_fd, &msg,
+				    MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return errno;
+		c = CMSG_FIRSTHDR(&msg);
+		if (c && c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_RIGHTS) {
+			*nfd = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+			if (*nfd > MAXP)
+				*nfd = MAXP;
+			memcpy(fds, CMSG_DATA(c), (size_t)*nfd * sizeof(int));
+		}
+		if (n != (ssize_t)sizeof(*m))
+			return EPROTO;
+		if (m->rsvd == seq)
+			return 0;
+		hd_dbg("DM: a late answer (to question %u) passed over\n",
+		       m->rsvd);
+		for (int i = 0; i < *nfd; i++)
+			close(fds[i]);
+	}
+}
+
 /* The pages of a DM we hold (hostif.h SNIC_ISO_DM_MAP): each a descriptor,
  * mapped side by side at *at (*len bytes, MADV_DONTFORK).  0 or an errno
  * (EACCES: the broker says they are not ours). */
@@ -228,42 +280,18 @@ int hd_broker_dm_map(struct hd_context *ctx, uint64_t offset, uint64_t length,
 	enum { MAXP = SNIC_DM_SIZE / SNIC_PAGE_SIZE };
 	struct snic_iso_ctx q = { .op = SNIC_ISO_DM_MAP, .seg_pa = offset,
 				  .seg_len = length }, m;
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(MAXP * sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c;
 	int fds[MAXP], nfd = 0, err = 0;
 	uint8_t *map = MAP_FAILED;
-	ssize_t n = -1;
 
 	/* one question, one answer: threads of the context take turns */
 	pthread_mutex_lock(&ctx->cmd_lock);
+	q.rsvd = ++ctx->dm_seq;
 	if (send(ctx->broker_fd, &q, sizeof(q), MSG_NOSIGNAL) != sizeof(q))
 		err = errno;
-	else if ((err = broker_wait(ctx, ctx->broker_fd)) == 0) {
-		do
-			n = recvmsg(ctx->broker_fd, &msg,
-				    MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-		while (n < 0 && errno == EINTR);
-		if (n < 0)
-			err = errno;
-		else if (n != (ssize_t)sizeof(m))
-			err = EPROTO;
-	}
+	else
+		err = dm_answer(ctx, q.rsvd, &m, fds, &nfd);
 	pthread_mutex_unlock(&ctx->cmd_lock);
 	/* descriptors that came, even with a bad answer: closed below */
-	c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL;
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-		nfd = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-		if (nfd > MAXP)
-			nfd = MAXP;
-		memcpy(fds, CMSG_DATA(c), (size_t)nfd * sizeof(int));
-	}
 	if (!err && m.op == SNIC_ISO_CTX_REFUSED)
 		err = m.status ? (int)m.status : EPROTO;
 	else if (!err && (m.op != SNIC_ISO_DM_PAGES || nfd < 1 ||

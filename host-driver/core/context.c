@@ -70,8 +70,10 @@ static void ctx_unmap(struct hd_context *ctx)
 {
 	if (ctx->bar)
 		munmap(ctx->bar, SNIC_BAR_SIZE);
-	if (ctx->bar_fd >= 0)
+	if (ctx->bar_fd >= 0) {
+		hd_sigbus_unwatch(ctx->bar_fd);
 		close(ctx->bar_fd);
+	}
 	/* ranges kept backed after deregistration get their own memory
 	 * back: the application's memory no longer depends on the device */
 	if (ctx->hm)
@@ -131,13 +133,19 @@ static int open_shared(struct hd_context *ctx, const char *name)
 
 struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
-	struct hd_device *sdev = to_hd_dev(device);
+	struct hd_device *sdev;
 	struct hd_context *ctx;
 	struct ibv_context *ic;
 	sigset_t all, old;
+	uint32_t pid;
 	void *bar;
 	int err;
 
+	if (!device) {          /* rdma-core would crash; an error is cheap */
+		errno = EINVAL;
+		return NULL;
+	}
+	sdev = to_hd_dev(device);
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx) {
 		errno = ENOMEM;
@@ -158,6 +166,11 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		err = errno == ENOENT ? ENODEV : errno;
 		goto fail;
 	}
+	/* before the first access: a truncated BAR file must not end us */
+	if (pread(ctx->bar_fd, &pid, sizeof(pid),
+		  offsetof(struct snic_bar_hdr, fw_pid)) != sizeof(pid))
+		pid = 0;
+	hd_sigbus_watch(ctx->bar_fd, pid);
 	bar = mmap(NULL, SNIC_BAR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   ctx->bar_fd, 0);
 	if (bar == MAP_FAILED) {
@@ -229,6 +242,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 
 	/* The event thread takes no application signals. */
 	sigfillset(&all);
+	sigdelset(&all, SIGBUS); /* blocked, a fault would end the process */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = pthread_create(&ctx->evt_thread, NULL, hd_event_thread, ctx);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -40,6 +40,15 @@ void hd_debug_init(void);
 	} while (0)
 
 /* ------------------------------------------------------------------ */
+/* Truncated shared files (sigbus.c): a SIGBUS in a mapping of a watched
+ * file waits for the NIC's process to grow it back, else the page becomes
+ * a private zero one; the process lives either way.                    */
+
+void hd_sigbus_watch(int fd, uint32_t owner_pid);
+void hd_sigbus_unwatch(int fd);
+unsigned long hd_sigbus_recovered(unsigned long *pages_replaced);
+
+/* ------------------------------------------------------------------ */
 /* Devices (device.c).                                                  */
 
 struct hd_device {
@@ -135,6 +144,7 @@ struct hd_context {
 	/* the broker's socket (broker.c): open for the context's life, its
 	 * close is the context's end; -1 without a broker */
 	int broker_fd;
+	uint32_t dm_seq;        /* the last SNIC_ISO_DM_MAP's, under cmd_lock */
 
 	pthread_mutex_t cmd_lock;
 	uint32_t cmd_seq;

@@ -317,7 +317,6 @@ int hd_fw_holds_pid(const char *host_mem, uint32_t pid)
 		size_t len = strlen(de->d_name);
 		struct snic_bar_hdr hdr;
 		char path[512];
-		uint8_t *bar;
 		int fd;
 
 		if (len <= 4 || strcmp(de->d_name + len - 4, ".bar") != 0)
@@ -331,21 +330,17 @@ int hd_fw_holds_pid(const char *host_mem, uint32_t pid)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		bar = mmap(NULL, SNIC_BAR_SIZE, PROT_READ, MAP_SHARED, fd, 0);
-		close(fd);
-		if (bar == MAP_FAILED)
-			continue;
-		for (unsigned i = 0; i < SNIC_MAX_CTX; i++) {
-			struct snic_ctx_slot *s = (struct snic_ctx_slot *)(
-				bar + SNIC_BAR_CTX_OFF + i * SNIC_CTX_SLOT_SIZE);
+		/* read, not mapped: a file truncated meanwhile is short,
+		 * not a SIGBUS */
+		for (unsigned i = 0; i < SNIC_MAX_CTX && !held; i++) {
+			uint32_t w[2]; /* state, owner_pid */
 
-			if (atomic_load(&s->state) != SNIC_CTX_FREE &&
-			    atomic_load(&s->owner_pid) == pid) {
-				held = 1;
+			if (pread(fd, w, sizeof(w), SNIC_BAR_CTX_OFF +
+				  (off_t)i * SNIC_CTX_SLOT_SIZE) != sizeof(w))
 				break;
-			}
+			held = w[0] != SNIC_CTX_FREE && w[1] == pid;
 		}
-		munmap(bar, SNIC_BAR_SIZE);
+		close(fd);
 	}
 	closedir(dp);
 	return held;

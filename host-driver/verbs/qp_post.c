@@ -19,8 +19,11 @@ void hd_qp_ring_doorbell(struct hd_qp *qp)
 {
 	struct hd_context *ctx = qp->obj.ctx;
 
-	snic_db_ring_ctx(ctx->db, ctx->cdb, ctx->slot_idx,
-			 SNIC_QPN_IDX(qp->ibqp.qp_num));
+	if (ctx->broker_fd >= 0) /* the firmware looks at our page */
+		snic_db_ring_own(ctx->cdb, SNIC_QPN_IDX(qp->ibqp.qp_num));
+	else
+		snic_db_ring_ctx(ctx->db, ctx->cdb, ctx->slot_idx,
+				 SNIC_QPN_IDX(qp->ibqp.qp_num));
 	hd_kick(ctx);
 }
 

@@ -7,6 +7,10 @@
 #       ibv_devinfo -v -d DEV: link_layer Ethernet, PORT_ACTIVE, and
 #       GID[0] = ::ffff:IPV4 of type RoCE v2; with IPV6 also GID[1] = IPV6
 #       of type RoCE v2, in ibv_devinfo and in the sysfs view
+#   tests/integration/devinfo.sh restart
+#       snic-emu started 5 times in one case folder: right after each
+#       "ready" ibv_devices lists snic0 and snic1 (a wait that took the
+#       previous start's "ready" went on before the BARs were made)
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -16,8 +20,26 @@ mode=${1:-}
 case $mode in
 list) [[ $# -eq 1 ]] || snic_fail "usage: $0 list" ;;
 port) [[ $# -eq 3 || $# -eq 4 ]] || snic_fail "usage: $0 port DEV IPV4 [IPV6]" ;;
-*) snic_fail "usage: $0 list | port DEV IPV4 [IPV6]" ;;
+restart) [[ $# -eq 1 ]] || snic_fail "usage: $0 restart" ;;
+*) snic_fail "usage: $0 list | port DEV IPV4 [IPV6] | restart" ;;
 esac
+
+if [[ $mode == restart ]]; then
+	snic_need_cmd ibv_devices
+	for round in 1 2 3 4 5; do
+		snic_emu_start >/dev/null
+		SNIC_DEBUG=1 ibv_devices >"$SNIC_CASE_DIR/devices-$round.out" 2>&1 </dev/null || true
+		for dev in snic0 snic1; do
+			grep -qw "$dev" "$SNIC_CASE_DIR/devices-$round.out" || {
+				cat "$SNIC_CASE_DIR/devices-$round.out"
+				snic_fail "start $round: $dev not listed right after ready"
+			}
+		done
+		snic_emu_stop || exit 1
+	done
+	snic_log "devinfo restart: both NICs listed right after each of 5 starts"
+	exit 0
+fi
 
 snic_emu_start
 

@@ -18,6 +18,11 @@
 #                                        process is stopped 12 s succeeds
 #                                        after; one waiting on a NIC killed
 #                                        fails within seconds
+#   tests/integration/hostile.sh cmd-stall  a command (REG_MR) issued while
+#                                        the NIC process is stopped 9 s
+#                                        succeeds after; one pending when
+#                                        the NIC is killed fails within
+#                                        seconds
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -113,6 +118,21 @@ case_files() {
 	snic_log "private modes; planted BARs (owner, mode, symlink) and a symlinked host memory refused"
 }
 
+# The stopped snic-emu killed 1 s after PID began to wait on it: PID's
+# status in KILLED_RC, the time of the kill in KILLED_T0, its output OUT
+# shown.
+kill_emu_waited() { # PID OUT
+	KILLED_RC=0
+	sleep 1
+	KILLED_T0=$SECONDS
+	kill -KILL "$SNIC_EMU_PID"
+	wait "$SNIC_EMU_PID" 2>/dev/null || true
+	SNIC_EMU_PID=
+	wait "$1" || KILLED_RC=$?
+	sed 's/^/  killed| /' "$2"
+	rm -rf -- "$SNIC_EMU_RUN_DIR"
+}
+
 # A context asked of a stalled NIC process (SIGSTOP, as a loaded machine
 # stalls it): the host driver waits while the process lives, longer than
 # its old fixed 10 s, and the open succeeds once the NIC runs again; a NIC
@@ -134,18 +154,12 @@ case_broker_stall() {
 		snic_fail "ibv_devinfo -d snic0 failed after the stall (status $rc)"
 	snic_log "an open waited through a 12 s stall of snic-emu and succeeded"
 
-	out=$SNIC_CASE_DIR/killed.out rc=0
+	out=$SNIC_CASE_DIR/killed.out
 	kill -STOP "$emu"
 	timeout -k 5 120 ibv_devinfo -d snic0 >"$out" 2>&1 </dev/null &
 	pid=$!
-	sleep 1
-	t0=$SECONDS
-	kill -KILL "$emu"
-	wait "$emu" 2>/dev/null || true
-	SNIC_EMU_PID=
-	wait "$pid" || rc=$?
-	sed 's/^/  killed| /' "$out"
-	rm -rf -- "$SNIC_EMU_RUN_DIR"
+	kill_emu_waited "$pid" "$out"
+	rc=$KILLED_RC t0=$KILLED_T0
 	(( rc != 0 && rc != 124 && rc != 137 )) ||
 		snic_fail "ibv_devinfo on a killed NIC: status $rc (want a failure, not a hang)"
 	(( SECONDS - t0 <= 10 )) ||
@@ -153,9 +167,57 @@ case_broker_stall() {
 	snic_log "an open waiting on a NIC that died failed after $(( SECONDS - t0 )) s (status $rc)"
 }
 
+# An open context's command while snic-emu is stopped: it waits while the
+# NIC's process lives (the old fixed 5 s gave ETIMEDOUT under load), and a
+# NIC killed while it waits ends the wait within seconds.
+stall_cmd_start() { # OUT GO: the program open and waiting for GO
+	local i
+	rm -f "$2"
+	"$SNIC_BUILD/tests/snic_hostile" --stall-cmd snic0 "$2" >"$1" 2>&1 </dev/null &
+	STALL_PID=$!
+	for (( i = 0; i < 300; i++ )); do
+		grep -q '^open' "$1" && return 0
+		kill -0 "$STALL_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$1"
+	snic_fail "snic_hostile --stall-cmd did not open snic0"
+}
+
+case_cmd_stall() {
+	snic_need_exec "$SNIC_BUILD/tests/snic_hostile"
+	snic_emu_start
+	local out=$SNIC_CASE_DIR/cmd-stalled.out go=$SNIC_CASE_DIR/go rc=0 t0 emu=$SNIC_EMU_PID
+	stall_cmd_start "$out" "$go"
+	kill -STOP "$emu"
+	touch "$go"
+	sleep 9
+	kill -0 "$STALL_PID" 2>/dev/null || rc=1
+	kill -CONT "$emu"
+	(( rc == 0 )) || { cat "$out"; snic_fail "the command gave up while snic-emu was stopped for 9 s"; }
+	wait "$STALL_PID" || rc=$?
+	sed 's/^/  stalled| /' "$out"
+	(( rc == 0 )) && grep -q "reg_mr succeeded" "$out" ||
+		snic_fail "REG_MR failed after the stall (status $rc)"
+	snic_log "a REG_MR waited through a 9 s stall of snic-emu and succeeded"
+
+	out=$SNIC_CASE_DIR/cmd-killed.out
+	stall_cmd_start "$out" "$go"
+	kill -STOP "$emu"
+	touch "$go"
+	kill_emu_waited "$STALL_PID" "$out"
+	rc=$KILLED_RC t0=$KILLED_T0
+	(( rc == 1 )) && grep -q "reg_mr failed" "$out" ||
+		snic_fail "REG_MR on a killed NIC: status $rc (want a failure, not a hang)"
+	(( SECONDS - t0 <= 5 )) ||
+		snic_fail "REG_MR took $(( SECONDS - t0 )) s to notice the NIC died"
+	snic_log "a REG_MR waiting on a NIC that died failed after $(( SECONDS - t0 )) s"
+}
+
 case ${1:-} in
 slots) case_slots ;;
 files) case_files ;;
 broker-stall) case_broker_stall ;;
-*) snic_fail "usage: $0 slots|files|broker-stall" ;;
+cmd-stall) case_cmd_stall ;;
+*) snic_fail "usage: $0 slots|files|broker-stall|cmd-stall" ;;
 esac

@@ -277,6 +277,12 @@ snic_emu_start() { # [snic-emu options...]
 	SNIC_EMU_RUN_DIR=$(mktemp -d "$base/snic-test.XXXXXX") ||
 		snic_fail "cannot create a run dir under $base"
 	SNIC_EMU_LOG=$SNIC_CASE_DIR/snic-emu.log
+	# emptied here, not only by the redirection below: that one is made
+	# by the child after the fork, and the loop's first grep could still
+	# find a previous start's "ready" in the log (then the case went on
+	# before this emulator had even made its BAR: ibv_get_device_list
+	# skipped the half-made file, "not a live snic BAR")
+	: >"$SNIC_EMU_LOG"
 	snic_log "start: snic-emu --run-dir $SNIC_EMU_RUN_DIR $*"
 	# snic-emu gets neither our LD_LIBRARY_PATH nor a stdin.
 	env -u LD_LIBRARY_PATH "$emu" --run-dir "$SNIC_EMU_RUN_DIR" "$@" \
@@ -284,7 +290,7 @@ snic_emu_start() { # [snic-emu options...]
 	SNIC_EMU_PID=$!
 	limit=$(snic_secs "${SNIC_EMU_READY_TIMEOUT:-30}")
 	for (( i = 0; ; i++ )); do
-		if grep -qw ready "$SNIC_EMU_LOG" 2>/dev/null; then
+		if grep -q '^ready:' "$SNIC_EMU_LOG" 2>/dev/null; then
 			break
 		fi
 		if ! kill -0 "$SNIC_EMU_PID" 2>/dev/null; then

@@ -59,6 +59,7 @@ nic_spawn() { # TAG [WRAPPER...] -- ARGS...
 	read -ra exe <<<"${NIC_EXEC[$tag]:-$EMU}"
 	NIC_CMD[$tag]="${wrap[*]} ${exe[*]} --run-dir $RUN_DIR $*"
 	snic_log "start $tag: ${NIC_CMD[$tag]}"
+	: >"$log" # before the fork: a restart's wait must not see the last "ready"
 	"${wrap[@]}" env -u LD_LIBRARY_PATH "${exe[@]}" --run-dir "$RUN_DIR" "$@" \
 		>"$log" 2>&1 </dev/null &
 	NIC_PID[$tag]=$!

@@ -11,27 +11,37 @@
  * shared host-memory file) and does the same; another exhausts its quotas
  * of PDs, CQs and QPs; one rings the victim's QPs from the NIC's doorbell
  * page, from its own context's page and from the BAR file's copy of the
- * victim's (ignored, counted doorbells_foreign); one reads the BAR file's
+ * victim's (ignored, counted doorbells_foreign); one clears the NIC's
+ * doorbell page (and fw_idle) again and again while the victim works; the
+ * victim maps the BAR file's header page only; one reads the BAR file's
  * statistics area (empty: the QP table is the administrator's, through
  * the broker's admin socket); one opens contexts until refused (its
  * share, SNIC_BROKER_CTX_PER_PID, then ENOSPC) while the victim opens
  * another; one asks for every DM page (EACCES), reads and writes the BAR
  * file's DM area and keeps a freed DM page mapped while the victim takes
- * it.  After each, the victim's QPs are still RTS, an
+ * it; one truncates the BAR file and the shared host-memory file again
+ * and again while the victim's WRITEs run (SIGBUS for whoever maps them,
+ * without the guards).  After each, the victim's QPs are still RTS, an
  * RDMA WRITE between them lands byte for byte, its commands still work,
  * and the attacker got its error; the shared file's page allocator,
  * rewritten, crashes nobody.  What is not isolated yet is listed in
  * boards/emu/README.md.
  *
  *   snic_hostile [--dev0 NAME] [-v]     (SNIC_RUN_DIR names the run dir)
+ *   snic_hostile --stall-cmd NAME GO    opens NAME, says "open", waits for
+ *                                       the file GO, then registers 8 MiB
+ *                                       (commands through a stalled NIC:
+ *                                       hostile.sh cmd-stall)
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -123,10 +133,10 @@ static bool victim_ok(const char *after, unsigned round)
 
 /* Scribbles run in a child process: the attacker. */
 enum scribble { SC_STATE_FREE, SC_OWNER_DEAD, SC_ORPHAN, SC_FW_DOWN, SC_MAILBOX,
-		SC_COUNT };
+		SC_HEADER, SC_COUNT };
 static const char *const sc_name[] = {
 	"slot state FREE", "owner pid of a dead process", "orphan flag", "fw_state DOWN",
-	"commands in every mailbox",
+	"commands in every mailbox", "the header's names and sizes",
 };
 
 static void ring_cmd(uint8_t *bar, unsigned slot)
@@ -211,6 +221,14 @@ static void attacker_scribble(enum scribble what)
 		atomic_store(&((struct snic_bar_hdr *)bar)->fw_state, SNIC_FW_DOWN);
 	if (what == SC_MAILBOX)
 		scribble_mailboxes(bar);
+	if (what == SC_HEADER) {        /* what device discovery reads */
+		struct snic_bar_hdr *h = (void *)bar;
+
+		strcpy(h->name, "evil0");
+		strcpy(h->host_mem, "evil.mem");
+		h->host_mem_size = 4096;
+		h->max_ctx = 1;
+	}
 	_exit(0);
 }
 
@@ -223,6 +241,32 @@ static bool run_child(void (*fn)(int), int arg, int *status)
 	if (p == 0)
 		fn(arg);
 	return waitpid(p, status, 0) == p;
+}
+
+/* The BAR file's header says what the NIC's configuration does again
+ * (the firmware's guard, every heartbeat). */
+static bool header_intact(void)
+{
+	char path[512];
+	const char *dir = getenv("SNIC_RUN_DIR");
+	struct snic_bar_hdr h;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof path, "%s/%s.bar", dir && *dir ? dir : "/dev/shm/snic",
+		 D.name);
+	fd = open(path, O_RDONLY);
+	n = fd < 0 ? -1 : pread(fd, &h, sizeof h, 0);
+	if (fd >= 0)
+		close(fd);
+	if (n != (ssize_t)sizeof h)
+		return vt_fail(&V, "cannot read %s", path);
+	if (strncmp(h.name, D.name, sizeof h.name) || strcmp(h.host_mem, "evil.mem") == 0 ||
+	    h.host_mem_size == 4096 || h.max_ctx != SNIC_MAX_CTX)
+		return vt_fail(&V, "the header still says name '%.16s', host memory "
+			       "'%.64s' (%llu bytes), max_ctx %u", h.name, h.host_mem,
+			       (unsigned long long)h.host_mem_size, h.max_ctx);
+	return true;
 }
 
 static void scribble_child(int what) { attacker_scribble((enum scribble)what); }
@@ -238,6 +282,8 @@ static bool c_scribbles(void)
 		/* the firmware guard and the emu's housekeeping run every 10 ms */
 		sleep_ms(60);
 		if (!victim_ok(sc_name[w], (unsigned)w))
+			return false;
+		if (w == SC_HEADER && !header_intact())
 			return false;
 		vt_log(&V, "%s: victim unaffected", sc_name[w]);
 	}
@@ -824,6 +870,110 @@ static bool c_doorbells(void)
 	return victim_ok("another context's QPs rung", 12);
 }
 
+/* The victim's WRITEs (each to complete in time), and every cmd_every-th
+ * time a command, for as long as the attacker child(400) runs.  false
+ * (said why) on a failure. */
+static bool writes_during(void (*child)(int), const char *what,
+			  unsigned cmd_every, unsigned *writes, unsigned *cmds)
+{
+	struct ibv_sge sge = { (uintptr_t)BUF, HALF, MR->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	int st = 0, n;
+	pid_t p = fork();
+
+	*writes = *cmds = 0;
+	if (p < 0)
+		return vt_fail(&V, "fork: %s", strerror(errno));
+	if (p == 0)
+		child(400);
+	wr.wr.rdma.remote_addr = (uintptr_t)BUF + HALF;
+	wr.wr.rdma.rkey = MR->rkey;
+	while (waitpid(p, &st, WNOHANG) == 0) {
+		struct ibv_wc wc;
+		struct ibv_pd *pd;
+		uint64_t end = vt_now_ns() + (uint64_t)V.timeout_ms * 1000000u;
+
+		if (ibv_post_send(E[0].qp, &wr, &bad))
+			return vt_fail(&V, "%s: victim post_send failed", what);
+		while ((n = ibv_poll_cq(E[0].scq, 1, &wc)) == 0 && vt_now_ns() < end)
+			;
+		if (n != 1 || wc.status != IBV_WC_SUCCESS)
+			return vt_fail(&V, "%s: victim WRITE %u: %d completions, "
+				       "status %d", what, *writes, n,
+				       n == 1 ? (int)wc.status : -1);
+		if (++*writes % cmd_every)
+			continue;
+		if (!(pd = ibv_alloc_pd(D.ctx)))
+			return vt_fail(&V, "%s: victim alloc_pd: %s", what,
+				       strerror(errno));
+		ibv_dealloc_pd(pd);
+		++*cmds;
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return vt_fail(&V, "%s: the attacker failed: status %d", what, st);
+	return true;
+}
+
+/* The NIC's doorbell page is every process's to write: the attacker
+ * clears its summary, command and context-page bits (and fw_idle, so
+ * nobody kicks) as fast as it can for 400 ms while the victim posts
+ * WRITEs and issues commands.  The firmware looks at a broker's context's
+ * own page and mailbox every pass, so nothing is lost or held up. */
+static void db_clear_child(int ms)
+{
+	uint8_t *bar = raw_bar();
+	struct snic_doorbells *db = (void *)(bar + SNIC_BAR_DB_OFF);
+	struct snic_bar_hdr *h = (void *)bar;
+	uint64_t end = vt_now_ns() + (uint64_t)ms * 1000000u;
+
+	while (vt_now_ns() < end) {
+		atomic_store(&db->summary, 0);
+		atomic_store(&db->cmd_bits, 0);
+		atomic_store(&db->ctx_bits, 0);
+		atomic_store(&h->fw_idle, 0);
+	}
+	_exit(0);
+}
+
+static bool c_db_clear(void)
+{
+	unsigned writes, cmds;
+
+	if (!writes_during(db_clear_child, "doorbells cleared", 8, &writes, &cmds))
+		return false;
+	vt_log(&V, "NIC doorbell page cleared for 400 ms: %u victim WRITEs and %u "
+	       "commands went through", writes, cmds);
+	return victim_ok("the NIC's doorbell page cleared", 17);
+}
+
+/* What the victim maps of the BAR file: its header page only (its slot
+ * and doorbell page are the broker's memfd; the NIC's doorbell page, other
+ * slots, statistics and DM are not mapped). */
+static bool c_maps(void)
+{
+	char path[512], line[1024];
+	const char *dir = getenv("SNIC_RUN_DIR");
+	unsigned long lo, hi, off, ino, bytes = 0;
+	struct stat sb;
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s.bar", dir && *dir ? dir : "/dev/shm/snic",
+		 D.name);
+	if (stat(path, &sb) != 0 || !(f = fopen("/proc/self/maps", "r")))
+		return vt_fail(&V, "maps: %s", strerror(errno));
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %lu", &lo, &hi, &off, &ino) == 4 &&
+		    ino == (unsigned long)sb.st_ino)
+			bytes += hi - lo;
+	fclose(f);
+	if (bytes != SNIC_PAGE_SIZE)
+		return vt_fail(&V, "the victim maps %lu bytes of the BAR file, want "
+			       "its header page (%u) only", bytes, SNIC_PAGE_SIZE);
+	return true;
+}
+
 /* The statistics attacker: the BAR file's statistics area must hold
  * nothing (no QP, no counter, no publication) while the victim's QPs are
  * connected; its own broker context's slot holds no statistics either. */
@@ -1032,6 +1182,95 @@ static bool c_dm(void)
 	return ok && victim_ok("device memory attacked", 15);
 }
 
+/* Commands issued while the NIC's process is stopped (as a loaded machine
+ * stalls it) must wait for it, past the old fixed 5 s, and fail soon when
+ * it dies: the script stops or kills snic-emu between "open" and GO. */
+static int stall_cmd(const char *name, const char *go)
+{
+	struct ibv_device **l = ibv_get_device_list(NULL);
+	struct ibv_context *c = NULL;
+	size_t len = 8u << 20;
+	struct ibv_pd *pd = NULL;
+	struct ibv_mr *mr = NULL;
+	void *buf = malloc(len);
+	struct timespec t0, t1;
+
+	for (int i = 0; l && l[i] && !c; i++)
+		if (strcmp(ibv_get_device_name(l[i]), name) == 0)
+			c = ibv_open_device(l[i]);
+	if (!c || !buf || !(pd = ibv_alloc_pd(c))) {
+		fprintf(stderr, "stall-cmd: cannot open %s: %s\n", name,
+			strerror(errno));
+		return 2;
+	}
+	memset(buf, 0x5a, len);
+	printf("open\n");
+	fflush(stdout);
+	while (access(go, F_OK) != 0)
+		sleep_ms(10);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	mr = ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("reg_mr %s after %.1f s%s%s\n", mr ? "succeeded" : "failed",
+	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
+	       mr ? "" : ": ", mr ? "" : strerror(errno));
+	return mr ? 0 : 1;     /* the process's end frees the rest */
+}
+
+/* The BAR file and the shared host-memory file are regular files of the
+ * run directory: any process of the user may ftruncate them.  The
+ * attacker truncates both (to 0, to one page, and back to the full size
+ * itself, so the emulator never sees them short) every millisecond for
+ * 400 ms while the victim keeps WRITEs going; a mapping's pages past the
+ * end give SIGBUS to whoever touches them.  The victim (whose doorbells
+ * and kicks go through the file's header and doorbell page) and the NIC
+ * must live through it, every WRITE complete, and work after. */
+static void truncate_child(int ms)
+{
+	char bar[512], mem[600];
+	const char *dir = getenv("SNIC_RUN_DIR");
+	struct snic_bar_hdr h;
+	uint64_t end = vt_now_ns() + (uint64_t)ms * 1000000u;
+	int fd, mfd, n = 0;
+
+	dir = dir && *dir ? dir : "/dev/shm/snic";
+	snprintf(bar, sizeof bar, "%s/%s.bar", dir, D.name);
+	fd = open(bar, O_RDWR);
+	if (fd < 0 || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
+		_exit(40);
+	h.host_mem[sizeof(h.host_mem) - 1] = '\0';
+	snprintf(mem, sizeof mem, "%s/%s", dir, h.host_mem);
+	mfd = open(mem, O_RDWR);
+	if (mfd < 0)
+		_exit(41);
+	while (vt_now_ns() < end) {
+		if (ftruncate(fd, n % 3 == 1 ? SNIC_PAGE_SIZE : 0) ||
+		    ftruncate(mfd, 0))
+			_exit(42);
+		if (n % 3 == 2 && ftruncate(fd, SNIC_BAR_SIZE))
+			_exit(43);
+		n++;
+		sleep_ms(1);
+	}
+	_exit(n >= 10 ? 0 : 44);
+}
+
+static bool c_truncate(void)
+{
+	unsigned writes, cmds;
+
+	/* commands rarely: one in the instant the header is zero reads a
+	 * NIC that is down (EIO), which is an allowed outcome, not the one
+	 * this checks */
+	if (!writes_during(truncate_child, "files truncated", UINT_MAX, &writes,
+			   &cmds))
+		return false;
+	vt_log(&V, "files truncated for 400 ms: %u victim WRITEs completed meanwhile",
+	       writes);
+	sleep_ms(100);  /* the emulator's housekeeping: header, doorbells */
+	return victim_ok("BAR and host-memory files truncated", 16);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: snic_hostile [--dev0 NAME] [-v]\n");
@@ -1042,6 +1281,8 @@ int main(int argc, char **argv)
 	struct vt_args a = { 0 };
 	int r;
 
+	if (argc == 4 && strcmp(argv[1], "--stall-cmd") == 0)
+		return stall_cmd(argv[2], argv[3]);
 	V.timeout_ms = 10000;
 	r = vt_args(&V, argc, argv, &a, usage);
 
@@ -1056,14 +1297,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	vt_report(&V, victim_ok("set-up", 0), "victim works");
+	vt_report(&V, c_maps(), "the victim maps the BAR file's header page only");
 	vt_report(&V, c_scribbles(), "slot state, owner pid, orphan flag, fw_state rewritten");
 	vt_report(&V, c_pools(), "pools exhausted by another context");
 	vt_report(&V, c_pages(), "others' pages registered, CQ/QP rings pointed at them");
 	vt_report(&V, c_allocator(), "window page allocator rewritten");
 	vt_report(&V, c_doorbells(), "another context's QPs rung");
+	vt_report(&V, c_db_clear(), "the NIC's doorbell page cleared: nothing lost");
 	vt_report(&V, c_stats(), "statistics: none in the BAR file, all for the admin");
 	vt_report(&V, c_share(), "one process takes its share of slots, no more");
 	vt_report(&V, c_dm(), "device memory: others' pages, the file's, a freed page");
+	vt_report(&V, c_truncate(), "BAR and host-memory files truncated: nobody dies");
 	printf("%u passed, %u failed\n", V.passed, V.failed);
 	return V.failed ? 1 : 0;
 }

@@ -1667,6 +1667,26 @@ static bool ev_query_gid(struct test *t, int unused1, int unused2)
 	return true;
 }
 
+/* ibv_open_device(NULL): NULL with errno EINVAL, not a crash (the library
+ * cannot tell a device from nothing; we chose the cheap guard). */
+static bool ev_open_null(struct test *t, int unused1, int unused2)
+{
+	struct ibv_context *c;
+
+	(void)unused1;
+	(void)unused2;
+	errno = 0;
+	c = ibv_open_device(NULL);
+	if (c) {
+		ibv_close_device(c);
+		return fail(t, "ibv_open_device(NULL) returned a context");
+	}
+	if (errno != EINVAL)
+		return fail(t, "ibv_open_device(NULL) failed with errno %d (%s), "
+			    "expected EINVAL", errno, strerror(errno));
+	return true;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The error group                                                          */
 
@@ -1739,6 +1759,8 @@ static const struct err_case error_cases[] = {
 	  ev_reg_mr_access, 0, 0 },
 	{ "ibv_query_gid out of range -> error",
 	  ev_query_gid, 0, 0 },
+	{ "ibv_open_device(NULL) -> NULL, EINVAL",
+	  ev_open_null, 0, 0 },
 };
 
 static void run_error_group(struct test *t)

@@ -93,6 +93,12 @@ unsigned snic_nic_poll(struct snic_nic *nic);
  * destroy everything it owned and free the slot. */
 void snic_nic_ctx_dead(struct snic_nic *nic, unsigned slot);
 
+/* The board found pages of the BAR lost (its file truncated by another
+ * process and grown back with zeros): the firmware writes its header
+ * again and looks at every open context's mailbox and doorbell page, for
+ * the bits the NIC's doorbell page lost.  Core 0's thread. */
+void snic_nic_bar_lost(struct snic_nic *nic);
+
 /* The pid context slot `slot` gave when it opened (the firmware's copy,
  * not the BAR's); 0 when the slot is not open. */
 uint32_t snic_nic_ctx_pid(const struct snic_nic *nic, unsigned slot);

@@ -156,6 +156,12 @@ struct snic_bar_hdr {
  * group words, QP words) or group word.  A bit set after the firmware's
  * exchange is seen on its next pass.
  *
+ * A context a board opened (the broker's) rings its page only
+ * (snic_db_ring_own) and sets no cmd_bits: the firmware looks at each
+ * such context's page summary and mailbox (cmd_seq != cmd_done) every
+ * pass, so nothing another process writes into, or clears in, the NIC's
+ * page delays it; the host driver does not map the NIC's page then.
+ *
  * Attribution (nic/doorbell.c): a doorbell is the context's whose page it
  * came in.  A QP flagged in context c's page is served only if context c
  * owns it; one flagged in the NIC page's own QP bitmap (snic_db_ring_qp,
@@ -194,27 +200,39 @@ _Static_assert(sizeof(struct snic_doorbells) <= 0x1000, "doorbell page");
 _Static_assert(sizeof(struct snic_ctx_doorbells) <=
 	       SNIC_CTX_SLOT_SIZE - SNIC_CTX_DB_OFF, "context doorbell page");
 
+/* QP index i's bits in one page's bitmap (the NIC page's or a context's).
+ * seq_cst on the summary: the idle handshake reads fw_idle after it
+ * (command.c). */
+static inline void snic_db_set(_Atomic uint64_t *qp_bits,
+			       _Atomic uint64_t *grp_bits,
+			       _Atomic uint64_t *summary, uint32_t i)
+{
+	atomic_fetch_or_explicit(&qp_bits[i / 64], 1ull << (i % 64),
+				 memory_order_release);
+	atomic_fetch_or_explicit(&grp_bits[i / 4096], 1ull << (i / 64 % 64),
+				 memory_order_release);
+	atomic_fetch_or_explicit(summary, 1ull << (i / 4096),
+				 memory_order_seq_cst);
+}
+
 static inline void snic_db_ring_qp(struct snic_doorbells *db, uint32_t i)
 {
-	atomic_fetch_or_explicit(&db->qp_bits[i / 64], 1ull << (i % 64),
-				 memory_order_release);
-	atomic_fetch_or_explicit(&db->grp_bits[i / 4096], 1ull << (i / 64 % 64),
-				 memory_order_release);
-	/* seq_cst: the idle handshake reads fw_idle after it (command.c) */
-	atomic_fetch_or_explicit(&db->summary, 1ull << (i / 4096),
-				 memory_order_seq_cst);
+	snic_db_set(db->qp_bits, db->grp_bits, &db->summary, i);
+}
+
+/* A context a board opened (the broker's) rings its own page only: the
+ * firmware looks at that page, and at its mailbox, every pass. */
+static inline void snic_db_ring_own(struct snic_ctx_doorbells *cdb,
+				    uint32_t i)
+{
+	snic_db_set(cdb->qp_bits, cdb->grp_bits, &cdb->summary, i);
 }
 
 static inline void snic_db_ring_ctx(struct snic_doorbells *db,
 				    struct snic_ctx_doorbells *cdb,
 				    uint32_t slot, uint32_t i)
 {
-	atomic_fetch_or_explicit(&cdb->qp_bits[i / 64], 1ull << (i % 64),
-				 memory_order_release);
-	atomic_fetch_or_explicit(&cdb->grp_bits[i / 4096], 1ull << (i / 64 % 64),
-				 memory_order_release);
-	atomic_fetch_or_explicit(&cdb->summary, 1ull << (i / 4096),
-				 memory_order_release);
+	snic_db_ring_own(cdb, i);
 	atomic_fetch_or_explicit(&db->ctx_bits, 1ull << slot,
 				 memory_order_release);
 	/* seq_cst: the idle handshake reads fw_idle after it (command.c) */
@@ -1238,7 +1256,8 @@ struct snic_iso_ctx {
 	uint32_t op;            /* enum snic_iso_op                           */
 	uint32_t status;        /* errno value when refused                   */
 	uint32_t slot;
-	uint32_t rsvd;
+	uint32_t rsvd;          /* DM_MAP: the host's question number, which
+				 * its answer (DM_PAGES, REFUSED) repeats     */
 	uint64_t seg_pa;        /* first byte of the segment                  */
 	uint64_t seg_len;
 };

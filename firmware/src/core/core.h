@@ -56,6 +56,9 @@ struct snic_core {
 	 * and nothing else; a context the host opened itself (seg_npages 0)
 	 * gets the shared window [0, cfg.host_mem_size) only. */
 	bool ctx_granted[SNIC_MAX_CTX];
+	uint64_t own_pages;     /* granted slots: their doorbell pages and
+				 * mailboxes looked at every pass, without
+				 * the NIC page's hint (nic/doorbell.c)      */
 	uint32_t seg_first[SNIC_MAX_CTX], seg_npages[SNIC_MAX_CTX];
 	uint32_t eq_pi[SNIC_MAX_CTX]; /* our copy: the host may scribble     */
 	/* free TX buffers taken from the HAL in bursts */

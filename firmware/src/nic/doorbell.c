@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Doorbells: the three-level bitmaps of hostif.h, read once per pass: the
- * NIC page's own (commands, and QPs of contexts no board opened) and each
- * flagged context's page.  A doorbell belongs to the context whose page it
+ * pages and mailboxes of the contexts a board opened, the NIC page's own
+ * (commands, and QPs of contexts no board opened) and each context page
+ * it flags.  A doorbell belongs to the context whose page it
  * came in: a QP it does not own is ignored and counted (hostif.h
  * "Attribution").
  */
@@ -42,10 +43,7 @@ static void db_reflag(struct snic_nic *nic, unsigned page, unsigned w,
 		grp = p->grp_bits;
 		sum = &p->summary;
 	}
-	atomic_fetch_or_explicit(&qpb[w], 1ull << b, memory_order_relaxed);
-	atomic_fetch_or_explicit(&grp[w / 64], 1ull << (w % 64),
-				 memory_order_relaxed);
-	atomic_fetch_or_explicit(sum, 1ull << (w / 64), memory_order_release);
+	snic_db_set(qpb, grp, sum, w * 64 + b);
 	if (page != DB_NIC_PAGE) {
 		atomic_fetch_or_explicit(&db->ctx_bits, 1ull << page,
 					 memory_order_relaxed);
@@ -145,25 +143,71 @@ static unsigned ctx_pages_poll(struct snic_nic *nic)
 	return work;
 }
 
+/* Commands of the contexts in bits and of those whose retry is due
+ * (cmd_due): only a command not yet answered parks the other cores. */
+static unsigned commands_poll(struct snic_nic *nic, uint64_t bits)
+{
+	unsigned work;
+
+	bits = cmd_due(nic, bits);
+	if (!bits)
+		return 0;
+	xcore_park_all(nic); /* commands run alone (nic/xcore.c) */
+	work = cmd_poll(nic, bits);
+	xcore_unpark_all(nic);
+	return work;
+}
+
+/* The contexts a board opened (the broker's) are looked at every pass,
+ * their doorbell page's summary and their mailbox, without a hint in the
+ * NIC page: that page is every process's to write (and to clear), so a
+ * process could otherwise hide another's doorbells and commands.  Their
+ * pages are theirs alone (hostif.h "Doorbells"); one word each per pass
+ * when nothing is new. */
+static unsigned own_pages_poll(struct snic_nic *nic)
+{
+	uint64_t bits = nic->core.own_pages, cmds = 0;
+	unsigned work = 0;
+
+	while (bits) {
+		unsigned s = (unsigned)__builtin_ctzll(bits);
+		struct snic_ctx_slot *slot = core_ctx_slot(&nic->core, s);
+		struct snic_ctx_doorbells *p = ctx_page(&nic->core, s);
+
+		bits &= bits - 1;
+		if (!nic->core.ctx_open[s])
+			continue;
+		/* seq_cst loads: the idle handshake (the board's seq_cst
+		 * store of fw_idle, then these; the host's seq_cst stores,
+		 * then its load of fw_idle: hostif.h "Doorbells") */
+		if (atomic_load_explicit(&slot->cmd_seq, memory_order_seq_cst) !=
+		    atomic_load_explicit(&slot->cmd_done, memory_order_relaxed))
+			cmds |= 1ull << s;
+		if (atomic_load_explicit(&p->summary, memory_order_seq_cst))
+			work += groups_poll(nic, atomic_exchange_explicit(
+				&p->summary, 0, memory_order_acquire),
+				p->grp_bits, p->qp_bits, s);
+	}
+	/* a command waiting for its retry (cmd_wait) is asked again when
+	 * cmd_due says so, not every pass */
+	cmds &= ~nic->core.cmd_wait;
+	return cmds ? work + commands_poll(nic, cmds) : work;
+}
+
 unsigned doorbell_poll(struct snic_nic *nic)
 {
 	struct snic_doorbells *db = nic->core.db;
 	uint64_t sum = atomic_exchange_explicit(&db->summary, 0,
 						memory_order_acquire);
+	unsigned work = nic->core.own_pages ? own_pages_poll(nic) : 0;
 	uint64_t cmds = 0;
-	unsigned work = 0;
 
 	if (!sum && !nic->core.cmd_wait)
-		return 0;
+		return work;
 	if (sum & SNIC_DB_SUMMARY_CMD)
 		cmds = atomic_exchange_explicit(&db->cmd_bits, 0,
 						memory_order_acquire);
-	cmds = cmd_due(nic, cmds);
-	if (cmds) {
-		xcore_park_all(nic); /* commands run alone (nic/xcore.c) */
-		work += cmd_poll(nic, cmds);
-		xcore_unpark_all(nic);
-	}
+	work += commands_poll(nic, cmds);
 	if (sum & SNIC_DB_SUMMARY_CTX)
 		work += ctx_pages_poll(nic);
 	return work + groups_poll(nic, sum, db->grp_bits, db->qp_bits,

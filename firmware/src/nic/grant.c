@@ -30,6 +30,7 @@ int snic_nic_ctx_grant(struct snic_nic *nic, unsigned slot, uint32_t pid,
 		return -1;
 	s = core_ctx_slot(c, slot);
 	c->ctx_granted[slot] = true;
+	c->own_pages |= 1ull << slot;
 	c->seg_first[slot] = first_page;
 	c->seg_npages[slot] = npages;
 	c->ctx_open[slot] = true;

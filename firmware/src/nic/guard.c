@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The BAR words every host process can write (the BAR is mapped whole by
- * each of them, hostif.h) but only the firmware may decide: fw_state and,
- * for each open context, its slot's state and owner pid.  Once per
+ * The BAR words every host process can write (the BAR file is every
+ * process's of the user to open, hostif.h) but only the firmware may
+ * decide: the header (fw_state; names, sizes and addresses others read),
+ * and, for each open context, its slot's state and owner pid.  Once per
  * heartbeat they are put back from the firmware's own copies, so a process
  * that writes SNIC_FW_DOWN, FREE or another pid there cannot make other
  * processes' commands fail or get their contexts reclaimed; SNIC_CTX_ORPHAN
@@ -35,8 +36,37 @@ static void guard_slot(struct snic_nic *nic, unsigned c)
 	}
 }
 
+/* The BAR file lost pages (a process truncated it and its owner grew it
+ * back with zeros: hal/posix/file_guard.c tells the board, which calls
+ * this; or the header's magic is gone, seen below): the header's words
+ * from our configuration again, and every open context's mailbox and
+ * doorbell page looked at once, for the command and doorbell bits the
+ * NIC page lost with it. */
+void snic_nic_bar_lost(struct snic_nic *nic)
+{
+	struct snic_doorbells *db = nic->core.db;
+	uint64_t open = 0;
+
+	CNT_INC(&nic->core, bar_restored);
+	bar_header_write(nic);
+	for (unsigned c = 0; c < SNIC_MAX_CTX; c++)
+		if (nic->core.ctx_open[c])
+			open |= 1ull << c;
+	atomic_fetch_or_explicit(&db->cmd_bits, open, memory_order_relaxed);
+	atomic_fetch_or_explicit(&db->ctx_bits, open, memory_order_relaxed);
+	atomic_fetch_or_explicit(&db->summary, SNIC_DB_SUMMARY_CMD |
+				 SNIC_DB_SUMMARY_CTX, memory_order_release);
+}
+
 void bar_guard(struct snic_nic *nic)
 {
+	if (nic->core.hdr->magic != SNIC_HOSTIF_MAGIC)
+		snic_nic_bar_lost(nic);
+	else if (!bar_header_ok(nic)) {
+		/* a process rewrote a name, size or address others read */
+		CNT_INC(&nic->core, bar_restored);
+		bar_header_write(nic);
+	}
 	if (atomic_load_explicit(&nic->core.hdr->fw_state, memory_order_relaxed) !=
 	    SNIC_FW_UP) {
 		CNT_INC(&nic->core, bar_restored);

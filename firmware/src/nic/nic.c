@@ -54,11 +54,12 @@ size_t snic_nic_size(void)
 /* ---------------------------------------------------------------------- */
 /* Init / poll / fini.                                                     */
 
-static void bar_init(struct snic_nic *nic)
+/* The header's fixed words as our configuration makes them (magic,
+ * version, names, sizes, addresses: everything before fw_state). */
+static void header_fixed(const struct snic_nic *nic, struct snic_bar_hdr *h)
 {
-	struct snic_bar_hdr *h = nic->core.hdr;
-
-	memset(nic->core.bar, 0, SNIC_BAR_SIZE);
+	memset(h, 0, sizeof(*h));
+	h->magic = SNIC_HOSTIF_MAGIC;
 	h->version = SNIC_HOSTIF_VERSION;
 	strncpy(h->name, nic->core.cfg.name, sizeof(h->name) - 1);
 	if (nic->core.cfg.host_mem)
@@ -67,13 +68,46 @@ static void bar_init(struct snic_nic *nic)
 	h->node_guid = nic->core.cfg.node_guid;
 	memcpy(h->mac, nic->core.cfg.mac, 6);
 	h->ipv4 = nic->core.cfg.ipv4;
+}
+
+/* The header's words from our configuration, magic last: at start and
+ * again whenever a process changed them or they were lost (guard.c). */
+void bar_header_write(struct snic_nic *nic)
+{
+	struct snic_bar_hdr *h = nic->core.hdr, want;
+
+	header_fixed(nic, &want);
+	h->magic = 0;
+	atomic_thread_fence(memory_order_release);
+	memcpy((uint8_t *)h + sizeof(h->magic), (uint8_t *)&want + sizeof(h->magic),
+	       offsetof(struct snic_bar_hdr, fw_state) - sizeof(h->magic));
 	h->max_ctx = SNIC_MAX_CTX;
-	stats_init(nic);
 	atomic_store(&h->fw_pid, nic->core.cfg.fw_pid);
 	atomic_store(&h->fw_state, SNIC_FW_UP);
 	/* magic last: a host that sees it sees everything above */
 	atomic_thread_fence(memory_order_release);
 	h->magic = SNIC_HOSTIF_MAGIC;
+}
+
+/* Does the header still say what bar_header_write wrote (fw_state aside,
+ * which guard.c puts back on its own)? */
+bool bar_header_ok(const struct snic_nic *nic)
+{
+	const struct snic_bar_hdr *h = nic->core.hdr;
+	struct snic_bar_hdr want;
+
+	header_fixed(nic, &want);
+	return memcmp(h, &want, offsetof(struct snic_bar_hdr, fw_state)) == 0 &&
+	       h->max_ctx == SNIC_MAX_CTX &&
+	       atomic_load_explicit(&h->fw_pid, memory_order_relaxed) ==
+	       nic->core.cfg.fw_pid;
+}
+
+static void bar_init(struct snic_nic *nic)
+{
+	memset(nic->core.bar, 0, SNIC_BAR_SIZE);
+	stats_init(nic);
+	bar_header_write(nic);
 }
 
 /* The largest IB MTU whose RoCEv2 frame fits the port's IP MTU
@@ -235,6 +269,7 @@ void snic_nic_ctx_dead(struct snic_nic *nic, unsigned slot)
 	ctx_destroy(nic, slot);
 	xcore_unpark_all(nic);
 	nic->core.ctx_granted[slot] = false;
+	nic->core.own_pages &= ~(1ull << slot);
 	atomic_store_explicit(&core_ctx_slot(&nic->core, slot)->state, SNIC_CTX_FREE,
 			      memory_order_release);
 }

@@ -15,8 +15,11 @@ uint64_t cmd_due(struct snic_nic *nic, uint64_t bits);
 unsigned cmd_poll(struct snic_nic *nic, uint64_t bits);
 void ctx_destroy(struct snic_nic *nic, unsigned ctx);
 
-/* guard.c */
+/* guard.c; nic.c's bar_header_write puts the header's words back,
+ * bar_header_ok says whether they are still there */
 void bar_guard(struct snic_nic *nic);
+void bar_header_write(struct snic_nic *nic);
+bool bar_header_ok(const struct snic_nic *nic);
 
 /* doorbell.c */
 unsigned doorbell_poll(struct snic_nic *nic);

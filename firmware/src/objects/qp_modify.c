@@ -187,6 +187,11 @@ int qp_modify(struct snic_nic *nic, unsigned ctx,
 	st = attr_values_ok(nic, mask, &in->attr);
 	if (st)
 		return st;
+	/* a host's next hop is a neighbour like a destination is a peer:
+	 * never us, loopback, multicast or broadcast (wire/route.c) */
+	if (host_nh && (mask & M(AV)) &&
+	    !route_next_hop_ok(&nic->core, in->attr.dgid, host_nh))
+		return SNIC_ST_INVAL;
 	if (next == SNIC_QPS_RESET) {
 		qp_timer_stop(nic, qp);
 		qp_reset(qp);

@@ -52,6 +52,41 @@ uint32_t route_next_hop4(const struct snic_core *c, uint32_t ip,
 	return gw ? gw : ip;
 }
 
+/* Can the host's next hop host_nh be a neighbour for frames to us-or-not?
+ * A router is a unicast neighbour other than ourselves: not 0.0.0.0/8
+ * ("this network"), 127/8 (loopback), 224/4 (multicast), 240/4 (reserved;
+ * 255.255.255.255 broadcast is in it) (RFC 1122 3.2.1.3, RFC 5771), nor
+ * the NIC's own address; 0 = none given, valid. */
+bool route_next_hop4_ok(const struct snic_core *c, uint32_t host_nh)
+{
+	uint32_t top = host_nh >> 24;
+
+	if (host_nh == 0)
+		return true;
+	return top != 0 && top != 127 && top < 224 && host_nh != c->cfg.ipv4;
+}
+
+/* The same for a 16-byte next hop of a path to dst: all zero (none given)
+ * or of dst's family (IPv4 mapped for an IPv4 destination, unicast IPv6
+ * for an IPv6 one) and a valid neighbour, not the NIC's own address. */
+bool route_next_hop_ok(const struct snic_core *c, const uint8_t dst[16],
+		       const uint8_t host_nh[16])
+{
+	static const uint8_t none[16];
+	bool dst4, nh4;
+	uint32_t ip;
+
+	if (memcmp(host_nh, none, 16) == 0)
+		return true;
+	gid_to_ipv4(dst, &dst4);
+	ip = gid_to_ipv4(host_nh, &nh4);
+	if (dst4 != nh4)
+		return false;
+	if (nh4)
+		return ip != 0 && route_next_hop4_ok(c, ip);
+	return gid_is_ip6_unicast(host_nh) && !wire_is_my_ip6(c, host_nh);
+}
+
 /* The neighbour whose MAC reaches dst (16-byte addresses, IPv4 mapped):
  * the host's next hop when it named one (not all zero), else the NIC's
  * route for an IPv4 destination, else dst itself. */

@@ -78,6 +78,9 @@ uint32_t route_next_hop4(const struct snic_core *c, uint32_t ip,
 			 uint32_t host_nh);
 void route_next_hop(const struct snic_core *c, const uint8_t dst[16],
 		    const uint8_t *host_nh, uint8_t nh[16]);
+bool route_next_hop4_ok(const struct snic_core *c, uint32_t host_nh);
+bool route_next_hop_ok(const struct snic_core *c, const uint8_t dst[16],
+		       const uint8_t host_nh[16]);
 
 /* ndisc.c: IPv6 neighbour discovery (RFC 4861), the ARP of IPv6 */
 bool ndisc_is_nd(const struct snic_pkt *p);
