@@ -69,13 +69,13 @@ POSIX_HAL_SRCS := $(sort $(wildcard hal/posix/*.c))
 DPDK_HAL_SRCS  := $(sort $(wildcard hal/dpdk/*.c))
 FAULT_HAL_SRCS := $(sort $(wildcard hal/fault/*.c))
 FAULT_HAL_OBJS := $(FAULT_HAL_SRCS:%.c=$(BUILD)/obj/%.o)
-EMU_SRCS := $(sort $(wildcard boards/emu/*.c boards/common/*.c))
+EMU_SRCS := $(sort $(wildcard boards/emu/*.c boards/common/*.c boards/common/host/*.c))
 EMU_OBJS := $(POSIX_HAL_SRCS:%.c=$(BUILD)/obj/%.o) \
 	    $(DPDK_HAL_SRCS:%.c=$(BUILD)/obj/%.o) $(FAULT_HAL_OBJS) \
 	    $(EMU_SRCS:%.c=$(BUILD)/obj/%.o)
 EMU_BIN  := $(BUILD)/bin/snic-emu
 # DPDK headers are not -Wextra clean everywhere; our own code still is.
-EMU_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE $(DPDK_CFLAGS) -Ihal/posix -Ihal/dpdk -Ihal/fault -Iboards/emu -Iboards/common
+EMU_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE $(DPDK_CFLAGS) -Ihal/posix -Ihal/dpdk -Ihal/fault -Iboards/emu -Iboards/common -Iboards/common/host
 
 # The host driver: a drop-in libibverbs.so.1.
 # (host-driver/rdmacm/ is librdmacm.so.1, below)
