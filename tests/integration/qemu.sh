@@ -106,9 +106,9 @@ verbs)
 	qv_stop snic3 || exit 1
 	;;
 ctxdeath)
-	# verbs processes SIGKILLed mid-traffic on QEMU NICs: the guest cannot
-	# see host pids, so the launcher's snicctl reap hands their contexts
-	# back (SNIC_CTX_ORPHAN) and the firmware reclaims them.
+	# verbs processes SIGKILLed mid-traffic on QEMU NICs: their sockets to
+	# the host agent close, the agent tells the firmware (the control
+	# page's mailbox) and the firmware reclaims their contexts.
 	snic_private_netns "$0" ctxdeath "$@"
 	qv_need_image
 	two_qemu_nics
