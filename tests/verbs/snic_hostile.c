@@ -23,6 +23,13 @@
  * rewritten, crashes nobody.  What is not isolated yet is listed in
  * boards/emu/README.md.
  *
+ * With SNIC_HOSTILE_BOARD=qemu (a QEMU NIC, whose host agent is the
+ * broker, boards/qemu-virt/agent/): the same, but no context the old way
+ * (the firmware reads no slot of the BAR file there: nobody could open
+ * one), hence no allocator case either (its contexts are such); device
+ * memory is refused to every context (EOPNOTSUPP: the agent maps no DM
+ * page into processes).
+ *
  *   snic_hostile [--dev0 NAME] [-v]     (SNIC_RUN_DIR names the run dir)
  */
 #include <errno.h>
@@ -43,6 +50,8 @@
 #include "vt_common.h"
 
 struct dev { int unused; };
+
+static bool QEMU;       /* SNIC_HOSTILE_BOARD=qemu                      */
 
 static struct vt V;
 static struct vt_dev D;
@@ -343,6 +352,7 @@ struct raw {
 	uint8_t *mem;           /* pa mem_pa.. of host memory, mem_len bytes */
 	uint64_t mem_pa, mem_len;
 	uint64_t shared_size;   /* the shared host-memory file's size       */
+	uint64_t seg_stride;    /* the broker's segment size                */
 	int sock;               /* the broker's socket (broker's contexts)  */
 };
 
@@ -398,6 +408,7 @@ static void raw_from_broker(struct raw *r)
 		_exit(44);
 	r->mem_pa = m.seg_pa;
 	r->mem_len = m.seg_len;
+	r->seg_stride = m.seg_len;
 	r->shared_size = ((struct snic_bar_hdr *)r->bar)->host_mem_size;
 	r->seq = atomic_load(&r->slot->cmd_done);
 	r->sock = fd;   /* stays open: the context lives until we exit */
@@ -414,6 +425,7 @@ static void raw_shared(struct raw *r)
 
 	r->bar = raw_bar();
 	r->shared_size = ((struct snic_bar_hdr *)r->bar)->host_mem_size;
+	r->seg_stride = r->shared_size; /* the emu's: as large as the window */
 	for (r->idx = 0; r->idx < SNIC_MAX_CTX; r->idx++) {
 		uint32_t free_st = SNIC_CTX_FREE;
 
@@ -474,8 +486,7 @@ static int foreign_pages(const struct raw *r, uint64_t *pa, int max)
 	int n = 0;
 
 	for (uint64_t k = 0; k < SNIC_MAX_CTX && n < max; k++) {
-		/* the emu's segments are as large as the shared window */
-		uint64_t p = r->shared_size + k * r->shared_size;
+		uint64_t p = r->shared_size + k * r->seg_stride;
 
 		if (p != r->mem_pa)
 			pa[n++] = p;
@@ -546,7 +557,7 @@ static bool c_pages(void)
 {
 	static const char *const how[] = { "a shared-file context", "a broker's context" };
 
-	for (int b = 0; b < 2; b++) {
+	for (int b = QEMU ? 1 : 0; b < 2; b++) {
 		int st = 0;
 
 		if (!run_child(pages_attacker, b, &st) || !WIFEXITED(st) ||
@@ -1032,6 +1043,30 @@ static bool c_dm(void)
 	return ok && victim_ok("device memory attacked", 15);
 }
 
+/* A QEMU NIC's agent maps no DM page into a process: any request is
+ * refused (EOPNOTSUPP), the BAR file's DM area is not the NIC's. */
+static void dm_refused_child(int unused)
+{
+	struct raw r = { 0 };
+	int fd;
+
+	(void)unused;
+	raw_from_broker(&r);
+	_exit(raw_dm_map(&r, 0, 4096, &fd) == EOPNOTSUPP && fd < 0 ? 0 : 90);
+}
+
+static bool c_dm_refused(void)
+{
+	int st = 0;
+
+	if (!run_child(dm_refused_child, 0, &st) || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0)
+		return vt_fail(&V, "a DM page asked of the QEMU NIC's agent: "
+			       "status %d (90: not refused EOPNOTSUPP)", st);
+	vt_log(&V, "device memory refused (EOPNOTSUPP)");
+	return victim_ok("device memory asked for", 15);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: snic_hostile [--dev0 NAME] [-v]\n");
@@ -1043,6 +1078,8 @@ int main(int argc, char **argv)
 	int r;
 
 	V.timeout_ms = 10000;
+	QEMU = getenv("SNIC_HOSTILE_BOARD") &&
+	       !strcmp(getenv("SNIC_HOSTILE_BOARD"), "qemu");
 	r = vt_args(&V, argc, argv, &a, usage);
 
 	if (r >= 0)
@@ -1059,11 +1096,15 @@ int main(int argc, char **argv)
 	vt_report(&V, c_scribbles(), "slot state, owner pid, orphan flag, fw_state rewritten");
 	vt_report(&V, c_pools(), "pools exhausted by another context");
 	vt_report(&V, c_pages(), "others' pages registered, CQ/QP rings pointed at them");
-	vt_report(&V, c_allocator(), "window page allocator rewritten");
+	if (!QEMU) /* its contexts are the old way's */
+		vt_report(&V, c_allocator(), "window page allocator rewritten");
 	vt_report(&V, c_doorbells(), "another context's QPs rung");
 	vt_report(&V, c_stats(), "statistics: none in the BAR file, all for the admin");
 	vt_report(&V, c_share(), "one process takes its share of slots, no more");
-	vt_report(&V, c_dm(), "device memory: others' pages, the file's, a freed page");
+	if (QEMU)
+		vt_report(&V, c_dm_refused(), "device memory refused");
+	else
+		vt_report(&V, c_dm(), "device memory: others' pages, the file's, a freed page");
 	printf("%u passed, %u failed\n", V.passed, V.failed);
 	return V.failed ? 1 : 0;
 }
