@@ -28,7 +28,8 @@
  * (the firmware reads no slot of the BAR file there: nobody could open
  * one), hence no allocator case either (its contexts are such); device
  * memory is refused to every context (EOPNOTSUPP: the agent maps no DM
- * page into processes).
+ * page into processes), and a process that ended its context but keeps
+ * its slot and segment mapped sees neither handed to the next process.
  *
  *   snic_hostile [--dev0 NAME] [-v]     (SNIC_RUN_DIR names the run dir)
  */
@@ -1067,6 +1068,73 @@ static bool c_dm_refused(void)
 	return victim_ok("device memory asked for", 15);
 }
 
+/* QEMU: a process ends its context (closes its socket) but keeps its slot
+ * and segment mapped; the agent must hand neither to the next process
+ * while it holds them (QEMU maps both for good: nothing else stops the
+ * old holder from reaching the newcomer's mailbox and pages). */
+static uint64_t STALE_SLOT, STALE_PA;
+static int STALE_PIPE[2];
+
+static void stale_holder(int unused)
+{
+	struct raw r = { 0 };
+	uint64_t info[2];
+	char c = 0;
+
+	(void)unused;
+	raw_from_broker(&r);
+	info[0] = r.idx;
+	info[1] = r.mem_pa;
+	close(r.sock);          /* the context ends; the mappings stay */
+	if (write(STALE_PIPE[1], info, sizeof info) != (ssize_t)sizeof info ||
+	    write(PIPE_GO[1], &c, 1) != 1 || read(PIPE_DONE[0], &c, 1) != 1)
+		_exit(92);
+	_exit(0);
+}
+
+static void newcomer(int unused)
+{
+	struct raw r = { 0 };
+
+	(void)unused;
+	raw_from_broker(&r);
+	_exit(r.idx == STALE_SLOT ? 93 : r.mem_pa == STALE_PA ? 94 : 0);
+}
+
+static bool c_stale(void)
+{
+	uint64_t info[2];
+	pid_t p;
+	int st = 0, hs;
+	bool ok = true;
+
+	if (pipe(STALE_PIPE))
+		return vt_fail(&V, "pipe");
+	if (!attacker_go(stale_holder, &p, "stale holder"))
+		return false;
+	if (read(STALE_PIPE[0], info, sizeof info) != (ssize_t)sizeof info)
+		ok = vt_fail(&V, "stale holder: no slot");
+	STALE_SLOT = info[0];
+	STALE_PA = info[1];
+	sleep_ms(200);          /* the agent has seen the socket close */
+	if (ok && (!run_child(newcomer, 0, &st) || !WIFEXITED(st) ||
+		   WEXITSTATUS(st) != 0))
+		ok = vt_fail(&V, "the next process got the stale holder's %s "
+			     "(status %d)", WIFEXITED(st) && WEXITSTATUS(st) == 93 ?
+			     "slot" : WIFEXITED(st) && WEXITSTATUS(st) == 94 ?
+			     "segment" : "nothing", st);
+	hs = attacker_done(p);
+	close(STALE_PIPE[0]);
+	close(STALE_PIPE[1]);
+	if (ok && hs >= 0 && (!WIFEXITED(hs) || WEXITSTATUS(hs) != 0))
+		ok = vt_fail(&V, "stale holder: status %d", hs);
+	if (ok)
+		vt_log(&V, "slot %u and segment at 0x%llx still mapped by a process "
+		       "whose context ended: the next process got others",
+		       (unsigned)STALE_SLOT, (unsigned long long)STALE_PA);
+	return ok && victim_ok("a stale holder", 16);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: snic_hostile [--dev0 NAME] [-v]\n");
@@ -1101,8 +1169,10 @@ int main(int argc, char **argv)
 	vt_report(&V, c_doorbells(), "another context's QPs rung");
 	vt_report(&V, c_stats(), "statistics: none in the BAR file, all for the admin");
 	vt_report(&V, c_share(), "one process takes its share of slots, no more");
-	if (QEMU)
+	if (QEMU) {
 		vt_report(&V, c_dm_refused(), "device memory refused");
+		vt_report(&V, c_stale(), "a slot and segment still mapped are not reused");
+	}
 	else
 		vt_report(&V, c_dm(), "device memory: others' pages, the file's, a freed page");
 	printf("%u passed, %u failed\n", V.passed, V.failed);

@@ -158,7 +158,8 @@ static int seg_get(uint32_t pid)
 			B.seg[k].refs++;
 			return (int)k;
 		}
-		if (B.seg[k].fd < 0 && free_k < 0)
+		if (B.seg[k].fd < 0 && free_k < 0 &&
+		    !(B.cfg.ops->seg_busy && B.cfg.ops->seg_busy(B.cfg.be, k)))
 			free_k = (int)k;
 	}
 	if (free_k < 0)
@@ -189,7 +190,8 @@ static int slot_claim(unsigned nic, uint32_t pid)
 		struct snic_ctx_slot *v = file_slot(nic, s);
 		uint32_t expect = SNIC_CTX_FREE;
 
-		if ((B.owned[nic] >> s) & 1)
+		if ((B.owned[nic] >> s) & 1 ||
+		    (B.cfg.ops->slot_busy && B.cfg.ops->slot_busy(B.cfg.be, nic, s)))
 			continue;
 		if (atomic_compare_exchange_strong(&v->state, &expect,
 						   SNIC_CTX_OPEN)) {

@@ -45,6 +45,10 @@ struct cb_ops {
 	int (*dm_map)(void *be, unsigned nic, unsigned slot,
 		      const struct snic_iso_ctx *q, int *fds, unsigned *n,
 		      uint64_t *first);
+	/* 1 when slot `slot` / segment k must not be handed out now (an
+	 * old holder may still reach it); may be NULL (never). */
+	int (*slot_busy)(void *be, unsigned nic, unsigned slot);
+	int (*seg_busy)(void *be, unsigned k);
 	/* Between polls (e.g. cutting freed DM pages); may be NULL. */
 	void (*housekeep)(void *be, unsigned nic);
 };

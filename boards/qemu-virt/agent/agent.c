@@ -17,11 +17,14 @@
  *  - the statistics memfd goes to the run directory's owner
  *    (<name>.admin.sock, snicctl).
  *
- * QEMU keeps its own mapping of every memfd for good: a slot or segment is
- * not taken back from a process that closed its socket but kept its
- * mapping (README "A broker for QEMU NICs").  A segment is zeroed (its
- * pages punched) when its last context ends, so the next process finds
- * nothing of the last one's.
+ * QEMU keeps its own mapping of every memfd for good, so a slot or segment
+ * cannot be taken back from a process that closed its socket but kept its
+ * mapping or descriptor: before handing out again a slot or segment that
+ * was handed out before, the agent looks through /proc (every process's
+ * descriptors and mappings it may read, QEMU's and its own aside) and
+ * skips it while anybody else still holds it (counted as "held back").  A
+ * segment is zeroed (its pages punched) when handed out and when its last
+ * context ends, so the next process finds nothing of the last one's.
  *
  * Lifecycle: make the memfds, write the layout, wait for the firmware's UP
  * in the control page, stop being dumpable (QEMU has opened our memfds
@@ -29,6 +32,7 @@
  * (from the launcher, after the firmware's DOWN, or on the launcher's
  * death).  Once the firmware is down, mailbox requests fail at once.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -40,6 +44,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,6 +54,7 @@
 
 #define PROG "snic-qemu-agent"
 #define MBOX_WAIT_MS 5000       /* a loaded TCG guest answers in ~1 ms   */
+#define SCAN_FRESH_MS 20        /* one /proc scan serves one grant        */
 #define REST_LEN (QV_BAR_FILE_SIZE - SNIC_BAR_DM_OFF)
 
 _Static_assert(SNIC_BAR_CTX_OFF % 4096 == 0 && SNIC_CTX_SLOT_SIZE % 4096 == 0 &&
@@ -65,7 +71,13 @@ static struct {
 	int stats_fd, rest_fd;
 	int seg_fd[SNIC_MAX_CTX];
 	uint8_t *rest;          /* DM area .. the control page               */
-	unsigned long mbox_timeouts, segs_zeroed;
+	unsigned long mbox_timeouts, segs_zeroed, held_back, scans;
+	uint64_t undo;          /* grants the firmware may still carry out  */
+	/* reuse: handed out before / still held by another process (bit per
+	 * slot or segment), the memfds' identities, the last scan's time */
+	uint64_t slot_used, seg_used, slot_held, seg_held;
+	struct stat st_slot[SNIC_MAX_CTX], st_seg[SNIC_MAX_CTX], st_rest;
+	int64_t scan_ms;
 } A;
 
 static volatile sig_atomic_t stop;
@@ -116,17 +128,32 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static int mbox_idle(void)
+{
+	volatile struct qv_mbox *m = mbox();
+
+	return __atomic_load_n(&m->done, __ATOMIC_ACQUIRE) == m->req;
+}
+
 /* One mailbox request; the firmware's result, or -1 when it does not
- * answer (stopped, or stalled for MBOX_WAIT_MS). */
+ * answer (stopped, or stalled for MBOX_WAIT_MS; a grant it may still
+ * carry out is undone once it answers again, mbox_catch_up). */
 static int mbox_call(uint32_t op, uint32_t slot, uint32_t pid,
 		     uint32_t first, uint32_t npages)
 {
 	volatile struct qv_mbox *m = mbox();
-	uint32_t req = m->done + 1;
 	int64_t t0 = mono_ms();
+	uint32_t req;
 
 	if (!fw_state_is("UP"))
 		return -1;
+	/* one request at a time: the last one may still be pending */
+	while (!mbox_idle()) {
+		if (mono_ms() - t0 > MBOX_WAIT_MS || !fw_state_is("UP"))
+			return -1;
+		usleep(100);
+	}
+	req = m->done + 1;
 	m->op = op;
 	m->slot = slot;
 	m->pid = pid;
@@ -139,6 +166,8 @@ static int mbox_call(uint32_t op, uint32_t slot, uint32_t pid,
 			fprintf(stderr, "%s: %s: the firmware did not answer "
 				"request %u (op %u slot %u)\n", PROG, A.name,
 				req, op, slot);
+			if (op == QV_MBOX_GRANT)
+				A.undo |= 1ull << slot;
 			return -1;
 		}
 		usleep(100);
@@ -147,12 +176,144 @@ static int mbox_call(uint32_t op, uint32_t slot, uint32_t pid,
 }
 
 /* ---------------------------------------------------------------------- */
+/* Who else holds our memfds (/proc).                                      */
+
+static int same(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino == b->st_ino && a->st_dev == b->st_dev;
+}
+
+/* Our memfd st is: a slot (bit in *slots), a segment, or the rest (1). */
+static int classify(const struct stat *st, uint64_t *slots, uint64_t *segs)
+{
+	if (same(st, &A.st_rest))
+		return 1;
+	for (unsigned s = 0; s < SNIC_MAX_CTX; s++)
+		if (same(st, &A.st_slot[s]))
+			*slots |= 1ull << s;
+	for (unsigned k = 0; k < A.nseg; k++)
+		if (same(st, &A.st_seg[k]))
+			*segs |= 1ull << k;
+	return 0;
+}
+
+/* What process pid holds of ours: descriptors, then mappings (inode
+ * numbers of our memfds, named "/memfd:snic-...").  1 when it holds the
+ * rest of the BAR (QEMU, or the launcher writing the control page): it
+ * reaches everything anyway. */
+static int scan_pid(const char *pid, uint64_t *slots, uint64_t *segs)
+{
+	char path[64], line[512];
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	FILE *f;
+	int rest = 0;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	if ((d = opendir(path)) != NULL) {
+		while ((e = readdir(d)) != NULL)
+			if (e->d_name[0] != '.' &&
+			    fstatat(dirfd(d), e->d_name, &st, 0) == 0)
+				rest |= classify(&st, slots, segs);
+		closedir(d);
+	}
+	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+	if ((f = fopen(path, "re")) != NULL) {
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long long ino;
+
+			if (!strstr(line, "/memfd:snic-") ||
+			    sscanf(line, "%*s %*s %*s %*s %llu", &ino) != 1)
+				continue;
+			st = A.st_rest;
+			st.st_ino = (ino_t)ino; /* memfds share one device */
+			rest |= classify(&st, slots, segs);
+		}
+		fclose(f);
+	}
+	return rest;
+}
+
+/* Slots and segments another process (not us, not QEMU) holds now. */
+static void scan(void)
+{
+	char self[16];
+	struct dirent *e;
+	DIR *d = opendir("/proc");
+
+	A.slot_held = A.seg_held = 0;
+	A.scan_ms = mono_ms();
+	A.scans++;
+	if (!d)
+		return;
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	while ((e = readdir(d)) != NULL) {
+		uint64_t slots = 0, segs = 0;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' ||
+		    !strcmp(e->d_name, self))
+			continue;
+		if (!scan_pid(e->d_name, &slots, &segs)) {
+			A.slot_held |= slots;
+			A.seg_held |= segs;
+		}
+	}
+	closedir(d);
+}
+
+static int held(uint64_t used, uint64_t bit_no, const uint64_t *held_bits)
+{
+	if (!((used >> bit_no) & 1))
+		return 0;       /* never handed out: nobody has it */
+	if (mono_ms() - A.scan_ms > SCAN_FRESH_MS)
+		scan();
+	if ((*held_bits >> bit_no) & 1) {
+		A.held_back++;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
 /* The back end (ctx_broker.h).                                            */
+
+/* While a request is unanswered or a grant not undone, the firmware may
+ * hold a context in any slot with any segment: nothing is handed out. */
+static int mbox_behind(void)
+{
+	return A.undo || !mbox_idle();
+}
+
+static int qa_slot_busy(void *be, unsigned nic, unsigned slot)
+{
+	(void)be;
+	(void)nic;
+	return mbox_behind() || held(A.slot_used, slot, &A.slot_held);
+}
+
+static int qa_seg_busy(void *be, unsigned k)
+{
+	(void)be;
+	return mbox_behind() || held(A.seg_used, k, &A.seg_held);
+}
+
+/* Grants that timed out: ended once the firmware answers again. */
+static void mbox_catch_up(void *be, unsigned nic)
+{
+	(void)be;
+	(void)nic;
+	for (unsigned s = 0; A.undo && s < SNIC_MAX_CTX; s++)
+		if ((A.undo >> s) & 1 && mbox_idle() &&
+		    mbox_call(QV_MBOX_DEAD, s, 0, 0, 0) == 0)
+			A.undo &= ~(1ull << s);
+}
 
 static int qa_slot_open(void *be, unsigned nic, unsigned slot)
 {
 	(void)be;
 	(void)nic;
+	A.slot_used |= 1ull << slot;
 	return A.slot_fd[slot];
 }
 
@@ -181,6 +342,7 @@ static int seg_zero(unsigned k)
 static int qa_seg_open(void *be, unsigned k)
 {
 	(void)be;
+	A.seg_used |= 1ull << k;
 	return seg_zero(k) == 0 ? A.seg_fd[k] : -1;
 }
 
@@ -215,6 +377,9 @@ static const struct cb_ops qa_ops = {
 	.seg_close = qa_seg_close,
 	.grant = qa_grant,
 	.dead = qa_dead,
+	.slot_busy = qa_slot_busy,
+	.seg_busy = qa_seg_busy,
+	.housekeep = mbox_catch_up,
 };
 
 /* ---------------------------------------------------------------------- */
@@ -260,13 +425,19 @@ static void make_memory(void)
 	for (unsigned s = 0; s < SNIC_MAX_CTX; s++) {
 		snprintf(what, sizeof(what), "snic-ctx-slot-%u", s);
 		A.slot_fd[s] = sealed_memfd(what, SNIC_CTX_SLOT_SIZE);
+		if (fstat(A.slot_fd[s], &A.st_slot[s]) != 0)
+			die("fstat");
 	}
 	A.stats_fd = sealed_memfd("snic-stats", SNIC_BAR_STATS_SIZE);
 	A.rest_fd = sealed_memfd("snic-bar-rest", REST_LEN);
 	for (unsigned k = 0; k < A.nseg; k++) {
 		snprintf(what, sizeof(what), "snic-segment-%u", k);
 		A.seg_fd[k] = sealed_memfd(what, A.seg_len);
+		if (fstat(A.seg_fd[k], &A.st_seg[k]) != 0)
+			die("fstat");
 	}
+	if (fstat(A.rest_fd, &A.st_rest) != 0)
+		die("fstat");
 	A.rest = mmap(NULL, REST_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
 		      A.rest_fd, 0);
 	if (A.rest == MAP_FAILED)
@@ -369,7 +540,9 @@ int main(int argc, char **argv)
 		cb_poll();
 	}
 	cb_fini();
-	printf("%s: %s: %lu segments zeroed, %lu mailbox requests unanswered\n",
-	       PROG, A.name, A.segs_zeroed, A.mbox_timeouts);
+	printf("%s: %s: %lu segments zeroed, %lu slots or segments held back "
+	       "(another process still held them; %lu scans), %lu mailbox "
+	       "requests unanswered\n", PROG, A.name, A.segs_zeroed,
+	       A.held_back, A.scans, A.mbox_timeouts);
 	return 0;
 }
