@@ -145,11 +145,11 @@ static int mbox_call(uint32_t op, uint32_t slot, uint32_t pid,
 	int64_t t0 = mono_ms();
 	uint32_t req;
 
-	if (!fw_state_is("UP"))
-		return -1;
+	if (stop || !fw_state_is("UP"))
+		return -1;      /* stopping: the NIC is down or going */
 	/* one request at a time: the last one may still be pending */
 	while (!mbox_idle()) {
-		if (mono_ms() - t0 > MBOX_WAIT_MS || !fw_state_is("UP"))
+		if (mono_ms() - t0 > MBOX_WAIT_MS || stop || !fw_state_is("UP"))
 			return -1;
 		usleep(100);
 	}
@@ -161,7 +161,7 @@ static int mbox_call(uint32_t op, uint32_t slot, uint32_t pid,
 	m->npages = npages;
 	__atomic_store_n(&m->req, req, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&m->done, __ATOMIC_ACQUIRE) != req) {
-		if (mono_ms() - t0 > MBOX_WAIT_MS || !fw_state_is("UP")) {
+		if (mono_ms() - t0 > MBOX_WAIT_MS || stop || !fw_state_is("UP")) {
 			A.mbox_timeouts++;
 			fprintf(stderr, "%s: %s: the firmware did not answer "
 				"request %u (op %u slot %u)\n", PROG, A.name,
