@@ -140,14 +140,14 @@ hostile)
 	# host processes attacking a victim on a QEMU NIC (issue 10): the
 	# agent's slots and segments, the firmware's page owner table, its
 	# guard (fw_state) and quotas, the agent's check before reusing a slot
-	# or segment.  Three segments of 768 MiB: the pool attacker's 16,000
+	# or segment.  Three segments of 896 MiB: the pool attacker's 16,000
 	# QPs need more than 600 MiB of rings; the victim, a process keeping
 	# its ended context's segment and the next process one each.
 	qv_need_image
 	snic_need_exec "$SNIC_BUILD/tests/snic_hostile"
 	qv_run_dir
 	qv_start snic2 198.18.0.3 "unix:$SNIC_CASE_DIR/a.sock:$SNIC_CASE_DIR/b.sock" \
-		--host-mem-size 256M --segments 3 --segment-size 768M
+		--host-mem-size 64M --segments 3 --segment-size 896M
 	rc=0
 	snic_run hostile 240 env SNIC_HOSTILE_BOARD=qemu "$SNIC_BUILD/tests/snic_hostile" \
 		--dev0 snic2 -v || rc=$?

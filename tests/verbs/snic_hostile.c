@@ -615,8 +615,10 @@ static int attacker_done(pid_t p)
 	return ok ? st : (vt_fail(&V, "pipe write"), -1);
 }
 
+/* Objects of kind (PD, CQ, QP) until refused: how many, or -1 when the
+ * refusal was not ENOMEM; said on stderr unless it came after `want`. */
 static int fill(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq,
-		int kind, int max)
+		int kind, int max, int want)
 {
 	int n = 0;
 
@@ -634,8 +636,13 @@ static int fill(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq,
 
 			o = ibv_create_qp(pd, &ia);
 		}
-		if (!o)
+		if (!o) {
+			if (errno != ENOMEM || n != want)
+				fprintf(stderr, "pool attacker: %s %d of %d, then %s\n",
+					kind == 0 ? "PD" : kind == 1 ? "CQ" : "QP",
+					n, max, strerror(errno));
 			return errno == ENOMEM ? n : -1;
+		}
 	}
 	return -2;
 }
@@ -658,11 +665,11 @@ static void pool_child(int unused)
 	    !(cq = ibv_create_cq(ctx, 1, NULL, NULL, 0)))
 		_exit(20);
 	/* held: one PD and one CQ already */
-	if (fill(ctx, pd, cq, 0, a.max_pd) != a.max_pd - 1)
+	if (fill(ctx, pd, cq, 0, a.max_pd, a.max_pd - 1) != a.max_pd - 1)
 		rc = 21;
-	else if (fill(ctx, pd, cq, 1, a.max_cq) != a.max_cq - 1)
+	else if (fill(ctx, pd, cq, 1, a.max_cq, a.max_cq - 1) != a.max_cq - 1)
 		rc = 22;
-	else if (fill(ctx, pd, cq, 2, a.max_qp) != a.max_qp)
+	else if (fill(ctx, pd, cq, 2, a.max_qp, a.max_qp) != a.max_qp)
 		rc = 23;
 	if (write(PIPE_GO[1], &c, 1) != 1 || read(PIPE_DONE[0], &c, 1) != 1)
 		rc = 24;
