@@ -69,13 +69,13 @@ POSIX_HAL_SRCS := $(sort $(wildcard hal/posix/*.c))
 DPDK_HAL_SRCS  := $(sort $(wildcard hal/dpdk/*.c))
 FAULT_HAL_SRCS := $(sort $(wildcard hal/fault/*.c))
 FAULT_HAL_OBJS := $(FAULT_HAL_SRCS:%.c=$(BUILD)/obj/%.o)
-EMU_SRCS := $(sort $(wildcard boards/emu/*.c boards/common/*.c))
+EMU_SRCS := $(sort $(wildcard boards/emu/*.c boards/common/*.c boards/common/host/*.c))
 EMU_OBJS := $(POSIX_HAL_SRCS:%.c=$(BUILD)/obj/%.o) \
 	    $(DPDK_HAL_SRCS:%.c=$(BUILD)/obj/%.o) $(FAULT_HAL_OBJS) \
 	    $(EMU_SRCS:%.c=$(BUILD)/obj/%.o)
 EMU_BIN  := $(BUILD)/bin/snic-emu
 # DPDK headers are not -Wextra clean everywhere; our own code still is.
-EMU_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE $(DPDK_CFLAGS) -Ihal/posix -Ihal/dpdk -Ihal/fault -Iboards/emu -Iboards/common
+EMU_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE $(DPDK_CFLAGS) -Ihal/posix -Ihal/dpdk -Ihal/fault -Iboards/emu -Iboards/common -Iboards/common/host
 
 # The host driver: a drop-in libibverbs.so.1.
 # (host-driver/rdmacm/ is librdmacm.so.1, below)
@@ -138,10 +138,15 @@ MPI_FLAVS := $(if $(SYSROOT),,$(if $(wildcard /usr/bin/mpicc.openmpi),ompi) \
 MPI_BINS  := $(foreach f,$(MPI_FLAVS),$(MPI_SRCS:tests/mpi/%.c=$(BUILD)/tests/mpi/%_$(f)))
 TOOLS_SRCS := $(sort $(wildcard tools/*.c))
 TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
+# The QEMU NIC's host agent (boards/qemu-virt/agent/, started by
+# tools/snic-qemu): the shared context broker with a mailbox back end.
+QA_SRCS := $(sort $(wildcard boards/qemu-virt/agent/*.c)) boards/common/host/ctx_broker.c
+QA_OBJS := $(QA_SRCS:%.c=$(BUILD)/obj/%.o)
+QA_BIN  := $(BUILD)/bin/snic-qemu-agent
 
 ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(CM_LIB) $(UNIT_BIN) $(BENCH_INSTR_BIN) \
 	$(BENCH_BINS) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) $(MPI_BINS) $(SIM_BINS) \
-	$(HDT_BINS)
+	$(HDT_BINS) $(QA_BIN)
 
 .PHONY: all deps demo test unit fuzz asan bench bench-instr clean firmware emu host-driver interop
 all: $(ALL)
@@ -168,6 +173,11 @@ $(BUILD)/obj/boards/%.o: boards/%.c
 $(EMU_BIN): $(EMU_OBJS) $(FW_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SAN) -o $@ $(EMU_OBJS) $(FW_LIB) $(DPDK_LDLIBS)
+
+$(QA_OBJS): EMU_CFLAGS += -Iboards/qemu-virt
+$(QA_BIN): $(QA_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN) -o $@ $(QA_OBJS)
 
 $(BUILD)/obj/host-driver/%.o: host-driver/%.c
 	@mkdir -p $(@D)
@@ -304,5 +314,5 @@ include $(sort $(wildcard boards/*/board.mk))
 
 # Header dependencies: the .d files of the objects this Makefile knows (a
 # wildcard, not a walk of the build tree on every invocation).
--include $(wildcard $(patsubst %.o,%.d,$(FW_OBJS) $(EMU_OBJS) $(HD_OBJS) $(CM_OBJS) \
+-include $(wildcard $(patsubst %.o,%.d,$(FW_OBJS) $(EMU_OBJS) $(QA_OBJS) $(HD_OBJS) $(CM_OBJS) \
 	$(UNIT_OBJS) $(FAULT_HAL_OBJS) $(BENCH_INSTR_OBJS) $(PORTBENCH_OBJS)))

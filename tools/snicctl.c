@@ -74,7 +74,8 @@ static bool pid_alive(uint32_t pid)
 }
 
 /* The statistics area from the NIC's broker: 0, or -1 after saying why
- * (no admin socket: the BAR file's area is the one, as on qemu-virt). */
+ * (no admin socket: the BAR file's area is the one, a NIC without a
+ * broker). */
 #define ADMIN_WAIT_S    60
 #define ADMIN_WAIT_TEXT "60 s"
 
@@ -574,7 +575,7 @@ static int reset_one(struct nic *n)
 
 /* Hand contexts whose owner process died to the firmware (hostif.h,
  * SNIC_CTX_ORPHAN): what the emu board does by itself, for boards that
- * cannot see host processes (the qemu-virt launcher runs this). */
+ * cannot see host processes and have no broker. */
 static int reap_one(struct nic *n)
 {
 	unsigned reaped = 0;

@@ -7,6 +7,12 @@
  * BAR file before QEMU starts and asks for a clean stop through the same
  * page (platform.h).
  *
+ * With a host agent (config seg_area_size, tools/snic-qemu starts one),
+ * the agent alone opens contexts and says when they die, through the
+ * mailbox in the control page (platform.h; the agent's file alone maps
+ * it), looked at every loop pass: the firmware then ignores
+ * SNIC_CTX_ORPHAN (board_reaps) and a context's pages are its segment.
+ *
  * The loop polls the NIC; when idle for a while it naps in WFI on a short
  * timer (50 us, 500 us once idle for 5 ms), so an idle guest does not burn
  * a host core; nothing can wake it sooner, since the host's doorbells are
@@ -47,6 +53,7 @@ struct qv_nic {
 	struct snic_nic *fw;
 	int log_level;
 	int have_ip6;                   /* ipv6= given, else derived       */
+	uint64_t mbox_served;           /* agent requests                   */
 	char name[16];
 	char host_mem[64];
 };
@@ -218,6 +225,11 @@ static void config_set(struct qv_nic *q, const char *k, const char *v)
 		if (parse_u64(v, &n) || n > UINT32_MAX)
 			config_error("bad fw_pid", v);
 		c->fw_pid = (uint32_t)n;
+	} else if (strcmp(k, "seg_area_size") == 0) {
+		if (parse_u64(v, &n) || n % MMU_BLOCK_SIZE || n > QV_HM_MAX)
+			config_error("seg_area_size must be a multiple of 2 MiB",
+				     v);
+		c->seg_area_size = n;
 	} else if (strcmp(k, "log_level") == 0) {
 		if (parse_u64(v, &n) || n > 3)
 			config_error("log_level must be 0..3", v);
@@ -254,6 +266,11 @@ static void config_read(struct qv_nic *q)
 			     "host_mem_size, ipv4 and mac (is the control page "
 			     "written? start the image with tools/snic-qemu)",
 			     NULL);
+	if (c->host_mem_size + c->seg_area_size > QV_HM_MAX)
+		config_error("host_mem_size + seg_area_size over 2.8 GiB", NULL);
+	/* an agent opens the contexts and sees their deaths: SNIC_CTX_ORPHAN
+	 * in the BAR, which any host process could write, is ignored */
+	c->board_reaps = c->seg_area_size != 0;
 	if (!q->have_ip6) /* GID 1: as the emu board derives it */
 		snic_ipv6_default(c->ipv4, c->ipv6);
 	c->name = q->name;
@@ -288,6 +305,39 @@ static int stop_requested(void)
 		      "STOP", 4) == 0;
 }
 
+/* ---------------------------------------------------------------------- */
+/* The agent's mailbox (platform.h).                                        */
+
+static volatile struct qv_mbox *mbox(void)
+{
+	return (volatile struct qv_mbox *)(uintptr_t)(QV_BAR_BASE + QV_CTL_OFF +
+						      QV_CTL_MBOX_OFF);
+}
+
+/* One load when there is nothing to do (every loop pass: a grant or a
+ * death waits for no idle moment). */
+static void mbox_serve(struct qv_nic *q)
+{
+	volatile struct qv_mbox *m = mbox();
+	uint32_t req = __atomic_load_n(&m->req, __ATOMIC_ACQUIRE);
+	int32_t res = -1;
+
+	if (req == m->done)
+		return;
+	if (!q->cfg.seg_area_size) {
+		res = -1;       /* no agent configured: nothing to grant */
+	} else if (m->op == QV_MBOX_GRANT) {
+		res = snic_nic_ctx_grant(q->fw, m->slot, m->pid, m->first_page,
+					 m->npages);
+	} else if (m->op == QV_MBOX_DEAD && m->slot < SNIC_MAX_CTX) {
+		snic_nic_ctx_dead(q->fw, m->slot);
+		res = 0;
+	}
+	q->mbox_served++;
+	m->result = res;
+	__atomic_store_n(&m->done, req, __ATOMIC_RELEASE);
+}
+
 static void print_counters(const struct qv_nic *q)
 {
 	unsigned n = snic_nic_counter_count();
@@ -310,6 +360,8 @@ static void print_counters(const struct qv_nic *q)
 	VSTAT(tx_ring_full);
 	VSTAT(notifies);
 #undef VSTAT
+	if (q->mbox_served)
+		printf("  %-32s %" PRIu64 "\n", "agent_requests", q->mbox_served);
 }
 
 static void run(struct qv_nic *q)
@@ -321,6 +373,7 @@ static void run(struct qv_nic *q)
 		unsigned work = snic_nic_poll(q->fw);
 		uint64_t now;
 
+		mbox_serve(q);
 		if (work != 0) {
 			idle = 0;
 			continue;
@@ -367,10 +420,12 @@ int main(void)
 	fault_test();
 #endif
 	config_read(q);
-	if (mmu_map(QV_HM_BASE, q->cfg.host_mem_size, MMU_NORMAL) != 0)
+	if (mmu_map(QV_HM_BASE, q->cfg.host_mem_size + q->cfg.seg_area_size,
+		    MMU_NORMAL) != 0)
 		config_error("host memory does not fit the address map", NULL);
 	q->win.base = (uint8_t *)(uintptr_t)QV_HM_BASE;
-	q->win.size = q->cfg.host_mem_size;
+	/* the DMA window: the shared file, then the contexts' segments */
+	q->win.size = q->cfg.host_mem_size + q->cfg.seg_area_size;
 
 	pool = memalign(4096, snic_vnet_pool_size());
 	fw_mem = memalign(64, fw_size);

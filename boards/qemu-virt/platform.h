@@ -6,14 +6,27 @@
  * QEMU places one after the other from 0x40000000:
  *
  *   0x40000000  private RAM (QV_PRIV_SIZE): image, stacks, heap, NIC state
- *   QV_BAR_BASE the NIC's BAR file <run dir>/<name>.bar (QV_BAR_FILE_SIZE,
- *               shared with host processes): the BAR (SNIC_BAR_SIZE bytes)
- *               at offset 0, the board's control page at QV_CTL_OFF
- *   QV_HM_BASE  the host-memory file (config hm_size bytes, shared): the
- *               host-memory window, host pa 0 = QV_HM_BASE
+ *   QV_BAR_BASE the NIC's BAR (QV_BAR_FILE_SIZE): the BAR (SNIC_BAR_SIZE
+ *               bytes) at offset 0, the board's control page at QV_CTL_OFF
+ *   QV_HM_BASE  the host-memory file (config host_mem_size bytes, shared):
+ *               the host-memory window, host pa 0 = QV_HM_BASE; then the
+ *               segment area (config seg_area_size bytes), the contexts'
+ *               own pages
+ *
+ * The BAR is several files laid out contiguously (the host agent,
+ * boards/qemu-virt/agent/, makes all but the first and hands each slot and
+ * segment to one process only): the first SNIC_BAR_CTX_OFF bytes of
+ * <run dir>/<name>.bar (header, NIC doorbell page), one memfd per context
+ * slot, one for the statistics area, one for the rest (device memory and
+ * the control page, the agent's alone); the segment area is one memfd per
+ * segment.
  */
 #ifndef SNIC_QV_PLATFORM_H
 #define SNIC_QV_PLATFORM_H
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+#endif
 
 #define QV_DEV_BASE        0x08000000ull    /* GIC .. virtio-mmio */
 #define QV_DEV_SIZE        0x04000000ull
@@ -44,6 +57,30 @@
 #define QV_CTL_CFG_LEN     2048u
 #define QV_CTL_STOP_OFF    2048u
 #define QV_CTL_STATE_OFF   2112u
+
+/*
+ * The agent's mailbox (QV_CTL_MBOX_OFF in the control page): the agent
+ * fills op and arguments, then stores req = done + 1; the firmware, which
+ * looks at req every loop pass, runs the op once, writes result and then
+ * done = req.  One request at a time (the agent waits for done).
+ *   QV_MBOX_GRANT  snic_nic_ctx_grant(slot, pid, first_page, npages)
+ *   QV_MBOX_DEAD   snic_nic_ctx_dead(slot): the context's socket closed
+ * result: 0, or -1 (refused: bad slot, pages outside the segment area).
+ */
+#define QV_CTL_MBOX_OFF    2176u
+#ifndef __ASSEMBLER__
+enum { QV_MBOX_GRANT = 1, QV_MBOX_DEAD = 2 };
+struct qv_mbox {
+	uint32_t req;
+	uint32_t op;
+	uint32_t slot;
+	uint32_t pid;
+	uint32_t first_page;
+	uint32_t npages;
+	uint32_t done;
+	int32_t result;
+};
+#endif
 
 /* Exit statuses of the image (QEMU's exit status through semihosting). */
 #define QV_EXIT_OK         0

@@ -92,8 +92,8 @@ static void ctx_unmap(struct hd_context *ctx)
 }
 
 /* Without a broker: the shared host-memory file, a slot claimed in the
- * BAR, CTX_OPEN (what qemu-virt has; boards/emu/README.md says what it
- * does not isolate). */
+ * BAR, CTX_OPEN (SNIC_NO_BROKER=1; boards/emu/README.md says what it
+ * does not isolate; a QEMU NIC reads no slot of the file). */
 static int open_shared(struct hd_context *ctx, const char *name)
 {
 	char hm_name[sizeof(ctx->hdr->host_mem)];

@@ -11,12 +11,19 @@
 #                                              a QEMU NIC and an emu NIC: QEMU
 #                                              on a tap, snic-emu's DPDK
 #                                              af_packet port on the same tap
+#   tests/integration/qemu.sh hostile          snic_hostile against a QEMU NIC:
+#                                              others' slots, pages, doorbells,
+#                                              pools, share of slots, a slot
+#                                              still mapped not reused (the
+#                                              host agent's isolation)
 #   tests/integration/qemu.sh fault            the fault image reports and
 #                                              QEMU exits non-zero
 #   tests/integration/qemu.sh nostart          a QEMU that cannot start
 set -euo pipefail
 # shellcheck source=tests/integration/qemu-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/qemu-lib.sh"
+# shellcheck source=tests/integration/hostile-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/hostile-lib.sh"
 
 what=${1:-}
 shift || true
@@ -106,9 +113,9 @@ verbs)
 	qv_stop snic3 || exit 1
 	;;
 ctxdeath)
-	# verbs processes SIGKILLed mid-traffic on QEMU NICs: the guest cannot
-	# see host pids, so the launcher's snicctl reap hands their contexts
-	# back (SNIC_CTX_ORPHAN) and the firmware reclaims them.
+	# verbs processes SIGKILLed mid-traffic on QEMU NICs: their sockets to
+	# the host agent close, the agent tells the firmware (the control
+	# page's mailbox) and the firmware reclaims their contexts.
 	snic_private_netns "$0" ctxdeath "$@"
 	qv_need_image
 	two_qemu_nics
@@ -128,6 +135,31 @@ print(sum(n["port"]["counters"].get("ctx_reclaimed", 0) for n in nics))')
 	pingpong snic3 snic2 "$(( ${1} + 10 ))"
 	qv_stop snic2 || exit 1
 	qv_stop snic3 || exit 1
+	;;
+hostile)
+	# host processes attacking a victim on a QEMU NIC (issue 10): the
+	# agent's slots and segments, the firmware's page owner table, its
+	# guard (fw_state) and quotas, the agent's check before reusing a slot
+	# or segment.  Three segments of 896 MiB: the pool attacker's 16,000
+	# QPs need more than 600 MiB of rings; the victim, a process keeping
+	# its ended context's segment and the next process one each.
+	qv_need_image
+	snic_need_exec "$SNIC_BUILD/tests/snic_hostile"
+	qv_run_dir
+	qv_start snic2 198.18.0.3 "unix:$SNIC_CASE_DIR/a.sock:$SNIC_CASE_DIR/b.sock" \
+		--host-mem-size 64M --segments 3 --segment-size 896M
+	rc=0
+	snic_run hostile 240 env SNIC_HOSTILE_BOARD=qemu "$SNIC_BUILD/tests/snic_hostile" \
+		--dev0 snic2 -v || rc=$?
+	qv_stop snic2 || exit 1
+	(( rc == 0 )) || snic_fail "snic_hostile against the QEMU NIC failed (status $rc)"
+	log=$SNIC_CASE_DIR/snic-qemu-snic2.log con=$SNIC_CASE_DIR/console-snic2.log
+	hostile_checks "$log" "$con"
+	h=$(sed -n 's/.* \([0-9]*\) slots or segments held back.*/\1/p' "$log")
+	(( ${h:-0} >= 2 )) || snic_fail "expected the agent to hold back the stale holder's slot and segment, it says '${h}'"
+	r=$(awk '$1 == "ctx_reclaimed" { s += $2 } END { print s + 0 }' "$con")
+	(( r >= 1 )) || snic_fail "expected the pool attacker's context reclaimed, the counters say $r"
+	snic_log "victim unaffected; $HOSTILE_SUMMARY (the broker: the host agent); $h slots or segments held back, $r contexts of dead processes reclaimed"
 	;;
 interop-pingpong)
 	snic_private_netns "$0" interop-pingpong "$@"
@@ -196,7 +228,7 @@ nostart)
 	[[ -z $(snic__ls "$SNIC_RUN_DIR") ]] || snic_fail "files left in the run dir: $(snic__ls "$SNIC_RUN_DIR")"
 	;;
 *)
-	snic_fail "usage: $0 build|devinfo|pingpong PORT|verbs|interop-pingpong PORT|interop-verbs|fault|nostart"
+	snic_fail "usage: $0 build|devinfo|pingpong PORT|verbs|hostile|interop-pingpong PORT|interop-verbs|fault|nostart"
 	;;
 esac
 snic_log "qemu $what: ok"

@@ -27,6 +27,14 @@
  * rewritten, crashes nobody.  What is not isolated yet is listed in
  * boards/emu/README.md.
  *
+ * With SNIC_HOSTILE_BOARD=qemu (a QEMU NIC, whose host agent is the
+ * broker, boards/qemu-virt/agent/): the same, but no context the old way
+ * (the firmware reads no slot of the BAR file there: nobody could open
+ * one), hence no allocator case either (its contexts are such); device
+ * memory is refused to every context (EOPNOTSUPP: the agent maps no DM
+ * page into processes), and a process that ended its context but keeps
+ * its slot and segment mapped sees neither handed to the next process.
+ *
  *   snic_hostile [--dev0 NAME] [-v]     (SNIC_RUN_DIR names the run dir)
  *   snic_hostile --stall-cmd NAME GO    opens NAME, says "open", waits for
  *                                       the file GO, then registers 8 MiB
@@ -53,6 +61,8 @@
 #include "vt_common.h"
 
 struct dev { int unused; };
+
+static bool QEMU;       /* SNIC_HOSTILE_BOARD=qemu                      */
 
 static struct vt V;
 static struct vt_dev D;
@@ -389,6 +399,7 @@ struct raw {
 	uint8_t *mem;           /* pa mem_pa.. of host memory, mem_len bytes */
 	uint64_t mem_pa, mem_len;
 	uint64_t shared_size;   /* the shared host-memory file's size       */
+	uint64_t seg_stride;    /* the broker's segment size                */
 	int sock;               /* the broker's socket (broker's contexts)  */
 };
 
@@ -444,6 +455,7 @@ static void raw_from_broker(struct raw *r)
 		_exit(44);
 	r->mem_pa = m.seg_pa;
 	r->mem_len = m.seg_len;
+	r->seg_stride = m.seg_len;
 	r->shared_size = ((struct snic_bar_hdr *)r->bar)->host_mem_size;
 	r->seq = atomic_load(&r->slot->cmd_done);
 	r->sock = fd;   /* stays open: the context lives until we exit */
@@ -460,6 +472,7 @@ static void raw_shared(struct raw *r)
 
 	r->bar = raw_bar();
 	r->shared_size = ((struct snic_bar_hdr *)r->bar)->host_mem_size;
+	r->seg_stride = r->shared_size; /* the emu's: as large as the window */
 	for (r->idx = 0; r->idx < SNIC_MAX_CTX; r->idx++) {
 		uint32_t free_st = SNIC_CTX_FREE;
 
@@ -520,8 +533,7 @@ static int foreign_pages(const struct raw *r, uint64_t *pa, int max)
 	int n = 0;
 
 	for (uint64_t k = 0; k < SNIC_MAX_CTX && n < max; k++) {
-		/* the emu's segments are as large as the shared window */
-		uint64_t p = r->shared_size + k * r->shared_size;
+		uint64_t p = r->shared_size + k * r->seg_stride;
 
 		if (p != r->mem_pa)
 			pa[n++] = p;
@@ -592,7 +604,7 @@ static bool c_pages(void)
 {
 	static const char *const how[] = { "a shared-file context", "a broker's context" };
 
-	for (int b = 0; b < 2; b++) {
+	for (int b = QEMU ? 1 : 0; b < 2; b++) {
 		int st = 0;
 
 		if (!run_child(pages_attacker, b, &st) || !WIFEXITED(st) ||
@@ -649,8 +661,10 @@ static int attacker_done(pid_t p)
 	return ok ? st : (vt_fail(&V, "pipe write"), -1);
 }
 
+/* Objects of kind (PD, CQ, QP) until refused: how many, or -1 when the
+ * refusal was not ENOMEM; said on stderr unless it came after `want`. */
 static int fill(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq,
-		int kind, int max)
+		int kind, int max, int want)
 {
 	int n = 0;
 
@@ -668,8 +682,13 @@ static int fill(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq,
 
 			o = ibv_create_qp(pd, &ia);
 		}
-		if (!o)
+		if (!o) {
+			if (errno != ENOMEM || n != want)
+				fprintf(stderr, "pool attacker: %s %d of %d, then %s\n",
+					kind == 0 ? "PD" : kind == 1 ? "CQ" : "QP",
+					n, max, strerror(errno));
 			return errno == ENOMEM ? n : -1;
+		}
 	}
 	return -2;
 }
@@ -692,11 +711,11 @@ static void pool_child(int unused)
 	    !(cq = ibv_create_cq(ctx, 1, NULL, NULL, 0)))
 		_exit(20);
 	/* held: one PD and one CQ already */
-	if (fill(ctx, pd, cq, 0, a.max_pd) != a.max_pd - 1)
+	if (fill(ctx, pd, cq, 0, a.max_pd, a.max_pd - 1) != a.max_pd - 1)
 		rc = 21;
-	else if (fill(ctx, pd, cq, 1, a.max_cq) != a.max_cq - 1)
+	else if (fill(ctx, pd, cq, 1, a.max_cq, a.max_cq - 1) != a.max_cq - 1)
 		rc = 22;
-	else if (fill(ctx, pd, cq, 2, a.max_qp) != a.max_qp)
+	else if (fill(ctx, pd, cq, 2, a.max_qp, a.max_qp) != a.max_qp)
 		rc = 23;
 	if (write(PIPE_GO[1], &c, 1) != 1 || read(PIPE_DONE[0], &c, 1) != 1)
 		rc = 24;
@@ -1271,6 +1290,97 @@ static bool c_truncate(void)
 	return victim_ok("BAR and host-memory files truncated", 16);
 }
 
+/* A QEMU NIC's agent maps no DM page into a process: any request is
+ * refused (EOPNOTSUPP), the BAR file's DM area is not the NIC's. */
+static void dm_refused_child(int unused)
+{
+	struct raw r = { 0 };
+	int fd;
+
+	(void)unused;
+	raw_from_broker(&r);
+	_exit(raw_dm_map(&r, 0, 4096, &fd) == EOPNOTSUPP && fd < 0 ? 0 : 90);
+}
+
+static bool c_dm_refused(void)
+{
+	int st = 0;
+
+	if (!run_child(dm_refused_child, 0, &st) || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0)
+		return vt_fail(&V, "a DM page asked of the QEMU NIC's agent: "
+			       "status %d (90: not refused EOPNOTSUPP)", st);
+	vt_log(&V, "device memory refused (EOPNOTSUPP)");
+	return victim_ok("device memory asked for", 15);
+}
+
+/* QEMU: a process ends its context (closes its socket) but keeps its slot
+ * and segment mapped; the agent must hand neither to the next process
+ * while it holds them (QEMU maps both for good: nothing else stops the
+ * old holder from reaching the newcomer's mailbox and pages). */
+static uint64_t STALE_SLOT, STALE_PA;
+static int STALE_PIPE[2];
+
+static void stale_holder(int unused)
+{
+	struct raw r = { 0 };
+	uint64_t info[2];
+	char c = 0;
+
+	(void)unused;
+	raw_from_broker(&r);
+	info[0] = r.idx;
+	info[1] = r.mem_pa;
+	close(r.sock);          /* the context ends; the mappings stay */
+	if (write(STALE_PIPE[1], info, sizeof info) != (ssize_t)sizeof info ||
+	    write(PIPE_GO[1], &c, 1) != 1 || read(PIPE_DONE[0], &c, 1) != 1)
+		_exit(92);
+	_exit(0);
+}
+
+static void newcomer(int unused)
+{
+	struct raw r = { 0 };
+
+	(void)unused;
+	raw_from_broker(&r);
+	_exit(r.idx == STALE_SLOT ? 93 : r.mem_pa == STALE_PA ? 94 : 0);
+}
+
+static bool c_stale(void)
+{
+	uint64_t info[2];
+	pid_t p;
+	int st = 0, hs;
+	bool ok = true;
+
+	if (pipe(STALE_PIPE))
+		return vt_fail(&V, "pipe");
+	if (!attacker_go(stale_holder, &p, "stale holder"))
+		return false;
+	if (read(STALE_PIPE[0], info, sizeof info) != (ssize_t)sizeof info)
+		ok = vt_fail(&V, "stale holder: no slot");
+	STALE_SLOT = info[0];
+	STALE_PA = info[1];
+	sleep_ms(200);          /* the agent has seen the socket close */
+	if (ok && (!run_child(newcomer, 0, &st) || !WIFEXITED(st) ||
+		   WEXITSTATUS(st) != 0))
+		ok = vt_fail(&V, "the next process got the stale holder's %s "
+			     "(status %d)", WIFEXITED(st) && WEXITSTATUS(st) == 93 ?
+			     "slot" : WIFEXITED(st) && WEXITSTATUS(st) == 94 ?
+			     "segment" : "nothing", st);
+	hs = attacker_done(p);
+	close(STALE_PIPE[0]);
+	close(STALE_PIPE[1]);
+	if (ok && hs >= 0 && (!WIFEXITED(hs) || WEXITSTATUS(hs) != 0))
+		ok = vt_fail(&V, "stale holder: status %d", hs);
+	if (ok)
+		vt_log(&V, "slot %u and segment at 0x%llx still mapped by a process "
+		       "whose context ended: the next process got others",
+		       (unsigned)STALE_SLOT, (unsigned long long)STALE_PA);
+	return ok && victim_ok("a stale holder", 16);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: snic_hostile [--dev0 NAME] [-v]\n");
@@ -1284,6 +1394,8 @@ int main(int argc, char **argv)
 	if (argc == 4 && strcmp(argv[1], "--stall-cmd") == 0)
 		return stall_cmd(argv[2], argv[3]);
 	V.timeout_ms = 10000;
+	QEMU = getenv("SNIC_HOSTILE_BOARD") &&
+	       !strcmp(getenv("SNIC_HOSTILE_BOARD"), "qemu");
 	r = vt_args(&V, argc, argv, &a, usage);
 
 	if (r >= 0)
@@ -1301,13 +1413,20 @@ int main(int argc, char **argv)
 	vt_report(&V, c_scribbles(), "slot state, owner pid, orphan flag, fw_state rewritten");
 	vt_report(&V, c_pools(), "pools exhausted by another context");
 	vt_report(&V, c_pages(), "others' pages registered, CQ/QP rings pointed at them");
-	vt_report(&V, c_allocator(), "window page allocator rewritten");
+	if (!QEMU) /* its contexts are the old way's */
+		vt_report(&V, c_allocator(), "window page allocator rewritten");
 	vt_report(&V, c_doorbells(), "another context's QPs rung");
 	vt_report(&V, c_db_clear(), "the NIC's doorbell page cleared: nothing lost");
 	vt_report(&V, c_stats(), "statistics: none in the BAR file, all for the admin");
 	vt_report(&V, c_share(), "one process takes its share of slots, no more");
-	vt_report(&V, c_dm(), "device memory: others' pages, the file's, a freed page");
-	vt_report(&V, c_truncate(), "BAR and host-memory files truncated: nobody dies");
+	if (!QEMU) /* QEMU's files are the agent's sealed memfds */
+		vt_report(&V, c_truncate(), "BAR and host-memory files truncated: nobody dies");
+	if (QEMU) {
+		vt_report(&V, c_dm_refused(), "device memory refused");
+		vt_report(&V, c_stale(), "a slot and segment still mapped are not reused");
+	}
+	else
+		vt_report(&V, c_dm(), "device memory: others' pages, the file's, a freed page");
 	printf("%u passed, %u failed\n", V.passed, V.failed);
 	return V.failed ? 1 : 0;
 }

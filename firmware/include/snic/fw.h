@@ -103,10 +103,11 @@ void snic_nic_bar_lost(struct snic_nic *nic);
  * not the BAR's); 0 when the slot is not open. */
 uint32_t snic_nic_ctx_pid(const struct snic_nic *nic, unsigned slot);
 
-/* The board (a trusted broker, boards/emu/broker.c) opens context slot
- * `slot` for process `pid`: pages [first_page, first_page + npages) of the
- * segment area are the context's alone and the only ones its page lists,
- * rings and CQs may name; CTX_OPEN from the host on that slot is refused.
+/* The board (a trusted broker: boards/common/host/ctx_broker.c) opens
+ * context slot `slot` for process `pid`: pages [first_page, first_page +
+ * npages) of the segment area are the context's alone and the only ones
+ * its page lists, rings and CQs may name; CTX_OPEN from the host on that
+ * slot is refused.
  * The slot's state is OPEN on return.  Returns 0, or -1 when the slot is
  * in use or the pages are not inside the segment area. */
 int snic_nic_ctx_grant(struct snic_nic *nic, unsigned slot, uint32_t pid,

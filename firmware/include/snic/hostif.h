@@ -564,9 +564,10 @@ enum snic_ctx_state {
 	/* The owner process died without closing (seen by a host-side
 	 * watcher: CAS OPEN -> ORPHAN, never from another state).  The
 	 * firmware destroys what the context owned and frees the slot: the
-	 * way for boards that cannot see host processes (qemu-virt).  Ignored
-	 * on boards that reap themselves (snic_nic_config.board_reaps: emu),
-	 * since any process can write it into any slot. */
+	 * way for boards that cannot see host processes and have no broker.
+	 * Ignored on boards that reap themselves (snic_nic_config.board_reaps:
+	 * emu, qemu-virt with its host agent), since any process can write it
+	 * into any slot. */
 	SNIC_CTX_ORPHAN = 3,
 };
 
@@ -1197,7 +1198,8 @@ struct snic_cmd_flow {
 };
 
 /* ---------------------------------------------------------------------- */
-/* Host isolation: the broker (boards/emu/broker.c).                        */
+/* Host isolation: the broker (boards/common/host/ctx_broker.c: snic-emu's,
+ * the QEMU NIC's host agent).                                               */
 
 /*
  * A board with a broker listens on the Unix socket <rundir>/<name>.sock.
@@ -1235,7 +1237,7 @@ struct snic_cmd_flow {
  *    SNIC_ISO_ADMIN_STATS message carrying that memfd (seg_len bytes,
  *    struct snic_stats, read-write for pub_req/reset_req) and closes; any
  *    other peer gets REFUSED, EACCES.  A board without a broker keeps
- *    publishing into the BAR file (qemu-virt).
+ *    publishing into the BAR file.
  */
 #define SNIC_BROKER_CTX_PER_PID (SNIC_MAX_CTX / 4)
 

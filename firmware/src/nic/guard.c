@@ -8,7 +8,7 @@
  * that writes SNIC_FW_DOWN, FREE or another pid there cannot make other
  * processes' commands fail or get their contexts reclaimed; SNIC_CTX_ORPHAN
  * is honoured only on boards that cannot see host processes themselves
- * (cfg.board_reaps == 0, qemu-virt).  64 slots every 10 ms, whatever the
+ * (cfg.board_reaps == 0: no broker).  64 slots every 10 ms, whatever the
  * load.
  */
 #include "nic/top.h"

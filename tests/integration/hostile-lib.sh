@@ -1,0 +1,26 @@
+# shellcheck shell=bash
+# The checks after snic_hostile (tests/verbs/snic_hostile.c) that read the
+# broker's and the firmware's own accounts, for an emu NIC (hostile.sh)
+# and a QEMU NIC (qemu.sh hostile).  Source it after lib.sh.
+#
+#   hostile_checks BROKER_LOG COUNTERS_LOG
+#     fails the case unless the firmware put fw_state back (bar_restored),
+#     the broker put back >= 2 words of the BAR file's slot copies and
+#     refused exactly one context over a process's share, and >= 8 foreign
+#     doorbells were counted; HOSTILE_SUMMARY says what was found.
+
+hostile_checks() { # BROKER_LOG COUNTERS_LOG
+	local blog=$1 clog=$2 n b o f
+	# fw_state is the firmware's to put back; the victim's slot words the
+	# attacker reaches are the BAR file's copy, which the broker keeps
+	n=$(awk '$1 == "bar_restored" { s += $2 } END { print s + 0 }' "$clog")
+	(( n >= 1 )) || snic_fail "expected the firmware to restore fw_state, counters say $n"
+	b=$(sed -n 's/.*broker: .* \([0-9]*\) words of file slot copies restored.*/\1/p' "$blog")
+	(( ${b:-0} >= 2 )) || snic_fail "expected the broker to restore >= 2 words of the file's slot copies, it says '${b}'"
+	# the slot attacker's context beyond its share
+	o=$(sed -n 's/.*broker: .* (\([0-9]*\) over a process.s share).*/\1/p' "$blog")
+	(( ${o:-0} == 1 )) || snic_fail "expected the broker to refuse 1 context over a process's share, it says '${o}'"
+	f=$(awk '$1 == "doorbells_foreign" { s += $2 } END { print s + 0 }' "$clog")
+	(( f >= 8 )) || snic_fail "expected >= 8 foreign doorbells counted, counters say $f"
+	HOSTILE_SUMMARY="the firmware restored $n BAR words, the broker $b slot-copy words; $f foreign doorbells ignored, $o context over a share refused"
+}
