@@ -135,7 +135,7 @@ case_add hostile  hostile/broker-stall   90 bash "$IT/hostile.sh" broker-stall
 # The rdma_cm: our librdmacm.so.1 and the firmware's QP1 (cm.sh).
 for c in rping rdma_server udaddy ucmatose ucmatose-bind ucmatose-migrate cmtime write_bw \
 	 read_lat send_bw ours last-recv server-death reject abandon timeout unreachable errors \
-	 wire; do
+	 wire rping-ipv6 udaddy-ipv6 ucmatose-ipv6 errors-ipv6; do
 	case_add cm "cm/$c"                 180 bash "$IT/cm.sh" "$c"
 done
 case_add cm       cm/abi                 60 bash tools/abi-check.sh --rdmacm
