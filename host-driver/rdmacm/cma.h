@@ -230,7 +230,7 @@ bool cma_ip_is_loopback(const struct cma_ip *a);
 /* a destination nobody can connect to: any, broadcast, multicast */
 bool cma_ip_bad_dst(const struct cma_ip *a);
 /* sockaddr_in / sockaddr_in6 (IPv4 mapped or unspecified = IPv4 / any)
- * -> address and port; EAFNOSUPPORT for other families (AF_IB). */
+ * -> address and port; AF_IB: ENODEV (no IB port), others: EINVAL. */
 int cma_sockaddr_ip(const struct sockaddr *sa, struct cma_ip *ip, uint16_t *port);
 /* The sockaddr an address is reported in: sockaddr_in for IPv4 unless
  * v6 (the caller's family was AF_INET6), sockaddr_in6 for IPv6. */

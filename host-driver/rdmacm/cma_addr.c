@@ -86,7 +86,10 @@ int cma_sockaddr_ip(const struct sockaddr *sa, struct cma_ip *ip, uint16_t *port
 		*port = ntohs(s->sin6_port);
 		return 0;
 	}
-	return EAFNOSUPPORT; /* AF_IB: no IB addressing on RoCE here */
+	/* AF_IB needs a port with IB addressing: a RoCE host has none (the
+	 * kernel's cma_validate_port / cma_resolve_ib_dev: ENODEV); another
+	 * family has no sockaddr length (rdma-core's ucma_addrlen: EINVAL) */
+	return sa->sa_family == AF_IB ? ENODEV : EINVAL;
 }
 
 void cma_ip_sockaddr(struct sockaddr_storage *ss, const struct cma_ip *a,

@@ -364,7 +364,8 @@ void cma_addr_timer(struct cma_id *c, int64_t now)
 	for (int i = 0; i < cma_ndev; i++) {
 		struct cma_dev *d = &cma_devs[i];
 
-		if (d == owner || (c->dev && c->dev != d) || !dev_may_reach(d, &c->dst_ip))
+		/* a bound id asks its own device only, whatever its prefix */
+		if (d == owner || (c->dev ? c->dev != d : !dev_may_reach(d, &c->dst_ip)))
 			continue;
 		others++;
 		if (try_dev(d, &c->dst_ip, arp) == 0) {
@@ -386,12 +387,19 @@ void cma_addr_timer(struct cma_id *c, int64_t now)
 	c->deadline_ns = now + CMA_ADDR_POLL_NS;
 }
 
-/* As the kernel's rdma_resolve_addr: a bound source of the other family
- * than the destination is EINVAL (the wildcard takes either). */
-static int family_mismatch(const struct cma_id *c, const struct cma_ip *dst)
+/* The kernel's resolve_prepare_src: the id's family (as bound, else the
+ * source's, else the destination's) must be the destination's, or EINVAL
+ * (an IPv4-mapped AF_INET6 source for an AF_INET destination too). */
+static int family_mismatch(const struct cma_id *c, const struct sockaddr *src,
+			   const struct sockaddr *dst)
 {
-	return !cma_ip_is_any(&c->src_ip) &&
-	       cma_ip_is_v4(&c->src_ip, NULL) != cma_ip_is_v4(dst, NULL);
+	sa_family_t f = dst->sa_family;
+
+	if (c->bound)
+		f = c->bound6 ? AF_INET6 : AF_INET;
+	else if (src && src->sa_family)
+		f = src->sa_family;
+	return f != dst->sa_family;
 }
 
 CMA_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
@@ -406,6 +414,11 @@ CMA_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_add
 
 	if (!id || !dst_addr || timeout_ms < 0)
 		return cma_fail(EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	err = family_mismatch(c, src_addr, dst_addr) ? EINVAL : 0;
+	pthread_mutex_unlock(&cma_lock);
+	if (err)
+		return cma_fail(err);
 	err = cma_sockaddr_ip(dst_addr, &dip, &dport);
 	if (!err && src_addr)
 		err = cma_sockaddr_ip(src_addr, &sip, &sport);
@@ -418,7 +431,7 @@ CMA_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_add
 		c->bound6 = is_v6_sockaddr(src_addr ? src_addr : dst_addr);
 		err = bind_locked(c, &sip, sport);
 	}
-	if (!err && (c->state != CMA_IDLE || family_mismatch(c, &dip)))
+	if (!err && c->state != CMA_IDLE)
 		err = EINVAL;
 	if (err) {
 		pthread_mutex_unlock(&cma_lock);

@@ -127,6 +127,9 @@ errors_ipv6() {
 	# (cmatose's perror after rdma_resolve_addr says "getting addr")
 	grep -q 'cmatose: failure getting addr: Invalid argument' "$SNIC_CASE_DIR/family-mix.out" ||
 		snic_fail "family mix: rdma_resolve_addr not EINVAL"
+	# our own: IPv6, AF_IB and family mixes, each errno checked
+	snic_run errors6 30 "$T" errors6 198.18.0.1 "$CLI6" ||
+		snic_fail "an IPv6 or AF_IB call got the wrong errno"
 }
 
 # cm/wire: the CM exchange on the wire, checked by both oracles.
