@@ -391,20 +391,18 @@ vm_ipv6_neigh_check() {
 # resolving one on the link that nobody answers neighbour discovery for
 # (RDMA_CM_EVENT_ADDR_ERROR); the NIC unharmed.
 CM6_NOBODY=fd00:77::99
+# rping ROLE must fail at once (not time out) printing WANT.
+rping_must_fail() { # "ROLE ARGS" WANT
+	local out rc=0
+	# shellcheck disable=SC2086 # words by design
+	out=$(timeout -k 5 "$(snic_secs 20)" rping $1 -p 18998 -C 1 2>&1 </dev/null) || rc=$?
+	snic_log "  snic: rping $1 -> exit $rc: $(tr '\n' ' ' <<<"$out")"
+	(( rc != 0 && rc != 124 )) || snic_fail "rping $1 did not fail at once (exit $rc)"
+	[[ $out == *"$2"* ]] || snic_fail "rping $1: no '$2': $out"
+}
 cm_ipv6_negative_check() {
-	local out rc
-	rc=0
-	out=$(timeout -k 5 "$(snic_secs 20)" rping -s -a "$CM6_NOBODY" -p 18998 -C 1 2>&1 </dev/null) || rc=$?
-	snic_log "  snic: rping -s -a $CM6_NOBODY -> exit $rc: $(tr '\n' ' ' <<<"$out")"
-	(( rc != 0 && rc != 124 )) || snic_fail "rping -s bound $CM6_NOBODY (exit $rc)"
-	[[ $out == *"rdma_bind_addr: Cannot assign requested address"* ]] ||
-		snic_fail "rping -s -a $CM6_NOBODY: not EADDRNOTAVAIL from rdma_bind_addr: $out"
-	rc=0
-	out=$(timeout -k 5 "$(snic_secs 20)" rping -c -a "$CM6_NOBODY" -p 18998 -C 1 2>&1 </dev/null) || rc=$?
-	snic_log "  snic: rping -c -a $CM6_NOBODY -> exit $rc: $(tr '\n' ' ' <<<"$out")"
-	(( rc != 0 && rc != 124 )) || snic_fail "rping -c -a $CM6_NOBODY did not fail in time (exit $rc)"
-	[[ $out == *"RDMA_CM_EVENT_ADDR_ERROR"* ]] ||
-		snic_fail "rping -c -a $CM6_NOBODY: no RDMA_CM_EVENT_ADDR_ERROR: $out"
+	rping_must_fail "-s -a $CM6_NOBODY" "rdma_bind_addr: Cannot assign requested address"
+	rping_must_fail "-c -a $CM6_NOBODY" "RDMA_CM_EVENT_ADDR_ERROR"
 	kill -0 "$SNIC_EMU_PID" 2>/dev/null || snic_fail "snic-emu died after the IPv6 rping errors"
 	snic_log "IPv6 addresses nobody has: EADDRNOTAVAIL (bind) and ADDR_ERROR (resolve), as rdma-core gives"
 }
