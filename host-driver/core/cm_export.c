@@ -16,7 +16,8 @@ _Atomic uint32_t *snic_cm_word(struct ibv_context *c);
 int snic_cm_cmd(struct ibv_context *c, uint16_t op, const void *in,
 		size_t in_len, void *out, size_t out_len, uint32_t *status)
 {
-	if (op < SNIC_CMD_CM_OPEN || op >= SNIC_CMD_CM_END)
+	if ((op < SNIC_CMD_CM_OPEN || op >= SNIC_CMD_CM_END) &&
+	    (op < SNIC_CMD_CM_SEND6 || op >= SNIC_CMD_CM6_END))
 		return EINVAL;
 	return hd_cmd_raw(to_hd_ctx(c), op, in, in_len, out, out_len, status);
 }

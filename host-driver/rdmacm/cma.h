@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <netinet/in.h>
@@ -50,10 +51,22 @@
 #define CMA_SIDR_REP_PD 136
 #define CMA_IP_HDR_LEN 36
 
+/* An IP address as a RoCE v2 GID holds it (IBTA A17.4.5.1): IPv6, or
+ * IPv4 mapped (::ffff:a.b.c.d); all zero = none / the wildcard. */
+struct cma_ip {
+	uint8_t b[16];
+};
+
+/* GID indexes of a snic port: the IPv4-mapped GID, the IPv6 one. */
+#define CMA_GID_IPV4 0
+#define CMA_GID_IPV6 1
+
 struct cma_dev {
 	struct ibv_context *verbs;
 	uint32_t ip;                /* host order                         */
-	union ibv_gid gid;
+	union ibv_gid gid;          /* GID 0: ip, IPv4 mapped             */
+	union ibv_gid gid6;         /* GID 1: the NIC's IPv6 address (all
+				     * zero: none)                        */
 	uint64_t guid;              /* network order                      */
 	enum ibv_mtu mtu;
 	uint8_t max_rd_atom;
@@ -110,10 +123,11 @@ struct cma_id {
 	int destroying;
 	struct cma_id *next;        /* cma_ids                              */
 
-	/* addresses, host order */
-	uint32_t src_ip, dst_ip;
+	/* addresses (ports in host order) */
+	struct cma_ip src_ip, dst_ip;
 	uint16_t src_port, dst_port;
 	int bound, reuseaddr, afonly;
+	int bound6;                 /* bound with an AF_INET6 sockaddr       */
 	uint8_t tos;
 	uint8_t ack_timeout;
 
@@ -168,14 +182,19 @@ extern int cma_debug;
 /* cma_dev.c */
 int cma_init(void);                     /* open every snic device once  */
 int64_t cma_now_ns(void);
-struct cma_dev *cma_dev_by_ip(uint32_t ip);
+struct cma_dev *cma_dev_by_addr(const struct cma_ip *a);
+/* The device's GID (and its index) for addresses of a's family. */
+const union ibv_gid *cma_dev_gid(const struct cma_dev *d, const struct cma_ip *a,
+				 uint8_t *index);
 struct cma_dev *cma_dev_by_verbs(struct ibv_context *v);
 uint32_t cma_alloc_cid(struct cma_dev *d);
 /* One CM command; returns 0 or an errno value. */
 int cma_cmd(struct cma_dev *d, uint16_t op, const void *in, size_t in_len,
 	    void *out, size_t out_len);
-int cma_send_mad(struct cma_dev *d, uint32_t ip, const uint8_t *mad, int retry);
-int cma_arm(struct cma_dev *d, uint32_t cid, uint32_t ip, const uint8_t *mad);
+int cma_send_mad(struct cma_dev *d, const struct cma_ip *ip, const uint8_t *mad,
+		 int retry);
+int cma_arm(struct cma_dev *d, uint32_t cid, const struct cma_ip *ip,
+	    const uint8_t *mad);
 void cma_note_timeout(struct cma_dev *d);
 
 /* cma_route.c: the kernel's routes */
@@ -200,10 +219,27 @@ void cma_id_unlink(struct cma_id *id);
 struct cma_id *cma_id_new(struct rdma_event_channel *ch, void *ctx,
 			  enum rdma_port_space ps, enum ibv_qp_type qpt);
 void cma_addr_timer(struct cma_id *id, int64_t now);
-int cma_sockaddr_ip(const struct sockaddr *sa, uint32_t *ip, uint16_t *port);
+
+/* cma_addr.c: addresses */
+struct cma_ip cma_ip_v4(uint32_t ip);
+/* true for an IPv4-mapped address (*ip4 = it, host order) */
+bool cma_ip_is_v4(const struct cma_ip *a, uint32_t *ip4);
+bool cma_ip_is_any(const struct cma_ip *a);
+bool cma_ip_eq(const struct cma_ip *a, const struct cma_ip *b);
+bool cma_ip_is_loopback(const struct cma_ip *a);
+/* a destination nobody can connect to: any, broadcast, multicast */
+bool cma_ip_bad_dst(const struct cma_ip *a);
+/* sockaddr_in / sockaddr_in6 (IPv4 mapped or unspecified = IPv4 / any)
+ * -> address and port; AF_IB: ENODEV (no IB port), others: EINVAL. */
+int cma_sockaddr_ip(const struct sockaddr *sa, struct cma_ip *ip, uint16_t *port);
+/* The sockaddr an address is reported in: sockaddr_in for IPv4 unless
+ * v6 (the caller's family was AF_INET6), sockaddr_in6 for IPv6. */
+void cma_ip_sockaddr(struct sockaddr_storage *ss, const struct cma_ip *a,
+		     uint16_t port, int v6);
+const char *cma_ip_str(const struct cma_ip *a, char *buf, size_t len);
 
 /* cma_conn.c: MAD in, state machines, timers */
-void cma_mad_in(struct cma_dev *d, uint32_t peer_ip, const uint8_t *mad);
+void cma_mad_in(struct cma_dev *d, const struct cma_ip *peer, const uint8_t *mad);
 void cma_mad_timer(struct cma_id *id, int64_t now);
 void cma_conn_abort(struct cma_id *id);  /* rdma_destroy_id of a live id */
 /* A passive id the application never saw: refuse its request, free it. */

@@ -87,17 +87,43 @@ static void send_tracked(struct cma_id *c, int64_t wait_ns)
 	c->tries = 0;
 	c->timer = CMA_T_MAD;
 	c->deadline_ns = cma_now_ns() + wait_ns;
-	cma_send_mad(c->dev, c->dst_ip, c->last_mad, 0);
+	cma_send_mad(c->dev, &c->dst_ip, c->last_mad, 0);
 }
 
-static void ip_hdr_put(uint8_t *h, uint32_t sip, uint16_t sport, uint32_t dip)
+/* struct cma_hdr (Linux cma.c): cma_version 0, ip_version in bits 7:4,
+ * the source port, then two 16-byte addresses: an IPv6 address whole,
+ * an IPv4 one in the last word (union cma_ip_addr; the first 12 bytes
+ * zero, not the ::ffff: of a mapped address). */
+static void ip_hdr_put(uint8_t *h, const struct cma_ip *sip, uint16_t sport,
+		       const struct cma_ip *dip)
 {
+	uint32_t s4, d4;
+
 	memset(h, 0, CMA_IP_HDR_LEN);
-	h[0] = 0;          /* cma_version */
-	h[1] = 4 << 4;     /* ip_version 4 in bits 7:4 */
+	h[0] = 0;
 	put16(h + 2, sport);
-	cma_put32(h + 16, sip);   /* IPv4 in the last word of 16 bytes */
-	cma_put32(h + 32, dip);
+	if (cma_ip_is_v4(dip, &d4)) {
+		cma_ip_is_v4(sip, &s4);
+		h[1] = 4 << 4;
+		cma_put32(h + 16, s4);
+		cma_put32(h + 32, d4);
+	} else {
+		h[1] = 6 << 4;
+		memcpy(h + 4, sip->b, 16);
+		memcpy(h + 20, dip->b, 16);
+	}
+}
+
+/* The addresses of a received cma_hdr (version 4 or 6). */
+static void ip_hdr_get(const uint8_t *h, struct cma_ip *sip, struct cma_ip *dip)
+{
+	if ((h[1] >> 4) == 4) {
+		*sip = cma_ip_v4(cma_get32(h + 16));
+		*dip = cma_ip_v4(cma_get32(h + 32));
+	} else {
+		memcpy(sip->b, h + 4, 16);
+		memcpy(dip->b, h + 20, 16);
+	}
 }
 
 /* ---------------------------------------------------------------------- */
@@ -122,12 +148,14 @@ static void build_req(struct cma_id *c, uint32_t qpn, const void *pd, uint8_t le
 	m[51] = (uint8_t)(15 << 4 | c->srq << 3);
 	put16(m + 52, 0xffff); /* permissive LIDs: RoCE has none */
 	put16(m + 54, 0xffff);
-	memcpy(m + 56, d->gid.raw, 16);
+	/* primary path (12.7.11-12): RoCE v2 GIDs are the IP addresses,
+	 * IPv4 mapped or IPv6 (A17.4.5.1) */
+	memcpy(m + 56, cma_dev_gid(d, &c->dst_ip, NULL)->raw, 16);
 	memcpy(m + 72, c->id.route.addr.addr.ibaddr.dgid.raw, 16);
 	m[92] = c->tos;
 	m[93] = 64;            /* hop limit: routed (RoCE v2) */
 	m[95] = (uint8_t)(c->ack_timeout << 3);
-	ip_hdr_put(m + 140, c->src_ip, c->src_port, c->dst_ip);
+	ip_hdr_put(m + 140, &c->src_ip, c->src_port, &c->dst_ip);
 	if (len)
 		memcpy(m + 140 + CMA_IP_HDR_LEN, pd, len);
 }
@@ -160,7 +188,7 @@ static void build_short(struct cma_id *c, uint8_t *mad, uint16_t attr)
 		cma_put32(M(mad) + 8, c->remote_qpn << 8);
 }
 
-static void send_rej(struct cma_dev *d, uint32_t ip, uint64_t tid, uint32_t local,
+static void send_rej(struct cma_dev *d, const struct cma_ip *ip, uint64_t tid, uint32_t local,
 		     uint32_t remote, uint8_t msg, uint16_t reason,
 		     const void *pd, uint8_t len)
 {
@@ -183,7 +211,7 @@ static void send_mra(struct cma_id *c, uint8_t msg)
 	build_short(c, mad, SNIC_CM_ATTR_MRA);
 	M(mad)[8] = (uint8_t)(msg << 6);
 	M(mad)[9] = (uint8_t)(CMA_MRA_TIMEOUT << 3);
-	cma_send_mad(c->dev, c->dst_ip, mad, 0);
+	cma_send_mad(c->dev, &c->dst_ip, mad, 0);
 }
 
 /* If this process dies while connected, the firmware sends our DREQ. */
@@ -192,13 +220,13 @@ static void arm_dreq(struct cma_id *c)
 	uint8_t mad[SNIC_CM_MAD_SIZE];
 
 	build_short(c, mad, SNIC_CM_ATTR_DREQ);
-	cma_arm(c->dev, c->local_cid, c->dst_ip, mad);
+	cma_arm(c->dev, c->local_cid, &c->dst_ip, mad);
 }
 
 static void disarm(struct cma_id *c)
 {
 	if (c->dev && c->local_cid)
-		cma_arm(c->dev, c->local_cid, c->dst_ip, NULL);
+		cma_arm(c->dev, c->local_cid, &c->dst_ip, NULL);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -256,7 +284,7 @@ static int connect_sidr(struct cma_id *c, const struct rdma_conn_param *p)
 	cma_put32(m + 0, c->local_cid);
 	put16(m + 4, 0xffff);
 	put64(m + 8, sid_of(c));
-	ip_hdr_put(m + 16, c->src_ip, c->src_port, c->dst_ip);
+	ip_hdr_put(m + 16, &c->src_ip, c->src_port, &c->dst_ip);
 	if (len)
 		memcpy(m + 16 + CMA_IP_HDR_LEN, p->private_data, len);
 	c->state = CMA_SIDR_REQ_SENT;
@@ -312,7 +340,7 @@ static void rep_in(struct cma_id *c, const uint8_t *mad)
 	uint8_t rtu[SNIC_CM_MAD_SIZE];
 
 	if (c->state == CMA_ESTABLISHED && mad_attr(c->last_mad) == SNIC_CM_ATTR_RTU) {
-		cma_send_mad(c->dev, c->dst_ip, c->last_mad, 1); /* our RTU was lost */
+		cma_send_mad(c->dev, &c->dst_ip, c->last_mad, 1); /* our RTU was lost */
 		return;
 	}
 	if (c->state != CMA_REQ_SENT)
@@ -332,7 +360,7 @@ static void rep_in(struct cma_id *c, const uint8_t *mad)
 		return;
 	}
 	if (cma_qp_to(c, IBV_QPS_RTR) || cma_qp_to(c, IBV_QPS_RTS)) {
-		send_rej(c->dev, c->dst_ip, c->tid, c->local_cid, c->remote_cid, 1,
+		send_rej(c->dev, &c->dst_ip, c->tid, c->local_cid, c->remote_cid, 1,
 			 REJ_CONSUMER, NULL, 0);
 		c->state = CMA_DISCONNECTED;
 		post_conn(c, RDMA_CM_EVENT_CONNECT_ERROR, -errno, NULL, 0, NULL);
@@ -340,7 +368,7 @@ static void rep_in(struct cma_id *c, const uint8_t *mad)
 	}
 	build_short(c, rtu, SNIC_CM_ATTR_RTU);
 	memcpy(c->last_mad, rtu, sizeof(rtu));
-	cma_send_mad(c->dev, c->dst_ip, rtu, 0);
+	cma_send_mad(c->dev, &c->dst_ip, rtu, 0);
 	c->state = CMA_ESTABLISHED;
 	arm_dreq(c);
 	post_conn(c, RDMA_CM_EVENT_ESTABLISHED, 0, m + 36, CMA_REP_PD, NULL);
@@ -364,7 +392,7 @@ CMA_EXPORT int rdma_establish(struct rdma_cm_id *id)
 		return cma_fail(err);
 	}
 	build_short(c, c->last_mad, SNIC_CM_ATTR_RTU);
-	cma_send_mad(c->dev, c->dst_ip, c->last_mad, 0);
+	cma_send_mad(c->dev, &c->dst_ip, c->last_mad, 0);
 	c->state = CMA_ESTABLISHED;
 	arm_dreq(c);
 	pthread_mutex_unlock(&cma_lock);
@@ -392,37 +420,57 @@ static void sidr_rep_in(struct cma_id *c, const uint8_t *mad)
 /* ---------------------------------------------------------------------- */
 /* Passive side.                                                           */
 
-static struct cma_id *find_listener(struct cma_dev *d, uint64_t sid)
+/* Does listener l take a request from an IPv4 (v4) or IPv6 peer?  As
+ * Linux cma.c's cma_match_private_data: a wildcard without AFONLY takes
+ * both families, anything else the family it was bound with. */
+static bool listener_takes(const struct cma_id *l, bool v4)
+{
+	if (cma_ip_is_any(&l->src_ip))
+		return !l->afonly || (l->bound6 ? !v4 : v4);
+	return cma_ip_is_v4(&l->src_ip, NULL) == v4;
+}
+
+static struct cma_id *find_listener(struct cma_dev *d, uint64_t sid,
+				    const struct cma_ip *peer)
 {
 	uint16_t ps = (uint16_t)(sid >> 16), port = (uint16_t)sid;
+	bool v4 = cma_ip_is_v4(peer, NULL);
 
 	if ((sid & ~0xffffffffull) != 0 || (sid & 0xff000000u) != CMA_SID_BASE)
 		return NULL;
 	for (struct cma_id *c = cma_ids; c; c = c->next)
 		if (c->state == CMA_LISTEN && c->id.ps == ps && c->src_port == port &&
-		    (!c->dev || c->dev == d) && !c->destroying)
+		    (!c->dev || c->dev == d) && !c->destroying &&
+		    listener_takes(c, v4))
 			return c;
 	return NULL;
 }
 
 /* An id already made for this request (a duplicate REQ / SIDR_REQ). */
-static struct cma_id *find_remote(struct cma_dev *d, uint32_t ip, uint32_t rcid)
+static struct cma_id *find_remote(struct cma_dev *d, const struct cma_ip *ip,
+				  uint32_t rcid)
 {
 	for (struct cma_id *c = cma_ids; c; c = c->next)
-		if (c->dev == d && c->parent && c->dst_ip == ip && c->remote_cid == rcid)
+		if (c->dev == d && c->parent && cma_ip_eq(&c->dst_ip, ip) &&
+		    c->remote_cid == rcid)
 			return c;
 	for (struct cma_id *c = cma_ids; c; c = c->next)
-		if (c->dev == d && c->dst_ip == ip && c->remote_cid == rcid &&
+		if (c->dev == d && cma_ip_eq(&c->dst_ip, ip) && c->remote_cid == rcid &&
 		    c->state != CMA_IDLE && c->local_cid)
 			return c;
 	return NULL;
 }
 
-static struct cma_id *new_child(struct cma_id *l, struct cma_dev *d, uint32_t ip,
-				const uint8_t *iph)
+/* A passive id for a request from ip: our address of the request's
+ * family, the peer's from the CM header (Linux cma_save_ip_info), each
+ * reported in that family. */
+static struct cma_id *new_child(struct cma_id *l, struct cma_dev *d,
+				const struct cma_ip *ip, const uint8_t *iph)
 {
 	struct cma_id *c = cma_id_new(l->id.channel, l->id.context, l->id.ps,
 				      l->id.qp_type);
+	struct cma_ip hsrc, hdst;
+	int v6 = !cma_ip_is_v4(ip, NULL);
 
 	if (!c)
 		return NULL;
@@ -430,30 +478,35 @@ static struct cma_id *new_child(struct cma_id *l, struct cma_dev *d, uint32_t ip
 	c->dev = d;
 	c->id.verbs = d->verbs;
 	c->id.port_num = 1;
-	c->src_ip = d->ip;
+	if (v6)
+		memcpy(c->src_ip.b, d->gid6.raw, 16);
+	else
+		c->src_ip = cma_ip_v4(d->ip);
 	c->src_port = l->src_port;
-	c->dst_ip = ip;
+	c->dst_ip = *ip;
 	c->dst_port = (uint16_t)(iph[2] << 8 | iph[3]);
+	c->bound6 = v6;
 	c->mtu = d->mtu;
 	c->tos = l->tos;
-	c->id.route.addr.src_sin.sin_family = AF_INET;
-	c->id.route.addr.src_sin.sin_addr.s_addr = htonl(d->ip);
-	c->id.route.addr.src_sin.sin_port = htons(c->src_port);
-	c->id.route.addr.dst_sin.sin_family = AF_INET;
-	c->id.route.addr.dst_sin.sin_addr.s_addr = htonl(cma_get32(iph + 16));
-	c->id.route.addr.dst_sin.sin_port = htons(c->dst_port);
+	ip_hdr_get(iph, &hsrc, &hdst);
+	cma_ip_sockaddr(&c->id.route.addr.src_storage, &c->src_ip, c->src_port, v6);
+	cma_ip_sockaddr(&c->id.route.addr.dst_storage, &hsrc, c->dst_port, v6);
 	cma_id_fill_route(c);
 	c->id.route.num_paths = 1;
 	l->pending++;
 	return c;
 }
 
-static int ip_hdr_ok(const uint8_t *iph)
+/* cma_hdr version 0, and the IP version of the frame it came in (a
+ * header naming IPv4 addresses over IPv6 is refused, as the kernel's
+ * cma_check_req_qp_type / cma_save_net_info would mismatch). */
+static int ip_hdr_ok(const uint8_t *iph, const struct cma_ip *peer)
 {
-	return iph[0] == 0 && (iph[1] >> 4) == 4;
+	return iph[0] == 0 &&
+	       (iph[1] >> 4) == (cma_ip_is_v4(peer, NULL) ? 4 : 6);
 }
 
-static void req_in(struct cma_dev *d, uint32_t ip, const uint8_t *mad)
+static void req_in(struct cma_dev *d, const struct cma_ip *ip, const uint8_t *mad)
 {
 	const uint8_t *m = M(mad);
 	uint32_t rcid = cma_get32(m + 0);
@@ -469,8 +522,8 @@ static void req_in(struct cma_dev *d, uint32_t ip, const uint8_t *mad)
 				 NULL, 0); /* our REJ was lost (12.6.7) */
 		return;
 	}
-	l = find_listener(d, get64(m + 8));
-	if (!l || !ip_hdr_ok(m + 140)) {
+	l = find_listener(d, get64(m + 8), ip);
+	if (!l || !ip_hdr_ok(m + 140, ip)) {
 		send_rej(d, ip, get64(mad + 8), cma_alloc_cid(d), rcid, 0,
 			 l ? REJ_CONSUMER : REJ_INVALID_SID, NULL, 0);
 		return;
@@ -496,7 +549,7 @@ static void req_in(struct cma_dev *d, uint32_t ip, const uint8_t *mad)
 		  CMA_REQ_PD - CMA_IP_HDR_LEN, l);
 }
 
-static void sidr_req_in(struct cma_dev *d, uint32_t ip, const uint8_t *mad)
+static void sidr_req_in(struct cma_dev *d, const struct cma_ip *ip, const uint8_t *mad)
 {
 	const uint8_t *m = M(mad);
 	uint32_t rid = cma_get32(m + 0);
@@ -507,8 +560,8 @@ static void sidr_req_in(struct cma_dev *d, uint32_t ip, const uint8_t *mad)
 			cma_send_mad(d, ip, c->last_mad, 1);
 		return;
 	}
-	l = find_listener(d, get64(m + 8));
-	if (!l || !ip_hdr_ok(m + 16) || l->pending >= l->backlog)
+	l = find_listener(d, get64(m + 8), ip);
+	if (!l || !ip_hdr_ok(m + 16, ip) || l->pending >= l->backlog)
 		return; /* the firmware answers unknown ServiceIDs */
 	c = new_child(l, d, ip, m + 16);
 	if (!c)
@@ -535,7 +588,7 @@ static int accept_sidr(struct cma_id *c, const struct rdma_conn_param *p)
 	cma_put32(m + 20, CMA_UDP_QKEY);
 	if (len)
 		memcpy(m + 96, p->private_data, len);
-	cma_send_mad(c->dev, c->dst_ip, c->last_mad, 0);
+	cma_send_mad(c->dev, &c->dst_ip, c->last_mad, 0);
 	if (c->parent)
 		c->parent->pending--;
 	c->state = CMA_ESTABLISHED;
@@ -604,12 +657,12 @@ static int reject_locked(struct cma_id *c, const void *pd, uint8_t len, uint16_t
 		put64(m + 12, sid_of(c));
 		if (len)
 			memcpy(m + 96, pd, len);
-		cma_send_mad(c->dev, c->dst_ip, c->last_mad, 0);
+		cma_send_mad(c->dev, &c->dst_ip, c->last_mad, 0);
 	} else if (c->state == CMA_REQ_RCVD) {
 		if (len > CMA_REJ_PD)
 			return EINVAL;
 		c->local_cid = cma_alloc_cid(c->dev);
-		send_rej(c->dev, c->dst_ip, c->tid, c->local_cid, c->remote_cid, 0,
+		send_rej(c->dev, &c->dst_ip, c->tid, c->local_cid, c->remote_cid, 0,
 			 reason, pd, len);
 	} else {
 		return EINVAL;
@@ -676,7 +729,7 @@ static void drep_send(struct cma_id *c)
 	uint8_t mad[SNIC_CM_MAD_SIZE];
 
 	build_short(c, mad, SNIC_CM_ATTR_DREP);
-	cma_send_mad(c->dev, c->dst_ip, mad, 0);
+	cma_send_mad(c->dev, &c->dst_ip, mad, 0);
 }
 
 static void dreq_in(struct cma_id *c)
@@ -755,7 +808,7 @@ void cma_conn_abort(struct cma_id *c)
 
 	switch (c->state) {
 	case CMA_REQ_SENT: case CMA_REP_SENT: case CMA_REP_RCVD:
-		send_rej(c->dev, c->dst_ip, c->tid, c->local_cid, c->remote_cid,
+		send_rej(c->dev, &c->dst_ip, c->tid, c->local_cid, c->remote_cid,
 			 c->state == CMA_REQ_SENT ? 0 : 1, REJ_CONSUMER, NULL, 0);
 		break;
 	case CMA_REQ_RCVD: case CMA_SIDR_REQ_RCVD:
@@ -764,7 +817,7 @@ void cma_conn_abort(struct cma_id *c)
 	case CMA_ESTABLISHED:
 		if (c->id.qp_type != IBV_QPT_UD) {
 			build_short(c, mad, SNIC_CM_ATTR_DREQ);
-			cma_send_mad(c->dev, c->dst_ip, mad, 0);
+			cma_send_mad(c->dev, &c->dst_ip, mad, 0);
 		}
 		break;
 	default:
@@ -789,7 +842,7 @@ void cma_mad_timer(struct cma_id *c, int64_t now)
 	if (c->tries < CMA_MAX_RETRIES) {
 		c->tries++;
 		c->deadline_ns = now + cm_timeout_ns(CMA_RESP_TIMEOUT);
-		cma_send_mad(c->dev, c->dst_ip, c->last_mad, 1);
+		cma_send_mad(c->dev, &c->dst_ip, c->last_mad, 1);
 		return;
 	}
 	c->timer = CMA_T_NONE;
@@ -798,7 +851,7 @@ void cma_mad_timer(struct cma_id *c, int64_t now)
 	disarm(c);
 	switch (was) {
 	case CMA_REQ_SENT: case CMA_REP_SENT:
-		send_rej(c->dev, c->dst_ip, c->tid, c->local_cid, c->remote_cid,
+		send_rej(c->dev, &c->dst_ip, c->tid, c->local_cid, c->remote_cid,
 			 was == CMA_REQ_SENT ? 0 : 1, REJ_TIMEOUT, NULL, 0);
 		post_conn(c, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0, NULL);
 		break;
@@ -824,7 +877,7 @@ static struct cma_id *by_local(struct cma_dev *d, uint32_t cid)
 	return NULL;
 }
 
-void cma_mad_in(struct cma_dev *d, uint32_t ip, const uint8_t *mad)
+void cma_mad_in(struct cma_dev *d, const struct cma_ip *ip, const uint8_t *mad)
 {
 	const uint8_t *m = M(mad);
 	uint16_t attr = mad_attr(mad);
@@ -839,7 +892,7 @@ void cma_mad_in(struct cma_dev *d, uint32_t ip, const uint8_t *mad)
 		return;
 	}
 	c = by_local(d, cma_get32(m + (attr == SNIC_CM_ATTR_SIDR_REP ? 0 : 4)));
-	if (!c || c->dst_ip != ip)
+	if (!c || !cma_ip_eq(&c->dst_ip, ip))
 		return;
 	if (attr != SNIC_CM_ATTR_SIDR_REP && attr != SNIC_CM_ATTR_REP &&
 	    c->remote_cid != cma_get32(m + 0) &&

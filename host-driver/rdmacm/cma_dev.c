@@ -5,6 +5,7 @@
  * that takes the MADs the firmware queues for this process (CM_RECV),
  * hands them to the state machines (cma_conn.c) and runs the ids' timers.
  */
+#include <arpa/inet.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -66,28 +67,50 @@ int cma_cmd(struct cma_dev *d, uint16_t op, const void *in, size_t in_len,
 	return err ? err : status_errno(st);
 }
 
-int cma_send_mad(struct cma_dev *d, uint32_t ip, const uint8_t *mad, int retry)
+/* The router the host names for a MAD to ip: the kernel's IPv4 route
+ * (cma_route.c); none for IPv6 (the NICs' interfaces carry no IPv6: the
+ * NIC's neighbour discovery finds the peer on the link). */
+static void mad_next_hop(struct cma_dev *d, const struct cma_ip *ip, uint8_t nh[16])
 {
-	struct snic_cm_mad m = { .peer_ip = ip, .flags = retry ? SNIC_CM_F_RETRY : 0,
-				 .next_hop = cma_next_hop(d, ip) };
+	uint32_t ip4, gw;
 
+	memset(nh, 0, 16);
+	if (cma_ip_is_v4(ip, &ip4) && (gw = cma_next_hop(d, ip4)) != 0) {
+		struct cma_ip g = cma_ip_v4(gw);
+
+		memcpy(nh, g.b, 16);
+	}
+}
+
+int cma_send_mad(struct cma_dev *d, const struct cma_ip *ip, const uint8_t *mad,
+		 int retry)
+{
+	struct snic_cm_mad6 m = { .flags = retry ? SNIC_CM_F_RETRY : 0 };
+	char a[INET6_ADDRSTRLEN];
+
+	memcpy(m.peer, ip->b, 16);
+	mad_next_hop(d, ip, m.next_hop);
 	memcpy(m.mad, mad, SNIC_CM_MAD_SIZE);
-	cma_dbg("send attr 0x%02x to %08x cid %02x%02x%02x%02x/%02x%02x%02x%02x%s\n", mad[17], ip,
+	cma_dbg("send attr 0x%02x to %s cid %02x%02x%02x%02x/%02x%02x%02x%02x%s\n", mad[17],
+		cma_ip_str(ip, a, sizeof(a)),
 		mad[24], mad[25], mad[26], mad[27], mad[28], mad[29], mad[30], mad[31],
 		retry ? " (retry)" : "");
-	return cma_cmd(d, SNIC_CMD_CM_SEND, &m, sizeof(m), NULL, 0);
+	return cma_cmd(d, SNIC_CMD_CM_SEND6, &m, sizeof(m), NULL, 0);
 }
 
 /* The MAD the firmware sends for connection cid if this process dies
  * (NULL: nothing). */
-int cma_arm(struct cma_dev *d, uint32_t cid, uint32_t ip, const uint8_t *mad)
+int cma_arm(struct cma_dev *d, uint32_t cid, const struct cma_ip *ip,
+	    const uint8_t *mad)
 {
-	struct snic_cm_mad m = { .peer_ip = ip, .cid = cid,
-				 .next_hop = mad ? cma_next_hop(d, ip) : 0 };
+	struct snic_cm_mad6 m = { .cid = cid };
 
-	if (mad)
+	memcpy(m.peer, ip->b, 16);
+	if (mad) {
+		mad_next_hop(d, ip, m.next_hop);
 		memcpy(m.mad, mad, SNIC_CM_MAD_SIZE);
-	return cma_cmd(d, SNIC_CMD_CM_ARM, &m, sizeof(m), NULL, 0);
+	}
+	return cma_cmd(d, SNIC_CMD_CM_ARM6, &m, sizeof(m), NULL, 0);
 }
 
 void cma_note_timeout(struct cma_dev *d)
@@ -106,12 +129,29 @@ uint32_t cma_alloc_cid(struct cma_dev *d)
 	return d->cid_base | n;
 }
 
-struct cma_dev *cma_dev_by_ip(uint32_t ip)
+/* The device whose address (IPv4, or its IPv6 GID) a is. */
+struct cma_dev *cma_dev_by_addr(const struct cma_ip *a)
 {
+	uint32_t ip4;
+	bool v4 = cma_ip_is_v4(a, &ip4);
+
+	if (cma_ip_is_any(a))
+		return NULL;
 	for (int i = 0; i < cma_ndev; i++)
-		if (cma_devs[i].ip == ip)
+		if (v4 ? cma_devs[i].ip == ip4
+		       : memcmp(cma_devs[i].gid6.raw, a->b, 16) == 0)
 			return &cma_devs[i];
 	return NULL;
+}
+
+const union ibv_gid *cma_dev_gid(const struct cma_dev *d, const struct cma_ip *a,
+				 uint8_t *index)
+{
+	bool v4 = cma_ip_is_v4(a, NULL);
+
+	if (index)
+		*index = v4 ? CMA_GID_IPV4 : CMA_GID_IPV6;
+	return v4 ? &d->gid : &d->gid6;
 }
 
 struct cma_dev *cma_dev_by_verbs(struct ibv_context *v)
@@ -140,15 +180,18 @@ static void run_timers(int64_t now)
  * may wait: take them before sleeping). */
 static bool drain(struct cma_dev *d)
 {
-	struct snic_cm_mad m;
+	struct snic_cm_mad6 m;
+	struct cma_ip peer;
+	char a[INET6_ADDRSTRLEN];
 
 	for (int i = 0; i < 64; i++) {
-		if (cma_cmd(d, SNIC_CMD_CM_RECV, NULL, 0, &m, sizeof(m)))
+		if (cma_cmd(d, SNIC_CMD_CM_RECV6, NULL, 0, &m, sizeof(m)))
 			return false;
-		cma_dbg("recv attr 0x%02x from %08x cid %02x%02x%02x%02x/%02x%02x%02x%02x\n",
-			m.mad[17], m.peer_ip, m.mad[24], m.mad[25], m.mad[26], m.mad[27],
-			m.mad[28], m.mad[29], m.mad[30], m.mad[31]);
-		cma_mad_in(d, m.peer_ip, m.mad);
+		memcpy(peer.b, m.peer, 16);
+		cma_dbg("recv attr 0x%02x from %s cid %02x%02x%02x%02x/%02x%02x%02x%02x\n",
+			m.mad[17], cma_ip_str(&peer, a, sizeof(a)), m.mad[24], m.mad[25],
+			m.mad[26], m.mad[27], m.mad[28], m.mad[29], m.mad[30], m.mad[31]);
+		cma_mad_in(d, &peer, m.mad);
 	}
 	return true;
 }
@@ -201,6 +244,9 @@ static int dev_open(struct ibv_device *dev, struct cma_dev *d)
 		goto fail;
 	d->ip = (uint32_t)d->gid.raw[12] << 24 | (uint32_t)d->gid.raw[13] << 16 |
 		(uint32_t)d->gid.raw[14] << 8 | d->gid.raw[15];
+	/* GID 1 is the NIC's IPv6 address; a NIC without one has none */
+	if (ibv_query_gid(d->verbs, 1, CMA_GID_IPV6, &d->gid6))
+		memset(&d->gid6, 0, sizeof(d->gid6));
 	d->guid = ibv_get_device_guid(dev);
 	d->mtu = pa.active_mtu;
 	d->max_rd_atom = (uint8_t)(da.max_qp_rd_atom > 255 ? 255 : da.max_qp_rd_atom);

@@ -18,49 +18,6 @@ struct cma_id *cma_ids;
 #define CMA_ARP_EVERY_NS  (100 * 1000 * 1000)
 #define CMA_ADDR_POLL_NS  (5 * 1000 * 1000)
 
-/* IPv4 (or IPv4-mapped / unspecified IPv6) -> host-order ip and port. */
-int cma_sockaddr_ip(const struct sockaddr *sa, uint32_t *ip, uint16_t *port)
-{
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *s = (const void *)sa;
-
-		*ip = ntohl(s->sin_addr.s_addr);
-		*port = ntohs(s->sin_port);
-		return 0;
-	}
-	if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *s = (const void *)sa;
-
-		if (IN6_IS_ADDR_UNSPECIFIED(&s->sin6_addr))
-			*ip = 0;
-		else if (IN6_IS_ADDR_V4MAPPED(&s->sin6_addr))
-			*ip = ntohl(s->sin6_addr.s6_addr32[3]);
-		else
-			return EAFNOSUPPORT;
-		*port = ntohs(s->sin6_port);
-		return 0;
-	}
-	return EAFNOSUPPORT;
-}
-
-static void set_sin(struct sockaddr_in *s, uint32_t ip, uint16_t port)
-{
-	memset(s, 0, sizeof(*s));
-	s->sin_family = AF_INET;
-	s->sin_addr.s_addr = htonl(ip);
-	s->sin_port = htons(port);
-}
-
-static void ip_gid(union ibv_gid *g, uint32_t ip)
-{
-	memset(g, 0, sizeof(*g));
-	g->raw[10] = g->raw[11] = 0xff;
-	g->raw[12] = (uint8_t)(ip >> 24);
-	g->raw[13] = (uint8_t)(ip >> 16);
-	g->raw[14] = (uint8_t)(ip >> 8);
-	g->raw[15] = (uint8_t)ip;
-}
-
 /* route.addr.addr.ibaddr and the path record from the id's addresses. */
 void cma_id_fill_route(struct cma_id *id)
 {
@@ -68,8 +25,8 @@ void cma_id_fill_route(struct cma_id *id)
 	struct ibv_sa_path_rec *p = &id->path;
 
 	if (id->dev)
-		ib->sgid = id->dev->gid;
-	ip_gid(&ib->dgid, id->dst_ip);
+		ib->sgid = *cma_dev_gid(id->dev, &id->dst_ip, NULL);
+	memcpy(ib->dgid.raw, id->dst_ip.b, 16);
 	ib->pkey = htons(0xffff);
 	memset(p, 0, sizeof(*p));
 	p->sgid = ib->sgid;
@@ -198,13 +155,14 @@ CMA_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 /* ---------------------------------------------------------------------- */
 /* Binding.                                                                */
 
-static int port_taken(struct cma_id *me, uint32_t ip, uint16_t port)
+static int port_taken(struct cma_id *me, const struct cma_ip *ip, uint16_t port)
 {
 	for (struct cma_id *o = cma_ids; o; o = o->next) {
 		if (o == me || !o->bound || o->id.ps != me->id.ps ||
 		    o->src_port != port || o->parent)
 			continue;
-		if (o->src_ip && ip && o->src_ip != ip)
+		if (!cma_ip_is_any(&o->src_ip) && !cma_ip_is_any(ip) &&
+		    !cma_ip_eq(&o->src_ip, ip))
 			continue;
 		if (o->reuseaddr && me->reuseaddr && o->state != CMA_LISTEN)
 			continue;
@@ -213,14 +171,22 @@ static int port_taken(struct cma_id *me, uint32_t ip, uint16_t port)
 	return 0;
 }
 
-static int bind_locked(struct cma_id *c, uint32_t ip, uint16_t port)
+/* The id's source address as the application sees it (its family as it
+ * bound, or as the destination's). */
+static void set_src(struct cma_id *c)
+{
+	cma_ip_sockaddr(&c->id.route.addr.src_storage, &c->src_ip, c->src_port,
+			c->bound6);
+}
+
+static int bind_locked(struct cma_id *c, const struct cma_ip *ip, uint16_t port)
 {
 	struct cma_dev *d = NULL;
 
 	if (c->bound || c->state != CMA_IDLE)
 		return EINVAL;
-	if (ip) {
-		d = cma_dev_by_ip(ip);
+	if (!cma_ip_is_any(ip)) {
+		d = cma_dev_by_addr(ip);
 		if (!d)
 			return EADDRNOTAVAIL;
 	}
@@ -242,20 +208,28 @@ static int bind_locked(struct cma_id *c, uint32_t ip, uint16_t port)
 		return EADDRINUSE;
 	}
 	c->dev = d;
-	c->src_ip = ip;
+	c->src_ip = *ip;
 	c->src_port = port;
 	c->bound = 1;
 	c->id.verbs = d ? d->verbs : NULL;
 	c->id.port_num = d ? 1 : 0;
-	set_sin(&c->id.route.addr.src_sin, ip, port);
+	set_src(c);
 	if (d)
-		c->id.route.addr.addr.ibaddr.sgid = d->gid;
+		c->id.route.addr.addr.ibaddr.sgid = *cma_dev_gid(d, ip, NULL);
 	return 0;
+}
+
+/* An IPv6 sockaddr holding an IPv4-mapped or unspecified address is the
+ * IPv4 one (reported back as sockaddr_in6); another IPv6 address is an
+ * IPv6 id. */
+static int is_v6_sockaddr(const struct sockaddr *sa)
+{
+	return sa->sa_family == AF_INET6;
 }
 
 CMA_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {
-	uint32_t ip;
+	struct cma_ip ip;
 	uint16_t port;
 	int err, loopback;
 
@@ -264,35 +238,71 @@ CMA_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 	err = cma_sockaddr_ip(addr, &ip, &port);
 	if (err)
 		return cma_fail(err);
-	/* 127/8 binds no NIC, like the wildcard (the id keeps the address
-	 * it was given): libfabric's verbs provider binds "localhost" to
-	 * learn whether a device is implied, and otherwise takes each
-	 * device's addresses from getifaddrs (the NICs' interfaces). */
-	loopback = (ip >> 24) == 127;
+	/* 127/8 and ::1 bind no NIC, like the wildcard (the id keeps the
+	 * address it was given): libfabric's verbs provider binds
+	 * "localhost" to learn whether a device is implied, and otherwise
+	 * takes each device's addresses from getifaddrs (the NICs'
+	 * interfaces). */
+	loopback = cma_ip_is_loopback(&ip);
 	pthread_mutex_lock(&cma_lock);
-	err = bind_locked(to_cid(id), loopback ? 0 : ip, port);
-	if (!err && loopback)
-		set_sin(&id->route.addr.src_sin, ip, to_cid(id)->src_port);
-	if (!err && addr->sa_family == AF_INET6) /* keep the family asked for */
-		memcpy(&id->route.addr.src_storage, addr, sizeof(struct sockaddr_in6));
+	to_cid(id)->bound6 = is_v6_sockaddr(addr);
+	if (loopback) {
+		struct cma_ip any = cma_ip_v4(0);
+
+		err = bind_locked(to_cid(id), &any, port);
+		if (!err) {
+			to_cid(id)->src_ip = ip;
+			set_src(to_cid(id));
+			to_cid(id)->src_ip = any;
+		}
+	} else {
+		err = bind_locked(to_cid(id), &ip, port);
+	}
 	pthread_mutex_unlock(&cma_lock);
 	return err ? cma_fail(err) : 0;
 }
 
 /* ---------------------------------------------------------------------- */
 /* Address resolution: which NIC reaches the destination.  When the
- * kernel's route to it leaves by a snic device's interface (cma_route.c),
- * that device, and the MAC of the route's router or of the destination
- * itself, by the NIC's ARP (CM_RESOLVE).  Otherwise by the NICs' own ARP:
- * a NIC other than the one that owns the address is preferred, so that
- * two NICs of one host talk over their link; the owner answers
- * (loopback) when no other NIC does. */
+ * kernel's route to it leaves by a snic device's interface (cma_route.c,
+ * IPv4: the NICs' interfaces carry no IPv6), that device, and the MAC of
+ * the route's router or of the destination itself, by the NIC's ARP
+ * (CM_RESOLVE6).  Otherwise by the NICs' own ARP or IPv6 neighbour
+ * discovery: for an IPv6 destination the NICs whose IPv6 address is on
+ * its /64 (RFC 4291 2.5.4: the link's prefix) when there are such, else
+ * every NIC with an IPv6 address; a NIC other than the one that owns the
+ * address is preferred, so that two NICs of one host talk over their
+ * link; the owner answers (loopback) when no other NIC does. */
 
-static int try_dev(struct cma_dev *d, uint32_t ip, int arp)
+static int try_dev(struct cma_dev *d, const struct cma_ip *ip, int ask)
 {
-	struct snic_cm_resolve in = { .ip = ip, .send_arp = (uint32_t)arp }, out;
+	struct snic_cm_resolve6 in = { .send_req = (uint32_t)ask }, out;
 
-	return cma_cmd(d, SNIC_CMD_CM_RESOLVE, &in, sizeof(in), &out, sizeof(out));
+	memcpy(in.addr, ip->b, 16);
+	return cma_cmd(d, SNIC_CMD_CM_RESOLVE6, &in, sizeof(in), &out, sizeof(out));
+}
+
+#define CMA_IP6_PREFIX 8 /* bytes: the /64 of an IPv6 unicast address */
+
+static bool on_prefix6(const struct cma_dev *d, const struct cma_ip *dst)
+{
+	static const uint8_t none[16];
+
+	return memcmp(d->gid6.raw, none, 16) != 0 &&
+	       memcmp(d->gid6.raw, dst->b, CMA_IP6_PREFIX) == 0;
+}
+
+/* May d carry traffic to dst (before asking its neighbour table)? */
+static bool dev_may_reach(const struct cma_dev *d, const struct cma_ip *dst)
+{
+	static const uint8_t none[16];
+	bool prefixed = false;
+
+	if (cma_ip_is_v4(dst, NULL))
+		return true;
+	for (int i = 0; i < cma_ndev; i++)
+		prefixed |= on_prefix6(&cma_devs[i], dst);
+	return prefixed ? on_prefix6(d, dst) : memcmp(d->gid6.raw, none, 16) != 0;
 }
 
 static void addr_done(struct cma_id *c, struct cma_dev *d)
@@ -301,10 +311,14 @@ static void addr_done(struct cma_id *c, struct cma_dev *d)
 	c->dev = d;
 	c->id.verbs = d->verbs;
 	c->id.port_num = 1;
-	if (!c->src_ip) {
-		c->src_ip = d->ip;
-		c->id.route.addr.src_sin.sin_family = AF_INET;
-		c->id.route.addr.src_sin.sin_addr.s_addr = htonl(d->ip);
+	if (cma_ip_is_any(&c->src_ip)) {
+		uint32_t ip4;
+
+		if (cma_ip_is_v4(&c->dst_ip, &ip4))
+			c->src_ip = cma_ip_v4(d->ip);
+		else
+			memcpy(c->src_ip.b, d->gid6.raw, 16);
+		set_src(c);
 	}
 	c->mtu = d->mtu;
 	cma_id_fill_route(c);
@@ -322,9 +336,9 @@ static void addr_error(struct cma_id *c)
 /* The kernel's route chose the device: only its next hop is asked for. */
 static void addr_routed(struct cma_id *c, int64_t now, int arp)
 {
-	uint32_t nh = c->route_gw ? c->route_gw : c->dst_ip;
+	struct cma_ip nh = c->route_gw ? cma_ip_v4(c->route_gw) : c->dst_ip;
 
-	if (try_dev(c->route_dev, nh, arp) == 0) {
+	if (try_dev(c->route_dev, &nh, arp) == 0) {
 		addr_done(c, c->route_dev);
 		return;
 	}
@@ -339,7 +353,7 @@ static void addr_routed(struct cma_id *c, int64_t now, int arp)
 
 void cma_addr_timer(struct cma_id *c, int64_t now)
 {
-	struct cma_dev *owner = cma_dev_by_ip(c->dst_ip);
+	struct cma_dev *owner = cma_dev_by_addr(&c->dst_ip);
 	int arp = now >= c->addr_next_arp_ns;
 	int others = 0;
 
@@ -350,10 +364,11 @@ void cma_addr_timer(struct cma_id *c, int64_t now)
 	for (int i = 0; i < cma_ndev; i++) {
 		struct cma_dev *d = &cma_devs[i];
 
-		if (d == owner || (c->dev && c->dev != d))
+		/* a bound id asks its own device only, whatever its prefix */
+		if (d == owner || (c->dev ? c->dev != d : !dev_may_reach(d, &c->dst_ip)))
 			continue;
 		others++;
-		if (try_dev(d, c->dst_ip, arp) == 0) {
+		if (try_dev(d, &c->dst_ip, arp) == 0) {
 			addr_done(c, d);
 			return;
 		}
@@ -372,43 +387,78 @@ void cma_addr_timer(struct cma_id *c, int64_t now)
 	c->deadline_ns = now + CMA_ADDR_POLL_NS;
 }
 
+/* The kernel's resolve_prepare_src: the id's family (as bound, else the
+ * source's, else the destination's) must be the destination's, or EINVAL
+ * (an IPv4-mapped AF_INET6 source for an AF_INET destination too). */
+static int family_mismatch(const struct cma_id *c, const struct sockaddr *src,
+			   const struct sockaddr *dst)
+{
+	sa_family_t f = dst->sa_family;
+
+	if (c->bound)
+		f = c->bound6 ? AF_INET6 : AF_INET;
+	else if (src && src->sa_family)
+		f = src->sa_family;
+	return f != dst->sa_family;
+}
+
 CMA_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 				 struct sockaddr *dst_addr, int timeout_ms)
 {
 	struct cma_id *c = to_cid(id);
-	uint32_t sip = 0, dip;
+	struct cma_ip sip = cma_ip_v4(0), dip;
 	uint16_t sport = 0, dport;
+	uint32_t dip4 = 0;
 	int64_t now;
 	int err;
 
 	if (!id || !dst_addr || timeout_ms < 0)
 		return cma_fail(EINVAL);
+	pthread_mutex_lock(&cma_lock);
+	err = family_mismatch(c, src_addr, dst_addr) ? EINVAL : 0;
+	pthread_mutex_unlock(&cma_lock);
+	if (err)
+		return cma_fail(err);
 	err = cma_sockaddr_ip(dst_addr, &dip, &dport);
 	if (!err && src_addr)
 		err = cma_sockaddr_ip(src_addr, &sip, &sport);
 	if (err)
 		return cma_fail(err);
-	if (dip == 0 || dip == 0xffffffffu || (dip >> 28) == 0xe)
+	if (cma_ip_bad_dst(&dip))
 		return cma_fail(EINVAL);
 	pthread_mutex_lock(&cma_lock);
-	if (!c->bound)
-		err = bind_locked(c, sip, sport);
+	if (!c->bound) {
+		c->bound6 = is_v6_sockaddr(src_addr ? src_addr : dst_addr);
+		err = bind_locked(c, &sip, sport);
+	}
 	if (!err && c->state != CMA_IDLE)
 		err = EINVAL;
 	if (err) {
 		pthread_mutex_unlock(&cma_lock);
 		return cma_fail(err);
 	}
-	/* 127/8: the loopback of the first NIC (or the bound one) */
-	if ((dip >> 24) == 127)
-		dip = c->dev ? c->dev->ip : cma_devs[0].ip;
+	/* 127/8 or ::1: the loopback of the first NIC (or the bound one) */
+	if (cma_ip_is_loopback(&dip)) {
+		struct cma_dev *d = c->dev ? c->dev : &cma_devs[0];
+
+		if (cma_ip_is_v4(&dip, NULL))
+			dip = cma_ip_v4(d->ip);
+		else
+			memcpy(dip.b, d->gid6.raw, 16);
+	}
 	memcpy(&id->route.addr.dst_storage, dst_addr,
 	       dst_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
 					       : sizeof(struct sockaddr_in));
 	c->dst_ip = dip;
 	c->dst_port = dport;
 	c->route_gw = 0;
-	c->route_dev = cma_route_dev(dip, c->src_ip, c->dev, &c->route_gw);
+	c->route_dev = NULL;
+	if (cma_ip_is_v4(&dip, &dip4)) {
+		uint32_t sip4 = 0;
+
+		cma_ip_is_v4(&c->src_ip, &sip4);
+		c->route_dev = cma_route_dev(dip4, sip4, c->dev, &c->route_gw);
+	}
 	now = cma_now_ns();
 	c->state = CMA_ADDR_QUERY;
 	c->addr_end_ns = now + (int64_t)(timeout_ms ? timeout_ms : 2000) * 1000000;
@@ -464,8 +514,11 @@ CMA_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
 	if (!id)
 		return cma_fail(EINVAL);
 	pthread_mutex_lock(&cma_lock);
-	if (!c->bound)
-		err = bind_locked(c, 0, 0);
+	if (!c->bound) {
+		struct cma_ip any = cma_ip_v4(0);
+
+		err = bind_locked(c, &any, 0);
+	}
 	if (!err && c->state != CMA_IDLE)
 		err = EINVAL;
 	for (i = 0; !err && i < cma_ndev; i++)
@@ -524,6 +577,7 @@ CMA_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 	}
 }
 
+/* sin_port and sin6_port sit at the same offset */
 CMA_EXPORT __be16 rdma_get_src_port(struct rdma_cm_id *id)
 {
 	return id->route.addr.src_sin.sin_port;

@@ -17,7 +17,8 @@ void cma_peer_ah(const struct cma_id *c, struct ibv_ah_attr *ah)
 	memset(ah, 0, sizeof(*ah));
 	ah->is_global = 1;
 	ah->grh.dgid = c->id.route.addr.addr.ibaddr.dgid;
-	ah->grh.sgid_index = 0;
+	/* GID 0 (IPv4 mapped) or 1 (IPv6): the family of the peer's address */
+	cma_dev_gid(c->dev, &c->dst_ip, &ah->grh.sgid_index);
 	ah->grh.hop_limit = 64;
 	ah->grh.traffic_class = c->tos;
 	ah->port_num = 1;
@@ -413,7 +414,7 @@ err:
 }
 
 /* ---------------------------------------------------------------------- */
-/* rdma_getaddrinfo: IPv4 through getaddrinfo(3).                          */
+/* rdma_getaddrinfo: IPv4 and IPv6 through getaddrinfo(3).                 */
 
 static int copy_ai(struct sockaddr **dst, socklen_t *len, const struct addrinfo *ai)
 {
@@ -491,7 +492,15 @@ CMA_EXPORT int rdma_getaddrinfo(const char *node, const char *service,
 		h.ai_flags |= AI_NUMERICHOST;
 	if (passive)
 		h.ai_flags |= AI_PASSIVE;
+	/* the hints' family; without one IPv4 first (as before: "localhost"
+	 * is 127.0.0.1), then IPv6 (a numeric IPv6 address, an AAAA name) */
+	if (hints && hints->ai_family)
+		h.ai_family = hints->ai_family;
 	ret = getaddrinfo(node, service, &h, &ai);
+	if (ret && !(hints && hints->ai_family)) {
+		h.ai_family = AF_INET6;
+		ret = getaddrinfo(node, service, &h, &ai);
+	}
 	if (ret)
 		return ret;
 	r = calloc(1, sizeof(*r));
@@ -500,7 +509,7 @@ CMA_EXPORT int rdma_getaddrinfo(const char *node, const char *service,
 		return EAI_MEMORY;
 	}
 	r->ai_flags = hints ? hints->ai_flags : 0;
-	r->ai_family = AF_INET;
+	r->ai_family = ai->ai_family;
 	r->ai_port_space = hints && hints->ai_port_space ? hints->ai_port_space : RDMA_PS_TCP;
 	r->ai_qp_type = hints && hints->ai_qp_type ? hints->ai_qp_type :
 			(r->ai_port_space == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC);

@@ -5,6 +5,9 @@
 # network namespace.  A server counts as started once snicctl shows its
 # listener on the NIC (the firmware's listen table), so no client races it.
 #   tests/integration/cm.sh rping|rdma_server|udaddy|ucmatose|ucmatose-bind|
+#       rping-ipv6|udaddy-ipv6|ucmatose-ipv6|errors-ipv6 (the same over the
+#       NICs' IPv6 addresses, RoCE v2 over IPv6; errors-ipv6: an IPv6
+#       address no NIC has, one nobody answers, a family mix)|
 #       ucmatose-migrate|abandon|timeout|last-recv|
 #       cmtime|write_bw|read_lat|send_bw|ours|server-death|reject|
 #       unreachable|errors|wire (the CM exchange captured: check_roce.py and
@@ -17,6 +20,10 @@ set -euo pipefail
 snic_private_netns "$0" "$@"
 what=$1
 SRV=198.18.0.2
+# the NICs' IPv6 addresses (their GID 1): snic-emu's default fd00:5e1c::
+# with the IPv4 address in the last 32 bits
+SRV6=fd00:5e1c::c612:2
+CLI6=fd00:5e1c::c612:1
 T=$SNIC_BUILD/tests/snic_cm_test
 CTL=$SNIC_BUILD/bin/snicctl
 SPID=
@@ -63,6 +70,68 @@ counters() {
 	"$CTL" -d "$SNIC_RUN_DIR" show | grep -E '^[a-z]|cm_|cm:' | sed 's/^/  snicctl| /'
 }
 
+# The MADs of an IPv6 case went over IPv6: the IPv4 CM counters of NIC
+# stay as they were (none over IPv4 is asked by these programs), and the
+# firmware dropped none as malformed.
+cm_ipv6_only() { # NIC
+	local out
+	out=$("$CTL" -d "$SNIC_RUN_DIR" show "$1")
+	grep -Eq 'cm_mads_sent +[1-9]' <<<"$out" || snic_fail "$1 sent no CM MAD"
+	grep -Eq 'cm_mads_recv +[1-9]' <<<"$out" || snic_fail "$1 received no CM MAD"
+	! grep -Eq 'cm_drop_bad_mad +[1-9]' <<<"$out" || snic_fail "$1 dropped CM MADs as bad"
+}
+
+# The capture of an IPv6 case through the oracles: every frame's IPv6
+# ICRC and headers (scapy), tshark's dissection, and the CM messages
+# IPv6 between the NICs' addresses with the addresses where a kernel
+# peer expects them (check_cm_ip6.sh).
+cm_wire_ipv6() { # PCAP
+	local rc=0 msgs
+	snic_need_cmd tshark
+	snic_run check-roce 100 /usr/bin/python3 "$SNIC_ROOT/tests/wire/check_roce.py" "$1" \
+		--family 6 --expect-opcodes 0x64 || rc=$?
+	(( rc == 0 )) || snic_fail "check_roce.py failed on the IPv6 CM capture"
+	snic_run check-tshark 100 env SNIC_WIRE_IP6=1 bash "$SNIC_ROOT/tests/wire/check_tshark.sh" \
+		"$1" 0x64 || rc=$?
+	(( rc == 0 )) || snic_fail "check_tshark.sh failed on the IPv6 CM capture"
+	if [[ $what == udaddy-ipv6 ]]; then
+		msgs="ServiceIDResReq ServiceIDResReqResp"
+	else
+		msgs="ConnectRequest ConnectReply ReadyToUse DisconnectRequest DisconnectReply"
+	fi
+	# shellcheck disable=SC2086 # the messages are words
+	snic_run check-cm-ip6 100 bash "$SNIC_ROOT/tests/wire/check_cm_ip6.sh" "$1" \
+		"$CLI6" "$SRV6" $msgs || rc=$?
+	(( rc == 0 )) || snic_fail "the CM exchange over IPv6 is not what a kernel peer expects"
+}
+
+# cm/errors-ipv6: what rdma-core gives for IPv6 addresses it cannot use.
+errors_ipv6() {
+	local rc
+	# an address no NIC has: rdma_bind_addr fails with EADDRNOTAVAIL
+	rc=0
+	snic_run bind-none 30 rping -s -a fd00:99::1 -p 7471 -C 1 || rc=$?
+	(( rc != 0 )) || snic_fail "rping -s bound an address no NIC has"
+	grep -q 'rdma_bind_addr: Cannot assign requested address' \
+		"$SNIC_CASE_DIR/bind-none.out" || snic_fail "bind: not EADDRNOTAVAIL"
+	# on the NICs' /64, nobody answers neighbour discovery: ADDR_ERROR
+	rc=0
+	snic_run resolve-none 30 rping -c -a fd00:5e1c::99 -p 7471 -C 1 || rc=$?
+	(( rc != 0 )) || snic_fail "rping -c reached an address nobody has"
+	grep -q 'RDMA_CM_EVENT_ADDR_ERROR' "$SNIC_CASE_DIR/resolve-none.out" ||
+		snic_fail "resolve: no RDMA_CM_EVENT_ADDR_ERROR"
+	# an IPv4 source for an IPv6 destination: EINVAL, as the kernel's
+	rc=0
+	snic_run family-mix 30 ucmatose -s "$SRV6" -b 198.18.0.1 -c 1 || rc=$?
+	(( rc != 0 )) || snic_fail "ucmatose connected an IPv4 source to an IPv6 peer"
+	# (cmatose's perror after rdma_resolve_addr says "getting addr")
+	grep -q 'cmatose: failure getting addr: Invalid argument' "$SNIC_CASE_DIR/family-mix.out" ||
+		snic_fail "family mix: rdma_resolve_addr not EINVAL"
+	# our own: IPv6, AF_IB and family mixes, each errno checked
+	snic_run errors6 30 "$T" errors6 198.18.0.1 "$CLI6" ||
+		snic_fail "an IPv6 or AF_IB call got the wrong errno"
+}
+
 # cm/wire: the CM exchange on the wire, checked by both oracles.
 cm_wire() {
 	local pcap=$SNIC_CASE_DIR/cm.pcap py=/usr/bin/python3 attrs a rc=0
@@ -101,7 +170,21 @@ fi
 # SNIC_CM_EXTERNAL_NICS=1: the NICs are already up in $SNIC_RUN_DIR
 # (multi.sh memif-rping: two NIC processes over memif).
 ext=${SNIC_CM_EXTERNAL_NICS:-}
-[[ -n $ext ]] || snic_emu_start
+CAP6=
+if [[ -z $ext && $what == *-ipv6 && $what != errors-ipv6 ]]; then
+	CAP6=$SNIC_CASE_DIR/cm6.pcap
+	snic_emu_start --pcap "$CAP6"
+elif [[ -z $ext ]]; then
+	snic_emu_start
+fi
+if [[ $what == *-ipv6 ]]; then
+	# getaddrinfo's default AI_ADDRCONFIG (rping passes no hints) returns
+	# IPv6 addresses only on a host with an IPv6 address other than ::1;
+	# the NICs' interfaces carry none (README), this private namespace
+	# only lo: give lo a documentation address (RFC 3849), as any host
+	# with IPv6 has one
+	ip -6 addr add 2001:db8::1/128 dev lo || snic_fail "no IPv6 address for lo"
+fi
 case $what in
 rping)
 	snic_need_cmd rping
@@ -110,6 +193,29 @@ rping)
 	# (stdout and stderr share the file: count the distinct pings)
 	n=$(grep -o 'rdma-ping-[0-9]*:' "$SNIC_CASE_DIR/rping-client.out" | sort -u | wc -l)
 	(( n == 1000 )) || snic_fail "rping client printed $n verified pings, want 1000"
+	;;
+rping-ipv6)
+	snic_need_cmd rping
+	pair rping 7471 "rping -s -a $SRV6 -p 7471 -C 200" \
+		"rping -c -a $SRV6 -p 7471 -C 200 -v -V"
+	n=$(grep -o 'rdma-ping-[0-9]*:' "$SNIC_CASE_DIR/rping-client.out" | sort -u | wc -l)
+	(( n == 200 )) || snic_fail "rping client printed $n verified pings, want 200"
+	cm_ipv6_only snic0
+	;;
+udaddy-ipv6)
+	# the server listens on the wildcard (0.0.0.0 without AFONLY takes
+	# both families, as in the kernel); the client's SIDR goes over IPv6
+	pair udaddy 7174 "udaddy" "udaddy -s $SRV6"
+	grep -q 'data transfers complete' "$SNIC_CASE_DIR/udaddy-client.out" ||
+		snic_fail "udaddy client did not complete its transfers"
+	cm_ipv6_only snic0
+	;;
+ucmatose-ipv6)
+	pair ucmatose 7471 "ucmatose -b $SRV6 -c 10" "ucmatose -s $SRV6 -b $CLI6 -c 10"
+	cm_ipv6_only snic0
+	;;
+errors-ipv6)
+	errors_ipv6
 	;;
 rdma_server)
 	pair rdma_server 7471 "rdma_server -p 7471" "rdma_client -s $SRV -p 7471"
@@ -239,4 +345,5 @@ errors)
 esac
 counters
 [[ -n $ext ]] || snic_emu_stop || exit 1
+[[ -z $CAP6 ]] || cm_wire_ipv6 "$CAP6"
 snic_log "cm/$what passed"

@@ -35,6 +35,9 @@
  *                               CM's retries, within 30 s.
  *   unreachable ADDR MS         rdma_resolve_addr: ADDR_ERROR within MS+1 s.
  *   errors ADDR                 invalid calls get rdma-core's errno.
+ *   errors6 ADDR4 ADDR6         the same for IPv6 and AF_IB addresses (a
+ *                               NIC's IPv4 and IPv6 address): the errnos
+ *                               the kernel's rdma_cm gives on a RoCE host.
  *
  * Every wait has a deadline (--timeout-ms, 10 s).  Prints "ok ..." lines
  * and exits 0, or prints "FAIL: ..." and exits 1.
@@ -50,6 +53,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <infiniband/ib.h>
 #include <rdma/rdma_cma.h>
 
 #define BUF_SIZE (1u << 20)
@@ -600,6 +604,56 @@ static int run_errors(const char *ip)
 	return 0;
 }
 
+static void sin6_of(struct sockaddr_in6 *s, const char *ip, int port)
+{
+	memset(s, 0, sizeof(*s));
+	s->sin6_family = AF_INET6;
+	s->sin6_port = htons((uint16_t)port);
+	if (inet_pton(AF_INET6, ip, &s->sin6_addr) != 1)
+		FAIL("bad address %s", ip);
+}
+
+/* IPv6 and AF_IB: an IPv6 address no NIC has (EADDRNOTAVAIL), AF_IB
+ * addresses (no IB port on a RoCE host: ENODEV, the kernel's
+ * cma_validate_port / cma_resolve_ib_dev), and an id's family other than
+ * its destination's (EINVAL, the kernel's resolve_prepare_src). */
+static int run_errors6(const char *ip4, const char *ip6)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *id;
+	struct sockaddr_in6 nobody, mine6;
+	struct sockaddr_in mine4;
+	struct sockaddr_ib ib;
+
+	if (!ch)
+		FAIL("rdma_create_event_channel");
+	sin6_of(&nobody, "2001:db8::7", 7001);  /* documentation: no NIC has it */
+	sin6_of(&mine6, ip6, 7004);
+	sin_of(&mine4, ip4, 7005);
+	memset(&ib, 0, sizeof(ib));
+	ib.sib_family = AF_IB;
+	ib.sib_addr.sib_raw[15] = 1;
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+		FAIL("rdma_create_id");
+	ERRNO_IS(rdma_bind_addr(id, (struct sockaddr *)&nobody), EADDRNOTAVAIL);
+	ERRNO_IS(rdma_bind_addr(id, (struct sockaddr *)&ib), ENODEV);
+	ERRNO_IS(rdma_resolve_addr(id, NULL, (struct sockaddr *)&ib, 1000), ENODEV);
+	/* an IPv4 source for an IPv6 destination, and the other way */
+	ERRNO_IS(rdma_resolve_addr(id, (struct sockaddr *)&mine4,
+				   (struct sockaddr *)&mine6, 1000), EINVAL);
+	ERRNO_IS(rdma_resolve_addr(id, (struct sockaddr *)&mine6,
+				   (struct sockaddr *)&mine4, 1000), EINVAL);
+	/* bound to the NIC's IPv6 address: an IPv4 or AF_IB destination */
+	if (rdma_bind_addr(id, (struct sockaddr *)&mine6))
+		FAIL("bind %s: %s", ip6, strerror(errno));
+	printf("ok rdma_bind_addr(%s)\n", ip6);
+	ERRNO_IS(rdma_resolve_addr(id, NULL, (struct sockaddr *)&mine4, 1000), EINVAL);
+	ERRNO_IS(rdma_resolve_addr(id, NULL, (struct sockaddr *)&ib, 1000), EINVAL);
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int i = 1;
@@ -629,6 +683,8 @@ int main(int argc, char **argv)
 		return run_unreachable(argv[i + 1], atoi(argv[i + 2]));
 	if (argc - i >= 2 && !strcmp(argv[i], "errors"))
 		return run_errors(argv[i + 1]);
-	fprintf(stderr, "usage: snic_cm_test [--timeout-ms MS] server|client|reject|abandon|timeout|unreachable|errors ...\n");
+	if (argc - i >= 3 && !strcmp(argv[i], "errors6"))
+		return run_errors6(argv[i + 1], argv[i + 2]);
+	fprintf(stderr, "usage: snic_cm_test [--timeout-ms MS] server|client|reject|abandon|timeout|unreachable|errors|errors6 ...\n");
 	return 2;
 }

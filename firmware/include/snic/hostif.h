@@ -1052,6 +1052,44 @@ struct snic_cm_note {
 	uint32_t rsvd;
 };
 
+/* CM over IPv6 (0xA0 block): the CM commands with 16-byte addresses, as
+ * a RoCE v2 GID holds them (IPv6, or IPv4 mapped ::ffff:a.b.c.d), so that
+ * MADs go to and come from IPv6 peers (RoCE v2 over IPv6, IBTA A17.4).
+ * The firmware keeps one queue: CM_RECV6 hands out MADs from IPv4 and
+ * IPv6 peers alike; the IPv4 CM_RECV drops (and counts in
+ * cm_drop_bad_mad) a MAD from an IPv6 peer that it meets, as it cannot
+ * name its peer. */
+enum snic_cm6_cmd_op {
+	SNIC_CMD_CM_SEND6 = 0xA0, /* in: cm_mad6  PERM: not this context's ID;
+				   * NOTSUP: an IPv6 peer, the NIC has no IPv6 */
+	SNIC_CMD_CM_RECV6,      /* out: cm_mad6    NOENT: nothing queued       */
+	SNIC_CMD_CM_ARM6,       /* in: cm_mad6 (cid; mad all zero = disarm)   */
+	SNIC_CMD_CM_RESOLVE6,   /* in/out: cm_resolve6  NOENT: MAC not known yet */
+	SNIC_CMD_CM6_END
+};
+
+/* snic_cm_mad with 16-byte addresses (network order). */
+struct snic_cm_mad6 {
+	uint8_t peer[16];       /* destination (SEND6/ARM6) or source (RECV6) */
+	/* SEND6 / ARM6: the router whose MAC the frame carries (the host's
+	 * route); all zero = the NIC's own routes, else peer itself */
+	uint8_t next_hop[16];
+	uint32_t flags;         /* SNIC_CM_F_*                                */
+	uint32_t cid;           /* ARM6: the local communication ID           */
+	uint32_t peer_qpn;      /* RECV6: source QP (1 for a CM agent)        */
+	uint32_t rsvd;
+	uint8_t mad[SNIC_CM_MAD_SIZE];
+};
+
+/* snic_cm_resolve with a 16-byte address: ARP for a mapped IPv4 address,
+ * neighbour discovery (RFC 4861) for an IPv6 one. */
+struct snic_cm_resolve6 {
+	uint8_t addr[16];       /* in                                         */
+	uint32_t send_req;      /* in: ask (ARP / neighbour solicitation)     */
+	uint8_t mac[6];         /* out                                        */
+	uint8_t rsvd[2];
+};
+
 /* CM MAD layout (IBTA 13.4.3 base header; 12.6 message contents). */
 #define SNIC_MAD_CLASS_CM   0x07u
 #define SNIC_MAD_METHOD_SEND 0x03u

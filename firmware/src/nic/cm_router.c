@@ -98,32 +98,66 @@ static int cm_unlisten(struct snic_cm_tables *t, unsigned ctx, uint64_t sid)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Sending on QP1.                                                         */
+/* Sending on QP1.  Peers are 16-byte addresses as GIDs hold them: IPv6,
+ * or IPv4 mapped; the family of the peer is the family of the frame
+ * (RoCE v2, IBTA A17.4: IPv4 or IPv6 header, UDP 4791). */
 
-static bool peer_mac(struct snic_nic *nic, uint32_t ip, uint32_t nh,
-		     uint8_t mac[6])
+/* The MAC a MAD to peer goes to: the neighbour the host named (nh, all
+ * zero for none), else the NIC's route, else the peer itself; our own
+ * address is the loopback (neigh_lookup_addr). */
+static bool peer_mac(struct snic_nic *nic, const uint8_t peer[16],
+		     const uint8_t nh[16], uint8_t hop[16], uint8_t mac[6])
 {
-	if (ip == nic->core.cfg.ipv4) {
-		memcpy(mac, nic->core.cfg.mac, 6);
-		return true;
-	}
-	return neigh_lookup(nic->neigh, route_next_hop4(&nic->core, ip, nh), mac);
+	route_next_hop(&nic->core, peer, nh, hop);
+	return neigh_lookup_addr(nic->neigh, hop, mac);
 }
 
-/* One UD SEND_ONLY from QP1 to QP1 of `ip`, to the MAC dmac, carrying
+/* Can the NIC speak to peer: an IPv4 one always, an IPv6 one when the
+ * NIC has an IPv6 address (its GID 1). */
+static bool have_family(const struct snic_nic *nic, const uint8_t peer[16])
+{
+	static const uint8_t none[16];
+	bool v4;
+
+	gid_to_ipv4(peer, &v4);
+	return v4 || memcmp(nic->core.cfg.ipv6, none, 16) != 0;
+}
+
+/* The IP layer of a MAD to peer; false when the NIC has no address of
+ * that family. */
+static bool gsi_addr(const struct snic_nic *nic, const uint8_t peer[16],
+		     struct roce_hdrs *h)
+{
+	bool v4;
+	uint32_t ip = gid_to_ipv4(peer, &v4);
+
+	if (!have_family(nic, peer))
+		return false;
+	if (v4) {
+		h->sip = nic->core.cfg.ipv4;
+		h->dip = ip;
+		return true;
+	}
+	h->ip6 = 1;
+	memcpy(h->sip6, nic->core.cfg.ipv6, 16);
+	memcpy(h->dip6, peer, 16);
+	return true;
+}
+
+/* One UD SEND_ONLY from QP1 to QP1 of `peer`, to the MAC dmac, carrying
  * `mad`. */
-static int gsi_xmit(struct snic_nic *nic, uint32_t ip, const uint8_t dmac[6],
-		    const uint8_t *mad)
+static int gsi_xmit(struct snic_nic *nic, const uint8_t peer[16],
+		    const uint8_t dmac[6], const uint8_t *mad)
 {
 	struct snic_cm_tables *t = nic->cm;
 	struct roce_hdrs h;
 	struct snic_pkt *p;
 
 	memset(&h, 0, sizeof(h));
+	if (!gsi_addr(nic, peer, &h))
+		return SNIC_ST_NOTSUP;
 	memcpy(h.dmac, dmac, 6);
 	memcpy(h.smac, nic->core.cfg.mac, 6);
-	h.sip = nic->core.cfg.ipv4;
-	h.dip = ip;
 	h.ttl = 64;
 	h.sport = 0xc000 | SNIC_GSI_QPN; /* A17.5.3: any source port */
 	h.opcode = ROCE_UD_SEND_ONLY;
@@ -144,27 +178,41 @@ static int gsi_xmit(struct snic_nic *nic, uint32_t ip, const uint8_t dmac[6],
 	return SNIC_ST_OK;
 }
 
-/* A MAD to `ip` through the neighbour nh (0 = next_hop's choice). */
-static int gsi_send(struct snic_nic *nic, uint32_t ip, uint32_t nh,
-		    const uint8_t *mad)
+/* A MAD to `peer` through the neighbour nh (all zero: the NIC's routes). */
+static int gsi_send(struct snic_nic *nic, const uint8_t peer[16],
+		    const uint8_t nh[16], const uint8_t *mad)
 {
-	uint8_t dmac[6];
+	uint8_t dmac[6], hop[16];
 
-	if (!peer_mac(nic, ip, nh, dmac)) {
+	if (!have_family(nic, peer))
+		return SNIC_ST_NOTSUP;
+	if (!peer_mac(nic, peer, nh, hop, dmac)) {
 		CNT_INC(&nic->core, tx_drop_no_neigh);
-		neigh_resolve(nic->neigh, route_next_hop4(&nic->core, ip, nh));
+		neigh_resolve_addr(nic->neigh, hop);
 		return SNIC_ST_NOENT;
 	}
-	return gsi_xmit(nic, ip, dmac, mad);
+	return gsi_xmit(nic, peer, dmac, mad);
+}
+
+/* The source of a received frame as a 16-byte address. */
+static void src_addr(const struct roce_hdrs *h, uint8_t a[16])
+{
+	if (h->ip6)
+		memcpy(a, h->sip6, 16);
+	else
+		ipv4_to_gid(h->sip, a);
 }
 
 /* A reply of the firmware's own goes back the way the request came (to
- * its source MAC: the peer, or the router it came through), as no host
- * route is known for it. */
+ * its source MAC: the peer, or the router it came through; IPv4 or IPv6
+ * as it came), as no host route is known for it. */
 static void gsi_reply(struct snic_nic *nic, const struct roce_hdrs *in,
 		      const uint8_t *mad)
 {
-	if (gsi_xmit(nic, in->sip, in->smac, mad) == SNIC_ST_OK)
+	uint8_t peer[16];
+
+	src_addr(in, peer);
+	if (gsi_xmit(nic, peer, in->smac, mad) == SNIC_ST_OK)
 		CNT_INC(&nic->core, cm_fw_replies);
 }
 
@@ -237,7 +285,7 @@ static void inbox_put(struct snic_nic *nic, unsigned ctx, const struct roce_hdrs
 		e->in_use = true;
 		e->ctx = (uint8_t)ctx;
 		e->seq = t->seq++;
-		e->peer_ip = h->sip;
+		src_addr(h, e->peer);
 		e->peer_qpn = h->deth_sqpn;
 		memcpy(e->mad, h->payload, SNIC_CM_MAD_SIZE);
 		t->queued[ctx]++;
@@ -291,10 +339,9 @@ void cm_rx(struct snic_nic *nic, const struct roce_hdrs *h)
 	uint16_t attr;
 	int owner;
 
-	/* GSI: UD SEND with the well-known Q_Key (IBTA 13.5.1), one MAD;
-	 * the CM speaks IPv4 only (its peers are IPv4 addresses): a MAD over
-	 * IPv6 is dropped here, counted, and never answered */
-	if (h->ip6 || h->opcode != ROCE_UD_SEND_ONLY ||
+	/* GSI: UD SEND with the well-known Q_Key (IBTA 13.5.1), one MAD,
+	 * over IPv4 or IPv6 (A17.4) */
+	if (h->opcode != ROCE_UD_SEND_ONLY ||
 	    h->deth_qkey != SNIC_GSI_QKEY ||
 	    h->payload_len != SNIC_CM_MAD_SIZE || !mad_ok(mad)) {
 		CNT_INC(&nic->core, cm_drop_bad_mad);
@@ -334,7 +381,7 @@ static bool may_send(struct snic_cm_tables *t, unsigned ctx, const uint8_t *mad)
 	return cid_owner(t, be32_get(mad + CM_OFF(0))) == (int)ctx;
 }
 
-static int cm_send(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad *m)
+static int cm_send6(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad6 *m)
 {
 	if (!may_send(nic->cm, ctx, m->mad)) {
 		CNT_INC(&nic->core, cm_send_refused);
@@ -344,10 +391,10 @@ static int cm_send(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad 
 		return SNIC_ST_INVAL;
 	if (m->flags & SNIC_CM_F_RETRY)
 		CNT_INC(&nic->core, cm_mads_retried);
-	return gsi_send(nic, m->peer_ip, m->next_hop, m->mad);
+	return gsi_send(nic, m->peer, m->next_hop, m->mad);
 }
 
-static int cm_recv(struct snic_nic *nic, unsigned ctx, struct snic_cm_mad *m)
+static int cm_recv6(struct snic_nic *nic, unsigned ctx, struct snic_cm_mad6 *m)
 {
 	struct snic_cm_tables *t = nic->cm;
 	struct snic_cm_inbox_ent *best = NULL;
@@ -361,11 +408,58 @@ static int cm_recv(struct snic_nic *nic, unsigned ctx, struct snic_cm_mad *m)
 	}
 	if (!best)
 		return SNIC_ST_NOENT;
-	m->peer_ip = best->peer_ip;
+	memset(m, 0, sizeof(*m));
+	memcpy(m->peer, best->peer, 16);
 	m->peer_qpn = best->peer_qpn;
 	memcpy(m->mad, best->mad, SNIC_CM_MAD_SIZE);
 	best->in_use = false;
 	t->queued[ctx]--;
+	return SNIC_ST_OK;
+}
+
+/* The IPv4 commands: their 32-bit addresses as mapped 16-byte ones (a
+ * next hop of 0 stays "none", all zero). */
+static void mad4_to_6(const struct snic_cm_mad *m, struct snic_cm_mad6 *m6)
+{
+	memset(m6, 0, sizeof(*m6));
+	ipv4_to_gid(m->peer_ip, m6->peer);
+	if (m->next_hop)
+		ipv4_to_gid(m->next_hop, m6->next_hop);
+	m6->flags = m->flags;
+	m6->cid = m->cid;
+	memcpy(m6->mad, m->mad, SNIC_CM_MAD_SIZE);
+}
+
+static int cm_send(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad *m)
+{
+	struct snic_cm_mad6 m6;
+
+	mad4_to_6(m, &m6);
+	return cm_send6(nic, ctx, &m6);
+}
+
+/* CM_RECV names an IPv4 peer: a MAD from an IPv6 one is dropped
+ * (counted) on the way, for a context that never asks CM_RECV6. */
+static int cm_recv(struct snic_nic *nic, unsigned ctx, struct snic_cm_mad *m)
+{
+	struct snic_cm_mad6 m6;
+	uint32_t ip;
+	bool v4;
+
+	for (;;) {
+		int st = cm_recv6(nic, ctx, &m6);
+
+		if (st != SNIC_ST_OK)
+			return st;
+		ip = gid_to_ipv4(m6.peer, &v4);
+		if (v4)
+			break;
+		CNT_INC(&nic->core, cm_drop_bad_mad);
+	}
+	memset(m, 0, sizeof(*m));
+	m->peer_ip = ip;
+	m->peer_qpn = m6.peer_qpn;
+	memcpy(m->mad, m6.mad, SNIC_CM_MAD_SIZE);
 	return SNIC_ST_OK;
 }
 
@@ -389,7 +483,7 @@ static struct snic_cm_armed *armed_find(struct snic_cm_tables *t, unsigned ctx,
 
 /* Arm (or, with an all-zero MAD, disarm) the MAD sent for connection
  * `cid` if the context dies.  The MAD must be one the context may send. */
-static int cm_arm(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad *m)
+static int cm_arm6(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad6 *m)
 {
 	struct snic_cm_tables *t = nic->cm;
 	struct snic_cm_armed *a = armed_find(t, ctx, m->cid);
@@ -410,24 +504,68 @@ static int cm_arm(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad *
 			a = &t->armed[i];
 	if (!a)
 		return SNIC_ST_NOMEM;
-	*a = (struct snic_cm_armed){ .cid = m->cid, .peer_ip = m->peer_ip,
-				     .next_hop = m->next_hop,
-				     .ctx = (uint8_t)ctx, .in_use = true };
+	*a = (struct snic_cm_armed){ .cid = m->cid, .ctx = (uint8_t)ctx,
+				     .in_use = true };
+	memcpy(a->peer, m->peer, 16);
+	memcpy(a->next_hop, m->next_hop, 16);
 	memcpy(a->mad, m->mad, SNIC_CM_MAD_SIZE);
 	return SNIC_ST_OK;
+}
+
+static int cm_arm(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad *m)
+{
+	struct snic_cm_mad6 m6;
+
+	mad4_to_6(m, &m6);
+	return cm_arm6(nic, ctx, &m6);
+}
+
+/* An address a CM peer can have: unicast IPv6, or a mapped IPv4 address
+ * that is not 0, broadcast or loopback. */
+static bool peer_addr_ok(const uint8_t a[16])
+{
+	bool v4;
+	uint32_t ip = gid_to_ipv4(a, &v4);
+
+	if (!v4)
+		return gid_is_ip6_unicast(a);
+	return ip != 0 && ip != 0xffffffffu && (ip >> 24) != 127;
+}
+
+static int cm_resolve6(struct snic_nic *nic, const struct snic_cm_resolve6 *in,
+		       struct snic_cm_resolve6 *out)
+{
+	static const uint8_t none[16];
+	uint8_t addr[16], hop[16];
+	bool ask = in->send_req != 0;
+
+	memcpy(addr, in->addr, 16); /* in and out may be one buffer */
+	memset(out, 0, sizeof(*out));
+	memcpy(out->addr, addr, 16);
+	if (!peer_addr_ok(addr))
+		return SNIC_ST_INVAL;
+	if (!have_family(nic, addr))
+		return SNIC_ST_NOTSUP;
+	if (peer_mac(nic, addr, none, hop, out->mac))
+		return SNIC_ST_OK;
+	if (ask)
+		neigh_resolve_addr(nic->neigh, hop);
+	return SNIC_ST_NOENT;
 }
 
 static int cm_resolve(struct snic_nic *nic, const struct snic_cm_resolve *in,
 		      struct snic_cm_resolve *out)
 {
-	out->ip = in->ip;
-	if (in->ip == 0 || in->ip == 0xffffffffu || (in->ip >> 24) == 127)
-		return SNIC_ST_INVAL;
-	if (peer_mac(nic, in->ip, 0, out->mac))
-		return SNIC_ST_OK;
-	if (in->send_arp)
-		neigh_resolve(nic->neigh, route_next_hop4(&nic->core, in->ip, 0));
-	return SNIC_ST_NOENT;
+	struct snic_cm_resolve6 r6 = { .send_req = in->send_arp };
+	uint32_t ip = in->ip;
+	int st;
+
+	ipv4_to_gid(ip, r6.addr);
+	st = cm_resolve6(nic, &r6, &r6);
+	memset(out, 0, sizeof(*out));
+	out->ip = ip;
+	memcpy(out->mac, r6.mac, 6);
+	return st;
 }
 
 static int cm_open(struct snic_cm_tables *t, unsigned ctx, struct snic_cm_open *o)
@@ -462,6 +600,14 @@ int cm_cmd(struct snic_nic *nic, unsigned ctx, uint16_t op,
 		return cm_arm(nic, ctx, (const void *)in);
 	case SNIC_CMD_CM_RESOLVE:
 		return cm_resolve(nic, (const void *)in, (void *)out);
+	case SNIC_CMD_CM_SEND6:
+		return cm_send6(nic, ctx, (const void *)in);
+	case SNIC_CMD_CM_RECV6:
+		return cm_recv6(nic, ctx, (void *)out);
+	case SNIC_CMD_CM_ARM6:
+		return cm_arm6(nic, ctx, (const void *)in);
+	case SNIC_CMD_CM_RESOLVE6:
+		return cm_resolve6(nic, (const void *)in, (void *)out);
 	case SNIC_CMD_CM_NOTE:
 		CNT_ADD(&nic->core, cm_timeouts,
 			((const struct snic_cm_note *)(const void *)in)->timeouts);
@@ -481,7 +627,7 @@ void cm_ctx_gone(struct snic_nic *nic, unsigned ctx)
 		struct snic_cm_armed *a = &t->armed[i];
 
 		if (a->in_use && a->ctx == ctx) {
-			gsi_send(nic, a->peer_ip, a->next_hop, a->mad);
+			gsi_send(nic, a->peer, a->next_hop, a->mad);
 			a->in_use = false;
 		}
 	}
@@ -493,6 +639,15 @@ void cm_ctx_gone(struct snic_nic *nic, unsigned ctx)
 			t->inbox[i].in_use = false;
 	t->queued[ctx] = 0;
 	t->open[ctx] = false;
+}
+
+/* The statistics area names IPv4 peers (an IPv6 one shows as 0). */
+static uint32_t peer_ipv4(const uint8_t a[16])
+{
+	bool v4;
+	uint32_t ip = gid_to_ipv4(a, &v4);
+
+	return v4 ? ip : 0;
 }
 
 void cm_stats(struct snic_nic *nic, struct snic_stats *st)
@@ -516,7 +671,7 @@ void cm_stats(struct snic_nic *nic, struct snic_stats *st)
 		if (!a->in_use)
 			continue;
 		st->cm_conn[nc++] = (struct snic_stats_cm_conn){
-			.cid = a->cid, .peer_ip = a->peer_ip, .ctx = a->ctx,
+			.cid = a->cid, .peer_ip = peer_ipv4(a->peer), .ctx = a->ctx,
 			.pid = atomic_load_explicit(&core_ctx_slot(&nic->core, a->ctx)->owner_pid,
 						    memory_order_relaxed) };
 	}

@@ -212,7 +212,8 @@ static int cmd_exec(struct snic_nic *nic, unsigned ctx, uint16_t op,
 			return mw_alloc(nic, ctx, (const void *)in, &ho->handle);
 		if (op == SNIC_CMD_DEALLOC_MW)
 			return mw_dealloc(nic, ctx, hi->handle);
-		if (op >= SNIC_CMD_CM_OPEN && op < SNIC_CMD_CM_END)
+		if ((op >= SNIC_CMD_CM_OPEN && op < SNIC_CMD_CM_END) ||
+		    (op >= SNIC_CMD_CM_SEND6 && op < SNIC_CMD_CM6_END))
 			return cm_cmd(nic, ctx, op, in, out);
 		return SNIC_ST_BADOP;
 	}

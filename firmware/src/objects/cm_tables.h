@@ -32,7 +32,7 @@ struct snic_cm_listener {
 
 struct snic_cm_inbox_ent {
 	uint32_t seq;            /* arrival order                          */
-	uint32_t peer_ip;
+	uint8_t peer[16];        /* IPv6, or IPv4 mapped (as in GIDs)      */
 	uint32_t peer_qpn;
 	uint8_t ctx;
 	bool in_use;
@@ -41,8 +41,8 @@ struct snic_cm_inbox_ent {
 
 struct snic_cm_armed {
 	uint32_t cid;
-	uint32_t peer_ip;
-	uint32_t next_hop;       /* the host's, 0 = the NIC's routes */
+	uint8_t peer[16];        /* IPv6, or IPv4 mapped (as in GIDs)      */
+	uint8_t next_hop[16];    /* the host's, all zero = the NIC's routes */
 	uint8_t ctx;
 	bool in_use;
 	uint8_t mad[SNIC_CM_MAD_SIZE];
