@@ -222,6 +222,8 @@ struct snic_resp {
 				    * [rd_tail - SNIC_MAX_RD_ATOM, rd_tail) is
 				    * the history duplicates are matched in */
 	uint32_t rd_npend;      /* resources with pending set                */
+	uint32_t rd_nfresh;     /* ... of them not replays: the requests
+				 * counted against max_dest_rd_atomic        */
 	uint32_t rsp_txq_mark;  /* core txq_tail after our last response     */
 };
 
