@@ -7,11 +7,13 @@
 # difference divided by N is the steady-state cost of one message, free of
 # set-up, ramp-up and drain.  The same build gives the same numbers.
 #
-#   tools/bench-instr.sh [TOP]   TOP: functions listed per case (default 12)
+#   tools/bench-instr.sh [TOP [CASE]]   TOP: functions listed per case
+#   (default 12); CASE: only the cases whose "op-bytes" starts with it
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BUILD=${SNIC_BUILD:-build}
 TOP=${1:-12}
+ONLY=${2:-}
 BIN=$BUILD/tests/bench-instr
 OUT=$BUILD/bench/instr
 command -v valgrind >/dev/null || { echo "bench-instr: valgrind is not installed (tools/setup-deps.sh)" >&2; exit 1; }
@@ -21,7 +23,7 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 valgrind --tool=callgrind --collect-atstart=no \
 	--toggle-collect=snic_nic_poll '--toggle-collect=fh_*' \
 	--compress-strings=no --compress-pos=no \
-	--callgrind-out-file="$OUT/cg.out" "$BIN" >"$OUT/run.log" 2>&1 ||
+	--callgrind-out-file="$OUT/cg.out" "$BIN" $ONLY >"$OUT/run.log" 2>&1 ||
 	{ cat "$OUT/run.log" >&2; exit 1; }
 
 # self_costs FILE: "function self-Ir" per line (a cost line right after a

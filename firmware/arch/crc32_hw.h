@@ -28,4 +28,11 @@ uint32_t crc32_hw(uint32_t c, const uint8_t *p, size_t n);
 uint32_t crc32_hw_head(uint32_t c, const uint8_t *head, const uint8_t *p,
 		       size_t n);
 
+/* The register from 0 over the n (>= 32) bytes at p with every byte whose
+ * ones[i] is 0xff (i < 64; ones holds 64 bytes) taken as 0xff, preceded
+ * by zero bytes up to a multiple of 16 (which leave a zero register as
+ * it is).  For the ICRC of an IPv4 frame (wire/icrc.c): the masked
+ * fields and the LRH's ones come from `ones`, so nothing is copied aside. */
+uint32_t crc32_hw_masked(const uint8_t *p, size_t n, const uint8_t *ones);
+
 #endif

@@ -241,18 +241,43 @@ static void bench_case(enum bop op, uint32_t len, unsigned idle, unsigned cores)
 	printf("%s %u ok\n", name, len);
 }
 
-int main(void)
+/* argv[1], when given, runs only the cases whose name-size starts with
+ * it ("write-64"): a quicker loop while working on one path. */
+static bool wanted(const char *only, enum bop op, uint32_t len, unsigned idle,
+		   unsigned cores)
+{
+	char name[48];
+
+	if (!only)
+		return true;
+	if (cores > 1)
+		snprintf(name, sizeof(name), "%s/%ucores-%u", op_name[op], cores,
+			 len);
+	else if (idle)
+		snprintf(name, sizeof(name), "%s+%uidle-%u", op_name[op], idle, len);
+	else
+		snprintf(name, sizeof(name), "%s-%u", op_name[op], len);
+	return strncmp(name, only, strlen(only)) == 0;
+}
+
+int main(int argc, char **argv)
 {
 	static const uint32_t sizes[] = { 64, 4096 };
+	const char *only = argc > 1 ? argv[1] : NULL;
 
 	for (enum bop op = B_WRITE; op <= B_SEND; op++)
 		for (unsigned i = 0; i < 2; i++)
-			bench_case(op, sizes[i], 0, 1);
-	bench_case(B_ATOMIC, 8, 0, 1);
-	bench_case(B_WRITE, 64, IDLE_MAX, 1);
+			if (wanted(only, op, sizes[i], 0, 1))
+				bench_case(op, sizes[i], 0, 1);
+	if (wanted(only, B_ATOMIC, 8, 0, 1))
+		bench_case(B_ATOMIC, 8, 0, 1);
+	if (wanted(only, B_WRITE, 64, IDLE_MAX, 1))
+		bench_case(B_WRITE, 64, IDLE_MAX, 1);
 	/* two cores per NIC, the messages' QPs on core 1 */
 	for (unsigned i = 0; i < 2; i++)
-		bench_case(B_WRITE, sizes[i], 0, 2);
-	bench_case(B_SEND, 64, 0, 2);
+		if (wanted(only, B_WRITE, sizes[i], 0, 2))
+			bench_case(B_WRITE, sizes[i], 0, 2);
+	if (wanted(only, B_SEND, 64, 0, 2))
+		bench_case(B_SEND, 64, 0, 2);
 	return 0;
 }

@@ -487,8 +487,59 @@ static void test_mr_saved_sge_distant_reuse(void)
 	env_free(e);
 }
 
+/* A saved SGE is used without a second lookup only while no MR changed
+ * since it was checked (the MR epoch): a re-registration that takes the
+ * MR's local write access away, or moves it to another PD, makes the
+ * cursor's next use fail; a change to another MR only costs a new
+ * check, which passes (issue 10 item 2, issue 11). */
+static void test_mr_saved_sge_rereg(void)
+{
+	struct mr_env *e = env_new();
+	struct snic_nic *nic = e->dev.nic;
+	uint64_t pa = fdev_alloc(&e->dev, 8192, 4096);
+	struct snic_cmd_rereg_mr rr = { .flags = SNIC_REREG_ACCESS };
+	struct snic_wqe_sge sge;
+	struct snic_sgl sgl;
+	uint8_t buf[64] = { 0 };
+	uint32_t k1, k2, pdn2;
+
+	CU_ASSERT_EQUAL_FATAL(fctx_reg_mr(&e->c, e->pdn, pa, 4096,
+					  SNIC_ACCESS_LOCAL_WRITE, &k1), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fctx_reg_mr(&e->c, e->pdn, pa + 4096, 4096,
+					  SNIC_ACCESS_LOCAL_WRITE, &k2), SNIC_ST_OK);
+	sge = (struct snic_wqe_sge){ .addr = pa, .length = 4096, .lkey = k1 };
+	CU_ASSERT_EQUAL_FATAL(sgl_load(nic, &sgl, &sge, 1, e->pd_idx,
+				       SNIC_ACCESS_LOCAL_WRITE), SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(sgl_copy_in(nic, &sgl, buf, 16), 0);
+	/* another MR changes: checked again, still allowed */
+	rr.key = k2;
+	rr.reg.access = 0;
+	CU_ASSERT_EQUAL(fctx_cmd(&e->c, SNIC_CMD_REREG_MR, &rr, sizeof(rr), NULL, 0),
+			SNIC_ST_OK);
+	CU_ASSERT_EQUAL(sgl_copy_in(nic, &sgl, buf, 16), 0);
+	/* this MR loses local write: the next piece is refused */
+	rr.key = k1;
+	CU_ASSERT_EQUAL(fctx_cmd(&e->c, SNIC_CMD_REREG_MR, &rr, sizeof(rr), NULL, 0),
+			SNIC_ST_OK);
+	CU_ASSERT_EQUAL(sgl_copy_in(nic, &sgl, buf, 16), -1);
+	/* write back, then the MR goes to another PD: refused again */
+	rr.reg.access = SNIC_ACCESS_LOCAL_WRITE;
+	CU_ASSERT_EQUAL(fctx_cmd(&e->c, SNIC_CMD_REREG_MR, &rr, sizeof(rr), NULL, 0),
+			SNIC_ST_OK);
+	CU_ASSERT_EQUAL(sgl_copy_in(nic, &sgl, buf, 16), 0);
+	CU_ASSERT_EQUAL_FATAL(fctx_alloc_pd(&e->c, &pdn2), SNIC_ST_OK);
+	rr.flags = SNIC_REREG_PD;
+	rr.reg.pdn = pdn2;
+	CU_ASSERT_EQUAL(fctx_cmd(&e->c, SNIC_CMD_REREG_MR, &rr, sizeof(rr), NULL, 0),
+			SNIC_ST_OK);
+	CU_ASSERT_EQUAL(sgl_copy_in(nic, &sgl, buf, 16), -1);
+	CU_ASSERT_EQUAL(sgl_copy_out(nic, &sgl, buf, 16), -1);
+	env_free(e);
+}
+
 UNIT_SUITE(mr, NULL, NULL,
 	   UNIT_TEST(test_mr_key_generation_20bit),
+	   UNIT_TEST(test_mr_saved_sge_rereg),
 	   UNIT_TEST(test_mr_saved_sge_distant_reuse),
 	   UNIT_TEST(test_mr_key_stale_after_reuse),
 	   UNIT_TEST(test_mr_key_generation_wrap),

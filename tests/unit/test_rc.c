@@ -889,6 +889,53 @@ static void test_rc_opcode_sequence(void)
 	env_free(e);
 }
 
+/* A connection set given back with responder resources still pending (a
+ * QP destroyed while READ responses were owed) and taken by the next QP:
+ * that QP starts with none of them (qp_conn_take), so its READ is counted
+ * as its only one and its SEND's coalesced ACK goes out (before, the
+ * stale ones drove rd_npend below zero and held its ACKs back). */
+static void test_rc_conn_set_reuse(void)
+{
+	struct rc_env *e = env_new();
+	struct snic_qp *q = &e->s->b.nic->qps[SNIC_QPN_IDX(e->p.qb.qpn)];
+	struct fqp_caps caps = { .sq_cnt = 16, .rq_cnt = 16, .max_send_sge = 1,
+				 .max_recv_sge = 1 };
+	struct snic_wqe_sge s;
+	struct snic_cqe c;
+	struct fqp qa2, qb2;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(q->resp.rd);
+	for (uint32_t i = 0; i < 4; i++) {      /* owed when it went */
+		q->resp.rd[i].valid = true;
+		q->resp.rd[i].pending = true;
+		q->resp.rd[i].first_psn = q->resp.rd[i].end_psn = i;
+	}
+	CU_ASSERT_EQUAL_FATAL(fqp_destroy(&e->p.qb), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fqp_create(&qa2, &e->p.ca, e->p.pda, &e->p.cqa,
+					 &e->p.cqa, &caps), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fqp_create(&qb2, &e->p.cb, e->p.pdb, &e->p.cqb,
+					 &e->p.cqb, &caps), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fqp_connect(&qa2, &qb2, &e->conn), SNIC_ST_OK);
+	q = &e->s->b.nic->qps[SNIC_QPN_IDX(qb2.qpn)];
+	CU_ASSERT_FALSE(q->resp.rd[0].valid || q->resp.rd[0].pending);
+	e->p.qa = qa2;
+	e->p.qb = qb2;
+	pattern(B(e, 0), 4096, 5);
+	s = sga(e, 0, 4096);
+	struct fwr w = { .wr_id = 1, .opcode = SNIC_WR_RDMA_READ,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	fqp_post_send(&e->p.qa, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(memcmp(A(e, 0), B(e, 0), 4096), 0);
+	CU_ASSERT_EQUAL(q->resp.rd_npend, 0);
+	CU_ASSERT_TRUE(send_ok(e, 100, 2));
+	CU_ASSERT_TRUE(send_ok(e, 100, 3));
+	CU_ASSERT_EQUAL(cA(e, "retransmits"), 0);
+	env_free(e);
+}
+
 /* A request beyond the expected PSN: dropped, one sequence NAK, and the
  * QP keeps going. */
 static void test_rc_psn_out_of_sequence(void)
@@ -1312,6 +1359,7 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_read_psn_span),
 	   UNIT_TEST(test_rc_opcode_sequence),
 	   UNIT_TEST(test_rc_psn_out_of_sequence),
+	   UNIT_TEST(test_rc_conn_set_reuse),
 	   UNIT_TEST(test_rc_loss_go_back_n),
 	   UNIT_TEST(test_rc_duplicates),
 	   UNIT_TEST(test_rc_cq_wrap),

@@ -47,4 +47,16 @@ uint32_t crc32_hw_head(uint32_t c, const uint8_t *head, const uint8_t *p,
 	return crc32_hw(crc32_hw(c, head, 64), p, n);
 }
 
+/* Byte by byte instructions need no leading zeros: the first 64 bytes
+ * (fewer for a shorter run) with the mask applied, then the rest. */
+uint32_t crc32_hw_masked(const uint8_t *p, size_t n, const uint8_t *ones)
+{
+	uint8_t head[64];
+	size_t h = n < sizeof(head) ? n : sizeof(head);
+
+	for (size_t i = 0; i < h; i++)
+		head[i] = p[i] | ones[i];
+	return crc32_hw(crc32_hw(0, head, h), p + h, n - h);
+}
+
 #endif

@@ -157,16 +157,16 @@ CLMUL static uint32_t crc32_clmul16(uint32_t c, const uint8_t *p, size_t n)
 	return reduce(x1);
 }
 
-/* The first 64 bytes at head, then n (a multiple of 16) at p. */
-CLMUL static uint32_t crc32_clmul128(uint32_t c, const uint8_t *head,
-				     const uint8_t *p, size_t n)
+/* Four lanes holding the first 64 bytes, then n (a multiple of 16) at p.
+ * Not inlined: on its own the 64-byte loop keeps its lanes in place (in
+ * crc32_hw_masked GCC added three register moves per pass). */
+CLMUL static __attribute__((noinline))
+uint32_t clmul_lanes(__m128i x1, __m128i x2, __m128i x3,
+					 __m128i x4, const uint8_t *p, size_t n)
 {
 	const __m128i k1k2 = _mm_set_epi64x(0x01c6e41596LL, 0x0154442bd4LL);
 	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
-	__m128i x1 = ld(head), x2 = ld(head + 16), x3 = ld(head + 32);
-	__m128i x4 = ld(head + 48);
 
-	x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128((int)c));
 	for (; n >= 64; p += 64, n -= 64) {
 		x1 = fold(x1, k1k2, ld(p));
 		x2 = fold(x2, k1k2, ld(p + 16));
@@ -179,6 +179,14 @@ CLMUL static uint32_t crc32_clmul128(uint32_t c, const uint8_t *head,
 	for (; n >= 16; p += 16, n -= 16)
 		x1 = fold(x1, k3k4, ld(p));
 	return reduce(x1);
+}
+
+/* The first 64 bytes at head, then n (a multiple of 16) at p. */
+CLMUL static uint32_t crc32_clmul128(uint32_t c, const uint8_t *head,
+				     const uint8_t *p, size_t n)
+{
+	return clmul_lanes(_mm_xor_si128(ld(head), _mm_cvtsi32_si128((int)c)),
+			   ld(head + 16), ld(head + 32), ld(head + 48), p, n);
 }
 
 uint32_t crc32_hw(uint32_t c, const uint8_t *p, size_t n)
@@ -197,6 +205,43 @@ uint32_t crc32_hw_head(uint32_t c, const uint8_t *head, const uint8_t *p,
 	if (n + 64 >= 512 && vclmul_ok())
 		return crc32_vclmul(crc32_clmul128(c, head, p, 0), p, n);
 	return crc32_clmul128(c, head, p, n);
+}
+
+/* The block of 16 bytes that starts z (0..15) zero bytes before p: p's
+ * bytes move z lanes up; a pshufb control byte with its top bit set (j - z
+ * < 0) gives zero. */
+CLMUL static inline __attribute__((always_inline))
+__m128i ld_after_zeros(const uint8_t *p, unsigned z)
+{
+	const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+					   11, 12, 13, 14, 15);
+
+	return _mm_shuffle_epi8(ld(p), _mm_sub_epi8(iota, _mm_set1_epi8((char)z)));
+}
+
+CLMUL uint32_t crc32_hw_masked(const uint8_t *p, size_t n, const uint8_t *ones)
+{
+	unsigned z = (unsigned)(-n & 15u);
+	const uint8_t *q = p + 16 - z;  /* where block 1 starts */
+	__m128i x1, x2, x3, x4;
+
+	if (n + z < 64) {               /* 48 bytes or fewer: one lane */
+		const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
+
+		x1 = _mm_or_si128(ld_after_zeros(p, z), ld_after_zeros(ones, z));
+		for (unsigned i = 0; i + 16 < n + z; q += 16, i += 16)
+			x1 = fold(x1, k3k4, _mm_or_si128(ld(q), ld(ones + (q - p))));
+		return reduce(x1);
+	}
+	x1 = _mm_or_si128(ld_after_zeros(p, z), ld_after_zeros(ones, z));
+	x2 = _mm_or_si128(ld(q), ld(ones + 16 - z));
+	x3 = _mm_or_si128(ld(q + 16), ld(ones + 32 - z));
+	x4 = _mm_or_si128(ld(q + 32), ld(ones + 48 - z));
+	q += 48;
+	n = n + z - 64;
+	if (n >= 512 && vclmul_ok())
+		return crc32_vclmul(clmul_lanes(x1, x2, x3, x4, q, 0), q, n);
+	return clmul_lanes(x1, x2, x3, x4, q, n);
 }
 
 #endif

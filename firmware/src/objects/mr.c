@@ -31,6 +31,7 @@ void mr_init(struct snic_nic *nic, uint64_t seed)
 	nic->mtt_free_start[0] = 0;
 	nic->mtt_free_len[0] = SNIC_MAX_MTT;
 	nic->sh->mtt_free_n = 1;
+	nic->sh->mr_epoch = SNIC_SGL_UNCHECKED + 1;
 	for (uint32_t i = 0; i < SNIC_MAX_MR; i++)
 		nic->mrs[i].key_gen = (uint32_t)mix64(seed + i);
 }
@@ -163,6 +164,7 @@ uint32_t mr_install(struct snic_nic *nic, unsigned ctx, uint32_t i,
 	mr->mw_type = 0;
 	mr->mw_bound = false;
 	nic->pds[pd_idx].refs++;
+	mr_changed(nic);
 	return mr_key_make(i, mr->key_gen);
 }
 
@@ -240,6 +242,7 @@ void mr_dereg_now(struct snic_nic *nic, uint32_t idx)
 	nic->pds[mr->pd].refs--;
 	mr->in_use = false;
 	mr->dying = false;
+	mr_changed(nic);
 }
 
 /* Deregistration waits for the messages using the MR, as on an RNIC
@@ -260,6 +263,7 @@ int mr_dereg(struct snic_nic *nic, unsigned ctx, uint32_t key)
 	if (!mr->dying) {
 		mr->dying = true;
 		mr->dereg_until = nic->core.now + SNIC_MR_DEREG_WAIT_NS;
+		mr_changed(nic);
 	}
 	if (mr_in_use_by_msg(nic, SNIC_KEY_IDX(key)) &&
 	    nic->core.now < mr->dereg_until) {
@@ -370,6 +374,7 @@ int sgl_load(struct snic_nic *nic, struct snic_sgl *sgl,
 	sgl->total = 0;
 	sgl->pd = pd;
 	sgl->access = access;
+	sgl->epoch = nic->sh->mr_epoch;
 	for (uint32_t i = 0; i < num; i++) {
 		if (sge[i].length == 0)
 			continue; /* nothing to access, nothing to check */
@@ -397,11 +402,17 @@ static int sgl_walk(struct snic_nic *nic, struct snic_sgl *sgl, uint8_t *buf,
 
 		if (n > len)
 			n = len;
-		/* the whole check again, on the piece about to move: the MR
-		 * may have been deregistered (and its slot reused) since the
-		 * SGE was loaded; only its users reach a dying one */
-		mr = mr_find(nic, s->lkey, sgl->pd, sgl->access,
-			     s->addr + sgl->off, n, true);
+		/* the piece about to move lies inside the SGE; if no MR slot
+		 * has changed since sgl_load checked the whole SGE (same
+		 * epoch), that check (key, PD, access, bounds) holds for it
+		 * as it did then.  Otherwise the whole check again: the MR
+		 * may have been deregistered (and its slot reused) since;
+		 * only its users reach a dying one. */
+		if (sgl->epoch == nic->sh->mr_epoch)
+			mr = &nic->mrs[SNIC_KEY_IDX(s->lkey)];
+		else
+			mr = mr_find(nic, s->lkey, sgl->pd, sgl->access,
+				     s->addr + sgl->off, n, true);
 		if (!mr)
 			return -1;
 		rc = to_host ? mr_write(nic, mr, s->addr + sgl->off, buf, n)

@@ -71,5 +71,6 @@ int mr_rereg(struct snic_nic *nic, unsigned ctx,
 	nic->pds[pd_idx].refs++;
 	mr->pd = pd_idx;
 	mr->access = r.access;
+	mr_changed(nic);
 	return SNIC_ST_OK;
 }

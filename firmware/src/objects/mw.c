@@ -82,6 +82,7 @@ int mw_alloc(struct snic_nic *nic, unsigned ctx,
 	w->mw_type = (uint8_t)in->type;
 	w->mw_bound = false;
 	nic->pds[pd_idx].refs++;
+	mr_changed(nic);
 	*rkey = mr_key_make(i, w->key_gen);
 	return SNIC_ST_OK;
 }
@@ -124,6 +125,7 @@ void mw_free_now(struct snic_nic *nic, uint32_t idx)
 	nic->pds[w->pd].refs--;
 	w->mw_type = 0;
 	w->in_use = false;
+	mr_changed(nic);
 }
 
 /* Deallocating a bound window invalidates it (ibv_dealloc_mw(3)). */

@@ -156,6 +156,8 @@ struct snic_inflight {
 struct snic_sgl {
 	struct snic_wqe_sge sge[SNIC_MAX_SGE]; /* validated, zero-length dropped */
 	uint32_t pd, access;    /* re-checked with the bounds on every use   */
+	uint64_t epoch;         /* MR epoch the SGEs were checked in (mr.c);
+				 * SNIC_SGL_UNCHECKED: none                  */
 	uint32_t num;
 	uint32_t idx;           /* current SGE                               */
 	uint32_t off;           /* offset inside it                          */
@@ -163,6 +165,9 @@ struct snic_sgl {
 };
 
 /* The requester's current WQE (being segmented onto the wire). */
+/* An SGL's epoch that no MR epoch equals (they count up from 1). */
+#define SNIC_SGL_UNCHECKED 0
+
 struct snic_req_cur {
 	bool valid;
 	struct snic_send_wqe hdr;
@@ -220,6 +225,8 @@ struct snic_resp {
 				    * [rd_tail - SNIC_MAX_RD_ATOM, rd_tail) is
 				    * the history duplicates are matched in */
 	uint32_t rd_npend;      /* resources with pending set                */
+	uint32_t rd_nfresh;     /* ... of them not replays: the requests
+				 * counted against max_dest_rd_atomic        */
 	uint32_t rsp_txq_mark;  /* core txq_tail after our last response     */
 };
 
@@ -379,6 +386,10 @@ struct snic_nic_shared {
 	uint32_t mtt_free_start[SNIC_MAX_MR + 1];
 	uint32_t mtt_free_len[SNIC_MAX_MR + 1];
 	uint32_t mtt_free_n;
+	/* MR epoch (objects/mr.c mr_changed): moves on every change of an MR
+	 * or window slot's key, state, PD, access or bounds, so an SGE
+	 * checked under the same epoch still passes the same check */
+	uint64_t mr_epoch;
 	struct snic_dm dms[SNIC_MAX_DM];  /* objects/dm.c                    */
 	uint32_t dm_used;       /* bitmap of the DM area's 4 KiB pages       */
 	/* pages a board-opened context freed, still used until the board
@@ -616,6 +627,13 @@ int mr_write(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 	     const void *src, uint32_t len);
 int mr_va_to_pa(const struct snic_nic *nic, const struct snic_mr *mr,
 		uint64_t va, uint64_t *pa);
+/* An MR or window slot changed (key, in_use, dying, PD, access, bounds,
+ * kind): SGEs checked before are checked again at their next use
+ * (sgl_walk).  Commands only, with every other core parked. */
+static inline void mr_changed(struct snic_nic *nic)
+{
+	nic->sh->mr_epoch++;
+}
 /* Validate a list of SGEs against lkeys (PD, access, bounds). */
 int sgl_load(struct snic_nic *nic, struct snic_sgl *sgl,
 	     const struct snic_wqe_sge *sge, uint32_t num, uint32_t pd,

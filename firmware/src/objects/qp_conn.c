@@ -35,6 +35,10 @@ bool qp_conn_take(struct snic_nic *nic, struct snic_qp *qp)
 	else
 		return false;
 	qp->conn = (uint16_t)(i + 1);
+	/* no responder resource of the set's last owner: rd_find would match
+	 * a duplicate against it, rd_new would unpend it (its counts were
+	 * reset with the QP's responder state) */
+	memset(nic->conns[i].rd, 0, sizeof(nic->conns[i].rd));
 	qp_conn_attach(qp, &nic->conns[i]);
 	return true;
 }

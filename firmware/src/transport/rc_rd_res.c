@@ -15,19 +15,12 @@ uint32_t rd_slots(const struct snic_qp *qp)
 }
 
 /* READs/atomics accepted and not yet answered once (duplicates being
- * answered again do not count against max_dest_rd_atomic).  Only
- * [rd_head, rd_tail) may be pending: the cost follows the READs in
- * progress, not SNIC_MAX_RD_ATOM. */
+ * answered again do not count against max_dest_rd_atomic): kept as a
+ * count where a resource turns pending (rd_new, not a replay) or stops
+ * (rd_unpend), not counted over [rd_head, rd_tail) per request. */
 uint32_t rd_first_pending(const struct snic_resp *r)
 {
-	uint32_t n = 0;
-
-	for (uint32_t i = r->rd_head; i != r->rd_tail; i++) {
-		const struct snic_rd_res *rd = &r->rd[i % SNIC_MAX_RD_ATOM];
-
-		n += rd->pending && !rd->replay;
-	}
-	return n;
+	return r->rd_nfresh;
 }
 
 void rd_unpend(struct snic_resp *r, struct snic_rd_res *rd)
@@ -35,6 +28,8 @@ void rd_unpend(struct snic_resp *r, struct snic_rd_res *rd)
 	if (rd->pending) {
 		rd->pending = false;
 		r->rd_npend--;
+		if (!rd->replay)
+			r->rd_nfresh--;
 	}
 }
 
@@ -54,6 +49,7 @@ struct snic_rd_res *rd_new(struct snic_resp *r,
 	rd->valid = true;
 	rd->pending = true;
 	r->rd_npend++;
+	r->rd_nfresh++;
 	rd->psn = rd->first_psn = rd->start_psn = h->psn;
 	rd->end_psn = psn_add(h->psn, npsn - 1);
 	return rd;

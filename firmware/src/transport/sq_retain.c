@@ -126,6 +126,8 @@ void retain_load(struct snic_qp *qp, const struct snic_inflight *f,
 		ring_get(qp, at, cur->sgl.sge, f->nsge * 16u);
 		cur->sgl.num = f->nsge;
 		cur->sgl.total = f->len;
+		/* checked again at use: the MRs may have changed since */
+		cur->sgl.epoch = SNIC_SGL_UNCHECKED;
 		sgl_seek(&cur->sgl, off);
 	}
 	cur->wqe_idx = f->wqe_idx;

@@ -383,25 +383,34 @@ static void parse_bth(const uint8_t *bth, struct roce_hdrs *h)
 	h->psn = get32(b + 8) & ROCE_PSN_MASK;
 }
 
-/* Extension headers in IBTA 9.2 order; returns the first payload byte. */
+/* Extension headers in IBTA 9.2 order; returns the first payload byte.
+ * The fields of a header the opcode does not carry are set to 0 (h is not
+ * cleared beforehand: a 128-byte clear was a string instruction of 17
+ * steps per frame), so nothing of an earlier frame is ever read. */
 static const uint8_t *parse_ext(const uint8_t *p, uint32_t fl,
 				struct roce_hdrs *h)
 {
+	h->deth_qkey = h->deth_sqpn = 0;
 	if (fl & ROCE_F_DETH) {                 /* DETH: Q_Key, rsvd, SrcQP */
 		h->deth_qkey = get32(p);
 		h->deth_sqpn = get24(p + 5);
 		p += ROCE_DETH_LEN;
 	}
+	h->xrc_srqn = 0;
 	if (fl & ROCE_F_XRCETH) {               /* XRCETH: rsvd, XRCSRQ */
 		h->xrc_srqn = get24(p + 1);
 		p += ROCE_XRCETH_LEN;
 	}
+	h->reth_va = 0;
+	h->reth_rkey = h->reth_len = 0;
 	if (fl & ROCE_F_RETH) {                 /* RETH: VA, R_Key, DMA len */
 		h->reth_va = get64(p);
 		h->reth_rkey = get32(p + 8);
 		h->reth_len = get32(p + 12);
 		p += ROCE_RETH_LEN;
 	}
+	h->atomic_va = h->atomic_swap_add = h->atomic_cmp = 0;
+	h->atomic_rkey = 0;
 	if (fl & ROCE_F_ATOMIC) {       /* AtomicETH: VA, R_Key, swap, cmp */
 		h->atomic_va = get64(p);
 		h->atomic_rkey = get32(p + 8);
@@ -409,15 +418,19 @@ static const uint8_t *parse_ext(const uint8_t *p, uint32_t fl,
 		h->atomic_cmp = get64(p + 20);
 		p += ROCE_ATOMIC_LEN;
 	}
+	h->aeth_syndrome = 0;
+	h->aeth_msn = 0;
 	if (fl & ROCE_F_AETH) {                 /* AETH: syndrome, MSN */
 		h->aeth_syndrome = p[0];
 		h->aeth_msn = get24(p + 1);
 		p += ROCE_AETH_LEN;
 	}
+	h->atomic_orig = 0;
 	if (fl & ROCE_F_ATOMICACK) {    /* AtomicAckETH: original data */
 		h->atomic_orig = get64(p);
 		p += ROCE_ATOMICACK_LEN;
 	}
+	h->imm = 0;
 	if (fl & (ROCE_F_IMM | ROCE_F_INV)) {   /* ImmDt or IETH (R_Key) */
 		memcpy(&h->imm, p, ROCE_IMM_LEN);
 		p += ROCE_IMM_LEN;
@@ -428,6 +441,7 @@ static const uint8_t *parse_ext(const uint8_t *p, uint32_t fl,
 static void parse_ip6(const uint8_t *f, struct roce_hdrs *h)
 {
 	h->ip6 = 1;
+	h->sip = h->dip = 0;
 	h->tos = (uint8_t)(f[IP] << 4 | f[IP + 1] >> 4);  /* traffic class */
 	h->flow_label = (uint32_t)(f[IP + 1] & 0x0fu) << 16 | get16(f + IP + 2);
 	h->ttl = f[IP6_HOPS];
@@ -442,15 +456,15 @@ static void parse_fields(const uint8_t *f, uint32_t l3, uint32_t n,
 	const uint8_t *bth = f + IP + l3 + ROCE_UDP_HLEN;
 	const struct roce_opcode_info *op = &roce_opcodes[bth[0]];
 
-	/* payload and payload_len are set below: the 128 bytes before them
-	 * are cleared with a few vector stores where all 144 took a string
-	 * instruction of 18 steps. */
-	memset(h, 0, offsetof(struct roce_hdrs, payload));
+	/* every field is set here, in parse_bth or in parse_ext (0 where
+	 * the frame has none); sip6/dip6 only for IPv6 (ip6 says which) */
 	memcpy(h->dmac, f, 6);
 	memcpy(h->smac, f + 6, 6);
 	if (l3 == ROCE_IPV6_HLEN) {
 		parse_ip6(f, h);
 	} else {
+		h->ip6 = 0;
+		h->flow_label = 0;
 		h->tos = f[IP_TOS];
 		h->ttl = f[IP_TTL];
 		h->sip = get32(f + IP + 12);
