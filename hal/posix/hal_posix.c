@@ -456,9 +456,13 @@ int snic_posix_dma_write(void *hal, uint64_t pa, const void *src,
 
 /* At most this much of one range is filled per call: a command that
  * hands over more (a 256 MiB registration) would hold the NIC's loop for
- * its whole length (~1 us per page) for pages the NIC may never touch;
- * the rest fills on demand as before. */
-#define PREPARE_MAX (16ull << 20)
+ * its whole length (~1.5 us per page) for pages the NIC may never touch;
+ * the rest fills on demand as before.  64 MiB: UCX's largest registration
+ * of a tag_lat job fits (16 MiB left half its receive buffers to fault);
+ * -DSNIC_POSIX_PREPARE_MAX=BYTES to try another. */
+#ifndef SNIC_POSIX_PREPARE_MAX
+#define SNIC_POSIX_PREPARE_MAX (64ull << 20)
+#endif
 #define PAGEMAP_PRESENT (1ull << 63)
 
 /* /proc/self/pagemap, opened once (-1: unavailable): which of our pages
@@ -525,8 +529,8 @@ void snic_posix_dma_prepare(void *hal, uint64_t pa, uint64_t len)
 	hi = (pa + len + pg - 1) & ~(pg - 1);
 	if (hi > p->hm_size)
 		hi = p->hm_size;
-	if (hi - lo > PREPARE_MAX)
-		hi = lo + PREPARE_MAX;
+	if (hi - lo > SNIC_POSIX_PREPARE_MAX)
+		hi = lo + SNIC_POSIX_PREPARE_MAX;
 	for (; lo < hi; lo += n * pg) {
 		n = (hi - lo) / pg < PAGEMAP_BATCH ? (hi - lo) / pg : PAGEMAP_BATCH;
 		populate_missing(p->hm_base + lo, n, pg);
