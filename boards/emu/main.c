@@ -124,6 +124,11 @@ static int emu_dma_fetch_add(void *h, uint64_t pa, uint64_t add,
 	return snic_posix_dma_fetch_add(&E(h)->posix, pa, add, old);
 }
 
+static void emu_dma_prepare(void *h, uint64_t pa, uint64_t len)
+{
+	snic_posix_dma_prepare(&E(h)->posix, pa, len);
+}
+
 /* The time of the current loop pass: run() reads the clock once per pass
  * for every NIC it polls and for its own back-off (0 outside run()). */
 static _Thread_local uint64_t pass_now; /* each core's loop its own */
@@ -189,7 +194,8 @@ static void emu_netdev_rx(void *h, uint16_t port, const struct snic_pkt *p)
 	.link_up = emu_link_up,                                              \
 	.notify_host = emu_notify_host,                                      \
 	.log = emu_log,                                                      \
-	.dma_load_acquire32 = emu_dma_load_acquire32
+	.dma_load_acquire32 = emu_dma_load_acquire32,                        \
+	.dma_prepare = emu_dma_prepare
 
 /* A NIC without a kernel interface drops what is not RoCE, counted. */
 static const struct snic_hal_ops emu_hal_ops = { EMU_HAL_OPS };

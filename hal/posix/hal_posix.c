@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -453,6 +454,93 @@ int snic_posix_dma_write(void *hal, uint64_t pa, const void *src,
 		return -1;
 	memcpy(p->hm_base + pa, src, len);
 	return 0;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14, the same on every arch */
+#endif
+
+/* At most this much of one range is filled per call: a command that
+ * hands over more (a 256 MiB registration) would hold the NIC's loop for
+ * its whole length (~1.5 us per page) for pages the NIC may never touch;
+ * the rest fills on demand as before.  64 MiB: UCX's largest registration
+ * of a tag_lat job fits (16 MiB left half its receive buffers to fault);
+ * -DSNIC_POSIX_PREPARE_MAX=BYTES to try another. */
+#ifndef SNIC_POSIX_PREPARE_MAX
+#define SNIC_POSIX_PREPARE_MAX (64ull << 20)
+#endif
+#define PAGEMAP_PRESENT (1ull << 63)
+
+/* /proc/self/pagemap, opened once (-1: unavailable): which of our pages
+ * are mapped already, so a range registered again costs one read of it
+ * instead of a walk that takes every page (PFNs need CAP_SYS_ADMIN, the
+ * present bit does not). */
+static int pagemap_fd(void)
+{
+	static _Atomic int fd = -2;
+	int f = atomic_load(&fd), mine, want = -2;
+
+	if (f != -2)
+		return f;
+	mine = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (!atomic_compare_exchange_strong(&fd, &want, mine)) {
+		if (mine >= 0)
+			close(mine);
+		return want;
+	}
+	return mine;
+}
+
+/* Fill the pages of [va, va + n pages) that are not mapped yet (one read
+ * of the page map: 0.15 ms for 4,096 pages here, where MADV_POPULATE_WRITE
+ * over pages already mapped takes 0.85 ms). */
+#define PAGEMAP_BATCH 4096
+static void populate_missing(uint8_t *va, uint64_t n, uint64_t pg)
+{
+	uint64_t e[PAGEMAP_BATCH];
+	uint64_t i = 0, run = 0;
+	int fd = pagemap_fd();
+
+	if (fd < 0 || pread(fd, e, (size_t)n * 8, (off_t)((uintptr_t)va / pg * 8))
+		      != (ssize_t)(n * 8)) {
+		(void)madvise(va, (size_t)(n * pg), MADV_POPULATE_WRITE);
+		return;
+	}
+	for (i = 0; i <= n; i++) {
+		if (i < n && !(e[i] & PAGEMAP_PRESENT))
+			continue;
+		if (i > run)
+			(void)madvise(va + run * pg, (size_t)((i - run) * pg),
+				      MADV_POPULATE_WRITE);
+		run = i + 1;
+	}
+}
+
+/* The window is a shared mapping that fills on demand: without this, the
+ * NIC's first access to each page of a fresh registration is a page fault
+ * on the data path (the receive hop of a UCX ping-pong: 1.58 us median
+ * instead of 0.41).  MADV_POPULATE_WRITE maps the pages writable as a
+ * write fault would, contents untouched (a shared mapping: no
+ * copy-on-write); only the range the host handed over is committed, and
+ * the host driver has populated its own side of it anyway.  Before Linux
+ * 5.14 (EINVAL) or on any error: nothing, the faults come back. */
+void snic_posix_dma_prepare(void *hal, uint64_t pa, uint64_t len)
+{
+	const struct snic_posix_nic *p = hal;
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t lo = pa & ~(pg - 1), hi, n;
+
+	if (pa > p->hm_size || len > p->hm_size - pa)
+		return;
+	hi = (pa + len + pg - 1) & ~(pg - 1);
+	if (hi > p->hm_size)
+		hi = p->hm_size;
+	if (hi - lo > SNIC_POSIX_PREPARE_MAX)
+		hi = lo + SNIC_POSIX_PREPARE_MAX;
+	for (; lo < hi; lo += n * pg) {
+		n = (hi - lo) / pg < PAGEMAP_BATCH ? (hi - lo) / pg : PAGEMAP_BATCH;
+		populate_missing(p->hm_base + lo, n, pg);
+	}
 }
 
 static uint64_t *atomic_word(const struct snic_posix_nic *p, uint64_t pa)

@@ -107,6 +107,8 @@ int snic_posix_dma_cmp_swap(void *hal, uint64_t pa, uint64_t cmp,
 			    uint64_t swap, uint64_t *old);
 int snic_posix_dma_fetch_add(void *hal, uint64_t pa, uint64_t add,
 			     uint64_t *old);
+/* The window's page tables filled for [pa, pa + len) (hal.h dma_prepare). */
+void snic_posix_dma_prepare(void *hal, uint64_t pa, uint64_t len);
 uint64_t snic_posix_now_ns(void *hal);
 void snic_posix_notify_host(void *hal, const void *word);
 void snic_posix_log(void *hal, int level, const char *msg);

@@ -315,6 +315,15 @@ static void fh_log(void *hal, int level, const char *msg)
 		fprintf(stderr, "[fw %d] %s\n", level, msg);
 }
 
+static void fh_dma_prepare(void *hal, uint64_t pa, uint64_t len)
+{
+	struct fake_hal *fh = FH(hal);
+	unsigned k = (unsigned)(fh->prepares++ % FH_PREP_KEEP);
+
+	fh->prep_pa[k] = pa;
+	fh->prep_len[k] = len;
+}
+
 static const struct snic_hal_ops fake_ops = {
 	.dma_read = fh_dma_read,
 	.dma_write = fh_dma_write,
@@ -329,6 +338,7 @@ static const struct snic_hal_ops fake_ops = {
 	.link_up = fh_link_up,
 	.notify_host = fh_notify,
 	.log = fh_log,
+	.dma_prepare = fh_dma_prepare,
 };
 
 int fake_hal_init(struct fake_hal *fh, uint64_t mem_size)

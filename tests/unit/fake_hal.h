@@ -24,6 +24,7 @@
 #define FH_LOG_KEEP    64       /* log lines kept                       */
 #define FH_LOG_LEN     160
 #define FL_FIFO_SIZE   8192     /* frames per link direction            */
+#define FH_PREP_KEEP   8        /* dma_prepare ranges kept              */
 
 struct fake_link;
 
@@ -73,6 +74,10 @@ struct fake_hal {
 	uint64_t fail_rd_lo, fail_rd_hi, fail_wr_lo, fail_wr_hi;
 	bool fail_atomics;
 	uint64_t acquire_loads;       /* dma_load_acquire32 calls            */
+	/* dma_prepare calls: how many, and the last FH_PREP_KEEP ranges
+	 * (prep_pa/prep_len[(prepares - 1) % FH_PREP_KEEP] is the latest) */
+	uint64_t prepares;
+	uint64_t prep_pa[FH_PREP_KEEP], prep_len[FH_PREP_KEEP];
 };
 
 /* Set up with a host-memory window of mem_size bytes.  Returns 0. */

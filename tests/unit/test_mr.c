@@ -307,6 +307,46 @@ static void test_mr_pages_outside_window(void)
 	env_free(e);
 }
 
+/* The k-th latest dma_prepare range (0: the last) is [pa, pa + len). */
+static bool prepared(const struct fake_hal *fh, unsigned k, uint64_t pa,
+		     uint64_t len)
+{
+	unsigned i = (unsigned)((fh->prepares - 1 - k) % FH_PREP_KEEP);
+
+	return fh->prepares > k && fh->prep_pa[i] == pa && fh->prep_len[i] == len;
+}
+
+/* A registration announces exactly its pages to the HAL (dma_prepare: the
+ * emu fills its page tables there, not on the data path), one range per
+ * run of consecutive pages; a refused one announces nothing; a CQ its
+ * ring. */
+static void test_mr_dma_prepare(void)
+{
+	struct mr_env *e = env_new();
+	struct fake_hal *fh = &e->dev.hal;
+	uint64_t pa = fdev_alloc(&e->dev, 5 * 4096, 4096);
+	uint32_t p = (uint32_t)(pa >> 12);
+	uint32_t pages[5] = { p, p + 1, p + 2, p + 4, p + 3 };
+	uint32_t bad[2] = { p, (uint32_t)(FDEV_MEM_SIZE >> 12) };
+	uint64_t n0 = fh->prepares;
+	struct fcq cq;
+	uint32_t k;
+
+	CU_ASSERT_EQUAL(fctx_reg_mr_pages(&e->c, e->pdn, 0x10064, 5 * 4096 - 100,
+					  pages, 5, ALL_ACCESS, &k), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(fh->prepares, n0 + 3);
+	CU_ASSERT_TRUE(prepared(fh, 2, pa, 3 * 4096));
+	CU_ASSERT_TRUE(prepared(fh, 1, pa + 4 * 4096, 4096));
+	CU_ASSERT_TRUE(prepared(fh, 0, pa + 3 * 4096, 4096));
+	CU_ASSERT_EQUAL(fctx_reg_mr_pages(&e->c, e->pdn, 0, 8192, bad, 2, 0,
+					  &k), SNIC_ST_FAULT);
+	CU_ASSERT_EQUAL(fh->prepares, n0 + 3);
+	CU_ASSERT_EQUAL(fcq_create(&cq, &e->c, 256), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(fh->prepares, n0 + 4);
+	CU_ASSERT_TRUE(prepared(fh, 0, cq.ring_pa, 256 * 64));
+	env_free(e);
+}
+
 /* Scattered pages: reads and writes through the MR land in the right
  * physical pages, byte for byte. */
 static void test_mr_translation(void)
@@ -551,5 +591,6 @@ UNIT_SUITE(mr, NULL, NULL,
 	   UNIT_TEST(test_mr_zero_length),
 	   UNIT_TEST(test_mr_pages_outside_window),
 	   UNIT_TEST(test_mr_translation),
+	   UNIT_TEST(test_mr_dma_prepare),
 	   UNIT_TEST(test_mtt_reuse),
 	   UNIT_TEST(test_mr_table_full));

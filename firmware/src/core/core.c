@@ -6,7 +6,8 @@
 
 /* The first mandatory HAL op that is missing (its name), or NULL when
  * all are there.  Checked once at init: the data path calls them
- * unchecked.  dma_load_acquire32 is optional. */
+ * unchecked.  dma_load_acquire32, netdev_rx and dma_prepare are
+ * optional. */
 const char *core_hal_missing(const struct snic_hal_ops *ops)
 {
 	const struct {

@@ -153,6 +153,7 @@ static inline int core_dma_write(struct snic_core *c, uint64_t pa,
 	return 0;
 }
 int core_dma_load_acquire32(struct snic_core *c, uint64_t pa, uint32_t *val);
+void core_dma_prepare(struct snic_core *c, uint64_t pa, uint64_t len);
 int core_dma_cmp_swap(struct snic_core *c, uint64_t pa, uint64_t cmp,
 		      uint64_t swap, uint64_t *old);
 int core_dma_fetch_add(struct snic_core *c, uint64_t pa, uint64_t add,

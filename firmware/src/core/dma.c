@@ -57,6 +57,14 @@ int core_dma_load_acquire32(struct snic_core *c, uint64_t pa, uint32_t *val)
 	return rc ? -1 : 0;
 }
 
+/* [pa, pa + len) was just handed to the NIC by a command: the HAL may
+ * make it ready (hal.h).  Not for device memory, which is the card's. */
+void core_dma_prepare(struct snic_core *c, uint64_t pa, uint64_t len)
+{
+	if (c->ops->dma_prepare && len && !(pa & SNIC_PA_DM))
+		c->ops->dma_prepare(c->hal_ctx, pa, len);
+}
+
 /* RDMA atomics on host memory through the HAL, failures counted. */
 int core_dma_cmp_swap(struct snic_core *c, uint64_t pa, uint64_t cmp,
 		      uint64_t swap, uint64_t *old)

@@ -249,6 +249,11 @@ static void s_netdev_rx(void *h, uint16_t port, const struct snic_pkt *p)
 	REAL(h)->ops->netdev_rx(REAL(h)->ctx, port, p);
 }
 
+static void s_dma_prepare(void *h, uint64_t pa, uint64_t len)
+{
+	REAL(h)->ops->dma_prepare(REAL(h)->ctx, pa, len);
+}
+
 #define SHIM_OPS(rx, tx)                                                      \
 	{ .dma_read = s_dma_read, .dma_write = s_dma_write,                 \
 	  .dma_cmp_swap = s_cmp_swap, .dma_fetch_add = s_fetch_add,         \
@@ -268,6 +273,7 @@ static const struct snic_hal_ops *shim_ops(const struct snic_hal_ops *real,
 	*own = *base;
 	own->dma_load_acquire32 = real->dma_load_acquire32 ? s_load_acq : NULL;
 	own->netdev_rx = real->netdev_rx ? s_netdev_rx : NULL;
+	own->dma_prepare = real->dma_prepare ? s_dma_prepare : NULL;
 	return own;
 }
 

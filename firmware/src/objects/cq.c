@@ -44,6 +44,7 @@ int cq_create(struct snic_nic *nic, unsigned ctx,
 	cq->cnt = in->cqe_cnt;
 	cq->ring_pa = in->ring_pa;
 	cq->dbrec_pa = in->dbrec_pa;
+	ring_prepare(nic, in->ring_pa, in->cqe_cnt, 6);
 	*cqn = obj_handle(&cq->obj, i);
 	return SNIC_ST_OK;
 }

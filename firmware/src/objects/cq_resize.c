@@ -54,6 +54,7 @@ int cq_resize(struct snic_nic *nic, unsigned ctx,
 		if (st)
 			return st;
 	}
+	ring_prepare(nic, in->ring_pa, in->cqe_cnt, 6);
 	atomic_store_explicit(&db.ci, 0, memory_order_relaxed);
 	if (core_dma_write(&nic->core, in->dbrec_pa, &db, sizeof(db)))
 		return SNIC_ST_FAULT;

@@ -128,6 +128,7 @@ int mr_load_pages(struct snic_nic *nic, unsigned ctx,
 				       (uint64_t)nic->mtt[first + i] << SNIC_PAGE_SHIFT,
 				       SNIC_PAGE_SIZE))
 			return SNIC_ST_FAULT;
+	mr_prepare_pages(nic, first, in->npages);
 	return SNIC_ST_OK;
 }
 

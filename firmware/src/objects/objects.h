@@ -537,6 +537,11 @@ void mtt_free(struct snic_nic *nic, uint32_t first, uint32_t n);
 int mr_reg_args_ok(const struct snic_nic *nic, const struct snic_cmd_reg_mr *in);
 int mr_load_pages(struct snic_nic *nic, unsigned ctx,
 		  const struct snic_cmd_reg_mr *in, uint32_t first);
+/* dma_prepare.c: memory a command hands the NIC, announced to the HAL
+ * (core_dma_prepare): an MR's MTT entries, a queue's ring. */
+void mr_prepare_pages(struct snic_nic *nic, uint32_t first, uint32_t n);
+void ring_prepare(struct snic_nic *nic, uint64_t pa, uint32_t cnt,
+		  unsigned stride_log);
 /* A free MR slot (SNIC_MAX_MR: none); slot i takes the registration r
  * (translation at MTT `first`, PD pd_idx referenced): its key. */
 uint32_t mr_free_slot(const struct snic_nic *nic);

@@ -110,6 +110,8 @@ struct snic_qp *qp_claim(struct snic_nic *nic, unsigned ctx,
 	qp->qpn = obj_handle(&qp->obj, i);
 	qp->core = (uint8_t)qp_slot_core(nic, i);
 	qp_set_queues(qp, in);
+	ring_prepare(nic, in->sq_pa, in->sq_wqe_cnt, in->sq_stride_log);
+	ring_prepare(nic, in->rq_pa, in->rq_wqe_cnt, in->rq_stride_log);
 	/* A per-QP UDP source port spreads flows (A17.3.3 leaves it free);
 	 * >= 0xC000 so dissectors do not take it for a well-known service. */
 	qp->sport = (uint16_t)(0xc000 | (qp->qpn & 0x3fff));

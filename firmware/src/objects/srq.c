@@ -59,6 +59,7 @@ int srq_create(struct snic_nic *nic, unsigned ctx,
 	s->limit = in->srq_limit;
 	s->ring_pa = in->ring_pa;
 	s->dbrec_pa = in->dbrec_pa;
+	ring_prepare(nic, in->ring_pa, in->wqe_cnt, in->stride_log);
 	nic->pds[pd].refs++;
 	*srqn = obj_handle(&s->obj, i);
 	return SNIC_ST_OK;

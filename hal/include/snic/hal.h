@@ -85,6 +85,15 @@ struct snic_hal_ops {
 	 * such frames are dropped (rx_drop_not_roce).  Frames the other way
 	 * come in through snic_nic_netdev_tx (fw.h). */
 	void (*netdev_rx)(void *hal, uint16_t port, const struct snic_pkt *p);
+
+	/* Optional (may be NULL): the host has just handed the NIC
+	 * [pa, pa + len) (a registration, a ring), which it will reach by
+	 * DMA from now on.  Called on the command path only, never per
+	 * packet.  A HAL whose window fills on demand (posix: a shared
+	 * mapping, a page fault at each page's first touch) fills it here,
+	 * without changing the contents; errors are ignored (the DMA ops
+	 * still check every access).  NULL: nothing to prepare. */
+	void (*dma_prepare)(void *hal, uint64_t pa, uint64_t len);
 };
 
 struct snic_hal {
