@@ -317,7 +317,11 @@ vm_config() { # SPEC
 	vm_stop
 	vm_boot
 	[[ $list == ipv6 ]] && vm_ipv6_up
-	[[ -n $1 ]] && netem_setup "$1"
+	if [[ $1 == determ* ]]; then
+		determ_setup "$1"
+	elif [[ -n $1 ]]; then
+		netem_setup "$1"
+	fi
 	if [[ -n $1 && $list == ipv6 && ! -s $IPV6_IMPAIRED_FROM ]]; then
 		mkdir -p "$(dirname "$IPV6_IMPAIRED_FROM")"
 		date +%s.%N >"$IPV6_IMPAIRED_FROM"
@@ -504,8 +508,10 @@ else
 	# VM per configuration (vm_config).  Not seeded: netem's seed
 	# (TCA_NETEM_PRNG_SEED) came after the guest's 6.1 kernel and its
 	# iproute2 6.1 tc has no "seed" keyword.
-	for n in "loss 2%" "reorder 10% 50% delay 2ms" "duplicate 5%"; do
-		tag=${n%% *}
+	for n in "determ drop 50" "determ delay 10 2ms" "determ duplicate 20"; do
+		tag=${n#determ }
+		tag=${tag%% *}
+		case $tag in drop) tag=loss ;; delay) tag=reorder ;; esac
 		case_def "rc-4k-$tag"    pp ibv_rc_pingpong "-s 4096 -m 1024 -n 300 -c" "" "$n"
 		case_def "rc-64k-$tag"   pp ibv_rc_pingpong "-s 65536 -m 1024 -n 50 -c" "" "$n"
 		case_def "write-bw-$tag" pt ib_write_bw "-n 300 -s 65536 -F" "" "$n"
@@ -772,10 +778,90 @@ netem_setup() { # SPEC
 		snic_fail "netem $1 could not be set in the VM"
 	snic_log "netem in the VM, both ways on RoCE frames: $1"
 }
+
+# The reproducible impairments (SPEC "determ drop|duplicate|delay N
+# [DELAY]"): act_gact's deterministic mode picks every Nth RoCE frame in
+# each direction (its own counter per direction: ordinals N, 2N, 3N...,
+# the same in every run), no random draw anywhere.  The chosen frame is
+#   drop       dropped (gact's own verdict);
+#   duplicate  mirrored into the direction's ifb (a plain fifo), which
+#              sends the copy on after the original;
+#   delay      redirected into the direction's ifb, whose root is a
+#              fixed-delay netem (no jitter: netem draws nothing), so the
+#              frames after it overtake it: reordering.
+# The other frames pass untouched (gact ok).  Frames an ifb sends back
+# skip classification (tcf_action_exec: skb_skip_tc_classify), so a copy
+# or a delayed frame is neither counted nor chosen again.  The qdiscs
+# are set before any RoCE frame and never changed (see netem_setup).
+determ_setup() { # SPEC
+	local what n delay root act f='' p k=0
+	read -r _ what n delay <<<"$1"
+	root="pfifo limit 10000"
+	case $what in
+	drop) act=drop ;;
+	duplicate) act="pipe"; f=mirror ;;
+	delay) act="pipe"; f=redirect root="netem $NETEM_LIMIT delay $delay" ;;
+	*) snic_fail "unknown deterministic impairment: $1" ;;
+	esac
+	local flt=''
+	for p in "ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff" \
+		"ipv6 u32 match ip6 protocol 17 0xff match ip6 dport 4791 0xffff"; do
+		k=$(( k + 1 ))
+		flt+="$TC filter add dev eth0 parent 1: protocol ${p%% *} prio $k ${p#* } action gact ok random determ $act $n"
+		[[ -n $f ]] && flt+=" action mirred egress $f dev ifb1"
+		flt+=" && $TC filter add dev eth0 parent ffff: protocol ${p%% *} prio $k ${p#* } action gact ok random determ $act $n"
+		[[ -n $f ]] && flt+=" action mirred egress $f dev ifb0"
+		flt+=" && "
+	done
+	vm "ip link set ifb0 up && ip link set ifb1 up &&
+		$TC qdisc add dev ifb1 root handle 30: $root &&
+		$TC qdisc add dev ifb0 root handle 40: $root &&
+		$TC qdisc add dev eth0 root handle 1: prio &&
+		$TC qdisc add dev eth0 handle ffff: ingress && $flt true" ||
+		snic_fail "'$1' could not be set in the VM"
+	snic_log "deterministic impairment in the VM, both ways on RoCE frames: every ${n}th frame ${what}${delay:+ by $delay}"
+}
 # The qdiscs' counters (cumulative over the VM's configuration) into FILE.
 netem_counters() { # FILE LABEL
+	if [[ $CUR_NETEM == determ* ]]; then
+		determ_counters "$1" "$2"
+		return
+	fi
 	vm "echo '$2 rxe -> snic (eth0 egress via ifb1):'; $TC -s qdisc show dev ifb1;
 		echo '$2 snic -> rxe (eth0 ingress via ifb0):'; $TC -s qdisc show dev ifb0" >>"$1" 2>&1 || true
+}
+
+# The deterministic impairment's counters: the filters' action statistics
+# (gact counts every RoCE frame it saw and the ones it dropped, mirred the
+# ones it copied or delayed), in full and as one line per direction,
+#   LABEL DIR frames P chosen S
+# (DIR rxe->snic or snic->rxe, cumulative over the VM's configuration).
+# Fails the case unless S is P/N rounded down: ordinals N, 2N, ... and no
+# others, whatever the traffic (a check that the selection is the
+# deterministic one, not a random draw).
+determ_counters() { # FILE LABEL
+	local dir parent out line n
+	read -r _ _ n _ <<<"$CUR_NETEM"
+	for dir in rxe-\>snic:1: snic-\>rxe:ffff:; do
+		parent=${dir#*:}
+		dir=${dir%%:*}
+		out=$(vm "$TC -s filter show dev eth0 parent $parent") || { echo "$2 $dir: tc failed" >>"$1"; continue; }
+		{ echo "$2 $dir (eth0 ${parent/1:/egress}):"; echo "$out"; } | sed 's/ffff:)/ingress)/' >>"$1"
+		line=$(awk -v l="$2" -v d="$dir" '/action order [0-9]+: *gact/ { a = "gact" } /action order [0-9]+: *mirred/ { a = "mirred" }
+			/Sent [0-9]+ bytes [0-9]+ pkt/ { p = $4; x = $0; sub(/.*dropped /, "", x); sub(/,.*/, "", x)
+				if (a == "gact") { f += p; dr += x } else if (a == "mirred") m += p }
+			END { print l, d, "frames", f + 0, "chosen", (m > 0 ? m : dr) + 0 }' <<<"$out")
+		echo "$line" >>"$1"
+		awk -v n="$n" '{ exit !($6 == int($4 / n)) }' <<<"$line" ||
+			DETERM_BAD+="$line: not every ${n}th frame; "
+	done
+}
+
+# Status 0 when the deterministic impairment chose frames in both
+# directions during the case.
+determ_chosen_both() { # FILE
+	awk '$3 == "frames" { c[$1 " " $2] = $6 }
+		END { exit !(c["after rxe->snic"] > c["before rxe->snic"] && c["after snic->rxe"] > c["before snic->rxe"]) }' "$1"
 }
 
 # Status 0 when netem dropped frames in both directions during the case
@@ -820,6 +906,7 @@ run_case() { # I SRV NAME DIR
 	mkdir -p "$cd"
 	snic_log "case $name: ${C_PROG[$i]} ${C_ARGS[$i]}${C_NETEM[$i]:+ (netem ${C_NETEM[$i]})}"
 	ctl_snapshot "$cd/snicctl-before.json"
+	DETERM_BAD=
 	[[ -n ${C_NETEM[$i]} ]] && netem_counters "$cd/netem.txt" before
 	t0=$(date +%s.%N)
 	VERDICT=
@@ -828,8 +915,15 @@ run_case() { # I SRV NAME DIR
 	[[ $list == lossy ]] && keep_sample "$cd" "$t0" "$t1"
 	if [[ -n ${C_NETEM[$i]} ]]; then
 		netem_counters "$cd/netem.txt" after
-		[[ ${C_NETEM[$i]} != *loss* ]] || netem_dropped_enough "$i" "$cd/netem.txt" ||
-			VERDICT+="netem dropped nothing in one direction (is the link impaired?); "
+		if [[ ${C_NETEM[$i]} == determ* ]]; then
+			grep -E '^(before|after) ' "$cd/netem.txt" | grep frames | sed 's/^/  tc| /'
+			determ_chosen_both "$cd/netem.txt" ||
+				VERDICT+="the impairment chose no frame in one direction (is the link impaired?); "
+			[[ -z $DETERM_BAD ]] || VERDICT+=$DETERM_BAD
+		elif [[ ${C_NETEM[$i]} == *loss* ]]; then
+			netem_dropped_enough "$i" "$cd/netem.txt" ||
+				VERDICT+="netem dropped nothing in one direction (is the link impaired?); "
+		fi
 	fi
 	ctl_snapshot "$cd/snicctl-after.json"
 	if [[ $list == bench && -z $VERDICT ]]; then
