@@ -101,6 +101,8 @@ static void on_ack(struct snic_nic *nic, struct snic_qp *qp,
 		qp->acked_psn = h->psn;
 		qp->acked_valid = true;
 		timer_progress(nic, qp); /* also inside a long message */
+	} else if (h->psn == qp->acked_psn) {
+		timer_peer_busy(nic, qp);
 	}
 	retire_upto(nic, qp, h->psn, false);
 }
