@@ -12,8 +12,10 @@
 #       oracles.  LIST is
 #         lossless  pingpong (RC 4 KiB and 64 KiB, UD, SRQ, UC) and perftest
 #                   (write/read/send/atomic, bw and lat) on a clean link
-#         lossy     the RC cases with netem loss, reordering or duplication
-#                   in the VM, both ways (a fresh VM per configuration)
+#         lossy     the RC cases with loss, reordering or duplication of
+#                   every Nth RoCE frame in the VM (act_gact determ: the same
+#                   frames in every run), both ways, a fresh VM per
+#                   configuration
 #         cm        rping between snic's rdma_cm and the kernel's
 #         ipv6      RC 4 KiB and UD pingpong, write/read/send bw and the
 #                   _lat programs over RoCE v2 IPv6 GIDs (VM fd00:77::2,
@@ -504,10 +506,13 @@ elif [[ $list == cm ]]; then
 	# each one's data checked.
 	case_def rping      cm rping         "-C 100 -S 64 -v -V"
 else
-	# netem in the VM, on RoCE frames both ways (netem_setup), one fresh
-	# VM per configuration (vm_config).  Not seeded: netem's seed
-	# (TCA_NETEM_PRNG_SEED) came after the guest's 6.1 kernel and its
-	# iproute2 6.1 tc has no "seed" keyword.
+	# Reproducible impairments in the VM, on RoCE frames both ways
+	# (determ_setup), one fresh VM per configuration (vm_config): every
+	# 50th frame dropped (2 %), every 10th delayed 2 ms (reordering,
+	# 10 %), every 20th duplicated (5 %).  Not netem's random draws: its
+	# seed (TCA_NETEM_PRNG_SEED) came after the guest's 6.1 kernel and
+	# its iproute2 6.1 tc has no "seed" keyword, so each run drew its own
+	# losses; these are the same frame ordinals in every run.
 	for n in "determ drop 50" "determ delay 10 2ms" "determ duplicate 20"; do
 		tag=${n#determ }
 		tag=${tag%% *}
@@ -803,15 +808,21 @@ determ_setup() { # SPEC
 	delay) act="pipe"; f=redirect root="netem $NETEM_LIMIT delay $delay" ;;
 	*) snic_fail "unknown deterministic impairment: $1" ;;
 	esac
-	local flt=''
-	for p in "ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff" \
-		"ipv6 u32 match ip6 protocol 17 0xff match ip6 dport 4791 0xffff"; do
-		k=$(( k + 1 ))
-		flt+="$TC filter add dev eth0 parent 1: protocol ${p%% *} prio $k ${p#* } action gact ok random determ $act $n"
-		[[ -n $f ]] && flt+=" action mirred egress $f dev ifb1"
-		flt+=" && $TC filter add dev eth0 parent ffff: protocol ${p%% *} prio $k ${p#* } action gact ok random determ $act $n"
-		[[ -n $f ]] && flt+=" action mirred egress $f dev ifb0"
-		flt+=" && "
+	# Two counters per direction and family: ACKs (BTH opcode 0x11) and
+	# the rest, each its own ordinals, so that how the peers happen to
+	# coalesce ACKs does not move which data packets are chosen.
+	local flt='' m cls
+	for p in "ip 28 match ip protocol 17 0xff match ip dport 4791 0xffff" \
+		"ipv6 48 match ip6 protocol 17 0xff match ip6 dport 4791 0xffff"; do
+		read -r fam off m <<<"$p"
+		for cls in "match u8 0x11 0xff at $off" ""; do
+			k=$(( k + 1 ))
+			flt+="$TC filter add dev eth0 parent 1: protocol $fam prio $k u32 $m $cls action gact ok random determ $act $n"
+			[[ -n $f ]] && flt+=" action mirred egress $f dev ifb1"
+			flt+=" && $TC filter add dev eth0 parent ffff: protocol $fam prio $k u32 $m $cls action gact ok random determ $act $n"
+			[[ -n $f ]] && flt+=" action mirred egress $f dev ifb0"
+			flt+=" && "
+		done
 	done
 	vm "ip link set ifb0 up && ip link set ifb1 up &&
 		$TC qdisc add dev ifb1 root handle 30: $root &&
@@ -834,11 +845,12 @@ netem_counters() { # FILE LABEL
 # The deterministic impairment's counters: the filters' action statistics
 # (gact counts every RoCE frame it saw and the ones it dropped, mirred the
 # ones it copied or delayed), in full and as one line per direction,
-#   LABEL DIR frames P chosen S
-# (DIR rxe->snic or snic->rxe, cumulative over the VM's configuration).
-# Fails the case unless S is P/N rounded down: ordinals N, 2N, ... and no
-# others, whatever the traffic (a check that the selection is the
-# deterministic one, not a random draw).
+#   LABEL DIR frames P chosen S bad B
+# (DIR rxe->snic or snic->rxe, cumulative over the VM's configuration;
+# B: counters whose choice broke the rule below).
+# Fails the case unless each counter chose its frames P/N rounded down:
+# ordinals N, 2N, ... and no others, whatever the traffic (a check that
+# the selection is the deterministic one, not a random draw).
 determ_counters() { # FILE LABEL
 	local dir parent out line n
 	read -r _ _ n _ <<<"$CUR_NETEM"
@@ -847,12 +859,18 @@ determ_counters() { # FILE LABEL
 		dir=${dir%%:*}
 		out=$(vm "$TC -s filter show dev eth0 parent $parent") || { echo "$2 $dir: tc failed" >>"$1"; continue; }
 		{ echo "$2 $dir (eth0 ${parent/1:/egress}):"; echo "$out"; } | sed 's/ffff:)/ingress)/' >>"$1"
-		line=$(awk -v l="$2" -v d="$dir" '/action order [0-9]+: *gact/ { a = "gact" } /action order [0-9]+: *mirred/ { a = "mirred" }
-			/Sent [0-9]+ bytes [0-9]+ pkt/ { p = $4; x = $0; sub(/.*dropped /, "", x); sub(/,.*/, "", x)
-				if (a == "gact") { f += p; dr += x } else if (a == "mirred") m += p }
-			END { print l, d, "frames", f + 0, "chosen", (m > 0 ? m : dr) + 0 }' <<<"$out")
+		# per gact instance: frames P, chosen S (its drops, or what the
+		# mirred after it copied or delayed); bad: instances where S is
+		# not P/N rounded down
+		line=$(awk -v l="$2" -v d="$dir" -v n="$n" '
+			function done_one() { if (i) { c = (mi ? m : dr); f += p; ch += c; if (c != int(p / n)) bad++ } }
+			/action order [0-9]+: *gact/ { done_one(); i = 1; a = "gact"; mi = 0; m = 0; dr = 0; p = 0 }
+			/action order [0-9]+: *mirred/ { a = "mirred"; mi = 1 }
+			/Sent [0-9]+ bytes [0-9]+ pkt/ { x = $0; sub(/.*dropped /, "", x); sub(/,.*/, "", x)
+				if (a == "gact") { p = $4; dr = x } else m = $4 }
+			END { done_one(); print l, d, "frames", f + 0, "chosen", ch + 0, "bad", bad + 0 }' <<<"$out")
 		echo "$line" >>"$1"
-		awk -v n="$n" '{ exit !($6 == int($4 / n)) }' <<<"$line" ||
+		awk '{ exit $8 != 0 }' <<<"$line" ||
 			DETERM_BAD+="$line: not every ${n}th frame; "
 	done
 }
@@ -994,7 +1012,9 @@ if (( ${frames:-0} > FLOOD_FRAMES )); then
 elif [[ $list == lossy ]]; then
 	mapfile -t samples < <(ls "$D"/*/*-server/sample.pcap 2>/dev/null)
 	(( ${#samples[@]} > 0 )) && mergecap -a -w "$SAVED_PCAP" "${samples[@]}"
-	rm -f -- "$PCAP"
+	# SNIC_INTEROP_KEEP_PCAP=1: the whole capture stays, for a look at
+	# a run's retransmissions (tens of MB)
+	if [[ -n ${SNIC_INTEROP_KEEP_PCAP:-} ]]; then mv -f -- "$PCAP" "$D/snic-full.pcap"; else rm -f -- "$PCAP"; fi
 	snic_log "capture: $frames frames; the oracles' sample of ${#samples[@]} runs in $SAVED_PCAP"
 else
 	mv -f -- "$PCAP" "$SAVED_PCAP"
