@@ -844,6 +844,36 @@ static void test_loss_timer_idle_qps(void)
 	lenv_free(e);
 }
 
+/* nmsg signalled WRITEs or READs of len bytes on QP 0, message m between
+ * offset m * len of A's buffer and of B's. */
+static void post_bulk(struct lenv *e, uint8_t opcode, uint32_t nmsg,
+		      uint32_t len)
+{
+	for (uint32_t m = 0; m < nmsg; m++) {
+		struct snic_wqe_sge s = { e->p.bufa + (uint64_t)m * len, len,
+					  e->p.mra };
+		struct fwr w = { .wr_id = m, .opcode = opcode,
+				 .flags = SNIC_SEND_SIGNALED, .sge = &s,
+				 .num_sge = 1,
+				 .remote_addr = e->p.bufb + (uint64_t)m * len,
+				 .rkey = e->p.mrb };
+
+		fqp_post_send(&e->q[0].a, &w);
+	}
+}
+
+/* Their completions, in order and successful. */
+static void wait_in_order(struct lenv *e, uint32_t nmsg, unsigned steps)
+{
+	struct snic_cqe c;
+
+	for (uint32_t m = 0; m < nmsg; m++) {
+		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, steps));
+		CU_ASSERT_EQUAL(c.wr_id, m);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	}
+}
+
 /* A bounded queue in front of B (hal/fault: 32 frames, one leaves every
  * 2 us) and 64-packet WRITEs sent as fast as A can: bursts overflow it.
  * Go-back-N resumes at the first PSN B lacks, and the window after a
@@ -860,28 +890,13 @@ static void test_loss_bounded_queue(void)
 				     .seed = 1 };
 	const uint32_t nmsg = 8, len = 64u << 10;
 	uint64_t t0, dt, frames;
-	struct snic_cqe c;
 
 	for (uint32_t i = 0; i < nmsg * len; i++)
 		*A(e, 0, i) = pat(9, i);
 	fake_hal_set_fault(&e->s->b.hal, &fc);
 	t0 = e->s->clock;
-	for (uint32_t m = 0; m < nmsg; m++) {
-		struct snic_wqe_sge s = { e->p.bufa + (uint64_t)m * len, len,
-					  e->p.mra };
-		struct fwr w = { .wr_id = m, .opcode = SNIC_WR_RDMA_WRITE,
-				 .flags = SNIC_SEND_SIGNALED, .sge = &s,
-				 .num_sge = 1,
-				 .remote_addr = e->p.bufb + (uint64_t)m * len,
-				 .rkey = e->p.mrb };
-
-		fqp_post_send(&e->q[0].a, &w);
-	}
-	for (uint32_t m = 0; m < nmsg; m++) {
-		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 5000));
-		CU_ASSERT_EQUAL(c.wr_id, m);
-		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
-	}
+	post_bulk(e, SNIC_WR_RDMA_WRITE, nmsg, len);
+	wait_in_order(e, nmsg, 5000);
 	dt = e->s->clock - t0;
 	frames = cA(e, "tx_frames");
 	printf("\n    bounded queue: %u packets needed, %" PRIu64 " sent, %" PRIu64
@@ -919,7 +934,6 @@ static void dup_only_run(uint8_t opcode, const char *name)
 	const uint32_t nmsg = 32, len = 64u << 10;
 	struct fake_hal *slow;
 	uint64_t frames, t0;
-	struct snic_cqe c;
 
 	/* WRITE: A's buffer to B's; READ: B's back into A's */
 	for (uint32_t i = 0; i < nmsg * len; i++)
@@ -934,22 +948,8 @@ static void dup_only_run(uint8_t opcode, const char *name)
 	slow->rx_period_ns = 8000000;
 	slow->rx_pause_ns = 4000000;
 	t0 = e->s->clock;
-	for (uint32_t m = 0; m < nmsg; m++) {
-		struct snic_wqe_sge s = { e->p.bufa + (uint64_t)m * len, len,
-					  e->p.mra };
-		struct fwr w = { .wr_id = m, .opcode = opcode,
-				 .flags = SNIC_SEND_SIGNALED, .sge = &s,
-				 .num_sge = 1,
-				 .remote_addr = e->p.bufb + (uint64_t)m * len,
-				 .rkey = e->p.mrb };
-
-		fqp_post_send(&e->q[0].a, &w);
-	}
-	for (uint32_t m = 0; m < nmsg; m++) {
-		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 200000));
-		CU_ASSERT_EQUAL(c.wr_id, m);
-		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
-	}
+	post_bulk(e, opcode, nmsg, len);
+	wait_in_order(e, nmsg, 200000);
 	frames = cA(e, "tx_frames");
 	printf("\n    dup-only %s: %u packets needed, %" PRIu64 " frames sent by A, "
 	       "%" PRIu64 " by B, %" PRIu64 " timeouts, %" PRIu64 " tail probes, %"
