@@ -56,12 +56,15 @@ fi
 # --show-depends does not list.
 # The host kernel here has no netem: the lossy cases impair the link inside
 # the VM (netem on eth0 for what rxe sends, on ifb0 fed from eth0's ingress
-# for what it receives), hence the qdiscs, u32, mirred and ifb.
+# for what it receives), hence the qdiscs, u32, mirred and ifb; act_gact's
+# deterministic mode (`random determ ACTION N`: every Nth frame) picks the
+# frames to drop, duplicate or delay, the same ordinals in every run
+# (netem's seed is newer than this kernel).
 # rdma_ucm is the kernel's rdma_cm for user space (/dev/infiniband/rdma_cm;
 # it pulls in rdma_cm, ib_cm, iw_cm and configfs): rping against snic's
 # own CM.
 MODULES=(rdma_rxe rdma_ucm crc32_generic virtio_net virtio_pci virtio_console
-	sch_netem sch_prio sch_ingress cls_u32 act_mirred ifb)
+	sch_netem sch_prio sch_ingress cls_u32 act_mirred act_gact ifb)
 PROGRAMS=(
 	/usr/bin/ibv_rc_pingpong /usr/bin/ibv_ud_pingpong /usr/bin/ibv_srq_pingpong
 	/usr/bin/ibv_uc_pingpong /usr/bin/ibv_devinfo /usr/bin/ibv_devices

@@ -12,8 +12,10 @@
 #       oracles.  LIST is
 #         lossless  pingpong (RC 4 KiB and 64 KiB, UD, SRQ, UC) and perftest
 #                   (write/read/send/atomic, bw and lat) on a clean link
-#         lossy     the RC cases with netem loss, reordering or duplication
-#                   in the VM, both ways (a fresh VM per configuration)
+#         lossy     the RC cases with netem loss or reordering, or every
+#                   20th RoCE frame duplicated (act_gact determ: the same
+#                   frames in every run), in the VM, both ways, a fresh VM
+#                   per configuration
 #         cm        rping between snic's rdma_cm and the kernel's
 #         ipv6      RC 4 KiB and UD pingpong, write/read/send bw and the
 #                   _lat programs over RoCE v2 IPv6 GIDs (VM fd00:77::2,
@@ -332,7 +334,11 @@ vm_config() { # SPEC
 	vm_stop
 	vm_boot
 	[[ $list == ipv6 ]] && vm_ipv6_up
-	[[ -n $1 ]] && netem_setup "$1"
+	if [[ $1 == determ* ]]; then
+		determ_setup "$1"
+	elif [[ -n $1 ]]; then
+		netem_setup "$1"
+	fi
 	if [[ -n $1 && $list == ipv6 && ! -s $IPV6_IMPAIRED_FROM ]]; then
 		mkdir -p "$(dirname "$IPV6_IMPAIRED_FROM")"
 		date +%s.%N >"$IPV6_IMPAIRED_FROM"
@@ -518,12 +524,20 @@ elif [[ $list == cm ]]; then
 	# each one's data checked.
 	case_def rping      cm rping         "-C 100 -S 64 -v -V"
 else
-	# netem in the VM, on RoCE frames both ways (netem_setup), one fresh
-	# VM per configuration (vm_config).  Not seeded: netem's seed
-	# (TCA_NETEM_PRNG_SEED) came after the guest's 6.1 kernel and its
-	# iproute2 6.1 tc has no "seed" keyword.
-	for n in "loss 2%" "reorder 10% 50% delay 2ms" "duplicate 5%"; do
-		tag=${n%% *}
+	# Impairments in the VM, on RoCE frames both ways, one fresh VM per
+	# configuration (vm_config).  Duplication is reproducible
+	# (determ_setup): every 20th frame, the same ordinals in every run.
+	# Loss and reordering stay netem's random draws (unseeded:
+	# TCA_NETEM_PRNG_SEED came after the guest's 6.1 kernel): periodic
+	# ones held rxe's go-back-N for good - every 50th frame dropped was
+	# the first of its 50-frame retransmission pass every time
+	# (rc-64k-loss/vm-server, 90 s), and with every 10th frame delayed
+	# 2 ms each of its passes ended in another sequence NAK
+	# (write-bw-reorder/snic-server: 191,000 frames in 180 s, unfinished).
+	for n in "loss 2%" "reorder 10% 50% delay 2ms" "determ duplicate 20"; do
+		tag=${n#determ }
+		tag=${tag%% *}
+		case $tag in drop) tag=loss ;; delay) tag=reorder ;; esac
 		case_def "rc-4k-$tag"    pp ibv_rc_pingpong "-s 4096 -m 1024 -n 300 -c" "" "$n"
 		case_def "rc-64k-$tag"   pp ibv_rc_pingpong "-s 65536 -m 1024 -n 50 -c" "" "$n"
 		case_def "write-bw-$tag" pt ib_write_bw "-n 300 -s 65536 -F" "" "$n"
@@ -793,10 +807,103 @@ netem_setup() { # SPEC
 		snic_fail "netem $1 could not be set in the VM"
 	snic_log "netem in the VM, both ways on RoCE frames: $1"
 }
+
+# The reproducible impairments (SPEC "determ drop|duplicate|delay N
+# [DELAY]"): act_gact's deterministic mode picks every Nth RoCE frame in
+# each direction (its own counter per direction: ordinals N, 2N, 3N...,
+# the same in every run), no random draw anywhere.  The chosen frame is
+#   drop       dropped (gact's own verdict);
+#   duplicate  mirrored into the direction's ifb (a plain fifo), which
+#              sends the copy on after the original;
+#   delay      redirected into the direction's ifb, whose root is a
+#              fixed-delay netem (no jitter: netem draws nothing), so the
+#              frames after it overtake it: reordering.
+# The other frames pass untouched (gact ok).  Frames an ifb sends back
+# skip classification (tcf_action_exec: skb_skip_tc_classify), so a copy
+# or a delayed frame is neither counted nor chosen again.  The qdiscs
+# are set before any RoCE frame and never changed (see netem_setup).
+determ_setup() { # SPEC
+	local what n delay root act f='' p k=0
+	read -r _ what n delay <<<"$1"
+	root="pfifo limit 10000"
+	case $what in
+	drop) act=drop ;;
+	duplicate) act="pipe"; f=mirror ;;
+	delay) act="pipe"; f=redirect root="netem $NETEM_LIMIT delay $delay" ;;
+	*) snic_fail "unknown deterministic impairment: $1" ;;
+	esac
+	# Two counters per direction and family: ACKs (BTH opcode 0x11) and
+	# the rest, each its own ordinals, so that how the peers happen to
+	# coalesce ACKs does not move which data packets are chosen.
+	local flt='' m cls
+	for p in "ip 28 match ip protocol 17 0xff match ip dport 4791 0xffff" \
+		"ipv6 48 match ip6 protocol 17 0xff match ip6 dport 4791 0xffff"; do
+		read -r fam off m <<<"$p"
+		for cls in "match u8 0x11 0xff at $off" ""; do
+			k=$(( k + 1 ))
+			flt+="$TC filter add dev eth0 parent 1: protocol $fam prio $k u32 $m $cls action gact ok random determ $act $n"
+			[[ -n $f ]] && flt+=" action mirred egress $f dev ifb1"
+			flt+=" && $TC filter add dev eth0 parent ffff: protocol $fam prio $k u32 $m $cls action gact ok random determ $act $n"
+			[[ -n $f ]] && flt+=" action mirred egress $f dev ifb0"
+			flt+=" && "
+		done
+	done
+	vm "ip link set ifb0 up && ip link set ifb1 up &&
+		$TC qdisc add dev ifb1 root handle 30: $root &&
+		$TC qdisc add dev ifb0 root handle 40: $root &&
+		$TC qdisc add dev eth0 root handle 1: prio &&
+		$TC qdisc add dev eth0 handle ffff: ingress && $flt true" ||
+		snic_fail "'$1' could not be set in the VM"
+	snic_log "deterministic impairment in the VM, both ways on RoCE frames: every ${n}th frame ${what}${delay:+ by $delay}"
+}
 # The qdiscs' counters (cumulative over the VM's configuration) into FILE.
 netem_counters() { # FILE LABEL
+	if [[ $CUR_NETEM == determ* ]]; then
+		determ_counters "$1" "$2"
+		return
+	fi
 	vm "echo '$2 rxe -> snic (eth0 egress via ifb1):'; $TC -s qdisc show dev ifb1;
 		echo '$2 snic -> rxe (eth0 ingress via ifb0):'; $TC -s qdisc show dev ifb0" >>"$1" 2>&1 || true
+}
+
+# The deterministic impairment's counters: the filters' action statistics
+# (gact counts every RoCE frame it saw and the ones it dropped, mirred the
+# ones it copied or delayed), in full and as one line per direction,
+#   LABEL DIR frames P chosen S bad B
+# (DIR rxe->snic or snic->rxe, cumulative over the VM's configuration;
+# B: counters whose choice broke the rule below).
+# Fails the case unless each counter chose its frames P/N rounded down:
+# ordinals N, 2N, ... and no others, whatever the traffic (a check that
+# the selection is the deterministic one, not a random draw).
+determ_counters() { # FILE LABEL
+	local dir parent out line n
+	read -r _ _ n _ <<<"$CUR_NETEM"
+	for dir in rxe-\>snic:1: snic-\>rxe:ffff:; do
+		parent=${dir#*:}
+		dir=${dir%%:*}
+		out=$(vm "$TC -s filter show dev eth0 parent $parent") || { echo "$2 $dir: tc failed" >>"$1"; continue; }
+		{ echo "$2 $dir (eth0 ${parent/1:/egress}):"; echo "$out"; } | sed 's/ffff:)/ingress)/' >>"$1"
+		# per gact instance: frames P, chosen S (its drops, or what the
+		# mirred after it copied or delayed); bad: instances where S is
+		# not P/N rounded down
+		line=$(awk -v l="$2" -v d="$dir" -v n="$n" '
+			function done_one() { if (i) { c = (mi ? m : dr); f += p; ch += c; if (c != int(p / n)) bad++ } }
+			/action order [0-9]+: *gact/ { done_one(); i = 1; a = "gact"; mi = 0; m = 0; dr = 0; p = 0 }
+			/action order [0-9]+: *mirred/ { a = "mirred"; mi = 1 }
+			/Sent [0-9]+ bytes [0-9]+ pkt/ { x = $0; sub(/.*dropped /, "", x); sub(/,.*/, "", x)
+				if (a == "gact") { p = $4; dr = x } else m = $4 }
+			END { done_one(); print l, d, "frames", f + 0, "chosen", ch + 0, "bad", bad + 0 }' <<<"$out")
+		echo "$line" >>"$1"
+		awk '{ exit $8 != 0 }' <<<"$line" ||
+			DETERM_BAD+="$line: not every ${n}th frame; "
+	done
+}
+
+# Status 0 when the deterministic impairment chose frames in both
+# directions during the case.
+determ_chosen_both() { # FILE
+	awk '$3 == "frames" { c[$1 " " $2] = $6 }
+		END { exit !(c["after rxe->snic"] > c["before rxe->snic"] && c["after snic->rxe"] > c["before snic->rxe"]) }' "$1"
 }
 
 # Status 0 when netem dropped frames in both directions during the case
@@ -841,6 +948,7 @@ run_case() { # I SRV NAME DIR
 	mkdir -p "$cd"
 	snic_log "case $name: ${C_PROG[$i]} ${C_ARGS[$i]}${C_NETEM[$i]:+ (netem ${C_NETEM[$i]})}"
 	ctl_snapshot "$cd/snicctl-before.json"
+	DETERM_BAD=
 	[[ -n ${C_NETEM[$i]} ]] && netem_counters "$cd/netem.txt" before
 	t0=$(date +%s.%N)
 	VERDICT=
@@ -849,8 +957,15 @@ run_case() { # I SRV NAME DIR
 	[[ $list == lossy ]] && keep_sample "$cd" "$t0" "$t1"
 	if [[ -n ${C_NETEM[$i]} ]]; then
 		netem_counters "$cd/netem.txt" after
-		[[ ${C_NETEM[$i]} != *loss* ]] || netem_dropped_enough "$i" "$cd/netem.txt" ||
-			VERDICT+="netem dropped nothing in one direction (is the link impaired?); "
+		if [[ ${C_NETEM[$i]} == determ* ]]; then
+			grep -E '^(before|after) ' "$cd/netem.txt" | grep frames | sed 's/^/  tc| /'
+			determ_chosen_both "$cd/netem.txt" ||
+				VERDICT+="the impairment chose no frame in one direction (is the link impaired?); "
+			[[ -z $DETERM_BAD ]] || VERDICT+=$DETERM_BAD
+		elif [[ ${C_NETEM[$i]} == *loss* ]]; then
+			netem_dropped_enough "$i" "$cd/netem.txt" ||
+				VERDICT+="netem dropped nothing in one direction (is the link impaired?); "
+		fi
 	fi
 	ctl_snapshot "$cd/snicctl-after.json"
 	if [[ $list == bench && -z $VERDICT ]]; then
@@ -921,7 +1036,9 @@ if (( ${frames:-0} > FLOOD_FRAMES )); then
 elif [[ $list == lossy ]]; then
 	mapfile -t samples < <(ls "$D"/*/*-server/sample.pcap 2>/dev/null)
 	(( ${#samples[@]} > 0 )) && mergecap -a -w "$SAVED_PCAP" "${samples[@]}"
-	rm -f -- "$PCAP"
+	# SNIC_INTEROP_KEEP_PCAP=1: the whole capture stays, for a look at
+	# a run's retransmissions (tens of MB)
+	if [[ -n ${SNIC_INTEROP_KEEP_PCAP:-} ]]; then mv -f -- "$PCAP" "$D/snic-full.pcap"; else rm -f -- "$PCAP"; fi
 	snic_log "capture: $frames frames; the oracles' sample of ${#samples[@]} runs in $SAVED_PCAP"
 else
 	mv -f -- "$PCAP" "$SAVED_PCAP"

@@ -273,6 +273,9 @@ static uint16_t fh_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 
 		if (fh->rx_gap_ns && *fh->clock < fh->rx_next_at)
 			break;
+		if (fh->rx_period_ns && *fh->clock % fh->rx_period_ns >=
+		    fh->rx_period_ns - fh->rx_pause_ns)
+			break;
 		p = pool_get(fh);
 		if (!p)
 			break;

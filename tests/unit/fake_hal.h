@@ -46,6 +46,10 @@ struct fake_hal {
 	 * rx_gap_ns (0: no limit); the rest waits in the link's FIFO, so a
 	 * frame queued behind a backlog arrives late (a slow peer's queue) */
 	uint64_t rx_gap_ns, rx_next_at;
+	/* a receiver that is not always running (a guest under QEMU TCG):
+	 * nothing is taken off the link during the last rx_pause_ns of
+	 * every rx_period_ns (0: never paused) */
+	uint64_t rx_period_ns, rx_pause_ns;
 	/* packet pool */
 	struct snic_pkt pkts[FH_POOL_SIZE];
 	uint8_t *bufs;                /* FH_POOL_SIZE * (cap + guard)        */

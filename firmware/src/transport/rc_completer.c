@@ -101,6 +101,8 @@ static void on_ack(struct snic_nic *nic, struct snic_qp *qp,
 		qp->acked_psn = h->psn;
 		qp->acked_valid = true;
 		timer_progress(nic, qp); /* also inside a long message */
+	} else if (h->psn == qp->acked_psn) {
+		timer_peer_busy(nic, qp);
 	}
 	retire_upto(nic, qp, h->psn, false);
 }
@@ -201,17 +203,32 @@ void comp_timeout(struct snic_nic *nic, struct snic_qp *qp)
 
 /* Tail-loss probe (timers.c): nothing was acknowledged for two round
  * trips after the last packet sent, so the tail (or its ACK) was probably
- * lost; go back to the first unacknowledged PSN now instead of waiting
- * for the transport timeout.  Unlike a timeout it uses no retry: the
- * transport timer keeps running, so a peer that is really gone still
- * ends in RETRY_EXC_ERR after (retry_cnt + 1) timeouts (9.7.6.1.3). */
+ * lost.  With no loss seen (the full window, cwnd 0) the probe sends only
+ * the last packet of a SEND or WRITE again, with AckReq (TCP's tail-loss
+ * probe, RFC 8985 7.3): the peer ACKs it if it has the rest, or NAKs the
+ * first PSN it lacks (9.7.5.2.2); a peer that is merely slow (rdma_rxe
+ * under QEMU TCG pauses for tens of ms with thousands of packets queued)
+ * gets one packet more, not the whole window again, which it would
+ * answer with an ACK per duplicate and no progress until the transport
+ * timer fired.  After a loss (a NAK or a gap the peer may already have
+ * NAKed, and NAKs once per gap), or with a READ/atomic last, the probe
+ * goes back to the first unacknowledged PSN.  Unlike a timeout it uses
+ * no retry: the transport timer keeps running, so a peer that is really
+ * gone still ends in RETRY_EXC_ERR after (retry_cnt + 1) timeouts
+ * (9.7.6.1.3), and a lost NAK is recovered by it. */
 void comp_probe(struct snic_nic *nic, struct snic_qp *qp)
 {
+	const struct snic_inflight *last;
+
 	if (!oldest(qp) || qp->state != SNIC_QPS_RTS || qp->wait_until)
 		return;
 	CNT_INC(&nic->core, tail_probes);
 	qp->rd_gap_valid = false;
-	req_resend_lost(nic, qp, req_unacked_psn(qp));
+	last = &qp->infl[(qp->infl_tail - 1) % SNIC_INFLIGHT];
+	if (!qp->cwnd && !wr_is_rd_atomic(last->opcode))
+		req_rewind(nic, qp, qp->psn_hi);
+	else
+		req_resend_lost(nic, qp, req_unacked_psn(qp));
 }
 
 /* A READ response's payload (IBTA 9.7.5.1.7 / C9-29): FIRST and MIDDLE

@@ -139,6 +139,23 @@ void timer_progress(struct snic_nic *nic, struct snic_qp *qp)
 	timer_arm(nic, qp);
 }
 
+/* An ACK that acknowledges nothing new: the peer answers a duplicate,
+ * something we sent before (rdma_rxe ACKs each one, C9-105).  It is
+ * alive and still working through what we queued to it, and what we
+ * sent again is behind that: the timer and the probe wait from now, as
+ * on progress, but the retries and the back-off stay (they reset only
+ * on progress), so a peer stuck at one PSN still ends in RETRY_EXC_ERR.
+ * Otherwise a peer slower than the timer (rxe under QEMU TCG, a backlog
+ * of seconds) was sent the window again on every expiry, which only
+ * deepened the backlog. */
+void timer_peer_busy(struct snic_nic *nic, struct snic_qp *qp)
+{
+	if (qp->infl_head == qp->infl_tail || !qp->attr.timeout || !qp->rto_at)
+		return;
+	qp->tlp_at = nic->core.now + pto_ns(qp);
+	qp->rto_at = nic->core.now + rto_ns(qp);
+}
+
 static void tw_expire(void *arg, uint16_t id)
 {
 	struct snic_nic *nic = arg;

@@ -146,6 +146,7 @@ void req_resend_lost(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
 unsigned timer_poll(struct snic_nic *nic);
 void timer_arm(struct snic_nic *nic, struct snic_qp *qp);
 void timer_progress(struct snic_nic *nic, struct snic_qp *qp);
+void timer_peer_busy(struct snic_nic *nic, struct snic_qp *qp);
 void timer_sent(struct snic_nic *nic, struct snic_qp *qp);
 void timer_rtt_start(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
 void timer_acked(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
