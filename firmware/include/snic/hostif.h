@@ -29,14 +29,18 @@
 #include <stdatomic.h>
 
 #define SNIC_HOSTIF_MAGIC   0x43494e53u /* "SNIC" */
-#define SNIC_HOSTIF_VERSION 6u /* 2: statistics area; 3: CM (QP1) commands and
+#define SNIC_HOSTIF_VERSION 7u /* 2: statistics area; 3: CM (QP1) commands and
 				* state; 4: device memory in the BAR, rereg/resize;
 				* 5: memory windows, XRC, multicast, raw packet
 				* QPs and flows, the broker, 16,384 QPs (three-level
 				* doorbells, larger statistics area, 128 counters),
 				* IPv6 GIDs; 6: next hops (modify-QP, CM MADs), a
 				* doorbell page per context slot, statistics in the
-				* broker's memfd with 16-byte peers, DM by page */
+				* broker's memfd with 16-byte peers, DM by page;
+				* 7: a broker context's own doorbell page and
+				* mailbox polled by the firmware (no shared page),
+				* numbered DM answers, CM commands with 16-byte
+				* addresses (CM over IPv6) */
 
 #define SNIC_PAGE_SHIFT 12
 #define SNIC_PAGE_SIZE  (1u << SNIC_PAGE_SHIFT)
