@@ -186,5 +186,9 @@ int main(void)
 	      "pages of another offset: EPROTO, descriptor closed");
 
 	printf("%u passed, %u failed\n", passed, failed);
+	close(sv[0]);
+	close(sv[1]);
+	pthread_mutex_destroy(&ctx->cmd_lock);
+	free(ctx);
 	return failed ? 1 : 0;
 }
