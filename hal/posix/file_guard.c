@@ -106,7 +106,10 @@ int snic_posix_file_guard(int fd, uint64_t size, const void *map,
 	if (r >= GUARD_RANGES)
 		return -1;
 	for (unsigned i = 0; i < f; i++)
-		known |= files[i].fd == fd;
+		if (files[i].fd == fd) {
+			known = 1;
+			files[i].size = size;   /* guarded again after _unguard */
+		}
 	if (!known) {
 		if (f >= GUARD_FILES)
 			return -1;

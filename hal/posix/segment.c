@@ -39,6 +39,11 @@ int snic_hostmem_add_area(struct snic_hostmem *hm, uint64_t area)
 		munmap(p, (size_t)total);
 		return -1;
 	}
+	/* the truncation guard follows the mapping: the old range may be
+	 * reused by any mapping after the munmap (a SIGBUS there is not
+	 * ours), the new one is the file's */
+	snic_posix_file_unguard(hm->fd);
+	snic_posix_file_guard(hm->fd, hm->size, p, hm->size);
 	munmap(hm->base, (size_t)hm->size);
 	hm->base = p;
 	hm->area = area;

@@ -170,7 +170,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	if (pread(ctx->bar_fd, &pid, sizeof(pid),
 		  offsetof(struct snic_bar_hdr, fw_pid)) != sizeof(pid))
 		pid = 0;
-	hd_sigbus_watch(ctx->bar_fd, pid);
+	hd_sigbus_watch(ctx->bar_fd, pid, 1);
 	bar = mmap(NULL, SNIC_BAR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   ctx->bar_fd, 0);
 	if (bar == MAP_FAILED) {

@@ -41,10 +41,11 @@ void hd_debug_init(void);
 
 /* ------------------------------------------------------------------ */
 /* Truncated shared files (sigbus.c): a SIGBUS in a mapping of a watched
- * file waits for the NIC's process to grow it back, else the page becomes
- * a private zero one; the process lives either way.                    */
+ * file waits for the NIC's process to grow it back, else (may_zero: the
+ * BAR) the page becomes a private zero one, or (host memory) the process
+ * ends as without the guard.                                           */
 
-void hd_sigbus_watch(int fd, uint32_t owner_pid);
+void hd_sigbus_watch(int fd, uint32_t owner_pid, int may_zero);
 void hd_sigbus_unwatch(int fd);
 unsigned long hd_sigbus_recovered(unsigned long *pages_replaced);
 

@@ -19,10 +19,12 @@
  *    SIGBUS handler and its housekeeping, boards/emu/file_guard.c) and
  *    returns, so the access is made again and succeeds; the page holds
  *    zeros (what the firmware puts back: the header, its heartbeat);
- *  - if the file does not come back (the NIC's process is gone, or too
- *    slow), the page is replaced by a private zero page: the process goes
- *    on, and sees a NIC that is down (magic 0, no heartbeat), so its
- *    calls fail with EIO instead of the process dying.
+ *  - if the BAR file does not come back (the NIC's process is gone, or
+ *    too slow), the page is replaced by a private zero page: the process
+ *    goes on, and sees a NIC that is down (magic 0, no heartbeat), so its
+ *    calls fail with EIO instead of the process dying; a page of the
+ *    host-memory file is never replaced (the application's data would go
+ *    where the NIC does not look): the default action ends the process.
  *
  * Any other SIGBUS goes to the handler that was there before us (or the
  * default action, as without us).  Only async-signal-safe calls
@@ -49,6 +51,7 @@ struct watch {
 	dev_t dev;
 	ino_t ino;
 	uint32_t owner;         /* the NIC's process (0: unknown)             */
+	int may_zero;           /* a lost page may become a private zero one  */
 };
 
 static struct watch watches[WATCH_MAX];
@@ -195,6 +198,12 @@ static int recover(void *addr)
 	}
 	if (file_back(w, l.off + (page - l.start))) {
 		atomic_fetch_add(&recovered, 1);
+	} else if (!w->may_zero) {
+		/* host memory: a private page would take the application's
+		 * writes where the NIC never sees them (RDMA completing with
+		 * wrong data); ending the process loses less */
+		errno = saved;
+		return 0;
 	} else {
 		/* a private zero page: the NIC looks down from here on */
 		if (mmap((void *)page, SNIC_PAGE_SIZE, PROT_READ | PROT_WRITE,
@@ -245,7 +254,7 @@ static void install(void)
 	sigaction(SIGBUS, &sa, &old_bus);
 }
 
-void hd_sigbus_watch(int fd, uint32_t owner_pid)
+void hd_sigbus_watch(int fd, uint32_t owner_pid, int may_zero)
 {
 	struct stat st;
 
@@ -265,6 +274,7 @@ void hd_sigbus_watch(int fd, uint32_t owner_pid)
 		w->dev = st.st_dev;
 		w->ino = st.st_ino;
 		w->owner = owner_pid;
+		w->may_zero = may_zero;
 		atomic_store(&w->fd, fd);
 		return;
 	}

@@ -456,7 +456,7 @@ struct hd_hostmem *hd_hostmem_get(const char *name, uint64_t size,
 		free(hm);
 		return NULL;
 	}
-	hd_sigbus_watch(fd, 0); /* a truncation must not end us (sigbus.c) */
+	hd_sigbus_watch(fd, 0, 0); /* a truncation must not end us (sigbus.c) */
 	hm_install(hm, fd, base, size, (uint32_t)(size >> SNIC_PAGE_SHIFT), &st);
 	hd_dbg("mapped host memory %s (%llu MiB)\n", hm->path,
 	       (unsigned long long)(size >> 20));

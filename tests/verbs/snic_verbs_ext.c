@@ -3211,6 +3211,15 @@ static long nic_minor_faults(const struct dev *d)
  * arrives (HAL dma_prepare), not at the first packet that lands on each
  * page (issue 11: ~1.2 us per page on the receive hop).  A 2 MiB WRITE is
  * 512 pages: without the fill, about one fault each. */
+/* Under ASan (the CI's sanitizer build: snic-emu built alike) the NIC's
+ * writes also touch their shadow, one page per 8 written, faulted on
+ * first use: that many more are allowed (main without the fill: 548). */
+#if defined(__SANITIZE_ADDRESS__)
+#define PREFAULT_SHADOW(pages) ((pages) / 8 + 8)
+#else
+#define PREFAULT_SHADOW(pages) 0
+#endif
+
 static bool c_prefault(void)
 {
 	const uint32_t len = 2u << 20, pages = len / 4096;
@@ -3234,7 +3243,7 @@ static bool c_prefault(void)
 		ok = fail("cannot read the NIC process's fault count (/proc/<fw_pid>/stat)");
 	vlog("prefault: the NIC process took %ld minor faults writing %u fresh pages",
 	     f1 - f0, pages);
-	if (ok && f1 - f0 >= pages / 8)
+	if (ok && f1 - f0 >= pages / 8 + PREFAULT_SHADOW(pages))
 		ok = fail("the NIC process took %ld minor faults writing %u freshly registered "
 			  "pages (its page tables were not filled at registration)", f1 - f0, pages);
 	if (mr && !dereg1(mr))

@@ -381,13 +381,16 @@ static bool may_send(struct snic_cm_tables *t, unsigned ctx, const uint8_t *mad)
 	return cid_owner(t, be32_get(mad + CM_OFF(0))) == (int)ctx;
 }
 
+static bool peer_addr_ok(const uint8_t a[16]);
+
 static int cm_send6(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad6 *m)
 {
 	if (!may_send(nic->cm, ctx, m->mad)) {
 		CNT_INC(&nic->core, cm_send_refused);
 		return SNIC_ST_PERM;
 	}
-	if (!route_next_hop_ok(&nic->core, m->peer, m->next_hop))
+	if (!peer_addr_ok(m->peer) ||
+	    !route_next_hop_ok(&nic->core, m->peer, m->next_hop))
 		return SNIC_ST_INVAL;
 	if (m->flags & SNIC_CM_F_RETRY)
 		CNT_INC(&nic->core, cm_mads_retried);
@@ -497,7 +500,8 @@ static int cm_arm6(struct snic_nic *nic, unsigned ctx, const struct snic_cm_mad6
 	}
 	if (!may_send(t, ctx, m->mad))
 		return SNIC_ST_PERM;
-	if (!route_next_hop_ok(&nic->core, m->peer, m->next_hop))
+	if (!peer_addr_ok(m->peer) ||
+	    !route_next_hop_ok(&nic->core, m->peer, m->next_hop))
 		return SNIC_ST_INVAL;
 	for (unsigned i = 0; !a && i < SNIC_CM_MAX_ARMED; i++)
 		if (!t->armed[i].in_use)

@@ -39,6 +39,15 @@ int snic_nic_ctx_grant(struct snic_nic *nic, unsigned slot, uint32_t pid,
 	atomic_store_explicit(&s->eq_ci, 0, memory_order_relaxed);
 	atomic_store_explicit(&s->eq_pi, 0, memory_order_relaxed);
 	atomic_store_explicit(&s->owner_pid, pid, memory_order_relaxed);
+	/* a command the slot's last holder left unanswered (or wrote after
+	 * its end, if it still maps the slot) is not the new context's: it
+	 * starts with nothing pending (the host driver counts on from
+	 * cmd_done) */
+	atomic_store_explicit(&s->cmd_done,
+			      atomic_load_explicit(&s->cmd_seq,
+						   memory_order_relaxed),
+			      memory_order_relaxed);
+	c->cmd_wait &= ~(1ull << slot);
 	atomic_store_explicit(&s->state, SNIC_CTX_OPEN, memory_order_release);
 	return 0;
 }

@@ -40,6 +40,8 @@
 #define SNIC_TLP_MIN_NS     (100u * 1000) /* tail-loss probe: at least
 				  * (a loaded host's scheduling jitter)     */
 #define SNIC_TLP_MAX        4    /* probes between two ACKs (backing off) */
+#define SNIC_BUSY_MAX       64   /* timer restarts by ACKs of nothing new
+				  * between two that move the window */
 #define SNIC_RTO_SHIFT_MAX  2    /* transport timer: doubled per expiry
 				  * without progress, at most 4x (timers.c) */
 #define SNIC_LINGER_NS      (1000ull * 1000 * 1000) /* a destroyed RC QP
@@ -285,6 +287,7 @@ struct snic_qp {
 	uint64_t last_tx;       /* last request packet sent (the probe runs
 				 * from it)                                  */
 	uint8_t tlp_n;          /* probes since the window last moved        */
+	uint8_t busy_n;         /* timer restarts by stale ACKs since then   */
 	uint8_t rto_shift;      /* expiries since then (back-off, <= MAX)    */
 	uint32_t srtt_ns;       /* smoothed round-trip time, 0 = unknown     */
 	uint32_t rtt_psn;       /* PSN being timed (AckReq packet) ...       */

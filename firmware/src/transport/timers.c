@@ -49,7 +49,7 @@ static uint64_t pto_ns(const struct snic_qp *qp)
 
 	if (p < SNIC_TLP_MIN_NS)
 		p = SNIC_TLP_MIN_NS;
-	p <<= qp->tlp_n;
+	p <<= qp->tlp_n < SNIC_TLP_MAX ? qp->tlp_n : SNIC_TLP_MAX;
 	return p < rto / 2 ? p : rto / 2;
 }
 
@@ -126,6 +126,7 @@ void timer_progress(struct snic_nic *nic, struct snic_qp *qp)
 {
 	qp->retry_left = qp->attr.retry_cnt;
 	qp->tlp_n = 0;
+	qp->busy_n = 0;
 	qp->rto_shift = 0;
 	if (qp->infl_head == qp->infl_tail || !qp->attr.timeout) {
 		/* a probe deadline stays: it finds nothing to probe, or the
@@ -152,8 +153,16 @@ void timer_peer_busy(struct snic_nic *nic, struct snic_qp *qp)
 {
 	if (qp->infl_head == qp->infl_tail || !qp->attr.timeout || !qp->rto_at)
 		return;
-	qp->tlp_at = nic->core.now + pto_ns(qp);
+	/* bounded: a peer that only ever answers with stale ACKs must not
+	 * hold the timer off for ever (IBTA 9.7.6.1.3: retry_cnt still
+	 * ends it), nor buy probes past SNIC_TLP_MAX */
+	if (qp->busy_n >= SNIC_BUSY_MAX)
+		return;
+	qp->busy_n++;
+	if (qp->tlp_n < SNIC_TLP_MAX)
+		qp->tlp_at = nic->core.now + pto_ns(qp);
 	qp->rto_at = nic->core.now + rto_ns(qp);
+	timer_arm(nic, qp);
 }
 
 static void tw_expire(void *arg, uint16_t id)
