@@ -915,6 +915,75 @@ static void test_loss_bounded_queue(void)
 	lenv_free(e);
 }
 
+/* A peer that answers with stale ACKs only (review of timer_peer_busy):
+ * once a first WRITE has landed, every frame A sends carries that WRITE's
+ * PSN again (rewritten on the link, its ICRC made good), so B sees only
+ * duplicates and ACKs what it had - nothing new for A.  Stale ACKs restart
+ * the transport timer a bounded number of times (SNIC_BUSY_MAX) and buy
+ * no probe past SNIC_TLP_MAX: the second WRITE still ends in
+ * IBV_WC_RETRY_EXC_ERR after retry_cnt retries (before the bound it
+ * never did: every probe's stale ACK pushed the timer on again). */
+struct stale_hook {
+	bool armed;
+	uint32_t psn;           /* the first WRITE's                       */
+	unsigned rewritten;
+};
+
+static enum fl_action stale_hook_fn(void *arg, int from, uint8_t *frame,
+				    uint16_t *len)
+{
+	enum { BTH = 14 + 20 + 8 };     /* the simulation's IPv4 frames */
+	struct stale_hook *st = arg;
+	struct roce_hdrs h;
+	uint32_t c;
+
+	if (from != 0 || roce_parse(frame, *len, &h) != ROCE_OK || h.ip6)
+		return FL_PASS;
+	if (!st->armed) {
+		st->psn = h.psn;
+		return FL_PASS;
+	}
+	frame[BTH + 9] = (uint8_t)(st->psn >> 16);
+	frame[BTH + 10] = (uint8_t)(st->psn >> 8);
+	frame[BTH + 11] = (uint8_t)st->psn;
+	c = roce_icrc(frame, *len - ROCE_ICRC_LEN);
+	for (int i = 0; i < 4; i++)
+		frame[*len - 4 + i] = (uint8_t)(c >> (8 * i));
+	st->rewritten++;
+	return FL_PASS;
+}
+
+static void test_loss_stale_acks_end(void)
+{
+	struct lenv *e = directed_env(10, 3); /* 4.19 ms, 3 retries */
+	struct stale_hook st = { 0 };
+	struct snic_wqe_sge s = { e->p.bufa, 100, e->p.mra };
+	struct fwr w = { .wr_id = 1, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	struct snic_cqe c;
+
+	fake_link_set_hook(&e->s->link, stale_hook_fn, &st);
+	fqp_post_send(&e->q[0].a, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 10000));
+	CU_ASSERT_EQUAL_FATAL(c.status, SNIC_WC_SUCCESS);
+	st.armed = true;
+	w.wr_id = 2;
+	fqp_post_send(&e->q[0].a, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 400000));
+	printf("\n    stale ACKs: %u frames rewritten, %" PRIu64 " timeouts, %"
+	       PRIu64 " tail probes\n    ", st.rewritten, cA(e, "timeouts"),
+	       cA(e, "tail_probes"));
+	CU_ASSERT_EQUAL(c.wr_id, 2);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_RETRY_EXC_ERR);
+	CU_ASSERT_TRUE(st.rewritten > 1);
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 4); /* the first try, 3 retries */
+	CU_ASSERT_TRUE(cA(e, "tail_probes") <= SNIC_TLP_MAX * 5);
+	CU_ASSERT_EQUAL(cA(e, "retry_exc_errors"), 1);
+	fake_link_set_hook(&e->s->link, NULL, NULL);
+	lenv_free(e);
+}
+
 /* Duplication only, no loss, against a slow receiver (issue 15:
  * rdma_rxe under QEMU TCG behind netem's "duplicate 5%" saw snic time
  * out tens to hundreds of times per ib_write_bw run, and send 1.7-3x the
@@ -1281,6 +1350,7 @@ UNIT_SUITE(loss, NULL, NULL,
 	   UNIT_TEST(test_loss_control_priority),
 	   UNIT_TEST(test_loss_hostile_wqe_rewrite),
 	   UNIT_TEST(test_loss_bounded_queue),
+	   UNIT_TEST(test_loss_stale_acks_end),
 	   UNIT_TEST(test_loss_dup_only_write),
 	   UNIT_TEST(test_loss_dup_only_read),
 	   UNIT_TEST(test_loss_read_slow_responder),
