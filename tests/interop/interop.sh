@@ -616,6 +616,19 @@ snic_cm_listening() { # PORT PID
 	return 1
 }
 
+# Status 0 when an rping side's exit status RC is rping's own teardown
+# race, not a failure of the exchange: every ping verified (result_ok),
+# then the DISCONNECTED event, then its cm thread's next
+# rdma_get_cm_event on the channel main had already destroyed ("Bad file
+# descriptor"; rping's cm_thread exits -1 on any error there, whichever
+# CM is underneath).  Seen once in ~15 runs, rxe's rping client.
+rping_teardown_race() { # OUT RC
+	(( $2 == 255 )) && result_ok cm "$1" &&
+		grep -q 'DISCONNECT EVENT' "$1" &&
+		[[ $(grep -c 'rdma_get_cm_event: Bad file descriptor' "$1") == 1 ]] &&
+		snic_log "  (rping's teardown race in $(basename "$1"): exit 255 after every ping was verified; not counted)"
+}
+
 # rping between the two connection managers: snic's (our librdmacm.so.1
 # and the firmware's QP1) and the kernel's (rdma_ucm), IBTA CM MADs
 # (REQ/REP/RTU, DREQ/DREP) between two implementations.  Sets VERDICT.
@@ -653,8 +666,10 @@ run_cm_pair() { # I SERVER(vm|snic) DIR
 		fi
 		host_server_end "$hpid" "$(( vrc != 0 || ${#VERDICT} > 0 ))" || hrc=$?
 	fi
-	sides_verdict "$hout" "$vout" "$hrc" "$vrc"
 	CUR_I=$i
+	rping_teardown_race "$hout" "$hrc" && hrc=0
+	rping_teardown_race "$vout" "$vrc" && vrc=0
+	sides_verdict "$hout" "$vout" "$hrc" "$vrc"
 	result_ok cm "$hout" || VERDICT+="not every ping verified on the snic side; "
 	result_ok cm "$vout" || VERDICT+="not every ping verified on the rxe side; "
 }
