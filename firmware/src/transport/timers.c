@@ -159,8 +159,6 @@ void timer_peer_busy(struct snic_nic *nic, struct snic_qp *qp)
 	if (qp->busy_n >= SNIC_BUSY_MAX)
 		return;
 	qp->busy_n++;
-	if (qp->tlp_n < SNIC_TLP_MAX)
-		qp->tlp_at = nic->core.now + pto_ns(qp);
 	qp->rto_at = nic->core.now + rto_ns(qp);
 	timer_arm(nic, qp);
 }
