@@ -143,7 +143,9 @@ void timer_progress(struct snic_nic *nic, struct snic_qp *qp)
 /* An ACK that acknowledges nothing new: the peer answers a duplicate,
  * something we sent before (rdma_rxe ACKs each one, C9-105).  It is
  * alive and still working through what we queued to it, and what we
- * sent again is behind that: the timer and the probe wait from now, as
+ * sent again is behind that: the transport timer waits from now (the
+ * probe does not: a peer that tears its QP down right after its last
+ * ACK - rxe keeps none lingering - must get the probe early), as
  * on progress, but the retries and the back-off stay (they reset only
  * on progress), so a peer stuck at one PSN still ends in RETRY_EXC_ERR.
  * Otherwise a peer slower than the timer (rxe under QEMU TCG, a backlog
