@@ -9,14 +9,16 @@
 #                    ibverbs-utils, perftest, rdmacm-utils (rping, rdma_server,
 #                    rdma_client, ucmatose), rdma and tc (iproute2) and librxe
 #                    with their shared-library closure, and
-#                    tests/interop/vm-init (the control loop)
+#                    tests/interop/vm-init (the control loop), and
+#                    /usr/lib/snic-peer-linger.so (tests/interop/peer-linger.c:
+#                    a delayed ibv_destroy_qp, the lingering QP rxe lacks)
 #     manifest.txt   package versions inside (for reports and the README)
 # Nothing is installed system-wide: the kernel package is fetched with
 # `apt-get download` and only the files we need are extracted from it
 # (installing it would run initramfs-tools for minutes).  The user-space
 # programs are the host's Debian packages (tools/setup-deps.sh installs
 # them), checked unmodified with `dpkg --verify` before they are copied.
-# <recipe> is a hash of this script and vm-init: an edit of either builds a
+# <recipe> is a hash of this script, vm-init and peer-linger.c: an edit of either builds a
 # new VM beside the old one (worktrees with different versions do not
 # rebuild each other's); a finished build holds a stamp, so an interrupted
 # one is redone; a lock serialises two builds started at once.  Prints the
@@ -29,14 +31,15 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 INIT=$ROOT/tests/interop/vm-init
+LINGER=$ROOT/tests/interop/peer-linger.c
 CACHE_ROOT=${SNIC_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/var/cache}/.cache}/snic}
 export LC_ALL=C
 
 say() { echo "build-rxe-vm: $*" >&2; }
 die() { echo "build-rxe-vm: error: $*" >&2; exit 1; }
 
-[[ -r $INIT ]] || die "$INIT is missing"
-recipe=$(cat "${BASH_SOURCE[0]}" "$INIT" | sha256sum | cut -c1-16)
+[[ -r $INIT && -r $LINGER ]] || die "$INIT or $LINGER is missing"
+recipe=$(cat "${BASH_SOURCE[0]}" "$INIT" "$LINGER" | sha256sum | cut -c1-16)
 DIR=$CACHE_ROOT/rxe-vm-$recipe
 STAMP=$DIR/.snic-built
 built() { [[ -f $STAMP && $(cat "$STAMP") == "$recipe" ]]; }
@@ -77,7 +80,7 @@ PROVIDER=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
 USER_PKGS=(ibverbs-utils perftest ibverbs-providers libibverbs1 rdmacm-utils librdmacm1
 	iproute2 busybox-static)
 
-for c in apt-get apt-cache dpkg-deb depmod modprobe cpio xz gzip busybox; do
+for c in apt-get apt-cache dpkg-deb depmod modprobe cpio xz gzip busybox gcc; do
 	command -v "$c" >/dev/null 2>&1 || die "'$c' not found: run tools/setup-deps.sh"
 done
 [[ $(uname -m) == x86_64 ]] || die "the VM is x86_64 (Debian amd64); this host is $(uname -m)"
@@ -179,6 +182,9 @@ gcc_s=$(env -u LD_LIBRARY_PATH ldconfig -p | awk '$1 == "libgcc_s.so.1" && /x86-
 mkdir -p "$R/usr/lib/x86_64-linux-gnu"
 cp -L "$gcc_s" "$R/usr/lib/x86_64-linux-gnu/libgcc_s.so.1"
 [[ -e $R/usr/lib64/ld-linux-x86-64.so.2 ]] || die "the dynamic loader was not copied"
+# Built with the host's gcc against the host's glibc: the one copied above.
+gcc -Wall -Wextra -Werror -O2 -shared -fPIC -o "$R/usr/lib/snic-peer-linger.so" "$LINGER" ||
+	die "building $LINGER failed"
 (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) >"$WORK/initrd.cpio.gz"
 
 {

@@ -683,6 +683,11 @@ run_pair() { # I SERVER(vm|snic) DIR
 	PORT=$(( PORT + 1 ))
 	local vmcmd hcmd
 	vmcmd="$prog -d rxe0 $(gid_flag "$kind" "$VM_GID") -p $PORT $args $vmx"
+	# Under netem, rxe's pingpong QPs linger as snic's do: peer-linger.c
+	# (ibv_rc_pingpong has no closing handshake; a lost last ACK would
+	# otherwise be retried for ever against a destroyed QP).
+	[[ $kind == pp && -n ${C_NETEM[$i]} ]] &&
+		vmcmd="env LD_PRELOAD=/usr/lib/snic-peer-linger.so SNIC_PEER_LINGER_MS=2000 $vmcmd"
 	# The argument strings are words by design (no quoting inside).
 	read -r -a hcmd <<<"$prog -d snic0 $(gid_flag "$kind" $SNIC_GID) -p $PORT $args"
 	local hout=$cd/snic.out vout=$cd/vm.out
