@@ -124,6 +124,22 @@ kill_emu_waited() { # PID OUT
 	rm -rf -- "$SNIC_EMU_RUN_DIR"
 }
 
+# PID waits on the stopped snic-emu: it must still wait after SECS s, and
+# once snic-emu runs again end with status 0 and a line matching RE in
+# OUT (WHAT names it in the messages).
+stall_survived() { # PID OUT SECS RE WHAT
+	local rc=0
+	sleep "$3"
+	kill -0 "$1" 2>/dev/null || rc=1
+	kill -CONT "$SNIC_EMU_PID"
+	(( rc == 0 )) || { cat "$2"; snic_fail "$5 gave up while snic-emu was stopped for $3 s"; }
+	wait "$1" || rc=$?
+	sed 's/^/  stalled| /' "$2"
+	(( rc == 0 )) && grep -q "$4" "$2" ||
+		snic_fail "$5 failed after the stall (status $rc)"
+	snic_log "$5 waited through a $3 s stall of snic-emu and succeeded"
+}
+
 # A context asked of a stalled NIC process (SIGSTOP, as a loaded machine
 # stalls it): the host driver waits while the process lives, longer than
 # its old fixed 10 s, and the open succeeds once the NIC runs again; a NIC
@@ -135,15 +151,7 @@ case_broker_stall() {
 	kill -STOP "$emu"
 	timeout -k 5 120 ibv_devinfo -d snic0 >"$out" 2>&1 </dev/null &
 	pid=$!
-	sleep 12
-	kill -0 "$pid" 2>/dev/null || rc=$?
-	kill -CONT "$emu"
-	(( rc == 0 )) || { cat "$out"; snic_fail "ibv_devinfo gave up while snic-emu was stopped for 12 s"; }
-	wait "$pid" || rc=$?
-	sed 's/^/  stalled| /' "$out"
-	(( rc == 0 )) && grep -q "hca_id:[[:space:]]*snic0" "$out" ||
-		snic_fail "ibv_devinfo -d snic0 failed after the stall (status $rc)"
-	snic_log "an open waited through a 12 s stall of snic-emu and succeeded"
+	stall_survived "$pid" "$out" 12 "hca_id:[[:space:]]*snic0" "an open (ibv_devinfo -d snic0)"
 
 	out=$SNIC_CASE_DIR/killed.out
 	kill -STOP "$emu"
@@ -158,21 +166,31 @@ case_broker_stall() {
 	snic_log "an open waiting on a NIC that died failed after $(( SECONDS - t0 )) s (status $rc)"
 }
 
+# CMD... in the background (output in OUT, pid in BG_PID, stopped by
+# lib.sh's clean-up if the case fails) once it printed a line starting
+# with READY.
+bg_start() { # OUT READY CMD...
+	local out=$1 ready=$2 i
+	shift 2
+	"$@" >"$out" 2>&1 </dev/null &
+	BG_PID=$!
+	SNIC_BG_PIDS+=("$BG_PID")
+	for (( i = 0; i < 300; i++ )); do
+		grep -q "^$ready" "$out" && return 0
+		kill -0 "$BG_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$out"
+	snic_fail "$(basename "$1" .out): no '$ready' from $*"
+}
+
 # An open context's command while snic-emu is stopped: it waits while the
 # NIC's process lives (the old fixed 5 s gave ETIMEDOUT under load), and a
 # NIC killed while it waits ends the wait within seconds.
 stall_cmd_start() { # OUT GO: the program open and waiting for GO
-	local i
 	rm -f "$2"
-	"$SNIC_BUILD/tests/snic_hostile" --stall-cmd snic0 "$2" >"$1" 2>&1 </dev/null &
-	STALL_PID=$!
-	for (( i = 0; i < 300; i++ )); do
-		grep -q '^open' "$1" && return 0
-		kill -0 "$STALL_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$1"
-	snic_fail "snic_hostile --stall-cmd did not open snic0"
+	bg_start "$1" open "$SNIC_BUILD/tests/snic_hostile" --stall-cmd snic0 "$2"
+	STALL_PID=$BG_PID
 }
 
 case_cmd_stall() {
@@ -182,15 +200,7 @@ case_cmd_stall() {
 	stall_cmd_start "$out" "$go"
 	kill -STOP "$emu"
 	touch "$go"
-	sleep 9
-	kill -0 "$STALL_PID" 2>/dev/null || rc=1
-	kill -CONT "$emu"
-	(( rc == 0 )) || { cat "$out"; snic_fail "the command gave up while snic-emu was stopped for 9 s"; }
-	wait "$STALL_PID" || rc=$?
-	sed 's/^/  stalled| /' "$out"
-	(( rc == 0 )) && grep -q "reg_mr succeeded" "$out" ||
-		snic_fail "REG_MR failed after the stall (status $rc)"
-	snic_log "a REG_MR waited through a 9 s stall of snic-emu and succeeded"
+	stall_survived "$STALL_PID" "$out" 9 "reg_mr succeeded" "a REG_MR"
 
 	out=$SNIC_CASE_DIR/cmd-killed.out
 	stall_cmd_start "$out" "$go"
