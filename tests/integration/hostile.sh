@@ -176,24 +176,6 @@ case_broker_stall() {
 	snic_log "an open waiting on a NIC that died failed after $(( SECONDS - t0 )) s (status $rc)"
 }
 
-# CMD... in the background (output in OUT, pid in BG_PID, stopped by
-# lib.sh's clean-up if the case fails) once it printed a line starting
-# with READY.
-bg_start() { # OUT READY CMD...
-	local out=$1 ready=$2 i
-	shift 2
-	"$@" >"$out" 2>&1 </dev/null &
-	BG_PID=$!
-	SNIC_BG_PIDS+=("$BG_PID")
-	for (( i = 0; i < 300; i++ )); do
-		grep -q "^$ready" "$out" && return 0
-		kill -0 "$BG_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$out"
-	snic_fail "$(basename "$1" .out): no '$ready' from $*"
-}
-
 # An open context's command while snic-emu is stopped: it waits while the
 # NIC's process lives (the old fixed 5 s gave ETIMEDOUT under load), and a
 # NIC killed while it waits ends the wait within seconds.
