@@ -113,8 +113,8 @@ static int read_bar_hdr(const char *path, struct snic_bar_hdr *hdr)
 	if (hdr->magic != SNIC_HOSTIF_MAGIC ||
 	    hdr->version != SNIC_HOSTIF_VERSION)
 		return -1;
-	/* fw_state: the firmware's own word at start and stop, put back
-	 * within 10 ms when somebody else writes it (guard.c) */
+	/* fw_state DOWN counts only where the lock cannot tell: any
+	 * process may write it (the firmware puts it back, guard.c) */
 	if (atomic_load(&hdr->fw_state) != SNIC_FW_UP && owner != 1)
 		return -1;
 	if (!hdr->name[0] || !hdr->host_mem[0] || strchr(hdr->host_mem, '/'))
