@@ -214,7 +214,9 @@ case_cmd_stall() {
 #  - NIC alive, fw_pid = the writer's own pid, 1, 0, a dead pid: snic0 is
 #    listed and opens, rounds of commands all succeed; with the dead pid
 #    a REG_MR also waits through a 3 s stall of snic-emu and succeeds
-#    (before: the device was hidden and commands failed with EIO);
+#    (before: the device was hidden and commands failed with EIO); the
+#    same with its own pid while the writer also keeps fw_state DOWN and
+#    the heartbeat still (before: EIO after 30 ms of a still heartbeat);
 #  - NIC killed, fw_pid = the writer's pid, 1, 0, while the writer also
 #    keeps fw_state UP and the heartbeat moving: a REG_MR pending at the
 #    kill and one issued after it fail within FWPID_DEAD_MS (before: a
@@ -223,7 +225,7 @@ case_cmd_stall() {
 #    (within 1 s; before: 2 s, the guard asked fw_pid).
 FWPID_DEAD_MS=$(( 1500 * ${SNIC_TIMEOUT_SCALE:-1} ))
 
-fwpid_writer_start() { # VALUE [--fake-alive]
+fwpid_writer_start() { # PID [--fake-alive|--fake-dead]
 	bg_start "$SNIC_CASE_DIR/writer-$1${2:-}.out" writing \
 		"$SNIC_BUILD/tests/snic_liveness" write snic0 "$@"
 	WRITER_PID=$BG_PID
@@ -234,22 +236,23 @@ fwpid_writer_stop() {
 	wait "$WRITER_PID" 2>/dev/null || true
 }
 
-fwpid_alive() { # VALUE [stall]: the NIC lives whatever fw_pid says
-	local go=$SNIC_CASE_DIR/go-$1 out=$SNIC_CASE_DIR/stall-$1.out
-	if [[ ${2:-} == stall ]]; then
+fwpid_alive() { # stall|- PID [--fake-dead]: the NIC lives whatever the header says
+	local what="fw_pid $2${3:+ $3}" tag=$2${3:-}
+	local go=$SNIC_CASE_DIR/go-$tag out=$SNIC_CASE_DIR/stall-$tag.out
+	if [[ $1 == stall ]]; then
 		# a command pending through a stall, opened before the lie
 		stall_cmd_start "$out" "$go"
-		fwpid_writer_start "$1"
+		fwpid_writer_start "${@:2}"
 		kill -STOP "$SNIC_EMU_PID"
 		touch "$go"
-		stall_survived "$STALL_PID" "$out" 3 "reg_mr succeeded" "a REG_MR (fw_pid $1)"
+		stall_survived "$STALL_PID" "$out" 3 "reg_mr succeeded" "a REG_MR ($what)"
 	else
-		fwpid_writer_start "$1"
+		fwpid_writer_start "${@:2}"
 	fi
-	snic_run "devinfo-$1" 30 ibv_devinfo -d snic0 ||
-		snic_fail "snic0 not listed or not opened with fw_pid $1"
-	snic_run "cmds-$1" 60 "$SNIC_BUILD/tests/snic_liveness" cmds snic0 1500 ||
-		snic_fail "commands failed with fw_pid $1 while the NIC lives"
+	snic_run "devinfo-$tag" 30 ibv_devinfo -d snic0 ||
+		snic_fail "snic0 not listed or not opened with $what"
+	snic_run "cmds-$tag" 60 "$SNIC_BUILD/tests/snic_liveness" cmds snic0 1500 ||
+		snic_fail "commands failed with $what while the NIC lives"
 	fwpid_writer_stop
 }
 
@@ -296,12 +299,13 @@ case_fw_pid() {
 	wait "$dead" || true
 	! kill -0 "$dead" 2>/dev/null || snic_fail "pid $dead is not dead"
 	snic_emu_start
-	fwpid_alive self
-	fwpid_alive 1
-	fwpid_alive 0
-	fwpid_alive "$dead" stall
+	fwpid_alive - self
+	fwpid_alive - 1
+	fwpid_alive - 0
+	fwpid_alive stall "$dead"
+	fwpid_alive stall self --fake-dead
 	snic_emu_stop || exit 1
-	snic_log "NIC alive: listed, opened, commands fine with fw_pid self, 1, 0 and dead ($dead)"
+	snic_log "NIC alive: listed, opened, commands fine with fw_pid self, 1, 0 and dead ($dead), also with fw_state DOWN and the heartbeat held (fw_pid self)"
 	for v in self 1 0; do
 		fwpid_killed "$v"
 	done

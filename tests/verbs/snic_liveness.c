@@ -3,12 +3,14 @@
  * Whether a NIC is alive is not for shared memory to say (issue 10,
  * host-driver/core/liveness.c): the two halves of hostile.sh fw-pid.
  *
- *   snic_liveness write NAME PID [--fake-alive]
+ *   snic_liveness write NAME PID [--fake-alive | --fake-dead]
  *       the hostile process: maps NAME's BAR file and writes PID ("self":
  *       its own) into the header's fw_pid every 100 us until killed; with
  *       --fake-alive it also keeps fw_state UP and the heartbeat moving,
- *       all a dead NIC's header could say to look alive.  Says "writing"
- *       once the first value is in.
+ *       all a dead NIC's header could say to look alive; with --fake-dead
+ *       fw_state DOWN and the heartbeat held where it was, all a live
+ *       NIC's could say to look dead.  Says "writing" once the first
+ *       value is in.
  *   snic_liveness cmds NAME MS
  *       the victim: opens NAME and, for MS milliseconds, allocates a PD,
  *       registers 64 KiB, creates a CQ, queries the port and frees them
@@ -40,13 +42,16 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-static int hostile_write(const char *name, const char *pid_arg, int fake_alive)
+enum fake { FAKE_NONE, FAKE_ALIVE, FAKE_DEAD };
+
+static int hostile_write(const char *name, const char *pid_arg, enum fake fake)
 {
 	const char *dir = getenv("SNIC_RUN_DIR");
 	struct timespec gap = { 0, 100 * 1000 };
 	struct snic_bar_hdr *h;
 	uint32_t pid;
 	char path[512];
+	uint64_t hb;
 	void *p;
 	int fd;
 
@@ -62,15 +67,20 @@ static int hostile_write(const char *name, const char *pid_arg, int fake_alive)
 		return 2;
 	}
 	h = (struct snic_bar_hdr *)((uint8_t *)p + SNIC_BAR_HDR_OFF);
+	hb = atomic_load(&h->heartbeat);
 	for (unsigned long n = 0;; n++) {
 		atomic_store(&h->fw_pid, pid);
-		if (fake_alive) {
+		if (fake == FAKE_ALIVE) {
 			atomic_store(&h->fw_state, SNIC_FW_UP);
 			atomic_fetch_add(&h->heartbeat, 1);
+		} else if (fake == FAKE_DEAD) {
+			atomic_store(&h->fw_state, SNIC_FW_DOWN);
+			atomic_store(&h->heartbeat, hb);
 		}
 		if (n == 0) {
 			printf("writing fw_pid=%u%s\n", pid,
-			       fake_alive ? ", fw_state UP, heartbeat moving" : "");
+			       fake == FAKE_ALIVE ? ", fw_state UP, heartbeat moving" :
+			       fake == FAKE_DEAD ? ", fw_state DOWN, heartbeat held" : "");
 			fflush(stdout);
 		}
 		nanosleep(&gap, NULL);
@@ -143,12 +153,17 @@ static int victim_cmds(const char *name, unsigned ms)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 4 && strcmp(argv[1], "write") == 0 &&
-	    (argc == 4 || (argc == 5 && strcmp(argv[4], "--fake-alive") == 0)))
-		return hostile_write(argv[2], argv[3], argc == 5);
+	if (argc == 4 && strcmp(argv[1], "write") == 0)
+		return hostile_write(argv[2], argv[3], FAKE_NONE);
+	if (argc == 5 && strcmp(argv[1], "write") == 0 &&
+	    (strcmp(argv[4], "--fake-alive") == 0 ||
+	     strcmp(argv[4], "--fake-dead") == 0))
+		return hostile_write(argv[2], argv[3],
+				     strcmp(argv[4], "--fake-alive") == 0 ?
+				     FAKE_ALIVE : FAKE_DEAD);
 	if (argc == 4 && strcmp(argv[1], "cmds") == 0)
 		return victim_cmds(argv[2], (unsigned)strtoul(argv[3], NULL, 0));
-	fprintf(stderr, "usage: snic_liveness write NAME PID|self [--fake-alive]\n"
+	fprintf(stderr, "usage: snic_liveness write NAME PID|self [--fake-alive|--fake-dead]\n"
 		"       snic_liveness cmds NAME MS\n");
 	return 2;
 }
