@@ -34,6 +34,7 @@ qv__cleanup() {
 # returned it, a failed case's non-zero return ended the trap there under
 # errexit (lib.sh's clean-up never ran: background programs, snic-emu and
 # the run dir were left behind).
+qv__rc=0
 trap 'qv__rc=$?; qv__cleanup; snic__cleanup "$qv__rc"' EXIT
 
 qv_need_image() {
