@@ -249,8 +249,8 @@ $(BUILD)/tests/sim/%: tests/sim/%.c $(SIM_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $(SAN) -o $@ $< $(SIM_OBJS) $(FAULT_HAL_OBJS) $(FW_LIB) -lcunit
 
-# The hostile test and verbs_ext (fw_pid) read the BAR: rebuilt when the host interface changes.
-$(BUILD)/tests/snic_hostile $(BUILD)/tests/snic_verbs_ext: firmware/include/snic/hostif.h
+# The hostile tests and verbs_ext (fw_pid) read the BAR: rebuilt when the host interface changes.
+$(BUILD)/tests/snic_hostile $(BUILD)/tests/snic_liveness $(BUILD)/tests/snic_verbs_ext: firmware/include/snic/hostif.h
 
 # The rdma_cm test also links Debian's librdmacm.
 $(BUILD)/tests/snic_cm_test: tests/verbs/snic_cm_test.c

@@ -135,6 +135,7 @@ case_add hostile  hostile/slots         120 bash "$IT/hostile.sh" slots
 case_add hostile  hostile/files          60 bash "$IT/hostile.sh" files
 case_add hostile  hostile/broker-stall   90 bash "$IT/hostile.sh" broker-stall
 case_add hostile  hostile/cmd-stall      90 bash "$IT/hostile.sh" cmd-stall
+case_add hostile  hostile/fw-pid        120 bash "$IT/hostile.sh" fw-pid
 
 # The rdma_cm: our librdmacm.so.1 and the firmware's QP1 (cm.sh).
 for c in rping rdma_server udaddy ucmatose ucmatose-bind ucmatose-migrate cmtime write_bw \
@@ -170,6 +171,7 @@ case_add qemu     qemu/pingpong         180 bash "$IT/qemu.sh" pingpong 21515
 case_add qemu     qemu/verbs            300 bash "$IT/qemu.sh" verbs
 case_add qemu     qemu/ctxdeath         180 bash "$IT/qemu.sh" ctxdeath 21715
 case_add qemu     qemu/hostile          420 bash "$IT/qemu.sh" hostile
+case_add qemu     qemu/fw-pid           120 bash "$IT/qemu.sh" fw-pid
 case_add qemu     qemu/interop-pingpong 180 bash "$IT/qemu.sh" interop-pingpong 21615
 case_add qemu     qemu/interop-verbs    300 bash "$IT/qemu.sh" interop-verbs
 

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -66,11 +67,16 @@ static struct opts o;
 /* ---------------------------------------------------------------------- */
 /* Reading BARs.                                                           */
 
-static bool pid_alive(uint32_t pid)
+/* Does a live server hold the BAR file (fd: our own open of it)?  It
+ * keeps an exclusive flock on it for its whole life; the header's fw_pid
+ * is any process's to write (host-driver/core/liveness.c). */
+static bool served(int fd)
 {
-	if (pid == 0)
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+		flock(fd, LOCK_UN);
 		return false;
-	return !(kill((pid_t)pid, 0) == -1 && errno == ESRCH);
+	}
+	return true;    /* held, or it cannot tell: fw_state decides */
 }
 
 /* The statistics area from the NIC's broker: 0, or -1 after saying why
@@ -167,6 +173,7 @@ static int nic_map(struct nic *n, bool writable)
 	}
 	n->bar = mmap(NULL, SNIC_BAR_SIZE, PROT_READ | (writable ? PROT_WRITE : 0),
 		      MAP_SHARED, fd, 0);
+	n->alive = served(fd);
 	close(fd);
 	if (n->bar == MAP_FAILED) {
 		n->bar = NULL;
@@ -186,9 +193,7 @@ static int nic_map(struct nic *n, bool writable)
 		n->bar = NULL;
 		return -1;
 	}
-	n->alive = atomic_load(&n->hdr.fw_state) == SNIC_FW_UP &&
-		   (atomic_load(&n->hdr.fw_pid) == 0 ||
-		    pid_alive(atomic_load(&n->hdr.fw_pid)));
+	n->alive = n->alive && atomic_load(&n->hdr.fw_state) == SNIC_FW_UP;
 	if (n->alive && admin_stats_map(n, writable) != 0) {
 		munmap(n->bar, SNIC_BAR_SIZE);
 		n->bar = NULL;

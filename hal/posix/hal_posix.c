@@ -5,10 +5,12 @@
  *
  * Liveness of runtime files: the owner holds an exclusive flock on each
  * file it serves for as long as it runs (the kernel drops it when the
- * process dies, even by SIGKILL), and a BAR also carries fw_pid.  A file is
- * stale when nobody holds its lock and its fw_pid is not a live process
- * other than us; stale files are removed and created afresh (a new inode:
- * host processes still mapping the old one keep a dead BAR, not ours).
+ * process dies, even by SIGKILL); the host driver asks that lock too
+ * (host-driver/core/liveness.c).  A file is stale when nobody holds its
+ * lock (not from the BAR's fw_pid: any process of the user may write it,
+ * and a recycled pid is somebody else's); stale files are removed and
+ * created afresh (a new inode: host processes still mapping the old one
+ * keep a dead BAR, not ours).
  */
 #include "hal_posix.h"
 
@@ -258,6 +260,25 @@ static uint32_t bar_file_pid(int fd)
 	return pid;
 }
 
+/* The lock of a file nobody may serve any more.  A host process asking
+ * whether the NIC lives holds a shared lock on it for an instant
+ * (host-driver/core/liveness.c): a refusal is asked again for up to
+ * STALE_LOCK_MS before the file counts as served. */
+#define STALE_LOCK_MS 200
+static int lock_stale(int fd)
+{
+	struct timespec ms = { 0, 1000 * 1000 };
+
+	for (int i = 0; i < STALE_LOCK_MS; i++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -1;
+		nanosleep(&ms, NULL);
+	}
+	return -1;
+}
+
 /* 0: no live owner (stale file removed or none), -1: refused. */
 static int bar_remove_stale(const char *name, const char *path)
 {
@@ -272,11 +293,11 @@ static int bar_remove_stale(const char *name, const char *path)
 		return -1;
 	}
 	pid = bar_file_pid(fd);
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0 ||
-	    (pid != (uint32_t)getpid() && snic_posix_pid_alive(pid))) {
+	if (lock_stale(fd) != 0) {
+		/* the header's pid is only what it says, for the message */
 		if (pid != 0)
 			fprintf(stderr, "snic: %s is already served by pid %u "
-				"(%s)\n", name, pid, path);
+				"(%s is locked)\n", name, pid, path);
 		else
 			fprintf(stderr, "snic: %s is already served by another "
 				"process starting up (%s is locked)\n", name,

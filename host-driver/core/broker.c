@@ -104,7 +104,7 @@ static int broker_wait(const struct hd_context *ctx, int fd)
 			return 0;
 		if (n < 0 && errno != EINTR)
 			return errno;
-		if (hd_fw_down(ctx->hdr, 1))
+		if (hd_fw_down(ctx, 1))
 			return ENODEV;
 		if (mono_ms() - start >= BROKER_WAIT_MAX_S * 1000ll)
 			break;

@@ -21,10 +21,12 @@
 /* How long a command may wait for its answer.  A fixed 5 s once expired
  * on a live NIC (a 38 MiB REG_MR at load ~20), so, as the broker client
  * does (broker.c), we wait while the NIC lives: up to CMD_WAIT_MAX_NS
- * while its process exists, or, for a NIC with no process to ask
- * (fw_pid 0), while its heartbeat moves at least every CMD_STALL_NS; a
- * dead NIC (process gone, fw_state DOWN with a still heartbeat) ends the
- * wait at once (EIO). */
+ * while its server holds the BAR file's lock (liveness.c), or, where the
+ * lock cannot tell, while its heartbeat moves at least every
+ * CMD_STALL_NS; a dead NIC (lock free; or, not knowing, fw_state DOWN
+ * with a still heartbeat) ends the wait at once (EIO).  Not fw_pid: any
+ * process of the user may write it (a live pid there kept a dead NIC's
+ * commands waiting 60 s, a dead one failed a live NIC's). */
 #define CMD_WAIT_MAX_NS  (60ll * 1000 * 1000 * 1000)
 #define CMD_STALL_NS     (5ll * 1000 * 1000 * 1000)
 #define CMD_SPIN         4000
@@ -126,9 +128,10 @@ int hd_status_errno(uint32_t status)
 	}
 }
 
-/* fw_state reads DOWN: believe it only if the heartbeat stopped too.  Any
- * process mapping the BAR can write fw_state, and a live firmware puts it
- * back at its next heartbeat (firmware/src/nic/guard.c, every 10 ms). */
+/* fw_state reads DOWN and the lock cannot tell: believe it only if the
+ * heartbeat stopped too.  Any process mapping the BAR can write fw_state,
+ * and a live firmware puts it back at its next heartbeat
+ * (firmware/src/nic/guard.c, every 10 ms). */
 static int fw_state_down(struct snic_bar_hdr *hdr)
 {
 	uint64_t hb = atomic_load_explicit(&hdr->heartbeat, memory_order_relaxed);
@@ -144,16 +147,22 @@ static int fw_state_down(struct snic_bar_hdr *hdr)
 	return 1;
 }
 
-/* Is the firmware behind this BAR gone? */
-int hd_fw_down(struct snic_bar_hdr *hdr, int check_pid)
+/* Is the firmware behind this BAR gone?  fw_state DOWN is what the
+ * firmware writes as it stops (snic_nic_fini), but any process may write
+ * it too: the lock decides whenever it can tell. */
+int hd_fw_down(const struct hd_context *ctx, int check_owner)
 {
-	uint32_t pid;
+	struct snic_bar_hdr *hdr = ctx->hdr;
+	int up = atomic_load_explicit(&hdr->fw_state, memory_order_relaxed) ==
+		 SNIC_FW_UP;
+	int owner;
 
-	if (atomic_load_explicit(&hdr->fw_state, memory_order_relaxed) !=
-	    SNIC_FW_UP && fw_state_down(hdr))
-		return 1;
-	pid = atomic_load_explicit(&hdr->fw_pid, memory_order_relaxed);
-	return check_pid && pid && !hd_pid_alive(pid);
+	if (up && !check_owner)
+		return 0;
+	owner = hd_owner_alive(ctx->bar_fd);
+	if (owner >= 0)
+		return !owner;
+	return !up && fw_state_down(hdr);
 }
 
 /* Still worth waiting for after `waited` ns, the heartbeat last moved at
@@ -170,8 +179,7 @@ static int nic_worth_waiting(struct hd_context *ctx, int64_t now,
 	}
 	if (waited > CMD_WAIT_MAX_NS)
 		return 0;
-	return atomic_load_explicit(&ctx->hdr->fw_pid, memory_order_relaxed) ||
-	       now - *hb_at <= CMD_STALL_NS;
+	return hd_owner_alive(ctx->bar_fd) == 1 || now - *hb_at <= CMD_STALL_NS;
 }
 
 static int wait_cmd_done(struct hd_context *ctx, uint32_t n)
@@ -194,7 +202,7 @@ static int wait_cmd_done(struct hd_context *ctx, uint32_t n)
 
 		if (d == n)
 			return 0;
-		if (hd_fw_down(ctx->hdr, (iter & 15) == 0))
+		if (hd_fw_down(ctx, (iter & 15) == 0))
 			return EIO;
 		now = now_ns();
 		if (!nic_worth_waiting(ctx, now, now - start, &hb, &hb_at))
@@ -218,7 +226,7 @@ int hd_cmd_raw(struct hd_context *ctx, uint16_t op, const void *in,
 	if (in_len > SNIC_CMD_DATA_SIZE || out_len > SNIC_CMD_DATA_SIZE)
 		return EINVAL;
 	pthread_mutex_lock(&ctx->cmd_lock);
-	if (atomic_load(&ctx->dead) || hd_fw_down(ctx->hdr, 0)) {
+	if (atomic_load(&ctx->dead) || hd_fw_down(ctx, 0)) {
 		err = EIO;
 		goto out;
 	}

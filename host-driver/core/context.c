@@ -137,7 +137,6 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	struct hd_context *ctx;
 	struct ibv_context *ic;
 	sigset_t all, old;
-	uint32_t pid;
 	void *bar;
 	int err;
 
@@ -166,11 +165,9 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		err = errno == ENOENT ? ENODEV : errno;
 		goto fail;
 	}
-	/* before the first access: a truncated BAR file must not end us */
-	if (pread(ctx->bar_fd, &pid, sizeof(pid),
-		  offsetof(struct snic_bar_hdr, fw_pid)) != sizeof(pid))
-		pid = 0;
-	hd_sigbus_watch(ctx->bar_fd, pid, 1);
+	/* before the first access: a truncated BAR file must not end us;
+	 * its server's lock tells the guard whether it is still there */
+	hd_sigbus_watch(ctx->bar_fd, 1, 1);
 	bar = mmap(NULL, SNIC_BAR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   ctx->bar_fd, 0);
 	if (bar == MAP_FAILED) {
@@ -183,7 +180,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	if (ctx->hdr->magic != SNIC_HOSTIF_MAGIC ||
 	    ctx->hdr->version != SNIC_HOSTIF_VERSION ||
 	    strncmp(ctx->hdr->name, device->name, sizeof(ctx->hdr->name)) ||
-	    hd_fw_down(ctx->hdr, 1)) {
+	    hd_fw_down(ctx, 1)) {
 		err = ENODEV;
 		goto fail;
 	}

@@ -43,9 +43,10 @@ void hd_debug_init(void);
 /* Truncated shared files (sigbus.c): a SIGBUS in a mapping of a watched
  * file waits for the NIC's process to grow it back, else (may_zero: the
  * BAR) the page becomes a private zero one, or (host memory) the process
- * ends as without the guard.                                           */
+ * ends as without the guard.  owner_locks: the NIC's server holds a lock
+ * on the file for its life (hd_owner_alive ends the wait when it is gone). */
 
-void hd_sigbus_watch(int fd, uint32_t owner_pid, int may_zero);
+void hd_sigbus_watch(int fd, int owner_locks, int may_zero);
 void hd_sigbus_unwatch(int fd);
 unsigned long hd_sigbus_recovered(unsigned long *pages_replaced);
 
@@ -74,6 +75,10 @@ int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
  * memory file `host_mem` (the firmware has not cleaned up after it yet). */
 int hd_fw_holds_pid(const char *host_mem, uint32_t pid);
 int hd_pid_alive(uint32_t pid);
+/* Does a live server hold the runtime file open on fd (our own open of
+ * it) locked (liveness.c)?  1 alive, 0 gone, -1 cannot tell.  Nothing in
+ * shared memory changes the answer.  Async-signal-safe. */
+int hd_owner_alive(int fd);
 
 /* ------------------------------------------------------------------ */
 /* Contexts (context.c), commands (command.c), events (event.c).      */
@@ -198,9 +203,11 @@ static inline int hd_fw_gone(int err)
 {
 	return err == EIO || err == ETIMEDOUT;
 }
-/* Is the firmware behind this BAR gone (fw_state; with check_pid, its
- * process)? */
-int hd_fw_down(struct snic_bar_hdr *hdr, int check_pid);
+/* Is the firmware behind the context's BAR gone?  Its server's lock on
+ * the BAR file decides (asked always with check_owner, else only when
+ * fw_state reads DOWN); fw_state and a stopped heartbeat only where the
+ * lock cannot tell. */
+int hd_fw_down(const struct hd_context *ctx, int check_owner);
 /* Open a BAR or host-memory file fit to trust (device.c); -1 with errno
  * EACCES for a planted one. */
 int hd_open_runtime(const char *path, int flags);

@@ -88,12 +88,12 @@ int hd_open_runtime(const char *path, int flags)
 }
 
 /* Read and check a BAR header.  Returns 0 when the file is a usable device
- * (firmware up and alive). */
+ * (firmware up, its server alive: the BAR file's lock, liveness.c). */
 static int read_bar_hdr(const char *path, struct snic_bar_hdr *hdr)
 {
 	struct stat st;
 	ssize_t n;
-	int fd;
+	int fd, owner;
 
 	fd = hd_open_runtime(path, O_RDONLY);
 	if (fd < 0)
@@ -104,18 +104,18 @@ static int read_bar_hdr(const char *path, struct snic_bar_hdr *hdr)
 		return -1;
 	}
 	n = pread(fd, hdr, sizeof(*hdr), SNIC_BAR_HDR_OFF);
+	owner = hd_owner_alive(fd);
 	close(fd);
-	if (n != (ssize_t)sizeof(*hdr))
+	if (n != (ssize_t)sizeof(*hdr) || owner == 0)
 		return -1;
 	hdr->name[sizeof(hdr->name) - 1] = '\0';
 	hdr->host_mem[sizeof(hdr->host_mem) - 1] = '\0';
 	if (hdr->magic != SNIC_HOSTIF_MAGIC ||
 	    hdr->version != SNIC_HOSTIF_VERSION)
 		return -1;
-	if (atomic_load(&hdr->fw_state) != SNIC_FW_UP)
-		return -1;
-	if (atomic_load(&hdr->fw_pid) != 0 &&
-	    !hd_pid_alive(atomic_load(&hdr->fw_pid)))
+	/* fw_state DOWN counts only where the lock cannot tell: any
+	 * process may write it (the firmware puts it back, guard.c) */
+	if (atomic_load(&hdr->fw_state) != SNIC_FW_UP && owner != 1)
 		return -1;
 	if (!hdr->name[0] || !hdr->host_mem[0] || strchr(hdr->host_mem, '/'))
 		return -1;

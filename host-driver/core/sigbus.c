@@ -11,24 +11,27 @@
  * the guard is here instead, for every access at once:
  *
  *  - the files we map are watched (hd_sigbus_watch: device, inode, our
- *    descriptor, the NIC's process);
+ *    descriptor, whether the NIC's server holds a lock on it);
  *  - on SIGBUS (BUS_ADRERR) the handler finds the faulting address's
  *    mapping in /proc/self/maps; if it is a watched file, it waits while
- *    the NIC's process lives, up to SIGBUS_WAIT_MS, for the file to reach
- *    that page again (snic-emu grows its files back at once: its own
- *    SIGBUS handler and its housekeeping, boards/emu/file_guard.c) and
- *    returns, so the access is made again and succeeds; the page holds
+ *    the NIC lives (its server's lock, liveness.c: not the BAR's fw_pid,
+ *    which any process of the user may write), up to SIGBUS_WAIT_MS, for
+ *    the file to reach that page again (snic-emu grows its files back at
+ *    once: its own SIGBUS handler and its housekeeping,
+ *    boards/emu/file_guard.c) and returns, so the access is made again
+ *    and succeeds; the page holds
  *    zeros (what the firmware puts back: the header, its heartbeat);
- *  - if the BAR file does not come back (the NIC's process is gone, or
+ *  - if the BAR file does not come back (the NIC's server is gone, or
  *    too slow), the page is replaced by a private zero page: the process
- *    goes on, and sees a NIC that is down (magic 0, no heartbeat), so its
- *    calls fail with EIO instead of the process dying; a page of the
- *    host-memory file is never replaced (the application's data would go
- *    where the NIC does not look): the default action ends the process.
+ *    goes on, and sees a NIC that is down (magic 0, no heartbeat, no
+ *    lock), so its calls fail with EIO instead of the process dying; a
+ *    page of the host-memory file is never replaced (the application's
+ *    data would go where the NIC does not look): the default action ends
+ *    the process.
  *
  * Any other SIGBUS goes to the handler that was there before us (or the
  * default action, as without us).  Only async-signal-safe calls
- * (open/read/fstat/nanosleep/kill/mmap: system calls) in the handler.
+ * (open/read/fstat/nanosleep/flock/mmap: system calls) in the handler.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +53,7 @@ struct watch {
 	_Atomic int fd;         /* -1: free slot                              */
 	dev_t dev;
 	ino_t ino;
-	uint32_t owner;         /* the NIC's process (0: unknown)             */
+	int owner_locks;        /* the NIC's server locks it (liveness.c)     */
 	int may_zero;           /* a lost page may become a private zero one  */
 };
 
@@ -177,7 +180,8 @@ static int file_back(const struct watch *w, uint64_t off)
 		if (fstat(atomic_load(&w->fd), &st) == 0 &&
 		    (uint64_t)st.st_size > off)
 			return 1;
-		if (w->owner && kill((pid_t)w->owner, 0) != 0 && errno == ESRCH)
+		if (w->owner_locks &&
+		    hd_owner_alive(atomic_load(&w->fd)) == 0)
 			return 0;
 		nanosleep(&ms, NULL);
 	}
@@ -254,7 +258,7 @@ static void install(void)
 	sigaction(SIGBUS, &sa, &old_bus);
 }
 
-void hd_sigbus_watch(int fd, uint32_t owner_pid, int may_zero)
+void hd_sigbus_watch(int fd, int owner_locks, int may_zero)
 {
 	struct stat st;
 
@@ -273,7 +277,7 @@ void hd_sigbus_watch(int fd, uint32_t owner_pid, int may_zero)
 			continue;
 		w->dev = st.st_dev;
 		w->ino = st.st_ino;
-		w->owner = owner_pid;
+		w->owner_locks = owner_locks;
 		w->may_zero = may_zero;
 		atomic_store(&w->fd, fd);
 		return;

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -104,6 +105,23 @@ static struct snic_iso_ctx pages(uint32_t seq, uint64_t pa, uint64_t npages)
 				      .seg_len = npages * SNIC_PAGE_SIZE };
 }
 
+/* A live NIC's BAR file for the client's liveness check
+ * (host-driver/core/liveness.c): a file its "server" (we) holds locked,
+ * open again as the client's own descriptor. */
+static int live_bar_fd(void)
+{
+	char path[64];
+	int srv = memfd_create("fake-bar", MFD_CLOEXEC), fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", srv);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (srv < 0 || flock(srv, LOCK_EX | LOCK_NB) != 0 || fd < 0) {
+		perror("fake NIC: BAR lock");
+		exit(2);
+	}
+	return fd;      /* srv stays open, and locked, until we exit */
+}
+
 /* The question the client sent: its number (0 when none was there). */
 static uint32_t question(int sock)
 {
@@ -129,10 +147,11 @@ int main(void)
 		perror("set-up");
 		return 2;
 	}
-	/* a live NIC for broker_wait: UP, our own pid */
+	/* a live NIC for broker_wait: UP, its BAR file locked */
 	hdr.fw_state = SNIC_FW_UP;
 	hdr.fw_pid = (uint32_t)getpid();
 	ctx->hdr = &hdr;
+	ctx->bar_fd = live_bar_fd();
 	ctx->broker_fd = sv[0];
 	pthread_mutex_init(&ctx->cmd_lock, NULL);
 	fds0 = open_fds();

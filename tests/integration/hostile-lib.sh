@@ -8,6 +8,10 @@
 #     the broker put back >= 2 words of the BAR file's slot copies and
 #     refused exactly one context over a process's share, and >= 8 foreign
 #     doorbells were counted; HOSTILE_SUMMARY says what was found.
+#   bg_start OUT READY CMD...
+#     CMD in the background (output in OUT, pid in BG_PID, stopped by
+#     lib.sh's clean-up if the case fails), returning once it printed a
+#     line starting with READY.
 
 hostile_checks() { # BROKER_LOG COUNTERS_LOG
 	local blog=$1 clog=$2 n b o f
@@ -23,4 +27,19 @@ hostile_checks() { # BROKER_LOG COUNTERS_LOG
 	f=$(awk '$1 == "doorbells_foreign" { s += $2 } END { print s + 0 }' "$clog")
 	(( f >= 8 )) || snic_fail "expected >= 8 foreign doorbells counted, counters say $f"
 	HOSTILE_SUMMARY="the firmware restored $n BAR words, the broker $b slot-copy words; $f foreign doorbells ignored, $o context over a share refused"
+}
+
+bg_start() { # OUT READY CMD...
+	local out=$1 ready=$2 i
+	shift 2
+	"$@" >"$out" 2>&1 </dev/null &
+	BG_PID=$!
+	SNIC_BG_PIDS+=("$BG_PID")
+	for (( i = 0; i < 300; i++ )); do
+		grep -q "^$ready" "$out" && return 0
+		kill -0 "$BG_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$out"
+	snic_fail "$(basename "$out" .out): no '$ready' from $*"
 }

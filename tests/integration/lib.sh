@@ -136,8 +136,8 @@ snic__kill_wait() { # PID SECS: TERM, wait up to SECS, then KILL
 		echo "cleanup: pid $1 ignored SIGTERM for ${2}s, sent SIGKILL" >&2
 }
 
-snic__cleanup() {
-	local rc=$? pid
+snic__cleanup() { # [STATUS]: the case's, else $?
+	local rc=${1:-$?} pid
 	trap - EXIT INT TERM
 	for pid in "${SNIC_BG_PIDS[@]}"; do
 		snic__kill_wait "$pid" 3

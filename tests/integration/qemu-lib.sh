@@ -21,16 +21,21 @@ declare -A QV_PID=() QV_LOG=()
 QV_OWN_RUN_DIR=
 
 qv__cleanup() {
-	local rc=$? n
+	local n
 	for n in "${!QV_PID[@]}"; do
 		echo "cleanup: snic-qemu $n (pid ${QV_PID[$n]}) still running, stopping it" >&2
 		snic__kill_wait "${QV_PID[$n]}" 15
 		snic_tail "${QV_LOG[$n]}" 20
 	done
-	[[ -n $QV_OWN_RUN_DIR ]] && rm -rf -- "$QV_OWN_RUN_DIR"
-	return "$rc"
+	[[ -z $QV_OWN_RUN_DIR ]] || rm -rf -- "$QV_OWN_RUN_DIR"
+	return 0
 }
-trap 'qv__cleanup; snic__cleanup' EXIT
+# The case's status goes to snic__cleanup as an argument: when qv__cleanup
+# returned it, a failed case's non-zero return ended the trap there under
+# errexit (lib.sh's clean-up never ran: background programs, snic-emu and
+# the run dir were left behind).
+qv__rc=0
+trap 'qv__rc=$?; qv__cleanup; snic__cleanup "$qv__rc"' EXIT
 
 qv_need_image() {
 	snic_need_cmd qemu-system-aarch64

@@ -16,6 +16,9 @@
 #                                              pools, share of slots, a slot
 #                                              still mapped not reused (the
 #                                              host agent's isolation)
+#   tests/integration/qemu.sh fw-pid           whether a QEMU NIC lives is
+#                                              its BAR file's lock, not the
+#                                              fw_pid another process writes
 #   tests/integration/qemu.sh fault            the fault image reports and
 #                                              QEMU exits non-zero
 #   tests/integration/qemu.sh nostart          a QEMU that cannot start
@@ -161,6 +164,50 @@ hostile)
 	(( r >= 1 )) || snic_fail "expected the pool attacker's context reclaimed, the counters say $r"
 	snic_log "victim unaffected; $HOSTILE_SUMMARY (the broker: the host agent); $h slots or segments held back, $r contexts of dead processes reclaimed"
 	;;
+fw-pid)
+	# Whether a QEMU NIC lives is the lock the launcher holds on its BAR
+	# file (QEMU and the host agent inherit the descriptor), not the
+	# fw_pid any process of the user may write (hostile.sh fw-pid for
+	# snic-emu): with a dead pid written there every 100 us, commands on
+	# the live NIC succeed; with the writer's own pid, fw_state UP and a
+	# moving heartbeat, a REG_MR issued as QEMU is killed fails within
+	# QV_DEAD_MS (the launcher sees QEMU gone within 1 s and ends; before:
+	# 60 s, ETIMEDOUT).
+	qv_need_image
+	snic_need_exec "$SNIC_BUILD/tests/snic_liveness" "$SNIC_BUILD/tests/snic_hostile"
+	qv_run_dir
+	qv_start snic2 198.18.0.3 "unix:$SNIC_CASE_DIR/a.sock:$SNIC_CASE_DIR/b.sock" --host-mem-size 64M
+	sleep 0 & dead=$!
+	wait "$dead" || true
+	bg_start "$SNIC_CASE_DIR/writer-dead.out" writing \
+		"$SNIC_BUILD/tests/snic_liveness" write snic2 "$dead"
+	snic_run cmds 120 "$SNIC_BUILD/tests/snic_liveness" cmds snic2 1500 ||
+		snic_fail "commands failed on the live QEMU NIC with fw_pid $dead (dead)"
+	kill "$BG_PID" && wait "$BG_PID" || true
+	bg_start "$SNIC_CASE_DIR/writer-self.out" writing \
+		"$SNIC_BUILD/tests/snic_liveness" write snic2 self --fake-alive
+	go=$SNIC_CASE_DIR/go out=$SNIC_CASE_DIR/after.out
+	bg_start "$out" open "$SNIC_BUILD/tests/snic_hostile" --stall-cmd snic2 "$go"
+	prog=$BG_PID
+	qpid=$(sed -n 's/.*QEMU pid \([0-9]*\),.*/\1/p' "${QV_LOG[snic2]}")
+	[[ -n $qpid ]] || snic_fail "no QEMU pid in the launcher's output"
+	kill -KILL "$qpid"
+	touch "$go"
+	rc=0
+	wait "$prog" || rc=$?
+	sed 's/^/  after| /' "$out"
+	(( rc == 1 )) && grep -q "reg_mr failed" "$out" ||
+		snic_fail "REG_MR on a killed QEMU NIC: status $rc (want a failure)"
+	ms=$(sed -n 's/^reg_mr failed after \([0-9.]*\) s.*/\1/p' "$out" | awk '{ printf "%d", $1 * 1000 }')
+	QV_DEAD_MS=$(( 3000 * ${SNIC_TIMEOUT_SCALE:-1} ))
+	(( ${ms:-999999} <= QV_DEAD_MS )) ||
+		snic_fail "REG_MR on a killed QEMU NIC took $ms ms to fail (limit $QV_DEAD_MS)"
+	rc=0
+	wait "${QV_PID[snic2]}" || rc=$?
+	unset "QV_PID[snic2]"
+	(( rc == 1 )) || snic_fail "snic-qemu exited $rc after QEMU was killed (want 1)"
+	snic_log "QEMU NIC: commands fine with fw_pid $dead (dead); killed with fw_pid faked: REG_MR failed after $ms ms"
+	;;
 interop-pingpong)
 	snic_private_netns "$0" interop-pingpong "$@"
 	qv_need_image
@@ -228,7 +275,7 @@ nostart)
 	[[ -z $(snic__ls "$SNIC_RUN_DIR") ]] || snic_fail "files left in the run dir: $(snic__ls "$SNIC_RUN_DIR")"
 	;;
 *)
-	snic_fail "usage: $0 build|devinfo|pingpong PORT|verbs|hostile|interop-pingpong PORT|interop-verbs|fault|nostart"
+	snic_fail "usage: $0 build|devinfo|pingpong PORT|verbs|hostile|fw-pid|interop-pingpong PORT|interop-verbs|fault|nostart"
 	;;
 esac
 snic_log "qemu $what: ok"

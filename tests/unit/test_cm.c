@@ -83,6 +83,21 @@ static uint16_t attr_of(const uint8_t *mad)
 	return (uint16_t)(mad[16] << 8 | mad[17]);
 }
 
+/* b1 arms its DREQ (m, len bytes, through arm, CM_ARM or CM_ARM6) and
+ * dies: b2 may not arm it for b1's ID, b1 may, and b1's close sends it;
+ * what a then receives (through recv, into got) is for the caller to
+ * check. */
+static void armed_dreq_on_death(struct fsim *s, struct fctx *a, struct fctx *b1,
+				struct fctx *b2, uint16_t arm, const void *m,
+				uint32_t len, uint16_t recv, void *got)
+{
+	CU_ASSERT_EQUAL(fctx_cmd(b2, arm, m, len, NULL, 0), SNIC_ST_PERM);
+	CU_ASSERT_EQUAL(fctx_cmd(b1, arm, m, len, NULL, 0), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(fctx_cmd(b1, SNIC_CMD_CTX_CLOSE, NULL, 0, NULL, 0), SNIC_ST_OK);
+	fsim_idle(s, 50);
+	CU_ASSERT_EQUAL_FATAL(fctx_cmd(a, recv, NULL, 0, got, len), SNIC_ST_OK);
+}
+
 static void test_cm_routing(void)
 {
 	struct fsim *s = fsim_new(4200);
@@ -147,11 +162,8 @@ static void test_cm_routing(void)
 	/* B1 arms its DREQ and dies: A hears it */
 	mad(&m, FSIM_IP_A, SNIC_CM_ATTR_DREQ, bb1 | 5, ba | 1, 0);
 	m.cid = bb1 | 5;
-	CU_ASSERT_EQUAL(fctx_cmd(&b2, SNIC_CMD_CM_ARM, &m, sizeof(m), NULL, 0), SNIC_ST_PERM);
-	CU_ASSERT_EQUAL(fctx_cmd(&b1, SNIC_CMD_CM_ARM, &m, sizeof(m), NULL, 0), SNIC_ST_OK);
-	CU_ASSERT_EQUAL(fctx_cmd(&b1, SNIC_CMD_CTX_CLOSE, NULL, 0, NULL, 0), SNIC_ST_OK);
-	fsim_idle(s, 50);
-	CU_ASSERT_EQUAL_FATAL(cm_recv(&a, &got), SNIC_ST_OK);
+	armed_dreq_on_death(s, &a, &b1, &b2, SNIC_CMD_CM_ARM, &m, sizeof(m),
+			    SNIC_CMD_CM_RECV, &got);
 	CU_ASSERT_EQUAL(attr_of(got.mad), SNIC_CM_ATTR_DREQ);
 	CU_ASSERT_EQUAL(be32_get(got.mad + SNIC_CM_HDR_LEN), bb1 | 5);
 
@@ -310,11 +322,8 @@ static void test_cm_ip6_exchange(void)
 	 * b's IPv6 address */
 	mad6(&m, a6, SNIC_CM_ATTR_DREQ, bb1 | 5, ba | 1, 0);
 	m.cid = bb1 | 5;
-	CU_ASSERT_EQUAL(fctx_cmd(&b2, SNIC_CMD_CM_ARM6, &m, sizeof(m), NULL, 0), SNIC_ST_PERM);
-	CU_ASSERT_EQUAL(fctx_cmd(&b1, SNIC_CMD_CM_ARM6, &m, sizeof(m), NULL, 0), SNIC_ST_OK);
-	CU_ASSERT_EQUAL(fctx_cmd(&b1, SNIC_CMD_CTX_CLOSE, NULL, 0, NULL, 0), SNIC_ST_OK);
-	fsim_idle(s, 50);
-	CU_ASSERT_EQUAL_FATAL(recv6(&a, &got), SNIC_ST_OK);
+	armed_dreq_on_death(s, &a, &b1, &b2, SNIC_CMD_CM_ARM6, &m, sizeof(m),
+			    SNIC_CMD_CM_RECV6, &got);
 	CU_ASSERT_EQUAL(attr_of(got.mad), SNIC_CM_ATTR_DREQ);
 	CU_ASSERT(memcmp(got.peer, b6, 16) == 0);
 	CU_ASSERT_EQUAL(recv6(&a, &got), SNIC_ST_NOENT);

@@ -73,6 +73,15 @@ void bar_guard(struct snic_nic *nic)
 		atomic_store_explicit(&nic->core.hdr->fw_state, SNIC_FW_UP,
 				      memory_order_release);
 	}
+	/* one word, put back alone: a whole header rewrite clears magic for
+	 * an instant, and a process rewriting fw_pid again and again would
+	 * make other processes' opens see no NIC then */
+	if (atomic_load_explicit(&nic->core.hdr->fw_pid, memory_order_relaxed) !=
+	    nic->core.cfg.fw_pid) {
+		CNT_INC(&nic->core, bar_restored);
+		atomic_store_explicit(&nic->core.hdr->fw_pid, nic->core.cfg.fw_pid,
+				      memory_order_relaxed);
+	}
 	for (unsigned c = 0; c < SNIC_MAX_CTX; c++)
 		guard_slot(nic, c);
 }

@@ -89,8 +89,8 @@ void bar_header_write(struct snic_nic *nic)
 	h->magic = SNIC_HOSTIF_MAGIC;
 }
 
-/* Does the header still say what bar_header_write wrote (fw_state aside,
- * which guard.c puts back on its own)? */
+/* Does the header still say what bar_header_write wrote (fw_state and
+ * fw_pid aside, which guard.c puts back on their own)? */
 bool bar_header_ok(const struct snic_nic *nic)
 {
 	const struct snic_bar_hdr *h = nic->core.hdr;
@@ -98,9 +98,7 @@ bool bar_header_ok(const struct snic_nic *nic)
 
 	header_fixed(nic, &want);
 	return memcmp(h, &want, offsetof(struct snic_bar_hdr, fw_state)) == 0 &&
-	       h->max_ctx == SNIC_MAX_CTX &&
-	       atomic_load_explicit(&h->fw_pid, memory_order_relaxed) ==
-	       nic->core.cfg.fw_pid;
+	       h->max_ctx == SNIC_MAX_CTX;
 }
 
 static void bar_init(struct snic_nic *nic)
