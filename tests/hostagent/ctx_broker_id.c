@@ -28,25 +28,16 @@
 
 #include "ctx_broker.h"
 #include "peer_id.h"
+#include "../check.h"
 
 #define SEG_LEN (1u << 20)
 #define NSEG 4
 
-static unsigned passed, failed;
 static char run_dir[] = "/tmp/snic-cbid.XXXXXX";
 static struct peer_id fake;             /* the next connection's identity */
 static int use_fake;
 static int seg_fd[NSEG], slot_fd[SNIC_MAX_CTX];
 static unsigned seg_closed;
-
-static void check(int ok, const char *what)
-{
-	printf("%s  %s\n", ok ? "PASS" : "FAIL", what);
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
 
 static int f_slot_open(void *be, unsigned nic, unsigned slot)
 {

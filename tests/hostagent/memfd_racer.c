@@ -27,32 +27,39 @@ static unsigned long scans, opened, denied;
 static unsigned seen[4194304 / 32 + 1];  /* pids counted as agents (bits) */
 static unsigned long agents;
 
-static int is_agent(const char *pid, const char *match)
+/* /proc/<pid>/<what> into buf (NUL-terminated): its length, or -1. */
+static ssize_t read_proc(const char *pid, const char *what, char *buf,
+			 size_t size)
 {
-	char path[64], buf[4096];
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	snprintf(path, sizeof(path), "/proc/%s/%s", pid, what);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || strncmp(buf, "snic-qemu-agent", 15))
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%s/cmdline", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return -1;
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+static int is_agent(const char *pid, const char *match)
+{
+	char buf[4096];
+	ssize_t n = read_proc(pid, "comm", buf, sizeof(buf));
+
+	if (n < 0 || strncmp(buf, "snic-qemu-agent", 15))
+		return 0;
+	n = read_proc(pid, "cmdline", buf, sizeof(buf));
+	if (n < 0)
 		return 0;
 	for (ssize_t i = 0; i < n; i++)
 		if (!buf[i])
 			buf[i] = ' ';
-	buf[n] = '\0';
 	return strstr(buf, match) != NULL;
 }
 
