@@ -49,6 +49,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,7 +81,7 @@ static struct {
 	uint64_t undo;          /* grants the firmware may still carry out  */
 	/* who still holds a slot's or segment's hand-out (memfd_refs.h) */
 	struct mref slot_ref[SNIC_MAX_CTX], seg_ref[SNIC_MAX_CTX];
-	const char *config, *state_file, *qemu_err;
+	const char *config, *state_file, *qemu_err, *shim;
 	char **qemu_argv;
 	char last_state[5];
 } A;
@@ -353,25 +354,65 @@ static char **qemu_argv(void)
 	return v;
 }
 
-/* The pre-fork process becomes QEMU (the launcher's child, whose exit
- * status it waits for); our memfds are the only descriptors it gains. */
-static void exec_qemu(void)
+/* Every memfd QEMU maps (slots, statistics, rest, segments): n. */
+static unsigned qemu_fds(int *fds)
 {
-	char **v = qemu_argv();
-	int fd;
+	unsigned n = 0;
 
 	for (unsigned s = 0; s < SNIC_MAX_CTX; s++)
-		fcntl(A.slot_fd[s], F_SETFD, 0);
-	fcntl(A.stats_fd, F_SETFD, 0);
-	fcntl(A.rest_fd, F_SETFD, 0);
+		fds[n++] = A.slot_fd[s];
+	fds[n++] = A.stats_fd;
+	fds[n++] = A.rest_fd;
 	for (unsigned k = 0; k < A.nseg; k++)
-		fcntl(A.seg_fd[k], F_SETFD, 0);
+		fds[n++] = A.seg_fd[k];
+	return n;
+}
+
+/* The pre-fork process becomes QEMU (the launcher's child, whose exit
+ * status it waits for), with our shim preloaded: it makes QEMU
+ * non-dumpable before QEMU holds any memfd of ours, then takes them from
+ * sock (qemu_shim.c; our memfds are close-on-exec, not inherited). */
+static void exec_qemu(int sock)
+{
+	char **v = qemu_argv(), num[16], *pre;
+	const char *old = getenv("LD_PRELOAD");
+	int fd;
+
+	snprintf(num, sizeof(num), "%d", sock);
+	if (fcntl(sock, F_SETFD, 0) != 0 ||
+	    asprintf(&pre, "%s%s%s", A.shim, old ? ":" : "", old ? old : "") < 0 ||
+	    setenv("LD_PRELOAD", pre, 1) || setenv("SNIC_QEMU_FD_SOCK", num, 1))
+		die("QEMU's environment");
 	fd = open(A.qemu_err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		dup2(fd, 2);
 	execvp(v[0], v);
 	fprintf(stderr, "%s: cannot run %s: %s\n", PROG, v[0], strerror(errno));
 	_exit(127);
+}
+
+/* Our memfds to QEMU's shim, each with the number QEMU's command line
+ * gives it (ours). */
+static void send_qemu_fds(int sock)
+{
+	int fds[SNIC_MAX_CTX * 2 + 2];
+	unsigned n = qemu_fds(fds);
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(fds))];
+	} u;
+	struct iovec iov = { .iov_base = fds, .iov_len = n * sizeof(int) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf,
+			      .msg_controllen = CMSG_SPACE(n * sizeof(int)) };
+
+	memset(&u, 0, sizeof(u));
+	u.h.cmsg_level = SOL_SOCKET;
+	u.h.cmsg_type = SCM_RIGHTS;
+	u.h.cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(&u.h), fds, n * sizeof(int));
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != (ssize_t)(n * sizeof(int)))
+		die("memfds to QEMU");
 }
 
 /* The launcher's configuration lines, then fw_pid (QEMU's pid: the
@@ -452,6 +493,13 @@ static void make_memory(void)
 		A.seg_fd[k] = sealed_memfd(what, A.seg_len);
 		mref_watch(&A.seg_ref[k], A.seg_fd[k]);
 	}
+}
+
+/* Our view of the control page: only in the agent's own address space
+ * (made by fork after we were non-dumpable), never in the one a
+ * /proc/<pid>/mem opened before our prctl would reach. */
+static void map_rest(void)
+{
 	A.rest = mmap(NULL, REST_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
 		      A.rest_fd, 0);
 	if (A.rest == MAP_FAILED)
@@ -491,6 +539,8 @@ static void parse(int argc, char **argv)
 			A.state_file = v;
 		else if (!strcmp(o, "--qemu-stderr"))
 			A.qemu_err = v;
+		else if (!strcmp(o, "--shim"))
+			A.shim = v;
 		else if (!strcmp(o, "--seg-base"))
 			A.seg_base = num(o, v);
 		else if (!strcmp(o, "--seg-len"))
@@ -505,11 +555,11 @@ static void parse(int argc, char **argv)
 	if (i < argc && !strcmp(argv[i], "--"))
 		A.qemu_argv = argv + i + 1;
 	if (!A.run_dir || !A.name || !A.bar_path || !A.config ||
-	    !A.state_file || !A.qemu_err || !A.seg_len || A.seg_len % 4096 ||
+	    !A.state_file || !A.qemu_err || !A.shim || !A.seg_len || A.seg_len % 4096 ||
 	    !A.nseg || A.nseg > SNIC_MAX_CTX || A.seg_base % 4096 ||
 	    !A.qemu_argv || !A.qemu_argv[0]) {
 		fprintf(stderr, "usage: %s --run-dir DIR --name NIC --bar FILE "
-			"--config FILE --state FILE --qemu-stderr FILE "
+			"--config FILE --state FILE --qemu-stderr FILE --shim SO "
 			"--seg-base PA --seg-len BYTES --segments N -- QEMU "
 			"ARGS... (@BAR@, @SEGMENTS@: our memory; started by "
 			"tools/snic-qemu)\n", PROG);
@@ -558,6 +608,7 @@ int main(int argc, char **argv)
 	struct cb_nic nic;
 	struct cb_config cfg;
 	pid_t qemu;
+	int sp[2];
 
 	/* before any memfd exists: no other process of the user may open
 	 * our descriptors through /proc/<us>/fd nor read our memory */
@@ -566,17 +617,25 @@ int main(int argc, char **argv)
 	parse(argc, argv);
 	make_memory();
 	qemu = getpid();
-	write_config(qemu);
 	/* we become QEMU; our child carries on as the agent, and ends with
 	 * QEMU (our sockets are removed) */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0)
+		die("socketpair");
 	switch (fork()) {
 	case -1:
 		die("fork");
 	case 0:
 		break;
 	default:
-		exec_qemu();
+		close(sp[0]);
+		exec_qemu(sp[1]);
 	}
+	close(sp[1]);
+	/* the configuration before QEMU can run: it waits for the memfds */
+	map_rest();
+	write_config(qemu);
+	send_qemu_fds(sp[0]);
+	close(sp[0]);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != qemu)
 		return 1;
