@@ -415,9 +415,10 @@ static void send_qemu_fds(int sock)
 		die("memfds to QEMU");
 }
 
-/* The launcher's configuration lines, then fw_pid (QEMU's pid: the
- * host driver knows the NIC is gone when it is), at the control page's
- * start, where the firmware reads them. */
+/* The launcher's configuration lines, then fw_pid (QEMU's pid, that of
+ * its stand-in, which lives as long as QEMU: the host driver knows the
+ * NIC is gone when it is), at the control page's start, where the
+ * firmware reads them. */
 static void write_config(pid_t qemu)
 {
 	char *at = (char *)ctl();
@@ -430,7 +431,7 @@ static void write_config(pid_t qemu)
 	while ((c = fgetc(f)) != EOF && n + 32 < QV_CTL_STOP_OFF)
 		at[n++] = (char)c;
 	fclose(f);
-	n += (size_t)snprintf(at + n, 32, "fw_pid=%d\n", (int)qemu);
+	snprintf(at + n, 32, "fw_pid=%d\n", (int)qemu);
 }
 
 /* "<our pid> <the firmware's state word>" for the launcher, which may
