@@ -140,13 +140,23 @@ TOOLS_SRCS := $(sort $(wildcard tools/*.c))
 TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 # The QEMU NIC's host agent (boards/qemu-virt/agent/, started by
 # tools/snic-qemu): the shared context broker with a mailbox back end.
-QA_SRCS := $(sort $(wildcard boards/qemu-virt/agent/*.c)) boards/common/host/ctx_broker.c
+QA_SRCS := $(filter-out %/qemu_shim.c,$(sort $(wildcard boards/qemu-virt/agent/*.c))) \
+	boards/common/host/ctx_broker.c boards/common/host/peer_id.c
 QA_OBJS := $(QA_SRCS:%.c=$(BUILD)/obj/%.o)
 QA_BIN  := $(BUILD)/bin/snic-qemu-agent
+# preloaded into QEMU by the agent: QEMU non-dumpable before it holds the
+# agent's memfds (boards/qemu-virt/agent/qemu_shim.c)
+QA_SHIM := $(BUILD)/lib/snic-qemu-shim.so
+# The boards' trusted host tools' shared parts on their own
+# (tests/hostagent): linked with boards/common/host, a fake back end.
+HAT_SRCS := $(sort $(wildcard tests/hostagent/*.c))
+HAT_BINS := $(HAT_SRCS:tests/hostagent/%.c=$(BUILD)/tests/hostagent/%)
+CBH_OBJS := $(BUILD)/obj/boards/common/host/ctx_broker.o \
+	$(BUILD)/obj/boards/common/host/peer_id.o
 
 ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(CM_LIB) $(UNIT_BIN) $(BENCH_INSTR_BIN) \
 	$(BENCH_BINS) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) $(MPI_BINS) $(SIM_BINS) \
-	$(HDT_BINS) $(QA_BIN)
+	$(HDT_BINS) $(QA_BIN) $(QA_SHIM) $(HAT_BINS)
 
 .PHONY: all deps demo test unit fuzz asan bench bench-instr clean firmware emu host-driver interop
 all: $(ALL)
@@ -179,6 +189,10 @@ $(QA_BIN): $(QA_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(SAN) -o $@ $(QA_OBJS)
 
+$(QA_SHIM): boards/qemu-virt/agent/qemu_shim.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(OPT) -g $(WARN) -D_GNU_SOURCE -fPIC -shared -o $@ $<
+
 $(BUILD)/obj/host-driver/%.o: host-driver/%.c
 	@mkdir -p $(@D)
 	$(CC) $(HD_CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -205,6 +219,14 @@ $(BUILD)/obj/tests/hostdrv/%.o: tests/hostdrv/%.c
 $(BUILD)/tests/hostdrv/%: $(BUILD)/obj/tests/hostdrv/%.o $(HD_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(SAN) -o $@ $< $(HD_OBJS) -pthread
+
+$(BUILD)/obj/tests/hostagent/%.o: tests/hostagent/%.c
+	@mkdir -p $(@D)
+	$(CC) $(EMU_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/tests/hostagent/%: $(BUILD)/obj/tests/hostagent/%.o $(CBH_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN) -o $@ $< $(CBH_OBJS)
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)

@@ -65,6 +65,8 @@ case_add unit     unit/abi-doc         120 bash "$IT/abi-doc.sh"
 case_add unit     unit/verbs-table      30 bash "$IT/verbs-table.sh"
 # the host driver's broker client against a fake broker (tests/hostdrv)
 case_add unit     unit/broker-client    30 "$SNIC_BUILD/tests/hostdrv/broker_client"
+# the boards' context broker keys segments by pid and start time (tests/hostagent)
+case_add unit     unit/broker-id        30 "$SNIC_BUILD/tests/hostagent/ctx_broker_id"
 # the fuzz targets, 40 s each from the seed corpus (tools/fuzz.sh)
 case_add unit     unit/fuzz            400 bash tools/fuzz.sh run "${SNIC_FUZZ_SECONDS:-40}"
 case_add devinfo  devinfo/list          45 bash "$IT/devinfo.sh" list
@@ -172,6 +174,7 @@ case_add qemu     qemu/verbs            300 bash "$IT/qemu.sh" verbs
 case_add qemu     qemu/ctxdeath         180 bash "$IT/qemu.sh" ctxdeath 21715
 case_add qemu     qemu/hostile          420 bash "$IT/qemu.sh" hostile
 case_add qemu     qemu/fw-pid           120 bash "$IT/qemu.sh" fw-pid
+case_add qemu     qemu/memfd-race        90 bash "$IT/qemu.sh" memfd-race
 case_add qemu     qemu/interop-pingpong 180 bash "$IT/qemu.sh" interop-pingpong 21615
 case_add qemu     qemu/interop-verbs    300 bash "$IT/qemu.sh" interop-verbs
 

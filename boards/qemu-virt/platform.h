@@ -46,11 +46,13 @@
 #define QV_HM_MAX          (0x100000000ull - QV_HM_BASE)
 
 /*
- * Control page (QV_CTL_OFF in the BAR file), written by the launcher:
- *   [0, QV_CTL_CFG_LEN)  configuration, "key=value" lines, NUL-terminated,
- *                        written before QEMU starts
- *   QV_CTL_STOP_OFF      4 bytes; the launcher writes "STOP" to ask the
- *                        firmware to stop cleanly
+ * Control page (QV_CTL_OFF in the BAR, in the host agent's "rest" memfd),
+ * written by the agent:
+ *   [0, QV_CTL_CFG_LEN)  configuration, "key=value" lines, NUL-terminated:
+ *                        the launcher's, then fw_pid, before QEMU starts
+ *   QV_CTL_STOP_OFF      4 bytes; the agent writes "STOP" (on the
+ *                        launcher's SIGUSR1) to ask the firmware to stop
+ *                        cleanly
  * and by the firmware:
  *   QV_CTL_STATE_OFF     "UP\n" once serving, "DOWN\n" after a clean stop
  */

@@ -26,17 +26,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
-
-static unsigned passed, failed;
-
-static void check(int ok, const char *what)
-{
-	printf("%s  %s\n", ok ? "PASS" : "FAIL", what);
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
+#include "../check.h"
 
 static int open_fds(void)
 {

@@ -18,6 +18,9 @@ QV_LAUNCHER=$SNIC_ROOT/tools/snic-qemu
 QV_IMAGE=$SNIC_BUILD/qemu-virt/snic-fw.elf
 QV_FAULT_IMAGE=$SNIC_BUILD/qemu-virt/snic-fw-fault.elf
 declare -A QV_PID=() QV_LOG=()
+# a command qv_start runs the launcher under (e.g. setpriv dropping every
+# capability: memfd-race); empty: as we are
+QV_AS=()
 QV_OWN_RUN_DIR=
 
 qv__cleanup() {
@@ -59,7 +62,7 @@ qv_start() { # NAME IP NET [snic-qemu options...]
 	log=$SNIC_CASE_DIR/snic-qemu-$name.log
 	QV_LOG[$name]=$log
 	snic_log "start: snic-qemu --name $name --ip $ip --net $net $*"
-	env -u LD_LIBRARY_PATH "$QV_LAUNCHER" --name "$name" --ip "$ip" --net "$net" \
+	"${QV_AS[@]}" env -u LD_LIBRARY_PATH "$QV_LAUNCHER" --name "$name" --ip "$ip" --net "$net" \
 		--run-dir "$SNIC_RUN_DIR" --image "$QV_IMAGE" \
 		--console "$SNIC_CASE_DIR/console-$name.log" "$@" \
 		>"$log" 2>&1 </dev/null &

@@ -19,6 +19,9 @@
 #   tests/integration/qemu.sh fw-pid           whether a QEMU NIC lives is
 #                                              its BAR file's lock, not the
 #                                              fw_pid another process writes
+#   tests/integration/qemu.sh memfd-race       a process without capabilities
+#                                              races the start-up: the agent's
+#                                              memfds and memory stay closed
 #   tests/integration/qemu.sh fault            the fault image reports and
 #                                              QEMU exits non-zero
 #   tests/integration/qemu.sh nostart          a QEMU that cannot start
@@ -159,7 +162,7 @@ hostile)
 	log=$SNIC_CASE_DIR/snic-qemu-snic2.log con=$SNIC_CASE_DIR/console-snic2.log
 	hostile_checks "$log" "$con"
 	h=$(sed -n 's/.* \([0-9]*\) slots or segments held back.*/\1/p' "$log")
-	(( ${h:-0} >= 2 )) || snic_fail "expected the agent to hold back the stale holder's slot and segment, it says '${h}'"
+	(( ${h:-0} >= 6 )) || snic_fail "expected the agent to hold back each of the three stale holders' slot and segment, it says '${h}'"
 	r=$(awk '$1 == "ctx_reclaimed" { s += $2 } END { print s + 0 }' "$con")
 	(( r >= 1 )) || snic_fail "expected the pool attacker's context reclaimed, the counters say $r"
 	snic_log "victim unaffected; $HOSTILE_SUMMARY (the broker: the host agent); $h slots or segments held back, $r contexts of dead processes reclaimed"
@@ -207,6 +210,46 @@ fw-pid)
 	unset "QV_PID[snic2]"
 	(( rc == 1 )) || snic_fail "snic-qemu exited $rc after QEMU was killed (want 1)"
 	snic_log "QEMU NIC: commands fine with fw_pid $dead (dead); killed with fw_pid faked: REG_MR failed after $ms ms"
+	;;
+memfd-race)
+	# another process of the user races the NIC's start-up and tries to
+	# open the host agent's memfds through /proc/<pid>/fd of the agent
+	# and of QEMU, and their memory through /proc/<pid>/mem: the agent is
+	# not dumpable from its start, QEMU (its shim) before it gets the
+	# memfds, so nothing opens.  The NIC
+	# and the racer both run as uid 0 without any capability (setpriv):
+	# as a user's processes are to each other (with capabilities the
+	# kernel would refuse the racer for lacking the agent's, whatever
+	# the agent's dumpability; this way that is what decides)
+	qv_need_image
+	racer=$SNIC_BUILD/tests/hostagent/memfd_racer
+	snic_need_exec "$racer"
+	snic_need_cmd setpriv
+	qv_run_dir
+	nocaps=(setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all --)
+	stopf=$SNIC_CASE_DIR/racer.stop
+	rm -f -- "$stopf"
+	"${nocaps[@]}" "$racer" "$(snic_secs 60)" "$stopf" "$SNIC_RUN_DIR" \
+		>"$SNIC_CASE_DIR/racer.out" 2>&1 &
+	rpid=$!
+	QV_AS=("${nocaps[@]}")
+	qv_start snic2 198.18.0.3 "unix:$SNIC_CASE_DIR/a.sock:$SNIC_CASE_DIR/b.sock" --host-mem-size 64M
+	QV_AS=()
+	: >"$stopf"
+	wait "$rpid" || snic_fail "the racer failed (status $?)"
+	# the NIC still serves (the agent, without capabilities, hands out
+	# its memfds of mode 0000 by reopening them)
+	snic_run devinfo 30 ibv_devinfo -d snic2 || snic_fail "ibv_devinfo failed"
+	grep -q 'PORT_ACTIVE' "$SNIC_CASE_DIR/devinfo.out" || snic_fail "snic2's port is not PORT_ACTIVE"
+	qv_stop snic2 || exit 1
+	sed 's/^/  racer| /' "$SNIC_CASE_DIR/racer.out"
+	read -r a q s o d i < <(sed -n 's/^racer: \([0-9]*\) agents seen, \([0-9]*\) QEMUs seen, \([0-9]*\) scans, \([0-9]*\) opened, \([0-9]*\) denied, \([0-9]*\) idle$/\1 \2 \3 \4 \5 \6/p' \
+		"$SNIC_CASE_DIR/racer.out")
+	[[ -n ${a:-} ]] || snic_fail "no summary from the racer"
+	(( a >= 1 && q >= 1 )) || snic_fail "the racer did not see the agent and QEMU start ($a agents, $q QEMUs: raced nothing in $s scans)"
+	(( d >= 1 )) || snic_fail "the racer tried nothing"
+	(( o == 0 )) || snic_fail "the racer opened the agent's memfds or the agent's or QEMU's memory $o times during start-up"
+	snic_log "$s scans over the start-up, $d opens of the memfds and memory of the agent and QEMU denied, none opened ($i of the memory of QEMU's stand-in, which never holds ours)"
 	;;
 interop-pingpong)
 	snic_private_netns "$0" interop-pingpong "$@"
@@ -275,7 +318,7 @@ nostart)
 	[[ -z $(snic__ls "$SNIC_RUN_DIR") ]] || snic_fail "files left in the run dir: $(snic__ls "$SNIC_RUN_DIR")"
 	;;
 *)
-	snic_fail "usage: $0 build|devinfo|pingpong PORT|verbs|hostile|fw-pid|interop-pingpong PORT|interop-verbs|fault|nostart"
+	snic_fail "usage: $0 build|devinfo|pingpong PORT|verbs|hostile|fw-pid|memfd-race|interop-pingpong PORT|interop-verbs|fault|nostart"
 	;;
 esac
 snic_log "qemu $what: ok"

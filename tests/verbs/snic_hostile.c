@@ -33,7 +33,9 @@
  * one), hence no allocator case either (its contexts are such); device
  * memory is refused to every context (EOPNOTSUPP: the agent maps no DM
  * page into processes), and a process that ended its context but keeps
- * its slot and segment mapped sees neither handed to the next process.
+ * its slot and segment (mapped; mapped and non-dumpable; their
+ * descriptors in flight on a socket pair) sees neither handed to the next
+ * process.
  *
  *   snic_hostile [--dev0 NAME] [-v]     (SNIC_RUN_DIR names the run dir)
  *   snic_hostile --stall-cmd NAME GO    opens NAME, says "open", waits for
@@ -48,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <linux/futex.h>
@@ -401,6 +404,7 @@ struct raw {
 	uint64_t shared_size;   /* the shared host-memory file's size       */
 	uint64_t seg_stride;    /* the broker's segment size                */
 	int sock;               /* the broker's socket (broker's contexts)  */
+	int fds[2];             /* its slot's and segment's descriptors     */
 };
 
 static int raw_cmd(struct raw *r, uint16_t op, const void *in, size_t len,
@@ -443,6 +447,7 @@ static void raw_from_broker(struct raw *r)
 	    !CMSG_FIRSTHDR(&msg))
 		_exit(42);
 	memcpy(fds, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof fds);
+	memcpy(r->fds, fds, sizeof fds);
 	r->bar = raw_bar();
 	r->idx = m.slot;
 	at = r->bar + SNIC_BAR_CTX_OFF + (size_t)m.slot * SNIC_CTX_SLOT_SIZE;
@@ -1315,23 +1320,68 @@ static bool c_dm_refused(void)
 }
 
 /* QEMU: a process ends its context (closes its socket) but keeps its slot
- * and segment mapped; the agent must hand neither to the next process
- * while it holds them (QEMU maps both for good: nothing else stops the
- * old holder from reaching the newcomer's mailbox and pages). */
+ * and segment; the agent must hand neither to the next process while it
+ * holds them (QEMU maps both for good: nothing else stops the old holder
+ * from reaching the newcomer's mailbox and pages).  Three ways to keep
+ * them, one holder at a time (each ends before the next: three segments):
+ *   mapped     its descriptors and mappings kept;
+ *   hidden     the same, after making itself non-dumpable (no other
+ *              process but root may look at its descriptors or maps);
+ *   in flight  both descriptors sent on a socket pair it keeps and never
+ *              received (SCM_RIGHTS), then closed and unmapped: it shows
+ *              nothing of them anywhere in /proc. */
+enum { HOLD_MAPPED, HOLD_HIDDEN, HOLD_IN_FLIGHT, HOLD_WAYS };
+static const char *const HOLD_NAME[HOLD_WAYS] = {
+	"keeps them mapped", "keeps them mapped, non-dumpable",
+	"parks their descriptors in flight on a socket pair"
+};
 static uint64_t STALE_SLOT, STALE_PA;
-static int STALE_PIPE[2];
+static int STALE_PIPE[2], STALE_HOW;
+
+/* Both descriptors onto sp[0], for sp[1], which nobody reads. */
+static bool park_in_flight(const int fds[2], int sp[2])
+{
+	union { struct cmsghdr h; char buf[CMSG_SPACE(2 * sizeof(int))]; } u;
+	char one = 1;
+	struct iovec iov = { &one, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp))
+		return false;
+	memset(&u, 0, sizeof u);
+	u.h.cmsg_level = SOL_SOCKET;
+	u.h.cmsg_type = SCM_RIGHTS;
+	u.h.cmsg_len = CMSG_LEN(2 * sizeof(int));
+	memcpy(CMSG_DATA(&u.h), fds, 2 * sizeof(int));
+	return sendmsg(sp[0], &msg, 0) == 1;
+}
 
 static void stale_holder(int unused)
 {
 	struct raw r = { 0 };
 	uint64_t info[2];
+	int sp[2];
 	char c = 0;
 
 	(void)unused;
 	raw_from_broker(&r);
 	info[0] = r.idx;
 	info[1] = r.mem_pa;
-	close(r.sock);          /* the context ends; the mappings stay */
+	if (STALE_HOW == HOLD_HIDDEN && prctl(PR_SET_DUMPABLE, 0))
+		_exit(95);
+	if (STALE_HOW == HOLD_IN_FLIGHT) {
+		if (!park_in_flight(r.fds, sp))
+			_exit(96);
+		close(r.fds[0]);
+		close(r.fds[1]);
+		/* the slot's page back to the BAR file's, the segment gone */
+		if (mmap(r.slot, SNIC_CTX_SLOT_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED | MAP_ANONYMOUS, -1, 0) == MAP_FAILED ||
+		    munmap(r.mem, 1u << 20))
+			_exit(97);
+	}
+	close(r.sock);          /* the context ends; the memory stays ours */
 	if (write(STALE_PIPE[1], info, sizeof info) != (ssize_t)sizeof info ||
 	    write(PIPE_GO[1], &c, 1) != 1 || read(PIPE_DONE[0], &c, 1) != 1)
 		_exit(92);
@@ -1347,13 +1397,14 @@ static void newcomer(int unused)
 	_exit(r.idx == STALE_SLOT ? 93 : r.mem_pa == STALE_PA ? 94 : 0);
 }
 
-static bool c_stale(void)
+static bool stale_one(int how)
 {
 	uint64_t info[2];
 	pid_t p;
 	int st = 0, hs;
 	bool ok = true;
 
+	STALE_HOW = how;
 	if (pipe(STALE_PIPE))
 		return vt_fail(&V, "pipe");
 	if (!attacker_go(stale_holder, &p, "stale holder"))
@@ -1365,20 +1416,31 @@ static bool c_stale(void)
 	sleep_ms(200);          /* the agent has seen the socket close */
 	if (ok && (!run_child(newcomer, 0, &st) || !WIFEXITED(st) ||
 		   WEXITSTATUS(st) != 0))
-		ok = vt_fail(&V, "the next process got the stale holder's %s "
-			     "(status %d)", WIFEXITED(st) && WEXITSTATUS(st) == 93 ?
-			     "slot" : WIFEXITED(st) && WEXITSTATUS(st) == 94 ?
-			     "segment" : "nothing", st);
+		ok = vt_fail(&V, "a holder that %s: the next process got its %s "
+			     "(status %d)", HOLD_NAME[how],
+			     WIFEXITED(st) && WEXITSTATUS(st) == 93 ? "slot" :
+			     WIFEXITED(st) && WEXITSTATUS(st) == 94 ? "segment" :
+			     "nothing", st);
 	hs = attacker_done(p);
 	close(STALE_PIPE[0]);
 	close(STALE_PIPE[1]);
 	if (ok && hs >= 0 && (!WIFEXITED(hs) || WEXITSTATUS(hs) != 0))
-		ok = vt_fail(&V, "stale holder: status %d", hs);
+		ok = vt_fail(&V, "stale holder (%s): status %d", HOLD_NAME[how], hs);
 	if (ok)
-		vt_log(&V, "slot %u and segment at 0x%llx still mapped by a process "
-		       "whose context ended: the next process got others",
-		       (unsigned)STALE_SLOT, (unsigned long long)STALE_PA);
-	return ok && victim_ok("a stale holder", 16);
+		vt_log(&V, "slot %u and segment at 0x%llx kept by a process whose "
+		       "context ended (it %s): the next process got others",
+		       (unsigned)STALE_SLOT, (unsigned long long)STALE_PA,
+		       HOLD_NAME[how]);
+	return ok;
+}
+
+static bool c_stale(void)
+{
+	bool ok = true;
+
+	for (int how = 0; how < HOLD_WAYS && ok; how++)
+		ok = stale_one(how) && victim_ok(HOLD_NAME[how], 16);
+	return ok;
 }
 
 static void usage(FILE *f)
@@ -1423,7 +1485,8 @@ int main(int argc, char **argv)
 		vt_report(&V, c_truncate(), "BAR and host-memory files truncated: nobody dies");
 	if (QEMU) {
 		vt_report(&V, c_dm_refused(), "device memory refused");
-		vt_report(&V, c_stale(), "a slot and segment still mapped are not reused");
+		vt_report(&V, c_stale(), "a slot and segment still held (mapped, by a "
+			  "non-dumpable process, in flight) are not reused");
 	}
 	else
 		vt_report(&V, c_dm(), "device memory: others' pages, the file's, a freed page");

@@ -8,10 +8,14 @@
  * claimed in the BAR file (CAS FREE -> OPEN there, so processes that map
  * the file themselves skip it), the slot's descriptor from the back end
  * (only the process we hand it to can write what the firmware reads as
- * that slot), the process's segment (one per pid, shared by its contexts:
- * one address space cannot be isolated from itself, and an application
- * buffer registered on two contexts is backed once), then the firmware's
- * grant and the answer with both descriptors.  POLLHUP or EOF on the
+ * that slot), the process's segment (one per process, shared by its
+ * contexts: one address space cannot be isolated from itself, and an
+ * application buffer registered on two contexts is backed once), then the
+ * firmware's
+ * grant and the answer with both descriptors.  A process is its pid and
+ * its start time (peer_id.h): a process that passes its context socket
+ * on and ends leaves its segment to nobody who later gets its pid.
+ * POLLHUP or EOF on the
  * socket: the firmware's death, the slot and, with its last context, the
  * segment back to the back end.  A process gets at most
  * SNIC_BROKER_CTX_PER_PID contexts per NIC (then ENOSPC; EBUSY when every
@@ -21,6 +25,7 @@
  * the run directory's owner or root (snicctl; hostif.h "Host isolation").
  */
 #include "ctx_broker.h"
+#include "peer_id.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -38,7 +43,7 @@
 #define CB_MAX_FDS  (SNIC_DM_SIZE / SNIC_PAGE_SIZE)
 
 struct seg {
-	uint32_t pid;
+	struct peer_id id;      /* the process it belongs to                */
 	int fd;                 /* -1: free                                 */
 	unsigned refs;
 };
@@ -47,7 +52,7 @@ struct conn {
 	int fd;                 /* -1: free                                 */
 	unsigned nic, slot, seg;
 	int slot_fd;
-	uint32_t pid;
+	struct peer_id id;
 };
 
 static struct {
@@ -153,13 +158,13 @@ static uint64_t seg_pa(unsigned k)
 	return B.cfg.seg_base + (uint64_t)k * B.cfg.seg_len;
 }
 
-/* The segment of pid (a new one when it has none), or -1. */
-static int seg_get(uint32_t pid)
+/* The segment of process id (a new one when it has none), or -1. */
+static int seg_get(const struct peer_id *id)
 {
 	int free_k = -1;
 
 	for (unsigned k = 0; k < B.cfg.nseg; k++) {
-		if (B.seg[k].fd >= 0 && B.seg[k].pid == pid) {
+		if (B.seg[k].fd >= 0 && peer_id_same(&B.seg[k].id, id)) {
 			B.seg[k].refs++;
 			return (int)k;
 		}
@@ -172,7 +177,7 @@ static int seg_get(uint32_t pid)
 	B.seg[free_k].fd = B.cfg.ops->seg_open(B.cfg.be, (unsigned)free_k);
 	if (B.seg[free_k].fd < 0)
 		return -1;
-	B.seg[free_k].pid = pid;
+	B.seg[free_k].id = *id;
 	B.seg[free_k].refs = 1;
 	return free_k;
 }
@@ -183,7 +188,7 @@ static void seg_put(unsigned k)
 		return;
 	B.cfg.ops->seg_close(B.cfg.be, k, B.seg[k].fd);
 	B.seg[k].fd = -1;
-	B.seg[k].pid = 0;
+	B.seg[k].id = (struct peer_id){ 0 };
 }
 
 /* A slot FREE in the BAR file (the CAS there is what processes claiming
@@ -258,15 +263,23 @@ static void refuse(int fd, int err)
 	B.refused++;
 }
 
-/* Contexts pid holds on NIC nic. */
-static unsigned pid_contexts(unsigned nic, uint32_t pid)
+/* Contexts process id holds on NIC nic. */
+static unsigned pid_contexts(unsigned nic, const struct peer_id *id)
 {
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < CB_MAX_CONN; i++)
 		n += B.conn[i].fd >= 0 && B.conn[i].nic == nic &&
-		     B.conn[i].pid == pid;
+		     peer_id_same(&B.conn[i].id, id);
 	return n;
+}
+
+/* The process behind fd (the back end's, in a test), 0 or an errno. */
+static int identify(int fd, struct peer_id *id)
+{
+	if (B.cfg.ops->identify)
+		return B.cfg.ops->identify(B.cfg.be, fd, id);
+	return peer_id_of(fd, id);
 }
 
 /* A new context on NIC nic for the process behind fd. */
@@ -274,28 +287,26 @@ static void grant(unsigned nic, int fd)
 {
 	const struct cb_ops *ops = B.cfg.ops;
 	struct snic_iso_ctx m = { .op = SNIC_ISO_CTX_GRANT };
-	struct ucred cr;
-	socklen_t len = sizeof(cr);
+	struct peer_id id;
 	unsigned ci;
-	int s, k, slot_fd;
+	int s, k, slot_fd, err;
 
 	for (ci = 0; ci < CB_MAX_CONN && B.conn[ci].fd >= 0; ci++)
 		;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 ||
-	    cr.pid <= 0) {
-		refuse(fd, EPERM);
+	if ((err = identify(fd, &id)) != 0) {
+		refuse(fd, err == ESRCH ? ESRCH : EPERM);
 		return;
 	}
-	if (pid_contexts(nic, (uint32_t)cr.pid) >= SNIC_BROKER_CTX_PER_PID) {
+	if (pid_contexts(nic, &id) >= SNIC_BROKER_CTX_PER_PID) {
 		B.over_share++;
 		refuse(fd, ENOSPC);
 		return;
 	}
-	if (ci == CB_MAX_CONN || (s = slot_claim(nic, (uint32_t)cr.pid)) < 0) {
+	if (ci == CB_MAX_CONN || (s = slot_claim(nic, id.pid)) < 0) {
 		refuse(fd, EBUSY);
 		return;
 	}
-	k = seg_get((uint32_t)cr.pid);
+	k = seg_get(&id);
 	if (k < 0) {
 		slot_unclaim(nic, (unsigned)s);
 		refuse(fd, ENOMEM);
@@ -303,7 +314,7 @@ static void grant(unsigned nic, int fd)
 	}
 	slot_fd = ops->slot_open(B.cfg.be, nic, (unsigned)s);
 	if (slot_fd < 0 ||
-	    ops->grant(B.cfg.be, nic, (unsigned)s, (uint32_t)cr.pid,
+	    ops->grant(B.cfg.be, nic, (unsigned)s, id.pid,
 		       (uint32_t)(seg_pa((unsigned)k) >> SNIC_PAGE_SHIFT),
 		       (uint32_t)(B.cfg.seg_len >> SNIC_PAGE_SHIFT)) != 0) {
 		if (slot_fd >= 0)
@@ -316,7 +327,7 @@ static void grant(unsigned nic, int fd)
 	B.owned[nic] |= 1ull << s;
 	B.conn[ci] = (struct conn){ .fd = fd, .nic = nic, .slot = (unsigned)s,
 				    .seg = (unsigned)k, .slot_fd = slot_fd,
-				    .pid = (uint32_t)cr.pid };
+				    .id = id };
 	B.granted++;
 	m.slot = (uint32_t)s;
 	m.seg_pa = seg_pa((unsigned)k);
@@ -433,8 +444,8 @@ static void shadows_restore(void)
 			atomic_store(&v->state, SNIC_CTX_OPEN);
 			B.restored++;
 		}
-		if (atomic_load(&v->owner_pid) != c->pid) {
-			atomic_store(&v->owner_pid, c->pid);
+		if (atomic_load(&v->owner_pid) != c->id.pid) {
+			atomic_store(&v->owner_pid, c->id.pid);
 			B.restored++;
 		}
 	}

@@ -20,6 +20,8 @@
 
 #include "snic/hostif.h"
 
+struct peer_id;
+
 #define CB_MAX_NICS 8
 
 struct cb_ops {
@@ -51,6 +53,9 @@ struct cb_ops {
 	int (*seg_busy)(void *be, unsigned k);
 	/* Between polls (e.g. cutting freed DM pages); may be NULL. */
 	void (*housekeep)(void *be, unsigned nic);
+	/* The process behind a new connection, 0 or an errno; NULL: the
+	 * kernel's word (peer_id_of).  A unit test fakes identities here. */
+	int (*identify)(void *be, int fd, struct peer_id *id);
 };
 
 struct cb_nic {

@@ -19,20 +19,25 @@
  *
  * QEMU keeps its own mapping of every memfd for good, so a slot or segment
  * cannot be taken back from a process that closed its socket but kept its
- * mapping or descriptor: before handing out again a slot or segment that
- * was handed out before, the agent looks through /proc (every process's
- * descriptors and mappings it may read, QEMU's and its own aside) and
- * skips it while anybody else still holds it (counted as "held back").  A
- * segment is zeroed (its pages punched) when handed out and when its last
- * context ends, so the next process finds nothing of the last one's.
+ * mapping or descriptor: each hand-out is a new open file of the memfd,
+ * and a slot or segment is handed out again only once the kernel has
+ * reported that open file released (memfd_refs.c: inotify IN_CLOSE comes
+ * when no descriptor, mapping or descriptor in flight refers to it any
+ * more, whoever holds it; counted "held back").  A segment is zeroed (its
+ * pages punched) when handed out and when its last context ends, so the
+ * next process finds nothing of the last one's.
  *
- * Lifecycle: make the memfds, write the layout, wait for the firmware's UP
- * in the control page, stop being dumpable (QEMU has opened our memfds
- * through /proc by then; nobody else may), listen, serve until SIGTERM
- * (from the launcher, after the firmware's DOWN, or on the launcher's
- * death).  Once the firmware is down, mailbox requests fail at once.
+ * Lifecycle: not dumpable from the first instruction (nobody may open our
+ * memfds through /proc/<us>/fd nor read our memory); make the memfds,
+ * write the launcher's configuration into the control page, fork: the
+ * parent becomes QEMU (argv after "--", our memory backends in place of
+ * @BAR@ and @SEGMENTS@, the memfds inherited and opened as QEMU's own
+ * /proc/self/fd/N), the child is the agent: it waits for the firmware's
+ * UP, listens, serves until SIGTERM (also when QEMU, its parent, ends).
+ * The launcher reads the firmware's state from the --state file and asks
+ * for a clean stop with SIGUSR1.  Once the firmware is down, mailbox
+ * requests fail at once.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -44,17 +49,18 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ctx_broker.h"
+#include "memfd_refs.h"
 #include "platform.h"
 #include "snic/hostif.h"
 
 #define PROG "snic-qemu-agent"
 #define MBOX_WAIT_MS 5000       /* a loaded TCG guest answers in ~1 ms   */
-#define SCAN_FRESH_MS 20        /* one /proc scan serves one grant        */
 #define REST_LEN (QV_BAR_FILE_SIZE - SNIC_BAR_DM_OFF)
 
 _Static_assert(SNIC_BAR_CTX_OFF % 4096 == 0 && SNIC_CTX_SLOT_SIZE % 4096 == 0 &&
@@ -71,13 +77,13 @@ static struct {
 	int stats_fd, rest_fd;
 	int seg_fd[SNIC_MAX_CTX];
 	uint8_t *rest;          /* DM area .. the control page               */
-	unsigned long mbox_timeouts, segs_zeroed, held_back, scans;
+	unsigned long mbox_timeouts, segs_zeroed, held_back;
 	uint64_t undo;          /* grants the firmware may still carry out  */
-	/* reuse: handed out before / still held by another process (bit per
-	 * slot or segment), the memfds' identities, the last scan's time */
-	uint64_t slot_used, seg_used, slot_held, seg_held;
-	struct stat st_slot[SNIC_MAX_CTX], st_seg[SNIC_MAX_CTX], st_rest;
-	int64_t scan_ms;
+	/* who still holds a slot's or segment's hand-out (memfd_refs.h) */
+	struct mref slot_ref[SNIC_MAX_CTX], seg_ref[SNIC_MAX_CTX];
+	const char *config, *state_file, *qemu_err, *shim;
+	char **qemu_argv;
+	char last_state[5];
 } A;
 
 static volatile sig_atomic_t stop;
@@ -176,106 +182,6 @@ static int mbox_call(uint32_t op, uint32_t slot, uint32_t pid,
 }
 
 /* ---------------------------------------------------------------------- */
-/* Who else holds our memfds (/proc).                                      */
-
-static int same(const struct stat *a, const struct stat *b)
-{
-	return a->st_ino == b->st_ino && a->st_dev == b->st_dev;
-}
-
-/* Our memfd st is: a slot (bit in *slots), a segment, or the rest (1). */
-static int classify(const struct stat *st, uint64_t *slots, uint64_t *segs)
-{
-	if (same(st, &A.st_rest))
-		return 1;
-	for (unsigned s = 0; s < SNIC_MAX_CTX; s++)
-		if (same(st, &A.st_slot[s]))
-			*slots |= 1ull << s;
-	for (unsigned k = 0; k < A.nseg; k++)
-		if (same(st, &A.st_seg[k]))
-			*segs |= 1ull << k;
-	return 0;
-}
-
-/* What process pid holds of ours: descriptors, then mappings (inode
- * numbers of our memfds, named "/memfd:snic-...").  1 when it holds the
- * rest of the BAR (QEMU, or the launcher writing the control page): it
- * reaches everything anyway. */
-static int scan_pid(const char *pid, uint64_t *slots, uint64_t *segs)
-{
-	char path[64], line[512];
-	struct dirent *e;
-	struct stat st;
-	DIR *d;
-	FILE *f;
-	int rest = 0;
-
-	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
-	if ((d = opendir(path)) != NULL) {
-		while ((e = readdir(d)) != NULL)
-			if (e->d_name[0] != '.' &&
-			    fstatat(dirfd(d), e->d_name, &st, 0) == 0)
-				rest |= classify(&st, slots, segs);
-		closedir(d);
-	}
-	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
-	if ((f = fopen(path, "re")) != NULL) {
-		while (fgets(line, sizeof(line), f)) {
-			unsigned long long ino;
-
-			if (!strstr(line, "/memfd:snic-") ||
-			    sscanf(line, "%*s %*s %*s %*s %llu", &ino) != 1)
-				continue;
-			st = A.st_rest;
-			st.st_ino = (ino_t)ino; /* memfds share one device */
-			rest |= classify(&st, slots, segs);
-		}
-		fclose(f);
-	}
-	return rest;
-}
-
-/* Slots and segments another process (not us, not QEMU) holds now. */
-static void scan(void)
-{
-	char self[16];
-	struct dirent *e;
-	DIR *d = opendir("/proc");
-
-	A.slot_held = A.seg_held = 0;
-	A.scan_ms = mono_ms();
-	A.scans++;
-	if (!d)
-		return;
-	snprintf(self, sizeof(self), "%d", (int)getpid());
-	while ((e = readdir(d)) != NULL) {
-		uint64_t slots = 0, segs = 0;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9' ||
-		    !strcmp(e->d_name, self))
-			continue;
-		if (!scan_pid(e->d_name, &slots, &segs)) {
-			A.slot_held |= slots;
-			A.seg_held |= segs;
-		}
-	}
-	closedir(d);
-}
-
-static int held(uint64_t used, uint64_t bit_no, const uint64_t *held_bits)
-{
-	if (!((used >> bit_no) & 1))
-		return 0;       /* never handed out: nobody has it */
-	if (mono_ms() - A.scan_ms > SCAN_FRESH_MS)
-		scan();
-	if ((*held_bits >> bit_no) & 1) {
-		A.held_back++;
-		return 1;
-	}
-	return 0;
-}
-
-/* ---------------------------------------------------------------------- */
 /* The back end (ctx_broker.h).                                            */
 
 /* While a request is unanswered or a grant not undone, the firmware may
@@ -285,17 +191,26 @@ static int mbox_behind(void)
 	return A.undo || !mbox_idle();
 }
 
+/* A hand-out somebody still holds (or may hold) is not made again. */
+static int held(struct mref *r)
+{
+	if (!mref_busy(r))
+		return 0;
+	A.held_back++;
+	return 1;
+}
+
 static int qa_slot_busy(void *be, unsigned nic, unsigned slot)
 {
 	(void)be;
 	(void)nic;
-	return mbox_behind() || held(A.slot_used, slot, &A.slot_held);
+	return mbox_behind() || held(&A.slot_ref[slot]);
 }
 
 static int qa_seg_busy(void *be, unsigned k)
 {
 	(void)be;
-	return mbox_behind() || held(A.seg_used, k, &A.seg_held);
+	return mbox_behind() || held(&A.seg_ref[k]);
 }
 
 /* Grants that timed out: ended once the firmware answers again. */
@@ -309,21 +224,22 @@ static void mbox_catch_up(void *be, unsigned nic)
 			A.undo &= ~(1ull << s);
 }
 
+/* A new open file of the slot's memfd: its release is the kernel's word
+ * that the process (and whoever it passed it to) holds it no more. */
 static int qa_slot_open(void *be, unsigned nic, unsigned slot)
 {
 	(void)be;
 	(void)nic;
-	A.slot_used |= 1ull << slot;
-	return A.slot_fd[slot];
+	return mref_open(&A.slot_ref[slot]);
 }
 
-/* The memfd stays QEMU's and ours (the guest maps it for good). */
+/* Our reference to the hand-out; the memfd stays QEMU's and ours. */
 static void qa_slot_close(void *be, unsigned nic, unsigned slot, int fd)
 {
 	(void)be;
 	(void)nic;
 	(void)slot;
-	(void)fd;
+	close(fd);
 }
 
 /* Zero pages: nothing of the last owner's reaches the next. */
@@ -342,14 +258,13 @@ static int seg_zero(unsigned k)
 static int qa_seg_open(void *be, unsigned k)
 {
 	(void)be;
-	A.seg_used |= 1ull << k;
-	return seg_zero(k) == 0 ? A.seg_fd[k] : -1;
+	return seg_zero(k) == 0 ? mref_open(&A.seg_ref[k]) : -1;
 }
 
 static void qa_seg_close(void *be, unsigned k, int fd)
 {
 	(void)be;
-	(void)fd;
+	close(fd);
 	seg_zero(k);
 }
 
@@ -384,35 +299,180 @@ static const struct cb_ops qa_ops = {
 
 /* ---------------------------------------------------------------------- */
 
-/* "SIZE PATH" lines, guest physical order: the BAR's pieces, then the
- * segments; then "ctl PATH OFFSET", where the launcher writes the
- * configuration and reads the firmware's state. */
-static void write_layout(void)
+/* ---------------------------------------------------------------------- */
+/* QEMU, started by us so that it inherits our memfds.                     */
+
+/* "-object memory-backend-file,... -numa node,..." for one backend. */
+static void node(char **v, unsigned *o, char kind, unsigned id, uint64_t size,
+		 const char *path, int fd)
 {
-	char tmp[512];
-	pid_t me = getpid();
+	char p[40], buf[600];
+
+	if (!path) {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		path = p;
+	}
+	snprintf(buf, sizeof(buf), "memory-backend-file,id=%c%u,size=%" PRIu64
+		 ",mem-path=%s,share=on", kind, id, size, path);
+	v[(*o)++] = "-object";
+	v[(*o)++] = strdup(buf);
+	snprintf(buf, sizeof(buf), "node,memdev=%c%u", kind, id);
+	v[(*o)++] = "-numa";
+	v[(*o)++] = strdup(buf);
+}
+
+/* argv with "@BAR@" and "@SEGMENTS@" replaced by our memory backends, one
+ * NUMA node each in guest physical order (platform.h): the BAR file's
+ * first pages, the slots, the statistics, the rest; the segments.  QEMU
+ * opens each memfd as /proc/self/fd/N: its own descriptor, inherited from
+ * us, so nobody needs to reach ours. */
+static char **qemu_argv(void)
+{
+	unsigned n = 0, o = 0, b = 0;
+	char **v;
+
+	while (A.qemu_argv[n])
+		n++;
+	v = calloc(n + 4 * (SNIC_MAX_CTX + 3 + A.nseg) + 1, sizeof(*v));
+	if (!v)
+		die("calloc");
+	for (unsigned i = 0; i < n; i++) {
+		if (!strcmp(A.qemu_argv[i], "@BAR@")) {
+			node(v, &o, 'b', b++, SNIC_BAR_CTX_OFF, A.bar_path, -1);
+			for (unsigned s = 0; s < SNIC_MAX_CTX; s++)
+				node(v, &o, 'b', b++, SNIC_CTX_SLOT_SIZE, NULL,
+				     A.slot_fd[s]);
+			node(v, &o, 'b', b++, SNIC_BAR_STATS_SIZE, NULL, A.stats_fd);
+			node(v, &o, 'b', b++, REST_LEN, NULL, A.rest_fd);
+		} else if (!strcmp(A.qemu_argv[i], "@SEGMENTS@")) {
+			for (unsigned k = 0; k < A.nseg; k++)
+				node(v, &o, 's', k, A.seg_len, NULL, A.seg_fd[k]);
+		} else {
+			v[o++] = A.qemu_argv[i];
+		}
+	}
+	return v;
+}
+
+/* Every memfd QEMU maps (slots, statistics, rest, segments): n. */
+static unsigned qemu_fds(int *fds)
+{
+	unsigned n = 0;
+
+	for (unsigned s = 0; s < SNIC_MAX_CTX; s++)
+		fds[n++] = A.slot_fd[s];
+	fds[n++] = A.stats_fd;
+	fds[n++] = A.rest_fd;
+	for (unsigned k = 0; k < A.nseg; k++)
+		fds[n++] = A.seg_fd[k];
+	return n;
+}
+
+/* The pre-fork process becomes QEMU (the launcher's child, whose exit
+ * status it waits for), with our shim preloaded: it makes QEMU
+ * non-dumpable before QEMU holds any memfd of ours, then takes them from
+ * sock (qemu_shim.c; our memfds are close-on-exec, not inherited). */
+static void exec_qemu(int sock)
+{
+	char **v = qemu_argv(), num[16], *pre;
+	const char *old = getenv("LD_PRELOAD");
+	int fd;
+
+	snprintf(num, sizeof(num), "%d", sock);
+	if (fcntl(sock, F_SETFD, 0) != 0 ||
+	    asprintf(&pre, "%s%s%s", A.shim, old ? ":" : "", old ? old : "") < 0 ||
+	    setenv("LD_PRELOAD", pre, 1) || setenv("SNIC_QEMU_FD_SOCK", num, 1))
+		die("QEMU's environment");
+	fd = open(A.qemu_err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		dup2(fd, 2);
+	execvp(v[0], v);
+	fprintf(stderr, "%s: cannot run %s: %s\n", PROG, v[0], strerror(errno));
+	_exit(127);
+}
+
+/* Our memfds to QEMU's shim, each with the number QEMU's command line
+ * gives it (ours). */
+static void send_qemu_fds(int sock)
+{
+	int fds[SNIC_MAX_CTX * 2 + 2];
+	unsigned n = qemu_fds(fds);
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(fds))];
+	} u;
+	struct iovec iov = { .iov_base = fds, .iov_len = n * sizeof(int) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf,
+			      .msg_controllen = CMSG_SPACE(n * sizeof(int)) };
+
+	memset(&u, 0, sizeof(u));
+	u.h.cmsg_level = SOL_SOCKET;
+	u.h.cmsg_type = SCM_RIGHTS;
+	u.h.cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(&u.h), fds, n * sizeof(int));
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != (ssize_t)(n * sizeof(int)))
+		die("memfds to QEMU");
+}
+
+/* The launcher's configuration lines, then fw_pid (QEMU's pid, that of
+ * its stand-in, which lives as long as QEMU: the host driver knows the
+ * NIC is gone when it is), at the control page's start, where the
+ * firmware reads them. */
+static void write_config(pid_t qemu)
+{
+	char *at = (char *)ctl();
+	FILE *f = fopen(A.config, "re");
+	size_t n = 0;
+	int c;
+
+	if (!f)
+		die(A.config);
+	while ((c = fgetc(f)) != EOF && n + 32 < QV_CTL_STOP_OFF)
+		at[n++] = (char)c;
+	fclose(f);
+	snprintf(at + n, 32, "fw_pid=%d\n", (int)qemu);
+}
+
+/* "<our pid> <the firmware's state word>" for the launcher, which may
+ * not read our memory (we are not dumpable): when the word changes. */
+static void publish_state(void)
+{
+	char st[5] = { 0 }, tmp[512];
 	FILE *f;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", A.layout) >= sizeof(tmp))
-		die("layout path too long");
+	memcpy(st, (const void *)(ctl() + QV_CTL_STATE_OFF), 4);
+	for (int i = 0; i < 4; i++)
+		if (st[i] < 'A' || st[i] > 'Z')
+			st[i] = '\0';
+	if (!strcmp(st, A.last_state) && A.last_state[0])
+		return;
+	memcpy(A.last_state, st, sizeof(st));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", A.state_file);
 	f = fopen(tmp, "w");
 	if (!f)
-		die(tmp);
-	fprintf(f, "bar %u %s\n", SNIC_BAR_CTX_OFF, A.bar_path);
-	for (unsigned s = 0; s < SNIC_MAX_CTX; s++)
-		fprintf(f, "bar %u /proc/%d/fd/%d\n", SNIC_CTX_SLOT_SIZE,
-			(int)me, A.slot_fd[s]);
-	fprintf(f, "bar %u /proc/%d/fd/%d\n", SNIC_BAR_STATS_SIZE, (int)me,
-		A.stats_fd);
-	fprintf(f, "bar %llu /proc/%d/fd/%d\n", (unsigned long long)REST_LEN,
-		(int)me, A.rest_fd);
-	for (unsigned k = 0; k < A.nseg; k++)
-		fprintf(f, "seg %" PRIu64 " /proc/%d/fd/%d\n", A.seg_len,
-			(int)me, A.seg_fd[k]);
-	fprintf(f, "ctl /proc/%d/fd/%d %llu\n", (int)me, A.rest_fd,
-		(unsigned long long)(QV_CTL_OFF - SNIC_BAR_DM_OFF));
-	if (fclose(f) != 0 || rename(tmp, A.layout) != 0)
-		die(A.layout);
+		return;
+	fprintf(f, "%d %s\n", (int)getpid(), st[0] ? st : "-");
+	if (fclose(f) == 0)
+		rename(tmp, A.state_file);
+}
+
+static volatile sig_atomic_t stop_fw;
+
+/* SIGUSR1 from the launcher: ask the firmware to stop (it closes every
+ * context and marks the BAR down), as the launcher once did itself. */
+static void on_usr1(int sig)
+{
+	(void)sig;
+	stop_fw = 1;
+}
+
+static void stop_firmware(void)
+{
+	if (!stop_fw)
+		return;
+	memcpy((void *)(ctl() + QV_CTL_STOP_OFF), "STOP", 4);
+	stop_fw = 0;
 }
 
 static void make_memory(void)
@@ -425,19 +485,22 @@ static void make_memory(void)
 	for (unsigned s = 0; s < SNIC_MAX_CTX; s++) {
 		snprintf(what, sizeof(what), "snic-ctx-slot-%u", s);
 		A.slot_fd[s] = sealed_memfd(what, SNIC_CTX_SLOT_SIZE);
-		if (fstat(A.slot_fd[s], &A.st_slot[s]) != 0)
-			die("fstat");
+		mref_watch(&A.slot_ref[s], A.slot_fd[s]);
 	}
 	A.stats_fd = sealed_memfd("snic-stats", SNIC_BAR_STATS_SIZE);
 	A.rest_fd = sealed_memfd("snic-bar-rest", REST_LEN);
 	for (unsigned k = 0; k < A.nseg; k++) {
 		snprintf(what, sizeof(what), "snic-segment-%u", k);
 		A.seg_fd[k] = sealed_memfd(what, A.seg_len);
-		if (fstat(A.seg_fd[k], &A.st_seg[k]) != 0)
-			die("fstat");
+		mref_watch(&A.seg_ref[k], A.seg_fd[k]);
 	}
-	if (fstat(A.rest_fd, &A.st_rest) != 0)
-		die("fstat");
+}
+
+/* Our view of the control page: only in the agent's own address space
+ * (made by fork after we were non-dumpable), never in the one a
+ * /proc/<pid>/mem opened before our prctl would reach. */
+static void map_rest(void)
+{
 	A.rest = mmap(NULL, REST_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
 		      A.rest_fd, 0);
 	if (A.rest == MAP_FAILED)
@@ -460,7 +523,9 @@ static uint64_t num(const char *opt, const char *v)
 
 static void parse(int argc, char **argv)
 {
-	for (int i = 1; i + 1 < argc; i += 2) {
+	int i;
+
+	for (i = 1; i + 1 < argc && strcmp(argv[i], "--"); i += 2) {
 		const char *o = argv[i], *v = argv[i + 1];
 
 		if (!strcmp(o, "--run-dir"))
@@ -469,8 +534,14 @@ static void parse(int argc, char **argv)
 			A.name = v;
 		else if (!strcmp(o, "--bar"))
 			A.bar_path = v;
-		else if (!strcmp(o, "--layout"))
-			A.layout = v;
+		else if (!strcmp(o, "--config"))
+			A.config = v;
+		else if (!strcmp(o, "--state"))
+			A.state_file = v;
+		else if (!strcmp(o, "--qemu-stderr"))
+			A.qemu_err = v;
+		else if (!strcmp(o, "--shim"))
+			A.shim = v;
 		else if (!strcmp(o, "--seg-base"))
 			A.seg_base = num(o, v);
 		else if (!strcmp(o, "--seg-len"))
@@ -482,42 +553,103 @@ static void parse(int argc, char **argv)
 			exit(2);
 		}
 	}
-	if (!A.run_dir || !A.name || !A.bar_path || !A.layout || !A.seg_len ||
-	    A.seg_len % 4096 || !A.nseg || A.nseg > SNIC_MAX_CTX ||
-	    A.seg_base % 4096 || argc % 2 == 0) {
+	if (i < argc && !strcmp(argv[i], "--"))
+		A.qemu_argv = argv + i + 1;
+	if (!A.run_dir || !A.name || !A.bar_path || !A.config ||
+	    !A.state_file || !A.qemu_err || !A.shim || !A.seg_len || A.seg_len % 4096 ||
+	    !A.nseg || A.nseg > SNIC_MAX_CTX || A.seg_base % 4096 ||
+	    !A.qemu_argv || !A.qemu_argv[0]) {
 		fprintf(stderr, "usage: %s --run-dir DIR --name NIC --bar FILE "
-			"--layout FILE --seg-base PA --seg-len BYTES --segments "
-			"N (started by tools/snic-qemu)\n", PROG);
+			"--config FILE --state FILE --qemu-stderr FILE --shim SO "
+			"--seg-base PA --seg-len BYTES --segments N -- QEMU "
+			"ARGS... (@BAR@, @SEGMENTS@: our memory; started by "
+			"tools/snic-qemu)\n", PROG);
 		exit(2);
+	}
+}
+
+/* Until the firmware is up (1) or QEMU ends or we are told to stop (0). */
+static int wait_up(void)
+{
+	while (!stop && !fw_state_is("UP")) {
+		stop_firmware();
+		publish_state();
+		usleep(5000);
+	}
+	publish_state();
+	return !stop;
+}
+
+static void serve(void)
+{
+	int fds[CB_MAX_NICS * (SNIC_MAX_CTX + 2) + 1];
+	struct pollfd pfd[CB_MAX_NICS * (SNIC_MAX_CTX + 2) + 1];
+
+	while (!stop) {
+		unsigned n = cb_fds(fds, sizeof(fds) / sizeof(fds[0]) - 1);
+
+		if (mrefs_fd() >= 0)
+			fds[n++] = mrefs_fd();
+		for (unsigned i = 0; i < n; i++)
+			pfd[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+		/* a death is seen at once; the file's slot copies are put
+		 * back within 10 ms, as the emu's broker does */
+		poll(pfd, n, 10);
+		mrefs_drain();
+		stop_firmware();
+		cb_poll();
+		publish_state();
 	}
 }
 
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
-	int fds[CB_MAX_NICS * (SNIC_MAX_CTX + 2)];
-	struct pollfd pfd[CB_MAX_NICS * (SNIC_MAX_CTX + 2)];
+	struct sigaction su = { .sa_handler = on_usr1 };
 	struct cb_nic nic;
 	struct cb_config cfg;
+	pid_t qemu;
+	int sp[2];
 
+	/* before any memfd exists: no other process of the user may open
+	 * our descriptors through /proc/<us>/fd nor read our memory */
+	prctl(PR_SET_DUMPABLE, 0);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	parse(argc, argv);
+	make_memory();
+	qemu = getpid();
+	/* we become QEMU; our child carries on as the agent, and ends with
+	 * QEMU (our sockets are removed) */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0)
+		die("socketpair");
+	switch (fork()) {
+	case -1:
+		die("fork");
+	case 0:
+		break;
+	default:
+		close(sp[0]);
+		exec_qemu(sp[1]);
+	}
+	close(sp[1]);
+	/* the configuration before QEMU can run: it waits for the memfds */
+	map_rest();
+	write_config(qemu);
+	send_qemu_fds(sp[0]);
+	close(sp[0]);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != qemu)
+		return 1;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &su, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	/* the launcher's death ends us too (our sockets are removed) */
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() == 1)
-		return 1;
-	make_memory();
-	write_layout();
-	while (!stop && !fw_state_is("UP"))
-		usleep(5000);
-	if (stop)
+	publish_state();
+	if (!wait_up())
 		return 0;
-	/* QEMU has opened every memfd through /proc/<us>/fd by now: from here
-	 * on no other process of the user may (nor read our memory) */
-	prctl(PR_SET_DUMPABLE, 0);
+	/* QEMU has opened every memfd by now: from here on an open that is
+	 * not ours retires the memfd (memfd_refs.h) */
+	mrefs_start();
 	nic = (struct cb_nic){ .name = A.name, .bar_fd = A.bar_fd,
 			       .stats_fd = A.stats_fd,
 			       .stats_len = SNIC_BAR_STATS_SIZE };
@@ -529,20 +661,16 @@ int main(int argc, char **argv)
 		return 1;
 	printf("%s: %s: serving %s/%s.sock (%u segments of %" PRIu64 " MiB)\n",
 	       PROG, A.name, A.run_dir, A.name, A.nseg, A.seg_len >> 20);
-	while (!stop) {
-		unsigned n = cb_fds(fds, sizeof(fds) / sizeof(fds[0]));
-
-		for (unsigned i = 0; i < n; i++)
-			pfd[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
-		/* a death is seen at once; the file's slot copies are put
-		 * back within 10 ms, as the emu's broker does */
-		poll(pfd, n, 10);
-		cb_poll();
-	}
+	serve();
 	cb_fini();
+	A.last_state[0] = '\0';
+	publish_state();
 	printf("%s: %s: %lu segments zeroed, %lu slots or segments held back "
-	       "(another process still held them; %lu scans), %lu mailbox "
-	       "requests unanswered\n", PROG, A.name, A.segs_zeroed,
-	       A.held_back, A.scans, A.mbox_timeouts);
+	       "(a process still held them), %lu retired until QEMU restarts "
+	       "(opened by another process%s), %lu mailbox requests "
+	       "unanswered\n", PROG, A.name, A.segs_zeroed, A.held_back,
+	       mrefs_retired(), mrefs_lost() ? "; inotify events were lost: "
+	       "every slot or segment used once is retired" : "",
+	       A.mbox_timeouts);
 	return 0;
 }
