@@ -331,8 +331,9 @@ static uint32_t mr_extent(const struct snic_nic *nic, const struct snic_mr *mr,
 
 /* Copy between a buffer and [va, va + len) of the MR, one DMA per
  * physically contiguous piece. */
-static int mr_copy(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
-		   uint8_t *buf, uint32_t len, bool to_host)
+static int __attribute__((noinline))
+mr_copy_pieces(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
+	       uint8_t *buf, uint32_t len, bool to_host)
 {
 	while (len) {
 		uint64_t pa;
@@ -348,6 +349,26 @@ static int mr_copy(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 		len -= n;
 	}
 	return 0;
+}
+
+/* The usual copy, a small piece inside one page of the MR, is one DMA
+ * without the walk (the same bounds: va inside the MR, its page one of
+ * the MR's); anything else goes piece by piece. */
+static inline int mr_copy(struct snic_nic *nic, const struct snic_mr *mr,
+			  uint64_t va, uint8_t *buf, uint32_t len, bool to_host)
+{
+	uint64_t off = va - mr->iova + mr->page_off;
+	uint32_t in = (uint32_t)(off & (SNIC_PAGE_SIZE - 1));
+
+	if (va >= mr->iova && (off >> SNIC_PAGE_SHIFT) < mr->npages &&
+	    len <= SNIC_PAGE_SIZE - in && len) {
+		uint64_t pa = (uint64_t)nic->mtt[mr->mtt + (off >> SNIC_PAGE_SHIFT)]
+				      << SNIC_PAGE_SHIFT | in;
+
+		return to_host ? core_dma_write(&nic->core, pa, buf, len)
+			       : core_dma_read(&nic->core, pa, buf, len);
+	}
+	return mr_copy_pieces(nic, mr, va, buf, len, to_host);
 }
 
 int mr_read(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
