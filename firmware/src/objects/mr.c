@@ -411,6 +411,35 @@ int sgl_load(struct snic_nic *nic, struct snic_sgl *sgl,
 	return SNIC_WC_SUCCESS;
 }
 
+/*
+ * SGEs that sgl_load checked for pd and access in `epoch` and that the NIC
+ * kept since (a READ's or atomic's local buffers, sq_retain.c): while no
+ * MR slot has changed (the same epoch) that check holds for them as it
+ * did then, so they are taken as they are; after any change sgl_load
+ * checks them again, whole.  The pieces are still checked at every use
+ * (sgl_walk).
+ */
+int sgl_reload(struct snic_nic *nic, struct snic_sgl *sgl,
+	       const struct snic_wqe_sge *sge, uint32_t num, uint32_t pd,
+	       uint32_t access, uint64_t epoch)
+{
+	if (epoch == SNIC_SGL_UNCHECKED || epoch != nic->sh->mr_epoch ||
+	    num > SNIC_MAX_SGE)
+		return sgl_load(nic, sgl, sge, num, pd, access);
+	sgl->num = num;
+	sgl->idx = 0;
+	sgl->off = 0;
+	sgl->total = 0;
+	sgl->pd = pd;
+	sgl->access = access;
+	sgl->epoch = epoch;
+	for (uint32_t i = 0; i < num; i++) {
+		sgl->sge[i] = sge[i];
+		sgl->total += sge[i].length;
+	}
+	return SNIC_WC_SUCCESS;
+}
+
 static int sgl_walk(struct snic_nic *nic, struct snic_sgl *sgl, uint8_t *buf,
 		    uint32_t len, bool to_host)
 {

@@ -130,14 +130,15 @@ static struct snic_inflight *pending_rd(struct snic_qp *qp)
 
 /* First response packet of a READ: its local SGEs, kept when the request
  * was sent (sq_retain.c; the host's WQE is not read again), checked again
- * (the MRs may have changed since). */
+ * if any MR has changed since (sgl_reload). */
 static bool rd_start(struct snic_nic *nic, struct snic_qp *qp,
 		     const struct snic_inflight *f)
 {
 	struct snic_wqe_sge sge[SNIC_MAX_SGE];
 	uint32_t n = retain_sges(qp, f, sge);
 
-	if (sgl_load(nic, &qp->rd_sgl, sge, n, qp->pd, SNIC_ACCESS_LOCAL_WRITE))
+	if (sgl_reload(nic, &qp->rd_sgl, sge, n, qp->pd, SNIC_ACCESS_LOCAL_WRITE,
+		       f->sgl_epoch))
 		return false;
 	qp->rd_active = true;
 	qp->rd_psn = f->first_psn;
