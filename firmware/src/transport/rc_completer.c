@@ -38,7 +38,8 @@ static void retire_oldest(struct snic_nic *nic, struct snic_qp *qp,
 
 /* Complete every message whose last PSN is at or before `psn`.  With
  * `upto_excl` the message holding psn itself is left (READ responses and
- * NAKs acknowledge only what precedes them). */
+ * NAKs acknowledge only what precedes them).  When one completed, the
+ * progress is noted (timer_progress). */
 static void retire_upto(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
 			bool upto_excl)
 {
@@ -145,9 +146,12 @@ static bool rd_start(struct snic_nic *nic, struct snic_qp *qp,
 	return true;
 }
 
-static void finish_rd(struct snic_nic *nic, struct snic_qp *qp,
+/* True when a message completed (retire_upto noted the progress). */
+static bool finish_rd(struct snic_nic *nic, struct snic_qp *qp,
 		      struct snic_inflight *f)
 {
+	uint32_t head = qp->infl_head;
+
 	f->done = 1;
 	qp->rd_active = false;
 	/* everything up to this response, then whatever a later ACK already
@@ -155,6 +159,7 @@ static void finish_rd(struct snic_nic *nic, struct snic_qp *qp,
 	retire_upto(nic, qp, f->last_psn, false);
 	if (qp->acked_valid)
 		retire_upto(nic, qp, qp->acked_psn, false);
+	return qp->infl_head != head;
 }
 
 /* A READ response beyond the one expected: the ones between were lost
@@ -287,9 +292,10 @@ static void on_read_resp(struct snic_nic *nic, struct snic_qp *qp,
 	}
 	qp->rd_psn = (qp->rd_psn + 1) & ROCE_PSN_MASK;
 	timer_window_grow(qp, 1); /* READs paced after a loss, as writes */
-	timer_progress(nic, qp);
-	if (fl & ROCE_F_LAST)
-		finish_rd(nic, qp, f);
+	/* a response is progress: the last one's retirement notes it (once
+	 * per message, not twice), any other here */
+	if (!(fl & ROCE_F_LAST) || !finish_rd(nic, qp, f))
+		timer_progress(nic, qp);
 }
 
 static void on_atomic_ack(struct snic_nic *nic, struct snic_qp *qp,
