@@ -577,7 +577,48 @@ static void test_mr_saved_sge_rereg(void)
 	env_free(e);
 }
 
+/* sgl_reload (a READ's kept SGEs at its first response): taken as they
+ * are while no MR slot has changed since sgl_load checked them; after a
+ * change, checked again whole: refused once the MR lost local write. */
+static void test_mr_sgl_reload(void)
+{
+	struct mr_env *e = env_new();
+	struct snic_nic *nic = e->dev.nic;
+	uint64_t pa = fdev_alloc(&e->dev, 4096, 4096);
+	struct snic_cmd_rereg_mr rr = { .flags = SNIC_REREG_ACCESS };
+	struct snic_wqe_sge sge;
+	struct snic_sgl sgl, again;
+	uint8_t buf[64] = { 0 };
+	uint32_t k1;
+
+	CU_ASSERT_EQUAL_FATAL(fctx_reg_mr(&e->c, e->pdn, pa, 4096,
+					  SNIC_ACCESS_LOCAL_WRITE, &k1), SNIC_ST_OK);
+	sge = (struct snic_wqe_sge){ .addr = pa, .length = 4096, .lkey = k1 };
+	CU_ASSERT_EQUAL_FATAL(sgl_load(nic, &sgl, &sge, 1, e->pd_idx,
+				       SNIC_ACCESS_LOCAL_WRITE), SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(sgl_reload(nic, &again, sgl.sge, sgl.num, e->pd_idx,
+				   SNIC_ACCESS_LOCAL_WRITE, sgl.epoch),
+			SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(again.total, 4096);
+	CU_ASSERT_EQUAL(again.epoch, sgl.epoch);
+	CU_ASSERT_EQUAL(sgl_copy_in(nic, &again, buf, 16), 0);
+	/* never checked: checked now */
+	CU_ASSERT_EQUAL(sgl_reload(nic, &again, sgl.sge, sgl.num, e->pd_idx,
+				   SNIC_ACCESS_LOCAL_WRITE, SNIC_SGL_UNCHECKED),
+			SNIC_WC_SUCCESS);
+	/* the MR loses local write: the kept SGE is refused */
+	rr.key = k1;
+	rr.reg.access = 0;
+	CU_ASSERT_EQUAL(fctx_cmd(&e->c, SNIC_CMD_REREG_MR, &rr, sizeof(rr), NULL, 0),
+			SNIC_ST_OK);
+	CU_ASSERT_EQUAL(sgl_reload(nic, &again, sgl.sge, sgl.num, e->pd_idx,
+				   SNIC_ACCESS_LOCAL_WRITE, sgl.epoch),
+			SNIC_WC_LOC_PROT_ERR);
+	env_free(e);
+}
+
 UNIT_SUITE(mr, NULL, NULL,
+	   UNIT_TEST(test_mr_sgl_reload),
 	   UNIT_TEST(test_mr_key_generation_20bit),
 	   UNIT_TEST(test_mr_saved_sge_rereg),
 	   UNIT_TEST(test_mr_saved_sge_distant_reuse),

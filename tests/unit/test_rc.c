@@ -1339,7 +1339,76 @@ static void test_rc_flush_partial_once(void)
 	env_free(e);
 }
 
+/* sq_opcode's table (transport/sq.c) against the opcode table: for every
+ * work request a service sends and every position of a packet in its
+ * message, the BTH opcode is of the service's family, has the FIRST/LAST
+ * flags of that position (the one-packet kinds: READ request, atomics),
+ * and is what roce_seg_opcode() searches for SEND and WRITE. */
+static void test_sq_opcode_table(void)
+{
+	static const uint8_t types[] = { SNIC_QPT_RC, SNIC_QPT_UC,
+					 SNIC_QPT_XRC_SEND };
+	struct snic_qp qp;
+	struct snic_req_cur cur;
+
+	memset(&qp, 0, sizeof(qp));
+	memset(&cur, 0, sizeof(cur));
+	qp.mtu = 1024;
+	for (unsigned t = 0; t < sizeof(types); t++) {
+		qp.type = types[t];
+		for (uint8_t wr = 0; wr < 32; wr++) {
+			uint8_t base = xport_of(&qp)->bth_base;
+
+			if (!(xport_of(&qp)->wr_ops & (1u << wr)) ||
+			    wr == SNIC_WR_LOCAL_INV || wr == SNIC_WR_BIND_MW)
+				continue;
+			cur.hdr.ctrl.opcode = wr;
+			for (unsigned pos = 0; pos < 4; pos++) {
+				bool first = pos & 2, last = pos & 1;
+				bool imm = wr == SNIC_WR_SEND_WITH_IMM ||
+					   wr == SNIC_WR_RDMA_WRITE_WITH_IMM;
+				uint8_t op, want;
+				uint32_t fl;
+
+				cur.len = 4096;
+				cur.sent = first ? 0 : 1024;
+				if (last)
+					cur.len = cur.sent + 100;
+				op = sq_opcode(&qp, &cur);
+				fl = roce_opcodes[op].flags;
+				CU_ASSERT_TRUE(fl & ROCE_F_VALID);
+				if (wr == SNIC_WR_RDMA_READ)
+					want = base | ROCE_RC_READ_REQ;
+				else if (wr == SNIC_WR_ATOMIC_CMP_AND_SWP)
+					want = base | ROCE_RC_CMP_SWAP;
+				else if (wr == SNIC_WR_ATOMIC_FETCH_AND_ADD)
+					want = base | ROCE_RC_FETCH_ADD;
+				else if (wr == SNIC_WR_ATOMIC_WRITE)
+					want = ROCE_RC_ATOMIC_WRITE;
+				else if (wr == SNIC_WR_SEND_WITH_INV && last)
+					want = first ? ROCE_RC_SEND_ONLY_INV
+						     : ROCE_RC_SEND_LAST_INV;
+				else
+					want = roce_seg_opcode(
+						base | (wr == SNIC_WR_RDMA_WRITE ||
+							wr == SNIC_WR_RDMA_WRITE_WITH_IMM
+							? ROCE_RC_WRITE_FIRST
+							: ROCE_RC_SEND_FIRST),
+						first, last,
+						imm);
+				CU_ASSERT_EQUAL(op, want);
+				if ((fl & (ROCE_F_SEND | ROCE_F_WRITE)) &&
+				    !(fl & ROCE_F_ATOMIC_WRITE)) {
+					CU_ASSERT_EQUAL(!!(fl & ROCE_F_FIRST), first);
+					CU_ASSERT_EQUAL(!!(fl & ROCE_F_LAST), last);
+				}
+			}
+		}
+	}
+}
+
 UNIT_SUITE(rc, NULL, NULL,
+	   UNIT_TEST(test_sq_opcode_table),
 	   UNIT_TEST(test_rc_send_recv),
 	   UNIT_TEST(test_rc_write),
 	   UNIT_TEST(test_rc_read),

@@ -331,8 +331,9 @@ static uint32_t mr_extent(const struct snic_nic *nic, const struct snic_mr *mr,
 
 /* Copy between a buffer and [va, va + len) of the MR, one DMA per
  * physically contiguous piece. */
-static int mr_copy(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
-		   uint8_t *buf, uint32_t len, bool to_host)
+static int __attribute__((noinline))
+mr_copy_pieces(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
+	       uint8_t *buf, uint32_t len, bool to_host)
 {
 	while (len) {
 		uint64_t pa;
@@ -348,6 +349,26 @@ static int mr_copy(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 		len -= n;
 	}
 	return 0;
+}
+
+/* The usual copy, a small piece inside one page of the MR, is one DMA
+ * without the walk (the same bounds: va inside the MR, its page one of
+ * the MR's); anything else goes piece by piece. */
+static inline int mr_copy(struct snic_nic *nic, const struct snic_mr *mr,
+			  uint64_t va, uint8_t *buf, uint32_t len, bool to_host)
+{
+	uint64_t off = va - mr->iova + mr->page_off;
+	uint32_t in = (uint32_t)(off & (SNIC_PAGE_SIZE - 1));
+
+	if (va >= mr->iova && (off >> SNIC_PAGE_SHIFT) < mr->npages &&
+	    len <= SNIC_PAGE_SIZE - in && len) {
+		uint64_t pa = (uint64_t)nic->mtt[mr->mtt + (off >> SNIC_PAGE_SHIFT)]
+				      << SNIC_PAGE_SHIFT | in;
+
+		return to_host ? core_dma_write(&nic->core, pa, buf, len)
+			       : core_dma_read(&nic->core, pa, buf, len);
+	}
+	return mr_copy_pieces(nic, mr, va, buf, len, to_host);
 }
 
 int mr_read(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
@@ -387,6 +408,35 @@ int sgl_load(struct snic_nic *nic, struct snic_sgl *sgl,
 	}
 	if (sgl->total > SNIC_MAX_MSG_SIZE)
 		return SNIC_WC_LOC_LEN_ERR;
+	return SNIC_WC_SUCCESS;
+}
+
+/*
+ * SGEs that sgl_load checked for pd and access in `epoch` and that the NIC
+ * kept since (a READ's or atomic's local buffers, sq_retain.c): while no
+ * MR slot has changed (the same epoch) that check holds for them as it
+ * did then, so they are taken as they are; after any change sgl_load
+ * checks them again, whole.  The pieces are still checked at every use
+ * (sgl_walk).
+ */
+int sgl_reload(struct snic_nic *nic, struct snic_sgl *sgl,
+	       const struct snic_wqe_sge *sge, uint32_t num, uint32_t pd,
+	       uint32_t access, uint64_t epoch)
+{
+	if (epoch == SNIC_SGL_UNCHECKED || epoch != nic->sh->mr_epoch ||
+	    num > SNIC_MAX_SGE)
+		return sgl_load(nic, sgl, sge, num, pd, access);
+	sgl->num = num;
+	sgl->idx = 0;
+	sgl->off = 0;
+	sgl->total = 0;
+	sgl->pd = pd;
+	sgl->access = access;
+	sgl->epoch = epoch;
+	for (uint32_t i = 0; i < num; i++) {
+		sgl->sge[i] = sge[i];
+		sgl->total += sge[i].length;
+	}
 	return SNIC_WC_SUCCESS;
 }
 

@@ -152,6 +152,7 @@ struct snic_inflight {
 	uint8_t nsge;           /* validated SGEs (0: inline or none)        */
 	uint8_t rsvd;
 	uint32_t xrc_srqn;      /* XRC_SEND: the remote XRC SRQ              */
+	uint64_t sgl_epoch;     /* MR epoch its SGEs were checked in (mr.c)  */
 };
 
 /* Message cursor over a scatter/gather list (validated SGEs). */
@@ -646,6 +647,9 @@ static inline void mr_changed(struct snic_nic *nic)
 int sgl_load(struct snic_nic *nic, struct snic_sgl *sgl,
 	     const struct snic_wqe_sge *sge, uint32_t num, uint32_t pd,
 	     uint32_t access);
+int sgl_reload(struct snic_nic *nic, struct snic_sgl *sgl,
+	       const struct snic_wqe_sge *sge, uint32_t num, uint32_t pd,
+	       uint32_t access, uint64_t epoch);
 int sgl_copy_out(struct snic_nic *nic, struct snic_sgl *sgl, void *dst,
 		 uint32_t len);
 int sgl_copy_in(struct snic_nic *nic, struct snic_sgl *sgl, const void *src,

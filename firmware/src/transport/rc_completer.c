@@ -38,7 +38,8 @@ static void retire_oldest(struct snic_nic *nic, struct snic_qp *qp,
 
 /* Complete every message whose last PSN is at or before `psn`.  With
  * `upto_excl` the message holding psn itself is left (READ responses and
- * NAKs acknowledge only what precedes them). */
+ * NAKs acknowledge only what precedes them).  When one completed, the
+ * progress is noted (timer_progress). */
 static void retire_upto(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
 			bool upto_excl)
 {
@@ -130,23 +131,27 @@ static struct snic_inflight *pending_rd(struct snic_qp *qp)
 
 /* First response packet of a READ: its local SGEs, kept when the request
  * was sent (sq_retain.c; the host's WQE is not read again), checked again
- * (the MRs may have changed since). */
+ * if any MR has changed since (sgl_reload). */
 static bool rd_start(struct snic_nic *nic, struct snic_qp *qp,
 		     const struct snic_inflight *f)
 {
 	struct snic_wqe_sge sge[SNIC_MAX_SGE];
 	uint32_t n = retain_sges(qp, f, sge);
 
-	if (sgl_load(nic, &qp->rd_sgl, sge, n, qp->pd, SNIC_ACCESS_LOCAL_WRITE))
+	if (sgl_reload(nic, &qp->rd_sgl, sge, n, qp->pd, SNIC_ACCESS_LOCAL_WRITE,
+		       f->sgl_epoch))
 		return false;
 	qp->rd_active = true;
 	qp->rd_psn = f->first_psn;
 	return true;
 }
 
-static void finish_rd(struct snic_nic *nic, struct snic_qp *qp,
+/* True when a message completed (retire_upto noted the progress). */
+static bool finish_rd(struct snic_nic *nic, struct snic_qp *qp,
 		      struct snic_inflight *f)
 {
+	uint32_t head = qp->infl_head;
+
 	f->done = 1;
 	qp->rd_active = false;
 	/* everything up to this response, then whatever a later ACK already
@@ -154,6 +159,7 @@ static void finish_rd(struct snic_nic *nic, struct snic_qp *qp,
 	retire_upto(nic, qp, f->last_psn, false);
 	if (qp->acked_valid)
 		retire_upto(nic, qp, qp->acked_psn, false);
+	return qp->infl_head != head;
 }
 
 /* A READ response beyond the one expected: the ones between were lost
@@ -286,9 +292,10 @@ static void on_read_resp(struct snic_nic *nic, struct snic_qp *qp,
 	}
 	qp->rd_psn = (qp->rd_psn + 1) & ROCE_PSN_MASK;
 	timer_window_grow(qp, 1); /* READs paced after a loss, as writes */
-	timer_progress(nic, qp);
-	if (fl & ROCE_F_LAST)
-		finish_rd(nic, qp, f);
+	/* a response is progress: the last one's retirement notes it (once
+	 * per message, not twice), any other here */
+	if (!(fl & ROCE_F_LAST) || !finish_rd(nic, qp, f))
+		timer_progress(nic, qp);
 }
 
 static void on_atomic_ack(struct snic_nic *nic, struct snic_qp *qp,

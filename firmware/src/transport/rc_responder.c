@@ -318,12 +318,10 @@ static enum resp_state err_psn_seq(struct snic_nic *nic, struct snic_qp *qp)
 	return RESP_DONE;
 }
 
-/* A request packet for an RC QP: the state machine's transitions. */
-void resp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h)
+/* The state machine's transitions from state s until it is done. */
+static void resp_run(struct snic_nic *nic, struct snic_qp *qp,
+		     const struct roce_hdrs *h, uint32_t fl, enum resp_state s)
 {
-	uint32_t fl = roce_opcodes[h->opcode].flags;
-	enum resp_state s = RESP_CHECK_QP_STATE;
-
 	while (s != RESP_DONE) {
 		switch (s) {
 		case RESP_CHECK_QP_STATE: s = check_qp_state(qp); break;
@@ -364,3 +362,25 @@ void resp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h
 	}
 }
 
+/* A request packet for an RC QP.  The usual one passes every check in
+ * turn: those steps run in the switch's order straight from one to the
+ * next (no dispatch per state), and resp_run's switch takes over at the
+ * first step that leads anywhere else. */
+void resp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h)
+{
+	uint32_t fl = roce_opcodes[h->opcode].flags;
+	enum resp_state s = check_qp_state(qp);
+
+	if (s == RESP_CHECK_PSN)
+		s = check_psn(qp, h);
+	if (s == RESP_CHECK_OP_SEQ)
+		s = check_op_seq(&qp->resp, fl);
+	if (s == RESP_CHECK_LENGTH)
+		s = check_length(qp, h, fl);
+	if (s == RESP_EXECUTE)
+		s = execute(nic, qp, h, fl);
+	if (s == RESP_ACKNOWLEDGE)
+		s = acknowledge(qp, h, fl);
+	if (s != RESP_DONE)
+		resp_run(nic, qp, h, fl, s);
+}
