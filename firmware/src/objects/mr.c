@@ -34,6 +34,7 @@ void mr_init(struct snic_nic *nic, uint64_t seed)
 	nic->sh->mr_epoch = SNIC_SGL_UNCHECKED + 1;
 	for (uint32_t i = 0; i < SNIC_MAX_MR; i++)
 		nic->mrs[i].key_gen = (uint32_t)mix64(seed + i);
+	mr_slots_init(nic);
 }
 
 /* First fit over the sorted free-extent list. */
@@ -132,15 +133,6 @@ int mr_load_pages(struct snic_nic *nic, unsigned ctx,
 	return SNIC_ST_OK;
 }
 
-uint32_t mr_free_slot(const struct snic_nic *nic)
-{
-	uint32_t i;
-
-	for (i = 0; i < SNIC_MAX_MR && nic->mrs[i].in_use; i++)
-		;
-	return i;
-}
-
 uint32_t mr_install(struct snic_nic *nic, unsigned ctx, uint32_t i,
 		    uint32_t pd_idx, const struct snic_cmd_reg_mr *r,
 		    uint32_t first)
@@ -152,6 +144,7 @@ uint32_t mr_install(struct snic_nic *nic, unsigned ctx, uint32_t i,
 	if (mr->key_gen == 0)
 		mr->key_gen = 1; /* never key 0 */
 	mr->in_use = true;
+	mr_slot_take(nic, i, ctx, r->npages);
 	mr->dying = false;
 	mr->ctx = (uint8_t)ctx;
 	mr->pd = pd_idx;
@@ -242,6 +235,7 @@ void mr_dereg_now(struct snic_nic *nic, uint32_t idx)
 	mtt_free(nic, mr->mtt, mr->npages);
 	nic->pds[mr->pd].refs--;
 	mr->in_use = false;
+	mr_slot_put(nic, idx, mr->ctx, mr->npages);
 	mr->dying = false;
 	mr_changed(nic);
 }
