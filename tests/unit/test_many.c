@@ -4,11 +4,11 @@
  * registration takes, the per-context quotas and a context's teardown
  * stay right when other contexts hold thousands of MRs and QPs.  The
  * firmware finds slots and counts quotas without walking the pools
- * (objects/mr_slots.c, objects/qp_ctx.c); these tests pin what those
+ * (objects/mr_slots.c, objects/qp_slots.c); these tests pin what those
  * shortcuts must keep: the lowest free MR slot, a new key in a reused
  * slot, quotas that follow registrations, deregistrations, deaths and
  * connection sets, and a death that takes exactly the dead context's
- * objects.  tools/bench-instr.sh many: their instruction counts.
+ * objects.  tools/bench-cmd-instr.sh: their instruction counts.
  */
 #include <stdint.h>
 #include <stdlib.h>
