@@ -157,7 +157,7 @@ static void test_many_teardown(void)
 	static struct fqp idle[IDLE_QPS], busy[SNIC_CTX_MAX_QP_CONN + 1];
 	struct fcq cq0, cq1, cq2;
 	struct fqp q1[3];
-	uint32_t k1, k0;
+	uint32_t k1, k0, k2;
 
 	CU_ASSERT_EQUAL_FATAL(fcq_create(&cq0, &e->c[0], 4), SNIC_ST_OK);
 	CU_ASSERT_EQUAL_FATAL(fcq_create(&cq1, &e->c[1], 4), SNIC_ST_OK);
@@ -171,6 +171,10 @@ static void test_many_teardown(void)
 	CU_ASSERT_EQUAL(to_init(&q1[1]), SNIC_ST_OK);
 	CU_ASSERT_EQUAL(reg(e, 1, &k1), SNIC_ST_OK);
 	CU_ASSERT_EQUAL(reg(e, 0, &k0), SNIC_ST_OK);
+	/* a deregistration next to context 0's idle QPs (none holds it) */
+	CU_ASSERT_EQUAL(reg(e, 1, &k2), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c[1], k2), SNIC_ST_OK);
+	CU_ASSERT_FALSE(nic->mrs[SNIC_KEY_IDX(k2)].in_use);
 	/* a destroyed QP of context 0 frees its slot and its count */
 	CU_ASSERT_EQUAL(fqp_destroy(&idle[7]), SNIC_ST_OK);
 	CU_ASSERT_EQUAL(qps_of(nic, 0), IDLE_QPS - 1);

@@ -206,24 +206,38 @@ static bool sgl_uses(const struct snic_sgl *sgl, uint32_t idx)
 	return false;
 }
 
-/* Does a message in progress hold SGEs of MR slot idx?  These are the
- * MR's references: the send in progress, the RECV a SEND is landing in
- * (or kept for the next UC message) and the READ whose responses land. */
+/* Does a message in progress on qp hold SGEs of MR slot idx?  These are
+ * the MR's references: the send in progress, the RECV a SEND is landing
+ * in (or kept for the next UC message) and the READ whose responses
+ * land. */
+static bool qp_holds_mr(const struct snic_qp *qp, uint32_t idx)
+{
+	return (qp->cur.valid && sgl_uses(&qp->cur.sgl, idx)) ||
+	       ((qp->resp.in_send || qp->uc_keep) &&
+		sgl_uses(&qp->resp.rsgl, idx)) ||
+	       (qp->rd_active && sgl_uses(&qp->rd_sgl, idx));
+}
+
+/* Does any message in progress hold MR slot idx?  An SGE names an MR of
+ * its QP's PD (mr_check), so only the MR's context's QPs can: they are
+ * on its list (qp_slots.c), and other contexts' idle QPs cost nothing.
+ * An XRC target QP's receives come from an XRC SRQ that another context
+ * may own (transport/xrc.c): while the NIC has one, every QP up to the
+ * highest in use is looked at, as before. */
 bool mr_in_use_by_msg(const struct snic_nic *nic, uint32_t idx)
 {
-	/* only up to the highest QP in use: a scan of every slot touched
-	 * 16,384 QPs' lines per deregistration (~30 us) */
-	for (uint32_t q = 0; q < nic->sh->qp_hw; q++) {
-		const struct snic_qp *qp = &nic->qps[q];
+	const struct snic_nic_shared *sh = nic->sh;
 
-		if (!qp->in_use)
-			continue;
-		if ((qp->cur.valid && sgl_uses(&qp->cur.sgl, idx)) ||
-		    ((qp->resp.in_send || qp->uc_keep) &&
-		     sgl_uses(&qp->resp.rsgl, idx)) ||
-		    (qp->rd_active && sgl_uses(&qp->rd_sgl, idx)))
-			return true;
+	if (sh->xrc_recv_qps) {
+		for (uint32_t q = 0; q < sh->qp_hw; q++)
+			if (nic->qps[q].in_use && qp_holds_mr(&nic->qps[q], idx))
+				return true;
+		return false;
 	}
+	for (uint32_t q = sh->ctx_qp_head[nic->mrs[idx].ctx]; q != QP_SLOT_NONE;
+	     q = sh->qp_ctx_next[q])
+		if (qp_holds_mr(&nic->qps[q], idx))
+			return true;
 	return false;
 }
 

@@ -392,6 +392,7 @@ struct snic_nic_shared {
 	uint16_t qp_ctx_next[SNIC_MAX_QP], qp_ctx_prev[SNIC_MAX_QP];
 	uint16_t ctx_qp_head[SNIC_MAX_CTX];
 	uint32_t ctx_qps[SNIC_MAX_CTX], ctx_conns[SNIC_MAX_CTX];
+	uint32_t xrc_recv_qps;       /* XRC target QPs in use (mr.c)      */
 	uint32_t mtt[SNIC_MAX_MTT];
 	/* MTT allocator: free extents (start, len), sorted by start */
 	uint32_t mtt_free_start[SNIC_MAX_MR + 1];

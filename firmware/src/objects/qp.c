@@ -84,7 +84,6 @@ struct snic_qp *qp_claim(struct snic_nic *nic, unsigned ctx,
 	bool on_req = qp->on_req_list, on_resp = qp->on_resp_list;
 
 	obj_claim(qp, sizeof(*qp), ctx);
-	qp_slot_take(nic, i, ctx);
 	if (i >= nic->sh->qp_hw)
 		nic->sh->qp_hw = i + 1;
 	qp->on_req_list = on_req;
@@ -92,6 +91,7 @@ struct snic_qp *qp_claim(struct snic_nic *nic, unsigned ctx,
 	qp->qpn = obj_handle(&qp->obj, i);
 	qp->core = (uint8_t)qp_slot_core(nic, i);
 	qp_set_queues(qp, in);
+	qp_slot_take(nic, i, ctx); /* after its type is set */
 	ring_prepare(nic, in->sq_pa, in->sq_wqe_cnt, in->sq_stride_log);
 	ring_prepare(nic, in->rq_pa, in->rq_wqe_cnt, in->rq_stride_log);
 	/* A per-QP UDP source port spreads flows (A17.3.3 leaves it free);

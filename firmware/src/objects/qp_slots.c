@@ -36,6 +36,7 @@ void qp_slots_init(struct snic_nic *nic)
 		sh->ctx_qp_head[c] = QP_SLOT_NONE;
 	memset(sh->ctx_qps, 0, sizeof(sh->ctx_qps));
 	memset(sh->ctx_conns, 0, sizeof(sh->ctx_conns));
+	sh->xrc_recv_qps = 0;
 }
 
 /* The lowest free slot >= from, or SNIC_MAX_QP. */
@@ -96,6 +97,7 @@ void qp_slot_take(struct snic_nic *nic, uint32_t i, unsigned ctx)
 		sh->qp_ctx_prev[head] = (uint16_t)i;
 	sh->ctx_qp_head[ctx] = (uint16_t)i;
 	sh->ctx_qps[ctx]++;
+	sh->xrc_recv_qps += nic->qps[i].type == SNIC_QPT_XRC_RECV;
 }
 
 void qp_slot_put(struct snic_nic *nic, uint32_t i, unsigned ctx)
@@ -112,4 +114,5 @@ void qp_slot_put(struct snic_nic *nic, uint32_t i, unsigned ctx)
 	if (next != QP_SLOT_NONE)
 		sh->qp_ctx_prev[next] = prev;
 	sh->ctx_qps[ctx]--;
+	sh->xrc_recv_qps -= nic->qps[i].type == SNIC_QPT_XRC_RECV;
 }
