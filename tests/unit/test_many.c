@@ -56,14 +56,18 @@ static int reg(struct many_env *e, unsigned c, uint32_t *key)
 			   SNIC_ACCESS_LOCAL_WRITE, key);
 }
 
-static uint32_t mrs_of(const struct snic_nic *nic, unsigned ctx)
+/* How many MRs (qps: QPs) ctx holds, counted by walking the table. */
+static uint32_t held(const struct snic_nic *nic, unsigned ctx, bool qps)
 {
-	uint32_t n = 0;
+	uint32_t n = 0, max = qps ? SNIC_MAX_QP : SNIC_MAX_MR;
 
-	for (uint32_t i = 0; i < SNIC_MAX_MR; i++)
-		n += nic->mrs[i].in_use && nic->mrs[i].ctx == ctx;
+	for (uint32_t i = 0; i < max; i++)
+		n += qps ? nic->qps[i].in_use && nic->qps[i].ctx == ctx
+			 : nic->mrs[i].in_use && nic->mrs[i].ctx == ctx;
 	return n;
 }
+#define mrs_of(nic, ctx) held(nic, ctx, false)
+#define qps_of(nic, ctx) held(nic, ctx, true)
 
 /* Registrations take the lowest free slot, also in a table 3,000 deep;
  * a reused slot hands out a new key; a dead context's slots come back;
@@ -135,15 +139,6 @@ static int to_init(struct fqp *qp)
 	a.port_num = 1;
 	return fqp_modify(qp, SNIC_QP_STATE | SNIC_QP_PKEY_INDEX | SNIC_QP_PORT |
 			  SNIC_QP_ACCESS_FLAGS, &a);
-}
-
-static uint32_t qps_of(const struct snic_nic *nic, unsigned ctx)
-{
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < SNIC_MAX_QP; i++)
-		n += nic->qps[i].in_use && nic->qps[i].ctx == ctx;
-	return n;
 }
 
 /* Context 0 holds 2,000 idle QPs; context 1 a few, one out of RESET,
