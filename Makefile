@@ -84,7 +84,7 @@ HD_OBJS  := $(HD_SRCS:%.c=$(BUILD)/obj/%.o)
 HD_LIB   := $(BUILD)/lib/libibverbs.so.1
 HD_MAP   := host-driver/abi/libibverbs.map
 # Exports are decided by the version script alone (local: *).
-HD_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -fPIC -Ihost-driver -pthread
+HD_CFLAGS := $(CFLAGS_BASE) -D_GNU_SOURCE -fPIC -Ihost-driver -Ihal/posix -pthread
 
 # The drop-in librdmacm.so.1 (host-driver/rdmacm/, issue 12), linked
 # against our libibverbs.so.1.

@@ -125,8 +125,9 @@ int hd_page_frames(uintptr_t va, uint32_t n, uint64_t *pfn);
 /* 1 when the page at va is present and private anonymous memory: no
  * window page is mapped there. */
 int hd_page_private(uintptr_t va);
-/* 1 when the n pages from va (16 of them evenly spread when more) are
- * present in this process's page tables (a guess, for speed only). */
+/* 1 when the n pages from va are present in this process's page tables
+ * (every one with PAGEMAP_SCAN; on older kernels 16 of them evenly spread
+ * when more: a guess, for speed only). */
 int hd_pages_mapped(uintptr_t va, uint32_t n);
 /* Every mapping in this process of hm's file at offsets [off, off + n
  * pages), the window's own mapping left out (/proc/self/maps): fn(arg,

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "memory/memory.h"
+#include "pagemap_scan.h"
 
 #ifndef HUGETLBFS_MAGIC
 #define HUGETLBFS_MAGIC 0x958458f6
@@ -35,22 +36,29 @@ static pthread_mutex_t pm_lock = PTHREAD_MUTEX_INITIALIZER;
 static int pm_fd = -1;
 static pid_t pm_pid;
 
-/* The raw pagemap entries of the n pages from va.  0 or an errno. */
-static int pagemap_entries(uintptr_t va, uint32_t n, uint64_t *pfn)
+/* pm_lock held: the pagemap fd, -1 (errno set) if it cannot be opened. */
+static int pagemap_fd(void)
 {
-	size_t len = (size_t)n * sizeof(uint64_t), done = 0;
-	off_t off = (off_t)(va >> SNIC_PAGE_SHIFT) * (off_t)sizeof(uint64_t);
-	int err = 0;
-
-	pthread_mutex_lock(&pm_lock);
 	if (pm_fd < 0 || pm_pid != getpid()) {
 		if (pm_fd >= 0)
 			close(pm_fd);
 		pm_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 		pm_pid = getpid();
 	}
-	while (pm_fd >= 0 && done < len) {
-		ssize_t r = pread(pm_fd, (uint8_t *)pfn + done, len - done,
+	return pm_fd;
+}
+
+/* The raw pagemap entries of the n pages from va.  0 or an errno. */
+static int pagemap_entries(uintptr_t va, uint32_t n, uint64_t *pfn)
+{
+	size_t len = (size_t)n * sizeof(uint64_t), done = 0;
+	off_t off = (off_t)(va >> SNIC_PAGE_SHIFT) * (off_t)sizeof(uint64_t);
+	int err = 0, fd;
+
+	pthread_mutex_lock(&pm_lock);
+	fd = pagemap_fd();
+	while (fd >= 0 && done < len) {
+		ssize_t r = pread(fd, (uint8_t *)pfn + done, len - done,
 				  off + (off_t)done);
 
 		if (r < 0 && errno == EINTR)
@@ -61,7 +69,7 @@ static int pagemap_entries(uintptr_t va, uint32_t n, uint64_t *pfn)
 		}
 		done += (size_t)r;
 	}
-	if (pm_fd < 0)
+	if (fd < 0)
 		err = errno;
 	pthread_mutex_unlock(&pm_lock);
 	return err;
@@ -75,10 +83,30 @@ int hd_page_private(uintptr_t va)
 	       !(e & PM_FILE);
 }
 
+/* Every page of the range, asked in one PAGEMAP_SCAN (pagemap_scan.h):
+ * 1 or 0, or -1 when the kernel cannot tell that way. */
+static int pages_mapped_scan(uintptr_t va, uint32_t n)
+{
+	struct page_region hole;
+	uintptr_t next;
+	int fd, k = -1;
+
+	pthread_mutex_lock(&pm_lock);
+	fd = pagemap_fd();
+	if (fd >= 0)
+		k = snic_pagemap_holes(fd, va, va + ((uintptr_t)n << SNIC_PAGE_SHIFT),
+				       &hole, 1, &next);
+	pthread_mutex_unlock(&pm_lock);
+	return k < 0 ? -1 : k == 0;
+}
+
 int hd_pages_mapped(uintptr_t va, uint32_t n)
 {
 	uint64_t e[16];
+	int all = pages_mapped_scan(va, n);
 
+	if (all >= 0)
+		return all;
 	if (n <= 16) { /* all of them, in one read */
 		if (pagemap_entries(va, n, e) != 0)
 			return 0;

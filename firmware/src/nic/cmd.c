@@ -13,11 +13,11 @@
 void ctx_destroy(struct snic_nic *nic, unsigned ctx)
 {
 	cm_ctx_gone(nic, ctx); /* its peers hear of it (nic/cm_router.c) */
-	for (uint32_t i = 0; i < SNIC_MAX_QP; i++) {
-		struct snic_qp *qp = &nic->qps[i];
-
-		if (qp->in_use && qp->ctx == ctx)
-			qp_destroy(nic, ctx, qp->qpn);
+	/* its own QPs, not a walk over all (objects/qp_slots.c) */
+	for (uint32_t i = nic->sh->ctx_qp_head[ctx], next; i != QP_SLOT_NONE;
+	     i = next) {
+		next = nic->sh->qp_ctx_next[i];
+		qp_destroy(nic, ctx, nic->qps[i].qpn);
 	}
 	for (uint32_t i = 0; i < SNIC_MAX_SRQ; i++)
 		if (nic->srqs[i].in_use && nic->srqs[i].ctx == ctx)
@@ -25,13 +25,13 @@ void ctx_destroy(struct snic_nic *nic, unsigned ctx)
 	for (uint32_t i = 0; i < SNIC_MAX_CQ; i++)
 		if (nic->cqs[i].in_use && nic->cqs[i].ctx == ctx)
 			nic->cqs[i].in_use = false;
-	for (uint32_t i = 0; i < SNIC_MAX_MR; i++) {
+	for (uint32_t i = 0; i < SNIC_MAX_MR && nic->sh->ctx_mrs[ctx]; i++) {
 		struct snic_mr *mr = &nic->mrs[i];
 
 		if (mr->in_use && mr->ctx == ctx && mr->mw_type)
 			mw_free_now(nic, i); /* windows first: they hold MRs */
 	}
-	for (uint32_t i = 0; i < SNIC_MAX_MR; i++) {
+	for (uint32_t i = 0; i < SNIC_MAX_MR && nic->sh->ctx_mrs[ctx]; i++) {
 		struct snic_mr *mr = &nic->mrs[i];
 
 		if (mr->in_use && mr->ctx == ctx)

@@ -34,6 +34,7 @@ void mr_init(struct snic_nic *nic, uint64_t seed)
 	nic->sh->mr_epoch = SNIC_SGL_UNCHECKED + 1;
 	for (uint32_t i = 0; i < SNIC_MAX_MR; i++)
 		nic->mrs[i].key_gen = (uint32_t)mix64(seed + i);
+	mr_slots_init(nic);
 }
 
 /* First fit over the sorted free-extent list. */
@@ -132,15 +133,6 @@ int mr_load_pages(struct snic_nic *nic, unsigned ctx,
 	return SNIC_ST_OK;
 }
 
-uint32_t mr_free_slot(const struct snic_nic *nic)
-{
-	uint32_t i;
-
-	for (i = 0; i < SNIC_MAX_MR && nic->mrs[i].in_use; i++)
-		;
-	return i;
-}
-
 uint32_t mr_install(struct snic_nic *nic, unsigned ctx, uint32_t i,
 		    uint32_t pd_idx, const struct snic_cmd_reg_mr *r,
 		    uint32_t first)
@@ -152,6 +144,7 @@ uint32_t mr_install(struct snic_nic *nic, unsigned ctx, uint32_t i,
 	if (mr->key_gen == 0)
 		mr->key_gen = 1; /* never key 0 */
 	mr->in_use = true;
+	mr_slot_take(nic, i, ctx, r->npages);
 	mr->dying = false;
 	mr->ctx = (uint8_t)ctx;
 	mr->pd = pd_idx;
@@ -213,24 +206,38 @@ static bool sgl_uses(const struct snic_sgl *sgl, uint32_t idx)
 	return false;
 }
 
-/* Does a message in progress hold SGEs of MR slot idx?  These are the
- * MR's references: the send in progress, the RECV a SEND is landing in
- * (or kept for the next UC message) and the READ whose responses land. */
+/* Does a message in progress on qp hold SGEs of MR slot idx?  These are
+ * the MR's references: the send in progress, the RECV a SEND is landing
+ * in (or kept for the next UC message) and the READ whose responses
+ * land. */
+static bool qp_holds_mr(const struct snic_qp *qp, uint32_t idx)
+{
+	return (qp->cur.valid && sgl_uses(&qp->cur.sgl, idx)) ||
+	       ((qp->resp.in_send || qp->uc_keep) &&
+		sgl_uses(&qp->resp.rsgl, idx)) ||
+	       (qp->rd_active && sgl_uses(&qp->rd_sgl, idx));
+}
+
+/* Does any message in progress hold MR slot idx?  An SGE names an MR of
+ * its QP's PD (mr_check), so only the MR's context's QPs can: they are
+ * on its list (qp_slots.c), and other contexts' idle QPs cost nothing.
+ * An XRC target QP's receives come from an XRC SRQ that another context
+ * may own (transport/xrc.c): while the NIC has one, every QP up to the
+ * highest in use is looked at, as before. */
 bool mr_in_use_by_msg(const struct snic_nic *nic, uint32_t idx)
 {
-	/* only up to the highest QP in use: a scan of every slot touched
-	 * 16,384 QPs' lines per deregistration (~30 us) */
-	for (uint32_t q = 0; q < nic->sh->qp_hw; q++) {
-		const struct snic_qp *qp = &nic->qps[q];
+	const struct snic_nic_shared *sh = nic->sh;
 
-		if (!qp->in_use)
-			continue;
-		if ((qp->cur.valid && sgl_uses(&qp->cur.sgl, idx)) ||
-		    ((qp->resp.in_send || qp->uc_keep) &&
-		     sgl_uses(&qp->resp.rsgl, idx)) ||
-		    (qp->rd_active && sgl_uses(&qp->rd_sgl, idx)))
-			return true;
+	if (sh->xrc_recv_qps) {
+		for (uint32_t q = 0; q < sh->qp_hw; q++)
+			if (nic->qps[q].in_use && qp_holds_mr(&nic->qps[q], idx))
+				return true;
+		return false;
 	}
+	for (uint32_t q = sh->ctx_qp_head[nic->mrs[idx].ctx]; q != QP_SLOT_NONE;
+	     q = sh->qp_ctx_next[q])
+		if (qp_holds_mr(&nic->qps[q], idx))
+			return true;
 	return false;
 }
 
@@ -242,6 +249,7 @@ void mr_dereg_now(struct snic_nic *nic, uint32_t idx)
 	mtt_free(nic, mr->mtt, mr->npages);
 	nic->pds[mr->pd].refs--;
 	mr->in_use = false;
+	mr_slot_put(nic, idx, mr->ctx, mr->npages);
 	mr->dying = false;
 	mr_changed(nic);
 }

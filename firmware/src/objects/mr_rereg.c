@@ -61,6 +61,7 @@ int mr_rereg(struct snic_nic *nic, unsigned ctx,
 			return st;
 		}
 		mtt_free(nic, mr->mtt, mr->npages);
+		mr_slot_resize(nic, ctx, mr->npages, r.npages);
 		mr->mtt = first;
 		mr->npages = r.npages;
 		mr->iova = r.iova;

@@ -71,6 +71,7 @@ int mw_alloc(struct snic_nic *nic, unsigned ctx,
 	if ((w->key_gen & ~MW_KEY_TAG) == 0)
 		w->key_gen = MW_KEY_TAG + 1;
 	w->in_use = true;
+	mr_slot_take(nic, i, ctx, 0);
 	w->dying = false;
 	w->ctx = (uint8_t)ctx;
 	w->pd = pd_idx;
@@ -125,6 +126,7 @@ void mw_free_now(struct snic_nic *nic, uint32_t idx)
 	nic->pds[w->pd].refs--;
 	w->mw_type = 0;
 	w->in_use = false;
+	mr_slot_put(nic, idx, w->ctx, 0);
 	mr_changed(nic);
 }
 

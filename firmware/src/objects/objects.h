@@ -385,11 +385,27 @@ struct snic_nic_shared {
 	uint16_t conn_free[SNIC_QP_CONNS];
 	uint32_t conn_nfree, conn_hw;
 	uint32_t qp_hw;              /* qps[qp_hw..] are not in use (qp.c) */
+	/* QP slots (objects/qp_slots.c): free ones as a two-level bitmap,
+	 * each context's QPs as a list through the slots (QP_SLOT_NONE
+	 * ends it), their number and how many hold a connection set */
+	uint64_t qp_free_bits[SNIC_MAX_QP / 64];
+	uint64_t qp_free_sum[SNIC_MAX_QP / 4096];
+	uint16_t qp_ctx_next[SNIC_MAX_QP], qp_ctx_prev[SNIC_MAX_QP];
+	uint16_t ctx_qp_head[SNIC_MAX_CTX];
+	uint32_t ctx_qps[SNIC_MAX_CTX], ctx_conns[SNIC_MAX_CTX];
+	uint32_t xrc_recv_qps;       /* XRC target QPs in use (mr.c)      */
 	uint32_t mtt[SNIC_MAX_MTT];
 	/* MTT allocator: free extents (start, len), sorted by start */
 	uint32_t mtt_free_start[SNIC_MAX_MR + 1];
 	uint32_t mtt_free_len[SNIC_MAX_MR + 1];
 	uint32_t mtt_free_n;
+	/* MR slots (objects/mr_slots.c): free ones as a two-level bitmap
+	 * (bit i of word w: slot 64 w + i; summary bit w: word w has one),
+	 * and each context's MRs and MTT entries (its quota) */
+	uint64_t mr_free_bits[SNIC_MAX_MR / 64];
+	uint64_t mr_free_sum;
+	uint32_t ctx_mrs[SNIC_MAX_CTX];
+	uint32_t ctx_mtt[SNIC_MAX_CTX];
 	/* MR epoch (objects/mr.c mr_changed): moves on every change of an MR
 	 * or window slot's key, state, PD, access or bounds, so an SGE
 	 * checked under the same epoch still passes the same check */
@@ -546,9 +562,19 @@ int mr_load_pages(struct snic_nic *nic, unsigned ctx,
 void mr_prepare_pages(struct snic_nic *nic, uint32_t first, uint32_t n);
 void ring_prepare(struct snic_nic *nic, uint64_t pa, uint32_t cnt,
 		  unsigned stride_log);
-/* A free MR slot (SNIC_MAX_MR: none); slot i takes the registration r
- * (translation at MTT `first`, PD pd_idx referenced): its key. */
+/* mr_slots.c: the lowest free MR slot (SNIC_MAX_MR: none); a slot taken
+ * by ctx (an MR of npages MTT entries, or a window: 0) or given back; an
+ * MR's MTT entries changed by re-registration. */
+void mr_slots_init(struct snic_nic *nic);
 uint32_t mr_free_slot(const struct snic_nic *nic);
+void mr_slot_take(struct snic_nic *nic, uint32_t i, unsigned ctx,
+		  uint32_t npages);
+void mr_slot_put(struct snic_nic *nic, uint32_t i, unsigned ctx,
+		 uint32_t npages);
+void mr_slot_resize(struct snic_nic *nic, unsigned ctx, uint32_t old_npages,
+		    uint32_t new_npages);
+/* Slot i takes the registration r (translation at MTT `first`, PD pd_idx
+ * referenced): its key. */
 uint32_t mr_install(struct snic_nic *nic, unsigned ctx, uint32_t i,
 		    uint32_t pd_idx, const struct snic_cmd_reg_mr *r,
 		    uint32_t first);
@@ -735,6 +761,15 @@ static inline unsigned qp_slot_core(const struct snic_nic *nic, uint32_t idx)
 {
 	return nic->sh->xc.ncores > 1 ? idx % nic->sh->xc.ncores : 0;
 }
+
+/* qp_slots.c: the slot CREATE_QP takes (lowest free on core `want`,
+ * -1: any; not lingering when one is; SNIC_MAX_QP: none); a slot taken
+ * by ctx or given back (on ctx's list of QPs, sh->ctx_qp_head). */
+#define QP_SLOT_NONE 0xffffu
+void qp_slots_init(struct snic_nic *nic);
+uint32_t qp_free_slot(const struct snic_nic *nic, int want);
+void qp_slot_take(struct snic_nic *nic, uint32_t i, unsigned ctx);
+void qp_slot_put(struct snic_nic *nic, uint32_t i, unsigned ctx);
 
 /* qp_modify.c: ibv_modify_qp */
 bool qp_conn_take(struct snic_nic *nic, struct snic_qp *qp);

@@ -53,25 +53,6 @@ int qp_create_args_ok(const struct snic_nic *nic, unsigned ctx,
 	return SNIC_ST_OK;
 }
 
-/* A free slot, preferring those not lingering after a destroy.  QPN 0
- * and 1 are the special QPs of IBTA 10.2.4: not ours to give. */
-static uint32_t qp_free_slot(const struct snic_nic *nic, int want)
-{
-	uint32_t any = SNIC_MAX_QP;
-
-	for (uint32_t i = 2; i < SNIC_MAX_QP; i++) {
-		const struct snic_qp *qp = &nic->qps[i];
-
-		if (qp->in_use || !qp_slot_fits(nic, i, want))
-			continue;
-		if (nic->core.now >= qp->linger_until)
-			return i;
-		if (any == SNIC_MAX_QP)
-			any = i;
-	}
-	return any;
-}
-
 /* The rings and limits CREATE_QP gave (checked by qp_create_args_ok). */
 static void qp_set_queues(struct snic_qp *qp, const struct snic_cmd_create_qp *in)
 {
@@ -110,6 +91,7 @@ struct snic_qp *qp_claim(struct snic_nic *nic, unsigned ctx,
 	qp->qpn = obj_handle(&qp->obj, i);
 	qp->core = (uint8_t)qp_slot_core(nic, i);
 	qp_set_queues(qp, in);
+	qp_slot_take(nic, i, ctx); /* after its type is set */
 	ring_prepare(nic, in->sq_pa, in->sq_wqe_cnt, in->sq_stride_log);
 	ring_prepare(nic, in->rq_pa, in->rq_wqe_cnt, in->rq_stride_log);
 	/* A per-QP UDP source port spreads flows (A17.3.3 leaves it free);
@@ -168,6 +150,7 @@ static void qp_release(struct snic_nic *nic, struct snic_qp *qp)
 		nic->cqs[qp->rcq].refs--;
 	}
 	qp->in_use = false;
+	qp_slot_put(nic, (uint32_t)(qp - nic->qps), qp->ctx);
 	qp->state = SNIC_QPS_RESET;
 	while (nic->sh->qp_hw > 0 && !nic->qps[nic->sh->qp_hw - 1].in_use)
 		nic->sh->qp_hw--;

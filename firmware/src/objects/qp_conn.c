@@ -35,6 +35,7 @@ bool qp_conn_take(struct snic_nic *nic, struct snic_qp *qp)
 	else
 		return false;
 	qp->conn = (uint16_t)(i + 1);
+	nic->sh->ctx_conns[qp->ctx]++; /* its quota (objects/quota.c) */
 	/* no responder resource of the set's last owner: rd_find would match
 	 * a duplicate against it, rd_new would unpend it (its counts were
 	 * reset with the QP's responder state) */
@@ -48,6 +49,7 @@ void qp_conn_give(struct snic_nic *nic, struct snic_qp *qp)
 	if (!qp->conn)
 		return;
 	nic->conn_free[nic->sh->conn_nfree++] = (uint16_t)(qp->conn - 1);
+	nic->sh->ctx_conns[qp->ctx]--;
 	qp->conn = 0;
 	qp_conn_attach(qp, NULL);
 }

@@ -120,7 +120,7 @@ void xrc_srq_release(struct snic_nic *nic, uint32_t srq_idx)
 {
 	struct snic_srq *s = &nic->srqs[srq_idx];
 
-	for (uint32_t i = 0; i < SNIC_MAX_QP; i++) {
+	for (uint32_t i = 0; i < nic->sh->qp_hw; i++) { /* none above */
 		struct snic_qp *qp = &nic->qps[i];
 
 		if (qp->in_use && qp->type == SNIC_QPT_XRC_RECV &&

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which pages of a range are not mapped in this process's page tables,
+ * asked with one PAGEMAP_SCAN ioctl on /proc/self/pagemap (Linux 6.7)
+ * instead of reading 8 bytes of pagemap per page: 64 MiB take ~40 us
+ * here where the pread of their 16,384 entries took 1-5 ms.  Shared by
+ * the emu's HAL (dma_prepare) and the host driver (is the window mapped
+ * where it copies).  Header-only: the two are built apart.
+ */
+#ifndef SNIC_PAGEMAP_SCAN_H
+#define SNIC_PAGEMAP_SCAN_H
+
+#include <stdint.h>
+#include <sys/ioctl.h>
+
+/* From <linux/fs.h> of Linux 6.7 (Debian 12's headers predate it). */
+#ifndef PAGEMAP_SCAN
+#define PAGE_IS_PRESENT (1 << 3)
+struct page_region {
+	uint64_t start, end, categories;
+};
+struct pm_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask;
+	uint64_t return_mask;
+};
+#define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
+#endif
+
+/* Up to max runs of pages of [lo, hi) that are not present, into out;
+ * *next is where the scan stopped (hi: it covered the range; less: out
+ * was full, ask again from there).  The number of runs, or -1 when the
+ * kernel cannot answer (older than 6.7: ENOTTY; then read the pagemap). */
+static inline int snic_pagemap_holes(int pagemap_fd, uintptr_t lo,
+				     uintptr_t hi, struct page_region *out,
+				     unsigned max, uintptr_t *next)
+{
+	struct pm_scan_arg a = {
+		.size = sizeof(a),
+		.start = lo,
+		.end = hi,
+		.vec = (uintptr_t)out,
+		.vec_len = max,
+		.category_inverted = PAGE_IS_PRESENT,
+		.category_mask = PAGE_IS_PRESENT,
+		.return_mask = PAGE_IS_PRESENT,
+	};
+	int n = ioctl(pagemap_fd, PAGEMAP_SCAN, &a);
+
+	if (n < 0)
+		return -1;
+	*next = (uintptr_t)a.walk_end;
+	return n;
+}
+
+#endif
