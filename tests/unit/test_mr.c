@@ -471,6 +471,51 @@ static void test_mr_table_full(void)
 	env_free(e);
 }
 
+/* A re-registration with a new translation is held to the context's MTT
+ * share (SNIC_CTX_MAX_MTT) as a registration is: the MR's own pages count
+ * as given back, so the same size passes and one page more than the share
+ * left is NOMEM, the MR unchanged.  (The rest of the share is taken by
+ * setting the context's count, as if other MRs held it.) */
+static void test_mr_rereg_mtt_quota(void)
+{
+	struct mr_env *e = env_new();
+	struct snic_nic *nic = e->dev.nic;
+	uint64_t pa = fdev_alloc(&e->dev, 3 * 4096, 4096);
+	struct snic_cmd_rereg_mr rr = { .flags = SNIC_REREG_TRANSLATION };
+	uint32_t pages[3], k, used;
+
+	for (unsigned p = 0; p < 3; p++)
+		pages[p] = (uint32_t)(pa >> SNIC_PAGE_SHIFT) + p;
+	CU_ASSERT_EQUAL_FATAL(fctx_reg_mr(&e->c, e->pdn, pa, 4096,
+					  SNIC_ACCESS_LOCAL_WRITE, &k), SNIC_ST_OK);
+	used = nic->sh->ctx_mtt[e->c.slot];
+	CU_ASSERT_EQUAL(used, 1);
+	nic->sh->ctx_mtt[e->c.slot] = SNIC_CTX_MAX_MTT - 1; /* 1 page left */
+	rr.key = k;
+	rr.reg.access = SNIC_ACCESS_LOCAL_WRITE;
+	rr.reg.iova = pa;
+	rr.reg.pages_pa = fdev_alloc(&e->dev, sizeof(pages), 64);
+	memcpy(fdev_ptr(&e->dev, rr.reg.pages_pa), pages, sizeof(pages));
+	/* 1 -> 3 pages: 2 more than the share's 1 left */
+	rr.reg.length = 3 * 4096;
+	rr.reg.npages = 3;
+	CU_ASSERT_EQUAL(fctx_cmd(&e->c, SNIC_CMD_REREG_MR, &rr, sizeof(rr), NULL, 0),
+			SNIC_ST_NOMEM);
+	CU_ASSERT_EQUAL(nic->mrs[SNIC_KEY_IDX(k)].npages, 1);
+	CU_ASSERT_EQUAL(nic->sh->ctx_mtt[e->c.slot], SNIC_CTX_MAX_MTT - 1);
+	/* 1 -> 2 pages: exactly the share */
+	rr.reg.length = 2 * 4096;
+	rr.reg.npages = 2;
+	CU_ASSERT_EQUAL(fctx_cmd(&e->c, SNIC_CMD_REREG_MR, &rr, sizeof(rr), NULL, 0),
+			SNIC_ST_OK);
+	CU_ASSERT_EQUAL(nic->mrs[SNIC_KEY_IDX(k)].npages, 2);
+	CU_ASSERT_EQUAL(nic->sh->ctx_mtt[e->c.slot], SNIC_CTX_MAX_MTT);
+	nic->sh->ctx_mtt[e->c.slot] = 2; /* the borrowed share back */
+	CU_ASSERT_EQUAL(fctx_dereg_mr(&e->c, k), SNIC_ST_OK);
+	CU_ASSERT_EQUAL(nic->sh->ctx_mtt[e->c.slot], 0);
+	env_free(e);
+}
+
 /* Keys carry a 20-bit generation that does not start at 1 (a fresh slot's
  * first key cannot be told in advance) and skips 0 when it wraps. */
 static void test_mr_key_generation_20bit(void)
@@ -620,6 +665,7 @@ static void test_mr_sgl_reload(void)
 UNIT_SUITE(mr, NULL, NULL,
 	   UNIT_TEST(test_mr_sgl_reload),
 	   UNIT_TEST(test_mr_key_generation_20bit),
+	   UNIT_TEST(test_mr_rereg_mtt_quota),
 	   UNIT_TEST(test_mr_saved_sge_rereg),
 	   UNIT_TEST(test_mr_saved_sge_distant_reuse),
 	   UNIT_TEST(test_mr_key_stale_after_reuse),

@@ -101,6 +101,8 @@ int dm_reg_mr(struct snic_nic *nic, unsigned ctx,
 	r.npages = (uint32_t)(((in->offset & (SNIC_PAGE_SIZE - 1)) + in->length +
 			       SNIC_PAGE_SIZE - 1) >> SNIC_PAGE_SHIFT);
 	st = mr_reg_args_ok(nic, &r);
+	if (!st)
+		st = quota_mr(nic, ctx, r.npages); /* an MR slot and MTT share */
 	if (st)
 		return st;
 	i = mr_free_slot(nic);

@@ -53,6 +53,9 @@ int mr_rereg(struct snic_nic *nic, unsigned ctx,
 	if (st)
 		return st;
 	if (in->flags & SNIC_REREG_TRANSLATION) {
+		/* held to the context's MTT share as REG_MR is (issue 10) */
+		if (quota_mtt_resize(nic, ctx, mr->npages, r.npages))
+			return SNIC_ST_NOMEM;
 		if (r.npages && mtt_alloc(nic, r.npages, &first))
 			return SNIC_ST_NOMEM;
 		st = mr_load_pages(nic, ctx, &r, first);

@@ -518,6 +518,9 @@ uint32_t obj_handle(const struct snic_obj *o, uint32_t idx);
 int quota_qp_conn(const struct snic_nic *nic, unsigned ctx);
 int quota_check(const struct snic_nic *nic, unsigned ctx, uint16_t op,
 		const void *in);
+int quota_mtt_resize(const struct snic_nic *nic, unsigned ctx,
+		     uint32_t old_npages, uint32_t new_npages);
+int quota_mr(const struct snic_nic *nic, unsigned ctx, uint32_t npages);
 int obj_release(struct snic_obj *o);
 /* The size of the pool a view's pointer (struct snic_nic) points to. */
 #define OBJ_POOL_N(arr)                                                       \

@@ -63,6 +63,23 @@ int quota_check(const struct snic_nic *nic, unsigned ctx, uint16_t op,
 	}
 }
 
+/* OK when ctx's MTT share allows one of its MRs to go from old_npages
+ * to new_npages of translation (REREG_MR; the MR's own pages are given
+ * back first), NOMEM past SNIC_CTX_MAX_MTT. */
+int quota_mtt_resize(const struct snic_nic *nic, unsigned ctx,
+		     uint32_t old_npages, uint32_t new_npages)
+{
+	return (uint64_t)nic->sh->ctx_mtt[ctx] - old_npages + new_npages >
+	       SNIC_CTX_MAX_MTT ? SNIC_ST_NOMEM : SNIC_ST_OK;
+}
+
+/* OK when ctx may hold one more MR of npages (REG_DM_MR, whose page
+ * count quota_check cannot read before the DM is looked up). */
+int quota_mr(const struct snic_nic *nic, unsigned ctx, uint32_t npages)
+{
+	return mr_quota(nic, ctx, npages);
+}
+
 /* OK when ctx may take one more connection set (a QP leaving RESET,
  * qp_conn.c); NOMEM at SNIC_CTX_MAX_QP_CONN. */
 int quota_qp_conn(const struct snic_nic *nic, unsigned ctx)
