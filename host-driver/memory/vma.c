@@ -84,7 +84,10 @@ int hd_page_private(uintptr_t va)
 }
 
 /* Every page of the range, asked in one PAGEMAP_SCAN (pagemap_scan.h):
- * 1 or 0, or -1 when the kernel cannot tell that way. */
+ * 1 or 0, or -1 when the kernel cannot tell that way.  The scan skips
+ * address ranges with no mapping at all instead of reporting them as
+ * holes, so the range must lie inside one mapping: pin.c asks only about
+ * the window's own. */
 static int pages_mapped_scan(uintptr_t va, uint32_t n)
 {
 	struct page_region hole;
