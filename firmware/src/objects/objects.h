@@ -209,6 +209,8 @@ struct snic_resp {
 	uint32_t rq_ci;         /* next RQ WQE to consume                    */
 	uint32_t rq_pi;         /* last producer index read from the host    */
 	bool nak_sent;          /* one seq NAK per gap (IBTA 9.7.5.2.2)      */
+	uint32_t nak_epsn;      /* ePSN that NAK named                       */
+	uint32_t nak_hi;        /* highest PSN dropped out of sequence since */
 	bool ack_pending;
 	uint8_t last_op;        /* opcode of the previous request packet     */
 	/* multi-packet SEND in progress */

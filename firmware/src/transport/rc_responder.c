@@ -232,7 +232,9 @@ static enum resp_state check_psn(struct snic_qp *qp, const struct roce_hdrs *h)
 		return RESP_DUPLICATE;
 	if (d > 0)
 		return RESP_ERR_PSN_SEQ;
-	qp->resp.nak_sent = false;
+	/* the error is over once what was dropped has come again */
+	if (qp->resp.nak_sent && roce_psn_diff(h->psn, qp->resp.nak_hi) >= 0)
+		qp->resp.nak_sent = false;
 	return RESP_CHECK_OP_SEQ;
 }
 
@@ -304,17 +306,37 @@ static enum resp_state acknowledge(struct snic_qp *qp, const struct roce_hdrs *h
 	return RESP_DONE;
 }
 
-/* One NAK per sequence error (9.7.5.2.2): the requester goes back to ePSN. */
-static enum resp_state err_psn_seq(struct snic_nic *nic, struct snic_qp *qp)
+/* One NAK per sequence error (9.7.5.2.2): the requester goes back to ePSN
+ * and sends everything from there again, so the out-of-sequence packets
+ * after it are dropped silently until those dropped have come again
+ * (nak_hi, check_psn).  A late packet that fills the gap meanwhile (a
+ * reordering) ends nothing: the packets behind it are on their way in
+ * the go-back pass, and NAKing them as a new gap sent the requester back
+ * a second time.  Only a packet dropped before that comes out of sequence
+ * again after ePSN moved is a new error (the pass lost one). */
+static bool nak_again(const struct snic_resp *r, uint32_t psn)
 {
+	return !r->nak_sent ||
+	       (r->epsn != r->nak_epsn && roce_psn_diff(psn, r->nak_hi) <= 0);
+}
+
+static enum resp_state err_psn_seq(struct snic_nic *nic, struct snic_qp *qp,
+				   uint32_t psn)
+{
+	struct snic_resp *r = &qp->resp;
+
 	QCNT_INC(nic, qp, rx_drop_bad_psn);
-	if (!qp->resp.nak_sent) {
-		qp->resp.nak_sent = true;
+	if (nak_again(r, psn)) {
+		if (!r->nak_sent)
+			r->nak_hi = psn;
+		r->nak_sent = true;
+		r->nak_epsn = r->epsn;
 		QCNT_INC(nic, qp, nak_seq_sent);
 		resp_flush_acks(nic, qp);
-		send_aeth(nic, qp, ROCE_AETH_NAK | ROCE_NAK_PSN_SEQ_ERR,
-			  qp->resp.epsn);
+		send_aeth(nic, qp, ROCE_AETH_NAK | ROCE_NAK_PSN_SEQ_ERR, r->epsn);
 	}
+	if (roce_psn_diff(psn, r->nak_hi) > 0)
+		r->nak_hi = psn;
 	return RESP_DONE;
 }
 
@@ -337,7 +359,7 @@ void resp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h
 			QCNT_INC(nic, qp, rx_drop_qp_state);
 			s = RESP_DONE;
 			break;
-		case RESP_ERR_PSN_SEQ: s = err_psn_seq(nic, qp); break;
+		case RESP_ERR_PSN_SEQ: s = err_psn_seq(nic, qp, h->psn); break;
 		case RESP_ERR_OP_SEQ:
 			QCNT_INC(nic, qp, rx_drop_opcode_seq);
 			s = RESP_ERR_INVALID;
