@@ -180,5 +180,20 @@ static void test_seq_reorder_one_nak(void)
 	CU_ASSERT_EQUAL(r.probes, 0);
 }
 
+static void test_seq_dup_nak_ignored(void)
+{
+	struct ep_hook k = { .drop_nth = 200, .nak_dup_by = 8 };
+	struct ep_result r;
+
+	ep_run(&k, "loss 1/200, every seq NAK twice", &r);
+	CU_ASSERT_TRUE(k.dropped > 0);
+	CU_ASSERT_TRUE(k.naks_copied > 0);
+	/* the copies arrive (counted) but send nobody back */
+	CU_ASSERT_EQUAL(r.naks_recv, 2 * r.naks_sent);
+	CU_ASSERT_EQUAL(r.retransmits, r.naks_sent);
+	CU_ASSERT_EQUAL(r.timeouts, 0);
+}
+
 UNIT_SUITE(seq_episodes, NULL, NULL,
-	   UNIT_TEST(test_seq_reorder_one_nak));
+	   UNIT_TEST(test_seq_reorder_one_nak),
+	   UNIT_TEST(test_seq_dup_nak_ignored));

@@ -283,6 +283,8 @@ struct snic_qp {
 	uint8_t rnr_left;       /* RNR retries left (7 = infinite)           */
 	uint8_t retry_left;     /* transport retries left (retry_cnt)        */
 	bool rd_gap_valid;      /* a READ was re-issued from rd_gap_psn      */
+	bool nak_valid;         /* a sequence NAK for nak_psn was acted on   */
+	uint32_t nak_psn;
 	uint32_t rd_gap_psn;
 	uint64_t rto_at;        /* transport timer deadline, 0 = stopped     */
 	uint64_t tlp_at;        /* tail-loss probe deadline, 0 = none        */

@@ -100,11 +100,34 @@ static void on_ack(struct snic_nic *nic, struct snic_qp *qp,
 		timer_acked(nic, qp, h->psn);
 		qp->acked_psn = h->psn;
 		qp->acked_valid = true;
+		qp->nak_valid = false; /* a NAK's copy is older than this */
 		timer_progress(nic, qp); /* also inside a long message */
 	} else if (h->psn == qp->acked_psn) {
 		timer_peer_busy(nic, qp);
 	}
 	retire_upto(nic, qp, h->psn, false);
+}
+
+/* A sequence NAK (9.7.5.1.5 / 9.7.5.2.2): go back N from its PSN.  The
+ * responder NAKs once per sequence error and names the PSN it expects,
+ * so the same PSN again before anything past it was acknowledged is a
+ * copy of the NAK already acted on (a link that duplicates or delays:
+ * the interop suite's every-20th-frame duplication), and a PSN that an
+ * ACK already covered is older still; sent back again, the requester
+ * would restart the pass the first one started. */
+static void on_nak_seq(struct snic_nic *nic, struct snic_qp *qp,
+		       const struct roce_hdrs *h)
+{
+	QCNT_INC(nic, qp, nak_seq_recv);
+	if ((qp->nak_valid && h->psn == qp->nak_psn) ||
+	    (qp->acked_valid && roce_psn_diff(h->psn, qp->acked_psn) <= 0)) {
+		QCNT_INC(nic, qp, rx_drop_unexpected); /* as a ghost, 9.7.5.1.6 */
+		return;
+	}
+	retire_upto(nic, qp, h->psn, true);
+	qp->nak_valid = true;
+	qp->nak_psn = h->psn;
+	req_resend_lost(nic, qp, h->psn);
 }
 
 /* A NAK acknowledges what precedes its PSN (9.7.5.1.5); a fatal one then
@@ -407,12 +430,7 @@ void comp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h
 			on_rnr(nic, qp, h->psn, h->aeth_syndrome & 0x1f);
 			s = COMP_DONE;
 			break;
-		case COMP_NAK_SEQ:
-			retire_upto(nic, qp, h->psn, true);
-			QCNT_INC(nic, qp, nak_seq_recv);
-			req_resend_lost(nic, qp, h->psn);
-			s = COMP_DONE;
-			break;
+		case COMP_NAK_SEQ: on_nak_seq(nic, qp, h); s = COMP_DONE; break;
 		case COMP_ERR_REM_ACCESS:
 			QCNT_INC(nic, qp, nak_access_recv);
 			on_fatal_nak(nic, qp, h, SNIC_WC_REM_ACCESS_ERR);
