@@ -100,7 +100,6 @@ static void on_ack(struct snic_nic *nic, struct snic_qp *qp,
 		timer_acked(nic, qp, h->psn);
 		qp->acked_psn = h->psn;
 		qp->acked_valid = true;
-		qp->nak_valid = false; /* a NAK's copy is older than this */
 		timer_progress(nic, qp); /* also inside a long message */
 	} else if (h->psn == qp->acked_psn) {
 		timer_peer_busy(nic, qp);
@@ -110,11 +109,13 @@ static void on_ack(struct snic_nic *nic, struct snic_qp *qp,
 
 /* A sequence NAK (9.7.5.1.5 / 9.7.5.2.2): go back N from its PSN.  The
  * responder NAKs once per sequence error and names the PSN it expects,
- * so the same PSN again before anything past it was acknowledged is a
- * copy of the NAK already acted on (a link that duplicates or delays:
- * the interop suite's every-20th-frame duplication), and a PSN that an
- * ACK already covered is older still; sent back again, the requester
- * would restart the pass the first one started. */
+ * and names a PSN only once (a new error is further on), so the same PSN
+ * again is a copy of the NAK already acted on (a link that duplicates or
+ * delays: the interop suite's every-20th-frame duplication), and a PSN
+ * that an ACK already covered is older still; sent back again, the
+ * requester would restart the pass the first one started.  A timeout or
+ * probe forgets it (the PSN space wraps; not on the ACK path, which
+ * stays as it was). */
 static void on_nak_seq(struct snic_nic *nic, struct snic_qp *qp,
 		       const struct roce_hdrs *h)
 {
@@ -220,7 +221,7 @@ void comp_timeout(struct snic_nic *nic, struct snic_qp *qp)
 		qp->retry_left--;
 	}
 	timer_backoff(qp);
-	qp->rd_gap_valid = false;
+	qp->rd_gap_valid = qp->nak_valid = false;
 	req_resend_lost(nic, qp, req_unacked_psn(qp));
 }
 
@@ -246,7 +247,7 @@ void comp_probe(struct snic_nic *nic, struct snic_qp *qp)
 	if (!oldest(qp) || qp->state != SNIC_QPS_RTS || qp->wait_until)
 		return;
 	CNT_INC(&nic->core, tail_probes);
-	qp->rd_gap_valid = false;
+	qp->rd_gap_valid = qp->nak_valid = false;
 	last = &qp->infl[(qp->infl_tail - 1) % SNIC_INFLIGHT];
 	if (!qp->cwnd && !wr_is_rd_atomic(last->opcode))
 		req_rewind(nic, qp, qp->psn_hi);

@@ -232,9 +232,7 @@ static enum resp_state check_psn(struct snic_qp *qp, const struct roce_hdrs *h)
 		return RESP_DUPLICATE;
 	if (d > 0)
 		return RESP_ERR_PSN_SEQ;
-	/* the error is over once what was dropped has come again */
-	if (qp->resp.nak_sent && roce_psn_diff(h->psn, qp->resp.nak_hi) >= 0)
-		qp->resp.nak_sent = false;
+	qp->resp.nak_sent = false;
 	return RESP_CHECK_OP_SEQ;
 }
 
@@ -309,27 +307,31 @@ static enum resp_state acknowledge(struct snic_qp *qp, const struct roce_hdrs *h
 /* One NAK per sequence error (9.7.5.2.2): the requester goes back to ePSN
  * and sends everything from there again, so the out-of-sequence packets
  * after it are dropped silently until those dropped have come again
- * (nak_hi, check_psn).  A late packet that fills the gap meanwhile (a
+ * (ePSN past nak_hi).  A late packet that fills the gap meanwhile (a
  * reordering) ends nothing: the packets behind it are on their way in
  * the go-back pass, and NAKing them as a new gap sent the requester back
  * a second time.  Only a packet dropped before that comes out of sequence
- * again after ePSN moved is a new error (the pass lost one). */
-static bool nak_again(const struct snic_resp *r, uint32_t psn)
+ * again after ePSN moved is a new error (the pass lost one).  Decided
+ * here, on the error path only: an in-sequence packet just clears
+ * nak_sent, as before. */
+static bool nak_running(const struct snic_resp *r)
 {
-	return !r->nak_sent ||
-	       (r->epsn != r->nak_epsn && roce_psn_diff(psn, r->nak_hi) <= 0);
+	return r->nak_sent ||
+	       (r->nak_live && roce_psn_diff(r->epsn, r->nak_hi) <= 0);
 }
 
 static enum resp_state err_psn_seq(struct snic_nic *nic, struct snic_qp *qp,
 				   uint32_t psn)
 {
 	struct snic_resp *r = &qp->resp;
+	bool running = nak_running(r);
 
 	QCNT_INC(nic, qp, rx_drop_bad_psn);
-	if (nak_again(r, psn)) {
-		if (!r->nak_sent)
-			r->nak_hi = psn;
-		r->nak_sent = true;
+	if (!running)
+		r->nak_hi = psn;
+	if (!running ||
+	    (r->epsn != r->nak_epsn && roce_psn_diff(psn, r->nak_hi) <= 0)) {
+		r->nak_sent = r->nak_live = true;
 		r->nak_epsn = r->epsn;
 		QCNT_INC(nic, qp, nak_seq_sent);
 		resp_flush_acks(nic, qp);
