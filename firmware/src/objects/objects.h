@@ -214,12 +214,16 @@ struct snic_resp {
 	uint8_t last_op;        /* opcode of the previous request packet     */
 	/* multi-packet SEND in progress */
 	bool in_send;
+	uint32_t nak_epsn;      /* ePSN the last seq NAK named               */
 	struct snic_sgl rsgl;
 	uint64_t recv_wr_id;
 	uint32_t recv_len;
 	/* multi-packet WRITE in progress */
 	bool in_write;
+	bool nak_live;          /* that NAK's error may still be running ... */
 	uint32_t wr_mr;
+	uint32_t nak_hi;        /* ... until ePSN passes the highest PSN
+				 * dropped since (rc_responder.c)            */
 	uint64_t wr_va;
 	uint32_t wr_left, wr_len;
 	/* READ responses: SNIC_MAX_RD_ATOM in the QP's connection set */
@@ -278,10 +282,12 @@ struct snic_qp {
 	bool rd_active;         /* the oldest READ's response is arriving    */
 	struct snic_sgl rd_sgl;
 	uint32_t rd_psn;        /* next READ response PSN expected           */
+	uint32_t nak_psn;       /* the last sequence NAK acted on ...        */
 	uint64_t wait_until;    /* RNR back-off: requester idle until then   */
 	uint8_t rnr_left;       /* RNR retries left (7 = infinite)           */
 	uint8_t retry_left;     /* transport retries left (retry_cnt)        */
 	bool rd_gap_valid;      /* a READ was re-issued from rd_gap_psn      */
+	bool nak_valid;         /* ... until a timeout or probe              */
 	uint32_t rd_gap_psn;
 	uint64_t rto_at;        /* transport timer deadline, 0 = stopped     */
 	uint64_t tlp_at;        /* tail-loss probe deadline, 0 = none        */

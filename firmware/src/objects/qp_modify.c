@@ -158,6 +158,7 @@ static void qp_reset(struct snic_qp *qp)
 	qp->acked_psn = 0;
 	qp->wait_until = 0;
 	qp->rd_gap_valid = false;
+	qp->nak_valid = false;
 	qp->flush_pending = false;
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	memset(&qp->attr, 0, sizeof(qp->attr));

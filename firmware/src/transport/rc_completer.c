@@ -108,6 +108,30 @@ static void on_ack(struct snic_nic *nic, struct snic_qp *qp,
 	retire_upto(nic, qp, h->psn, false);
 }
 
+/* A sequence NAK (9.7.5.1.5 / 9.7.5.2.2): go back N from its PSN.  The
+ * responder NAKs once per sequence error and names the PSN it expects,
+ * and names a PSN only once (a new error is further on), so the same PSN
+ * again is a copy of the NAK already acted on (a link that duplicates or
+ * delays: the interop suite's every-20th-frame duplication), and a PSN
+ * that an ACK already covered is older still; sent back again, the
+ * requester would restart the pass the first one started.  A timeout or
+ * probe forgets it (the PSN space wraps; not on the ACK path, which
+ * stays as it was). */
+static void on_nak_seq(struct snic_nic *nic, struct snic_qp *qp,
+		       const struct roce_hdrs *h)
+{
+	QCNT_INC(nic, qp, nak_seq_recv);
+	if ((qp->nak_valid && h->psn == qp->nak_psn) ||
+	    (qp->acked_valid && roce_psn_diff(h->psn, qp->acked_psn) <= 0)) {
+		QCNT_INC(nic, qp, rx_drop_unexpected); /* as a ghost, 9.7.5.1.6 */
+		return;
+	}
+	retire_upto(nic, qp, h->psn, true);
+	qp->nak_valid = true;
+	qp->nak_psn = h->psn;
+	req_resend_lost(nic, qp, h->psn);
+}
+
 /* A NAK acknowledges what precedes its PSN (9.7.5.1.5); a fatal one then
  * completes the oldest WQE with the matching verbs status. */
 static void on_fatal_nak(struct snic_nic *nic, struct snic_qp *qp,
@@ -203,7 +227,7 @@ void comp_timeout(struct snic_nic *nic, struct snic_qp *qp)
 		qp->retry_left--;
 	}
 	timer_backoff(qp);
-	qp->rd_gap_valid = false;
+	qp->rd_gap_valid = qp->nak_valid = false;
 	req_resend_lost(nic, qp, req_unacked_psn(qp));
 }
 
@@ -229,7 +253,7 @@ void comp_probe(struct snic_nic *nic, struct snic_qp *qp)
 	if (!oldest(qp) || qp->state != SNIC_QPS_RTS || qp->wait_until)
 		return;
 	CNT_INC(&nic->core, tail_probes);
-	qp->rd_gap_valid = false;
+	qp->rd_gap_valid = qp->nak_valid = false;
 	last = &qp->infl[(qp->infl_tail - 1) % SNIC_INFLIGHT];
 	if (!qp->cwnd && !wr_is_rd_atomic(last->opcode))
 		req_rewind(nic, qp, qp->psn_hi);
@@ -414,12 +438,7 @@ void comp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h
 			on_rnr(nic, qp, h->psn, h->aeth_syndrome & 0x1f);
 			s = COMP_DONE;
 			break;
-		case COMP_NAK_SEQ:
-			retire_upto(nic, qp, h->psn, true);
-			QCNT_INC(nic, qp, nak_seq_recv);
-			req_resend_lost(nic, qp, h->psn);
-			s = COMP_DONE;
-			break;
+		case COMP_NAK_SEQ: on_nak_seq(nic, qp, h); s = COMP_DONE; break;
 		case COMP_ERR_REM_ACCESS:
 			QCNT_INC(nic, qp, nak_access_recv);
 			on_fatal_nak(nic, qp, h, SNIC_WC_REM_ACCESS_ERR);

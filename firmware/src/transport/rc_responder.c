@@ -304,17 +304,41 @@ static enum resp_state acknowledge(struct snic_qp *qp, const struct roce_hdrs *h
 	return RESP_DONE;
 }
 
-/* One NAK per sequence error (9.7.5.2.2): the requester goes back to ePSN. */
-static enum resp_state err_psn_seq(struct snic_nic *nic, struct snic_qp *qp)
+/* One NAK per sequence error (9.7.5.2.2): the requester goes back to ePSN
+ * and sends everything from there again, so the out-of-sequence packets
+ * after it are dropped silently until those dropped have come again
+ * (ePSN past nak_hi).  A late packet that fills the gap meanwhile (a
+ * reordering) ends nothing: the packets behind it are on their way in
+ * the go-back pass, and NAKing them as a new gap sent the requester back
+ * a second time.  Only a packet dropped before that comes out of sequence
+ * again after ePSN moved is a new error (the pass lost one).  Decided
+ * here, on the error path only: an in-sequence packet just clears
+ * nak_sent, as before. */
+static bool nak_running(const struct snic_resp *r)
 {
+	return r->nak_sent ||
+	       (r->nak_live && roce_psn_diff(r->epsn, r->nak_hi) <= 0);
+}
+
+static enum resp_state err_psn_seq(struct snic_nic *nic, struct snic_qp *qp,
+				   uint32_t psn)
+{
+	struct snic_resp *r = &qp->resp;
+	bool running = nak_running(r);
+
 	QCNT_INC(nic, qp, rx_drop_bad_psn);
-	if (!qp->resp.nak_sent) {
-		qp->resp.nak_sent = true;
+	if (!running)
+		r->nak_hi = psn;
+	if (!running ||
+	    (r->epsn != r->nak_epsn && roce_psn_diff(psn, r->nak_hi) <= 0)) {
+		r->nak_sent = r->nak_live = true;
+		r->nak_epsn = r->epsn;
 		QCNT_INC(nic, qp, nak_seq_sent);
 		resp_flush_acks(nic, qp);
-		send_aeth(nic, qp, ROCE_AETH_NAK | ROCE_NAK_PSN_SEQ_ERR,
-			  qp->resp.epsn);
+		send_aeth(nic, qp, ROCE_AETH_NAK | ROCE_NAK_PSN_SEQ_ERR, r->epsn);
 	}
+	if (roce_psn_diff(psn, r->nak_hi) > 0)
+		r->nak_hi = psn;
 	return RESP_DONE;
 }
 
@@ -335,7 +359,7 @@ static void resp_run(struct snic_nic *nic, struct snic_qp *qp,
 			QCNT_INC(nic, qp, rx_drop_qp_state);
 			s = RESP_DONE;
 			break;
-		case RESP_ERR_PSN_SEQ: s = err_psn_seq(nic, qp); break;
+		case RESP_ERR_PSN_SEQ: s = err_psn_seq(nic, qp, h->psn); break;
 		case RESP_ERR_OP_SEQ:
 			QCNT_INC(nic, qp, rx_drop_opcode_seq);
 			s = RESP_ERR_INVALID;
