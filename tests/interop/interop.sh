@@ -847,6 +847,31 @@ netem_setup() { # SPEC
 		$TC qdisc add dev eth0 handle ffff: ingress && $f true" ||
 		snic_fail "netem $1 could not be set in the VM"
 	snic_log "netem in the VM, both ways on RoCE frames: $1 (seeded before each program run)"
+	[[ $list == lossy && $1 == *loss* ]] && netem_seed_check
+	return 0
+}
+
+# What the seed buys, checked on traffic that is the same in every run:
+# pings over the VM's lo (no RoCE frame goes there) through a netem
+# "loss 2%" on lo, reseeded with `tc qdisc change` as netem_reseed does;
+# the frames it dropped in each of 4 batches of 50 pings are the pass's
+# fingerprint.  Two passes with one seed must drop alike (an unseeded
+# netem matches in all 4 batches about once in 600 tries); a third with
+# another seed is shown beside them.  lo's netem goes before any case.
+netem_seed_check() {
+	local out a b
+	out=$(VM_SECS=180 vm "for s in 42 42 7; do
+		$TC qdisc add dev lo root handle 9: netem loss 2% seed 1 &&
+		$TC qdisc change dev lo root handle 9: netem loss 2% seed \$s || exit 1; p=0; f=;
+		for b in 1 2 3 4; do ping -q -c 50 -i 0.005 -W 1 127.0.0.1 >/dev/null 2>&1;
+			d=\$($TC -s qdisc show dev lo | sed -n 's/.*dropped \([0-9]*\),.*/\1/p'); f=\"\$f \$((d - p))\"; p=\$d; done;
+		echo \"seed \$s:\$f\"; $TC qdisc del dev lo root; done") ||
+		snic_fail "the netem seed check on the VM's lo failed: $out"
+	sed 's/^/  seed| /' <<<"$out"
+	a=$(sed -n 1p <<<"$out") b=$(sed -n 2p <<<"$out")
+	[[ $a == "seed 42: "* && $a == "$b" ]] ||
+		snic_fail "netem's seed did not repeat its draws on identical traffic: '$a' then '$b'"
+	snic_log "netem's seed repeats its draws: the same frames dropped in both passes with seed 42 (lo, 4 x 50 pings)"
 }
 
 # The seed of one program run's netem draws in one direction: fixed per
