@@ -83,11 +83,13 @@ fi
 # rxe computes its ICRC with the "crc32" shash: a soft dependency that
 # --show-depends does not list.
 # The host kernel here has no netem: the lossy cases impair the link inside
-# the VM (netem on eth0 for what rxe sends, on ifb0 fed from eth0's ingress
-# for what it receives), hence the qdiscs, u32, mirred and ifb; act_gact's
-# deterministic mode (`random determ ACTION N`: every Nth frame) picks the
-# frames to drop, duplicate or delay, the same ordinals in every run
-# (netem's seed is newer than this kernel).
+# the VM (netem on ifb1 fed from eth0's egress for what rxe sends, on ifb0
+# fed from eth0's ingress for what it receives), hence the qdiscs, u32,
+# mirred and ifb; act_gact's deterministic mode (`random determ ACTION N`:
+# every Nth frame) picks the frames to duplicate, the same ordinals in
+# every run; netem's own draws are seeded on the backports kernel.
+# (On 6.12 virtio_pci and virtio_console are built in: --show-depends
+# names no file for them.)
 # rdma_ucm is the kernel's rdma_cm for user space (/dev/infiniband/rdma_cm;
 # it pulls in rdma_cm, ib_cm, iw_cm and configfs): rping against snic's
 # own CM.

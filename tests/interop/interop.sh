@@ -535,7 +535,7 @@ elif [[ $list == ipv6 ]]; then
 	# frame.
 	# Seeded (netem_reseed; no correlation, which netem would start
 	# from an unseeded value).
-	n6="loss 2% duplicate 2% delay 2ms reorder 10%"
+	n6="loss 2% duplicate 2% delay 2ms reorder 1%"
 	case_def rc-4k-impaired    pp ibv_rc_pingpong "-s 4096 -m 1024 -n 200 -c" "" "$n6"
 	case_def write-bw-impaired pt ib_write_bw     "-n 100 -s 4096 -F" "" "$n6"
 elif [[ $list == cm ]]; then
