@@ -12,7 +12,8 @@
 #       oracles.  LIST is
 #         lossless  pingpong (RC 4 KiB and 64 KiB, UD, SRQ, UC) and perftest
 #                   (write/read/send/atomic, bw and lat) on a clean link
-#         lossy     the RC cases with netem loss or reordering, or every
+#         lossy     the RC cases with netem loss or reordering (seeded
+#                   per case: bookworm-backports' kernel and tc), or every
 #                   20th RoCE frame duplicated (act_gact determ: the same
 #                   frames in every run), in the VM, both ways, a fresh VM
 #                   per configuration
