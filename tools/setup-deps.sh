@@ -34,6 +34,9 @@ PACKAGES=(
 	valgrind gnuplot-nox
 	# the soft-RoCE peer VM of tests/interop (tools/build-rxe-vm.sh)
 	qemu-system-x86 busybox-static cpio kmod xz-utils
+	# (its bookworm-backports kernel: a zstd payload, the archive keyring
+	# that signs backports)
+	zstd debian-archive-keyring
 	# make fuzz: libFuzzer + ASan/UBSan runtimes, llvm-cov for coverage
 	clang-14 libclang-rt-14-dev llvm-14
 )

@@ -12,7 +12,8 @@
 #       oracles.  LIST is
 #         lossless  pingpong (RC 4 KiB and 64 KiB, UD, SRQ, UC) and perftest
 #                   (write/read/send/atomic, bw and lat) on a clean link
-#         lossy     the RC cases with netem loss or reordering, or every
+#         lossy     the RC cases with netem loss or reordering (seeded
+#                   per case: bookworm-backports' kernel and tc), or every
 #                   20th RoCE frame duplicated (act_gact determ: the same
 #                   frames in every run), in the VM, both ways, a fresh VM
 #                   per configuration
@@ -98,9 +99,14 @@ ipv6_nd_check() {
 }
 case $mode in
 prepare)
-	out=$(bash "$SNIC_ROOT/tools/build-rxe-vm.sh") || snic_fail "tools/build-rxe-vm.sh failed"
-	snic_log "VM in $out:"
-	sed 's/^/  /' "$out/manifest.txt"
+	# Both VMs: Debian 12's kernel (clean links) and bookworm-backports'
+	# (impaired links: netem with a seed).
+	for k in stable backports; do
+		out=$(bash "$SNIC_ROOT/tools/build-rxe-vm.sh" --kernel "$k") ||
+			snic_fail "tools/build-rxe-vm.sh --kernel $k failed"
+		snic_log "VM ($k kernel) in $out:"
+		sed 's/^/  /' "$out/manifest.txt"
+	done
 	exit 0
 	;;
 run | scapy | tshark) ;;
@@ -194,8 +200,17 @@ CTL=$SNIC_BUILD/bin/snicctl
 VMCTL=$SNIC_ROOT/tests/interop/vmctl.py
 snic_need_exec "$EMU" "$CTL" "$PY"
 snic_need_cmd qemu-system-x86_64 ip editcap capinfos tshark ibv_rc_pingpong ib_write_bw
-VM=$(bash "$SNIC_ROOT/tools/build-rxe-vm.sh" --print-dir) ||
+VM_STABLE=$(bash "$SNIC_ROOT/tools/build-rxe-vm.sh" --print-dir) ||
 	snic_fail "the VM is not built: run 'tests/interop/interop.sh prepare' (tools/build-rxe-vm.sh)"
+# Impaired links (the lossy list, the ipv6 list's impaired cases) run on
+# bookworm-backports' kernel and tc, whose netem takes a seed; clean links
+# on Debian 12's own kernel.
+VM_BPO=
+if [[ $list == lossy || $list == ipv6 ]]; then
+	VM_BPO=$(bash "$SNIC_ROOT/tools/build-rxe-vm.sh" --kernel backports --print-dir) ||
+		snic_fail "the backports VM is not built: run 'tests/interop/interop.sh prepare' (tools/build-rxe-vm.sh --kernel backports)"
+fi
+VM=$VM_STABLE
 
 TAP=snictap0
 VM_GID4=1  # rxe: index 0 is the IPv6 link-local GID, 1 the RoCE v2 IPv4 one
@@ -267,14 +282,15 @@ tap_up() {
 
 # Each boot's console in its own file (the guest's kernel warnings: the
 # fault check below reads it).
-VM_BOOTS=0 VM_CONSOLE=
+VM_BOOTS=0 VM_CONSOLE= VM_SHOWN=
 vm_boot() {
 	local t0=$SECONDS
 	VM_BOOTS=$(( VM_BOOTS + 1 ))
 	VM_CONSOLE=$D/vm-console-$VM_BOOTS.log
 	rm -f -- "$VM_SOCK"
 	snic_log "boot $VM_BOOTS: Debian kernel + rxe initramfs from $VM ($accel)"
-	(( VM_BOOTS > 1 )) || sed 's/^/  vm| /' "$VM/manifest.txt"
+	[[ $VM == "$VM_SHOWN" ]] || sed 's/^/  vm| /' "$VM/manifest.txt"
+	VM_SHOWN=$VM
 	# no_timer_check: under TCG on a loaded machine the kernel's check
 	# that the IO-APIC timer ticks can miss its window and panic the boot
 	# ("IO-APIC + timer doesn't work!", seen once at load ~8).
@@ -335,6 +351,8 @@ guest_fault() { # DIR
 CUR_NETEM='unset'
 vm_config() { # SPEC
 	vm_stop
+	VM=$VM_STABLE
+	[[ -n $1 ]] && VM=$VM_BPO
 	vm_boot
 	[[ $list == ipv6 ]] && vm_ipv6_up
 	if [[ $1 == determ* ]]; then
@@ -519,7 +537,9 @@ elif [[ $list == ipv6 ]]; then
 	# fresh VM with netem set, vm_config): both must recover, the data
 	# checked (-c).  Volumes small enough for the oracles to read every
 	# frame.
-	n6="loss 2% duplicate 2% delay 2ms reorder 10% 50%"
+	# Seeded (netem_reseed; no correlation, which netem would start
+	# from an unseeded value).
+	n6="loss 2% duplicate 2% delay 2ms reorder 1%"
 	case_def rc-4k-impaired    pp ibv_rc_pingpong "-s 4096 -m 1024 -n 200 -c" "" "$n6"
 	case_def write-bw-impaired pt ib_write_bw     "-n 100 -s 4096 -F" "" "$n6"
 elif [[ $list == cm ]]; then
@@ -528,16 +548,18 @@ elif [[ $list == cm ]]; then
 	case_def rping      cm rping         "-C 100 -S 64 -v -V"
 else
 	# Impairments in the VM, on RoCE frames both ways, one fresh VM per
-	# configuration (vm_config).  Duplication is reproducible
-	# (determ_setup): every 20th frame, the same ordinals in every run.
-	# Loss and reordering stay netem's random draws (unseeded:
-	# TCA_NETEM_PRNG_SEED came after the guest's 6.1 kernel): periodic
-	# ones held rxe's go-back-N for good - every 50th frame dropped was
-	# the first of its 50-frame retransmission pass every time
-	# (rc-64k-loss/vm-server, 90 s), and with every 10th frame delayed
-	# 2 ms each of its passes ended in another sequence NAK
-	# (write-bw-reorder/snic-server: 191,000 frames in 180 s, unfinished).
-	for n in "loss 2%" "reorder 10% 50% delay 2ms" "determ duplicate 20"; do
+	# configuration (vm_config), the backports kernel.  Duplication is
+	# reproducible (determ_setup): every 20th frame, the same ordinals in
+	# every run.  Loss and reordering are netem's draws, seeded before
+	# each program run (netem_reseed: a fixed seed per case, side and
+	# direction): random-looking, the same draw for the Nth frame in
+	# every run.  Not periodic: periodic ones held rxe's go-back-N for
+	# good - every 50th frame dropped was the first of its 50-frame
+	# retransmission pass every time (rc-64k-loss/vm-server, 90 s), and
+	# with every 10th frame delayed 2 ms each of its passes ended in
+	# another sequence NAK (write-bw-reorder/snic-server: 191,000 frames
+	# in 180 s, unfinished).
+	for n in "loss 2%" "delay 2ms reorder 1%" "determ duplicate 20"; do
 		tag=${n#determ }
 		tag=${tag%% *}
 		case $tag in drop) tag=loss ;; delay) tag=reorder ;; esac
@@ -823,12 +845,59 @@ netem_setup() { # SPEC
 		f+="$TC filter add dev eth0 parent ffff: protocol ${p%% *} prio $n ${p#* } action mirred egress redirect dev ifb0 && "
 	done
 	vm "ip link set ifb0 up && ip link set ifb1 up &&
-		$TC qdisc add dev ifb1 root handle 30: netem $NETEM_LIMIT $1 &&
-		$TC qdisc add dev ifb0 root handle 40: netem $NETEM_LIMIT $1 &&
+		$TC qdisc add dev ifb1 root handle 30: netem $NETEM_LIMIT $1 seed 1 &&
+		$TC qdisc add dev ifb0 root handle 40: netem $NETEM_LIMIT $1 seed 2 &&
 		$TC qdisc add dev eth0 root handle 1: prio &&
 		$TC qdisc add dev eth0 handle ffff: ingress && $f true" ||
 		snic_fail "netem $1 could not be set in the VM"
-	snic_log "netem in the VM, both ways on RoCE frames: $1"
+	snic_log "netem in the VM, both ways on RoCE frames: $1 (seeded before each program run)"
+	[[ $list == lossy && $1 == *loss* ]] && netem_seed_check
+	return 0
+}
+
+# What the seed buys, checked on traffic that is the same in every run:
+# pings over the VM's lo (no RoCE frame goes there) through a netem
+# "loss 2%" on lo, reseeded with `tc qdisc change` as netem_reseed does;
+# the frames it dropped in each of 4 batches of 50 pings are the pass's
+# fingerprint.  Two passes with one seed must drop alike (an unseeded
+# netem matches in all 4 batches about once in 600 tries); a third with
+# another seed is shown beside them.  lo's netem goes before any case.
+netem_seed_check() {
+	local out a b
+	out=$(VM_SECS=180 vm "for s in 42 42 7; do
+		$TC qdisc add dev lo root handle 9: netem loss 2% seed 1 &&
+		$TC qdisc change dev lo root handle 9: netem loss 2% seed \$s || exit 1; p=0; f=;
+		for b in 1 2 3 4; do ping -q -c 50 -i 0.005 -W 1 127.0.0.1 >/dev/null 2>&1;
+			d=\$($TC -s qdisc show dev lo | sed -n 's/.*dropped \([0-9]*\),.*/\1/p'); f=\"\$f \$((d - p))\"; p=\$d; done;
+		echo \"seed \$s:\$f\"; $TC qdisc del dev lo root; done") ||
+		snic_fail "the netem seed check on the VM's lo failed: $out"
+	sed 's/^/  seed| /' <<<"$out"
+	a=$(sed -n 1p <<<"$out") b=$(sed -n 2p <<<"$out")
+	[[ $a == "seed 42: "* && $a == "$b" ]] ||
+		snic_fail "netem's seed did not repeat its draws on identical traffic: '$a' then '$b'"
+	snic_log "netem's seed repeats its draws: the same frames dropped in both passes with seed 42 (lo, 4 x 50 pings)"
+}
+
+# The seed of one program run's netem draws in one direction: fixed per
+# case, side and direction (a hash of them), so a case draws the same
+# sequence in every run; SNIC_INTEROP_SEED (default 0) picks another set.
+netem_seed() { # NAME DIR
+	printf '%s' "${SNIC_INTEROP_SEED:-0}:$1:$2" | cksum | cut -d' ' -f1
+}
+
+# Before each program run: both netem qdiscs reseeded (`tc qdisc change`
+# keeps the qdisc and its queue, which is idle between runs; only the
+# parameters and the PRNG state are set again), so the Nth frame through
+# a direction meets the same draw in every run of the case.  The draws
+# are netem's loss, duplicate and reorder ones (without correlation:
+# netem starts a correlated draw from an unseeded value, init_crandom).
+netem_reseed() { # NAME
+	local so si
+	so=$(netem_seed "$1" rxe-snic) si=$(netem_seed "$1" snic-rxe)
+	vm "$TC qdisc change dev ifb1 root handle 30: netem $NETEM_LIMIT $CUR_NETEM seed $so &&
+		$TC qdisc change dev ifb0 root handle 40: netem $NETEM_LIMIT $CUR_NETEM seed $si" ||
+		snic_fail "netem could not be reseeded in the VM"
+	snic_log "netem seeds for $1: rxe->snic $so, snic->rxe $si"
 }
 
 # The reproducible impairments (SPEC "determ drop|duplicate|delay N
@@ -885,8 +954,15 @@ netem_counters() { # FILE LABEL
 		determ_counters "$1" "$2"
 		return
 	fi
-	vm "echo '$2 rxe -> snic (eth0 egress via ifb1):'; $TC -s qdisc show dev ifb1;
-		echo '$2 snic -> rxe (eth0 ingress via ifb0):'; $TC -s qdisc show dev ifb0" >>"$1" 2>&1 || true
+	local out
+	out=$(vm "echo '$2 rxe -> snic (eth0 egress via ifb1):'; $TC -s qdisc show dev ifb1;
+		echo '$2 snic -> rxe (eth0 ingress via ifb0):'; $TC -s qdisc show dev ifb0" 2>&1) || true
+	echo "$out" >>"$1"
+	# One line per direction: LABEL DIR seed S sent P dropped D
+	# (cumulative over the VM's configuration)
+	awk -v l="$2" '/ -> / { d = $2 $3 $4 } / seed / { s = $0; sub(/.* seed /, "", s); sub(/ .*/, "", s) }
+		/Sent [0-9]+ bytes/ { x = $0; sub(/.*dropped /, "", x); sub(/,.*/, "", x)
+			print l, d, "seed", s, "sent", $4, "dropped", x }' <<<"$out" >>"$1"
 }
 
 # The deterministic impairment's counters: the filters' action statistics
@@ -932,16 +1008,14 @@ determ_chosen_both() { # FILE
 # Status 0 when netem dropped frames in both directions during the case
 # (the dropped counters after it above those before).
 netem_dropped_both() { # FILE
-	awk '$1 == "before" || $1 == "after" { k = $1 " " $2 " " $4 }
-		/dropped/ { n = $0; sub(/.*dropped /, "", n); sub(/,.*/, "", n); d[k] = n + 0 }
-		END { exit !(d["after rxe snic"] > d["before rxe snic"] && d["after snic rxe"] > d["before snic rxe"]) }' "$1"
+	awk '$3 == "seed" && $7 == "dropped" { d[$1 " " $2] = $8 }
+		END { exit !(d["after rxe->snic"] > d["before rxe->snic"] && d["after snic->rxe"] > d["before snic->rxe"]) }' "$1"
 }
 
 # Status 0 when netem dropped frames in at least one direction.
 netem_dropped_any() { # FILE
-	awk '$1 == "before" || $1 == "after" { k = $1 " " $2 " " $4 }
-		/dropped/ { n = $0; sub(/.*dropped /, "", n); sub(/,.*/, "", n); d[k] = n + 0 }
-		END { exit !(d["after rxe snic"] > d["before rxe snic"] || d["after snic rxe"] > d["before snic rxe"]) }' "$1"
+	awk '$3 == "seed" && $7 == "dropped" { d[$1 " " $2] = $8 }
+		END { exit !(d["after rxe->snic"] > d["before rxe->snic"] || d["after snic->rxe"] > d["before snic->rxe"]) }' "$1"
 }
 
 # Which netem check a case gets.  The lossy list's one-way runs move
@@ -972,6 +1046,7 @@ run_case() { # I SRV NAME DIR
 	snic_log "case $name: ${C_PROG[$i]} ${C_ARGS[$i]}${C_NETEM[$i]:+ (netem ${C_NETEM[$i]})}"
 	ctl_snapshot "$cd/snicctl-before.json"
 	DETERM_BAD=
+	[[ -n ${C_NETEM[$i]} && ${C_NETEM[$i]} != determ* ]] && netem_reseed "$name"
 	[[ -n ${C_NETEM[$i]} ]] && netem_counters "$cd/netem.txt" before
 	t0=$(date +%s.%N)
 	VERDICT=
@@ -985,7 +1060,13 @@ run_case() { # I SRV NAME DIR
 			determ_chosen_both "$cd/netem.txt" ||
 				VERDICT+="the impairment chose no frame in one direction (is the link impaired?); "
 			[[ -z $DETERM_BAD ]] || VERDICT+=$DETERM_BAD
-		elif [[ ${C_NETEM[$i]} == *loss* ]]; then
+		else
+			# this run's own figures (the counters are cumulative):
+			# what two runs of the case compare
+			awk '$3 == "seed" { k = $2; if ($1 == "before") { p[k] = $6; d[k] = $8 }
+				else print "  tc| this run " k " seed " $4 ": sent " $6 - p[k] ", dropped " $8 - d[k] }' "$cd/netem.txt"
+		fi
+		if [[ ${C_NETEM[$i]} == *loss* ]]; then
 			netem_dropped_enough "$i" "$cd/netem.txt" ||
 				VERDICT+="netem dropped nothing in one direction (is the link impaired?); "
 		fi
