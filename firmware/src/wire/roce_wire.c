@@ -25,11 +25,13 @@ enum {
 	L_DETH = 32, L_XRC = 64,
 };
 #define LAYOUT(fl)                                                           \
-	(((fl) & ROCE_F_RETH ? L_RETH : 0) | ((fl) & ROCE_F_AETH ? L_AETH : 0) | \
-	 ((fl) & (ROCE_F_IMM | ROCE_F_INV) ? L_IMM : 0) |                     \
-	 ((fl) & ROCE_F_ATOMIC ? L_ATOMIC : 0) |                              \
-	 ((fl) & ROCE_F_ATOMICACK ? L_AACK : 0) |                             \
-	 ((fl) & ROCE_F_DETH ? L_DETH : 0) | ((fl) & ROCE_F_XRCETH ? L_XRC : 0))
+	(((fl) & ROCE_F_RETH ? L_RETH : 0) |                                 \
+	 ((fl) & ROCE_F_AETH ? L_AETH : 0) |                                 \
+	 ((fl) & (ROCE_F_IMM | ROCE_F_INV) ? L_IMM : 0) |                    \
+	 ((fl) & ROCE_F_ATOMIC ? L_ATOMIC : 0) |                             \
+	 ((fl) & ROCE_F_ATOMICACK ? L_AACK : 0) |                            \
+	 ((fl) & ROCE_F_DETH ? L_DETH : 0) |                                 \
+	 ((fl) & ROCE_F_XRCETH ? L_XRC : 0))
 #define OP(name, fl, xl) { name, fl, xl, LAYOUT(fl) }
 
 #define V     ROCE_F_VALID
@@ -46,52 +48,52 @@ enum {
 	[(base) | 0x00] = OP(T "_SEND_FIRST", SREQ | FIRST | (X), XL),       \
 	[(base) | 0x01] = OP(T "_SEND_MIDDLE", SREQ | (X), XL),              \
 	[(base) | 0x02] = OP(T "_SEND_LAST", SREQ | LAST | (X), XL),         \
-	[(base) | 0x03] = OP(T "_SEND_LAST_IMM",                              \
+	[(base) | 0x03] = OP(T "_SEND_LAST_IMM",                             \
 			    SREQ | LAST | ROCE_F_IMM | (X),                  \
-			    (XL) + ROCE_IMM_LEN),                           \
+			    (XL) + ROCE_IMM_LEN),                            \
 	[(base) | 0x04] = OP(T "_SEND_ONLY", SREQ | ONLY | (X), XL),         \
-	[(base) | 0x05] = OP(T "_SEND_ONLY_IMM",                              \
+	[(base) | 0x05] = OP(T "_SEND_ONLY_IMM",                             \
 			    SREQ | ONLY | ROCE_F_IMM | (X),                  \
-			    (XL) + ROCE_IMM_LEN),                           \
-	[(base) | 0x06] = OP(T "_WRITE_FIRST",                                \
+			    (XL) + ROCE_IMM_LEN),                            \
+	[(base) | 0x06] = OP(T "_WRITE_FIRST",                               \
 			    WREQ | FIRST | ROCE_F_RETH | (X),                \
-			    (XL) + ROCE_RETH_LEN),                          \
+			    (XL) + ROCE_RETH_LEN),                           \
 	[(base) | 0x07] = OP(T "_WRITE_MIDDLE", WREQ | (X), XL),             \
 	[(base) | 0x08] = OP(T "_WRITE_LAST", WREQ | LAST | (X), XL),        \
-	[(base) | 0x09] = OP(T "_WRITE_LAST_IMM",                             \
+	[(base) | 0x09] = OP(T "_WRITE_LAST_IMM",                            \
 			    WREQ | LAST | ROCE_F_IMM | (X),                  \
-			    (XL) + ROCE_IMM_LEN),                           \
-	[(base) | 0x0a] = OP(T "_WRITE_ONLY",                                 \
+			    (XL) + ROCE_IMM_LEN),                            \
+	[(base) | 0x0a] = OP(T "_WRITE_ONLY",                                \
 			    WREQ | ONLY | ROCE_F_RETH | (X),                 \
-			    (XL) + ROCE_RETH_LEN),                          \
-	[(base) | 0x0b] = OP(T "_WRITE_ONLY_IMM",                             \
+			    (XL) + ROCE_RETH_LEN),                           \
+	[(base) | 0x0b] = OP(T "_WRITE_ONLY_IMM",                            \
 			    WREQ | ONLY | ROCE_F_RETH | ROCE_F_IMM | (X),    \
 			    (XL) + ROCE_RETH_LEN + ROCE_IMM_LEN)
 
 /* READ, its responses, ACKs and atomics, shared by RC and XRC (X, XL:
  * the XRCETH of XRC requests; responses carry none). */
 #define READ_ATOMIC_OPS(base, T, X, XL)                                      \
-	[(base) | 0x0c] = OP(T "_READ_REQ",                                   \
+	[(base) | 0x0c] = OP(T "_READ_REQ",                                  \
 			    V | ROCE_F_REQ | ROCE_F_READ | ONLY |            \
 				    ROCE_F_RETH | (X),                       \
-			    (XL) + ROCE_RETH_LEN),                          \
-	[(base) | 0x0d] = OP(T "_READ_RESP_FIRST",                            \
-			    RRESP | FIRST | ROCE_F_AETH, ROCE_AETH_LEN),    \
+			    (XL) + ROCE_RETH_LEN),                           \
+	[(base) | 0x0d] = OP(T "_READ_RESP_FIRST",                           \
+			    RRESP | FIRST | ROCE_F_AETH, ROCE_AETH_LEN),     \
 	[(base) | 0x0e] = OP(T "_READ_RESP_MIDDLE", RRESP, 0),               \
-	[(base) | 0x0f] = OP(T "_READ_RESP_LAST",                             \
-			    RRESP | LAST | ROCE_F_AETH, ROCE_AETH_LEN),     \
-	[(base) | 0x10] = OP(T "_READ_RESP_ONLY",                             \
-			    RRESP | ONLY | ROCE_F_AETH, ROCE_AETH_LEN),     \
-	[(base) | 0x11] = OP(T "_ACK", V | ROCE_F_RESP | ROCE_F_AETH,         \
-			    ROCE_AETH_LEN),                                 \
-	[(base) | 0x12] = OP(T "_ATOMIC_ACK",                                 \
+	[(base) | 0x0f] = OP(T "_READ_RESP_LAST",                            \
+			    RRESP | LAST | ROCE_F_AETH, ROCE_AETH_LEN),      \
+	[(base) | 0x10] = OP(T "_READ_RESP_ONLY",                            \
+			    RRESP | ONLY | ROCE_F_AETH, ROCE_AETH_LEN),      \
+	[(base) | 0x11] = OP(T "_ACK", V | ROCE_F_RESP | ROCE_F_AETH,        \
+			    ROCE_AETH_LEN),                                  \
+	[(base) | 0x12] = OP(T "_ATOMIC_ACK",                                \
 			    V | ROCE_F_RESP | ROCE_F_AETH | ROCE_F_ATOMICACK, \
-			    ROCE_AETH_LEN + ROCE_ATOMICACK_LEN),            \
-	[(base) | 0x13] = OP(T "_CMP_SWAP",                                   \
+			    ROCE_AETH_LEN + ROCE_ATOMICACK_LEN),             \
+	[(base) | 0x13] = OP(T "_CMP_SWAP",                                  \
 			    V | ROCE_F_REQ | ROCE_F_ATOMIC_OP | ONLY |       \
 				    ROCE_F_ATOMIC | (X),                     \
-			    (XL) + ROCE_ATOMIC_LEN),                        \
-	[(base) | 0x14] = OP(T "_FETCH_ADD",                                  \
+			    (XL) + ROCE_ATOMIC_LEN),                         \
+	[(base) | 0x14] = OP(T "_FETCH_ADD",                                 \
 			    V | ROCE_F_REQ | ROCE_F_ATOMIC_OP | ONLY |       \
 				    ROCE_F_ATOMIC | (X),                     \
 			    (XL) + ROCE_ATOMIC_LEN)
