@@ -676,43 +676,105 @@ static void build_bth(uint8_t *b, const struct roce_hdrs *h, uint32_t pad)
 	put24(b + 9, h->psn & ROCE_PSN_MASK);
 }
 
-/* Mirror of parse_ext; reserved bytes are written as zero. */
-static void build_ext(uint8_t *p, uint32_t fl, const struct roce_hdrs *h)
+/* One extension header each (IBTA 9.3), reserved bytes zero. */
+static inline __attribute__((always_inline))
+void put_reth(uint8_t *p, const struct roce_hdrs *h)
 {
-	if (fl & ROCE_F_DETH) {
-		put32(p, h->deth_qkey);
-		put32(p + 4, h->deth_sqpn & ROCE_QPN_MASK);
-		p += ROCE_DETH_LEN;
-	}
-	if (fl & ROCE_F_XRCETH) {
-		put32(p, h->xrc_srqn & ROCE_QPN_MASK);
-		p += ROCE_XRCETH_LEN;
-	}
-	if (fl & ROCE_F_RETH) {
-		put64(p, h->reth_va);
-		put32(p + 8, h->reth_rkey);
-		put32(p + 12, h->reth_len);
-		p += ROCE_RETH_LEN;
-	}
-	if (fl & ROCE_F_ATOMIC) {
-		put64(p, h->atomic_va);
-		put32(p + 8, h->atomic_rkey);
-		put64(p + 12, h->atomic_swap_add);
-		put64(p + 20, h->atomic_cmp);
-		p += ROCE_ATOMIC_LEN;
-	}
-	if (fl & ROCE_F_AETH) {
-		p[0] = h->aeth_syndrome;
-		put24(p + 1, h->aeth_msn);
-		p += ROCE_AETH_LEN;
-	}
-	if (fl & ROCE_F_ATOMICACK) {
-		put64(p, h->atomic_orig);
-		p += ROCE_ATOMICACK_LEN;
-	}
-	if (fl & (ROCE_F_IMM | ROCE_F_INV))
-		memcpy(p, &h->imm, ROCE_IMM_LEN);
+	put64(p, h->reth_va);
+	put32(p + 8, h->reth_rkey);
+	put32(p + 12, h->reth_len);
 }
+
+static inline __attribute__((always_inline))
+void put_aeth(uint8_t *p, const struct roce_hdrs *h)
+{
+	p[0] = h->aeth_syndrome;
+	put24(p + 1, h->aeth_msn);
+}
+
+static inline __attribute__((always_inline))
+void put_atomic(uint8_t *p, const struct roce_hdrs *h)
+{
+	put64(p, h->atomic_va);
+	put32(p + 8, h->atomic_rkey);
+	put64(p + 12, h->atomic_swap_add);
+	put64(p + 20, h->atomic_cmp);
+}
+
+static inline __attribute__((always_inline))
+void put_deth(uint8_t *p, const struct roce_hdrs *h)
+{
+	put32(p, h->deth_qkey);
+	put32(p + 4, h->deth_sqpn & ROCE_QPN_MASK);
+}
+
+static inline __attribute__((always_inline))
+void put_imm(uint8_t *p, const struct roce_hdrs *h)
+{
+	memcpy(p, &h->imm, ROCE_IMM_LEN);
+}
+
+static inline __attribute__((always_inline))
+void put_xrc(uint8_t *p, const struct roce_hdrs *h)
+{
+	put32(p, h->xrc_srqn & ROCE_QPN_MASK);
+}
+
+#define RETH_ ROCE_RETH_LEN
+#define XRC_  ROCE_XRCETH_LEN
+
+/* Mirror of parse_ext: the opcode's layout, each header at its offset. */
+static void build_ext(uint8_t *p, uint8_t layout, const struct roce_hdrs *h)
+{
+	switch (layout) {
+	case L_RETH | L_IMM:
+		put_imm(p + RETH_, h);
+		/* fall through */
+	case L_RETH:
+		put_reth(p, h);
+		break;
+	case L_IMM:
+		put_imm(p, h);
+		break;
+	case L_AETH | L_AACK:
+		put64(p + ROCE_AETH_LEN, h->atomic_orig); /* AtomicAckETH */
+		/* fall through */
+	case L_AETH:
+		put_aeth(p, h);
+		break;
+	case L_ATOMIC:
+		put_atomic(p, h);
+		break;
+	case L_DETH | L_IMM:
+		put_imm(p + ROCE_DETH_LEN, h);
+		/* fall through */
+	case L_DETH:
+		put_deth(p, h);
+		break;
+	case L_XRC | L_RETH | L_IMM:
+		put_imm(p + XRC_ + RETH_, h);
+		/* fall through */
+	case L_XRC | L_RETH:
+		put_reth(p + XRC_, h);
+		put_xrc(p, h);
+		break;
+	case L_XRC | L_IMM:
+		put_imm(p + XRC_, h);
+		/* fall through */
+	case L_XRC:
+		put_xrc(p, h);
+		break;
+	case L_XRC | L_ATOMIC:
+		put_atomic(p + XRC_, h);
+		put_xrc(p, h);
+		break;
+	default:                        /* no header (0): nothing to write */
+		break;
+	}
+}
+
+#undef RETH_
+#undef XRC_
 
 /* What follows the UDP header: BTH, extension headers, zero pad, ICRC. */
 static inline __attribute__((always_inline))
@@ -722,7 +784,7 @@ void build_l5(uint8_t *frame, uint8_t *bth, const struct roce_hdrs *h,
 	uint32_t pad = -payload_len & 3u;       /* BTH PadCnt (IBTA 9.2) */
 
 	build_bth(bth, h, pad);
-	build_ext(bth + ROCE_BTH_LEN, roce_opcodes[h->opcode].flags, h);
+	build_ext(bth + ROCE_BTH_LEN, roce_opcodes[h->opcode].layout, h);
 	memset(frame + len - ROCE_ICRC_LEN - pad, 0, pad);
 	put_icrc(frame + len - ROCE_ICRC_LEN,
 		 roce_icrc_ip(frame, len - ROCE_ICRC_LEN, bth != frame + BTH));
