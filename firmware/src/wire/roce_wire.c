@@ -402,61 +402,154 @@ static void parse_bth(const uint8_t *bth, struct roce_hdrs *h)
 	h->psn = get32(b + 8) & ROCE_PSN_MASK;
 }
 
-/* One extension header each (IBTA 9.3), from its first byte. */
-static inline __attribute__((always_inline))
-void get_reth(const uint8_t *p, struct roce_hdrs *h)
+/* One extension header each (IBTA 9.3) at p: read into h, or written
+ * from h when put (reserved bytes zero); always inlined, so each use
+ * keeps only its direction. */
+#define CODEC static inline __attribute__((always_inline)) void
+
+CODEC ext_reth(uint8_t *p, struct roce_hdrs *h, bool put)
 {
-	h->reth_va = get64(p);                  /* VA, R_Key, DMA length */
-	h->reth_rkey = get32(p + 8);
-	h->reth_len = get32(p + 12);
+	if (put) {                              /* VA, R_Key, DMA length */
+		put64(p, h->reth_va);
+		put32(p + 8, h->reth_rkey);
+		put32(p + 12, h->reth_len);
+	} else {
+		h->reth_va = get64(p);
+		h->reth_rkey = get32(p + 8);
+		h->reth_len = get32(p + 12);
+	}
 }
 
-static inline __attribute__((always_inline))
-void get_aeth(const uint8_t *p, struct roce_hdrs *h)
+CODEC ext_aeth(uint8_t *p, struct roce_hdrs *h, bool put)
 {
-	h->aeth_syndrome = p[0];                /* syndrome, MSN */
-	h->aeth_msn = get24(p + 1);
+	if (put) {                              /* syndrome, MSN */
+		p[0] = h->aeth_syndrome;
+		put24(p + 1, h->aeth_msn);
+	} else {
+		h->aeth_syndrome = p[0];
+		h->aeth_msn = get24(p + 1);
+	}
 }
 
-static inline __attribute__((always_inline))
-void get_atomic(const uint8_t *p, struct roce_hdrs *h)
+CODEC ext_aack(uint8_t *p, struct roce_hdrs *h, bool put)
 {
-	h->atomic_va = get64(p);                /* VA, R_Key, swap/add, cmp */
-	h->atomic_rkey = get32(p + 8);
-	h->atomic_swap_add = get64(p + 12);
-	h->atomic_cmp = get64(p + 20);
+	if (put)                                /* original data */
+		put64(p, h->atomic_orig);
+	else
+		h->atomic_orig = get64(p);
 }
 
-static inline __attribute__((always_inline))
-void get_deth(const uint8_t *p, struct roce_hdrs *h)
+CODEC ext_atomic(uint8_t *p, struct roce_hdrs *h, bool put)
 {
-	h->deth_qkey = get32(p);                /* Q_Key, rsvd, SrcQP */
-	h->deth_sqpn = get24(p + 5);
+	if (put) {                      /* VA, R_Key, swap/add, compare */
+		put64(p, h->atomic_va);
+		put32(p + 8, h->atomic_rkey);
+		put64(p + 12, h->atomic_swap_add);
+		put64(p + 20, h->atomic_cmp);
+	} else {
+		h->atomic_va = get64(p);
+		h->atomic_rkey = get32(p + 8);
+		h->atomic_swap_add = get64(p + 12);
+		h->atomic_cmp = get64(p + 20);
+	}
+}
+
+CODEC ext_deth(uint8_t *p, struct roce_hdrs *h, bool put)
+{
+	if (put) {                              /* Q_Key, rsvd, SrcQP */
+		put32(p, h->deth_qkey);
+		put32(p + 4, h->deth_sqpn & ROCE_QPN_MASK);
+	} else {
+		h->deth_qkey = get32(p);
+		h->deth_sqpn = get24(p + 5);
+	}
 }
 
 /* ImmDt or IETH (R_Key): kept in network order. */
-static inline __attribute__((always_inline))
-void get_imm(const uint8_t *p, struct roce_hdrs *h)
+CODEC ext_imm(uint8_t *p, struct roce_hdrs *h, bool put)
 {
-	memcpy(&h->imm, p, ROCE_IMM_LEN);
+	if (put)
+		memcpy(p, &h->imm, ROCE_IMM_LEN);
+	else
+		memcpy(&h->imm, p, ROCE_IMM_LEN);
 }
 
-static inline __attribute__((always_inline))
-void get_xrc(const uint8_t *p, struct roce_hdrs *h)
+CODEC ext_xrc(uint8_t *p, struct roce_hdrs *h, bool put)
 {
-	h->xrc_srqn = get24(p + 1);             /* rsvd, XRCSRQ */
+	if (put)                                /* rsvd, XRCSRQ */
+		put32(p, h->xrc_srqn & ROCE_QPN_MASK);
+	else
+		h->xrc_srqn = get24(p + 1);
 }
 
-#define RETH_     ROCE_RETH_LEN
-#define XRC_      ROCE_XRCETH_LEN
+#define RETH_ ROCE_RETH_LEN
+#define XRC_  ROCE_XRCETH_LEN
 
 /*
- * The extension headers of the opcode's layout (the table's, see LAYOUT),
+ * The extension headers of an opcode's layout (the table's, see LAYOUT),
  * each at the fixed offset IBTA 9.2's order gives it in that layout:
- * DETH, XRCETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt/IETH.  The
- * fields of the headers the opcode does not carry are 0 (h is not
+ * DETH, XRCETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt/IETH.  One
+ * switch for parse (put false) and build (put true).
+ */
+CODEC ext_walk(uint8_t *p, uint8_t layout, struct roce_hdrs *h, bool put)
+{
+	switch (layout) {
+	case L_RETH | L_IMM:
+		ext_imm(p + RETH_, h, put);
+		/* fall through */
+	case L_RETH:
+		ext_reth(p, h, put);
+		break;
+	case L_IMM:
+		ext_imm(p, h, put);
+		break;
+	case L_AETH | L_AACK:
+		ext_aack(p + ROCE_AETH_LEN, h, put);
+		/* fall through */
+	case L_AETH:
+		ext_aeth(p, h, put);
+		break;
+	case L_ATOMIC:
+		ext_atomic(p, h, put);
+		break;
+	case L_DETH | L_IMM:
+		ext_imm(p + ROCE_DETH_LEN, h, put);
+		/* fall through */
+	case L_DETH:
+		ext_deth(p, h, put);
+		break;
+	case L_XRC | L_RETH | L_IMM:
+		ext_imm(p + XRC_ + RETH_, h, put);
+		/* fall through */
+	case L_XRC | L_RETH:
+		ext_reth(p + XRC_, h, put);
+		ext_xrc(p, h, put);
+		break;
+	case L_XRC | L_IMM:
+		ext_imm(p + XRC_, h, put);
+		/* fall through */
+	case L_XRC:
+		ext_xrc(p, h, put);
+		break;
+	case L_XRC | L_ATOMIC:
+		ext_atomic(p + XRC_, h, put);
+		ext_xrc(p, h, put);
+		break;
+	default:                        /* no header (0) */
+		break;
+	}
+}
+
+#undef RETH_
+#undef XRC_
+#undef CODEC
+
+/*
+ * The fields of the headers the opcode does not carry are 0 (h is not
  * cleared beforehand: a 128-byte clear was a string instruction of 17
- * steps per frame), so nothing of an earlier frame is ever read.  check_bth made sure they are all there.
+ * steps per frame), so nothing of an earlier frame is ever read.
+ * check_bth made sure the headers are all there; the frame is only read
+ * (ext_walk in get mode).
  */
 static void parse_ext(const uint8_t *p, uint8_t layout, struct roce_hdrs *h)
 {
@@ -469,55 +562,8 @@ static void parse_ext(const uint8_t *p, uint8_t layout, struct roce_hdrs *h)
 	h->atomic_rkey = 0;
 	h->atomic_orig = 0;
 	h->deth_qkey = h->deth_sqpn = h->xrc_srqn = 0;
-	switch (layout) {
-	case L_RETH | L_IMM:
-		get_imm(p + RETH_, h);
-		/* fall through */
-	case L_RETH:
-		get_reth(p, h);
-		break;
-	case L_IMM:
-		get_imm(p, h);
-		break;
-	case L_AETH | L_AACK:
-		h->atomic_orig = get64(p + ROCE_AETH_LEN); /* AtomicAckETH */
-		/* fall through */
-	case L_AETH:
-		get_aeth(p, h);
-		break;
-	case L_ATOMIC:
-		get_atomic(p, h);
-		break;
-	case L_DETH | L_IMM:
-		get_imm(p + ROCE_DETH_LEN, h);
-		/* fall through */
-	case L_DETH:
-		get_deth(p, h);
-		break;
-	case L_XRC | L_RETH | L_IMM:
-		get_imm(p + XRC_ + RETH_, h);
-		/* fall through */
-	case L_XRC | L_RETH:
-		get_reth(p + XRC_, h);
-		get_xrc(p, h);
-		break;
-	case L_XRC | L_IMM:
-		get_imm(p + XRC_, h);
-		/* fall through */
-	case L_XRC:
-		get_xrc(p, h);
-		break;
-	case L_XRC | L_ATOMIC:
-		get_atomic(p + XRC_, h);
-		get_xrc(p, h);
-		break;
-	default:                        /* no header (0): nothing to read */
-		break;
-	}
+	ext_walk((uint8_t *)p, layout, h, false);
 }
-
-#undef RETH_
-#undef XRC_
 
 static void parse_ip6(const uint8_t *f, struct roce_hdrs *h)
 {
@@ -676,105 +722,11 @@ static void build_bth(uint8_t *b, const struct roce_hdrs *h, uint32_t pad)
 	put24(b + 9, h->psn & ROCE_PSN_MASK);
 }
 
-/* One extension header each (IBTA 9.3), reserved bytes zero. */
-static inline __attribute__((always_inline))
-void put_reth(uint8_t *p, const struct roce_hdrs *h)
-{
-	put64(p, h->reth_va);
-	put32(p + 8, h->reth_rkey);
-	put32(p + 12, h->reth_len);
-}
-
-static inline __attribute__((always_inline))
-void put_aeth(uint8_t *p, const struct roce_hdrs *h)
-{
-	p[0] = h->aeth_syndrome;
-	put24(p + 1, h->aeth_msn);
-}
-
-static inline __attribute__((always_inline))
-void put_atomic(uint8_t *p, const struct roce_hdrs *h)
-{
-	put64(p, h->atomic_va);
-	put32(p + 8, h->atomic_rkey);
-	put64(p + 12, h->atomic_swap_add);
-	put64(p + 20, h->atomic_cmp);
-}
-
-static inline __attribute__((always_inline))
-void put_deth(uint8_t *p, const struct roce_hdrs *h)
-{
-	put32(p, h->deth_qkey);
-	put32(p + 4, h->deth_sqpn & ROCE_QPN_MASK);
-}
-
-static inline __attribute__((always_inline))
-void put_imm(uint8_t *p, const struct roce_hdrs *h)
-{
-	memcpy(p, &h->imm, ROCE_IMM_LEN);
-}
-
-static inline __attribute__((always_inline))
-void put_xrc(uint8_t *p, const struct roce_hdrs *h)
-{
-	put32(p, h->xrc_srqn & ROCE_QPN_MASK);
-}
-
-#define RETH_ ROCE_RETH_LEN
-#define XRC_  ROCE_XRCETH_LEN
-
-/* Mirror of parse_ext: the opcode's layout, each header at its offset. */
+/* Mirror of parse_ext (ext_walk in put mode: h is only read). */
 static void build_ext(uint8_t *p, uint8_t layout, const struct roce_hdrs *h)
 {
-	switch (layout) {
-	case L_RETH | L_IMM:
-		put_imm(p + RETH_, h);
-		/* fall through */
-	case L_RETH:
-		put_reth(p, h);
-		break;
-	case L_IMM:
-		put_imm(p, h);
-		break;
-	case L_AETH | L_AACK:
-		put64(p + ROCE_AETH_LEN, h->atomic_orig); /* AtomicAckETH */
-		/* fall through */
-	case L_AETH:
-		put_aeth(p, h);
-		break;
-	case L_ATOMIC:
-		put_atomic(p, h);
-		break;
-	case L_DETH | L_IMM:
-		put_imm(p + ROCE_DETH_LEN, h);
-		/* fall through */
-	case L_DETH:
-		put_deth(p, h);
-		break;
-	case L_XRC | L_RETH | L_IMM:
-		put_imm(p + XRC_ + RETH_, h);
-		/* fall through */
-	case L_XRC | L_RETH:
-		put_reth(p + XRC_, h);
-		put_xrc(p, h);
-		break;
-	case L_XRC | L_IMM:
-		put_imm(p + XRC_, h);
-		/* fall through */
-	case L_XRC:
-		put_xrc(p, h);
-		break;
-	case L_XRC | L_ATOMIC:
-		put_atomic(p + XRC_, h);
-		put_xrc(p, h);
-		break;
-	default:                        /* no header (0): nothing to write */
-		break;
-	}
+	ext_walk(p, layout, (struct roce_hdrs *)h, true);
 }
-
-#undef RETH_
-#undef XRC_
 
 /* What follows the UDP header: BTH, extension headers, zero pad, ICRC. */
 static inline __attribute__((always_inline))
