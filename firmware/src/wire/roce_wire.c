@@ -17,6 +17,23 @@
 
 /* ---- opcode table (IBTA 9.2.1 table 37, 9.3 for the header sets) ---- */
 
+/* An opcode's set of extension headers as one small number, the key of
+ * parse_ext's switch: a bit per header kind (the IETH counts as ImmDt:
+ * the same 4 bytes in the same place, IBTA 9.2). */
+enum {
+	L_RETH = 1, L_AETH = 2, L_IMM = 4, L_ATOMIC = 8, L_AACK = 16,
+	L_DETH = 32, L_XRC = 64,
+};
+#define LAYOUT(fl)                                                           \
+	(((fl) & ROCE_F_RETH ? L_RETH : 0) |                                 \
+	 ((fl) & ROCE_F_AETH ? L_AETH : 0) |                                 \
+	 ((fl) & (ROCE_F_IMM | ROCE_F_INV) ? L_IMM : 0) |                    \
+	 ((fl) & ROCE_F_ATOMIC ? L_ATOMIC : 0) |                             \
+	 ((fl) & ROCE_F_ATOMICACK ? L_AACK : 0) |                            \
+	 ((fl) & ROCE_F_DETH ? L_DETH : 0) |                                 \
+	 ((fl) & ROCE_F_XRCETH ? L_XRC : 0))
+#define OP(name, fl, xl) { name, fl, xl, LAYOUT(fl) }
+
 #define V     ROCE_F_VALID
 #define PAY   ROCE_F_PAYLOAD
 #define FIRST ROCE_F_FIRST
@@ -28,58 +45,58 @@
 
 /* SEND and RDMA WRITE, shared by RC and UC (same low 5 bits). */
 #define SEND_WRITE_OPS(base, T, X, XL)                                       \
-	[(base) | 0x00] = { T "_SEND_FIRST", SREQ | FIRST | (X), XL },       \
-	[(base) | 0x01] = { T "_SEND_MIDDLE", SREQ | (X), XL },              \
-	[(base) | 0x02] = { T "_SEND_LAST", SREQ | LAST | (X), XL },         \
-	[(base) | 0x03] = { T "_SEND_LAST_IMM",                              \
+	[(base) | 0x00] = OP(T "_SEND_FIRST", SREQ | FIRST | (X), XL),       \
+	[(base) | 0x01] = OP(T "_SEND_MIDDLE", SREQ | (X), XL),              \
+	[(base) | 0x02] = OP(T "_SEND_LAST", SREQ | LAST | (X), XL),         \
+	[(base) | 0x03] = OP(T "_SEND_LAST_IMM",                             \
 			    SREQ | LAST | ROCE_F_IMM | (X),                  \
-			    (XL) + ROCE_IMM_LEN },                           \
-	[(base) | 0x04] = { T "_SEND_ONLY", SREQ | ONLY | (X), XL },         \
-	[(base) | 0x05] = { T "_SEND_ONLY_IMM",                              \
+			    (XL) + ROCE_IMM_LEN),                            \
+	[(base) | 0x04] = OP(T "_SEND_ONLY", SREQ | ONLY | (X), XL),         \
+	[(base) | 0x05] = OP(T "_SEND_ONLY_IMM",                             \
 			    SREQ | ONLY | ROCE_F_IMM | (X),                  \
-			    (XL) + ROCE_IMM_LEN },                           \
-	[(base) | 0x06] = { T "_WRITE_FIRST",                                \
+			    (XL) + ROCE_IMM_LEN),                            \
+	[(base) | 0x06] = OP(T "_WRITE_FIRST",                               \
 			    WREQ | FIRST | ROCE_F_RETH | (X),                \
-			    (XL) + ROCE_RETH_LEN },                          \
-	[(base) | 0x07] = { T "_WRITE_MIDDLE", WREQ | (X), XL },             \
-	[(base) | 0x08] = { T "_WRITE_LAST", WREQ | LAST | (X), XL },        \
-	[(base) | 0x09] = { T "_WRITE_LAST_IMM",                             \
+			    (XL) + ROCE_RETH_LEN),                           \
+	[(base) | 0x07] = OP(T "_WRITE_MIDDLE", WREQ | (X), XL),             \
+	[(base) | 0x08] = OP(T "_WRITE_LAST", WREQ | LAST | (X), XL),        \
+	[(base) | 0x09] = OP(T "_WRITE_LAST_IMM",                            \
 			    WREQ | LAST | ROCE_F_IMM | (X),                  \
-			    (XL) + ROCE_IMM_LEN },                           \
-	[(base) | 0x0a] = { T "_WRITE_ONLY",                                 \
+			    (XL) + ROCE_IMM_LEN),                            \
+	[(base) | 0x0a] = OP(T "_WRITE_ONLY",                                \
 			    WREQ | ONLY | ROCE_F_RETH | (X),                 \
-			    (XL) + ROCE_RETH_LEN },                          \
-	[(base) | 0x0b] = { T "_WRITE_ONLY_IMM",                             \
+			    (XL) + ROCE_RETH_LEN),                           \
+	[(base) | 0x0b] = OP(T "_WRITE_ONLY_IMM",                            \
 			    WREQ | ONLY | ROCE_F_RETH | ROCE_F_IMM | (X),    \
-			    (XL) + ROCE_RETH_LEN + ROCE_IMM_LEN }
+			    (XL) + ROCE_RETH_LEN + ROCE_IMM_LEN)
 
 /* READ, its responses, ACKs and atomics, shared by RC and XRC (X, XL:
  * the XRCETH of XRC requests; responses carry none). */
 #define READ_ATOMIC_OPS(base, T, X, XL)                                      \
-	[(base) | 0x0c] = { T "_READ_REQ",                                   \
+	[(base) | 0x0c] = OP(T "_READ_REQ",                                  \
 			    V | ROCE_F_REQ | ROCE_F_READ | ONLY |            \
 				    ROCE_F_RETH | (X),                       \
-			    (XL) + ROCE_RETH_LEN },                          \
-	[(base) | 0x0d] = { T "_READ_RESP_FIRST",                            \
-			    RRESP | FIRST | ROCE_F_AETH, ROCE_AETH_LEN },    \
-	[(base) | 0x0e] = { T "_READ_RESP_MIDDLE", RRESP, 0 },               \
-	[(base) | 0x0f] = { T "_READ_RESP_LAST",                             \
-			    RRESP | LAST | ROCE_F_AETH, ROCE_AETH_LEN },     \
-	[(base) | 0x10] = { T "_READ_RESP_ONLY",                             \
-			    RRESP | ONLY | ROCE_F_AETH, ROCE_AETH_LEN },     \
-	[(base) | 0x11] = { T "_ACK", V | ROCE_F_RESP | ROCE_F_AETH,         \
-			    ROCE_AETH_LEN },                                 \
-	[(base) | 0x12] = { T "_ATOMIC_ACK",                                 \
+			    (XL) + ROCE_RETH_LEN),                           \
+	[(base) | 0x0d] = OP(T "_READ_RESP_FIRST",                           \
+			    RRESP | FIRST | ROCE_F_AETH, ROCE_AETH_LEN),     \
+	[(base) | 0x0e] = OP(T "_READ_RESP_MIDDLE", RRESP, 0),               \
+	[(base) | 0x0f] = OP(T "_READ_RESP_LAST",                            \
+			    RRESP | LAST | ROCE_F_AETH, ROCE_AETH_LEN),      \
+	[(base) | 0x10] = OP(T "_READ_RESP_ONLY",                            \
+			    RRESP | ONLY | ROCE_F_AETH, ROCE_AETH_LEN),      \
+	[(base) | 0x11] = OP(T "_ACK", V | ROCE_F_RESP | ROCE_F_AETH,        \
+			    ROCE_AETH_LEN),                                  \
+	[(base) | 0x12] = OP(T "_ATOMIC_ACK",                                \
 			    V | ROCE_F_RESP | ROCE_F_AETH | ROCE_F_ATOMICACK, \
-			    ROCE_AETH_LEN + ROCE_ATOMICACK_LEN },            \
-	[(base) | 0x13] = { T "_CMP_SWAP",                                   \
+			    ROCE_AETH_LEN + ROCE_ATOMICACK_LEN),             \
+	[(base) | 0x13] = OP(T "_CMP_SWAP",                                  \
 			    V | ROCE_F_REQ | ROCE_F_ATOMIC_OP | ONLY |       \
 				    ROCE_F_ATOMIC | (X),                     \
-			    (XL) + ROCE_ATOMIC_LEN },                        \
-	[(base) | 0x14] = { T "_FETCH_ADD",                                  \
+			    (XL) + ROCE_ATOMIC_LEN),                         \
+	[(base) | 0x14] = OP(T "_FETCH_ADD",                                 \
 			    V | ROCE_F_REQ | ROCE_F_ATOMIC_OP | ONLY |       \
 				    ROCE_F_ATOMIC | (X),                     \
-			    (XL) + ROCE_ATOMIC_LEN }
+			    (XL) + ROCE_ATOMIC_LEN)
 
 /* Single-packet requests (READ request, atomics) are flagged ONLY: the
  * packet is the whole request message. */
@@ -87,24 +104,24 @@ const struct roce_opcode_info roce_opcodes[256] = {
 	SEND_WRITE_OPS(0x00, "RC", 0, 0),
 	READ_ATOMIC_OPS(0x00, "RC", 0, 0),
 	/* 0x15 RESYNC is RD-only in practice and left invalid. */
-	[ROCE_RC_SEND_LAST_INV] = { "RC_SEND_LAST_INV",
-				    SREQ | LAST | ROCE_F_INV, ROCE_IMM_LEN },
-	[ROCE_RC_SEND_ONLY_INV] = { "RC_SEND_ONLY_INV",
-				    SREQ | ONLY | ROCE_F_INV, ROCE_IMM_LEN },
+	[ROCE_RC_SEND_LAST_INV] = OP("RC_SEND_LAST_INV",
+				    SREQ | LAST | ROCE_F_INV, ROCE_IMM_LEN),
+	[ROCE_RC_SEND_ONLY_INV] = OP("RC_SEND_ONLY_INV",
+				    SREQ | ONLY | ROCE_F_INV, ROCE_IMM_LEN),
 	/* RDMA Atomic Write (IBTA 1.5, 9.4.x): a RETH for 8 bytes and the 8
 	 * bytes, answered by an ACK; RC only.  Wireshark 4.0 does not name
 	 * it yet. */
-	[ROCE_RC_ATOMIC_WRITE] = { "RC_ATOMIC_WRITE",
+	[ROCE_RC_ATOMIC_WRITE] = OP("RC_ATOMIC_WRITE",
 				   V | ROCE_F_REQ | ONLY | PAY | ROCE_F_RETH |
 					   ROCE_F_ATOMIC_WRITE,
-				   ROCE_RETH_LEN },
+				   ROCE_RETH_LEN),
 	/* UC: SEND and WRITE only, no READ or atomics (IBTA 9.2, table 37). */
 	SEND_WRITE_OPS(ROCE_UC_BASE, "UC", 0, 0),
-	[ROCE_UD_SEND_ONLY] = { "UD_SEND_ONLY", SREQ | ONLY | ROCE_F_DETH,
-				ROCE_DETH_LEN },
-	[ROCE_UD_SEND_ONLY_IMM] = { "UD_SEND_ONLY_IMM",
+	[ROCE_UD_SEND_ONLY] = OP("UD_SEND_ONLY", SREQ | ONLY | ROCE_F_DETH,
+				ROCE_DETH_LEN),
+	[ROCE_UD_SEND_ONLY_IMM] = OP("UD_SEND_ONLY_IMM",
 				    SREQ | ONLY | ROCE_F_DETH | ROCE_F_IMM,
-				    ROCE_DETH_LEN + ROCE_IMM_LEN },
+				    ROCE_DETH_LEN + ROCE_IMM_LEN),
 	/* XRC (Annex A14): the RC operations; each request carries the
 	 * XRCETH (the target's XRC SRQ), responses are RC's.  No atomic
 	 * write or invalidation over XRC here (not offered). */
@@ -121,6 +138,8 @@ const struct roce_opcode_info roce_opcodes[256] = {
 #undef WREQ
 #undef RRESP
 #undef SEND_WRITE_OPS
+#undef OP
+#undef LAYOUT
 #undef READ_ATOMIC_OPS
 
 /* ---- big-endian field access (network order on the wire) ---- */
@@ -383,59 +402,167 @@ static void parse_bth(const uint8_t *bth, struct roce_hdrs *h)
 	h->psn = get32(b + 8) & ROCE_PSN_MASK;
 }
 
-/* Extension headers in IBTA 9.2 order; returns the first payload byte.
- * The fields of a header the opcode does not carry are set to 0 (h is not
- * cleared beforehand: a 128-byte clear was a string instruction of 17
- * steps per frame), so nothing of an earlier frame is ever read. */
-static const uint8_t *parse_ext(const uint8_t *p, uint32_t fl,
-				struct roce_hdrs *h)
+/* One extension header each (IBTA 9.3) at p: read into h, or written
+ * from h when put (reserved bytes zero); always inlined, so each use
+ * keeps only its direction. */
+#define CODEC static inline __attribute__((always_inline)) void
+
+CODEC ext_reth(uint8_t *p, struct roce_hdrs *h, bool put)
 {
-	h->deth_qkey = h->deth_sqpn = 0;
-	if (fl & ROCE_F_DETH) {                 /* DETH: Q_Key, rsvd, SrcQP */
-		h->deth_qkey = get32(p);
-		h->deth_sqpn = get24(p + 5);
-		p += ROCE_DETH_LEN;
-	}
-	h->xrc_srqn = 0;
-	if (fl & ROCE_F_XRCETH) {               /* XRCETH: rsvd, XRCSRQ */
-		h->xrc_srqn = get24(p + 1);
-		p += ROCE_XRCETH_LEN;
-	}
-	h->reth_va = 0;
-	h->reth_rkey = h->reth_len = 0;
-	if (fl & ROCE_F_RETH) {                 /* RETH: VA, R_Key, DMA len */
+	if (put) {                              /* VA, R_Key, DMA length */
+		put64(p, h->reth_va);
+		put32(p + 8, h->reth_rkey);
+		put32(p + 12, h->reth_len);
+	} else {
 		h->reth_va = get64(p);
 		h->reth_rkey = get32(p + 8);
 		h->reth_len = get32(p + 12);
-		p += ROCE_RETH_LEN;
 	}
-	h->atomic_va = h->atomic_swap_add = h->atomic_cmp = 0;
-	h->atomic_rkey = 0;
-	if (fl & ROCE_F_ATOMIC) {       /* AtomicETH: VA, R_Key, swap, cmp */
+}
+
+CODEC ext_aeth(uint8_t *p, struct roce_hdrs *h, bool put)
+{
+	if (put) {                              /* syndrome, MSN */
+		p[0] = h->aeth_syndrome;
+		put24(p + 1, h->aeth_msn);
+	} else {
+		h->aeth_syndrome = p[0];
+		h->aeth_msn = get24(p + 1);
+	}
+}
+
+CODEC ext_aack(uint8_t *p, struct roce_hdrs *h, bool put)
+{
+	if (put)                                /* original data */
+		put64(p, h->atomic_orig);
+	else
+		h->atomic_orig = get64(p);
+}
+
+CODEC ext_atomic(uint8_t *p, struct roce_hdrs *h, bool put)
+{
+	if (put) {                      /* VA, R_Key, swap/add, compare */
+		put64(p, h->atomic_va);
+		put32(p + 8, h->atomic_rkey);
+		put64(p + 12, h->atomic_swap_add);
+		put64(p + 20, h->atomic_cmp);
+	} else {
 		h->atomic_va = get64(p);
 		h->atomic_rkey = get32(p + 8);
 		h->atomic_swap_add = get64(p + 12);
 		h->atomic_cmp = get64(p + 20);
-		p += ROCE_ATOMIC_LEN;
 	}
-	h->aeth_syndrome = 0;
-	h->aeth_msn = 0;
-	if (fl & ROCE_F_AETH) {                 /* AETH: syndrome, MSN */
-		h->aeth_syndrome = p[0];
-		h->aeth_msn = get24(p + 1);
-		p += ROCE_AETH_LEN;
+}
+
+CODEC ext_deth(uint8_t *p, struct roce_hdrs *h, bool put)
+{
+	if (put) {                              /* Q_Key, rsvd, SrcQP */
+		put32(p, h->deth_qkey);
+		put32(p + 4, h->deth_sqpn & ROCE_QPN_MASK);
+	} else {
+		h->deth_qkey = get32(p);
+		h->deth_sqpn = get24(p + 5);
 	}
-	h->atomic_orig = 0;
-	if (fl & ROCE_F_ATOMICACK) {    /* AtomicAckETH: original data */
-		h->atomic_orig = get64(p);
-		p += ROCE_ATOMICACK_LEN;
-	}
-	h->imm = 0;
-	if (fl & (ROCE_F_IMM | ROCE_F_INV)) {   /* ImmDt or IETH (R_Key) */
+}
+
+/* ImmDt or IETH (R_Key): kept in network order. */
+CODEC ext_imm(uint8_t *p, struct roce_hdrs *h, bool put)
+{
+	if (put)
+		memcpy(p, &h->imm, ROCE_IMM_LEN);
+	else
 		memcpy(&h->imm, p, ROCE_IMM_LEN);
-		p += ROCE_IMM_LEN;
+}
+
+CODEC ext_xrc(uint8_t *p, struct roce_hdrs *h, bool put)
+{
+	if (put)                                /* rsvd, XRCSRQ */
+		put32(p, h->xrc_srqn & ROCE_QPN_MASK);
+	else
+		h->xrc_srqn = get24(p + 1);
+}
+
+#define RETH_ ROCE_RETH_LEN
+#define XRC_  ROCE_XRCETH_LEN
+
+/*
+ * The extension headers of an opcode's layout (the table's, see LAYOUT),
+ * each at the fixed offset IBTA 9.2's order gives it in that layout:
+ * DETH, XRCETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt/IETH.  One
+ * switch for parse (put false) and build (put true).
+ */
+CODEC ext_walk(uint8_t *p, uint8_t layout, struct roce_hdrs *h, bool put)
+{
+	switch (layout) {
+	case L_RETH | L_IMM:
+		ext_imm(p + RETH_, h, put);
+		/* fall through */
+	case L_RETH:
+		ext_reth(p, h, put);
+		break;
+	case L_IMM:
+		ext_imm(p, h, put);
+		break;
+	case L_AETH | L_AACK:
+		ext_aack(p + ROCE_AETH_LEN, h, put);
+		/* fall through */
+	case L_AETH:
+		ext_aeth(p, h, put);
+		break;
+	case L_ATOMIC:
+		ext_atomic(p, h, put);
+		break;
+	case L_DETH | L_IMM:
+		ext_imm(p + ROCE_DETH_LEN, h, put);
+		/* fall through */
+	case L_DETH:
+		ext_deth(p, h, put);
+		break;
+	case L_XRC | L_RETH | L_IMM:
+		ext_imm(p + XRC_ + RETH_, h, put);
+		/* fall through */
+	case L_XRC | L_RETH:
+		ext_reth(p + XRC_, h, put);
+		ext_xrc(p, h, put);
+		break;
+	case L_XRC | L_IMM:
+		ext_imm(p + XRC_, h, put);
+		/* fall through */
+	case L_XRC:
+		ext_xrc(p, h, put);
+		break;
+	case L_XRC | L_ATOMIC:
+		ext_atomic(p + XRC_, h, put);
+		ext_xrc(p, h, put);
+		break;
+	default:                        /* no header (0) */
+		break;
 	}
-	return p;
+}
+
+#undef RETH_
+#undef XRC_
+#undef CODEC
+
+/*
+ * The fields of the headers the opcode does not carry are 0 (h is not
+ * cleared beforehand: a 128-byte clear was a string instruction of 17
+ * steps per frame), so nothing of an earlier frame is ever read.
+ * check_bth made sure the headers are all there; the frame is only read
+ * (ext_walk in get mode).
+ */
+static void parse_ext(const uint8_t *p, uint8_t layout, struct roce_hdrs *h)
+{
+	/* field by field: a memset of the block is a string instruction */
+	h->reth_va = 0;
+	h->reth_rkey = h->reth_len = 0;
+	h->aeth_syndrome = 0;
+	h->aeth_msn = h->imm = 0;
+	h->atomic_va = h->atomic_swap_add = h->atomic_cmp = 0;
+	h->atomic_rkey = 0;
+	h->atomic_orig = 0;
+	h->deth_qkey = h->deth_sqpn = h->xrc_srqn = 0;
+	ext_walk((uint8_t *)p, layout, h, false);
 }
 
 static void parse_ip6(const uint8_t *f, struct roce_hdrs *h)
@@ -472,7 +599,8 @@ static void parse_fields(const uint8_t *f, uint32_t l3, uint32_t n,
 	}
 	h->sport = get16(f + IP + l3);
 	parse_bth(bth, h);
-	h->payload = parse_ext(bth + ROCE_BTH_LEN, op->flags, h);
+	parse_ext(bth + ROCE_BTH_LEN, op->layout, h);
+	h->payload = bth + ROCE_BTH_LEN + op->ext_len;
 	h->payload_len = n - ROCE_BTH_LEN - op->ext_len - ROCE_ICRC_LEN -
 			 h->pad;
 }
@@ -594,42 +722,10 @@ static void build_bth(uint8_t *b, const struct roce_hdrs *h, uint32_t pad)
 	put24(b + 9, h->psn & ROCE_PSN_MASK);
 }
 
-/* Mirror of parse_ext; reserved bytes are written as zero. */
-static void build_ext(uint8_t *p, uint32_t fl, const struct roce_hdrs *h)
+/* Mirror of parse_ext (ext_walk in put mode: h is only read). */
+static void build_ext(uint8_t *p, uint8_t layout, const struct roce_hdrs *h)
 {
-	if (fl & ROCE_F_DETH) {
-		put32(p, h->deth_qkey);
-		put32(p + 4, h->deth_sqpn & ROCE_QPN_MASK);
-		p += ROCE_DETH_LEN;
-	}
-	if (fl & ROCE_F_XRCETH) {
-		put32(p, h->xrc_srqn & ROCE_QPN_MASK);
-		p += ROCE_XRCETH_LEN;
-	}
-	if (fl & ROCE_F_RETH) {
-		put64(p, h->reth_va);
-		put32(p + 8, h->reth_rkey);
-		put32(p + 12, h->reth_len);
-		p += ROCE_RETH_LEN;
-	}
-	if (fl & ROCE_F_ATOMIC) {
-		put64(p, h->atomic_va);
-		put32(p + 8, h->atomic_rkey);
-		put64(p + 12, h->atomic_swap_add);
-		put64(p + 20, h->atomic_cmp);
-		p += ROCE_ATOMIC_LEN;
-	}
-	if (fl & ROCE_F_AETH) {
-		p[0] = h->aeth_syndrome;
-		put24(p + 1, h->aeth_msn);
-		p += ROCE_AETH_LEN;
-	}
-	if (fl & ROCE_F_ATOMICACK) {
-		put64(p, h->atomic_orig);
-		p += ROCE_ATOMICACK_LEN;
-	}
-	if (fl & (ROCE_F_IMM | ROCE_F_INV))
-		memcpy(p, &h->imm, ROCE_IMM_LEN);
+	ext_walk(p, layout, (struct roce_hdrs *)h, true);
 }
 
 /* What follows the UDP header: BTH, extension headers, zero pad, ICRC. */
@@ -640,7 +736,7 @@ void build_l5(uint8_t *frame, uint8_t *bth, const struct roce_hdrs *h,
 	uint32_t pad = -payload_len & 3u;       /* BTH PadCnt (IBTA 9.2) */
 
 	build_bth(bth, h, pad);
-	build_ext(bth + ROCE_BTH_LEN, roce_opcodes[h->opcode].flags, h);
+	build_ext(bth + ROCE_BTH_LEN, roce_opcodes[h->opcode].layout, h);
 	memset(frame + len - ROCE_ICRC_LEN - pad, 0, pad);
 	put_icrc(frame + len - ROCE_ICRC_LEN,
 		 roce_icrc_ip(frame, len - ROCE_ICRC_LEN, bth != frame + BTH));

@@ -108,6 +108,7 @@ struct roce_opcode_info {
 	const char *name;            /* "RC_SEND_FIRST"                    */
 	uint32_t flags;              /* enum roce_op_flags                 */
 	uint8_t ext_len;             /* bytes of extension headers after BTH */
+	uint8_t layout;              /* which ones: parse_ext's switch key  */
 };
 
 extern const struct roce_opcode_info roce_opcodes[256];
