@@ -160,9 +160,11 @@ hostile)
 	hostile_checks "$log" "$con"
 	h=$(sed -n 's/.* \([0-9]*\) slots or segments held back.*/\1/p' "$log")
 	(( ${h:-0} >= 6 )) || snic_fail "expected the agent to hold back each of the three stale holders' slot and segment, it says '${h}'"
+	e=$(sed -n 's/.* \([0-9]*\) contexts ended (their slot or segment opened or chmodded.*/\1/p' "$log")
+	(( ${e:-0} >= 1 )) || snic_fail "expected the agent to end the context whose slot and segment an O_PATH holder reopened, it says '${e}'"
 	r=$(awk '$1 == "ctx_reclaimed" { s += $2 } END { print s + 0 }' "$con")
 	(( r >= 1 )) || snic_fail "expected the pool attacker's context reclaimed, the counters say $r"
-	snic_log "victim unaffected; $HOSTILE_SUMMARY (the broker: the host agent); $h slots or segments held back, $r contexts of dead processes reclaimed"
+	snic_log "victim unaffected; $HOSTILE_SUMMARY (the broker: the host agent); $h slots or segments held back, $e ended after an O_PATH reopen, $r contexts of dead processes reclaimed"
 	;;
 memfd-race)
 	# another process of the user races the NIC's start-up and tries to

@@ -77,7 +77,7 @@ static struct {
 	int stats_fd, rest_fd;
 	int seg_fd[SNIC_MAX_CTX];
 	uint8_t *rest;          /* DM area .. the control page               */
-	unsigned long mbox_timeouts, segs_zeroed, held_back;
+	unsigned long mbox_timeouts, segs_zeroed, held_back, breached;
 	uint64_t undo;          /* grants the firmware may still carry out  */
 	/* who still holds a slot's or segment's hand-out (memfd_refs.h) */
 	struct mref slot_ref[SNIC_MAX_CTX], seg_ref[SNIC_MAX_CTX];
@@ -580,6 +580,21 @@ static int wait_up(void)
 	return !stop;
 }
 
+/* A slot or segment handed out that another process opened or chmodded
+ * (an O_PATH descriptor kept from an earlier hand-out makes no event
+ * until then): whoever holds it now loses it at once (the firmware's
+ * mailbox death, its socket closed); the memfd is retired, so what it
+ * holds is never handed on.  This contains, it does not prevent. */
+static void end_breached(void)
+{
+	for (unsigned s = 0; s < SNIC_MAX_CTX; s++)
+		if (mref_breached(&A.slot_ref[s]))
+			A.breached += cb_end_holders(0, (int)s, -1);
+	for (unsigned k = 0; k < A.nseg; k++)
+		if (mref_breached(&A.seg_ref[k]))
+			A.breached += cb_end_holders(0, -1, (int)k);
+}
+
 static void serve(void)
 {
 	int fds[CB_MAX_NICS * (SNIC_MAX_CTX + 2) + 1];
@@ -596,6 +611,7 @@ static void serve(void)
 		 * back within 10 ms, as the emu's broker does */
 		poll(pfd, n, 10);
 		mrefs_drain();
+		end_breached();
 		stop_firmware();
 		cb_poll();
 		publish_state();
@@ -667,10 +683,11 @@ int main(int argc, char **argv)
 	publish_state();
 	printf("%s: %s: %lu segments zeroed, %lu slots or segments held back "
 	       "(a process still held them), %lu retired until QEMU restarts "
-	       "(opened by another process%s), %lu mailbox requests "
-	       "unanswered\n", PROG, A.name, A.segs_zeroed, A.held_back,
-	       mrefs_retired(), mrefs_lost() ? "; inotify events were lost: "
-	       "every slot or segment used once is retired" : "",
-	       A.mbox_timeouts);
+	       "(opened by another process%s), %lu contexts ended (their "
+	       "slot or segment opened or chmodded by another process), "
+	       "%lu mailbox requests unanswered\n", PROG, A.name,
+	       A.segs_zeroed, A.held_back, mrefs_retired(), mrefs_lost() ?
+	       "; inotify events were lost: every slot or segment used once "
+	       "is retired" : "", A.breached, A.mbox_timeouts);
 	return 0;
 }
