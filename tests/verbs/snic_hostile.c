@@ -1398,23 +1398,36 @@ static void newcomer(int unused)
 	_exit(r.idx == STALE_SLOT ? 93 : r.mem_pa == STALE_PA ? 94 : 0);
 }
 
-static bool stale_one(int how)
+/* A holder (fn) started: it has its context, ended it and told its slot
+ * and segment (STALE_SLOT, STALE_PA); 1, 0 (it told nothing: the test
+ * failed, end it) or -1 (not started). */
+static int holder_up(void (*fn)(int), pid_t *p, const char *who)
 {
-	uint64_t info[2];
-	pid_t p;
-	int st = 0, hs;
-	bool ok = true;
+	uint64_t info[2] = { ~0ull, ~0ull };
+	int up = 1;
 
-	STALE_HOW = how;
 	if (pipe(STALE_PIPE))
-		return vt_fail(&V, "pipe");
-	if (!attacker_go(stale_holder, &p, "stale holder"))
-		return false;
+		return vt_fail(&V, "pipe"), -1;
+	if (!attacker_go(fn, p, who))
+		return -1;
 	if (read(STALE_PIPE[0], info, sizeof info) != (ssize_t)sizeof info)
-		ok = vt_fail(&V, "stale holder: no slot");
+		up = vt_fail(&V, "%s: no slot", who);
 	STALE_SLOT = info[0];
 	STALE_PA = info[1];
 	sleep_ms(200);          /* the agent has seen the socket close */
+	return up;
+}
+
+static bool stale_one(int how)
+{
+	pid_t p;
+	int st = 0, hs, up;
+	bool ok;
+
+	STALE_HOW = how;
+	if ((up = holder_up(stale_holder, &p, "stale holder")) < 0)
+		return false;
+	ok = up > 0;
 	if (ok && (!run_child(newcomer, 0, &st) || !WIFEXITED(st) ||
 		   WEXITSTATUS(st) != 0))
 		ok = vt_fail(&V, "a holder that %s: the next process got its %s "
@@ -1523,20 +1536,16 @@ static void opath_newcomer(int unused)
 
 static bool c_opath(void)
 {
-	uint64_t info[2], nc[2] = { ~0ull, ~0ull };
+	uint64_t nc[2] = { ~0ull, ~0ull };
 	pid_t p, n;
-	int st = 0, hs, ns = 0;
-	bool ok = true, shared;
+	int st = 0, hs, ns = 0, up;
+	bool ok, shared;
 
-	if (pipe(STALE_PIPE) || pipe(OPATH_PIPE))
+	if (pipe(OPATH_PIPE))
 		return vt_fail(&V, "pipe");
-	if (!attacker_go(opath_holder, &p, "O_PATH holder"))
+	if ((up = holder_up(opath_holder, &p, "O_PATH holder")) < 0)
 		return false;
-	if (read(STALE_PIPE[0], info, sizeof info) != (ssize_t)sizeof info)
-		ok = vt_fail(&V, "O_PATH holder: no slot");
-	STALE_SLOT = info[0];
-	STALE_PA = info[1];
-	sleep_ms(200);          /* the agent has seen its release */
+	ok = up > 0;
 	n = fork();
 	if (n == 0)
 		opath_newcomer(0);
