@@ -23,7 +23,10 @@
  * and a slot or segment is handed out again only once the kernel has
  * reported that open file released (memfd_refs.c: inotify IN_CLOSE comes
  * when no descriptor, mapping or descriptor in flight refers to it any
- * more, whoever holds it; counted "held back").  A segment is zeroed (its
+ * more, whoever holds it; counted "held back").  An O_PATH descriptor
+ * kept of it is no such reference: its holder's chmod and open (IN_ATTRIB,
+ * IN_OPEN) end the context that holds the memfd then (end_breached) and
+ * retire it.  A segment is zeroed (its
  * pages punched) when handed out and when its last context ends, so the
  * next process finds nothing of the last one's.
  *
@@ -31,8 +34,9 @@
  * memfds through /proc/<us>/fd nor read our memory); make the memfds,
  * write the launcher's configuration into the control page, fork: the
  * parent becomes QEMU (argv after "--", our memory backends in place of
- * @BAR@ and @SEGMENTS@, the memfds inherited and opened as QEMU's own
- * /proc/self/fd/N), the child is the agent: it waits for the firmware's
+ * @BAR@ and @SEGMENTS@, mapped as QEMU's own /proc/self/fd/N: its shim
+ * asks for the memfds once it is not dumpable, qemu_asks, and takes them
+ * on a socket pair of its own), the child is the agent: it waits for the firmware's
  * UP, listens, serves until SIGTERM (also when QEMU, its parent, ends).
  * The launcher reads the firmware's state from the --state file and asks
  * for a clean stop with SIGUSR1.  Once the firmware is down, mailbox
