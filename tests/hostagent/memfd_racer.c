@@ -6,9 +6,14 @@
  * (the test's run directory, so that other NICs on the machine are left
  * alone) and, as fast as it can, tries to open what they hold: each
  * descriptor of /proc/<pid>/fd that is one of the agent's memfds
- * (/memfd:snic-*), and /proc/<pid>/mem.  Until the file STOP exists or
- * SECONDS pass; then one line:
- *   racer: A agents seen, Q QEMUs seen, S scans, O opened, D denied, I idle
+ * (/memfd:snic-*), and /proc/<pid>/mem; and each socket it holds is
+ * copied out (pidfd_getfd, which the kernel allows while the process is
+ * dumpable) and kept, and every scan peeks (MSG_PEEK) what is queued on
+ * the copies: memfds of ours among the descriptors in flight count as
+ * opened, sockets among them are kept and peeked in turn.  Until the
+ * file STOP exists or SECONDS pass; then one line:
+ *   racer: A agents seen, Q QEMUs seen, S scans, O opened, D denied, I idle,
+ *   T sockets taken
  * O: memfds, or memory of a process that holds them, opened: reached by
  * a process that was never given them (the test wants 0, with A, Q and
  * D >= 1).  I: memory opened of the process the launcher started, in
@@ -24,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +39,8 @@ static long mem_pid[4096];              /* pids whose memory we opened   */
 static unsigned n_mem;
 static unsigned seen[4194304 / 32 + 1];  /* pids counted (bits)      */
 static unsigned long agents, qemus;
+static int taken[256];                   /* sockets copied out or peeked */
+static unsigned n_taken;
 
 /* /proc/<pid>/<what> into buf (NUL-terminated): its length, or -1. */
 static ssize_t read_proc(const char *pid, const char *what, char *buf,
@@ -86,6 +95,77 @@ static int try_open(const char *path, const char *what)
 	printf("racer: opened %s (%s)\n", path, what);
 	close(fd);
 	return 1;
+}
+
+static void keep_socket(int fd)
+{
+	if (n_taken < sizeof(taken) / sizeof(taken[0]))
+		taken[n_taken++] = fd;
+	else
+		close(fd);
+}
+
+/* Socket fdnum of pid copied out (pidfd_getfd) and kept. */
+static void take_socket(long pid, long fdnum)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0), fd;
+
+	if (pfd < 0)
+		return;
+	fd = (int)syscall(SYS_pidfd_getfd, pfd, (int)fdnum, 0);
+	close(pfd);
+	if (fd < 0) {
+		denied++;
+		return;
+	}
+	keep_socket(fd);
+}
+
+/* What is queued on the sockets we hold, without taking it: memfds of
+ * ours count as opened; sockets are kept (and peeked next time). */
+static void peek_taken(void)
+{
+	for (unsigned i = 0; i < n_taken; i++) {
+		union {
+			struct cmsghdr h;
+			char buf[CMSG_SPACE(253 * sizeof(int))];
+		} u;
+		char data[4096], path[64], link[256];
+		struct iovec iov = { data, sizeof(data) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+				    .msg_control = u.buf,
+				    .msg_controllen = sizeof(u.buf) };
+		struct cmsghdr *c;
+
+		if (recvmsg(taken[i], &m, MSG_PEEK | MSG_DONTWAIT |
+			    MSG_CMSG_CLOEXEC) < 0)
+			continue;
+		for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+			if (c->cmsg_type != SCM_RIGHTS)
+				continue;
+			for (size_t j = 0; j < k; j++) {
+				int fd;
+				ssize_t n;
+
+				memcpy(&fd, CMSG_DATA(c) + j * sizeof(int), sizeof(fd));
+				snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+				n = readlink(path, link, sizeof(link) - 1);
+				link[n > 0 ? n : 0] = '\0';
+				if (!strncmp(link, "/memfd:snic-", 12)) {
+					printf("racer: peeked %s on a socket taken "
+					       "from a process of ours\n", link);
+					opened++;
+					close(fd);
+				} else if (!strncmp(link, "socket:", 7)) {
+					keep_socket(fd);
+				} else {
+					close(fd);
+				}
+			}
+		}
+	}
 }
 
 /* The parent's pid of pid (/proc/<pid>/stat field 4), or -1. */
@@ -153,6 +233,8 @@ static void attack(const char *pid, int kind)
 		link[n] = '\0';
 		if (!strncmp(link, "/memfd:snic-", 12))
 			opened += (unsigned long)try_open(path, link);
+		else if (!strncmp(link, "socket:", 7))
+			take_socket(p, atol(e->d_name));
 	}
 	closedir(d);
 }
@@ -180,14 +262,16 @@ int main(int argc, char **argv)
 		}
 		if (d)
 			closedir(d);
+		peek_taken();
 		scans++;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (access(argv[2], F_OK) == 0 || t.tv_sec - t0.tv_sec >= atol(argv[1]))
 			break;
 	}
 	classify_mem(argv[3]);
+	peek_taken();
 	printf("racer: %lu agents seen, %lu QEMUs seen, %lu scans, %lu opened, "
-	       "%lu denied, %lu idle\n", agents, qemus, scans, opened, denied,
-	       idle);
+	       "%lu denied, %lu idle, %u sockets taken\n", agents, qemus, scans,
+	       opened, denied, idle, n_taken);
 	return 0;
 }

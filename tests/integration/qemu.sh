@@ -163,9 +163,11 @@ hostile)
 	hostile_checks "$log" "$con"
 	h=$(sed -n 's/.* \([0-9]*\) slots or segments held back.*/\1/p' "$log")
 	(( ${h:-0} >= 6 )) || snic_fail "expected the agent to hold back each of the three stale holders' slot and segment, it says '${h}'"
+	e=$(sed -n 's/.* \([0-9]*\) contexts ended (their slot or segment opened or chmodded.*/\1/p' "$log")
+	(( ${e:-0} >= 1 )) || snic_fail "expected the agent to end the context whose slot and segment an O_PATH holder reopened, it says '${e}'"
 	r=$(awk '$1 == "ctx_reclaimed" { s += $2 } END { print s + 0 }' "$con")
 	(( r >= 1 )) || snic_fail "expected the pool attacker's context reclaimed, the counters say $r"
-	snic_log "victim unaffected; $HOSTILE_SUMMARY (the broker: the host agent); $h slots or segments held back, $r contexts of dead processes reclaimed"
+	snic_log "victim unaffected; $HOSTILE_SUMMARY (the broker: the host agent); $h slots or segments held back, $e ended after an O_PATH reopen, $r contexts of dead processes reclaimed"
 	;;
 fw-pid)
 	# Whether a QEMU NIC lives is the lock the launcher holds on its BAR
@@ -214,9 +216,11 @@ fw-pid)
 memfd-race)
 	# another process of the user races the NIC's start-up and tries to
 	# open the host agent's memfds through /proc/<pid>/fd of the agent
-	# and of QEMU, and their memory through /proc/<pid>/mem: the agent is
-	# not dumpable from its start, QEMU (its shim) before it gets the
-	# memfds, so nothing opens.  The NIC
+	# and of QEMU, and their memory through /proc/<pid>/mem, and takes
+	# their sockets (pidfd_getfd) to peek at what is queued there: the
+	# agent is not dumpable from its start, QEMU (its shim) before it
+	# asks for the memfds (on a socket pair made after its prctl; nothing
+	# is queued on the inherited socket), so nothing opens.  The NIC
 	# and the racer both run as uid 0 without any capability (setpriv):
 	# as a user's processes are to each other (with capabilities the
 	# kernel would refuse the racer for lacking the agent's, whatever
@@ -243,13 +247,13 @@ memfd-race)
 	grep -q 'PORT_ACTIVE' "$SNIC_CASE_DIR/devinfo.out" || snic_fail "snic2's port is not PORT_ACTIVE"
 	qv_stop snic2 || exit 1
 	sed 's/^/  racer| /' "$SNIC_CASE_DIR/racer.out"
-	read -r a q s o d i < <(sed -n 's/^racer: \([0-9]*\) agents seen, \([0-9]*\) QEMUs seen, \([0-9]*\) scans, \([0-9]*\) opened, \([0-9]*\) denied, \([0-9]*\) idle$/\1 \2 \3 \4 \5 \6/p' \
+	read -r a q s o d i t < <(sed -n 's/^racer: \([0-9]*\) agents seen, \([0-9]*\) QEMUs seen, \([0-9]*\) scans, \([0-9]*\) opened, \([0-9]*\) denied, \([0-9]*\) idle, \([0-9]*\) sockets taken$/\1 \2 \3 \4 \5 \6 \7/p' \
 		"$SNIC_CASE_DIR/racer.out")
 	[[ -n ${a:-} ]] || snic_fail "no summary from the racer"
 	(( a >= 1 && q >= 1 )) || snic_fail "the racer did not see the agent and QEMU start ($a agents, $q QEMUs: raced nothing in $s scans)"
 	(( d >= 1 )) || snic_fail "the racer tried nothing"
-	(( o == 0 )) || snic_fail "the racer opened the agent's memfds or the agent's or QEMU's memory $o times during start-up"
-	snic_log "$s scans over the start-up, $d opens of the memfds and memory of the agent and QEMU denied, none opened ($i of the memory of QEMU's stand-in, which never holds ours)"
+	(( o == 0 )) || snic_fail "the racer opened the agent's memfds (or peeked them on a socket it took from QEMU) or the agent's or QEMU's memory $o times during start-up"
+	snic_log "$s scans over the start-up, $d opens of the memfds and memory of the agent and QEMU denied, none opened ($i of the memory of QEMU's stand-in, which never holds ours); $t sockets taken from QEMU before its prctl, no memfd peeked on them"
 	;;
 interop-pingpong)
 	snic_private_netns "$0" interop-pingpong "$@"

@@ -46,6 +46,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1407,23 +1408,36 @@ static void newcomer(int unused)
 	_exit(r.idx == STALE_SLOT ? 93 : r.mem_pa == STALE_PA ? 94 : 0);
 }
 
-static bool stale_one(int how)
+/* A holder (fn) started: it has its context, ended it and told its slot
+ * and segment (STALE_SLOT, STALE_PA); 1, 0 (it told nothing: the test
+ * failed, end it) or -1 (not started). */
+static int holder_up(void (*fn)(int), pid_t *p, const char *who)
 {
-	uint64_t info[2];
-	pid_t p;
-	int st = 0, hs;
-	bool ok = true;
+	uint64_t info[2] = { ~0ull, ~0ull };
+	int up = 1;
 
-	STALE_HOW = how;
 	if (pipe(STALE_PIPE))
-		return vt_fail(&V, "pipe");
-	if (!attacker_go(stale_holder, &p, "stale holder"))
-		return false;
+		return vt_fail(&V, "pipe"), -1;
+	if (!attacker_go(fn, p, who))
+		return -1;
 	if (read(STALE_PIPE[0], info, sizeof info) != (ssize_t)sizeof info)
-		ok = vt_fail(&V, "stale holder: no slot");
+		up = vt_fail(&V, "%s: no slot", who);
 	STALE_SLOT = info[0];
 	STALE_PA = info[1];
 	sleep_ms(200);          /* the agent has seen the socket close */
+	return up;
+}
+
+static bool stale_one(int how)
+{
+	pid_t p;
+	int st = 0, hs, up;
+	bool ok;
+
+	STALE_HOW = how;
+	if ((up = holder_up(stale_holder, &p, "stale holder")) < 0)
+		return false;
+	ok = up > 0;
 	if (ok && (!run_child(newcomer, 0, &st) || !WIFEXITED(st) ||
 		   WEXITSTATUS(st) != 0))
 		ok = vt_fail(&V, "a holder that %s: the next process got its %s "
@@ -1450,6 +1464,132 @@ static bool c_stale(void)
 
 	for (int how = 0; how < HOLD_WAYS && ok; how++)
 		ok = stale_one(how) && victim_ok(HOLD_NAME[how], 16);
+	return ok;
+}
+
+/* QEMU: a process keeps O_PATH descriptors of its slot and segment (no
+ * IN_OPEN, no reference the agent sees), ends its context and lets them
+ * go; the next process gets them and writes into its segment; the old
+ * holder then chmods them through its O_PATH descriptors (same uid) and
+ * opens them anew.  The agent cannot stop that, but sees it (IN_ATTRIB,
+ * IN_OPEN): the newcomer's context must end at once, and that slot and
+ * segment never be handed out again. */
+static const char OPATH_MARK[8] = "NEWCOMER";
+static int OPATH_PIPE[2];
+
+static void opath_holder(int unused)
+{
+	struct raw r = { 0 };
+	uint64_t info[2];
+	char path[64], c = 0, got[8];
+	int op[2], fd[2] = { -1, -1 }, how = 0;
+	uint8_t *m;
+
+	(void)unused;
+	raw_from_broker(&r);
+	info[0] = r.idx;
+	info[1] = r.mem_pa;
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "/proc/self/fd/%d", r.fds[i]);
+		if ((op[i] = open(path, O_PATH | O_CLOEXEC)) < 0)
+			_exit(95);
+		close(r.fds[i]);
+	}
+	if (mmap(r.slot, SNIC_CTX_SLOT_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED | MAP_ANONYMOUS, -1, 0) == MAP_FAILED ||
+	    munmap(r.mem, 1u << 20))
+		_exit(97);
+	close(r.sock);          /* released: the agent may hand them out */
+	if (write(STALE_PIPE[1], info, sizeof info) != (ssize_t)sizeof info ||
+	    write(PIPE_GO[1], &c, 1) != 1 || read(PIPE_DONE[0], &c, 1) != 1)
+		_exit(92);
+	/* the newcomer holds them now */
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "/proc/self/fd/%d", op[i]);
+		if (chmod(path, 0600) == 0)
+			fd[i] = open(path, O_RDWR | O_CLOEXEC);
+	}
+	how |= fd[0] >= 0 ? 1 : 0;
+	if (fd[1] >= 0) {
+		how |= 2;
+		m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd[1], 0);
+		if (m != MAP_FAILED) {
+			memcpy(got, m, sizeof got);
+			if (!memcmp(got, OPATH_MARK, sizeof got))
+				how |= 4;       /* the newcomer's data read */
+		}
+	}
+	_exit(0x10 | how);
+}
+
+/* Holds its context (writes OPATH_MARK into its segment) until its socket
+ * closes: 0 when the agent ended it within 5 s, 98 when not. */
+static void opath_newcomer(int unused)
+{
+	struct raw r = { 0 };
+	uint64_t info[2];
+	struct pollfd p;
+	char c;
+
+	(void)unused;
+	raw_from_broker(&r);
+	memcpy(r.mem, OPATH_MARK, sizeof OPATH_MARK);
+	info[0] = r.idx;
+	info[1] = r.mem_pa;
+	if (write(OPATH_PIPE[1], info, sizeof info) != (ssize_t)sizeof info)
+		_exit(92);
+	p = (struct pollfd){ .fd = r.sock, .events = POLLIN };
+	if (poll(&p, 1, 5000) == 1 && recv(r.sock, &c, 1, MSG_DONTWAIT) <= 0)
+		_exit(0);
+	_exit(98);
+}
+
+static bool c_opath(void)
+{
+	uint64_t nc[2] = { ~0ull, ~0ull };
+	pid_t p, n;
+	int st = 0, hs, ns = 0, up;
+	bool ok, shared;
+
+	if (pipe(OPATH_PIPE))
+		return vt_fail(&V, "pipe");
+	if ((up = holder_up(opath_holder, &p, "O_PATH holder")) < 0)
+		return false;
+	ok = up > 0;
+	n = fork();
+	if (n == 0)
+		opath_newcomer(0);
+	if (n < 0 || read(OPATH_PIPE[0], nc, sizeof nc) != (ssize_t)sizeof nc)
+		ok = vt_fail(&V, "newcomer: no context");
+	hs = attacker_done(p);
+	if (n > 0)
+		waitpid(n, &ns, 0);
+	shared = nc[0] == STALE_SLOT || nc[1] == STALE_PA;
+	vt_log(&V, "O_PATH holder (slot %u, segment 0x%llx): %s; newcomer slot "
+	       "%u segment 0x%llx, status %d; holder status 0x%x",
+	       (unsigned)STALE_SLOT, (unsigned long long)STALE_PA,
+	       hs >= 0 && WIFEXITED(hs) && WEXITSTATUS(hs) & 4 ?
+	       "read the newcomer's segment" : "did not read the newcomer's data",
+	       (unsigned)nc[0], (unsigned long long)nc[1], ns,
+	       hs >= 0 && WIFEXITED(hs) ? WEXITSTATUS(hs) : hs);
+	if (ok && (hs < 0 || !WIFEXITED(hs) || !(WEXITSTATUS(hs) & 0x10)))
+		ok = vt_fail(&V, "O_PATH holder: status %d", hs);
+	if (ok && shared && (!WIFEXITED(ns) || WEXITSTATUS(ns) != 0))
+		ok = vt_fail(&V, "a process that kept O_PATH descriptors reopened "
+			     "the next holder's slot or segment%s and that "
+			     "context lives on (status %d)",
+			     WEXITSTATUS(hs) & 4 ? ", read its data," : "", ns);
+	if (ok && (!run_child(newcomer, 0, &st) || !WIFEXITED(st) ||
+		   WEXITSTATUS(st) != 0))
+		ok = vt_fail(&V, "after an O_PATH reopen the next process got "
+			     "that %s (status %d)",
+			     WIFEXITED(st) && WEXITSTATUS(st) == 93 ? "slot" :
+			     WIFEXITED(st) && WEXITSTATUS(st) == 94 ? "segment" :
+			     "nothing", st);
+	for (int i = 0; i < 2; i++) {
+		close(STALE_PIPE[i]);
+		close(OPATH_PIPE[i]);
+	}
 	return ok;
 }
 
@@ -1497,6 +1637,9 @@ int main(int argc, char **argv)
 		vt_report(&V, c_dm_refused(), "device memory refused");
 		vt_report(&V, c_stale(), "a slot and segment still held (mapped, by a "
 			  "non-dumpable process, in flight) are not reused");
+		vt_report(&V, c_opath() && victim_ok("O_PATH reopen", 16),
+			  "an O_PATH holder's reopen ends the newcomer's context, "
+			  "that slot and segment never handed out again");
 	}
 	else
 		vt_report(&V, c_dm(), "device memory: others' pages, the file's, a freed page");

@@ -491,6 +491,22 @@ int cb_owns(unsigned nic, unsigned slot)
 	       (B.owned[nic] >> slot) & 1;
 }
 
+unsigned cb_end_holders(unsigned nic, int slot, int seg)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; B.up && i < CB_MAX_CONN; i++) {
+		struct conn *c = &B.conn[i];
+
+		if (c->fd >= 0 && ((c->nic == nic && (int)c->slot == slot) ||
+				   (int)c->seg == seg)) {
+			conn_end(c);
+			n++;
+		}
+	}
+	return n;
+}
+
 unsigned cb_fds(int *fds, unsigned max)
 {
 	unsigned n = 0;

@@ -86,6 +86,10 @@ int cb_init(const struct cb_config *cfg);
 void cb_poll(void);
 /* 1 when slot `slot` of NIC `nic` is held by a connection. */
 int cb_owns(unsigned nic, unsigned slot);
+/* End now every context that holds NIC nic's slot `slot` (slot >= 0) or
+ * segment `seg` (seg >= 0), as if its socket had closed: the back end
+ * found that memory reached by somebody else.  How many ended. */
+unsigned cb_end_holders(unsigned nic, int slot, int seg);
 /* The descriptors cb_poll waits on (listening and connected sockets), for
  * a board that sleeps in poll(): up to max, returns how many. */
 unsigned cb_fds(int *fds, unsigned max);

@@ -23,7 +23,10 @@
  * and a slot or segment is handed out again only once the kernel has
  * reported that open file released (memfd_refs.c: inotify IN_CLOSE comes
  * when no descriptor, mapping or descriptor in flight refers to it any
- * more, whoever holds it; counted "held back").  A segment is zeroed (its
+ * more, whoever holds it; counted "held back").  An O_PATH descriptor
+ * kept of it is no such reference: its holder's chmod and open (IN_ATTRIB,
+ * IN_OPEN) end the context that holds the memfd then (end_breached) and
+ * retire it.  A segment is zeroed (its
  * pages punched) when handed out and when its last context ends, so the
  * next process finds nothing of the last one's.
  *
@@ -31,8 +34,9 @@
  * memfds through /proc/<us>/fd nor read our memory); make the memfds,
  * write the launcher's configuration into the control page, fork: the
  * parent becomes QEMU (argv after "--", our memory backends in place of
- * @BAR@ and @SEGMENTS@, the memfds inherited and opened as QEMU's own
- * /proc/self/fd/N), the child is the agent: it waits for the firmware's
+ * @BAR@ and @SEGMENTS@, mapped as QEMU's own /proc/self/fd/N: its shim
+ * asks for the memfds once it is not dumpable, qemu_asks, and takes them
+ * on a socket pair of its own), the child is the agent: it waits for the firmware's
  * UP, listens, serves until SIGTERM (also when QEMU, its parent, ends).
  * The launcher reads the firmware's state from the --state file and asks
  * for a clean stop with SIGUSR1.  Once the firmware is down, mailbox
@@ -77,7 +81,7 @@ static struct {
 	int stats_fd, rest_fd;
 	int seg_fd[SNIC_MAX_CTX];
 	uint8_t *rest;          /* DM area .. the control page               */
-	unsigned long mbox_timeouts, segs_zeroed, held_back;
+	unsigned long mbox_timeouts, segs_zeroed, held_back, breached;
 	uint64_t undo;          /* grants the firmware may still carry out  */
 	/* who still holds a slot's or segment's hand-out (memfd_refs.h) */
 	struct mref slot_ref[SNIC_MAX_CTX], seg_ref[SNIC_MAX_CTX];
@@ -372,16 +376,18 @@ static unsigned qemu_fds(int *fds)
  * status it waits for), with our shim preloaded: it makes QEMU
  * non-dumpable before QEMU holds any memfd of ours, then takes them from
  * sock (qemu_shim.c; our memfds are close-on-exec, not inherited). */
-static void exec_qemu(int sock)
+static void exec_qemu(int sock, pid_t agent)
 {
-	char **v = qemu_argv(), num[16], *pre;
+	char **v = qemu_argv(), num[16], apid[16], *pre;
 	const char *old = getenv("LD_PRELOAD");
 	int fd;
 
 	snprintf(num, sizeof(num), "%d", sock);
+	snprintf(apid, sizeof(apid), "%d", (int)agent);
 	if (fcntl(sock, F_SETFD, 0) != 0 ||
 	    asprintf(&pre, "%s%s%s", A.shim, old ? ":" : "", old ? old : "") < 0 ||
-	    setenv("LD_PRELOAD", pre, 1) || setenv("SNIC_QEMU_FD_SOCK", num, 1))
+	    setenv("LD_PRELOAD", pre, 1) || setenv("SNIC_QEMU_FD_SOCK", num, 1) ||
+	    setenv("SNIC_QEMU_AGENT_PID", apid, 1))
 		die("QEMU's environment");
 	fd = open(A.qemu_err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd >= 0)
@@ -389,6 +395,90 @@ static void exec_qemu(int sock)
 	execvp(v[0], v);
 	fprintf(stderr, "%s: cannot run %s: %s\n", PROG, v[0], strerror(errno));
 	_exit(127);
+}
+
+/* A field ("PPid:", "TracerPid:") of /proc/<pid>/status, or -1. */
+static long status_field(pid_t pid, const char *key)
+{
+	char path[40], line[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key))) {
+			v = strtol(line + strlen(key), NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* QEMU's shim asks for the memfds (qemu_shim.c): one byte with a fresh
+ * socket's end, sent by QEMU's child (its pid from the kernel,
+ * SCM_CREDENTIALS: the stand-in's child, not traced).  Nothing is queued
+ * on sock before, so whoever copied sock out of QEMU while it was still
+ * dumpable (pidfd_getfd before the shim's prctl) finds no memfds there;
+ * an asker that is not QEMU's child is ignored.  The fresh socket's end,
+ * or -1 (QEMU ended or did not ask within a minute). */
+static int qemu_asks(int sock, pid_t qemu)
+{
+	int64_t t0 = mono_ms();
+
+	while (mono_ms() - t0 < 60000) {
+		union {
+			struct cmsghdr h;
+			char buf[CMSG_SPACE(sizeof(struct ucred)) +
+				 CMSG_SPACE(sizeof(int))];
+		} u;
+		char one;
+		struct iovec iov = { .iov_base = &one, .iov_len = 1 };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+				      .msg_control = u.buf,
+				      .msg_controllen = sizeof(u.buf) };
+		struct pollfd p = { .fd = sock, .events = POLLIN };
+		struct ucred cr = { .pid = 0 };
+		int fd = -1;
+		ssize_t n;
+
+		if (poll(&p, 1, 1000) <= 0)
+			continue;
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		if (n == 0)
+			return -1;
+		if (n < 0)
+			continue;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c;
+		     c = CMSG_NXTHDR(&msg, c)) {
+			if (c->cmsg_type == SCM_CREDENTIALS &&
+			    c->cmsg_len == CMSG_LEN(sizeof(cr)))
+				memcpy(&cr, CMSG_DATA(c), sizeof(cr));
+			if (c->cmsg_type == SCM_RIGHTS) {
+				int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+
+				for (int i = 0; i < k; i++) {
+					int g;
+
+					memcpy(&g, CMSG_DATA(c) + i * sizeof(int), sizeof(g));
+					if (fd < 0 && k == 1)
+						fd = g;
+					else
+						close(g);
+				}
+			}
+		}
+		if (fd >= 0 && !(msg.msg_flags & MSG_CTRUNC) && cr.pid > 0 &&
+		    cr.pid != qemu && status_field(cr.pid, "PPid:") == qemu &&
+		    status_field(cr.pid, "TracerPid:") == 0)
+			return fd;
+		fprintf(stderr, "%s: a request for QEMU's memfds not from QEMU "
+			"(pid %d): ignored\n", PROG, (int)cr.pid);
+		if (fd >= 0)
+			close(fd);
+	}
+	return -1;
 }
 
 /* Our memfds to QEMU's shim, each with the number QEMU's command line
@@ -580,6 +670,21 @@ static int wait_up(void)
 	return !stop;
 }
 
+/* A slot or segment handed out that another process opened or chmodded
+ * (an O_PATH descriptor kept from an earlier hand-out makes no event
+ * until then): whoever holds it now loses it at once (the firmware's
+ * mailbox death, its socket closed); the memfd is retired, so what it
+ * holds is never handed on.  This contains, it does not prevent. */
+static void end_breached(void)
+{
+	for (unsigned s = 0; s < SNIC_MAX_CTX; s++)
+		if (mref_breached(&A.slot_ref[s]))
+			A.breached += cb_end_holders(0, (int)s, -1);
+	for (unsigned k = 0; k < A.nseg; k++)
+		if (mref_breached(&A.seg_ref[k]))
+			A.breached += cb_end_holders(0, -1, (int)k);
+}
+
 static void serve(void)
 {
 	int fds[CB_MAX_NICS * (SNIC_MAX_CTX + 2) + 1];
@@ -596,6 +701,7 @@ static void serve(void)
 		 * back within 10 ms, as the emu's broker does */
 		poll(pfd, n, 10);
 		mrefs_drain();
+		end_breached();
 		stop_firmware();
 		cb_poll();
 		publish_state();
@@ -608,35 +714,42 @@ int main(int argc, char **argv)
 	struct sigaction su = { .sa_handler = on_usr1 };
 	struct cb_nic nic;
 	struct cb_config cfg;
-	pid_t qemu;
-	int sp[2];
+	pid_t qemu, agent;
+	int sp[2], fsock, one = 1;
 
 	/* before any memfd exists: no other process of the user may open
 	 * our descriptors through /proc/<us>/fd nor read our memory */
-	prctl(PR_SET_DUMPABLE, 0);
+	if (prctl(PR_SET_DUMPABLE, 0) != 0)
+		die("PR_SET_DUMPABLE");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	parse(argc, argv);
 	make_memory();
 	qemu = getpid();
 	/* we become QEMU; our child carries on as the agent, and ends with
 	 * QEMU (our sockets are removed) */
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0 ||
+	    setsockopt(sp[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) != 0)
 		die("socketpair");
-	switch (fork()) {
+	switch ((agent = fork())) {
 	case -1:
 		die("fork");
 	case 0:
 		break;
 	default:
 		close(sp[0]);
-		exec_qemu(sp[1]);
+		exec_qemu(sp[1], agent);
 	}
 	close(sp[1]);
 	/* the configuration before QEMU can run: it waits for the memfds */
 	map_rest();
 	write_config(qemu);
-	send_qemu_fds(sp[0]);
+	if ((fsock = qemu_asks(sp[0], qemu)) < 0) {
+		fprintf(stderr, "%s: QEMU did not ask for its memfds\n", PROG);
+		return 1;
+	}
 	close(sp[0]);
+	send_qemu_fds(fsock);
+	close(fsock);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != qemu)
 		return 1;
@@ -667,10 +780,11 @@ int main(int argc, char **argv)
 	publish_state();
 	printf("%s: %s: %lu segments zeroed, %lu slots or segments held back "
 	       "(a process still held them), %lu retired until QEMU restarts "
-	       "(opened by another process%s), %lu mailbox requests "
-	       "unanswered\n", PROG, A.name, A.segs_zeroed, A.held_back,
-	       mrefs_retired(), mrefs_lost() ? "; inotify events were lost: "
-	       "every slot or segment used once is retired" : "",
-	       A.mbox_timeouts);
+	       "(opened by another process%s), %lu contexts ended (their "
+	       "slot or segment opened or chmodded by another process), "
+	       "%lu mailbox requests unanswered\n", PROG, A.name,
+	       A.segs_zeroed, A.held_back, mrefs_retired(), mrefs_lost() ?
+	       "; inotify events were lost: every slot or segment used once "
+	       "is retired" : "", A.breached, A.mbox_timeouts);
 	return 0;
 }

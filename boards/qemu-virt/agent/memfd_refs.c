@@ -51,12 +51,14 @@ int mref_watch(struct mref *r, int fd)
 	r->fd = fd;
 	r->wd = -1;
 	r->own_opens = 0;
+	r->own_attribs = 0;
+	r->breached = 0;
 	r->state = MREF_FRESH;
 	if (M.ifd < 0 && !M.lost)
 		M.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (M.ifd >= 0)
-		r->wd = inotify_add_watch(M.ifd, path, IN_OPEN | IN_CLOSE);
+		r->wd = inotify_add_watch(M.ifd, path, IN_OPEN | IN_CLOSE | IN_ATTRIB);
 	if (r->wd < 0 || r->wd >= MAX_WD) {
 		fprintf(stderr, "snic-qemu-agent: cannot watch memfd %d (%s): "
 			"a slot or segment is not handed out twice\n", fd,
@@ -78,6 +80,7 @@ static void retire(struct mref *r)
 static void on_event(const struct inotify_event *e)
 {
 	struct mref *r = e->wd >= 0 && e->wd < MAX_WD ? M.by_wd[e->wd] : NULL;
+	int stranger = 0;
 
 	if (e->mask & IN_Q_OVERFLOW) {
 		/* who opened and released what is unknown now */
@@ -89,11 +92,15 @@ static void on_event(const struct inotify_event *e)
 	}
 	if (!r)
 		return;
-	if (e->mask & IN_OPEN) {
-		if (r->own_opens)
-			r->own_opens--;
-		else if (M.started)
-			retire(r);      /* a stranger's open: QEMU's are before */
+	if (e->mask & IN_OPEN && !(r->own_opens && r->own_opens--))
+		stranger = 1;
+	if (e->mask & IN_ATTRIB && !(r->own_attribs && r->own_attribs--))
+		stranger = 1;
+	/* QEMU's opens are before the start */
+	if (stranger && M.started) {
+		if (r->state == MREF_OUT)
+			r->breached = 1;
+		retire(r);
 	}
 	if (e->mask & IN_CLOSE && r->state == MREF_OUT && !r->own_opens)
 		r->state = MREF_CLEAN;
@@ -121,30 +128,39 @@ void mrefs_start(void)
 	for (unsigned w = 0; w < MAX_WD; w++)
 		if (M.by_wd[w])
 			fchmod(M.by_wd[w]->fd, 0);
+	mrefs_drain();          /* and the IN_ATTRIB of our chmods */
 	M.started = 1;
 }
 
 int mref_open(struct mref *r)
 {
+	struct stat st;
 	char path[40];
 	int fd;
 
 	if (mref_busy(r))
 		return -1;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", r->fd);
-	/* our IN_OPEN follows at once: nothing unread before it */
+	/* our IN_ATTRIB and IN_OPEN follow at once: nothing unread before
+	 * them; a mode not ours is somebody's chmod (its event may be lost) */
 	mrefs_drain();
-	if (fchmod(r->fd, 0600) != 0)
-		return -1;
-	r->own_opens++;
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	fchmod(r->fd, 0);
-	if (fd < 0) {
-		r->own_opens--;
+	if (fstat(r->fd, &st) != 0 || (st.st_mode & 07777) != 0) {
+		retire(r);
 		return -1;
 	}
+	if (fchmod(r->fd, 0600) != 0)
+		return -1;
+	r->own_attribs++;
+	r->own_opens++;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fchmod(r->fd, 0) == 0)
+		r->own_attribs++;
+	if (fd < 0)
+		r->own_opens--;
 	mrefs_drain();
-	if (r->state == MREF_RETIRED || r->own_opens) {
+	if (fd < 0)
+		return -1;
+	if (r->state == MREF_RETIRED || r->own_opens || r->own_attribs) {
 		/* a stranger's open came with ours, or ours is not seen */
 		retire(r);
 		close(fd);
@@ -152,6 +168,14 @@ int mref_open(struct mref *r)
 	}
 	r->state = MREF_OUT;
 	return fd;
+}
+
+int mref_breached(struct mref *r)
+{
+	int b = r->breached;
+
+	r->breached = 0;
+	return b;
 }
 
 int mref_busy(struct mref *r)

@@ -12,9 +12,16 @@
  *    only at open); the parent, whose that is, maps nothing of ours and
  *    only waits for the child (its exit status is the parent's, signals
  *    to the parent are passed on; the child dies with the parent);
- *  - only then takes the agent's memfds, sent on the socket named by
- *    SNIC_QEMU_FD_SOCK (SCM_RIGHTS, with the descriptor number each must
- *    have: the ones QEMU's -object ...,mem-path=/proc/self/fd/N name).
+ *  - only then asks the agent for its memfds: on the socket named by
+ *    SNIC_QEMU_FD_SOCK (inherited, so it may have been copied out of QEMU
+ *    while QEMU was dumpable: nothing is queued on it) it sends one end
+ *    of a socket pair made here, where nobody can reach; the agent
+ *    checks the asker is QEMU's child (its kernel-given pid) and sends
+ *    the memfds on that pair (SCM_RIGHTS, with the descriptor number
+ *    each must have: the ones QEMU's -object ...,mem-path=/proc/self/fd/N
+ *    name); we take them only from the agent's pid
+ *    (SNIC_QEMU_AGENT_PID; SCM_CREDENTIALS: the request's end, in
+ *    flight on the inherited socket, may have been peeked).
  * Inherited instead, the memfds would be in QEMU from its exec on, while
  * it is still dumpable and their mode lets QEMU (so anybody of the user)
  * open them.  Any failure ends QEMU (status 2) with a message.
@@ -111,19 +118,53 @@ static void stand_in(int sock)
 	_exit(128 + WTERMSIG(st));
 }
 
+/* One end of a fresh socket pair to the agent on sock (it may have been
+ * copied out of QEMU before our prctl; the pair was not): the other end,
+ * on which only the agent's message is taken. */
+static int ask_agent(int sock)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	char one = 1;
+	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	int np[2], on = 1;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, np) != 0 ||
+	    setsockopt(np[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) != 0)
+		fail("socketpair");
+	memset(&u, 0, sizeof(u));
+	u.h.cmsg_level = SOL_SOCKET;
+	u.h.cmsg_type = SCM_RIGHTS;
+	u.h.cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(&u.h), &np[1], sizeof(int));
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != 1)
+		fail("asking the agent");
+	close(np[1]);
+	close(sock);
+	return np[0];
+}
+
 __attribute__((constructor)) static void snic_qemu_shim(void)
 {
 	int want[SHIM_MAX_FDS], got[SHIM_MAX_FDS];
 	union {
 		struct cmsghdr h;
-		char buf[CMSG_SPACE(SHIM_MAX_FDS * sizeof(int))];
+		char buf[CMSG_SPACE(SHIM_MAX_FDS * sizeof(int)) +
+			 CMSG_SPACE(sizeof(struct ucred))];
 	} u;
 	struct iovec iov = { .iov_base = want, .iov_len = sizeof(want) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
 			      .msg_control = u.buf,
 			      .msg_controllen = sizeof(u.buf) };
 	const char *s = getenv("SNIC_QEMU_FD_SOCK");
-	struct cmsghdr *c;
+	const char *a = getenv("SNIC_QEMU_AGENT_PID");
+	struct cmsghdr *c, *fdc = NULL;
+	struct ucred cr = { .pid = 0 };
 	ssize_t n;
 	size_t k;
 	int sock;
@@ -134,11 +175,23 @@ __attribute__((constructor)) static void snic_qemu_shim(void)
 		return;
 	sock = atoi(s);
 	stand_in(sock);
+	sock = ask_agent(sock);
 	n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	c = CMSG_FIRSTHDR(&msg);
-	if (n <= 0 || n % (ssize_t)sizeof(int) || !c || c->cmsg_type != SCM_RIGHTS ||
+	for (c = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; c; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_type == SCM_RIGHTS)
+			fdc = c;
+		if (c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(cr)))
+			memcpy(&cr, CMSG_DATA(c), sizeof(cr));
+	}
+	c = fdc;
+	if (n <= 0 || n % (ssize_t)sizeof(int) || !c ||
 	    (msg.msg_flags & MSG_CTRUNC))
 		fail("the agent's memfds");
+	if (!a || cr.pid != (pid_t)atoi(a)) {
+		errno = EPERM;
+		fail("memfds not from the agent");
+	}
 	k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 	if (k != (size_t)n / sizeof(int)) {
 		errno = EPROTO;
@@ -148,5 +201,6 @@ __attribute__((constructor)) static void snic_qemu_shim(void)
 	place(got, want, k);
 	close(sock);
 	unsetenv("SNIC_QEMU_FD_SOCK");
+	unsetenv("SNIC_QEMU_AGENT_PID");
 	unsetenv("LD_PRELOAD");
 }
