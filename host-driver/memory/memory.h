@@ -139,6 +139,12 @@ typedef int (*hd_map_fn)(void *arg, uintptr_t va, uint32_t pages,
 int hd_window_maps(const struct hd_hostmem *hm, uint64_t off, uint32_t n,
 		   hd_map_fn fn, void *arg);
 
+/* 1 when every page of [va, va + n pages) maps hm's file at offset off
+ * + its distance from va (a kept backing still in place), 0 when not, -1
+ * when the kernel cannot tell that way (older than 6.11). */
+int hd_window_in_place(const struct hd_hostmem *hm, uintptr_t va,
+		       uint64_t off, uint32_t n);
+
 struct hd_vma {
 	uintptr_t lo, hi;           /* a SysV segment: the whole attachment */
 	int shmid;                  /* SysV segment, or -1                  */

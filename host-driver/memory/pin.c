@@ -61,6 +61,7 @@
 #include <unistd.h>
 
 #include "memory/memory.h"
+#include "memory/vma_query.h"
 
 struct hd_chunk {
 	uintptr_t va;               /* page aligned                         */
@@ -496,7 +497,8 @@ static int back_extent(struct hd_chunk *c, uintptr_t *lo, uintptr_t *hi)
  * registration of it, after its deregistration, compares them. */
 static void chunk_note_frames(struct hd_chunk *c)
 {
-	if (c->npages > PFN_CHECK_MAX)
+	/* PROCMAP_QUERY answers exactly, whatever the size (chunk_valid) */
+	if (c->npages > PFN_CHECK_MAX || hd_vma_query_works())
 		return;
 	if (!c->pfn)
 		c->pfn = malloc((size_t)c->npages * sizeof(uint64_t));
@@ -724,17 +726,23 @@ static int count_in_place(void *arg, uintptr_t va, uint32_t pages,
 }
 
 /* Is the cached chunk's whole range still backed by its window pages?
- * Surely not when its first page is private memory now (the application
+ * Exact and cheap with PROCMAP_QUERY (Linux 6.11): each mapping over the
+ * range names the window file at the chunk's offsets.  Before that:
+ * surely not when its first page is private memory now (the application
  * unmapped it and mapped fresh memory there: a buffer freed and
- * allocated again).  Fast, for small chunks: the page frames are those
+ * allocated again); fast, for small chunks: the page frames are those
  * seen when it was backed (pagemap); else, exact: /proc/self/maps names
  * the window file at the offsets. */
 static int chunk_valid(struct hd_chunk *c)
 {
 	uint64_t *now;
 	struct in_place ip = { c, 0 };
-	int ok = 0;
+	int ok = hd_window_in_place(c->hm, c->va, hd_hm_off(c->hm, c->first),
+				    c->npages);
 
+	if (ok >= 0)
+		return ok;
+	ok = 0;
 	if (hd_page_private(c->va))
 		return 0;
 	now = c->pfn ? malloc((size_t)c->npages * sizeof(uint64_t)) : NULL;
