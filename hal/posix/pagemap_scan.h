@@ -16,6 +16,7 @@
 /* From <linux/fs.h> of Linux 6.7 (Debian 12's headers predate it). */
 #ifndef PAGEMAP_SCAN
 #define PAGE_IS_PRESENT (1 << 3)
+#define PAGE_IS_SWAPPED (1 << 4)
 struct page_region {
 	uint64_t start, end, categories;
 };
@@ -44,6 +45,32 @@ static inline int snic_pagemap_holes(int pagemap_fd, uintptr_t lo,
 		.category_inverted = PAGE_IS_PRESENT,
 		.category_mask = PAGE_IS_PRESENT,
 		.return_mask = PAGE_IS_PRESENT,
+	};
+	int n = ioctl(pagemap_fd, PAGEMAP_SCAN, &a);
+
+	if (n < 0)
+		return -1;
+	*next = (uintptr_t)a.walk_end;
+	return n;
+}
+
+/* The same for the runs of pages that hold data of their own: present,
+ * or any other non-empty page-table entry (swapped out, migrating: the
+ * kernel reports all of them as PAGE_IS_SWAPPED).  In a private
+ * anonymous mapping the pages between such runs were never touched and
+ * read as zeros. */
+static inline int snic_pagemap_data(int pagemap_fd, uintptr_t lo,
+				    uintptr_t hi, struct page_region *out,
+				    unsigned max, uintptr_t *next)
+{
+	struct pm_scan_arg a = {
+		.size = sizeof(a),
+		.start = lo,
+		.end = hi,
+		.vec = (uintptr_t)out,
+		.vec_len = max,
+		.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+		.return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
 	};
 	int n = ioctl(pagemap_fd, PAGEMAP_SCAN, &a);
 

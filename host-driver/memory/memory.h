@@ -129,6 +129,17 @@ int hd_page_private(uintptr_t va);
  * (every one with PAGEMAP_SCAN; on older kernels 16 of them evenly spread
  * when more: a guess, for speed only). */
 int hd_pages_mapped(uintptr_t va, uint32_t n);
+/* Up to max (<= HD_RUNS_MAX) runs of [lo, hi) inside one mapping whose
+ * pages hold data of their own (present, swapped out); in private
+ * anonymous memory the pages between them were never touched (zeros).
+ * *next: where the scan stopped (hi: all of it).  The number of runs, or
+ * -1 when the kernel cannot tell (older than 6.7). */
+#define HD_RUNS_MAX 32
+struct hd_run {
+	uintptr_t lo, hi;
+};
+int hd_data_runs(uintptr_t lo, uintptr_t hi, struct hd_run *out,
+		 unsigned max, uintptr_t *next);
 /* Every mapping in this process of hm's file at offsets [off, off + n
  * pages), the window's own mapping left out (/proc/self/maps): fn(arg,
  * va, pages, index of its first page from off) for each, in address

@@ -58,6 +58,7 @@
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "memory/memory.h"
@@ -197,34 +198,113 @@ static int window_io(int fd, off_t off, uint8_t *buf, size_t len, int out)
 #endif
 #endif
 
-/* The application's range into the window.  Where this process has the
- * window pages mapped already (window pages are reused, lowest first), a
- * memcpy into the window's own mapping runs at memory speed, where pwrite,
- * the file's page-by-page write path, takes 3x the CPU time (16 MiB).
- * Where it has not, the memcpy would fault at every page and pwrite is
- * 1.8-2x faster; the pages are then mapped for the next time
- * (MADV_POPULATE_READ on the window's mapping: a fault per 16 pages).
- * The source must not fault: the range lies in one readable private
- * anonymous mapping (/proc/self/maps, back_extent), or the kernel confirms
- * that all of it is mapped and readable (MADV_POPULATE_READ, Linux 5.14;
- * it costs half the copy).  Otherwise (an unreadable range: pwrite's
- * EFAULT; an older kernel) and under AddressSanitizer (the range may hold
- * bytes the application never allocated) pwrite. */
-static int window_fill(const struct remap_job *j)
+/* len bytes of zeros into the window at off (pwritev of one zero page
+ * again and again: no buffer to allocate). */
+static int window_zero(int fd, off_t off, size_t len)
 {
-	int err;
+	static const uint8_t zero[SNIC_PAGE_SIZE];
+	struct iovec iov[64];
+	size_t done = 0;
 
+	for (unsigned i = 0; i < 64; i++) {
+		iov[i].iov_base = (void *)(uintptr_t)zero;
+		iov[i].iov_len = sizeof(zero);
+	}
+	while (done < len) {
+		size_t left = len - done;
+		int cnt = left >= sizeof(iov) / sizeof(iov[0]) * sizeof(zero) ?
+			  64 : (int)((left + sizeof(zero) - 1) / sizeof(zero));
+		ssize_t n = syscall(SYS_pwritev, fd, iov, cnt,
+				    off + (off_t)done, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Bytes [pos, pos + len) of the job's range into the window: copied
+ * (data) or zeros.  Where this process has the window pages mapped
+ * already (window pages are reused, lowest first), a memcpy or memset in
+ * the window's own mapping runs at memory speed, where pwrite, the
+ * file's page-by-page write path, takes 3x the CPU time (16 MiB).  Where
+ * it has not, the memcpy would fault at every page and pwrite is 1.8-2x
+ * faster.  Under AddressSanitizer (the range may hold bytes the
+ * application never allocated) pwrite. */
+static int fill_part(const struct remap_job *j, size_t pos, size_t len,
+		     int data, int mapped)
+{
+	if (!data && mapped) {
+		memset(j->win + pos, 0, len);
+		return 0;
+	}
+	if (!data)
+		return window_zero(j->fd, j->off + (off_t)pos, len);
 #ifndef HD_SANITIZED
-	if (hd_pages_mapped((uintptr_t)j->win,
-			    (uint32_t)(j->len >> SNIC_PAGE_SHIFT)) &&
-	    (j->plain ||
-	     syscall(SYS_madvise, j->va, j->len, MADV_POPULATE_READ) == 0)) {
-		memcpy(j->win, j->va, j->len);
+	if (mapped) {
+		memcpy(j->win + pos, j->va + pos, len);
 		return 0;
 	}
 #endif
-	err = window_io(j->fd, j->off, j->va, j->len, 1);
-	if (!err)
+	return window_io(j->fd, j->off + (off_t)pos, j->va + pos, len, 1);
+}
+
+/* A plain range (one readable private anonymous mapping) by the runs of
+ * pages that hold data (PAGEMAP_SCAN): only those are copied; the pages
+ * never touched read as zeros, whose zeros are written into the window
+ * instead (a fresh buffer: no read fault per page to map the zero page,
+ * and no page of the application's to free at the remap).  -1 when the
+ * kernel cannot tell (then all of it is copied), else 0 or an errno. */
+static int fill_by_runs(const struct remap_job *j, int mapped)
+{
+	uintptr_t lo = (uintptr_t)j->va, hi = lo + j->len, at = lo, next;
+	struct hd_run r[HD_RUNS_MAX];
+	int n, err = 0;
+
+	do {
+		n = hd_data_runs(at, hi, r, HD_RUNS_MAX, &next);
+		if (n < 0 || (n < HD_RUNS_MAX && next < hi))
+			/* the kernel could not tell: copy the rest */
+			return at == lo ? -1 :
+			       fill_part(j, at - lo, hi - at, 1, mapped);
+		for (int i = 0; i < n && !err; i++) {
+			if (r[i].lo > at)
+				err = fill_part(j, at - lo, r[i].lo - at, 0,
+						mapped);
+			if (!err)
+				err = fill_part(j, r[i].lo - lo,
+						r[i].hi - r[i].lo, 1, mapped);
+			at = r[i].hi;
+		}
+	} while (!err && n == HD_RUNS_MAX && at < hi);
+	if (!err && at < hi)
+		err = fill_part(j, at - lo, hi - at, 0, mapped);
+	return err;
+}
+
+/* The application's range into the window (fill_part).  Where the window
+ * pages are not mapped here, they are mapped after the copy for the next
+ * time (MADV_POPULATE_READ on the window's mapping: a fault per 16
+ * pages).  The source must not fault: the range lies in one readable
+ * private anonymous mapping (back_extent: copied by runs), or the kernel
+ * confirms that all of it is mapped and readable (MADV_POPULATE_READ,
+ * Linux 5.14; it costs half the copy).  Otherwise (an unreadable range:
+ * pwrite's EFAULT; an older kernel) pwrite. */
+static int window_fill(const struct remap_job *j)
+{
+	int mapped = hd_pages_mapped((uintptr_t)j->win,
+				     (uint32_t)(j->len >> SNIC_PAGE_SHIFT));
+	int err = j->plain ? fill_by_runs(j, mapped) : -1;
+
+	if (err < 0)
+		err = fill_part(j, 0, j->len, 1,
+				mapped && (j->plain ||
+					   syscall(SYS_madvise, j->va, j->len,
+						   MADV_POPULATE_READ) == 0));
+	if (!err && !mapped)
 		syscall(SYS_madvise, j->win, j->len, MADV_POPULATE_READ);
 	return err;
 }

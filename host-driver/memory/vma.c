@@ -104,6 +104,26 @@ static int pages_mapped_scan(uintptr_t va, uint32_t n)
 	return k < 0 ? -1 : k == 0;
 }
 
+int hd_data_runs(uintptr_t lo, uintptr_t hi, struct hd_run *out,
+		 unsigned max, uintptr_t *next)
+{
+	struct page_region r[HD_RUNS_MAX];
+	int fd, k = -1;
+
+	if (max > HD_RUNS_MAX)
+		max = HD_RUNS_MAX;
+	pthread_mutex_lock(&pm_lock);
+	fd = pagemap_fd();
+	if (fd >= 0)
+		k = snic_pagemap_data(fd, lo, hi, r, max, next);
+	pthread_mutex_unlock(&pm_lock);
+	for (int i = 0; i < k; i++) {
+		out[i].lo = (uintptr_t)r[i].start;
+		out[i].hi = (uintptr_t)r[i].end;
+	}
+	return k;
+}
+
 int hd_pages_mapped(uintptr_t va, uint32_t n)
 {
 	uint64_t e[16];

@@ -3176,6 +3176,56 @@ static bool regc_unreadable(struct vt_ep e[2], uint32_t len)
 	return true;
 }
 
+/* A buffer partly never touched (pin.c fill_by_runs copies only the
+ * pages that hold data and writes zeros into the window under the
+ * others, over the stale bytes the cases before left there): the peer
+ * reads the written pages' bytes and zeros elsewhere (a page only read,
+ * the kernel's zero page, among them), then writes all of it, which the
+ * application sees after deregistration. */
+static bool regc_sparse(struct vt_ep e[2], uint32_t len)
+{
+	static const uint32_t written[] = { 0, 5, 6, 7, 30, 63 };
+	uint8_t *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *want = calloc(1, len);
+	struct ibv_mr *mr = NULL;
+	volatile uint8_t sink;
+	bool ok = false;
+
+	CHECK(b != MAP_FAILED && want && len >= 64 * 4096, "mmap/calloc: %s", strerror(errno));
+	for (unsigned i = 0; i < sizeof(written) / sizeof(written[0]); i++) {
+		fill(b + (size_t)written[i] * 4096, 4096, 700 + written[i]);
+		fill(want + (size_t)written[i] * 4096, 4096, 700 + written[i]);
+	}
+	sink = b[40 * 4096];
+	(void)sink;
+	if (!(mr = reg1(b, len)))
+		goto out;
+	memset(T.dev[0].buf, 0xa5, len);
+	if (!rdma(e, IBV_WR_RDMA_READ, (uintptr_t)b, mr->rkey, len, "read of a sparse buffer"))
+		goto out;
+	if (memcmp(T.dev[0].buf, want, len) != 0) {
+		fail("sparse buffer: the peer read other bytes than the application's (zeros "
+		     "where it never wrote)");
+		goto out;
+	}
+	if (memcmp(b, want, len) != 0) {
+		fail("sparse buffer: the application's bytes changed at registration");
+		goto out;
+	}
+	if (!peer_writes(e, mr, b, len, 710, "write to a sparse buffer"))
+		goto out;
+	ok = dereg1(mr);
+	mr = NULL;
+	if (ok && !has_pattern(b, len, 710))
+		ok = fail("sparse buffer: the peer's WRITE not seen after dereg");
+out:
+	if (mr)
+		dereg1(mr);
+	free(want);
+	munmap(b, len);
+	return ok;
+}
+
 /* Minor page faults so far of the process serving dev (its BAR's fw_pid),
  * -1 when unknown. */
 static long nic_minor_faults(const struct dev *d)
@@ -3265,7 +3315,7 @@ static bool c_regcache(void)
 	memset(e, 0, sizeof e);
 	ok = pair_up(e, &CFG, 0) && regc_basic(e, b, len) && regc_reuse(e, len) &&
 	     regc_moved(e, len) && regc_many(e) && regc_fork(b, len) && regc_huge(e) &&
-	     regc_unreadable(e, len);
+	     regc_unreadable(e, len) && regc_sparse(e, len);
 	pair_down(e);
 	munmap(b, 2 * len);
 	return ok;
