@@ -34,19 +34,12 @@
 /* The pagemap fd belongs to the process that opened it: reopened after
  * a fork (a child reading its parent's page tables would be wrong). */
 static pthread_mutex_t pm_lock = PTHREAD_MUTEX_INITIALIZER;
-static int pm_fd = -1;
-static pid_t pm_pid;
+static struct hd_self_fd pm_fd = { -1, 0 };
 
 /* pm_lock held: the pagemap fd, -1 (errno set) if it cannot be opened. */
 static int pagemap_fd(void)
 {
-	if (pm_fd < 0 || pm_pid != getpid()) {
-		if (pm_fd >= 0)
-			close(pm_fd);
-		pm_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-		pm_pid = getpid();
-	}
-	return pm_fd;
+	return hd_self_fd(&pm_fd, "/proc/self/pagemap");
 }
 
 /* The raw pagemap entries of the n pages from va.  0 or an errno. */

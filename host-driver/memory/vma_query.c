@@ -39,22 +39,20 @@ enum {
 	PQ_FILE_BACKED = 0x20,
 };
 
-/* Like vma.c's pagemap fd: the process's own, reopened after a fork. */
-static pthread_mutex_t mq_lock = PTHREAD_MUTEX_INITIALIZER;
-static int mq_fd = -1;
-static pid_t mq_pid;
-static _Atomic int mq_unsupported;
-
-static int maps_fd(void)
+int hd_self_fd(struct hd_self_fd *f, const char *path)
 {
-	if (mq_fd < 0 || mq_pid != getpid()) {
-		if (mq_fd >= 0)
-			close(mq_fd);
-		mq_fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-		mq_pid = getpid();
+	if (f->fd < 0 || f->pid != getpid()) {
+		if (f->fd >= 0)
+			close(f->fd);
+		f->fd = open(path, O_RDONLY | O_CLOEXEC);
+		f->pid = getpid();
 	}
-	return mq_fd;
+	return f->fd;
 }
+
+static pthread_mutex_t mq_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hd_self_fd mq_fd = { -1, 0 };
+static _Atomic int mq_unsupported;
 
 int hd_vma_query(uintptr_t addr, unsigned flags, struct hd_vma_info *out)
 {
@@ -74,7 +72,7 @@ int hd_vma_query(uintptr_t addr, unsigned flags, struct hd_vma_info *out)
 		q.vma_name_size = sizeof(out->name);
 	}
 	pthread_mutex_lock(&mq_lock);
-	fd = maps_fd();
+	fd = hd_self_fd(&mq_fd, "/proc/self/maps");
 	if (fd < 0) {
 		err = errno;
 	} else {

@@ -23,6 +23,15 @@ enum {
 	HD_VQ_NAME = 1u << 2,       /* fill name                            */
 };
 
+/* A /proc/self file opened once per process: reopened after a fork (a
+ * child reading its parent's page tables or mappings would be wrong).
+ * The caller serialises; the fd, or -1 (errno set). */
+struct hd_self_fd {
+	int fd;                     /* -1 at first                          */
+	pid_t pid;
+};
+int hd_self_fd(struct hd_self_fd *f, const char *path);
+
 /* The mapping holding addr (HD_VQ_NEXT: or the first one above it).
  * 0; ENOENT when there is none; ENOTTY when the kernel cannot answer
  * this way (older than 6.11: read /proc/self/maps instead). */
