@@ -86,7 +86,9 @@ static struct hd_chunk *chunk_list;
 static uint64_t cached_pages;       /* in chunks no registration uses   */
 static unsigned cached_chunks;
 static uint64_t kept_clock;         /* orders kept chunks, oldest first  */
-/* Stale kept chunks (stale_add): off chunk_list, window pages held. */
+/* Stale kept chunks (chunk_stale): off chunk_list, window pages held. */
+#define STALE_CHUNK_MAX 16u         /* pages: larger ones evicted at once */
+#define STALE_MAX 64u
 static struct hd_chunk *stale_list;
 static unsigned stale_chunks;
 static pthread_once_t pin_once = PTHREAD_ONCE_INIT;
@@ -603,6 +605,7 @@ static void chunk_note_frames(struct hd_chunk *c)
 }
 
 static uint64_t evict_cached(struct hd_hostmem *hm);
+static uint64_t stale_reap(struct hd_hostmem *hm);
 
 static int chunk_back(struct hd_hostmem *hm, uintptr_t lo, uintptr_t hi,
 		      struct hd_chunk **out)
@@ -618,6 +621,12 @@ static int chunk_back(struct hd_hostmem *hm, uintptr_t lo, uintptr_t hi,
 	c->shmid = -1;
 	j.plain = back_extent(c, &lo, &hi);
 	npages = (uint32_t)((hi - lo) >> SNIC_PAGE_SHIFT);
+	/* a larger backing gets the lowest free pages, mapped here and in
+	 * the NIC's process already when used before: not above the small
+	 * stale chunks' pages (a 16 MiB first copy and remap onto window
+	 * pages never used cost ~20 % more) */
+	if (npages > STALE_CHUNK_MAX && stale_chunks)
+		stale_reap(hm);
 	err = hd_hm_alloc(hm, npages, HD_HM_LOW, &first);
 	/* the window full of kept backings: give them back, then retry */
 	if (err == ENOMEM && evict_cached(hm))
@@ -806,14 +815,13 @@ static void chunk_evict(struct hd_chunk *c)
  * aside instead, its window pages held (nothing else gets them), and one
  * walk settles all the chunks put aside: when there are STALE_MAX of
  * them (at most 1,024 window pages), before fork(), at ibv_close_device
- * and when the window runs short (evict_cached).  Larger chunks are
- * evicted at once: the walk is small next to their copy, and their
- * window pages are reused at once, mapped here and in the NIC's process
- * already (a 1 MiB first registration on window pages used before takes
- * ~30 us less of the copy and ~50 us less of the remap, measured here).
+ * and when the window runs short (evict_cached), and before a larger
+ * backing is allocated (chunk_back).  Larger chunks are evicted at once:
+ * the walk is small next to their copy, and their window pages are
+ * reused at once, mapped here and in the NIC's process already (a 1 MiB
+ * first registration on window pages used before takes ~30 us less of
+ * the copy and ~50 us less of the remap, measured here).
  */
-#define STALE_CHUNK_MAX 16u         /* pages: larger ones evicted at once */
-#define STALE_MAX 64u
 
 /* A mapping of hm's file (fd page index from 0): where it holds pages of
  * a stale chunk, private memory with their bytes instead. */
@@ -1039,22 +1047,29 @@ static void pin_atfork_register(void)
  * to the next chunk; a kept backing goes when the application replaced
  * it or when it is another window's (a range deregistered on a NIC with
  * its own segment, now registered on another). */
+/* pin_lock held: a kept chunk that cannot serve a registration on hm
+ * goes: the application replaced its range (chunk_stale), or it is
+ * another window's.  1 when it went. */
+static int kept_gone(struct hd_hostmem *hm, struct hd_chunk *c)
+{
+	if (!c || !c->cached || (c->hm == hm && chunk_valid(c)))
+		return 0;
+	hd_dbg("kept backing %p+%u pages %s\n", (void *)c->va, c->npages,
+	       c->hm == hm ? "replaced" : "evicted (another window)");
+	if (c->hm == hm)
+		chunk_stale(c);
+	else
+		chunk_evict(c);
+	return 1;
+}
+
 static int chunk_for(struct hd_hostmem *hm, uintptr_t p, uintptr_t end,
 		     struct hd_chunk **out)
 {
 	struct hd_chunk *next, *c = chunk_find(p, &next);
 
-	if (c && c->cached && c->hm == hm && !chunk_valid(c)) {
-		hd_dbg("kept backing %p+%u pages replaced\n", (void *)c->va,
-		       c->npages);
-		chunk_stale(c);
+	if (kept_gone(hm, c))
 		c = chunk_find(p, &next);
-	} else if (c && c->cached && c->hm != hm) {
-		hd_dbg("kept backing %p+%u pages evicted (another window)\n",
-		       (void *)c->va, c->npages);
-		chunk_evict(c);
-		c = chunk_find(p, &next);
-	}
 	if (c && c->hm != hm) {
 		hd_dbg("%p is backed by %s, not %s\n", (void *)p, c->hm->name,
 		       hm->name);
@@ -1064,6 +1079,11 @@ static int chunk_for(struct hd_hostmem *hm, uintptr_t p, uintptr_t end,
 		*out = c;
 		return 0;
 	}
+	/* Kept chunks further in the range that go too (a buffer freed and
+	 * allocated again over several earlier ones) go first: one backing,
+	 * one copy and one remap for the whole range, not one per piece. */
+	while (next && next->va < end && kept_gone(hm, next))
+		chunk_find(p, &next);
 	return chunk_back(hm, p, (next && next->va < end) ? next->va : end,
 			  out);
 }

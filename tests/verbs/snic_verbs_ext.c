@@ -3232,6 +3232,27 @@ static bool regc_stale(struct vt_ep e[2])
 		munmap(p[i], pg);
 	}
 	munmap(moved, pg);
+	/* three kept pages replaced by one buffer over all of them (pin.c
+	 * chunk_for: one backing for the whole range) */
+	q = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(q != MAP_FAILED, "mmap: %s", strerror(errno));
+	for (i = 0; i < 3; i++) {
+		fill(q + i * pg, pg, 940 + i);
+		if (!(mr = reg1(q + i * pg, pg)) || !dereg1(mr))
+			return false;
+	}
+	CHECK(munmap(q, 3 * pg) == 0, "munmap: %s", strerror(errno));
+	CHECK(mmap(q, 3 * pg, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) == q,
+	      "mmap at the old address: %s", strerror(errno));
+	fill(q, 3 * pg, 950);
+	if (!(mr = reg1(q, 3 * pg)) ||
+	    !peer_sees(e, mr, q, 3 * pg, 950, "read over three replaced pages") ||
+	    !peer_writes(e, mr, q, 3 * pg, 951, "write over three replaced pages") ||
+	    !dereg1(mr))
+		return false;
+	CHECK(has_pattern(q, 3 * pg, 951), "write over three replaced pages not seen");
+	munmap(q, 3 * pg);
 	return true;
 }
 
