@@ -831,13 +831,16 @@ static int restore_stale(void *arg, uintptr_t va, uint32_t pages,
 	struct hd_hostmem *hm = arg;
 
 	for (struct hd_chunk *c = stale_list; c; c = c->next) {
-		uint32_t c_lo = (uint32_t)(hd_hm_off(hm, c->first) >> SNIC_PAGE_SHIFT);
-		uint32_t lo = index > c_lo ? index : c_lo;
-		uint32_t hi = index + pages < c_lo + c->npages ?
-			      index + pages : c_lo + c->npages;
+		uint32_t c_lo, lo, hi;
 		int err;
 
-		if (c->hm != hm || lo >= hi)
+		if (c->hm != hm)
+			continue;
+		c_lo = (uint32_t)(hd_hm_off(hm, c->first) >> SNIC_PAGE_SHIFT);
+		lo = index > c_lo ? index : c_lo;
+		hi = index + pages < c_lo + c->npages ? index + pages :
+			c_lo + c->npages;
+		if (lo >= hi)
 			continue;
 		err = restore_private(hm,
 				      va + ((uintptr_t)(lo - index) << SNIC_PAGE_SHIFT),
@@ -1043,10 +1046,6 @@ static void pin_atfork_register(void)
 	pthread_atfork(pin_atfork_prepare, pin_atfork_done, pin_atfork_done);
 }
 
-/* pin_lock held: the chunk holding p, or a new one backing [p, lim) up
- * to the next chunk; a kept backing goes when the application replaced
- * it or when it is another window's (a range deregistered on a NIC with
- * its own segment, now registered on another). */
 /* pin_lock held: a kept chunk that cannot serve a registration on hm
  * goes: the application replaced its range (chunk_stale), or it is
  * another window's.  1 when it went. */
@@ -1063,6 +1062,10 @@ static int kept_gone(struct hd_hostmem *hm, struct hd_chunk *c)
 	return 1;
 }
 
+/* pin_lock held: the chunk holding p, or a new one backing [p, lim) up
+ * to the next chunk; a kept backing goes when the application replaced
+ * it or when it is another window's (a range deregistered on a NIC with
+ * its own segment, now registered on another). */
 static int chunk_for(struct hd_hostmem *hm, uintptr_t p, uintptr_t end,
 		     struct hd_chunk **out)
 {
