@@ -6,7 +6,8 @@
 #   - Debian's unmodified perftest, ib_{write,read,send}_{bw,lat}, 8 B ..
 #     1 MiB: message rate, bandwidth, typical latency;
 #   - registration: ibv_reg_mr + ibv_dereg_mr 4 KiB .. 256 MiB of a fresh
-#     buffer (first) and again of the same buffer (reg), a 4 KiB pair
+#     buffer (first; fresh: one never written) and again of the same
+#     buffer (reg), a 4 KiB pair
 #     with the NIC asleep (woken), and re-registration of a registered
 #     range (snic-regbench);
 #   - QP scaling: the 1-QP 64-B WRITE rate with no other QP and with IDLE

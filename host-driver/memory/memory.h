@@ -129,6 +129,17 @@ int hd_page_private(uintptr_t va);
  * (every one with PAGEMAP_SCAN; on older kernels 16 of them evenly spread
  * when more: a guess, for speed only). */
 int hd_pages_mapped(uintptr_t va, uint32_t n);
+/* Up to max (<= HD_RUNS_MAX) runs of [lo, hi) inside one mapping whose
+ * pages hold data of their own (present, swapped out); in private
+ * anonymous memory the pages between them were never touched (zeros).
+ * *next: where the scan stopped (hi: all of it).  The number of runs, or
+ * -1 when the kernel cannot tell (older than 6.7). */
+#define HD_RUNS_MAX 32
+struct hd_run {
+	uintptr_t lo, hi;
+};
+int hd_data_runs(uintptr_t lo, uintptr_t hi, struct hd_run *out,
+		 unsigned max, uintptr_t *next);
 /* Every mapping in this process of hm's file at offsets [off, off + n
  * pages), the window's own mapping left out (/proc/self/maps): fn(arg,
  * va, pages, index of its first page from off) for each, in address
@@ -138,6 +149,12 @@ typedef int (*hd_map_fn)(void *arg, uintptr_t va, uint32_t pages,
 			 uint32_t index);
 int hd_window_maps(const struct hd_hostmem *hm, uint64_t off, uint32_t n,
 		   hd_map_fn fn, void *arg);
+
+/* 1 when every page of [va, va + n pages) maps hm's file at offset off
+ * + its distance from va (a kept backing still in place), 0 when not, -1
+ * when the kernel cannot tell that way (older than 6.11). */
+int hd_window_in_place(const struct hd_hostmem *hm, uintptr_t va,
+		       uint64_t off, uint32_t n);
 
 struct hd_vma {
 	uintptr_t lo, hi;           /* a SysV segment: the whole attachment */

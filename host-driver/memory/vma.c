@@ -20,6 +20,7 @@
 
 #include "memory/memory.h"
 #include "pagemap_scan.h"
+#include "memory/vma_query.h"
 
 #ifndef HUGETLBFS_MAGIC
 #define HUGETLBFS_MAGIC 0x958458f6
@@ -33,19 +34,12 @@
 /* The pagemap fd belongs to the process that opened it: reopened after
  * a fork (a child reading its parent's page tables would be wrong). */
 static pthread_mutex_t pm_lock = PTHREAD_MUTEX_INITIALIZER;
-static int pm_fd = -1;
-static pid_t pm_pid;
+static struct hd_self_fd pm_fd = { -1, 0 };
 
 /* pm_lock held: the pagemap fd, -1 (errno set) if it cannot be opened. */
 static int pagemap_fd(void)
 {
-	if (pm_fd < 0 || pm_pid != getpid()) {
-		if (pm_fd >= 0)
-			close(pm_fd);
-		pm_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-		pm_pid = getpid();
-	}
-	return pm_fd;
+	return hd_self_fd(&pm_fd, "/proc/self/pagemap");
 }
 
 /* The raw pagemap entries of the n pages from va.  0 or an errno. */
@@ -101,6 +95,26 @@ static int pages_mapped_scan(uintptr_t va, uint32_t n)
 				       &hole, 1, &next);
 	pthread_mutex_unlock(&pm_lock);
 	return k < 0 ? -1 : k == 0;
+}
+
+int hd_data_runs(uintptr_t lo, uintptr_t hi, struct hd_run *out,
+		 unsigned max, uintptr_t *next)
+{
+	struct page_region r[HD_RUNS_MAX];
+	int fd, k = -1;
+
+	if (max > HD_RUNS_MAX)
+		max = HD_RUNS_MAX;
+	pthread_mutex_lock(&pm_lock);
+	fd = pagemap_fd();
+	if (fd >= 0)
+		k = snic_pagemap_data(fd, lo, hi, r, max, next);
+	pthread_mutex_unlock(&pm_lock);
+	for (int i = 0; i < k; i++) {
+		out[i].lo = (uintptr_t)r[i].start;
+		out[i].hi = (uintptr_t)r[i].end;
+	}
+	return k;
 }
 
 int hd_pages_mapped(uintptr_t va, uint32_t n)
@@ -170,34 +184,69 @@ static int maps_parse(const char *line, struct maps_line *m)
 	return 1;
 }
 
+/* The part of a mapping of hm's file (file offset m_off at m_start, up
+ * to m_end) that holds offsets [off, end): fn for it.  0 or fn's value. */
+static int window_part(const struct hd_hostmem *hm, uintptr_t m_start,
+		       uintptr_t m_end, uint64_t m_off, uint64_t off,
+		       uint64_t end, hd_map_fn fn, void *arg)
+{
+	uintptr_t w_lo = (uintptr_t)hm->base, w_hi = w_lo + hm->size;
+	uint64_t lo, hi;
+
+	/* the window's own mapping (hostmem.c) is not a user's */
+	if (m_start >= w_lo && m_end <= w_hi)
+		return 0;
+	lo = m_off > off ? m_off : off;
+	hi = m_off + (m_end - m_start) < end ? m_off + (m_end - m_start) : end;
+	if (lo >= hi)
+		return 0;
+	return fn(arg, m_start + (uintptr_t)(lo - m_off),
+		  (uint32_t)((hi - lo) >> SNIC_PAGE_SHIFT),
+		  (uint32_t)((lo - off) >> SNIC_PAGE_SHIFT));
+}
+
+/* The same walk through the file-backed mappings only, one PROCMAP_QUERY
+ * each (vma_query.c); ENOTTY when the kernel cannot. */
+static int window_maps_query(const struct hd_hostmem *hm, uint64_t off,
+			     uint64_t end, hd_map_fn fn, void *arg)
+{
+	struct hd_vma_info q;
+	uintptr_t a = 0;
+	int err;
+
+	while ((err = hd_vma_query(a, HD_VQ_NEXT | HD_VQ_FILE, &q)) == 0) {
+		/* fn may replace [start, end) (restore_map): go on above */
+		a = q.end;
+		if (q.dev != hm->st_dev || q.inode != hm->st_ino)
+			continue;
+		err = window_part(hm, q.start, q.end, q.off, off, end, fn,
+				  arg);
+		if (err)
+			return err;
+	}
+	return err == ENOENT ? 0 : err;
+}
+
 int hd_window_maps(const struct hd_hostmem *hm, uint64_t off, uint32_t n,
 		   hd_map_fn fn, void *arg)
 {
 	uint64_t end = off + ((uint64_t)n << SNIC_PAGE_SHIFT);
-	uintptr_t w_lo = (uintptr_t)hm->base, w_hi = w_lo + hm->size;
 	struct maps_line m;
 	char line[512];
 	FILE *f;
-	int err = 0;
+	int err = window_maps_query(hm, off, end, fn, arg);
 
+	if (err != ENOTTY)
+		return err;
+	err = 0;
 	f = fopen("/proc/self/maps", "re");
 	if (!f)
 		return errno;
 	while (!err && fgets(line, sizeof(line), f)) {
-		uint64_t lo, hi;
-
 		if (!maps_parse(line, &m) || m.maj != major(hm->st_dev) ||
 		    m.min != minor(hm->st_dev) || m.inode != hm->st_ino)
 			continue;
-		/* the window's own mapping (hostmem.c) is not a user's */
-		if (m.start >= w_lo && m.end <= w_hi)
-			continue;
-		lo = m.off > off ? m.off : off;
-		hi = m.off + (m.end - m.start) < end ? m.off + (m.end - m.start) : end;
-		if (lo < hi)
-			err = fn(arg, m.start + (uintptr_t)(lo - m.off),
-				 (uint32_t)((hi - lo) >> SNIC_PAGE_SHIFT),
-				 (uint32_t)((lo - off) >> SNIC_PAGE_SHIFT));
+		err = window_part(hm, m.start, m.end, m.off, off, end, fn, arg);
 	}
 	fclose(f);
 	return err;
@@ -231,15 +280,64 @@ static uint64_t huge_size(const struct maps_line *m)
 	return 0;
 }
 
+/* A "/SYSV<key>" mapping (the shmid as its inode), or -1. */
+static long sysv_id(const char *path, uint64_t inode)
+{
+	return strncmp(path, "/SYSV", 5) == 0 && inode <= INT32_MAX ?
+	       (long)inode : -1;
+}
+
+static int plain_anon(int readable, int shared, uint64_t inode,
+		      const char *path)
+{
+	return readable && !shared && inode == 0 &&
+	       (path[0] == '\0' || strcmp(path, "[heap]") == 0 ||
+		strcmp(path, "[stack]") == 0);
+}
+
+/* hd_vma_at by PROCMAP_QUERY: 0 or an errno (ENOTTY: ask the text). */
+static int vma_at_query(uintptr_t p, struct hd_vma *v)
+{
+	struct hd_vma_info q;
+	long id;
+	int err = hd_vma_query(p, HD_VQ_NAME, &q);
+
+	if (err)
+		return err;
+	id = sysv_id(q.name, q.inode);
+	if (id < 0) {
+		v->lo = q.start;
+		v->hi = q.end;
+		/* the kernel's page size of the mapping: a hugetlb one's */
+		v->huge = q.page_size > SNIC_PAGE_SIZE ? q.page_size : 0;
+		v->plain = plain_anon(q.readable, q.shared, q.inode, q.name);
+		return 0;
+	}
+	v->shmid = (int)id;
+	v->lo = q.start - (uintptr_t)q.off;
+	v->hi = q.end;
+	/* A SysV attachment may be split into several mappings (madvise,
+	 * mprotect): follow it. */
+	while (hd_vma_query(v->hi, HD_VQ_NAME, &q) == 0 &&
+	       sysv_id(q.name, q.inode) == id && q.start == v->hi &&
+	       q.start - q.off == v->lo)
+		v->hi = q.end;
+	return 0;
+}
+
 int hd_vma_at(uintptr_t p, struct hd_vma *v)
 {
 	struct maps_line m;
 	char line[512];
 	long id = -1;
 	FILE *f;
+	int err;
 
 	memset(v, 0, sizeof(*v));
 	v->shmid = -1;
+	err = vma_at_query(p, v);
+	if (err != ENOTTY)
+		return err == 0;
 	f = fopen("/proc/self/maps", "re");
 	if (!f)
 		return 0;
@@ -259,7 +357,7 @@ int hd_vma_at(uintptr_t p, struct hd_vma *v)
 		}
 		if (p < m.start || p >= m.end)
 			continue;
-		if (strncmp(m.path, "/SYSV", 5) == 0 && m.inode <= INT32_MAX) {
+		if (sysv_id(m.path, m.inode) >= 0) {
 			/* "/SYSV<key>" mappings carry the shmid as inode */
 			id = (long)m.inode;
 			v->shmid = (int)id;
@@ -270,11 +368,33 @@ int hd_vma_at(uintptr_t p, struct hd_vma *v)
 		v->lo = m.start;
 		v->hi = m.end;
 		v->huge = huge_size(&m);
-		v->plain = m.perms[0] == 'r' && m.perms[3] == 'p' && m.inode == 0 &&
-			   (m.path[0] == '\0' || strcmp(m.path, "[heap]") == 0 ||
-			    strcmp(m.path, "[stack]") == 0);
+		v->plain = plain_anon(m.perms[0] == 'r', m.perms[3] != 'p',
+				      m.inode, m.path);
 		break;
 	}
 	fclose(f);
 	return v->hi != 0;
+}
+
+/* One PROCMAP_QUERY per mapping over the range (usually one): 1 when
+ * every page of [va, va + n pages) maps hm's file at offset off + its
+ * distance from va, 0 when one does not, -1 when the kernel cannot tell
+ * this way. */
+int hd_window_in_place(const struct hd_hostmem *hm, uintptr_t va,
+		       uint64_t off, uint32_t n)
+{
+	uintptr_t p = va, end = va + ((uintptr_t)n << SNIC_PAGE_SHIFT);
+	struct hd_vma_info q;
+
+	while (p < end) {
+		int err = hd_vma_query(p, 0, &q);
+
+		if (err == ENOTTY)
+			return -1;
+		if (err || q.dev != hm->st_dev || q.inode != hm->st_ino ||
+		    !q.shared || q.off + (p - q.start) != off + (p - va))
+			return 0;
+		p = q.end;
+	}
+	return 1;
 }

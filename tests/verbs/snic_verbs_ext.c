@@ -3176,6 +3176,136 @@ static bool regc_unreadable(struct vt_ep e[2], uint32_t len)
 	return true;
 }
 
+/* Small kept ranges found replaced are settled in batches (pin.c
+ * chunk_stale): a 4 KiB range moved with mremap after its deregistration,
+ * a fresh buffer registered at its old address, then more than 64 small
+ * buffers freed and allocated again at one address.  The moved range
+ * keeps its bytes through the batch, and once its window page is free
+ * again the peer's writes to later registrations do not show in it. */
+static bool regc_stale(struct vt_ep e[2])
+{
+	const size_t pg = 4096;
+	uint8_t *a = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *dst = mmap(NULL, pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *moved, *q, *p[16];
+	struct ibv_mr *mr;
+	unsigned i;
+
+	CHECK(a != MAP_FAILED && dst != MAP_FAILED, "mmap: %s", strerror(errno));
+	fill(a, pg, 801);
+	if (!(mr = reg1(a, pg)) || !dereg1(mr))
+		return false;
+	moved = mremap(a, pg, pg, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+	CHECK(moved == dst, "mremap: %s", strerror(errno));
+	q = mmap(a, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		 -1, 0);
+	CHECK(q == a, "mmap at the old address: %s", strerror(errno));
+	fill(a, pg, 802);
+	if (!(mr = reg1(a, pg)) || !peer_sees(e, mr, a, pg, 802, "read at the old address") ||
+	    !dereg1(mr))
+		return false;
+	CHECK(munmap(a, pg) == 0, "munmap: %s", strerror(errno));
+	for (i = 0; i < 70; i++) {
+		uint8_t *b = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				  -1, 0);
+
+		CHECK(b != MAP_FAILED, "mmap: %s", strerror(errno));
+		fill(b, pg, 810 + i);
+		if (!(mr = reg1(b, pg)) || !peer_sees(e, mr, b, pg, 810 + i, "read of a fresh buffer") ||
+		    !dereg1(mr))
+			return false;
+		CHECK(munmap(b, pg) == 0, "munmap: %s", strerror(errno));
+		CHECK(has_pattern(moved, pg, 801), "the moved range lost its bytes (buffer %u)", i);
+	}
+	for (i = 0; i < 16; i++) {
+		p[i] = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		CHECK(p[i] != MAP_FAILED, "mmap: %s", strerror(errno));
+		memset(p[i], 0, pg);
+		if (!(mr = reg1(p[i], pg)) || !peer_writes(e, mr, p[i], pg, 900 + i, "write") ||
+		    !dereg1(mr))
+			return false;
+	}
+	CHECK(has_pattern(moved, pg, 801),
+	      "the moved range lost its bytes or shares its page with a later registration");
+	for (i = 0; i < 16; i++) {
+		CHECK(has_pattern(p[i], pg, 900 + i), "write %u not seen", i);
+		munmap(p[i], pg);
+	}
+	munmap(moved, pg);
+	/* three kept pages replaced by one buffer over all of them (pin.c
+	 * chunk_for: one backing for the whole range) */
+	q = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(q != MAP_FAILED, "mmap: %s", strerror(errno));
+	for (i = 0; i < 3; i++) {
+		fill(q + i * pg, pg, 940 + i);
+		if (!(mr = reg1(q + i * pg, pg)) || !dereg1(mr))
+			return false;
+	}
+	CHECK(munmap(q, 3 * pg) == 0, "munmap: %s", strerror(errno));
+	CHECK(mmap(q, 3 * pg, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) == q,
+	      "mmap at the old address: %s", strerror(errno));
+	fill(q, 3 * pg, 950);
+	if (!(mr = reg1(q, 3 * pg)) ||
+	    !peer_sees(e, mr, q, 3 * pg, 950, "read over three replaced pages") ||
+	    !peer_writes(e, mr, q, 3 * pg, 951, "write over three replaced pages") ||
+	    !dereg1(mr))
+		return false;
+	CHECK(has_pattern(q, 3 * pg, 951), "write over three replaced pages not seen");
+	munmap(q, 3 * pg);
+	return true;
+}
+
+/* A buffer partly never touched (pin.c fill_by_runs copies only the
+ * pages that hold data and writes zeros into the window under the
+ * others, over the stale bytes the cases before left there): the peer
+ * reads the written pages' bytes and zeros elsewhere (a page only read,
+ * the kernel's zero page, among them), then writes all of it, which the
+ * application sees after deregistration. */
+static bool regc_sparse(struct vt_ep e[2], uint32_t len)
+{
+	static const uint32_t written[] = { 0, 5, 6, 7, 30, 63 };
+	uint8_t *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *want = calloc(1, len);
+	struct ibv_mr *mr = NULL;
+	volatile uint8_t sink;
+	bool ok = false;
+
+	CHECK(b != MAP_FAILED && want && len >= 64 * 4096, "mmap/calloc: %s", strerror(errno));
+	for (unsigned i = 0; i < sizeof(written) / sizeof(written[0]); i++) {
+		fill(b + (size_t)written[i] * 4096, 4096, 700 + written[i]);
+		fill(want + (size_t)written[i] * 4096, 4096, 700 + written[i]);
+	}
+	sink = b[40 * 4096];
+	(void)sink;
+	if (!(mr = reg1(b, len)))
+		goto out;
+	memset(T.dev[0].buf, 0xa5, len);
+	if (!rdma(e, IBV_WR_RDMA_READ, (uintptr_t)b, mr->rkey, len, "read of a sparse buffer"))
+		goto out;
+	if (memcmp(T.dev[0].buf, want, len) != 0) {
+		fail("sparse buffer: the peer read other bytes than the application's (zeros "
+		     "where it never wrote)");
+		goto out;
+	}
+	if (memcmp(b, want, len) != 0) {
+		fail("sparse buffer: the application's bytes changed at registration");
+		goto out;
+	}
+	if (!peer_writes(e, mr, b, len, 710, "write to a sparse buffer"))
+		goto out;
+	ok = dereg1(mr);
+	mr = NULL;
+	if (ok && !has_pattern(b, len, 710))
+		ok = fail("sparse buffer: the peer's WRITE not seen after dereg");
+out:
+	if (mr)
+		dereg1(mr);
+	free(want);
+	munmap(b, len);
+	return ok;
+}
+
 /* Minor page faults so far of the process serving dev (its BAR's fw_pid),
  * -1 when unknown. */
 static long nic_minor_faults(const struct dev *d)
@@ -3265,7 +3395,7 @@ static bool c_regcache(void)
 	memset(e, 0, sizeof e);
 	ok = pair_up(e, &CFG, 0) && regc_basic(e, b, len) && regc_reuse(e, len) &&
 	     regc_moved(e, len) && regc_many(e) && regc_fork(b, len) && regc_huge(e) &&
-	     regc_unreadable(e, len);
+	     regc_unreadable(e, len) && regc_sparse(e, len) && regc_stale(e);
 	pair_down(e);
 	munmap(b, 2 * len);
 	return ok;

@@ -5,6 +5,9 @@
  *          once before as an application's buffer would be (the host
  *          driver copies the buffer into window pages): the median of
  *          5 buffers (3 from 64 MiB, 1 at 256 MiB);
+ *   fresh  the same on a buffer never touched (mapped, not written: a
+ *          communication library's new pool; the driver copies only
+ *          the pages that hold data and writes zeros for the others);
  *   reg    further pairs on the same buffer (the driver keeps the range
  *          backed after deregistration: what an application that
  *          registers the same buffer again and again pays);
@@ -98,7 +101,8 @@ static double median(double *v, unsigned n)
 	return v[n / 2];
 }
 
-static void *fresh(size_t size)
+/* A new buffer, written all over unless `untouched`. */
+static void *fresh(size_t size, int untouched)
 {
 	void *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -107,18 +111,20 @@ static void *fresh(size_t size)
 		perror("mmap");
 		exit(1);
 	}
-	memset(buf, 0x5a, size);
+	if (!untouched)
+		memset(buf, 0x5a, size);
 	return buf;
 }
 
-/* One pair on each of n fresh buffers (never registered before): the
+/* One pair on each of n new buffers (never registered before): the
  * median.  Each is unmapped after, as an application frees a buffer. */
-static double first(struct ibv_pd *pd, size_t size, unsigned n)
+static double first(struct ibv_pd *pd, size_t size, unsigned n,
+		    int untouched)
 {
 	double v[16];
 
 	for (unsigned i = 0; i < n; i++) {
-		void *buf = fresh(size);
+		void *buf = fresh(size, untouched);
 
 		v[i] = one_pair(pd, buf, size);
 		munmap(buf, size);
@@ -170,9 +176,11 @@ int main(int argc, char **argv)
 		void *buf;
 		struct ibv_mr *keep;
 
-		line("first", size, first(pd, size, size < (64u << 20) ? 5 :
-					  size < (256u << 20) ? 3 : 1));
-		buf = fresh(size);
+		unsigned n = size < (64u << 20) ? 5 : size < (256u << 20) ? 3 : 1;
+
+		line("first", size, first(pd, size, n, 0));
+		line("fresh", size, first(pd, size, n, 1));
+		buf = fresh(size, 0);
 		line("reg", size, pairs(pd, buf, size));
 		if (size == 4096)
 			line("woken", size, woken(pd, buf, size));
