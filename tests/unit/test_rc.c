@@ -177,6 +177,31 @@ static void test_rc_send_recv(void)
 	env_free(e);
 }
 
+/* A WRITE of len bytes gathered by ss (from A's buffer at src) to B's
+ * buffer at roff, completed and checked: B holds them there and nothing
+ * around them changed. */
+static void write_checked(struct rc_env *e, struct snic_wqe_sge *ss,
+			  uint32_t ns, uint64_t src, uint64_t roff,
+			  uint32_t len, uint64_t wr_id, uint32_t seed)
+{
+	struct snic_cqe c;
+
+	pattern(A(e, 0), (uint32_t)src + len + 64, seed);
+	memset(B(e, 0), 0x33, roff + len + 4096);
+	struct fwr wr = { .wr_id = wr_id, .opcode = SNIC_WR_RDMA_WRITE,
+			  .flags = SNIC_SEND_SIGNALED, .sge = ss,
+			  .num_sge = ns, .remote_addr = e->p.bufb + roff,
+			  .rkey = e->p.mrb };
+	fqp_post_send(&e->p.qa, &wr);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(c.wr_id, wr_id);
+	CU_ASSERT_EQUAL(c.opcode, SNIC_WC_RDMA_WRITE);
+	CU_ASSERT_EQUAL(memcmp(B(e, roff), A(e, src), len), 0);
+	CU_ASSERT_TRUE(all_is(B(e, 0), roff, 0x33));
+	CU_ASSERT_TRUE(all_is(B(e, roff + len), 4096, 0x33));
+}
+
 static void test_rc_write(void)
 {
 	struct rc_env *e = env_new();
@@ -186,22 +211,10 @@ static void test_rc_write(void)
 		uint32_t len = sizes[i];
 		struct snic_wqe_sge ss[4];
 		uint32_t ns = split(ss, sga, e, 0, len, len > 4096 ? 4 : 1);
-		uint64_t roff = 4096 + 3; /* unaligned target */
 
-		pattern(A(e, 0), len + 64, (uint32_t)i + 7);
-		memset(B(e, 0), 0x33, roff + len + 4096);
-		struct fwr wr = { .wr_id = 700 + i, .opcode = SNIC_WR_RDMA_WRITE,
-				  .flags = SNIC_SEND_SIGNALED, .sge = ss,
-				  .num_sge = ns, .remote_addr = e->p.bufb + roff,
-				  .rkey = e->p.mrb };
-		fqp_post_send(&e->p.qa, &wr);
-		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
-		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
-		CU_ASSERT_EQUAL(c.wr_id, 700 + i);
-		CU_ASSERT_EQUAL(c.opcode, SNIC_WC_RDMA_WRITE);
-		CU_ASSERT_EQUAL(memcmp(B(e, roff), A(e, 0), len), 0);
-		CU_ASSERT_TRUE(all_is(B(e, 0), roff, 0x33));
-		CU_ASSERT_TRUE(all_is(B(e, roff + len), 4096, 0x33));
+		/* to an unaligned target */
+		write_checked(e, ss, ns, 0, 4096 + 3, len, 700 + i,
+			      (uint32_t)i + 7);
 	}
 	/* a WRITE consumes no RECV and completes nothing on B */
 	fsim_idle(e->s, 10);
@@ -232,24 +245,16 @@ static void rc_write_read_fold(bool fold)
 		struct snic_wqe_sge ss[4];
 		uint32_t ns = split(ss, sga, e, 1 + (uint32_t)i, len, 1 + i % 3);
 		uint64_t roff = 4096 + i;
-
-		pattern(A(e, 0), len + 64, (uint32_t)i + 31);
-		memset(B(e, 0), 0x33, roff + len + 4096);
-		struct fwr wr = { .wr_id = i, .opcode = SNIC_WR_RDMA_WRITE,
+		struct fwr wr = { .opcode = SNIC_WR_RDMA_READ,
 				  .flags = SNIC_SEND_SIGNALED, .sge = ss,
-				  .num_sge = ns, .remote_addr = e->p.bufb + roff,
+				  .remote_addr = e->p.bufb + roff,
 				  .rkey = e->p.mrb };
-		fqp_post_send(&e->p.qa, &wr);
-		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
-		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
-		CU_ASSERT_EQUAL(memcmp(B(e, roff), A(e, 1 + i), len), 0);
-		CU_ASSERT_TRUE(all_is(B(e, 0), roff, 0x33));
-		CU_ASSERT_TRUE(all_is(B(e, roff + len), 4096, 0x33));
+
+		write_checked(e, ss, ns, 1 + i, roff, len, i, (uint32_t)i + 31);
 		/* and back: READ responses carry it from B's MR */
 		ns = split(ss, sga, e, 16384 + i, len, 1 + (i + 1) % 3);
 		memset(A(e, 16384), 0x44, i + len + 4096);
 		wr.wr_id = 100 + i;
-		wr.opcode = SNIC_WR_RDMA_READ;
 		wr.num_sge = ns;
 		fqp_post_send(&e->p.qa, &wr);
 		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));

@@ -129,25 +129,22 @@ __m128i ldst(uint8_t *d, const uint8_t *p, size_t off, bool copy)
 	return v;
 }
 
-/* n >= 256, a multiple of 16: four zmm accumulators 256 bytes apart, then
- * into one zmm, its four lanes into one xmm, the rest as the xmm path.
- * With copy, every block loaded is also stored at d (crc32_hw_copy). */
+/* Four zmm accumulators holding the first 256 bytes, then n (a multiple
+ * of 16) at p: folded 256 bytes apart, then into one zmm, its four lanes
+ * into one xmm, the rest as the xmm path.  With copy, every block loaded
+ * is also stored at d (crc32_hw_copy). */
 CLMUL512 static inline __attribute__((always_inline))
-uint32_t vclmul_run(uint32_t c, uint8_t *d, const uint8_t *p, size_t n,
-		    bool copy)
+uint32_t vclmul_lanes(__m512i z0, __m512i z1, __m512i z2, __m512i z3,
+		      uint8_t *d, const uint8_t *p, size_t n, bool copy)
 {
 	const __m512i k2048 = _mm512_broadcast_i32x4(KPAIR(0x11542778aULL, 0x1322d1430ULL));
 	const __m512i k512 = _mm512_broadcast_i32x4(KPAIR(0x154442bd4ULL, 0x1c6e41596ULL));
 	const __m128i k384 = KPAIR(0x03db1ecdcULL, 0x174359406ULL);
 	const __m128i k256 = KPAIR(0x0f1da05aaULL, 0x15a546366ULL);
 	const __m128i k128 = KPAIR(0x1751997d0ULL, 0x0ccaa009eULL);
-	__m512i z0 = ld4st(d, p, 0, copy), z1 = ld4st(d, p, 64, copy);
-	__m512i z2 = ld4st(d, p, 128, copy), z3 = ld4st(d, p, 192, copy);
 	__m128i x;
 
-	z0 = _mm512_xor_si512(z0, _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)c)));
-	for (p += 256, d += copy ? 256 : 0, n -= 256; n >= 256;
-	     p += 256, d += copy ? 256 : 0, n -= 256) {
+	for (; n >= 256; p += 256, d += copy ? 256 : 0, n -= 256) {
 		z0 = fold4(z0, k2048, ld4st(d, p, 0, copy));
 		z1 = fold4(z1, k2048, ld4st(d, p, 64, copy));
 		z2 = fold4(z2, k2048, ld4st(d, p, 128, copy));
@@ -168,6 +165,19 @@ uint32_t vclmul_run(uint32_t c, uint8_t *d, const uint8_t *p, size_t n,
 	return reduce(x);
 }
 
+/* n >= 256, a multiple of 16, from register c. */
+CLMUL512 static inline __attribute__((always_inline))
+uint32_t vclmul_run(uint32_t c, uint8_t *d, const uint8_t *p, size_t n,
+		    bool copy)
+{
+	__m512i z0 = ld4st(d, p, 0, copy), z1 = ld4st(d, p, 64, copy);
+	__m512i z2 = ld4st(d, p, 128, copy), z3 = ld4st(d, p, 192, copy);
+
+	z0 = _mm512_xor_si512(z0, _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)c)));
+	return vclmul_lanes(z0, z1, z2, z3, d + (copy ? 256 : 0), p + 256,
+			    n - 256, copy);
+}
+
 CLMUL512 static uint32_t crc32_vclmul(uint32_t c, const uint8_t *p, size_t n)
 {
 	return vclmul_run(c, (uint8_t *)(uintptr_t)p, p, n, false); /* d unused */
@@ -177,6 +187,22 @@ CLMUL512 static uint32_t crc32_vclmul_copy(uint32_t c, uint8_t *d,
 					   const uint8_t *p, size_t n)
 {
 	return vclmul_run(c, d, p, n, true);
+}
+
+/* The first 64 bytes in four xmm lanes (crc32_hw_masked's, with their
+ * mask), then n (>= 192, a multiple of 16) at p: the lanes become the
+ * first zmm accumulator as they are, not folded and reduced first. */
+CLMUL512 static __attribute__((noinline))
+uint32_t crc32_vclmul_from(__m128i x1, __m128i x2, __m128i x3, __m128i x4,
+			   const uint8_t *p, size_t n)
+{
+	__m512i z0 = _mm512_castsi128_si512(x1);
+
+	z0 = _mm512_inserti32x4(z0, x2, 1);
+	z0 = _mm512_inserti32x4(z0, x3, 2);
+	z0 = _mm512_inserti32x4(z0, x4, 3);
+	return vclmul_lanes(z0, ld4(p), ld4(p + 64), ld4(p + 128),
+			    (uint8_t *)(uintptr_t)p, p + 192, n - 192, false);
 }
 
 /* ---- SSE: four xmm accumulators 64 bytes apart --------------------- */
@@ -302,7 +328,7 @@ CLMUL uint32_t crc32_hw_masked(const uint8_t *p, size_t n, const uint8_t *ones)
 	q += 48;
 	n = n + z - 64;
 	if (n >= 512 && vclmul_ok())
-		return crc32_vclmul(clmul_lanes(x1, x2, x3, x4, q, 0), q, n);
+		return crc32_vclmul_from(x1, x2, x3, x4, q, n);
 	return clmul_lanes(x1, x2, x3, x4, q, n);
 }
 
