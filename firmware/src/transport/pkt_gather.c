@@ -50,6 +50,8 @@ int src_copy(struct snic_nic *nic, const struct pkt_src *s, uint8_t *dst,
 	return sgl_copy_out_crc(nic, &s->cur->sgl, dst, n, crc);
 }
 
+/* The frame h with n payload bytes from s: the fold where it can be had,
+ * else the copy and then the ICRC (see the top of the file). */
 static inline __attribute__((always_inline))
 uint32_t build(struct snic_nic *nic, struct snic_qp *qp,
 	       const struct pkt_src *s, uint8_t *frame, struct roce_hdrs *h,
@@ -61,8 +63,8 @@ uint32_t build(struct snic_nic *nic, struct snic_qp *qp,
 	if (crc32_hw_ok())
 		len = pkt_build_qp_hdrs(nic, qp, frame, h, n);
 	if (!len) {     /* no fold: copy, then the ICRC over the frame */
-		if (src_copy(nic, s, frame + qp_hdr_len(qp, h->opcode),
-				  n, NULL))
+		if (src_copy(nic, s, frame + qp_hdr_len(qp, h->opcode), n,
+			     NULL))
 			return 0;
 		return pkt_build_qp(nic, qp, frame, h, n);
 	}
