@@ -3,7 +3,10 @@
 # on the deterministic two-NIC simulation (build/tests/bench-instr, see
 # tests/bench/instr.c).  Only what runs inside snic_nic_poll() and outside
 # the fake HAL (fh_*) is counted: requester + responder + completer of
-# both NICs, ICRC included.  Each case runs N and 2N messages; the
+# both NICs, ICRC included; and the payload's copy with its ICRC folded
+# in (snic_dma_copy_crc, which the fake HAL's dma_read_crc calls, as the
+# emu's does: its CRC is the firmware's work, so it counts, and with it
+# the copy's stores that a plain dma_read does uncounted).  Each case runs N and 2N messages; the
 # difference divided by N is the steady-state cost of one message, free of
 # set-up, ramp-up and drain.  The same build gives the same numbers.
 #
@@ -22,6 +25,7 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 
 valgrind --tool=callgrind --collect-atstart=no \
 	--toggle-collect=snic_nic_poll '--toggle-collect=fh_*' \
+	--toggle-collect=snic_dma_copy_crc \
 	--compress-strings=no --compress-pos=no \
 	--callgrind-out-file="$OUT/cg.out" "$BIN" $ONLY >"$OUT/run.log" 2>&1 ||
 	{ cat "$OUT/run.log" >&2; exit 1; }

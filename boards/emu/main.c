@@ -102,6 +102,19 @@ static int emu_dma_read(void *h, uint64_t pa, void *dst, uint32_t len)
 	return snic_posix_dma_read(&E(h)->posix, pa, dst, len);
 }
 
+/* The copy and the payload's ICRC in one pass (hal.h); the window's
+ * bounds as snic_posix_dma_read checks them. */
+static int emu_dma_read_crc(void *h, uint64_t pa, void *dst, uint32_t len,
+			    uint32_t *crc)
+{
+	const struct snic_posix_nic *p = &E(h)->posix;
+
+	if (pa > p->hm_size || len > p->hm_size - pa)
+		return -1;
+	*crc = snic_dma_copy_crc(*crc, dst, p->hm_base + pa, len);
+	return 0;
+}
+
 static int emu_dma_load_acquire32(void *h, uint64_t pa, uint32_t *val)
 {
 	return snic_posix_dma_load_acquire32(&E(h)->posix, pa, val);
@@ -195,7 +208,8 @@ static void emu_netdev_rx(void *h, uint16_t port, const struct snic_pkt *p)
 	.notify_host = emu_notify_host,                                      \
 	.log = emu_log,                                                      \
 	.dma_load_acquire32 = emu_dma_load_acquire32,                        \
-	.dma_prepare = emu_dma_prepare
+	.dma_prepare = emu_dma_prepare,                                      \
+	.dma_read_crc = emu_dma_read_crc
 
 /* A NIC without a kernel interface drops what is not RoCE, counted. */
 static const struct snic_hal_ops emu_hal_ops = { EMU_HAL_OPS };

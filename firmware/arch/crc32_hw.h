@@ -35,4 +35,11 @@ uint32_t crc32_hw_head(uint32_t c, const uint8_t *head, const uint8_t *p,
  * fields and the LRH's ones come from `ones`, so nothing is copied aside. */
 uint32_t crc32_hw_masked(const uint8_t *p, size_t n, const uint8_t *ones);
 
+/* Copy n bytes (any n) from src to dst, then zero bytes up to a multiple
+ * of 4 (written at dst + n), and return the register c advanced over
+ * them all: a payload and its pad with their ICRC in the pass that
+ * copies them (IBTA A17.3.3: the pad is covered), each byte read once.
+ * Never reads past src + n. */
+uint32_t crc32_hw_copy(uint32_t c, uint8_t *dst, const uint8_t *src, size_t n);
+
 #endif

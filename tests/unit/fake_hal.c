@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fake_hal.h"
+#include "snic/fw.h"
 
 #define FH_SLOT (FH_BUF_CAP + FH_GUARD)
 #define FH_CANARY 0xa5
@@ -36,6 +37,23 @@ static int fh_dma_read(void *hal, uint64_t pa, void *dst, uint32_t len)
 	}
 	memcpy(dst, fh->mem + pa, len);
 	fh->dma_reads++;
+	return 0;
+}
+
+/* The copy with the payload's ICRC folded in, as the emu board's. */
+static int fh_dma_read_crc(void *hal, uint64_t pa, void *dst, uint32_t len,
+			   uint32_t *crc)
+{
+	struct fake_hal *fh = FH(hal);
+
+	if (!range_ok(fh, pa, len) ||
+	    hits(pa, len, fh->fail_rd_lo, fh->fail_rd_hi)) {
+		fh->dma_faults++;
+		return -1;
+	}
+	*crc = snic_dma_copy_crc(*crc, dst, fh->mem + pa, len);
+	fh->dma_reads++;
+	fh->crc_reads++;
 	return 0;
 }
 
@@ -327,27 +345,36 @@ static void fh_dma_prepare(void *hal, uint64_t pa, uint64_t len)
 	fh->prep_len[k] = len;
 }
 
+#define FAKE_OPS							\
+	.dma_read = fh_dma_read,					\
+	.dma_write = fh_dma_write,					\
+	.dma_cmp_swap = fh_cmp_swap,					\
+	.dma_fetch_add = fh_fetch_add,					\
+	.dma_load_acquire32 = fh_load_acquire32,			\
+	.now_ns = fh_now,						\
+	.rx_burst = fh_rx_burst,					\
+	.tx_burst = fh_tx_burst,					\
+	.pkt_alloc = fh_pkt_alloc,					\
+	.pkt_free = fh_pkt_free,					\
+	.link_up = fh_link_up,						\
+	.notify_host = fh_notify,					\
+	.log = fh_log,							\
+	.dma_prepare = fh_dma_prepare
+
 static const struct snic_hal_ops fake_ops = {
-	.dma_read = fh_dma_read,
-	.dma_write = fh_dma_write,
-	.dma_cmp_swap = fh_cmp_swap,
-	.dma_fetch_add = fh_fetch_add,
-	.dma_load_acquire32 = fh_load_acquire32,
-	.now_ns = fh_now,
-	.rx_burst = fh_rx_burst,
-	.tx_burst = fh_tx_burst,
-	.pkt_alloc = fh_pkt_alloc,
-	.pkt_free = fh_pkt_free,
-	.link_up = fh_link_up,
-	.notify_host = fh_notify,
-	.log = fh_log,
-	.dma_prepare = fh_dma_prepare,
+	FAKE_OPS,
+	.dma_read_crc = fh_dma_read_crc,
 };
+/* A HAL that copies only (the bare-metal boards): the core computes the
+ * ICRC over the frame after the copy. */
+static const struct snic_hal_ops fake_ops_nofold = { FAKE_OPS };
+
+bool fake_hal_fold = true;
 
 int fake_hal_init(struct fake_hal *fh, uint64_t mem_size)
 {
 	memset(fh, 0, sizeof(*fh));
-	fh->hal.ops = &fake_ops;
+	fh->hal.ops = fake_hal_fold ? &fake_ops : &fake_ops_nofold;
 	fh->hal.ctx = fh;
 	fh->mem = calloc(1, mem_size);
 	fh->bufs = malloc((size_t)FH_POOL_SIZE * FH_SLOT);

@@ -34,6 +34,7 @@ struct fake_hal {
 	uint8_t *mem;
 	uint64_t mem_size;
 	uint64_t dma_reads, dma_writes, dma_faults, atomics;
+	uint64_t crc_reads;           /* of dma_reads: with the ICRC folded  */
 	/* clock: *clock, which is `own_clock` unless shared (sim) */
 	uint64_t own_clock;
 	uint64_t *clock;
@@ -86,6 +87,10 @@ struct fake_hal {
 
 /* Set up with a host-memory window of mem_size bytes.  Returns 0. */
 int fake_hal_init(struct fake_hal *fh, uint64_t mem_size);
+/* Whether fake_hal_init gives the HAL dma_read_crc (default true); false:
+ * the core copies, then computes the ICRC over the frame (the bare-metal
+ * boards' way). */
+extern bool fake_hal_fold;
 /* Frees the window and buffers.  Returns the number of buffers that did
  * not come back (0 when none leaked). */
 unsigned fake_hal_fini(struct fake_hal *fh);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/crc32_hw.h"
 #include "fake_host.h"
 #include "nic/top.h"
 #include "unit.h"
@@ -176,6 +177,31 @@ static void test_rc_send_recv(void)
 	env_free(e);
 }
 
+/* A WRITE of len bytes gathered by ss (from A's buffer at src) to B's
+ * buffer at roff, completed and checked: B holds them there and nothing
+ * around them changed. */
+static void write_checked(struct rc_env *e, struct snic_wqe_sge *ss,
+			  uint32_t ns, uint64_t src, uint64_t roff,
+			  uint32_t len, uint64_t wr_id, uint32_t seed)
+{
+	struct snic_cqe c;
+
+	pattern(A(e, 0), (uint32_t)src + len + 64, seed);
+	memset(B(e, 0), 0x33, roff + len + 4096);
+	struct fwr wr = { .wr_id = wr_id, .opcode = SNIC_WR_RDMA_WRITE,
+			  .flags = SNIC_SEND_SIGNALED, .sge = ss,
+			  .num_sge = ns, .remote_addr = e->p.bufb + roff,
+			  .rkey = e->p.mrb };
+	fqp_post_send(&e->p.qa, &wr);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(c.wr_id, wr_id);
+	CU_ASSERT_EQUAL(c.opcode, SNIC_WC_RDMA_WRITE);
+	CU_ASSERT_EQUAL(memcmp(B(e, roff), A(e, src), len), 0);
+	CU_ASSERT_TRUE(all_is(B(e, 0), roff, 0x33));
+	CU_ASSERT_TRUE(all_is(B(e, roff + len), 4096, 0x33));
+}
+
 static void test_rc_write(void)
 {
 	struct rc_env *e = env_new();
@@ -185,28 +211,76 @@ static void test_rc_write(void)
 		uint32_t len = sizes[i];
 		struct snic_wqe_sge ss[4];
 		uint32_t ns = split(ss, sga, e, 0, len, len > 4096 ? 4 : 1);
-		uint64_t roff = 4096 + 3; /* unaligned target */
 
-		pattern(A(e, 0), len + 64, (uint32_t)i + 7);
-		memset(B(e, 0), 0x33, roff + len + 4096);
-		struct fwr wr = { .wr_id = 700 + i, .opcode = SNIC_WR_RDMA_WRITE,
-				  .flags = SNIC_SEND_SIGNALED, .sge = ss,
-				  .num_sge = ns, .remote_addr = e->p.bufb + roff,
-				  .rkey = e->p.mrb };
-		fqp_post_send(&e->p.qa, &wr);
-		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
-		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
-		CU_ASSERT_EQUAL(c.wr_id, 700 + i);
-		CU_ASSERT_EQUAL(c.opcode, SNIC_WC_RDMA_WRITE);
-		CU_ASSERT_EQUAL(memcmp(B(e, roff), A(e, 0), len), 0);
-		CU_ASSERT_TRUE(all_is(B(e, 0), roff, 0x33));
-		CU_ASSERT_TRUE(all_is(B(e, roff + len), 4096, 0x33));
+		/* to an unaligned target */
+		write_checked(e, ss, ns, 0, 4096 + 3, len, 700 + i,
+			      (uint32_t)i + 7);
 	}
 	/* a WRITE consumes no RECV and completes nothing on B */
 	fsim_idle(e->s, 10);
 	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqb, &c), 0);
 	CU_ASSERT_EQUAL(cB(e, "recv_wqes"), 0);
 	env_free(e);
+}
+
+/* The payload's ICRC folded into its copy (the HAL's dma_read_crc, as
+ * the emu's) or computed over the frame after a plain copy (a HAL without
+ * it): the same frames.  WRITE and READ (whose responses are built the
+ * same way) of odd lengths, from gather lists whose pieces are not
+ * multiples of 4 (the fold stops there and the frame's ICRC is computed
+ * whole) and of one piece (folded to the end).  Inline data (folded by
+ * crc32_hw_copy itself): test_rc_imm_and_inline. */
+static void rc_write_read_fold(bool fold)
+{
+	static const uint32_t lens[] = { 1, 3, 4, 13, 60, 61, 255, 1021, 1024,
+					 4099, 9000 };
+	struct rc_env *e;
+	struct snic_cqe c;
+
+	fake_hal_fold = fold;
+	e = env_new();
+	fake_hal_fold = true;
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		uint32_t len = lens[i];
+		struct snic_wqe_sge ss[4];
+		uint32_t ns = split(ss, sga, e, 1 + (uint32_t)i, len, 1 + i % 3);
+		uint64_t roff = 4096 + i;
+		struct fwr wr = { .opcode = SNIC_WR_RDMA_READ,
+				  .flags = SNIC_SEND_SIGNALED, .sge = ss,
+				  .remote_addr = e->p.bufb + roff,
+				  .rkey = e->p.mrb };
+
+		write_checked(e, ss, ns, 1 + i, roff, len, i, (uint32_t)i + 31);
+		/* and back: READ responses carry it from B's MR */
+		ns = split(ss, sga, e, 16384 + i, len, 1 + (i + 1) % 3);
+		memset(A(e, 16384), 0x44, i + len + 4096);
+		wr.wr_id = 100 + i;
+		wr.num_sge = ns;
+		fqp_post_send(&e->p.qa, &wr);
+		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+		CU_ASSERT_EQUAL(memcmp(A(e, 16384 + i), B(e, roff), len), 0);
+		CU_ASSERT_TRUE(all_is(A(e, 16384), i, 0x44));
+		CU_ASSERT_TRUE(all_is(A(e, 16384 + i + len), 4096, 0x44));
+	}
+	/* the receivers checked every ICRC: none failed, nothing resent */
+	CU_ASSERT_EQUAL(cA(e, "rx_drop_icrc") + cB(e, "rx_drop_icrc"), 0);
+	CU_ASSERT_EQUAL(cA(e, "retransmits") + cB(e, "retransmits"), 0);
+	/* the fold ran where the HAL has it, and only there */
+	if (fold && crc32_hw_ok())
+		CU_ASSERT_NOT_EQUAL(e->s->a.hal.crc_reads, 0);
+	CU_ASSERT_EQUAL(e->s->b.hal.crc_reads != 0, fold && crc32_hw_ok());
+	env_free(e);
+}
+
+static void test_rc_payload_icrc_fold(void)
+{
+	rc_write_read_fold(true);
+}
+
+static void test_rc_payload_icrc_copy(void)
+{
+	rc_write_read_fold(false);
 }
 
 static void test_rc_read(void)
@@ -1412,6 +1486,8 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_send_recv),
 	   UNIT_TEST(test_rc_write),
 	   UNIT_TEST(test_rc_read),
+	   UNIT_TEST(test_rc_payload_icrc_fold),
+	   UNIT_TEST(test_rc_payload_icrc_copy),
 	   UNIT_TEST(test_rc_imm_and_inline),
 	   UNIT_TEST(test_rc_atomics),
 	   UNIT_TEST(test_rc_atomic_unaligned),

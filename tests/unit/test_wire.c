@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* RoCEv2 framing (roce_wire.c) and CRC-32 (crc32.c). */
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "arch/crc32_hw.h"
 #include "wire/crc32.h"
 #include "wire/roce_wire.h"
 #include "fake_frames.h"
@@ -208,6 +211,74 @@ static void test_crc32_vs_reference(void)
 	/* chaining through both paths */
 	CU_ASSERT_EQUAL(crc32_update(crc32_update(0, buf, 77), buf + 77, 3000),
 			fcrc32_bits(buf, 3077));
+}
+
+/* crc32_hw_copy (a payload copied with its ICRC folded in) against the
+ * table CRC over the same bytes: the register from any start value over
+ * the bytes and their zero pad to a multiple of 4; every length to 700
+ * (every 16/64/256/512-byte boundary of its SSE and AVX-512 paths), then
+ * a stride to 5,000, at every source and destination alignment mod 4 and
+ * some odd ones; the copy exact, the pad zeros, nothing written around. */
+static void copy_check(const uint8_t *src, uint32_t n, uint32_t doff,
+		       uint32_t c)
+{
+	static uint8_t dst[5200], want[5200];
+	uint32_t pad = -n & 3u;
+
+	memset(dst, 0xa7, sizeof(dst));
+	memset(want, 0xa7, sizeof(want));
+	memcpy(want + doff, src, n);
+	memset(want + doff + n, 0, pad);
+	CU_ASSERT_EQUAL(crc32_hw_copy(c, dst + doff, src, n),
+			~crc32_update(~c, want + doff, n + pad));
+	CU_ASSERT_EQUAL(memcmp(dst, want, sizeof(dst)), 0);
+}
+
+static void test_crc32_copy_vs_reference(void)
+{
+	static const uint32_t offs[] = { 0, 1, 2, 3, 5, 13, 63 };
+	static uint8_t buf[5200];
+	uint32_t x = 777;
+
+	if (!crc32_hw_ok())
+		return; /* never called without the CPU's folding */
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	for (uint32_t n = 0; n <= 5000; n += n < 700 ? 1 : 61)
+		for (uint32_t so = 0; so < 7; so++) {
+			x = x * 1103515245u + 12345u;
+			copy_check(buf + offs[so], n, offs[(so + n) % 7], x);
+		}
+	copy_check(buf, 4096, 0, 0);
+	copy_check(buf + 1, 4096, 3, 0xffffffffu);
+}
+
+/* The copy never reads past its source: the source ends at a page whose
+ * next page is not mapped (host memory may end there). */
+static void test_crc32_copy_no_overread(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *m, dst[600];
+
+	if (!crc32_hw_ok())
+		return;
+	m = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(m != MAP_FAILED);
+	CU_ASSERT_EQUAL_FATAL(mprotect(m + pg, (size_t)pg, PROT_NONE), 0);
+	memset(m, 0x5a, (size_t)pg);
+	for (uint32_t n = 0; n <= 560; n++) {
+		const uint8_t *src = m + pg - n;
+		uint32_t pad = -n & 3u;
+		uint8_t want[600] = { 0 };
+
+		memcpy(want, src, n);
+		CU_ASSERT_EQUAL(crc32_hw_copy(1234, dst, src, n),
+				~crc32_update(~1234u, want, n + pad));
+	}
+	munmap(m, 2 * (size_t)pg);
 }
 
 /* ---- opcode table ---- */
@@ -729,6 +800,8 @@ static void test_seg_opcode(void)
 UNIT_SUITE(wire, NULL, NULL,
 	   UNIT_TEST(test_crc32_vectors),
 	   UNIT_TEST(test_crc32_vs_reference),
+	   UNIT_TEST(test_crc32_copy_vs_reference),
+	   UNIT_TEST(test_crc32_copy_no_overread),
 	   UNIT_TEST(test_opcode_table),
 	   UNIT_TEST(test_seg_opcode),
 	   UNIT_TEST(test_roundtrip_all_opcodes),

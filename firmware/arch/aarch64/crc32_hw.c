@@ -59,4 +59,15 @@ uint32_t crc32_hw_masked(const uint8_t *p, size_t n, const uint8_t *ones)
 	return crc32_hw(crc32_hw(0, head, h), p + h, n - h);
 }
 
+/* The CRC32 instructions take bytes as they come: the copy, then the
+ * fold over the copy while it is in the cache. */
+uint32_t crc32_hw_copy(uint32_t c, uint8_t *dst, const uint8_t *src, size_t n)
+{
+	size_t pad = -n & 3u;
+
+	memcpy(dst, src, n);
+	memset(dst + n, 0, pad);
+	return crc32_hw(c, dst, n + pad);
+}
+
 #endif

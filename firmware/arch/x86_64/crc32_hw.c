@@ -27,6 +27,7 @@
 
 #if defined(__x86_64__) && !defined(SNIC_NO_SIMD)
 #include <immintrin.h>
+#include <string.h>
 
 #define CLMUL __attribute__((target("pclmul,sse4.1")))
 
@@ -107,78 +108,165 @@ CLMUL512 static inline __m512i ld4(const uint8_t *p)
 	return _mm512_loadu_si512((const void *)p);
 }
 
-/* n >= 256, a multiple of 16: four zmm accumulators 256 bytes apart, then
- * into one zmm, its four lanes into one xmm, the rest as the xmm path. */
-CLMUL512 static uint32_t crc32_vclmul(uint32_t c, const uint8_t *p, size_t n)
+/* Load 64 bytes at p + off and, when copying, store them at d + off. */
+CLMUL512 static inline __attribute__((always_inline))
+__m512i ld4st(uint8_t *d, const uint8_t *p, size_t off, bool copy)
+{
+	__m512i v = ld4(p + off);
+
+	if (copy)
+		_mm512_storeu_si512((void *)(d + off), v);
+	return v;
+}
+
+static inline __attribute__((always_inline))
+__m128i ldst(uint8_t *d, const uint8_t *p, size_t off, bool copy)
+{
+	__m128i v = ld(p + off);
+
+	if (copy)
+		_mm_storeu_si128((__m128i *)(void *)(d + off), v);
+	return v;
+}
+
+/* Four zmm accumulators holding the first 256 bytes, then n (a multiple
+ * of 16) at p: folded 256 bytes apart, then into one zmm, its four lanes
+ * into one xmm, the rest as the xmm path.  With copy, every block loaded
+ * is also stored at d (crc32_hw_copy). */
+CLMUL512 static inline __attribute__((always_inline))
+uint32_t vclmul_lanes(__m512i z0, __m512i z1, __m512i z2, __m512i z3,
+		      uint8_t *d, const uint8_t *p, size_t n, bool copy)
 {
 	const __m512i k2048 = _mm512_broadcast_i32x4(KPAIR(0x11542778aULL, 0x1322d1430ULL));
 	const __m512i k512 = _mm512_broadcast_i32x4(KPAIR(0x154442bd4ULL, 0x1c6e41596ULL));
 	const __m128i k384 = KPAIR(0x03db1ecdcULL, 0x174359406ULL);
 	const __m128i k256 = KPAIR(0x0f1da05aaULL, 0x15a546366ULL);
 	const __m128i k128 = KPAIR(0x1751997d0ULL, 0x0ccaa009eULL);
-	__m512i z0 = ld4(p), z1 = ld4(p + 64), z2 = ld4(p + 128), z3 = ld4(p + 192);
 	__m128i x;
 
-	z0 = _mm512_xor_si512(z0, _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)c)));
-	p += 256;
-	n -= 256;
-	for (; n >= 256; p += 256, n -= 256) {
-		z0 = fold4(z0, k2048, ld4(p));
-		z1 = fold4(z1, k2048, ld4(p + 64));
-		z2 = fold4(z2, k2048, ld4(p + 128));
-		z3 = fold4(z3, k2048, ld4(p + 192));
+	for (; n >= 256; p += 256, d += copy ? 256 : 0, n -= 256) {
+		z0 = fold4(z0, k2048, ld4st(d, p, 0, copy));
+		z1 = fold4(z1, k2048, ld4st(d, p, 64, copy));
+		z2 = fold4(z2, k2048, ld4st(d, p, 128, copy));
+		z3 = fold4(z3, k2048, ld4st(d, p, 192, copy));
 	}
 	z1 = fold4(z0, k512, z1);
 	z2 = fold4(z1, k512, z2);
 	z3 = fold4(z2, k512, z3);
-	for (; n >= 64; p += 64, n -= 64)
-		z3 = fold4(z3, k512, ld4(p));
+	for (; n >= 64; p += 64, d += copy ? 64 : 0, n -= 64)
+		z3 = fold4(z3, k512, ld4st(d, p, 0, copy));
 	/* lane 0 is the earliest data: fold it 384 bits, lane 1 256, ... */
 	x = fold(_mm512_extracti32x4_epi32(z3, 2), k128,
 		 _mm512_extracti32x4_epi32(z3, 3));
 	x = fold(_mm512_extracti32x4_epi32(z3, 1), k256, x);
 	x = fold(_mm512_extracti32x4_epi32(z3, 0), k384, x);
-	for (; n >= 16; p += 16, n -= 16)
-		x = fold(x, k128, ld(p));
+	for (; n >= 16; p += 16, d += copy ? 16 : 0, n -= 16)
+		x = fold(x, k128, ldst(d, p, 0, copy));
 	return reduce(x);
+}
+
+/* n >= 256, a multiple of 16, from register c. */
+CLMUL512 static inline __attribute__((always_inline))
+uint32_t vclmul_run(uint32_t c, uint8_t *d, const uint8_t *p, size_t n,
+		    bool copy)
+{
+	__m512i z0 = ld4st(d, p, 0, copy), z1 = ld4st(d, p, 64, copy);
+	__m512i z2 = ld4st(d, p, 128, copy), z3 = ld4st(d, p, 192, copy);
+
+	z0 = _mm512_xor_si512(z0, _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)c)));
+	return vclmul_lanes(z0, z1, z2, z3, d + (copy ? 256 : 0), p + 256,
+			    n - 256, copy);
+}
+
+CLMUL512 static uint32_t crc32_vclmul(uint32_t c, const uint8_t *p, size_t n)
+{
+	return vclmul_run(c, (uint8_t *)(uintptr_t)p, p, n, false); /* d unused */
+}
+
+CLMUL512 static uint32_t crc32_vclmul_copy(uint32_t c, uint8_t *d,
+					   const uint8_t *p, size_t n)
+{
+	return vclmul_run(c, d, p, n, true);
+}
+
+/* The first 64 bytes in four xmm lanes (crc32_hw_masked's, with their
+ * mask), then n (>= 192, a multiple of 16) at p: the lanes become the
+ * first zmm accumulator as they are, not folded and reduced first. */
+CLMUL512 static __attribute__((noinline))
+uint32_t crc32_vclmul_from(__m128i x1, __m128i x2, __m128i x3, __m128i x4,
+			   const uint8_t *p, size_t n)
+{
+	__m512i z0 = _mm512_castsi128_si512(x1);
+
+	z0 = _mm512_inserti32x4(z0, x2, 1);
+	z0 = _mm512_inserti32x4(z0, x3, 2);
+	z0 = _mm512_inserti32x4(z0, x4, 3);
+	return vclmul_lanes(z0, ld4(p), ld4(p + 64), ld4(p + 128),
+			    (uint8_t *)(uintptr_t)p, p + 192, n - 192, false);
 }
 
 /* ---- SSE: four xmm accumulators 64 bytes apart --------------------- */
 
 /* n >= 16, a multiple of 16: one lane, 16 bytes at a time (short runs:
- * the ICRC of a small frame). */
-CLMUL static uint32_t crc32_clmul16(uint32_t c, const uint8_t *p, size_t n)
+ * the ICRC of a small frame); with copy, stored at d too. */
+CLMUL static inline __attribute__((always_inline))
+uint32_t lane_run(uint32_t c, uint8_t *d, const uint8_t *p, size_t n, bool copy)
 {
 	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
-	__m128i x1 = _mm_xor_si128(ld(p), _mm_cvtsi32_si128((int)c));
+	__m128i x1 = _mm_xor_si128(ldst(d, p, 0, copy), _mm_cvtsi32_si128((int)c));
 
-	for (p += 16, n -= 16; n >= 16; p += 16, n -= 16)
-		x1 = fold(x1, k3k4, ld(p));
+	for (p += 16, d += copy ? 16 : 0, n -= 16; n >= 16;
+	     p += 16, d += copy ? 16 : 0, n -= 16)
+		x1 = fold(x1, k3k4, ldst(d, p, 0, copy));
 	return reduce(x1);
 }
 
-/* Four lanes holding the first 64 bytes, then n (a multiple of 16) at p.
- * Not inlined: on its own the 64-byte loop keeps its lanes in place (in
- * crc32_hw_masked GCC added three register moves per pass). */
-CLMUL static __attribute__((noinline))
-uint32_t clmul_lanes(__m128i x1, __m128i x2, __m128i x3,
-					 __m128i x4, const uint8_t *p, size_t n)
+CLMUL static uint32_t crc32_clmul16(uint32_t c, const uint8_t *p, size_t n)
+{
+	return lane_run(c, (uint8_t *)(uintptr_t)p, p, n, false); /* d unused */
+}
+
+/* Four lanes holding the first 64 bytes, then n (a multiple of 16) at p
+ * (with copy, stored at d too).  Its two users below are not inlined: on
+ * its own the 64-byte loop keeps its lanes in place (in crc32_hw_masked
+ * GCC added three register moves per pass). */
+CLMUL static inline __attribute__((always_inline))
+uint32_t lanes_run(__m128i x1, __m128i x2, __m128i x3, __m128i x4,
+		   uint8_t *d, const uint8_t *p, size_t n, bool copy)
 {
 	const __m128i k1k2 = _mm_set_epi64x(0x01c6e41596LL, 0x0154442bd4LL);
 	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
 
-	for (; n >= 64; p += 64, n -= 64) {
-		x1 = fold(x1, k1k2, ld(p));
-		x2 = fold(x2, k1k2, ld(p + 16));
-		x3 = fold(x3, k1k2, ld(p + 32));
-		x4 = fold(x4, k1k2, ld(p + 48));
+	for (; n >= 64; p += 64, d += copy ? 64 : 0, n -= 64) {
+		x1 = fold(x1, k1k2, ldst(d, p, 0, copy));
+		x2 = fold(x2, k1k2, ldst(d, p, 16, copy));
+		x3 = fold(x3, k1k2, ldst(d, p, 32, copy));
+		x4 = fold(x4, k1k2, ldst(d, p, 48, copy));
 	}
 	x1 = fold(x1, k3k4, x2);
 	x1 = fold(x1, k3k4, x3);
 	x1 = fold(x1, k3k4, x4);
-	for (; n >= 16; p += 16, n -= 16)
-		x1 = fold(x1, k3k4, ld(p));
+	for (; n >= 16; p += 16, d += copy ? 16 : 0, n -= 16)
+		x1 = fold(x1, k3k4, ldst(d, p, 0, copy));
 	return reduce(x1);
+}
+
+CLMUL static __attribute__((noinline))
+uint32_t clmul_lanes(__m128i x1, __m128i x2, __m128i x3,
+					 __m128i x4, const uint8_t *p, size_t n)
+{
+	return lanes_run(x1, x2, x3, x4, (uint8_t *)(uintptr_t)p, p, n, false);
+}
+
+/* n >= 64, a multiple of 16, copied to d and folded from register c. */
+CLMUL static __attribute__((noinline))
+uint32_t clmul_lanes_copy(uint32_t c, uint8_t *d, const uint8_t *p, size_t n)
+{
+	__m128i x1 = _mm_xor_si128(ldst(d, p, 0, true), _mm_cvtsi32_si128((int)c));
+	__m128i x2 = ldst(d, p, 16, true), x3 = ldst(d, p, 32, true);
+	__m128i x4 = ldst(d, p, 48, true);
+
+	return lanes_run(x1, x2, x3, x4, d + 64, p + 64, n - 64, true);
 }
 
 /* The first 64 bytes at head, then n (a multiple of 16) at p. */
@@ -240,8 +328,47 @@ CLMUL uint32_t crc32_hw_masked(const uint8_t *p, size_t n, const uint8_t *ones)
 	q += 48;
 	n = n + z - 64;
 	if (n >= 512 && vclmul_ok())
-		return crc32_vclmul(clmul_lanes(x1, x2, x3, x4, q, 0), q, n);
+		return crc32_vclmul_from(x1, x2, x3, x4, q, n);
 	return clmul_lanes(x1, x2, x3, x4, q, n);
+}
+
+
+/* The last t bytes of a copy (t = 4, 8, 12 or 16): k (< 16) bytes of p,
+ * then t - k zero bytes, stored at d and folded from register c.  The
+ * block is t bytes after 16 - t zeros with c added into its first four
+ * (a zero register stays zero over the zeros; from there, c over the t
+ * bytes is the same as 0 over them with c added to the first four).
+ * Small copies through a buffer: no load may reach past p + k (the
+ * source is host memory; the next page may not be there). */
+CLMUL static uint32_t copy_tail(uint32_t c, uint8_t *d, const uint8_t *p,
+				size_t k, size_t t)
+{
+	_Alignas(16) uint8_t b[16] = { 0 };
+	uint32_t w;
+
+	memcpy(b + 16 - t, p, k);
+	memcpy(d, b + 16 - t, t);
+	memcpy(&w, b + 16 - t, 4);
+	w ^= c;
+	memcpy(b + 16 - t, &w, 4);
+	return reduce(ld(b));
+}
+
+CLMUL uint32_t crc32_hw_copy(uint32_t c, uint8_t *dst, const uint8_t *src,
+			    size_t n)
+{
+	size_t whole = n & ~(size_t)15;
+	size_t t = ((n + 3u) & ~(size_t)3) - whole;     /* 0, 4, 8, 12, 16 */
+
+	if (whole >= 512 && vclmul_ok())
+		c = crc32_vclmul_copy(c, dst, src, whole);
+	else if (whole >= 64)
+		c = clmul_lanes_copy(c, dst, src, whole);
+	else if (whole)
+		c = lane_run(c, dst, src, whole, true);
+	if (t)
+		c = copy_tail(c, dst + whole, src + whole, n - whole, t);
+	return c;
 }
 
 #endif

@@ -137,6 +137,15 @@ uint64_t snic_nic_counter(const struct snic_nic *nic, unsigned i);
  * frame leaves with that loop's next pass. */
 int snic_nic_netdev_tx(struct snic_nic *nic, const void *frame, uint32_t len);
 
+/* For a board's dma_read_crc (hal.h): copy len bytes from host memory
+ * at src to dst, then zeros up to a multiple of 4, and return *crc's
+ * register advanced over them, in one pass with the CPU's CRC folding
+ * (each byte read once).  Only where snic_dma_crc_ok() says the CPU
+ * folds. */
+uint32_t snic_dma_copy_crc(uint32_t crc, void *dst, const void *src,
+			   uint32_t len);
+int snic_dma_crc_ok(void);
+
 /* Latency trace (firmware built with -DSNIC_TRACE, core/trace.h): what
  * happened when, by the HAL clock.  Copies up to max events, oldest
  * first, and returns how many (always 0 in a build without tracing). */

@@ -152,6 +152,21 @@ static inline int core_dma_write(struct snic_core *c, uint64_t pa,
 	}
 	return 0;
 }
+/* core_dma_read with the CRC register *crc advanced over the bytes and
+ * their zero pad to a multiple of 4 (hal.h's dma_read_crc) where the HAL
+ * folds it into the copy: 0 copied and folded, 1 copied only (*crc as
+ * it was), -1 refused (counted). */
+static inline int core_dma_read_crc(struct snic_core *c, uint64_t pa,
+				    void *dst, uint32_t len, uint32_t *crc)
+{
+	if ((pa & SNIC_PA_DM) || !c->ops->dma_read_crc)
+		return core_dma_read(c, pa, dst, len) ? -1 : 1;
+	if (c->ops->dma_read_crc(c->hal_ctx, pa, dst, len, crc)) {
+		CNT_INC(c, dma_errors);
+		return -1;
+	}
+	return 0;
+}
 int core_dma_load_acquire32(struct snic_core *c, uint64_t pa, uint32_t *val);
 void core_dma_prepare(struct snic_core *c, uint64_t pa, uint64_t len);
 int core_dma_cmp_swap(struct snic_core *c, uint64_t pa, uint64_t cmp,

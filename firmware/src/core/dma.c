@@ -4,6 +4,7 @@
  * area of the BAR): served here, bounds checked. */
 #include <string.h>
 
+#include "arch/crc32_hw.h"
 #include "core/core.h"
 
 static uint8_t *dm_at(struct snic_core *c, uint64_t pa, uint32_t len)
@@ -105,4 +106,15 @@ int core_dma_fetch_add(struct snic_core *c, uint64_t pa, uint64_t add,
 		return -1;
 	}
 	return 0;
+}
+
+uint32_t snic_dma_copy_crc(uint32_t crc, void *dst, const void *src,
+			   uint32_t len)
+{
+	return crc32_hw_copy(crc, dst, src, len);
+}
+
+int snic_dma_crc_ok(void)
+{
+	return crc32_hw_ok();
 }

@@ -254,6 +254,12 @@ static void s_dma_prepare(void *h, uint64_t pa, uint64_t len)
 	REAL(h)->ops->dma_prepare(REAL(h)->ctx, pa, len);
 }
 
+static int s_dma_read_crc(void *h, uint64_t pa, void *dst, uint32_t len,
+			  uint32_t *crc)
+{
+	return REAL(h)->ops->dma_read_crc(REAL(h)->ctx, pa, dst, len, crc);
+}
+
 #define SHIM_OPS(rx, tx)                                                      \
 	{ .dma_read = s_dma_read, .dma_write = s_dma_write,                 \
 	  .dma_cmp_swap = s_cmp_swap, .dma_fetch_add = s_fetch_add,         \
@@ -274,6 +280,7 @@ static const struct snic_hal_ops *shim_ops(const struct snic_hal_ops *real,
 	own->dma_load_acquire32 = real->dma_load_acquire32 ? s_load_acq : NULL;
 	own->netdev_rx = real->netdev_rx ? s_netdev_rx : NULL;
 	own->dma_prepare = real->dma_prepare ? s_dma_prepare : NULL;
+	own->dma_read_crc = real->dma_read_crc ? s_dma_read_crc : NULL;
 	return own;
 }
 

@@ -337,20 +337,41 @@ static uint32_t mr_extent(const struct snic_nic *nic, const struct snic_mr *mr,
 	return n < len ? n : len;
 }
 
+/* One DMA of n bytes between buf and pa.  A read with crc and *crc (not
+ * NULL) advances **crc over the bytes where the HAL can fold it into the
+ * copy (core_dma_read_crc); *crc is set to NULL when it could not, so
+ * the caller's later pieces are copied only.  n must be the last piece's
+ * or a multiple of 4: the fold pads each piece to 4 bytes. */
+static inline int mr_dma(struct snic_nic *nic, uint64_t pa, uint8_t *buf,
+			 uint32_t n, bool to_host, uint32_t **crc)
+{
+	int rc;
+
+	if (to_host)
+		return core_dma_write(&nic->core, pa, buf, n);
+	if (!crc || !*crc)
+		return core_dma_read(&nic->core, pa, buf, n);
+	rc = core_dma_read_crc(&nic->core, pa, buf, n, *crc);
+	if (rc > 0)
+		*crc = NULL;
+	return rc < 0 ? -1 : 0;
+}
+
 /* Copy between a buffer and [va, va + len) of the MR, one DMA per
- * physically contiguous piece. */
+ * physically contiguous piece.  With crc, see mr_read_crc. */
 static int __attribute__((noinline))
 mr_copy_pieces(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
-	       uint8_t *buf, uint32_t len, bool to_host)
+	       uint8_t *buf, uint32_t len, bool to_host, uint32_t **crc)
 {
 	while (len) {
 		uint64_t pa;
 		uint32_t n = mr_extent(nic, mr, va, len, &pa);
-		int rc = n == 0 ? -1
-			 : to_host ? core_dma_write(&nic->core, pa, buf, n)
-				   : core_dma_read(&nic->core, pa, buf, n);
 
-		if (rc)
+		if (n == 0)
+			return -1;
+		if (crc && *crc && n < len && (n & 3u))
+			*crc = NULL; /* a piece the fold's pad would break */
+		if (mr_dma(nic, pa, buf, n, to_host, crc))
 			return -1;
 		buf += n;
 		va += n;
@@ -363,7 +384,8 @@ mr_copy_pieces(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
  * without the walk (the same bounds: va inside the MR, its page one of
  * the MR's); anything else goes piece by piece. */
 static inline int mr_copy(struct snic_nic *nic, const struct snic_mr *mr,
-			  uint64_t va, uint8_t *buf, uint32_t len, bool to_host)
+			  uint64_t va, uint8_t *buf, uint32_t len, bool to_host,
+			  uint32_t **crc)
 {
 	uint64_t off = va - mr->iova + mr->page_off;
 	uint32_t in = (uint32_t)(off & (SNIC_PAGE_SIZE - 1));
@@ -373,22 +395,31 @@ static inline int mr_copy(struct snic_nic *nic, const struct snic_mr *mr,
 		uint64_t pa = (uint64_t)nic->mtt[mr->mtt + (off >> SNIC_PAGE_SHIFT)]
 				      << SNIC_PAGE_SHIFT | in;
 
-		return to_host ? core_dma_write(&nic->core, pa, buf, len)
-			       : core_dma_read(&nic->core, pa, buf, len);
+		return mr_dma(nic, pa, buf, len, to_host, crc);
 	}
-	return mr_copy_pieces(nic, mr, va, buf, len, to_host);
+	return mr_copy_pieces(nic, mr, va, buf, len, to_host, crc);
 }
 
 int mr_read(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 	    void *dst, uint32_t len)
 {
-	return mr_copy(nic, mr, va, dst, len, false);
+	return mr_copy(nic, mr, va, dst, len, false, NULL);
+}
+
+int mr_read_crc(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
+		void *dst, uint32_t len, uint32_t *crc)
+{
+	uint32_t *c = crc;
+
+	if (mr_copy(nic, mr, va, dst, len, false, &c))
+		return -1;
+	return c ? 0 : 1;
 }
 
 int mr_write(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 	     const void *src, uint32_t len)
 {
-	return mr_copy(nic, mr, va, (uint8_t *)(uintptr_t)src, len, true);
+	return mr_copy(nic, mr, va, (uint8_t *)(uintptr_t)src, len, true, NULL);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -448,8 +479,13 @@ int sgl_reload(struct snic_nic *nic, struct snic_sgl *sgl,
 	return SNIC_WC_SUCCESS;
 }
 
-static int sgl_walk(struct snic_nic *nic, struct snic_sgl *sgl, uint8_t *buf,
-		    uint32_t len, bool to_host)
+/* With crc (a read only), **crc is advanced over the bytes copied while
+ * the fold can go on (see mr_read_crc) and *crc set to NULL where it
+ * stops.  Inline: each of its three users its own copy, the crc tests
+ * folded away in the two without. */
+static inline __attribute__((always_inline))
+int sgl_walk(struct snic_nic *nic, struct snic_sgl *sgl, uint8_t *buf,
+	     uint32_t len, bool to_host, uint32_t **crc)
 {
 	while (len) {
 		if (sgl->idx >= sgl->num)
@@ -474,8 +510,11 @@ static int sgl_walk(struct snic_nic *nic, struct snic_sgl *sgl, uint8_t *buf,
 				     s->addr + sgl->off, n, true);
 		if (!mr)
 			return -1;
+		if (crc && *crc && n < len && (n & 3u))
+			*crc = NULL; /* a piece the fold's pad would break */
 		rc = to_host ? mr_write(nic, mr, s->addr + sgl->off, buf, n)
-			     : mr_read(nic, mr, s->addr + sgl->off, buf, n);
+			     : mr_copy(nic, mr, s->addr + sgl->off, buf, n,
+				       false, crc);
 		if (rc)
 			return -1;
 		buf += n;
@@ -492,11 +531,21 @@ static int sgl_walk(struct snic_nic *nic, struct snic_sgl *sgl, uint8_t *buf,
 int sgl_copy_out(struct snic_nic *nic, struct snic_sgl *sgl, void *dst,
 		 uint32_t len)
 {
-	return sgl_walk(nic, sgl, dst, len, false);
+	return sgl_walk(nic, sgl, dst, len, false, NULL);
+}
+
+int sgl_copy_out_crc(struct snic_nic *nic, struct snic_sgl *sgl, void *dst,
+		     uint32_t len, uint32_t *crc)
+{
+	uint32_t *c = crc;
+
+	if (sgl_walk(nic, sgl, dst, len, false, &c))
+		return -1;
+	return c ? 0 : 1;
 }
 
 int sgl_copy_in(struct snic_nic *nic, struct snic_sgl *sgl, const void *src,
 		uint32_t len)
 {
-	return sgl_walk(nic, sgl, (uint8_t *)(uintptr_t)src, len, true);
+	return sgl_walk(nic, sgl, (uint8_t *)(uintptr_t)src, len, true, NULL);
 }

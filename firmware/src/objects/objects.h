@@ -669,6 +669,12 @@ int mr_read(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 	    void *dst, uint32_t len);
 int mr_write(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 	     const void *src, uint32_t len);
+/* mr_read with the CRC register *crc advanced over the bytes and their
+ * zero pad to a multiple of 4 (written after them) where the HAL folds
+ * it into the copy: 0 copied and folded, 1 copied only (*crc then says
+ * nothing), -1 not copied. */
+int mr_read_crc(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
+		void *dst, uint32_t len, uint32_t *crc);
 int mr_va_to_pa(const struct snic_nic *nic, const struct snic_mr *mr,
 		uint64_t va, uint64_t *pa);
 /* An MR or window slot changed (key, in_use, dying, PD, access, bounds,
@@ -687,6 +693,9 @@ int sgl_reload(struct snic_nic *nic, struct snic_sgl *sgl,
 	       uint32_t access, uint64_t epoch);
 int sgl_copy_out(struct snic_nic *nic, struct snic_sgl *sgl, void *dst,
 		 uint32_t len);
+/* The same as mr_read_crc does for one MR. */
+int sgl_copy_out_crc(struct snic_nic *nic, struct snic_sgl *sgl, void *dst,
+		     uint32_t len, uint32_t *crc);
 int sgl_copy_in(struct snic_nic *nic, struct snic_sgl *sgl, const void *src,
 		uint32_t len);
 

@@ -84,23 +84,39 @@ static inline bool tmpl_fits(const struct snic_nic *nic,
 	       mac_eq(t->dmac, qp->dmac) && mac_eq(t->smac, nic->core.cfg.mac);
 }
 
-uint32_t pkt_build_qp(const struct snic_nic *nic, struct snic_qp *qp,
-		      uint8_t *frame, struct roce_hdrs *h, uint32_t len)
+/* Make the QP's template again when its path changed. */
+static inline void tmpl_refresh(const struct snic_nic *nic, struct snic_qp *qp)
 {
-	const struct snic_dest d = qp_dest(qp);
-
-	if (qp->ip6) {
-		fill_addr(nic, qp, h, &d);
-		return roce_build(frame, h, len);
-	}
 	if (__builtin_expect(!tmpl_fits(nic, qp), 0)) {
+		const struct snic_dest d = qp_dest(qp);
 		struct roce_hdrs a;
 
 		memset(&a, 0, ROCE_HDRS_CLEAR);
 		fill_addr(nic, qp, &a, &d);
 		roce_tmpl_make(&qp->tmpl, &a);
 	}
+}
+
+uint32_t pkt_build_qp(const struct snic_nic *nic, struct snic_qp *qp,
+		      uint8_t *frame, struct roce_hdrs *h, uint32_t len)
+{
+	if (qp->ip6) {
+		const struct snic_dest d = qp_dest(qp);
+
+		fill_addr(nic, qp, h, &d);
+		return roce_build(frame, h, len);
+	}
+	tmpl_refresh(nic, qp);
 	return roce_build_tmpl(frame, &qp->tmpl, h, len);
+}
+
+uint32_t pkt_build_qp_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
+			   uint8_t *frame, struct roce_hdrs *h, uint32_t len)
+{
+	if (qp->ip6)
+		return 0;
+	tmpl_refresh(nic, qp);
+	return roce_build_tmpl_hdrs(frame, &qp->tmpl, h, len);
 }
 
 /* A frame with the payload copied from `payload` (may be NULL when len is

@@ -69,21 +69,24 @@ static bool rd_packet(struct snic_nic *nic, struct snic_qp *qp,
 	p = core_pkt_alloc(&nic->core);
 	if (!p)
 		return false;
-	if (n && mr_read(nic, mr, rd->va + rd->sent, p->data + qp_hdr_len(qp, op),
-			 n)) {
+	pkt_qp_hdrs(qp, &h, op, rd->psn);
+	h.aeth_syndrome = ROCE_AETH_ACK | ACK_CREDIT_NONE;
+	h.aeth_msn = (r->msn + ((roce_opcodes[op].flags & ROCE_F_LAST) &&
+				!rd->replay)) & ROCE_PSN_MASK;
+	/* headers first, then the payload with its ICRC (pkt_gather.c) */
+	p->len = (uint16_t)pkt_build_mr(nic, qp, mr, rd->va + rd->sent,
+					p->data, &h, n);
+	if (!p->len) {
 		/* no response without its data: the memory could not be
 		 * read, a responder-side error (9.9.3.1.3); counted in
 		 * dma_errors by core_dma_read */
 		core_pkt_unused(&nic->core, p);
+		qp->qcnt[SNIC_QCNT_tx_frames]--; /* pkt_qp_hdrs counted it */
 		nak_fatal(nic, qp, rd->psn, ROCE_NAK_REM_OP_ERR);
 		return false;
 	}
 	if ((roce_opcodes[op].flags & ROCE_F_LAST) && !rd->replay)
 		r->msn++;
-	pkt_qp_hdrs(qp, &h, op, rd->psn);
-	h.aeth_syndrome = ROCE_AETH_ACK | ACK_CREDIT_NONE;
-	h.aeth_msn = r->msn & ROCE_PSN_MASK;
-	p->len = (uint16_t)pkt_build_qp(nic, qp, p->data, &h, n);
 	core_tx(&nic->core, p);
 	r->rsp_txq_mark = nic->core.txq_tail;
 	CNT_INC(&nic->core, read_responses);

@@ -160,11 +160,6 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 	p = core_pkt_alloc(&nic->core);
 	if (!p)
 		return false;
-	if (n && sq_gather(nic, cur, p->data + qp_hdr_len(qp, op), n)) {
-		core_pkt_unused(&nic->core, p); /* no frame without its data */
-		msg_fail(qp, SNIC_WC_LOC_PROT_ERR);
-		return true;
-	}
 	pkt_qp_hdrs(qp, &h, op, cur->first_psn + pkt_no);
 	sq_fill_ext(cur, &h);
 	/* AckReq on the last packet and periodically in long messages, so the
@@ -174,7 +169,14 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 	/* a packet sent again asks for an ACK: whatever of the pass gets
 	 * through moves the window (the rest of it may be lost again) */
 	h.ackreq |= cur->resend;
-	p->len = (uint16_t)pkt_build_qp(nic, qp, p->data, &h, n);
+	/* headers first, then the payload with its ICRC (pkt_gather.c) */
+	p->len = (uint16_t)pkt_build_sq(nic, qp, cur, p->data, &h, n);
+	if (!p->len) {
+		core_pkt_unused(&nic->core, p); /* no frame without its data */
+		qp->qcnt[SNIC_QCNT_tx_frames]--; /* pkt_qp_hdrs counted it */
+		msg_fail(qp, SNIC_WC_LOC_PROT_ERR);
+		return true;
+	}
 	core_tx(&nic->core, p);
 	timer_sent(nic, qp);
 	/* a READ request owns the PSNs of all its responses (9.7.4.1.4);

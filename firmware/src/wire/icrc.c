@@ -136,6 +136,11 @@ uint32_t roce_icrc_ip(const uint8_t *frame, uint32_t len_without_icrc,
 				icrc4_ones);
 }
 
+uint32_t roce_icrc4_hdrs(const uint8_t *frame, uint32_t hdr_len)
+{
+	return crc32_hw_masked(frame + IP - 4, hdr_len - IP + 4, icrc4_ones);
+}
+
 /* Returns 0 for a frame too short to carry a BTH. */
 uint32_t roce_icrc(const uint8_t *frame, uint32_t len_without_icrc)
 {

@@ -731,12 +731,14 @@ static void build_ext(uint8_t *p, uint8_t layout, const struct roce_hdrs *h)
 /* What follows the UDP header: BTH, extension headers, zero pad, ICRC. */
 static inline __attribute__((always_inline))
 void build_l5(uint8_t *frame, uint8_t *bth, const struct roce_hdrs *h,
-	      uint32_t payload_len, uint32_t len)
+	      uint32_t payload_len, uint32_t len, bool icrc)
 {
 	uint32_t pad = -payload_len & 3u;       /* BTH PadCnt (IBTA 9.2) */
 
 	build_bth(bth, h, pad);
 	build_ext(bth + ROCE_BTH_LEN, roce_opcodes[h->opcode].layout, h);
+	if (!icrc)
+		return; /* payload, pad and ICRC to come (roce_build_tmpl_hdrs) */
 	memset(frame + len - ROCE_ICRC_LEN - pad, 0, pad);
 	put_icrc(frame + len - ROCE_ICRC_LEN,
 		 roce_icrc_ip(frame, len - ROCE_ICRC_LEN, bth != frame + BTH));
@@ -750,10 +752,10 @@ uint32_t roce_build(uint8_t *frame, const struct roce_hdrs *h,
 	if (h->ip6) {
 		build_l2l4(frame, h, len, ROCE_IPV6_HLEN);
 		build_l5(frame, frame + BTH + ROCE_IPV6_EXTRA, h, payload_len,
-			 len);
+			 len, true);
 	} else {
 		build_l2l4(frame, h, len, ROCE_IPV4_HLEN);
-		build_l5(frame, frame + BTH, h, payload_len, len);
+		build_l5(frame, frame + BTH, h, payload_len, len, true);
 	}
 	return len;
 }
@@ -779,8 +781,9 @@ void roce_tmpl_make(struct roce_tmpl *t, const struct roce_hdrs *h)
 /* h's BTH and extension headers over IPv4; its addresses are the
  * template's.  The checksum is the template's sum plus the total length,
  * folded (RFC 1624: the sum of the other words does not change). */
-uint32_t roce_build_tmpl(uint8_t *frame, const struct roce_tmpl *t,
-			 const struct roce_hdrs *h, uint32_t payload_len)
+static inline __attribute__((always_inline))
+uint32_t build_tmpl(uint8_t *frame, const struct roce_tmpl *t,
+		    const struct roce_hdrs *h, uint32_t payload_len, bool icrc)
 {
 	uint32_t len = roce_hdr_len(h->opcode) + ((payload_len + 3u) & ~3u) +
 		       ROCE_ICRC_LEN;
@@ -791,8 +794,25 @@ uint32_t roce_build_tmpl(uint8_t *frame, const struct roce_tmpl *t,
 	s = (s & 0xffffu) + (s >> 16);
 	put16(frame + IP_CSUM, ~s & 0xffffu);
 	put16(frame + UDP + 4, len - UDP);
-	build_l5(frame, frame + BTH, h, payload_len, len);
+	build_l5(frame, frame + BTH, h, payload_len, len, icrc);
 	return len;
+}
+
+uint32_t roce_build_tmpl(uint8_t *frame, const struct roce_tmpl *t,
+			 const struct roce_hdrs *h, uint32_t payload_len)
+{
+	return build_tmpl(frame, t, h, payload_len, true);
+}
+
+uint32_t roce_build_tmpl_hdrs(uint8_t *frame, const struct roce_tmpl *t,
+			      const struct roce_hdrs *h, uint32_t payload_len)
+{
+	return build_tmpl(frame, t, h, payload_len, false);
+}
+
+void roce_icrc_put(uint8_t *frame, uint32_t len, uint32_t icrc)
+{
+	put_icrc(frame + len - ROCE_ICRC_LEN, icrc);
 }
 
 /* roce_seg_opcode's search, for a family whose layout the first guess

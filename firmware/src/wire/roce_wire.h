@@ -279,6 +279,12 @@ struct roce_tmpl {
 void roce_tmpl_make(struct roce_tmpl *t, const struct roce_hdrs *h);
 uint32_t roce_build_tmpl(uint8_t *frame, const struct roce_tmpl *t,
 			 const struct roce_hdrs *h, uint32_t payload_len);
+/* The same without pad and ICRC, for a payload copied after the headers
+ * with its ICRC folded into the copy: roce_icrc4_hdrs gives the register
+ * the copy goes on from, roce_icrc_put stores the result. */
+uint32_t roce_build_tmpl_hdrs(uint8_t *frame, const struct roce_tmpl *t,
+			      const struct roce_hdrs *h, uint32_t payload_len);
+void roce_icrc_put(uint8_t *frame, uint32_t len, uint32_t icrc);
 
 /* ICRC (IBTA A17.3.3): CRC-32 over the masked invariant fields; IPv4 or
  * IPv6 by the frame's EtherType. */
@@ -287,6 +293,11 @@ uint32_t roce_icrc(const uint8_t *frame, uint32_t len_without_icrc);
  * are all there (roce_parse after its checks, roce_build): no checks. */
 uint32_t roce_icrc_ip(const uint8_t *frame, uint32_t len_without_icrc,
 		      bool ip6);
+/* The ICRC's CRC register (not complemented; crc32_hw's) over an IPv4
+ * frame's LRH ones and masked headers, IP to hdr_len: what the payload
+ * and pad are folded onto (crc32_hw_copy); the ICRC is its complement
+ * after them.  Only where crc32_hw_ok(). */
+uint32_t roce_icrc4_hdrs(const uint8_t *frame, uint32_t hdr_len);
 
 /* 24-bit PSN arithmetic: signed distance a - b in [-2^23, 2^23). */
 static inline int32_t roce_psn_diff(uint32_t a, uint32_t b)

@@ -94,6 +94,17 @@ struct snic_hal_ops {
 	 * without changing the contents; errors are ignored (the DMA ops
 	 * still check every access).  NULL: nothing to prepare. */
 	void (*dma_prepare)(void *hal, uint64_t pa, uint64_t len);
+
+	/* Optional (may be NULL): dma_read that also advances the CRC-32
+	 * register *crc over the bytes copied, followed by zero bytes up
+	 * to a multiple of 4 that it writes after them in dst: a payload's
+	 * ICRC in the pass that copies it (snic_dma_copy_crc, fw.h, does
+	 * both with the CPU's folding).  Called only where the CPU folds
+	 * CRCs.  Return 0 / -1 as dma_read (on -1, *crc is not used).
+	 * NULL: the core copies with dma_read and computes the ICRC over
+	 * the frame afterwards. */
+	int (*dma_read_crc)(void *hal, uint64_t pa, void *dst, uint32_t len,
+			    uint32_t *crc);
 };
 
 struct snic_hal {
