@@ -312,8 +312,8 @@ struct snic_qp {
 	uint16_t srq;           /* SRQ index (XRC_RECV: of the last request) */
 	uint16_t xrcd;          /* XRC_RECV: its XRC domain's index          */
 	uint16_t conn;          /* connection set + 1, 0 = none (in RESET)    */
-	/* frame header template of the path (IPv4), made again when the
-	 * path changed (transport/hdr.c) */
+	/* frame header template of the path (IPv4), made again after
+	 * qp_path_changed (transport/hdr.c) */
 	struct roce_tmpl tmpl;
 };
 
@@ -813,6 +813,15 @@ void qp_neigh_update(struct snic_nic *nic, const uint8_t ip[16],
 		     const uint8_t mac[6]);
 void qp_neigh_set(struct snic_nic *nic, struct snic_qp *qp,
 		  const uint8_t mac[6]);
+
+/* Something the QP's frame header template was made from changed (the
+ * destination MAC, IP, traffic class or hop limit; the source port and
+ * the NIC's addresses never do): the next frame makes it again.  Every
+ * writer of those fields calls it, so the data path checks one flag. */
+static inline void qp_path_changed(struct snic_qp *qp)
+{
+	qp->tmpl.valid = false;
+}
 
 static inline uint32_t qp_idx(const struct snic_nic *nic,
 			      const struct snic_qp *qp)
