@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "fake_host.h"
@@ -1313,6 +1314,34 @@ static void test_rc_cqe_write_fails(void)
 	env_free(e);
 }
 
+/* The owner byte goes in a DMA of its own, after the body's (hostif.h):
+ * with only that byte of the first slot unwritable, the body lands, the
+ * owner stays "empty" and the CQ goes to error.  (A body write that
+ * took the owner byte along would fail whole, leaving the body out.) */
+static void test_rc_cqe_owner_last(void)
+{
+	struct rc_env *e = env_new();
+	struct snic_cqe c;
+	struct snic_wqe_sge s = sga(e, 0, 16);
+	struct snic_cq *cq = &e->s->a.nic->cqs[handle_idx(e->p.cqa.cqn)];
+	uint64_t at = e->p.cqa.ring_pa + offsetof(struct snic_cqe, owner);
+	const struct snic_cqe *slot =
+		(const struct snic_cqe *)(const void *)fdev_ptr(&e->s->a,
+								e->p.cqa.ring_pa);
+
+	e->s->a.hal.fail_wr_lo = at;
+	e->s->a.hal.fail_wr_hi = at + 1;
+	struct fwr w = { .wr_id = 0x5eed, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	fqp_post_send(&e->p.qa, &w);
+	CU_ASSERT_FALSE(wait_cqe(e, &e->p.cqa, &c));
+	CU_ASSERT_TRUE(cq->error);
+	CU_ASSERT_EQUAL(slot->wr_id, 0x5eed);
+	CU_ASSERT_EQUAL(slot->owner, 0);
+	env_free(e);
+}
+
 /* A QP sent to ERR in the middle of a long WRITE completes it once. */
 static void test_rc_flush_partial_once(void)
 {
@@ -1438,4 +1467,5 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_read_source_fails),
 	   UNIT_TEST(test_rc_atomic_hal_fails),
 	   UNIT_TEST(test_rc_cqe_write_fails),
+	   UNIT_TEST(test_rc_cqe_owner_last),
 	   UNIT_TEST(test_rc_flush_partial_once));

@@ -4,6 +4,7 @@
  * (hostif.h), overrun detection against the host's consumer index, and
  * completion events for armed CQs, checked once per poll pass.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "objects/objects.h"
@@ -81,6 +82,10 @@ static void cq_fail(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx)
 		   obj_handle(&cq->obj, cq_idx));
 }
 
+/* Where the owner byte lies in a CQE (hostif.h): the body is what comes
+ * before it, the padding after it is never read. */
+#define CQE_OWNER_AT ((uint32_t)offsetof(struct snic_cqe, owner))
+
 void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 	     bool solicited)
 {
@@ -107,12 +112,12 @@ void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 	 * sees a valid owner with a stale body (the host reads with acquire).
 	 * A body that did not land is never published (counted in
 	 * dma_errors by core_dma_write). */
-	if (core_dma_write(&nic->core, pa, cqe, 63)) {
+	if (core_dma_write(&nic->core, pa, cqe, CQE_OWNER_AT)) {
 		cq_fail(nic, cq, cq_idx);
 		return;
 	}
 	atomic_thread_fence(memory_order_release);
-	if (core_dma_write(&nic->core, pa + 63, &cqe->owner, 1)) {
+	if (core_dma_write(&nic->core, pa + CQE_OWNER_AT, &cqe->owner, 1)) {
 		cq_fail(nic, cq, cq_idx);
 		return;
 	}
