@@ -704,6 +704,27 @@ struct snic_cq *cq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t cqn,
 			  uint32_t *idx);
 void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 	     bool solicited);
+/* A run of CQEs for one CQ, written together (cq_run_flush): one ring
+ * check and two DMAs for the run instead of a call, a check and two DMAs
+ * per CQE.  Its holder flushes it before anything else can post to that
+ * CQ, so the CQEs keep their order. */
+#define SNIC_CQ_RUN 8
+struct cq_run {
+	uint32_t cq_idx;
+	uint32_t n;
+	struct snic_cqe cqe[SNIC_CQ_RUN];
+};
+void cq_run_write(struct snic_nic *nic, struct cq_run *r);
+/* Write what the run holds (a single CQE as cq_post does). */
+static inline void cq_run_flush(struct snic_nic *nic, struct cq_run *r)
+{
+	if (r->n == 1) {
+		r->n = 0;
+		cq_post(nic, r->cq_idx, &r->cqe[0], false);
+	} else if (r->n) {
+		cq_run_write(nic, r);
+	}
+}
 void cq_flush_events(struct snic_nic *nic);
 
 /* srq.c: shared receive queues */
@@ -795,6 +816,11 @@ const char *qp_state_name(uint8_t state);
 /* cqe.c: the send and the receive CQE builders */
 void qp_send_cqe(struct snic_nic *nic, struct snic_qp *qp,
 		 const struct snic_inflight *f, uint8_t status);
+/* The same CQE into run (r->cq_idx is the QP's send CQ), flushed when
+ * full. */
+void qp_send_cqe_run(struct snic_nic *nic, struct snic_qp *qp,
+		     const struct snic_inflight *f, uint8_t status,
+		     struct cq_run *r);
 void qp_recv_cqe(struct snic_nic *nic, struct snic_qp *qp, uint8_t status,
 		 uint8_t opcode, const struct roce_hdrs *h);
 
