@@ -41,6 +41,19 @@ static void nenv_setup(struct nenv *n)
 	fake_link_set_hook(&n->e->s->link, ftap_hook, &n->tap);
 }
 
+/* n with an RC pair qa (on a) - qb (on b), connected, ARP done. */
+static void nenv_rc_pair(struct nenv *n, struct fqp *qa, struct fqp *qb)
+{
+	struct fconn conn;
+
+	nenv_setup(n);
+	fconn_default(&conn);
+	CU_ASSERT_EQUAL_FATAL(fside_qp(&n->e->a, qa, SNIC_QPT_RC, 0), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fside_qp(&n->e->b, qb, SNIC_QPT_RC, 0), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fqp_connect(qa, qb, &conn), SNIC_ST_OK);
+	fsim_idle(n->e->s, 10);
+}
+
 static void mac_n(uint8_t mac[6], uint32_t n)
 {
 	static const uint8_t base[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x00 };
@@ -217,7 +230,6 @@ static void test_arp_gratuitous(void)
 {
 	struct nenv n;
 	struct fqp qa, qb;
-	struct fconn conn;
 	struct snic_cqe c;
 	struct snic_wqe_sge sge;
 	struct fwr wr = { .opcode = SNIC_WR_RDMA_WRITE, .flags = SNIC_SEND_SIGNALED,
@@ -225,12 +237,7 @@ static void test_arp_gratuitous(void)
 	uint8_t moved[6];
 	uint64_t learned, req, rep;
 
-	nenv_setup(&n);
-	fconn_default(&conn);
-	CU_ASSERT_EQUAL_FATAL(fside_qp(&n.e->a, &qa, SNIC_QPT_RC, 0), SNIC_ST_OK);
-	CU_ASSERT_EQUAL_FATAL(fside_qp(&n.e->b, &qb, SNIC_QPT_RC, 0), SNIC_ST_OK);
-	CU_ASSERT_EQUAL_FATAL(fqp_connect(&qa, &qb, &conn), SNIC_ST_OK);
-	fsim_idle(n.e->s, 10);
+	nenv_rc_pair(&n, &qa, &qb);
 	learned = cnt_a(&n, "neigh_learned");
 	CU_ASSERT_EQUAL(learned, 1);        /* b, from its reply */
 	req = cnt_a(&n, "arp_requests_sent");
@@ -281,7 +288,6 @@ static void test_rc_mac_change_template(void)
 {
 	struct nenv n;
 	struct fqp qa, qb;
-	struct fconn conn;
 	struct snic_cqe c;
 	struct snic_wqe_sge sge;
 	struct fwr wr = { .opcode = SNIC_WR_RDMA_WRITE, .flags = SNIC_SEND_SIGNALED,
@@ -294,12 +300,7 @@ static void test_rc_mac_change_template(void)
 	uint8_t moved[6];
 	bool done = false;
 
-	nenv_setup(&n);
-	fconn_default(&conn);
-	CU_ASSERT_EQUAL_FATAL(fside_qp(&n.e->a, &qa, SNIC_QPT_RC, 0), SNIC_ST_OK);
-	CU_ASSERT_EQUAL_FATAL(fside_qp(&n.e->b, &qb, SNIC_QPT_RC, 0), SNIC_ST_OK);
-	CU_ASSERT_EQUAL_FATAL(fqp_connect(&qa, &qb, &conn), SNIC_ST_OK);
-	fsim_idle(n.e->s, 10);
+	nenv_rc_pair(&n, &qa, &qb);
 	nic = n.e->s->a.nic;
 	q = &nic->qps[SNIC_QPN_IDX(qa.qpn)];
 	fpattern(fside_ptr(&n.e->a, 0), 32, 3); /* the frame fits the tap */
