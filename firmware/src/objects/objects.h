@@ -635,10 +635,42 @@ struct snic_qp *flow_match(struct snic_nic *nic, const uint8_t *frame,
 /* mr_rereg.c */
 int mr_rereg(struct snic_nic *nic, unsigned ctx,
 	     const struct snic_cmd_rereg_mr *in);
+/* mr_check's access and bounds part, for an MR or a bound window (inline:
+ * every SGE and rkey check runs it). */
+static inline bool mr_span_ok(const struct snic_mr *mr, uint32_t access,
+			      uint64_t va, uint64_t len)
+{
+	if ((mr->access & access) != access)
+		return false;
+	/* [va, va + len) inside [iova, iova + length), without overflow */
+	return va >= mr->iova && len <= mr->length &&
+	       va - mr->iova <= mr->length - len;
+}
+
+/* The MR of key if it allows [va, va + len) with access in pd; a dying
+ * MR only to the messages that already hold it (sgl_walk). */
+static inline struct snic_mr *mr_find(struct snic_nic *nic, uint32_t key,
+				       uint32_t pd, uint32_t access,
+				       uint64_t va, uint64_t len, bool dying_ok)
+{
+	struct snic_mr *mr = mr_slot(nic, key);
+
+	/* a window's key is an R_Key only: rkey_check (mw.c) opens it */
+	if (!mr || !mr->in_use || mr->key_gen != SNIC_KEY_GEN(key) ||
+	    mr->pd != pd || mr->mw_type || (mr->dying && !dying_ok))
+		return NULL;
+	return mr_span_ok(mr, access, va, len) ? mr : NULL;
+}
+
 /* Key checks: the MR for key, in PD pd, allowing `access` over
- * [va, va + len).  Returns the MR or NULL. */
-struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,
-			 uint32_t access, uint64_t va, uint64_t len);
+ * [va, va + len).  Returns the MR or NULL.  Inline: every lkey and rkey
+ * check of the data path runs it. */
+static inline struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key,
+				       uint32_t pd, uint32_t access,
+				       uint64_t va, uint64_t len)
+{
+	return mr_find(nic, key, pd, access, va, len, false);
+}
 
 /* Every remote access (RETH, AtomicETH): an MR key as mr_check has it, or
  * a memory window (mw_rkey_check, objects/mw.c).  Inline: the MR case
@@ -653,17 +685,6 @@ static inline struct snic_mr *rkey_check(struct snic_nic *nic,
 	if (w && w->in_use && w->mw_type)
 		return mw_rkey_check(nic, w, qp, rkey, access, va, len);
 	return mr_check(nic, rkey, qp->pd, access, va, len);
-}
-/* mr_check's access and bounds part, for an MR or a bound window (inline:
- * every SGE and rkey check runs it). */
-static inline bool mr_span_ok(const struct snic_mr *mr, uint32_t access,
-			      uint64_t va, uint64_t len)
-{
-	if ((mr->access & access) != access)
-		return false;
-	/* [va, va + len) inside [iova, iova + length), without overflow */
-	return va >= mr->iova && len <= mr->length &&
-	       va - mr->iova <= mr->length - len;
 }
 int mr_read(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 	    void *dst, uint32_t len);
