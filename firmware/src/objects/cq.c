@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Completion queues: CQEs written by DMA into a host ring with an owner bit
- * (hostif.h), overrun detection against the host's consumer index, and
- * completion events for armed CQs, checked once per poll pass.
+ * (hostif.h), one at a time or as a run (the CQEs one ACK completes),
+ * overrun detection against the host's consumer index, and completion
+ * events for armed CQs, checked once per poll pass.
  */
 #include <stddef.h>
 #include <string.h>
