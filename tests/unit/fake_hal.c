@@ -66,6 +66,8 @@ static int fh_dma_write(void *hal, uint64_t pa, const void *src, uint32_t len)
 		fh->dma_faults++;
 		return -1;
 	}
+	if (fh->wr_hook)
+		fh->wr_hook(fh->wr_hook_arg, pa, src, len);
 	memcpy(fh->mem + pa, src, len);
 	fh->dma_writes++;
 	return 0;

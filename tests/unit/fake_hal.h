@@ -78,6 +78,9 @@ struct fake_hal {
 	 * fail (fail_hi 0 = none), atomics fail while fail_atomics */
 	uint64_t fail_rd_lo, fail_rd_hi, fail_wr_lo, fail_wr_hi;
 	bool fail_atomics;
+	/* sees every DMA write that lands, before it lands (NULL: none) */
+	void (*wr_hook)(void *arg, uint64_t pa, const void *src, uint32_t len);
+	void *wr_hook_arg;
 	uint64_t acquire_loads;       /* dma_load_acquire32 calls            */
 	/* dma_prepare calls: how many, and the last FH_PREP_KEEP ranges
 	 * (prep_pa/prep_len[(prepares - 1) % FH_PREP_KEEP] is the latest) */

@@ -41,6 +41,19 @@ static void nenv_setup(struct nenv *n)
 	fake_link_set_hook(&n->e->s->link, ftap_hook, &n->tap);
 }
 
+/* n with an RC pair qa (on a) - qb (on b), connected, ARP done. */
+static void nenv_rc_pair(struct nenv *n, struct fqp *qa, struct fqp *qb)
+{
+	struct fconn conn;
+
+	nenv_setup(n);
+	fconn_default(&conn);
+	CU_ASSERT_EQUAL_FATAL(fside_qp(&n->e->a, qa, SNIC_QPT_RC, 0), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fside_qp(&n->e->b, qb, SNIC_QPT_RC, 0), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fqp_connect(qa, qb, &conn), SNIC_ST_OK);
+	fsim_idle(n->e->s, 10);
+}
+
 static void mac_n(uint8_t mac[6], uint32_t n)
 {
 	static const uint8_t base[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x00 };
@@ -217,7 +230,6 @@ static void test_arp_gratuitous(void)
 {
 	struct nenv n;
 	struct fqp qa, qb;
-	struct fconn conn;
 	struct snic_cqe c;
 	struct snic_wqe_sge sge;
 	struct fwr wr = { .opcode = SNIC_WR_RDMA_WRITE, .flags = SNIC_SEND_SIGNALED,
@@ -225,12 +237,7 @@ static void test_arp_gratuitous(void)
 	uint8_t moved[6];
 	uint64_t learned, req, rep;
 
-	nenv_setup(&n);
-	fconn_default(&conn);
-	CU_ASSERT_EQUAL_FATAL(fside_qp(&n.e->a, &qa, SNIC_QPT_RC, 0), SNIC_ST_OK);
-	CU_ASSERT_EQUAL_FATAL(fside_qp(&n.e->b, &qb, SNIC_QPT_RC, 0), SNIC_ST_OK);
-	CU_ASSERT_EQUAL_FATAL(fqp_connect(&qa, &qb, &conn), SNIC_ST_OK);
-	fsim_idle(n.e->s, 10);
+	nenv_rc_pair(&n, &qa, &qb);
 	learned = cnt_a(&n, "neigh_learned");
 	CU_ASSERT_EQUAL(learned, 1);        /* b, from its reply */
 	req = cnt_a(&n, "arp_requests_sent");
@@ -270,6 +277,64 @@ static void test_arp_gratuitous(void)
 	inject_a(&n, FARP_REQUEST, BCAST, moved, 0, ZERO, IP(1));
 	CU_ASSERT_EQUAL(cnt_a(&n, "neigh_learned"), learned);
 	CU_ASSERT_EQUAL(cnt_a(&n, "arp_replies_sent"), rep + 2);
+	fenv_free(n.e);
+}
+
+/* A connected QP's frames are built from a header template made from its
+ * path: when the peer's MAC changes (qp_neigh_set, as a learned answer
+ * does), the next frame goes to the new MAC with a good IPv4 checksum and
+ * ICRC (qp_path_changed makes the template again), and back. */
+static void test_rc_mac_change_template(void)
+{
+	struct nenv n;
+	struct fqp qa, qb;
+	struct snic_cqe c;
+	struct snic_wqe_sge sge;
+	struct fwr wr = { .opcode = SNIC_WR_RDMA_WRITE, .flags = SNIC_SEND_SIGNALED,
+			  .sge = &sge, .num_sge = 1 };
+	struct snic_nic *nic;
+	struct snic_qp *q;
+	struct roce_hdrs h;
+	const uint8_t *f;
+	uint16_t len = 0;
+	uint8_t moved[6];
+	bool done = false;
+
+	nenv_rc_pair(&n, &qa, &qb);
+	nic = n.e->s->a.nic;
+	q = &nic->qps[SNIC_QPN_IDX(qa.qpn)];
+	fpattern(fside_ptr(&n.e->a, 0), 32, 3); /* the frame fits the tap */
+	sge = fside_sge(&n.e->a, 0, 32);
+	wr.wr_id = 1;
+	wr.remote_addr = n.e->b.buf;
+	wr.rkey = n.e->b.mr;
+	fqp_post_send(&qa, &wr);
+	CU_ASSERT_FATAL(fsim_poll_cq(n.e->s, &n.e->a.cq, &c, STEPS));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(memcmp(last_dmac(&n), MAC_B, 6), 0);
+	/* the peer moves: the next WRITE goes to the new MAC */
+	mac_n(moved, 0xc0);
+	qp_neigh_set(nic, q, moved);
+	wr.wr_id = 2;
+	fqp_post_send(&qa, &wr);
+	fsim_idle(n.e->s, 10);
+	f = ftap_frame(&n.tap, n.tap.frames - 1, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(memcmp(f, moved, 6), 0);
+	CU_ASSERT_EQUAL(memcmp(f + 6, MAC_A, 6), 0);
+	CU_ASSERT_EQUAL_FATAL(roce_parse(f, len, &h), ROCE_OK);
+	CU_ASSERT_EQUAL(h.dip, IP(2));
+	CU_ASSERT_EQUAL(h.opcode, ROCE_RC_WRITE_ONLY);
+	/* and back: sent again to b, which takes it */
+	qp_neigh_set(nic, q, MAC_B);
+	for (unsigned i = 0; i < 100 && !done; i++) {
+		n.e->s->clock += 10000000;
+		done = fsim_poll_cq(n.e->s, &n.e->a.cq, &c, 50);
+	}
+	CU_ASSERT_FATAL(done);
+	CU_ASSERT_EQUAL(c.wr_id, 2);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(memcmp(fside_ptr(&n.e->b, 0), fside_ptr(&n.e->a, 0), 32), 0);
 	fenv_free(n.e);
 }
 
@@ -429,6 +494,7 @@ UNIT_SUITE(neigh, NULL, NULL,
 	   UNIT_TEST(test_arp_request_answered),
 	   UNIT_TEST(test_arp_reply_learned),
 	   UNIT_TEST(test_arp_gratuitous),
+	   UNIT_TEST(test_rc_mac_change_template),
 	   UNIT_TEST(test_arp_rate_limit),
 	   UNIT_TEST(test_arp_announce_on_link_up),
 	   UNIT_TEST(test_arp_malformed),

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "arch/crc32_hw.h"
@@ -1387,6 +1388,91 @@ static void test_rc_cqe_write_fails(void)
 	env_free(e);
 }
 
+/* The DMA writes into a CQ ring (first lap only), checked as they come:
+ * a body write starts at a slot and is either one CQE's bytes before its
+ * owner byte, or whole slots, the first with its owner byte not yet valid
+ * (0) and any later ones valid (1: the host reaches them only after the
+ * first); then a one-byte write of the first one's owner publishes it.
+ * A write carrying bodies while another waits for its owner (a run
+ * across the ring's end) has only valid ones. */
+#define OWNER_AT offsetof(struct snic_cqe, owner)
+struct owner_watch {
+	uint64_t ring, end;
+	int pending;            /* slot written, owner not yet: -1 none    */
+	unsigned runs;          /* body writes of more than one CQE        */
+	unsigned published, bad;
+};
+
+static void owner_watch_hook(void *arg, uint64_t pa, const void *src,
+			     uint32_t len)
+{
+	struct owner_watch *w = arg;
+	const uint8_t *b = src;
+	int first = (int)((pa - w->ring) / 64);
+
+	if (pa < w->ring || pa >= w->end)
+		return;
+	if (len == 1 && (pa - w->ring) % 64 == OWNER_AT) {
+		w->bad += b[0] != 1 || first != w->pending;
+		w->pending = -1;
+		w->published++;
+		return;
+	}
+	if ((pa - w->ring) % 64 == 0 && len == OWNER_AT) { /* one, no owner */
+		w->bad += w->pending >= 0;
+		w->pending = first;
+		return;
+	}
+	if ((pa - w->ring) % 64 || len % 64 || len == 0) {
+		w->bad++;
+		return;
+	}
+	w->runs += len > 64;
+	for (uint32_t i = 0; i < len / 64; i++) {
+		bool later = i > 0 || w->pending >= 0;
+
+		w->bad += b[i * 64 + OWNER_AT] != (later ? 1 : 0);
+	}
+	if (w->pending < 0)
+		w->pending = first;
+}
+
+/* Every CQE's owner byte turns valid only after its body landed
+ * (hostif.h): single CQEs and runs (an ACK that completes several WRITEs
+ * writes their CQEs together, cq_run_flush). */
+static void test_rc_cqe_owner_last(void)
+{
+	struct rc_env *e = env_new();
+	struct snic_cqe c;
+	struct snic_wqe_sge s = sga(e, 0, 16);
+	struct owner_watch w = { .ring = e->p.cqa.ring_pa, .pending = -1 };
+
+	CU_ASSERT_FATAL(e->p.cqa.cnt >= 16);
+	w.end = w.ring + 64ull * e->p.cqa.cnt;
+	e->s->a.hal.wr_hook = owner_watch_hook;
+	e->s->a.hal.wr_hook_arg = &w;
+	for (unsigned i = 0; i < 12; i++) {
+		struct fwr wr = { .wr_id = 0x5eed + i, .opcode = SNIC_WR_RDMA_WRITE,
+				  .flags = SNIC_SEND_SIGNALED, .sge = &s,
+				  .num_sge = 1, .remote_addr = e->p.bufb,
+				  .rkey = e->p.mrb };
+
+		fqp_post_send(&e->p.qa, &wr);
+	}
+	for (unsigned i = 0; i < 12; i++) {
+		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+		CU_ASSERT_EQUAL(c.wr_id, 0x5eed + i);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	}
+	CU_ASSERT_EQUAL(w.bad, 0);
+	CU_ASSERT_EQUAL(w.pending, -1);
+	CU_ASSERT(w.runs >= 1);
+	CU_ASSERT(w.published >= 1 && w.published < 12);
+	e->s->a.hal.wr_hook = NULL;
+	env_free(e);
+}
+#undef OWNER_AT
+
 /* A QP sent to ERR in the middle of a long WRITE completes it once. */
 static void test_rc_flush_partial_once(void)
 {
@@ -1514,4 +1600,5 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_read_source_fails),
 	   UNIT_TEST(test_rc_atomic_hal_fails),
 	   UNIT_TEST(test_rc_cqe_write_fails),
+	   UNIT_TEST(test_rc_cqe_owner_last),
 	   UNIT_TEST(test_rc_flush_partial_once));

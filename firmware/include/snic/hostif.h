@@ -802,11 +802,13 @@ struct snic_recv_wqe {
 	/* struct snic_wqe_sge sge[num_sge] follow */
 };
 
-/* CQE, 64 bytes; byte 63 bit 0 is the owner bit: the firmware writes CQE
- * number n with owner = (n / cqe_cnt) & 1 ^ 1, so a zero-filled ring reads
- * as empty on the first pass.  The host polls slot (ci & mask) and accepts
- * it when owner == ((ci / cqe_cnt) & 1) ^ 1, reading the rest after an
- * acquire fence. */
+/* CQE, 64 bytes; bit 0 of the byte `owner` (offset 60, the rest is
+ * padding) is the owner bit: the firmware writes CQE number n with
+ * owner = (n / cqe_cnt) & 1 ^ 1, the body before and the owner byte after
+ * a release fence, so a zero-filled ring reads as empty on the first pass.
+ * The host polls slot (ci & mask) and accepts it when
+ * owner == ((ci / cqe_cnt) & 1) ^ 1, reading the rest after an acquire
+ * fence. */
 struct snic_cqe {
 	uint64_t wr_id;
 	uint32_t byte_len;
@@ -828,6 +830,8 @@ struct snic_cqe {
 	uint8_t rsvd[12];
 	uint8_t owner;
 };
+_Static_assert(sizeof(struct snic_cqe) == 64, "CQE size");
+
 
 /* UD receive over RoCE v2: cqe.sl holds the network header type of the
  * received frame (IBTA Annex A17.4.5.1; values as mlx5's CQE): */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Completion queues: CQEs written by DMA into a host ring with an owner bit
- * (hostif.h), overrun detection against the host's consumer index, and
- * completion events for armed CQs, checked once per poll pass.
+ * (hostif.h), one at a time or as a run (the CQEs one ACK completes),
+ * overrun detection against the host's consumer index, and completion
+ * events for armed CQs, checked once per poll pass.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "objects/objects.h"
@@ -81,11 +83,61 @@ static void cq_fail(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx)
 		   obj_handle(&cq->obj, cq_idx));
 }
 
+/* Where the owner byte lies in a CQE (hostif.h): the body is what comes
+ * before it, the padding after it is never read. */
+#define CQE_OWNER_AT ((uint32_t)offsetof(struct snic_cqe, owner))
+
+/* CQEs [pi, pi + n) into the ring; the caller checked there is room.
+ * The bodies go first and the first CQE's owner byte last, after a
+ * release fence, so the host never sees a valid owner with a stale body
+ * (it reads with acquire, in ring order: the later CQEs of a run, whose
+ * owner bytes go with their bodies, only after it took the first).  A
+ * single CQE's body is the bytes before its owner byte; a run's first
+ * CQE goes out whole with the owner value its slot already has (not
+ * valid in this lap).  A body that did not land is never published
+ * (counted in dma_errors by core_dma_write).  Inlined: with n = 1
+ * (cq_post) the run's part folds away. */
+static inline __attribute__((always_inline))
+void cq_write(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx,
+	      struct snic_cqe *cqe, uint32_t n, bool solicited)
+{
+	uint32_t at = cq->pi & (cq->cnt - 1);
+	uint8_t owner = (uint8_t)((cq->pi & cq->cnt) == 0); /* cnt: 2^k */
+	uint64_t pa = cq->ring_pa + (uint64_t)at * 64;
+	/* CQEs before the ring's end (one always fits: at < cnt) */
+	uint32_t k = n == 1 || cq->cnt - at >= n ? n : cq->cnt - at;
+
+	for (uint32_t i = 1; i < n; i++)
+		cqe[i].owner = (uint8_t)(((cq->pi + i) & cq->cnt) == 0);
+	cqe[0].owner = n == 1 ? owner : !owner;
+	if (core_dma_write(&nic->core, pa, cqe,
+			   n == 1 ? CQE_OWNER_AT : k * 64u) ||
+	    (k < n && core_dma_write(&nic->core, cq->ring_pa, cqe + k,
+				     (n - k) * 64u))) {
+		cq_fail(nic, cq, cq_idx);
+		return;
+	}
+	cqe[0].owner = owner;
+	atomic_thread_fence(memory_order_release);
+	if (core_dma_write(&nic->core, pa + CQE_OWNER_AT, &cqe[0].owner, 1)) {
+		cq_fail(nic, cq, cq_idx);
+		return;
+	}
+	cq->pi += n;
+	for (uint32_t i = 0; i < n; i++)
+		solicited |= cqe[i].status != SNIC_WC_SUCCESS;
+	if (solicited) /* or an error: an event for ibv_req_notify_cq(1) */
+		cq->sol_pending = true;
+	if (!cq->dirty) {
+		cq->dirty = true;
+		nic->dirty_cqs[nic->ndirty++] = (uint16_t)cq_idx;
+	}
+}
+
 void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 	     bool solicited)
 {
 	struct snic_cq *cq = &nic->cqs[cq_idx];
-	uint64_t pa;
 
 	if (nic->core.core_id) { /* CQs are core 0's (nic/xcore.c) */
 		struct snic_xc_msg m = { .type = SNIC_XC_CQE, .a = cq_idx,
@@ -101,28 +153,27 @@ void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 		cq_fail(nic, cq, cq_idx);
 		return;
 	}
-	pa = cq->ring_pa + (uint64_t)(cq->pi & (cq->cnt - 1)) * 64;
-	cqe->owner = (uint8_t)((cq->pi & cq->cnt) == 0); /* cnt: a power of 2 */
-	/* Write the body first and the owner byte last, so the host never
-	 * sees a valid owner with a stale body (the host reads with acquire).
-	 * A body that did not land is never published (counted in
-	 * dma_errors by core_dma_write). */
-	if (core_dma_write(&nic->core, pa, cqe, 63)) {
-		cq_fail(nic, cq, cq_idx);
+	cq_write(nic, cq, cq_idx, cqe, 1, solicited);
+}
+
+/* A run of two or more CQEs, in order, as cq_post would write them one
+ * by one: in one go when the ring has room for all by the consumer index
+ * already known; else (or on another core, or a CQ that cannot take
+ * CQEs) one by one through cq_post, which asks the host and fails the CQ
+ * as usual. */
+void cq_run_write(struct snic_nic *nic, struct cq_run *r)
+{
+	struct snic_cq *cq = &nic->cqs[r->cq_idx];
+	uint32_t n = r->n;
+
+	r->n = 0;
+	if (!nic->core.core_id && cq->in_use && !cq->error &&
+	    cq->pi - cq->ci_cache + n <= cq->cnt) {
+		cq_write(nic, cq, r->cq_idx, r->cqe, n, false);
 		return;
 	}
-	atomic_thread_fence(memory_order_release);
-	if (core_dma_write(&nic->core, pa + 63, &cqe->owner, 1)) {
-		cq_fail(nic, cq, cq_idx);
-		return;
-	}
-	cq->pi++;
-	if (solicited || cqe->status != SNIC_WC_SUCCESS)
-		cq->sol_pending = true;
-	if (!cq->dirty) {
-		cq->dirty = true;
-		nic->dirty_cqs[nic->ndirty++] = (uint16_t)cq_idx;
-	}
+	for (uint32_t i = 0; i < n; i++)
+		cq_post(nic, r->cq_idx, &r->cqe[i], false);
 }
 
 /* Completion events: once per pass for each CQ that got CQEs.  The fence

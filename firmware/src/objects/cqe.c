@@ -8,8 +8,10 @@
 
 #include "objects/objects.h"
 
-void qp_send_cqe(struct snic_nic *nic, struct snic_qp *qp,
-		 const struct snic_inflight *f, uint8_t status)
+/* The send CQE of f into cqe; false when none is due. */
+static bool send_cqe_fill(const struct snic_qp *qp,
+			  const struct snic_inflight *f, uint8_t status,
+			  struct snic_cqe *cqe)
 {
 	static const uint8_t wc_op[] = {
 		[SNIC_WR_RDMA_WRITE] = SNIC_WC_RDMA_WRITE,
@@ -24,23 +26,40 @@ void qp_send_cqe(struct snic_nic *nic, struct snic_qp *qp,
 		[SNIC_WR_BIND_MW] = SNIC_WC_BIND_MW,
 		[SNIC_WR_SEND_WITH_INV] = SNIC_WC_SEND,
 	};
-	struct snic_cqe cqe;
 
 	/* Unsignaled successes leave no CQE (IBTA 10.8.2.2, C10-97); an XRC
 	 * target has no send queue nor send CQ (Annex A14): whatever a
 	 * host wrote into its unused ring completes nowhere */
 	if ((status == SNIC_WC_SUCCESS && !f->signaled) ||
 	    qp->type == SNIC_QPT_XRC_RECV)
-		return;
-	memset(&cqe, 0, sizeof(cqe));
-	cqe.wr_id = f->wr_id;
-	cqe.status = status;
-	cqe.opcode = f->opcode < sizeof(wc_op) ? wc_op[f->opcode] : 0;
-	cqe.byte_len = f->len;
-	cqe.qp_num = qp->qpn;
-	cqe.wqe_idx = f->wqe_idx;
-	cqe.is_send = 1;
-	cq_post(nic, qp->scq, &cqe, false);
+		return false;
+	memset(cqe, 0, sizeof(*cqe));
+	cqe->wr_id = f->wr_id;
+	cqe->status = status;
+	cqe->opcode = f->opcode < sizeof(wc_op) ? wc_op[f->opcode] : 0;
+	cqe->byte_len = f->len;
+	cqe->qp_num = qp->qpn;
+	cqe->wqe_idx = f->wqe_idx;
+	cqe->is_send = 1;
+	return true;
+}
+
+void qp_send_cqe(struct snic_nic *nic, struct snic_qp *qp,
+		 const struct snic_inflight *f, uint8_t status)
+{
+	struct snic_cqe cqe;
+
+	if (send_cqe_fill(qp, f, status, &cqe))
+		cq_post(nic, qp->scq, &cqe, false);
+}
+
+void qp_send_cqe_run(struct snic_nic *nic, struct snic_qp *qp,
+		     const struct snic_inflight *f, uint8_t status,
+		     struct cq_run *r)
+{
+	if (send_cqe_fill(qp, f, status, &r->cqe[r->n]) &&
+	    ++r->n == SNIC_CQ_RUN)
+		cq_run_flush(nic, r);
 }
 
 /* The RECV the QP holds completes (recv_wr_id, recv_len; wqe_idx is the

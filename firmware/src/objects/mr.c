@@ -283,26 +283,6 @@ int mr_dereg(struct snic_nic *nic, unsigned ctx, uint32_t key)
 	return SNIC_ST_OK;
 }
 
-/* The MR of key if it allows [va, va + len) with access in pd; a dying
- * MR only to the messages that already hold it (sgl_walk). */
-static struct snic_mr *mr_find(struct snic_nic *nic, uint32_t key, uint32_t pd,
-			       uint32_t access, uint64_t va, uint64_t len,
-			       bool dying_ok)
-{
-	struct snic_mr *mr = mr_slot(nic, key);
-
-	/* a window's key is an R_Key only: rkey_check (mw.c) opens it */
-	if (!mr || !mr->in_use || mr->key_gen != SNIC_KEY_GEN(key) || mr->pd != pd ||
-	    mr->mw_type || (mr->dying && !dying_ok))
-		return NULL;
-	return mr_span_ok(mr, access, va, len) ? mr : NULL;
-}
-
-struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,
-			 uint32_t access, uint64_t va, uint64_t len)
-{
-	return mr_find(nic, key, pd, access, va, len, false);
-}
 
 int mr_va_to_pa(const struct snic_nic *nic, const struct snic_mr *mr,
 		uint64_t va, uint64_t *pa)

@@ -312,8 +312,8 @@ struct snic_qp {
 	uint16_t srq;           /* SRQ index (XRC_RECV: of the last request) */
 	uint16_t xrcd;          /* XRC_RECV: its XRC domain's index          */
 	uint16_t conn;          /* connection set + 1, 0 = none (in RESET)    */
-	/* frame header template of the path (IPv4), made again when the
-	 * path changed (transport/hdr.c) */
+	/* frame header template of the path (IPv4), made again after
+	 * qp_path_changed (transport/hdr.c) */
 	struct roce_tmpl tmpl;
 };
 
@@ -635,10 +635,42 @@ struct snic_qp *flow_match(struct snic_nic *nic, const uint8_t *frame,
 /* mr_rereg.c */
 int mr_rereg(struct snic_nic *nic, unsigned ctx,
 	     const struct snic_cmd_rereg_mr *in);
+/* mr_check's access and bounds part, for an MR or a bound window (inline:
+ * every SGE and rkey check runs it). */
+static inline bool mr_span_ok(const struct snic_mr *mr, uint32_t access,
+			      uint64_t va, uint64_t len)
+{
+	if ((mr->access & access) != access)
+		return false;
+	/* [va, va + len) inside [iova, iova + length), without overflow */
+	return va >= mr->iova && len <= mr->length &&
+	       va - mr->iova <= mr->length - len;
+}
+
+/* The MR of key if it allows [va, va + len) with access in pd; a dying
+ * MR only to the messages that already hold it (sgl_walk). */
+static inline struct snic_mr *mr_find(struct snic_nic *nic, uint32_t key,
+				       uint32_t pd, uint32_t access,
+				       uint64_t va, uint64_t len, bool dying_ok)
+{
+	struct snic_mr *mr = mr_slot(nic, key);
+
+	/* a window's key is an R_Key only: rkey_check (mw.c) opens it */
+	if (!mr || !mr->in_use || mr->key_gen != SNIC_KEY_GEN(key) ||
+	    mr->pd != pd || mr->mw_type || (mr->dying && !dying_ok))
+		return NULL;
+	return mr_span_ok(mr, access, va, len) ? mr : NULL;
+}
+
 /* Key checks: the MR for key, in PD pd, allowing `access` over
- * [va, va + len).  Returns the MR or NULL. */
-struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key, uint32_t pd,
-			 uint32_t access, uint64_t va, uint64_t len);
+ * [va, va + len).  Returns the MR or NULL.  Inline: every lkey and rkey
+ * check of the data path runs it. */
+static inline struct snic_mr *mr_check(struct snic_nic *nic, uint32_t key,
+				       uint32_t pd, uint32_t access,
+				       uint64_t va, uint64_t len)
+{
+	return mr_find(nic, key, pd, access, va, len, false);
+}
 
 /* Every remote access (RETH, AtomicETH): an MR key as mr_check has it, or
  * a memory window (mw_rkey_check, objects/mw.c).  Inline: the MR case
@@ -653,17 +685,6 @@ static inline struct snic_mr *rkey_check(struct snic_nic *nic,
 	if (w && w->in_use && w->mw_type)
 		return mw_rkey_check(nic, w, qp, rkey, access, va, len);
 	return mr_check(nic, rkey, qp->pd, access, va, len);
-}
-/* mr_check's access and bounds part, for an MR or a bound window (inline:
- * every SGE and rkey check runs it). */
-static inline bool mr_span_ok(const struct snic_mr *mr, uint32_t access,
-			      uint64_t va, uint64_t len)
-{
-	if ((mr->access & access) != access)
-		return false;
-	/* [va, va + len) inside [iova, iova + length), without overflow */
-	return va >= mr->iova && len <= mr->length &&
-	       va - mr->iova <= mr->length - len;
 }
 int mr_read(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 	    void *dst, uint32_t len);
@@ -713,6 +734,27 @@ struct snic_cq *cq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t cqn,
 			  uint32_t *idx);
 void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 	     bool solicited);
+/* A run of CQEs for one CQ, written together (cq_run_flush): one ring
+ * check and two DMAs for the run instead of a call, a check and two DMAs
+ * per CQE.  Its holder flushes it before anything else can post to that
+ * CQ, so the CQEs keep their order. */
+#define SNIC_CQ_RUN 8
+struct cq_run {
+	uint32_t cq_idx;
+	uint32_t n;
+	struct snic_cqe cqe[SNIC_CQ_RUN];
+};
+void cq_run_write(struct snic_nic *nic, struct cq_run *r);
+/* Write what the run holds (a single CQE as cq_post does). */
+static inline void cq_run_flush(struct snic_nic *nic, struct cq_run *r)
+{
+	if (r->n == 1) {
+		r->n = 0;
+		cq_post(nic, r->cq_idx, &r->cqe[0], false);
+	} else if (r->n) {
+		cq_run_write(nic, r);
+	}
+}
 void cq_flush_events(struct snic_nic *nic);
 
 /* srq.c: shared receive queues */
@@ -804,6 +846,11 @@ const char *qp_state_name(uint8_t state);
 /* cqe.c: the send and the receive CQE builders */
 void qp_send_cqe(struct snic_nic *nic, struct snic_qp *qp,
 		 const struct snic_inflight *f, uint8_t status);
+/* The same CQE into run (r->cq_idx is the QP's send CQ), flushed when
+ * full. */
+void qp_send_cqe_run(struct snic_nic *nic, struct snic_qp *qp,
+		     const struct snic_inflight *f, uint8_t status,
+		     struct cq_run *r);
 void qp_recv_cqe(struct snic_nic *nic, struct snic_qp *qp, uint8_t status,
 		 uint8_t opcode, const struct roce_hdrs *h);
 
@@ -822,6 +869,15 @@ void qp_neigh_update(struct snic_nic *nic, const uint8_t ip[16],
 		     const uint8_t mac[6]);
 void qp_neigh_set(struct snic_nic *nic, struct snic_qp *qp,
 		  const uint8_t mac[6]);
+
+/* Something the QP's frame header template was made from changed (the
+ * destination MAC, IP, traffic class or hop limit; the source port and
+ * the NIC's addresses never do): the next frame makes it again.  Every
+ * writer of those fields calls it, so the data path checks one flag. */
+static inline void qp_path_changed(struct snic_qp *qp)
+{
+	qp->tmpl.valid = false;
+}
 
 static inline uint32_t qp_idx(const struct snic_nic *nic,
 			      const struct snic_qp *qp)

@@ -87,6 +87,7 @@ static void apply_av(struct snic_nic *nic, struct snic_qp *qp,
 		qp->dip = 0;
 	route_next_hop(&nic->core, s->dgid, host_nh, qp->nh);
 	qp->dmac_valid = neigh_lookup_addr(nic->neigh, qp->nh, qp->dmac);
+	qp_path_changed(qp);
 	if (!qp->dmac_valid)
 		neigh_resolve_addr(nic->neigh, qp->nh);
 }
@@ -162,6 +163,7 @@ static void qp_reset(struct snic_qp *qp)
 	qp->flush_pending = false;
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	memset(&qp->attr, 0, sizeof(qp->attr));
+	qp_path_changed(qp);
 	qp->npsn = 0;
 }
 

@@ -102,6 +102,7 @@ void qp_neigh_set(struct snic_nic *nic, struct snic_qp *qp,
 		return;
 	memcpy(qp->dmac, mac, 6);
 	qp->dmac_valid = true;
+	qp_path_changed(qp);
 	if (qp->state == SNIC_QPS_RTS)
 		qp_req_schedule(nic, qp);
 }

@@ -56,38 +56,12 @@ void pkt_fill_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
 	pkt_fill_hdrs_to(nic, qp, h, &d, opcode, psn);
 }
 
-/* Two MAC addresses equal, in two loads each (memcmp is a call). */
-static inline bool mac_eq(const uint8_t *a, const uint8_t *b)
-{
-	uint32_t a4, b4;
-	uint16_t a2, b2;
-
-	memcpy(&a4, a, 4);
-	memcpy(&b4, b, 4);
-	memcpy(&a2, a + 4, 2);
-	memcpy(&b2, b + 4, 2);
-	return a4 == b4 && a2 == b2;
-}
-
-/* Was the QP's template made from its path as it is now?  (The path's
- * MAC changes when the neighbour table learns another, the rest when the
- * QP is modified; a few compares per frame need no hook in either.) */
-static inline bool tmpl_fits(const struct snic_nic *nic,
-			     const struct snic_qp *qp)
-{
-	const struct roce_tmpl *t = &qp->tmpl;
-	uint8_t hops = qp->attr.hop_limit;
-
-	return t->valid && t->dip == qp->dip && t->sport == qp->sport &&
-	       t->tos == qp->attr.traffic_class && t->ttl == (hops ? hops : 64) &&
-	       t->sip == nic->core.cfg.ipv4 &&
-	       mac_eq(t->dmac, qp->dmac) && mac_eq(t->smac, nic->core.cfg.mac);
-}
-
-/* Make the QP's template again when its path changed. */
+/* Make the QP's template again when its path changed: qp_path_changed
+ * clears valid whenever a field the template was made from changes (path,
+ * MAC, QP reset); the NIC's own addresses are fixed at boot. */
 static inline void tmpl_refresh(const struct snic_nic *nic, struct snic_qp *qp)
 {
-	if (__builtin_expect(!tmpl_fits(nic, qp), 0)) {
+	if (__builtin_expect(!qp->tmpl.valid, 0)) {
 		const struct snic_dest d = qp_dest(qp);
 		struct roce_hdrs a;
 

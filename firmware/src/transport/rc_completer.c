@@ -22,12 +22,16 @@ static struct snic_inflight *oldest(struct snic_qp *qp)
 	       ? NULL : &qp->infl[qp->infl_head % SNIC_INFLIGHT];
 }
 
+/* Its CQE goes into run when there is one (retire_upto flushes it). */
 static void retire_oldest(struct snic_nic *nic, struct snic_qp *qp,
-			  uint8_t status)
+			  uint8_t status, struct cq_run *run)
 {
 	struct snic_inflight *f = oldest(qp);
 
-	qp_send_cqe(nic, qp, f, status);
+	if (run)
+		qp_send_cqe_run(nic, qp, f, status, run);
+	else
+		qp_send_cqe(nic, qp, f, status);
 	retain_release(qp, f);
 	if (wr_is_rd_atomic(f->opcode))
 		qp->rd_out--;
@@ -39,13 +43,21 @@ static void retire_oldest(struct snic_nic *nic, struct snic_qp *qp,
 /* Complete every message whose last PSN is at or before `psn`.  With
  * `upto_excl` the message holding psn itself is left (READ responses and
  * NAKs acknowledge only what precedes them).  When one completed, the
- * progress is noted (timer_progress). */
-static void retire_upto(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
-			bool upto_excl)
+ * progress is noted (timer_progress).  With `runs` (an ACK, which may
+ * complete many messages) the CQEs after the first go out as one run
+ * (cq_run_flush; not on another core than 0, whose CQEs each go to core 0
+ * in a message); inlined twice, so the other callers (a READ response
+ * completes one) carry none of it. */
+static inline __attribute__((always_inline))
+void retire_in(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
+	       bool upto_excl, bool runs)
 {
 	struct snic_inflight *f;
+	struct cq_run run; /* not cleared: 520 bytes, each CQE is filled */
 	bool moved = false;
 
+	run.cq_idx = qp->scq;
+	run.n = 0;
 	while ((f = oldest(qp)) != NULL) {
 		int32_t d = roce_psn_diff(f->last_psn, psn);
 
@@ -54,19 +66,34 @@ static void retire_upto(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
 		/* READ/atomic complete on their response, not on an ACK */
 		if (wr_is_rd_atomic(f->opcode) && !f->done)
 			break;
-		retire_oldest(nic, qp, SNIC_WC_SUCCESS);
+		retire_oldest(nic, qp, SNIC_WC_SUCCESS,
+			      runs && moved && !nic->core.core_id ? &run : NULL);
 		moved = true;
 	}
+	if (runs)
+		cq_run_flush(nic, &run);
 	if (moved)
 		timer_progress(nic, qp);
 	if (qp->state == SNIC_QPS_RTS)
 		qp_req_schedule(nic, qp); /* window space, fence, rd slots */
 }
 
+static void retire_upto(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
+			bool upto_excl)
+{
+	retire_in(nic, qp, psn, upto_excl, false);
+}
+
+static void retire_acked(struct snic_nic *nic, struct snic_qp *qp,
+			 uint32_t psn)
+{
+	retire_in(nic, qp, psn, false, true);
+}
+
 static void fail_oldest(struct snic_nic *nic, struct snic_qp *qp, uint8_t status)
 {
 	if (oldest(qp))
-		retire_oldest(nic, qp, status);
+		retire_oldest(nic, qp, status, NULL);
 	qp_to_error(nic, qp, SNIC_EV_NONE);
 }
 
@@ -105,7 +132,7 @@ static void on_ack(struct snic_nic *nic, struct snic_qp *qp,
 	} else if (h->psn == qp->acked_psn) {
 		timer_peer_busy(nic, qp);
 	}
-	retire_upto(nic, qp, h->psn, false);
+	retire_acked(nic, qp, h->psn);
 }
 
 /* A sequence NAK (9.7.5.1.5 / 9.7.5.2.2): go back N from its PSN.  The

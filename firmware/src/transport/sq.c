@@ -80,7 +80,7 @@ uint8_t sq_load(struct snic_nic *nic, struct snic_qp *qp, uint32_t access)
  */
 #define SEG4(first, middle, last, only) { middle, last, first, only }
 #define SEG1(op) SEG4(op, op, op, op)
-static const uint8_t sq_seg_op[32][4] = {
+const uint8_t sq_seg_op[32][4] = {
 	[SNIC_WR_SEND] = SEG4(ROCE_RC_SEND_FIRST, ROCE_RC_SEND_MIDDLE,
 			      ROCE_RC_SEND_LAST, ROCE_RC_SEND_ONLY),
 	[SNIC_WR_SEND_WITH_IMM] = SEG4(ROCE_RC_SEND_FIRST, ROCE_RC_SEND_MIDDLE,
@@ -100,15 +100,6 @@ static const uint8_t sq_seg_op[32][4] = {
 	[SNIC_WR_ATOMIC_FETCH_AND_ADD] = SEG1(ROCE_RC_FETCH_ADD),
 	[SNIC_WR_ATOMIC_WRITE] = SEG1(ROCE_RC_ATOMIC_WRITE),
 };
-
-/* The BTH opcode of the next packet of the current message. */
-uint8_t sq_opcode(const struct snic_qp *qp, const struct snic_req_cur *cur)
-{
-	uint32_t first = cur->sent == 0, last = cur->len - cur->sent <= qp->mtu;
-
-	return xport_of(qp)->bth_base |
-	       sq_seg_op[cur->hdr.ctrl.opcode & 31u][first * 2 + last];
-}
 
 /* The WQE in hand completes now with `status`; an error ends the QP
  * (IBTA 10.8.3.1: the failed WQE, then C10-39 flushes the rest). */

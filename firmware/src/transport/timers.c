@@ -74,15 +74,10 @@ void timer_arm(struct snic_nic *nic, struct snic_qp *qp)
 		tw_file(&qp_view(nic, qp)->core.tw, qp_tw_id(nic, qp), due);
 }
 
-/* A request packet left: the timer runs from the first one not yet
- * acknowledged (9.7.6.1.1); a running timer is left as it is. */
-void timer_sent(struct snic_nic *nic, struct snic_qp *qp)
+/* timer_sent's arming part (transport.h): a probe or retransmission
+ * deadline that is not running yet. */
+void timer_sent_arm(struct snic_nic *nic, struct snic_qp *qp)
 {
-	if (!qp->attr.timeout)
-		return;
-	/* the probe runs from the last packet sent: noted here, the
-	 * deadline moved on when the wheel comes to it (tw_expire) */
-	qp->last_tx = nic->core.now;
 	if (!qp->tlp_at && qp->tlp_n < SNIC_TLP_MAX) {
 		qp->tlp_at = nic->core.now + pto_ns(qp);
 		timer_arm(nic, qp);

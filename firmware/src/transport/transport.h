@@ -45,7 +45,20 @@ uint8_t sq_local_exec(struct snic_nic *nic, struct snic_qp *qp);
 /* sq.c: send-queue work for every QP type */
 uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp);
 uint8_t sq_load(struct snic_nic *nic, struct snic_qp *qp, uint32_t access);
-uint8_t sq_opcode(const struct snic_qp *qp, const struct snic_req_cur *cur);
+/* The BTH opcode of each work request per position of a packet in its
+ * message, [WR opcode][first * 2 + last] (sq.c). */
+extern const uint8_t sq_seg_op[32][4];
+
+/* The BTH opcode of the next packet of the current message (inline: once
+ * per packet). */
+static inline uint8_t sq_opcode(const struct snic_qp *qp,
+				const struct snic_req_cur *cur)
+{
+	uint32_t first = cur->sent == 0, last = cur->len - cur->sent <= qp->mtu;
+
+	return xport_of(qp)->bth_base |
+	       sq_seg_op[cur->hdr.ctrl.opcode & 31u][first * 2 + last];
+}
 void sq_complete(struct snic_nic *nic, struct snic_qp *qp, uint8_t status);
 
 /* Copy the next n payload bytes of the current message to dst (inline
@@ -192,7 +205,20 @@ unsigned timer_poll(struct snic_nic *nic);
 void timer_arm(struct snic_nic *nic, struct snic_qp *qp);
 void timer_progress(struct snic_nic *nic, struct snic_qp *qp);
 void timer_peer_busy(struct snic_nic *nic, struct snic_qp *qp);
-void timer_sent(struct snic_nic *nic, struct snic_qp *qp);
+void timer_sent_arm(struct snic_nic *nic, struct snic_qp *qp);
+/* A request packet left: the timer runs from the first one not yet
+ * acknowledged (9.7.6.1.1); a running timer is left as it is.  The probe
+ * runs from the last packet sent: noted here, the deadline moved on when
+ * the wheel comes to it (tw_expire).  Inline: once per packet, and the
+ * timers usually run already. */
+static inline void timer_sent(struct snic_nic *nic, struct snic_qp *qp)
+{
+	if (!qp->attr.timeout)
+		return;
+	qp->last_tx = nic->core.now;
+	if ((!qp->tlp_at && qp->tlp_n < SNIC_TLP_MAX) || !qp->rto_at)
+		timer_sent_arm(nic, qp);
+}
 void timer_rtt_start(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
 void timer_acked(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
 void timer_window_grow(struct snic_qp *qp, uint32_t n);

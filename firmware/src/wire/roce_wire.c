@@ -768,13 +768,6 @@ void roce_tmpl_make(struct roce_tmpl *t, const struct roce_hdrs *h)
 	put16(t->l2l4 + IP_CSUM, 0);
 	put16(t->l2l4 + UDP + 4, 0);
 	t->ipsum = ipv4_sum(t->l2l4 + IP);
-	t->tos = h->tos;
-	t->ttl = h->ttl;
-	t->sport = h->sport;
-	t->sip = h->sip;
-	t->dip = h->dip;
-	memcpy(t->dmac, h->dmac, 6);
-	memcpy(t->smac, h->smac, 6);
 	t->valid = true;
 }
 

@@ -263,17 +263,13 @@ uint32_t roce_build(uint8_t *frame, const struct roce_hdrs *h,
  * but the total length and checksum.  roce_build_tmpl copies it and
  * patches the lengths and the checksum, then writes the BTH, extension
  * headers, pad and ICRC from h as roce_build does: the same frame, without
- * rebuilding the addresses per packet.  The fields it was made from are
- * kept, host order, for the owner to check before use.
+ * rebuilding the addresses per packet.  Its owner clears valid when
+ * anything it was made from changes (hdr.c: qp_path_changed).
  */
 struct roce_tmpl {
 	uint8_t l2l4[ROCE_L2L4_LEN];    /* total length, checksum, UDP length 0 */
 	uint16_t ipsum;                 /* folded sum, network order value    */
 	bool valid;
-	uint8_t tos, ttl;
-	uint16_t sport;
-	uint32_t sip, dip;
-	uint8_t dmac[6], smac[6];
 };
 
 void roce_tmpl_make(struct roce_tmpl *t, const struct roce_hdrs *h);
