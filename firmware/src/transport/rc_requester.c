@@ -53,9 +53,11 @@ static uint8_t load_data(struct snic_nic *nic, struct snic_qp *qp)
 static void msg_start(struct snic_qp *qp)
 {
 	struct snic_req_cur *cur = &qp->cur;
-	struct snic_inflight *f = &qp->infl[qp->infl_tail++ % SNIC_INFLIGHT];
+	struct snic_inflight *f;
 	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
 
+	infl_rewind(qp);
+	f = &qp->infl[qp->infl_tail++ % SNIC_INFLIGHT];
 	f->wr_id = c->wr_id;
 	f->wqe_idx = cur->wqe_idx;
 	f->first_psn = cur->first_psn;
