@@ -271,6 +271,8 @@ unsigned req_poll(struct snic_nic *nic)
 	while (n-- && nic->core.tx_budget) {
 		struct snic_qp *qp = &nic->qps[nic->req_list[nic->req_head++ % SNIC_MAX_QP]];
 
+		if (n) /* the next one's state on its way meanwhile */
+			qp_prefetch_req(&nic->qps[nic->req_list[nic->req_head % SNIC_MAX_QP]]);
 		qp->on_req_list = false;
 		if (!qp->in_use)
 			continue;
