@@ -34,7 +34,9 @@
 #define IDLE_MAX 10000  /* idle QPs per NIC in the last case ...      */
 #define IDLE_CONN 1000  /* ... of which connected pairs (the rest stay
 			 * in RESET, holding no connection set)     */
+#ifndef MANY_QP          /* -DMANY_QP=N: another number of pairs     */
 #define MANY_QP  1000   /* active pairs of the "write+1000active" case */
+#endif
 #define MANY_DEP 4      /* ... WRITEs outstanding per QP, one signalled
 			 * (as snic-qpbench many)                   */
 #define MANY_MSG (4 * MANY_QP * MANY_DEP) /* its short phase          */
@@ -391,6 +393,7 @@ int main(int argc, char **argv)
 {
 	static const uint32_t sizes[] = { 64, 4096 };
 	const char *only = argc > 1 ? argv[1] : NULL;
+	char many[32];
 
 	for (enum bop op = B_WRITE; op <= B_SEND; op++)
 		for (unsigned i = 0; i < 2; i++)
@@ -400,7 +403,8 @@ int main(int argc, char **argv)
 		bench_case(B_ATOMIC, 8, 0, 1);
 	if (wanted(only, B_WRITE, 64, IDLE_MAX, 1))
 		bench_case(B_WRITE, 64, IDLE_MAX, 1);
-	if (!only || strncmp("write+1000active-64", only, strlen(only)) == 0)
+	snprintf(many, sizeof(many), "write+%uactive-64", MANY_QP);
+	if (!only || strncmp(many, only, strlen(only)) == 0)
 		many_case();
 	/* two cores per NIC, the messages' QPs on core 1 */
 	for (unsigned i = 0; i < 2; i++)
