@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <valgrind/callgrind.h>
 
@@ -33,6 +34,12 @@
 #define IDLE_MAX 10000  /* idle QPs per NIC in the last case ...      */
 #define IDLE_CONN 1000  /* ... of which connected pairs (the rest stay
 			 * in RESET, holding no connection set)     */
+#ifndef MANY_QP          /* -DMANY_QP=N: another number of pairs     */
+#define MANY_QP  1000   /* active pairs of the "write+1000active" case */
+#endif
+#define MANY_DEP 4      /* ... WRITEs outstanding per QP, one signalled
+			 * (as snic-qpbench many)                   */
+#define MANY_MSG (4 * MANY_QP * MANY_DEP) /* its short phase          */
 
 enum bop { B_WRITE, B_READ, B_SEND, B_ATOMIC };
 
@@ -44,6 +51,18 @@ struct bench {
 	struct fqp *qa, *qb;    /* the QPs that carry the messages        */
 	struct fqp qa1, qb1;    /* with 2 cores: a pair on core 1         */
 };
+
+/* This thread's CPU time: run natively (not under valgrind), the long
+ * phase's ns per message is printed too, the simulation's real cost on
+ * this CPU (caches, prefetches) with the fake host and HAL included, and
+ * without the other processes' time a wall clock would count. */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void die(const char *what)
 {
@@ -202,6 +221,7 @@ static void bench_case(enum bop op, uint32_t len, unsigned idle, unsigned cores)
 	struct fconn conn;
 	uint64_t span = (uint64_t)DEPTH * (len < 64 ? 64 : len);
 	char tag[64], name[32];
+	uint64_t t0;
 
 	fdev_cores_force = cores;
 	b.s = fsim_new(4200);
@@ -232,13 +252,122 @@ static void bench_case(enum bop op, uint32_t len, unsigned idle, unsigned cores)
 	run(&b, op, len, N_MSG, WARM);
 	snprintf(tag, sizeof(tag), "%s-%u-%u", name, len, N_MSG);
 	CALLGRIND_DUMP_STATS_AT(tag);
+	t0 = cpu_ns();
 	run(&b, op, len, 2 * N_MSG, WARM + N_MSG);
+	t0 = cpu_ns() - t0;
 	snprintf(tag, sizeof(tag), "%s-%u-%u", name, len, 2 * N_MSG);
 	CALLGRIND_DUMP_STATS_AT(tag);
 	check(&b, op, len);
 	if (fsim_free(b.s) != 0)
 		die("packet buffers leaked");
-	printf("%s %u ok\n", name, len);
+	printf("%s %u ok (%.0f ns/msg cpu)\n", name, len,
+	       (double)t0 / (2 * N_MSG));
+}
+
+/* MANY_QP pairs, each keeping MANY_DEP 64-B WRITEs outstanding, posted
+ * as one list with one doorbell and the last signalled (snic-qpbench
+ * many): the cost of a message when a thousand QPs take turns, so each
+ * WRITE finds its QP's state cold (issue 11 part 6).  QP i writes its own
+ * 64-byte slot of the peer.  Counted per message (n, 2 n messages). */
+struct many {
+	struct fsim *s;
+	struct fpair p;
+	struct fqp *qa, *qb;
+	uint32_t *per_qp;       /* completed per QP (fairness)            */
+};
+
+static void many_post(struct many *m, unsigned i)
+{
+	struct snic_wqe_sge sa = { m->p.bufa + (uint64_t)i * 64, 64, m->p.mra };
+	struct fwr wr = { .wr_id = i, .opcode = SNIC_WR_RDMA_WRITE, .sge = &sa,
+			  .num_sge = 1, .remote_addr = m->p.bufb + (uint64_t)i * 64,
+			  .rkey = m->p.mrb };
+
+	for (unsigned k = 0; k < MANY_DEP; k++) {
+		wr.flags = k == MANY_DEP - 1 ? SNIC_SEND_SIGNALED : 0;
+		fqp_write_send(&m->qa[i], &wr);
+	}
+	fqp_ring(&m->qa[i]);
+}
+
+/* From drained, every QP starts MANY_DEP WRITEs and reposts on its CQE
+ * until n messages were posted; returns drained again. */
+static void many_run(struct many *m, uint64_t n)
+{
+	uint64_t posted = 0, inflight = 0;
+	unsigned steps = 0;
+	struct snic_cqe c;
+
+	for (unsigned i = 0; i < MANY_QP && posted < n; i++) {
+		many_post(m, i);
+		posted += MANY_DEP;
+		inflight += MANY_DEP;
+	}
+	while (inflight) {
+		fsim_step(m->s);
+		while (fcq_poll(&m->p.cqa, &c)) {
+			if (c.status != SNIC_WC_SUCCESS || c.wr_id >= MANY_QP)
+				die("many: a bad completion");
+			m->per_qp[c.wr_id] += MANY_DEP;
+			inflight -= MANY_DEP;
+			if (posted < n) {
+				many_post(m, (unsigned)c.wr_id);
+				posted += MANY_DEP;
+				inflight += MANY_DEP;
+			}
+		}
+		if (++steps > MAX_STEP)
+			die("many: no progress");
+	}
+}
+
+static void many_case(void)
+{
+	static struct fqp qa[MANY_QP], qb[MANY_QP];
+	static uint32_t per_qp[MANY_QP];
+	struct fqp_caps caps = { .sq_cnt = 2 * MANY_DEP, .rq_cnt = 1,
+				 .max_send_sge = 1, .max_recv_sge = 1,
+				 .compact = true };
+	struct many m = { .qa = qa, .qb = qb, .per_qp = per_qp };
+	struct fconn conn;
+	uint32_t lo = UINT32_MAX, hi = 0;
+	char tag[64];
+	uint64_t t0;
+
+	m.s = fsim_new(4200);
+	if (!m.s->a.nic || !m.s->b.nic)
+		die("NIC init");
+	fconn_default(&conn);
+	if (fpair_setup(&m.p, m.s, &conn, 1u << 20, 1024) != SNIC_ST_OK)
+		die("pair setup");
+	for (unsigned i = 0; i < MANY_QP; i++)
+		if (fqp_create(&qa[i], &m.p.ca, m.p.pda, &m.p.cqa, &m.p.cqa, &caps) ||
+		    fqp_create(&qb[i], &m.p.cb, m.p.pdb, &m.p.cqb, &m.p.cqb, &caps) ||
+		    fqp_connect(&qa[i], &qb[i], &conn))
+			die("many QP set-up");
+	pattern(fdev_ptr(&m.s->a, m.p.bufa), 64 * MANY_QP, 64);
+	many_run(&m, MANY_MSG / 4);     /* warm: every QP once */
+	memset(per_qp, 0, sizeof(per_qp));
+	CALLGRIND_ZERO_STATS;
+	many_run(&m, MANY_MSG);
+	snprintf(tag, sizeof(tag), "write+%uactive-64-%u", MANY_QP, MANY_MSG);
+	CALLGRIND_DUMP_STATS_AT(tag);
+	t0 = cpu_ns();
+	many_run(&m, 2 * MANY_MSG);
+	t0 = cpu_ns() - t0;
+	snprintf(tag, sizeof(tag), "write+%uactive-64-%u", MANY_QP, 2 * MANY_MSG);
+	CALLGRIND_DUMP_STATS_AT(tag);
+	for (unsigned i = 0; i < MANY_QP; i++) {
+		lo = per_qp[i] < lo ? per_qp[i] : lo;
+		hi = per_qp[i] > hi ? per_qp[i] : hi;
+	}
+	if (memcmp(fdev_ptr(&m.s->a, m.p.bufa), fdev_ptr(&m.s->b, m.p.bufb),
+		   64 * MANY_QP) != 0)
+		die("many: data differs");
+	if (fsim_free(m.s) != 0)
+		die("packet buffers leaked");
+	printf("write+%uactive 64 ok (%.0f ns/msg cpu; messages per QP: %u .. %u)\n",
+	       MANY_QP, (double)t0 / (2 * MANY_MSG), lo, hi);
 }
 
 /* argv[1], when given, runs only the cases whose name-size starts with
@@ -264,6 +393,7 @@ int main(int argc, char **argv)
 {
 	static const uint32_t sizes[] = { 64, 4096 };
 	const char *only = argc > 1 ? argv[1] : NULL;
+	char many[32];
 
 	for (enum bop op = B_WRITE; op <= B_SEND; op++)
 		for (unsigned i = 0; i < 2; i++)
@@ -273,6 +403,9 @@ int main(int argc, char **argv)
 		bench_case(B_ATOMIC, 8, 0, 1);
 	if (wanted(only, B_WRITE, 64, IDLE_MAX, 1))
 		bench_case(B_WRITE, 64, IDLE_MAX, 1);
+	snprintf(many, sizeof(many), "write+%uactive-64", MANY_QP);
+	if (!only || strncmp(many, only, strlen(only)) == 0)
+		many_case();
 	/* two cores per NIC, the messages' QPs on core 1 */
 	for (unsigned i = 0; i < 2; i++)
 		if (wanted(only, B_WRITE, sizes[i], 0, 2))

@@ -9,10 +9,17 @@
  *                                  while IDLE other QPs exist on each NIC
  *                                  (created, in RESET: idle QPs hold no
  *                                  connection set, firmware objects/qp_conn.c)
- *   snic-qpbench many N SECS       N pairs all writing 64-B messages (4
- *                                  outstanding per QP, one CQE per 4):
- *                                  aggregate rate, and the slowest and
- *                                  fastest QP's rate (fairness)
+ *   snic-qpbench many N SECS [DEPTH]
+ *                                  N pairs all writing 64-B messages
+ *                                  (DEPTH outstanding per QP, posted as
+ *                                  one list, one CQE per list; default 4,
+ *                                  at most 16): aggregate rate, and the
+ *                                  slowest and fastest QP's rate
+ *                                  (fairness).  All QPs share one CQ, as
+ *                                  an application with many QPs does; the
+ *                                  rate run posts 16 per list, so DEPTH 16
+ *                                  makes the doorbells and CQEs per
+ *                                  message the same as there
  *   snic-qpbench check N [IDLE]    N pairs, each WRITEs its own pattern
  *                                  into its own 4 KiB of the peer, 8
  *                                  messages per QP; every byte checked;
@@ -327,11 +334,16 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "many") == 0 && n > 0) {
 		uint64_t sum = 0, lo = UINT64_MAX, hi = 0;
+		unsigned depth = argc > 4 ? (unsigned)atoi(argv[4]) : DEPTH_N;
 		double t;
 
-		setup(n, DEPTH_N, 0);
+		if (depth < 1 || depth > SIG) {
+			fprintf(stderr, "snic-qpbench: DEPTH 1..%u\n", SIG);
+			return 2;
+		}
+		setup(n, depth, 0);
 		done = calloc(nq, sizeof(*done));
-		t = run(n, DEPTH_N, DEPTH_N, secs, done);
+		t = run(n, depth, depth, secs, done);
 		for (unsigned i = 0; i < n; i++) {
 			sum += done[i];
 			lo = done[i] < lo ? done[i] : lo;
@@ -347,7 +359,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "conns") == 0 && n > 0)
 		return conns(n);
-	fprintf(stderr, "usage: snic-qpbench rate IDLE [SECS] | many N [SECS] | "
+	fprintf(stderr, "usage: snic-qpbench rate IDLE [SECS] | many N [SECS [DEPTH]] | "
 		"check N [IDLE] | conns N\n");
 	return 2;
 }

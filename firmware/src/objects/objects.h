@@ -157,7 +157,8 @@ struct snic_inflight {
 
 /* Message cursor over a scatter/gather list (validated SGEs). */
 struct snic_sgl {
-	struct snic_wqe_sge sge[SNIC_MAX_SGE]; /* validated, zero-length dropped */
+	/* the cursor before the SGEs: a one-SGE message's cursor and SGE
+	 * share a cache line (issue 11 part 6) */
 	uint32_t pd, access;    /* re-checked with the bounds on every use   */
 	uint64_t epoch;         /* MR epoch the SGEs were checked in (mr.c);
 				 * SNIC_SGL_UNCHECKED: none                  */
@@ -165,6 +166,7 @@ struct snic_sgl {
 	uint32_t idx;           /* current SGE                               */
 	uint32_t off;           /* offset inside it                          */
 	uint64_t total;
+	struct snic_wqe_sge sge[SNIC_MAX_SGE]; /* validated, zero-length dropped */
 };
 
 /* The requester's current WQE (being segmented onto the wire). */
@@ -172,18 +174,19 @@ struct snic_sgl {
 #define SNIC_SGL_UNCHECKED 0
 
 struct snic_req_cur {
+	/* the cursor first, the WQE, SGL and inline bytes after it */
 	bool valid;
-	struct snic_send_wqe hdr;
-	struct snic_sgl sgl;
-	uint8_t inline_data[SNIC_MAX_INLINE];
+	uint8_t fail;           /* != 0: completes with this status once
+				 * older messages have (rc_requester.c)      */
+	bool resend;            /* taken again from the in-flight window    */
 	uint32_t wqe_idx;
 	uint32_t len;           /* message length                            */
 	uint32_t sent;          /* payload bytes already sent                */
 	uint32_t first_psn;
 	uint32_t npkts;         /* packets (PSNs) this message takes          */
-	uint8_t fail;           /* != 0: completes with this status once
-				 * older messages have (rc_requester.c)      */
-	bool resend;            /* taken again from the in-flight window    */
+	struct snic_send_wqe hdr;
+	struct snic_sgl sgl;
+	uint8_t inline_data[SNIC_MAX_INLINE];
 };
 
 /* A READ being answered by the responder (responder resources). */
@@ -215,9 +218,6 @@ struct snic_resp {
 	/* multi-packet SEND in progress */
 	bool in_send;
 	uint32_t nak_epsn;      /* ePSN the last seq NAK named               */
-	struct snic_sgl rsgl;
-	uint64_t recv_wr_id;
-	uint32_t recv_len;
 	/* multi-packet WRITE in progress */
 	bool in_write;
 	bool nak_live;          /* that NAK's error may still be running ... */
@@ -235,8 +235,18 @@ struct snic_resp {
 	uint32_t rd_nfresh;     /* ... of them not replays: the requests
 				 * counted against max_dest_rd_atomic        */
 	uint32_t rsp_txq_mark;  /* core txq_tail after our last response     */
+	/* the RECV a multi-packet SEND fills (last: a WRITE does not touch it) */
+	uint64_t recv_wr_id;
+	uint32_t recv_len;
+	struct snic_sgl rsgl;
 };
 
+/* Hot fields first: what a message touches on the requester, completer
+ * and responder sits in the struct's first cache lines (the cursor, PSNs,
+ * window, timers, the responder's state, the hot counters, the header
+ * template), the rest after the 64-byte boundary `nh` starts at.  With a
+ * thousand active QPs per NIC the QP state does not stay in the cache, so
+ * every line a message touches is a miss (issue 11 part 6). */
 struct snic_qp {
 	SNIC_OBJ_HEADER;
 	bool on_req_list;       /* in nic->req_list (has something to send)  */
@@ -244,6 +254,10 @@ struct snic_qp {
 	bool dmac_valid;
 	uint8_t state;          /* enum snic_qp_state                        */
 	uint8_t core;           /* the core that runs it (objects/qp_core.c) */
+	/* transport type and shared receive queue (ud.c, srq.c) */
+	uint8_t type;           /* enum snic_qp_type                          */
+	bool has_srq;
+	bool ip6;               /* path over IPv6: the peer is attr.dgid     */
 	uint32_t qpn;
 	uint32_t pd, scq, rcq;  /* indexes                                   */
 	/* rings in host memory */
@@ -252,15 +266,12 @@ struct snic_qp {
 	uint8_t sq_stride_log, rq_stride_log;
 	bool sq_sig_all;
 	uint32_t max_send_sge, max_recv_sge, max_inline;
-	/* attributes as last modified (source of QUERY_QP) */
-	struct snic_qp_attr attr;
 	uint32_t mtu;           /* path MTU in bytes                          */
 	uint8_t dmac[6];
-	uint8_t nh[16];         /* the neighbour dmac belongs to (route.c)   */
-	uint32_t dip;           /* peer IPv4 (host order); 0 when ip6        */
-	bool ip6;               /* path over IPv6: the peer is attr.dgid     */
 	uint16_t sport;
-	uint64_t arp_next_ns;
+	uint32_t dip;           /* peer IPv4 (host order); 0 when ip6        */
+	uint16_t srq;           /* SRQ index (XRC_RECV: of the last request) */
+	uint16_t conn;          /* connection set + 1, 0 = none (in RESET)    */
 	/* requester / completer */
 	uint32_t sq_pi;         /* producer index last read from the host    */
 	uint32_t sq_fetch;      /* next WQE to start                          */
@@ -275,46 +286,49 @@ struct snic_qp {
 	uint8_t *retain;        /* ring of SNIC_RETAIN_BYTES in the connection
 				 * set: data of infl[] messages              */
 	uint32_t retain_head, retain_tail;
-	struct snic_req_cur cur;
 	/* completer */
 	uint32_t acked_psn;     /* highest PSN a plain ACK covered            */
 	bool acked_valid;
 	bool rd_active;         /* the oldest READ's response is arriving    */
-	struct snic_sgl rd_sgl;
-	uint32_t rd_psn;        /* next READ response PSN expected           */
-	uint32_t nak_psn;       /* the last sequence NAK acted on ...        */
-	uint64_t wait_until;    /* RNR back-off: requester idle until then   */
 	uint8_t rnr_left;       /* RNR retries left (7 = infinite)           */
 	uint8_t retry_left;     /* transport retries left (retry_cnt)        */
+	uint32_t rd_psn;        /* next READ response PSN expected           */
+	uint32_t nak_psn;       /* the last sequence NAK acted on ...        */
 	bool rd_gap_valid;      /* a READ was re-issued from rd_gap_psn      */
 	bool nak_valid;         /* ... until a timeout or probe              */
+	uint8_t tlp_n;          /* probes since the window last moved        */
+	uint8_t busy_n;         /* timer restarts by stale ACKs since then   */
 	uint32_t rd_gap_psn;
+	uint64_t wait_until;    /* RNR back-off: requester idle until then   */
 	uint64_t rto_at;        /* transport timer deadline, 0 = stopped     */
 	uint64_t tlp_at;        /* tail-loss probe deadline, 0 = none        */
 	uint64_t last_tx;       /* last request packet sent (the probe runs
 				 * from it)                                  */
-	uint8_t tlp_n;          /* probes since the window last moved        */
-	uint8_t busy_n;         /* timer restarts by stale ACKs since then   */
 	uint8_t rto_shift;      /* expiries since then (back-off, <= MAX)    */
+	bool flush_pending;     /* in error, flush CQEs still to write      */
+	bool uc_keep;           /* UC: a taken RECV waits for the next message */
 	uint32_t srtt_ns;       /* smoothed round-trip time, 0 = unknown     */
 	uint32_t rtt_psn;       /* PSN being timed (AckReq packet) ...       */
 	uint64_t rtt_t0;        /* ... sent then, 0 = none                   */
-	uint64_t linger_until;  /* destroyed: duplicates re-ACKed until then */
-	/* responder */
-	struct snic_resp resp;
-	/* counters, published by stats.c */
+	/* attributes as last modified (source of QUERY_QP); the data path
+	 * reads its first line (access flags, retry counts, timeout) */
+	struct snic_qp_attr attr;
+	/* counters, published by stats.c (a message touches the first and
+	 * the last few) */
 	uint64_t qcnt[SNIC_QCNT_MAX];
-	/* transport type and shared receive queue (ud.c, srq.c) */
-	uint8_t type;           /* enum snic_qp_type                          */
-	bool has_srq;
-	bool uc_keep;           /* UC: a taken RECV waits for the next message */
-	bool flush_pending;     /* in error, flush CQEs still to write      */
-	uint16_t srq;           /* SRQ index (XRC_RECV: of the last request) */
-	uint16_t xrcd;          /* XRC_RECV: its XRC domain's index          */
-	uint16_t conn;          /* connection set + 1, 0 = none (in RESET)    */
 	/* frame header template of the path (IPv4), made again after
 	 * qp_path_changed (transport/hdr.c) */
 	struct roce_tmpl tmpl;
+	/* the requester's current WQE (its SGEs and inline bytes last) */
+	struct snic_req_cur cur;
+	/* responder (its SGL for a multi-packet SEND last) */
+	struct snic_resp resp;
+	/* cold: path set-up, teardown, READ responses arriving */
+	_Alignas(64) uint8_t nh[16]; /* the neighbour dmac belongs to (route.c) */
+	uint64_t arp_next_ns;
+	uint64_t linger_until;  /* destroyed: duplicates re-ACKed until then */
+	struct snic_sgl rd_sgl;
+	uint16_t xrcd;          /* XRC_RECV: its XRC domain's index          */
 };
 
 /* What a QP needs only while connected (out of RESET): the in-flight
@@ -809,6 +823,32 @@ static inline struct snic_qp *qp_by_qpn(struct snic_nic *nic, uint32_t qpn)
 	return qp->in_use && qp->qpn == qpn ? qp : NULL;
 }
 struct snic_qp *qp_lookup(struct snic_nic *nic, unsigned ctx, uint32_t qpn);
+
+/* Where a thousand QPs take turns their state is out of the cache: the
+ * requester's list asks for the next QP's hot lines (struct snic_qp: hot
+ * fields first) while it works on this one (issue 11 part 6).  A hint:
+ * never faults, nothing without the compiler's builtin; always inlined,
+ * since a function whose only effect is a prefetch counts as having none
+ * and GCC drops the calls it did not inline. */
+#if defined(__GNUC__)
+#define snic_prefetch(p) __builtin_prefetch((p), 1, 3)
+#define SNIC_PREFETCH_FN static inline __attribute__((always_inline))
+#else
+#define snic_prefetch(p) ((void)(p))
+#define SNIC_PREFETCH_FN static inline
+#endif
+
+/* What sending touches: the first 256 bytes (header, rings, requester,
+ * completer, timers), the header template and the cursor. */
+SNIC_PREFETCH_FN void qp_prefetch_req(const struct snic_qp *qp)
+{
+	for (unsigned off = 0; off < 256; off += 64)
+		snic_prefetch((const uint8_t *)qp + off);
+	snic_prefetch(&qp->tmpl);
+	snic_prefetch(&qp->cur);
+	snic_prefetch((const uint8_t *)&qp->cur + 64);
+	snic_prefetch(&qp->cur.sgl.sge[0]);
+}
 
 /* qp_core.c: which core runs a QP */
 int qp_want_core(const struct snic_nic *nic, uint32_t qp_type, int srq);

@@ -53,9 +53,11 @@ static uint8_t load_data(struct snic_nic *nic, struct snic_qp *qp)
 static void msg_start(struct snic_qp *qp)
 {
 	struct snic_req_cur *cur = &qp->cur;
-	struct snic_inflight *f = &qp->infl[qp->infl_tail++ % SNIC_INFLIGHT];
+	struct snic_inflight *f;
 	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
 
+	infl_rewind(qp);
+	f = &qp->infl[qp->infl_tail++ % SNIC_INFLIGHT];
 	f->wr_id = c->wr_id;
 	f->wqe_idx = cur->wqe_idx;
 	f->first_psn = cur->first_psn;
@@ -271,6 +273,8 @@ unsigned req_poll(struct snic_nic *nic)
 	while (n-- && nic->core.tx_budget) {
 		struct snic_qp *qp = &nic->qps[nic->req_list[nic->req_head++ % SNIC_MAX_QP]];
 
+		if (n) /* the next one's state on its way meanwhile */
+			qp_prefetch_req(&nic->qps[nic->req_list[nic->req_head % SNIC_MAX_QP]]);
 		qp->on_req_list = false;
 		if (!qp->in_use)
 			continue;

@@ -115,6 +115,19 @@ void timer_acked(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 			  ? (uint32_t)roce_psn_diff(psn, qp->acked_psn) : 1);
 }
 
+/* The window is empty and no back-off waits: nothing is left for the
+ * wheel to do, so the QP leaves it now, while its state is in the cache,
+ * rather than be visited when the probe deadline comes (with a thousand
+ * QPs draining their windows between batches, a cold visit per batch;
+ * issue 11 part 6).  The next packet sent files it again. */
+static void timer_idle(struct snic_nic *nic, struct snic_qp *qp)
+{
+	if (!qp->tlp_at)
+		return;
+	qp->tlp_at = 0;
+	tw_cancel(&qp_view(nic, qp)->core.tw, qp_tw_id(nic, qp));
+}
+
 /* An ACK or response moved the window: the retry count starts again and
  * the timer restarts, or stops when nothing is outstanding. */
 void timer_progress(struct snic_nic *nic, struct snic_qp *qp)
@@ -124,9 +137,12 @@ void timer_progress(struct snic_nic *nic, struct snic_qp *qp)
 	qp->busy_n = 0;
 	qp->rto_shift = 0;
 	if (qp->infl_head == qp->infl_tail || !qp->attr.timeout) {
-		/* a probe deadline stays: it finds nothing to probe, or the
-		 * next message's packets move it on (no re-filing per message) */
+		/* a probe deadline stays while messages are out: it finds
+		 * nothing to probe, or the next message's packets move it on
+		 * (no re-filing per message) */
 		qp->rto_at = 0;
+		if (qp->infl_head == qp->infl_tail && !qp->wait_until)
+			timer_idle(nic, qp);
 		return;
 	}
 	/* the peer is answering (READ responses too): the probe waits */
