@@ -900,6 +900,7 @@ static void setup_runtime_files(const struct emu_opts *o)
 	else
 		snprintf(emu.host_mem, sizeof(emu.host_mem), "%s.mem",
 			 specs[0].name);
+	snic_posix_set_users(o->users);
 	if (snic_posix_run_dir(o->run_dir, emu.run_dir, sizeof(emu.run_dir)))
 		exit(1);
 	for (unsigned i = 0; i < emu.nnics; i++)
@@ -923,7 +924,7 @@ static void setup_runtime_files(const struct emu_opts *o)
 /* After the firmware is up: contexts through the broker (broker.h).  Our
  * memory and descriptors are then nobody else's to read through /proc
  * (not dumpable): the segments' memfds have no other name. */
-static void start_broker(uint64_t seg_len)
+static void start_broker(uint64_t seg_len, long users)
 {
 	struct broker_nic b[EMU_MAX_NICS];
 
@@ -932,7 +933,8 @@ static void start_broker(uint64_t seg_len)
 					    .fw = emu.nic[i].fw,
 					    .bar = emu.nic[i].posix.bar,
 					    .bar_fd = emu.nic[i].posix.bar_fd };
-	if (broker_init(emu.run_dir, b, emu.nnics, &emu.hm, seg_len) != 0)
+	if (broker_init(emu.run_dir, b, emu.nnics, &emu.hm, seg_len,
+			users) != 0)
 		die();
 	prctl(PR_SET_DUMPABLE, 0);
 }
@@ -966,7 +968,7 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < emu.nnics; i++)
 		setup_nic_fw(&emu.nic[i]);
 
-	start_broker(o.host_mem_size);
+	start_broker(o.host_mem_size, o.users);
 	view_create();
 	for (unsigned i = 0; i < emu.nnics; i++)
 		print_nic(&emu.nic[i]);

@@ -9,7 +9,9 @@
  * (or dying) ends the context, nobody else can.  The slot carries the
  * context's own doorbell page (hostif.h SNIC_CTX_DB_OFF).  Refusals:
  * EBUSY every slot taken, ENOSPC this process's share
- * (SNIC_BROKER_CTX_PER_PID) taken; ibv_open_device fails with that errno.
+ * (SNIC_BROKER_CTX_PER_PID) or, on a NIC shared with other users, its
+ * uid's (SNIC_BROKER_CTX_PER_UID) taken; ibv_open_device fails with that
+ * errno.
  */
 #include <errno.h>
 #include <poll.h>
@@ -205,9 +207,10 @@ int hd_broker_open(struct hd_context *ctx, const char *name)
 		close(fds[1]);
 	if (err == ENOSPC)
 		fprintf(stderr, "snic: %s: this process already holds %u "
-			"contexts, its share of the NIC's %u (the broker's "
-			"limit per process)\n", name, SNIC_BROKER_CTX_PER_PID,
-			SNIC_MAX_CTX);
+			"contexts, or its user %u (on a NIC shared with other "
+			"users), its share of the NIC's %u (the broker's "
+			"limits)\n", name, SNIC_BROKER_CTX_PER_PID,
+			SNIC_BROKER_CTX_PER_UID, SNIC_MAX_CTX);
 	if (err) {
 		hd_dbg("%s: broker: %s\n", name, strerror(err));
 		close(fd);

@@ -140,6 +140,9 @@ struct hd_context {
 	struct verbs_context vctx;  /* ibv_context is its last member       */
 	struct hd_device *dev;
 	int bar_fd;
+	int bar_ro;             /* the BAR file is only readable to us (a NIC
+				 * shared with other users): header mapped
+				 * read-only, a broker's context only      */
 	uint8_t *bar;
 	struct snic_bar_hdr *hdr;
 	struct snic_doorbells *db;

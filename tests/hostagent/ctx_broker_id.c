@@ -263,6 +263,7 @@ int main(void)
 {
 	struct cb_nic nic = { .name = "cbid", .stats_fd = -1 };
 	struct cb_config cfg = { .prog = "ctx_broker_id", .nics = &nic,
+				 .users = SNIC_USERS_NONE,
 				 .nnics = 1, .ops = &ops, .seg_base = 1u << 30,
 				 .seg_len = SEG_LEN, .nseg = NSEG };
 
