@@ -138,6 +138,7 @@ case_add hostile  hostile/files          60 bash "$IT/hostile.sh" files
 case_add hostile  hostile/broker-stall   90 bash "$IT/hostile.sh" broker-stall
 case_add hostile  hostile/cmd-stall      90 bash "$IT/hostile.sh" cmd-stall
 case_add hostile  hostile/fw-pid        120 bash "$IT/hostile.sh" fw-pid
+case_add hostile  hostile/users         150 bash "$IT/users.sh"
 
 # The rdma_cm: our librdmacm.so.1 and the firmware's QP1 (cm.sh).
 for c in rping rdma_server udaddy ucmatose ucmatose-bind ucmatose-migrate cmtime write_bw \

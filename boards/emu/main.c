@@ -38,6 +38,7 @@
 
 #include "broker.h"
 #include "devview.h"
+#include "users.h"
 #include "emu.h"
 #include "emu_fault.h"
 #include "hal_dpdk.h"
@@ -972,6 +973,13 @@ int main(int argc, char **argv)
 	view_create();
 	for (unsigned i = 0; i < emu.nnics; i++)
 		print_nic(&emu.nic[i]);
+	if (o.users != SNIC_USERS_NONE) {
+		char who[96];
+
+		printf("users: %s may use the NICs (run dir, BARs and broker "
+		       "sockets shared; host memory and admin sockets not)\n",
+		       snic_users_text(o.users, who, sizeof(who)));
+	}
 	if (emu_cores > 1)
 		printf("firmware cores per NIC: %u (core 0 polls the ports and "
 		       "steers by destination QPN)\n", emu_cores);

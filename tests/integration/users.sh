@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Case "hostile/users": NICs shared with a group (snic-emu --users; README.md
+# "Who may use the NICs").  snic-emu runs as root with --users GROUP, a
+# group this case creates (removed at the end); the users are other uids:
+#  - a member (uid USER_UID, GROUP its group) lists and opens the NICs
+#    (ibv_devinfo), moves data across them (ibv_rc_pingpong, ibv_ud_pingpong);
+#  - another member, the attacker (uid ATK_UID): the BAR file does not open
+#    for writing (EACCES), the host memory and the admin socket do not open
+#    at all, the BAR file's statistics area is all zeros after the traffic;
+#    its processes get at most 32 contexts of a NIC (2 x 16, then ENOSPC)
+#    while the member still gets its 16; SNIC_NO_BROKER=1 is refused with
+#    a message;
+#  - a uid outside the group sees no NIC ("no access to the NICs") and
+#    cannot connect to the broker's socket (EACCES);
+#  - snic-emu SIGKILLed while the attacker holds the locks a reader can
+#    take on the BAR file (an exclusive flock, an OFD read lock):
+#    the member's REG_MR pending on it fails within DEAD_MS and the NIC is
+#    no longer listed (the liveness lock is a write lock, live_lock.h).
+set -euo pipefail
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/integration/hostile-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/hostile-lib.sh"
+
+snic_private_netns "$0" "$@"
+(( EUID == 0 )) || snic_fail "needs root (setpriv to other uids, a group)"
+snic_need_cmd setpriv groupadd groupdel ibv_devinfo ibv_rc_pingpong ibv_ud_pingpong stat
+M=$SNIC_BUILD/tests/snic_member
+snic_need_exec "$M" "$SNIC_BUILD/tests/snic_hostile"
+
+USER_UID=64990 ATK_UID=64991 OUT_UID=64992
+GROUP=snicu$$
+groupadd -K GID_MIN=64900 -K GID_MAX=64989 "$GROUP" ||
+	snic_fail "cannot create group $GROUP"
+GID=$(getent group "$GROUP" | cut -d: -f3)
+users_cleanup() {
+	local rc=$?
+	groupdel "$GROUP" 2>/dev/null || true
+	snic__cleanup "$rc"
+}
+trap users_cleanup EXIT INT TERM
+AS_USER=(setpriv --reuid="$USER_UID" --regid="$GID" --clear-groups --)
+AS_ATK=(setpriv --reuid="$ATK_UID" --regid="$ATK_UID" --groups="$GID" --)
+AS_OUT=(setpriv --reuid="$OUT_UID" --regid="$OUT_UID" --clear-groups --)
+DEAD_MS=$(( 1500 * ${SNIC_TIMEOUT_SCALE:-1} ))
+
+snic_emu_start --users "$GROUP"
+d=$SNIC_RUN_DIR
+grep -q "^users: group $GROUP" "$SNIC_EMU_LOG" || snic_fail "snic-emu did not say who may use the NICs"
+
+# the modes: the group's to list, read and connect to; the rest ours
+modes=$(stat -c '%a %G %n' "$d" "$d"/*.bar "$d"/*.sock "$d"/host0.mem)
+snic_log "modes: $(tr '\n' ' ' <<<"$modes")"
+want() { # MODE GROUP FILE
+	[[ $(stat -c '%a %G' "$3") == "$1 $2" ]] || snic_fail "$3: $(stat -c '%a %G' "$3"), want $1 $2"
+}
+want 750 "$GROUP" "$d"
+for n in snic0 snic1; do
+	want 640 "$GROUP" "$d/$n.bar"
+	want 660 "$GROUP" "$d/$n.sock"
+	[[ $(stat -c %a "$d/$n.admin.sock") == 600 ]] || snic_fail "$n.admin.sock is not 0600"
+done
+[[ $(stat -c %a "$d/host0.mem") == 600 ]] || snic_fail "host0.mem is not 0600"
+
+# the member: devices, data across the two NICs
+snic_run devinfo 30 "${AS_USER[@]}" ibv_devinfo -d snic0 ||
+	snic_fail "the member cannot open snic0"
+grep -q "PORT_ACTIVE" "$SNIC_CASE_DIR/devinfo.out" || snic_fail "the member's ibv_devinfo shows no active port"
+wrap=$SNIC_CASE_DIR/as-user
+for prog in ibv_rc_pingpong ibv_ud_pingpong; do
+	printf '#!/bin/sh\nexec %s %s "$@"\n' "${AS_USER[*]}" "$prog" >"$wrap-$prog"
+	chmod 755 "$wrap-$prog"
+	SNIC_PP_PROG=$wrap-$prog snic_pingpong 22815 -n 500 ||
+		snic_fail "$prog as uid $USER_UID failed"
+done
+
+# the attacker, a member too
+snic_run bar-write 20 "${AS_ATK[@]}" "$M" bar-write "$d/snic0.bar" ||
+	snic_fail "the attacker opened the BAR file for writing"
+snic_run closed 20 "${AS_ATK[@]}" "$M" closed "$d/host0.mem" "$d/snic0.admin.sock" ||
+	snic_fail "the attacker reached the host memory or the admin socket"
+snic_run stats 20 "${AS_ATK[@]}" "$M" stats-zero "$d/snic0.bar" ||
+	snic_fail "the BAR file's statistics area is not empty"
+rc=0
+snic_run nobroker 30 env SNIC_NO_BROKER=1 "${AS_ATK[@]}" ibv_devinfo -d snic0 || rc=$?
+(( rc != 0 )) && grep -q "SNIC_NO_BROKER=1 needs the NIC's own user" "$SNIC_CASE_DIR/nobroker.out" ||
+	snic_fail "SNIC_NO_BROKER=1 with a read-only BAR: not refused with a message"
+
+# per-uid share: the attacker's processes 16 + 16, a third none; the
+# member still gets its 16
+go=$SNIC_CASE_DIR/ctx-go
+rm -f -- "$go"
+for i in 1 2 3; do
+	bg_start "$SNIC_CASE_DIR/atk-ctx$i.out" opened "${AS_ATK[@]}" "$M" ctxs snic0 20 "$go"
+done
+bg_start "$SNIC_CASE_DIR/user-ctx.out" opened "${AS_USER[@]}" "$M" ctxs snic0 20 "$go"
+got=$(cat "$SNIC_CASE_DIR"/atk-ctx[123].out | sed -n 's/^opened \([0-9]*\):.*/\1/p' | sort -n | tr '\n' ' ')
+user=$(sed -n 's/^opened \([0-9]*\):.*/\1/p' "$SNIC_CASE_DIR/user-ctx.out")
+touch "$go"
+for p in "${SNIC_BG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+SNIC_BG_PIDS=()
+snic_log "contexts: the attacker's three processes $got; the member's $user"
+[[ $got == "0 16 16 " ]] || snic_fail "the attacker's processes got $got contexts (want 0 16 16: a uid's share is 32)"
+grep -q "No space left" "$SNIC_CASE_DIR"/atk-ctx[123].out || snic_fail "the attacker's refusal is not ENOSPC"
+[[ $user == 16 ]] || snic_fail "the member got $user contexts next to the attacker (want 16)"
+
+# a uid outside the group
+rc=0
+snic_run outsider 30 "${AS_OUT[@]}" ibv_devinfo || rc=$?
+grep -q "no access to the NICs" "$SNIC_CASE_DIR/outsider.out" || snic_fail "no clear error for a non-member"
+! grep -q "hca_id" "$SNIC_CASE_DIR/outsider.out" || snic_fail "a non-member sees a NIC"
+snic_run outsider-sock 20 "${AS_OUT[@]}" "$M" closed "$d/snic0.sock" ||
+	snic_fail "a non-member connected to the broker"
+
+# liveness a reader cannot fake: the member's REG_MR waits (snic-emu
+# stopped), the attacker holds every reader's lock once snic-emu is killed
+rm -f -- "$go"
+bg_start "$SNIC_CASE_DIR/victim.out" open "${AS_USER[@]}" "$SNIC_BUILD/tests/snic_hostile" --stall-cmd snic0 "$go"
+victim=$BG_PID
+"${AS_ATK[@]}" "$M" hold "$d/snic0.bar" >"$SNIC_CASE_DIR/hold.out" 2>&1 </dev/null &
+holder=$!
+SNIC_BG_PIDS+=("$holder")
+kill -STOP "$SNIC_EMU_PID"
+kill -KILL "$SNIC_EMU_PID"
+wait "$SNIC_EMU_PID" 2>/dev/null || true
+SNIC_EMU_PID=
+for (( i = 0; i < 100; i++ )); do
+	grep -q '^holding' "$SNIC_CASE_DIR/hold.out" && break
+	sleep 0.1
+done
+cat "$SNIC_CASE_DIR/hold.out"
+grep -q '^holding' "$SNIC_CASE_DIR/hold.out" || snic_fail "the attacker could not take the reader's locks on the dead NIC's BAR"
+t0=${EPOCHREALTIME/[.,]/}
+touch "$go"
+rc=0
+wait "$victim" || rc=$?
+ms=$(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 ))
+sed 's/^/  victim| /' "$SNIC_CASE_DIR/victim.out"
+(( rc == 1 )) && grep -q "reg_mr failed" "$SNIC_CASE_DIR/victim.out" ||
+	snic_fail "REG_MR on a killed NIC whose BAR the attacker locks: status $rc (want a failure)"
+(( ms <= DEAD_MS )) || snic_fail "REG_MR took $ms ms to fail on the killed NIC (limit $DEAD_MS)"
+snic_run dead-list 30 "${AS_USER[@]}" ibv_devinfo -l || true
+! grep -qw snic0 "$SNIC_CASE_DIR/dead-list.out" || snic_fail "the killed snic0 is still listed while the attacker locks its BAR"
+kill "$holder" 2>/dev/null || true
+wait "$holder" 2>/dev/null || true
+rm -rf -- "$SNIC_EMU_RUN_DIR"
+snic_log "shared with group $GROUP: the member's devinfo and pingpongs ran; the attacker refused the BAR for writing, host memory and admin socket, held to 32 contexts; a non-member saw nothing; a killed NIC under the attacker's locks failed a REG_MR in $ms ms"
