@@ -175,6 +175,7 @@ case_add qemu     qemu/verbs            300 bash "$IT/qemu.sh" verbs
 case_add qemu     qemu/ctxdeath         180 bash "$IT/qemu.sh" ctxdeath 21715
 case_add qemu     qemu/hostile          420 bash "$IT/qemu.sh" hostile
 case_add qemu     qemu/fw-pid           120 bash "$IT/qemu.sh" fw-pid
+case_add qemu     qemu/users            120 bash "$IT/qemu.sh" users
 case_add qemu     qemu/memfd-race        90 bash "$IT/qemu.sh" memfd-race
 case_add qemu     qemu/interop-pingpong 180 bash "$IT/qemu.sh" interop-pingpong 21615
 case_add qemu     qemu/interop-verbs    300 bash "$IT/qemu.sh" interop-verbs

@@ -29,16 +29,8 @@ M=$SNIC_BUILD/tests/snic_member
 snic_need_exec "$M" "$SNIC_BUILD/tests/snic_hostile"
 
 USER_UID=64990 ATK_UID=64991 OUT_UID=64992
-GROUP=snicu$$
-groupadd -K GID_MIN=64900 -K GID_MAX=64989 "$GROUP" ||
-	snic_fail "cannot create group $GROUP"
-GID=$(getent group "$GROUP" | cut -d: -f3)
-users_cleanup() {
-	local rc=$?
-	groupdel "$GROUP" 2>/dev/null || true
-	snic__cleanup "$rc"
-}
-trap users_cleanup EXIT INT TERM
+users_group
+GROUP=$USERS_GROUP GID=$USERS_GID
 AS_USER=(setpriv --reuid="$USER_UID" --regid="$GID" --clear-groups --)
 AS_ATK=(setpriv --reuid="$ATK_UID" --regid="$ATK_UID" --groups="$GID" --)
 AS_OUT=(setpriv --reuid="$OUT_UID" --regid="$OUT_UID" --clear-groups --)
