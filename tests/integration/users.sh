@@ -3,7 +3,9 @@
 # "Who may use the NICs").  snic-emu runs as root with --users GROUP, a
 # group this case creates (removed at the end); the users are other uids:
 #  - a member (uid USER_UID, GROUP its group) lists and opens the NICs
-#    (ibv_devinfo), moves data across them (ibv_rc_pingpong, ibv_ud_pingpong);
+#    (ibv_devinfo), moves data across them (ibv_rc_pingpong, ibv_ud_pingpong)
+#    and passes snic_verbs_test (every verb it uses, device memory too,
+#    through a read-only BAR header);
 #  - another member, the attacker (uid ATK_UID): the BAR file does not open
 #    for writing (EACCES), the host memory and the admin socket do not open
 #    at all, the BAR file's statistics area is all zeros after the traffic;
@@ -26,9 +28,9 @@ snic_private_netns "$0" "$@"
 (( EUID == 0 )) || snic_fail "needs root (setpriv to other uids, a group)"
 snic_need_cmd setpriv groupadd groupdel ibv_devinfo ibv_rc_pingpong ibv_ud_pingpong stat
 M=$SNIC_BUILD/tests/snic_member
-snic_need_exec "$M" "$SNIC_BUILD/tests/snic_hostile"
+snic_need_exec "$M" "$SNIC_BUILD/tests/snic_hostile" "$SNIC_BUILD/tests/snic_verbs_test"
 
-USER_UID=64990 ATK_UID=64991 OUT_UID=64992
+USER_UID=65534 ATK_UID=64991 OUT_UID=64992     # 65534: nobody
 users_group
 GROUP=$USERS_GROUP GID=$USERS_GID
 AS_USER=(setpriv --reuid="$USER_UID" --regid="$GID" --clear-groups --)
@@ -65,6 +67,9 @@ for prog in ibv_rc_pingpong ibv_ud_pingpong; do
 	SNIC_PP_PROG=$wrap-$prog snic_pingpong 22815 -n 500 ||
 		snic_fail "$prog as uid $USER_UID failed"
 done
+
+snic_run verbs-test 120 "${AS_USER[@]}" "$SNIC_BUILD/tests/snic_verbs_test" ||
+	snic_fail "snic_verbs_test as uid $USER_UID failed"
 
 # the attacker, a member too
 snic_run bar-write 20 "${AS_ATK[@]}" "$M" bar-write "$d/snic0.bar" ||
@@ -136,4 +141,4 @@ snic_run dead-list 30 "${AS_USER[@]}" ibv_devinfo -l || true
 kill "$holder" 2>/dev/null || true
 wait "$holder" 2>/dev/null || true
 rm -rf -- "$SNIC_EMU_RUN_DIR"
-snic_log "shared with group $GROUP: the member's devinfo and pingpongs ran; the attacker refused the BAR for writing, host memory and admin socket, held to 32 contexts; a non-member saw nothing; a killed NIC under the attacker's locks failed a REG_MR in $ms ms"
+snic_log "shared with group $GROUP: the member's devinfo, pingpongs and snic_verbs_test ran; the attacker refused the BAR for writing, host memory and admin socket, held to 32 contexts; a non-member saw nothing; a killed NIC under the attacker's locks failed a REG_MR in $ms ms"
