@@ -14,6 +14,8 @@
 #    a message;
 #  - a uid outside the group sees no NIC ("no access to the NICs") and
 #    cannot connect to the broker's socket (EACCES);
+#  - --users all: the same modes to everybody (others' bits), the host
+#    memory and admin sockets still 0600; a uid of no group lists the NICs;
 #  - snic-emu SIGKILLed while the attacker holds the locks a reader can
 #    take on the BAR file (an exclusive flock, an OFD read lock):
 #    the member's REG_MR pending on it fails within DEAD_MS and the NIC is
@@ -37,6 +39,14 @@ AS_USER=(setpriv --reuid="$USER_UID" --regid="$GID" --clear-groups --)
 AS_ATK=(setpriv --reuid="$ATK_UID" --regid="$ATK_UID" --groups="$GID" --)
 AS_OUT=(setpriv --reuid="$OUT_UID" --regid="$OUT_UID" --clear-groups --)
 DEAD_MS=$(( 1500 * ${SNIC_TIMEOUT_SCALE:-1} ))
+
+# a group that does not exist: refused before anything is made
+rc=0
+snic_run nogroup 20 env -u LD_LIBRARY_PATH "$SNIC_BUILD/bin/snic-emu" --users "$GROUP-none" \
+	--run-dir "$SNIC_CASE_DIR/nogroup-run" || rc=$?
+(( rc == 2 )) && grep -q "no such group" "$SNIC_CASE_DIR/nogroup.out" ||
+	snic_fail "--users with an unknown group: status $rc, want 2 and 'no such group'"
+[[ ! -e $SNIC_CASE_DIR/nogroup-run ]] || snic_fail "--users with an unknown group made the run dir"
 
 snic_emu_start --users "$GROUP"
 d=$SNIC_RUN_DIR
@@ -141,4 +151,17 @@ snic_run dead-list 30 "${AS_USER[@]}" ibv_devinfo -l || true
 kill "$holder" 2>/dev/null || true
 wait "$holder" 2>/dev/null || true
 rm -rf -- "$SNIC_EMU_RUN_DIR"
+SNIC_EMU_RUN_DIR=
+
+# --users all: the same bits for everybody; a uid of no group lists both
+snic_emu_start --users all
+d=$SNIC_RUN_DIR
+want 755 root "$d"
+want 644 root "$d/snic0.bar"
+want 666 root "$d/snic0.sock"
+[[ $(stat -c %a "$d/snic0.admin.sock") == 600 && $(stat -c %a "$d/host0.mem") == 600 ]] ||
+	snic_fail "--users all: the admin socket or the host memory is not 0600"
+snic_run all-list 30 "${AS_OUT[@]}" ibv_devinfo -l || snic_fail "--users all: ibv_devinfo -l as uid $OUT_UID failed"
+grep -qw snic1 "$SNIC_CASE_DIR/all-list.out" || snic_fail "--users all: uid $OUT_UID does not see snic1"
+snic_emu_stop || exit 1
 snic_log "shared with group $GROUP: the member's devinfo, pingpongs and snic_verbs_test ran; the attacker refused the BAR for writing, host memory and admin socket, held to 32 contexts; a non-member saw nothing; a killed NIC under the attacker's locks failed a REG_MR in $ms ms"
