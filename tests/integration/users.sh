@@ -14,12 +14,12 @@
 #    a message;
 #  - a uid outside the group sees no NIC ("no access to the NICs") and
 #    cannot connect to the broker's socket (EACCES);
-#  - --users all: the same modes to everybody (others' bits), the host
-#    memory and admin sockets still 0600; a uid of no group lists the NICs;
 #  - snic-emu SIGKILLed while the attacker holds the locks a reader can
 #    take on the BAR file (an exclusive flock, an OFD read lock):
 #    the member's REG_MR pending on it fails within DEAD_MS and the NIC is
-#    no longer listed (the liveness lock is a write lock, live_lock.h).
+#    no longer listed (the liveness lock is a write lock, live_lock.h);
+#  - --users all: the same modes to everybody (others' bits), the host
+#    memory and admin sockets still 0600; a uid of no group lists the NICs.
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
