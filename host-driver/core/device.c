@@ -70,8 +70,10 @@ int hd_open_runtime(const char *path, int flags)
 		if (errno != ELOOP)
 			return -1;
 		why = "a symlink";
-	} else if (fstat(fd, &st) != 0 || stat(hd_run_dir(), &dst) != 0) {
-		why = "cannot stat it or the run directory";
+	} else if (hd_run_dir_trusted(&dst) != 0) {
+		why = "its run directory is not trusted";
+	} else if (fstat(fd, &st) != 0) {
+		why = "cannot stat it";
 	} else if (!S_ISREG(st.st_mode)) {
 		why = "not a regular file";
 	} else if (st.st_uid != dst.st_uid) {
@@ -242,11 +244,12 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 	struct ibv_device **list;
 	size_t nfound = 0, cap = 0;
 	struct dirent *de;
+	struct stat st;
 	DIR *dp;
 	int n = 0;
 
-	dp = opendir(dir);
-	if (!dp && errno == EACCES)
+	dp = hd_run_dir_trusted(&st) == 0 ? opendir(dir) : NULL;
+	if (!dp && errno == EACCES && hd_run_dir_trusted(&st) == 0)
 		run_dir_refused(dir);
 	while (dp && (de = readdir(dp)) != NULL) {
 		size_t len = strlen(de->d_name);

@@ -19,7 +19,10 @@
 #    the member's REG_MR pending on it fails within DEAD_MS and the NIC is
 #    no longer listed (the liveness lock is a write lock, live_lock.h);
 #  - --users all: the same modes to everybody (others' bits), the host
-#    memory and admin sockets still 0600; a uid of no group lists the NICs.
+#    memory and admin sockets still 0600; a uid of no group lists the NICs;
+#  - an impostor (uid IMP_UID) runs snic-emu --users all in a run dir of
+#    its own: the member pointed there (SNIC_RUN_DIR) sees no NIC and is
+#    told why, and opens it only with SNIC_NIC_OWNER=IMP_UID.
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -32,7 +35,7 @@ snic_need_cmd setpriv groupadd groupdel ibv_devinfo ibv_rc_pingpong ibv_ud_pingp
 M=$SNIC_BUILD/tests/snic_member
 snic_need_exec "$M" "$SNIC_BUILD/tests/snic_hostile" "$SNIC_BUILD/tests/snic_verbs_test"
 
-USER_UID=65534 ATK_UID=64991 OUT_UID=64992     # 65534: nobody
+USER_UID=65534 ATK_UID=64991 OUT_UID=64992 IMP_UID=64994   # 65534: nobody
 users_group
 GROUP=$USERS_GROUP GID=$USERS_GID
 AS_USER=(setpriv --reuid="$USER_UID" --regid="$GID" --clear-groups --)
@@ -164,4 +167,23 @@ want 666 root "$d/snic0.sock"
 snic_run all-list 30 "${AS_OUT[@]}" ibv_devinfo -l || snic_fail "--users all: ibv_devinfo -l as uid $OUT_UID failed"
 grep -qw snic1 "$SNIC_CASE_DIR/all-list.out" || snic_fail "--users all: uid $OUT_UID does not see snic1"
 snic_emu_stop || exit 1
+
+# an impostor: another uid's snic-emu --users all in a run dir of its own
+# (made before the real server's, or named by SNIC_RUN_DIR); a user does
+# not trust it unless SNIC_NIC_OWNER names its uid
+imp=$(mktemp -u "$(dirname "$d")/snic-imp.XXXXXX")
+bg_start "$SNIC_CASE_DIR/impostor.out" ready: env -u LD_LIBRARY_PATH \
+	setpriv --reuid="$IMP_UID" --regid="$IMP_UID" --clear-groups -- \
+	"$SNIC_BUILD/bin/snic-emu" --run-dir "$imp" --users all
+impostor=$BG_PID
+snic_run imp-list 30 env SNIC_RUN_DIR="$imp" "${AS_USER[@]}" ibv_devinfo -l || true
+! grep -qw snic0 "$SNIC_CASE_DIR/imp-list.out" || snic_fail "uid $USER_UID lists the NICs of uid $IMP_UID's impostor"
+grep -q "owned by a user we do not trust (uid $IMP_UID).*SNIC_NIC_OWNER" "$SNIC_CASE_DIR/imp-list.out" ||
+	snic_fail "no clear refusal of the impostor's run dir"
+snic_run imp-named 30 env SNIC_RUN_DIR="$imp" SNIC_NIC_OWNER="$IMP_UID" "${AS_USER[@]}" ibv_devinfo -d snic0 ||
+	snic_fail "SNIC_NIC_OWNER=$IMP_UID: the member cannot open that uid's snic0"
+grep -q PORT_ACTIVE "$SNIC_CASE_DIR/imp-named.out" || snic_fail "SNIC_NIC_OWNER=$IMP_UID: no active port"
+kill "$impostor" 2>/dev/null || true
+wait "$impostor" 2>/dev/null || true
+rm -rf -- "$imp"
 snic_log "shared with group $GROUP: the member's devinfo, pingpongs and snic_verbs_test ran; the attacker refused the BAR for writing, host memory and admin socket, held to 32 contexts; a non-member saw nothing; a killed NIC under the attacker's locks failed a REG_MR in $ms ms"
