@@ -221,7 +221,8 @@ int hd_broker_open(struct hd_context *ctx, const char *name)
 		close(fds[1]);
 	if (err == ENOSPC)
 		fprintf(stderr, "snic: %s: this process already holds %u "
-			"contexts, or its user %u (on a NIC shared with other "
+			"contexts, or its user %u of all the server's NICs or "
+			"half of its segments (on NICs shared with other "
 			"users), its share of the NIC's %u (the broker's "
 			"limits)\n", name, SNIC_BROKER_CTX_PER_PID,
 			SNIC_BROKER_CTX_PER_UID, SNIC_MAX_CTX);

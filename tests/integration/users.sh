@@ -9,9 +9,9 @@
 #  - another member, the attacker (uid ATK_UID): the BAR file does not open
 #    for writing (EACCES), the host memory and the admin socket do not open
 #    at all, the BAR file's statistics area is all zeros after the traffic;
-#    its processes get at most 32 contexts of a NIC (2 x 16, then ENOSPC)
-#    while the member still gets its 16; SNIC_NO_BROKER=1 is refused with
-#    a message;
+#    its processes get at most 32 contexts (2 x 16, then ENOSPC, on the
+#    other NIC too) while the member still gets its 16; SNIC_NO_BROKER=1
+#    is refused with a message;
 #  - a uid outside the group sees no NIC ("no access to the NICs") and
 #    cannot connect to the broker's socket (EACCES);
 #  - snic-emu SIGKILLed while the attacker holds the locks a reader can
@@ -104,15 +104,20 @@ for i in 1 2 3; do
 	bg_start "$SNIC_CASE_DIR/atk-ctx$i.out" opened "${AS_ATK[@]}" "$M" ctxs snic0 20 "$go"
 done
 bg_start "$SNIC_CASE_DIR/user-ctx.out" opened "${AS_USER[@]}" "$M" ctxs snic0 20 "$go"
+# the share is of the whole broker: none more on snic1 (its segments and
+# slots' server is the same process)
+bg_start "$SNIC_CASE_DIR/atk-ctx4.out" opened "${AS_ATK[@]}" "$M" ctxs snic1 20 "$go"
+other=$(sed -n 's/^opened \([0-9]*\):.*/\1/p' "$SNIC_CASE_DIR/atk-ctx4.out")
 got=$(cat "$SNIC_CASE_DIR"/atk-ctx[123].out | sed -n 's/^opened \([0-9]*\):.*/\1/p' | sort -n | tr '\n' ' ')
 user=$(sed -n 's/^opened \([0-9]*\):.*/\1/p' "$SNIC_CASE_DIR/user-ctx.out")
 touch "$go"
 for p in "${SNIC_BG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
 SNIC_BG_PIDS=()
-snic_log "contexts: the attacker's three processes $got; the member's $user"
+snic_log "contexts: the attacker's three processes $got, on snic1 $other; the member's $user"
 [[ $got == "0 16 16 " ]] || snic_fail "the attacker's processes got $got contexts (want 0 16 16: a uid's share is 32)"
 grep -q "No space left" "$SNIC_CASE_DIR"/atk-ctx[123].out || snic_fail "the attacker's refusal is not ENOSPC"
 [[ $user == 16 ]] || snic_fail "the member got $user contexts next to the attacker (want 16)"
+[[ $other == 0 ]] || snic_fail "the attacker's fourth process got $other contexts of snic1 (want 0: a uid's 32 are of both NICs)"
 
 # a uid outside the group
 rc=0

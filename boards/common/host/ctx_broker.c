@@ -19,8 +19,9 @@
  * socket: the firmware's death, the slot and, with its last context, the
  * segment back to the back end.  A process gets at most
  * SNIC_BROKER_CTX_PER_PID contexts per NIC, and with the NICs shared with
- * other users (cfg.users) a uid at most SNIC_BROKER_CTX_PER_UID (then
- * ENOSPC; EBUSY when every slot is taken).  The sockets are the users'
+ * other users (cfg.users) a uid at most SNIC_BROKER_CTX_PER_UID over all
+ * the broker's NICs and half of its segments (then ENOSPC; EBUSY when
+ * every slot is taken).  The sockets are the users'
  * to connect to (users.h); the admin sockets stay ours.
  *
  * <run dir>/<name>.admin.sock hands the NIC's statistics descriptor to
@@ -280,24 +281,42 @@ static unsigned pid_contexts(unsigned nic, const struct peer_id *id)
 	return n;
 }
 
-/* Contexts the processes of uid hold on NIC nic. */
-static unsigned uid_contexts(unsigned nic, uint32_t uid)
+/* Contexts the processes of uid hold on all NICs of this broker (its
+ * segments are shared by them all, so is the share). */
+static unsigned uid_contexts(uint32_t uid)
 {
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < CB_MAX_CONN; i++)
-		n += B.conn[i].fd >= 0 && B.conn[i].nic == nic &&
-		     B.conn[i].id.uid == uid;
+		n += B.conn[i].fd >= 0 && B.conn[i].id.uid == uid;
 	return n;
 }
 
-/* Over its share: a process's, or with the NICs shared, its uid's. */
+/* Would process id take a segment beyond its uid's half of the pool?
+ * (a process with a segment already takes none) */
+static int uid_segs_full(const struct peer_id *id)
+{
+	unsigned n = 0, cap = B.cfg.nseg / 2 ? B.cfg.nseg / 2 : 1;
+
+	for (unsigned k = 0; k < B.cfg.nseg; k++) {
+		if (B.seg[k].fd < 0)
+			continue;
+		if (peer_id_same(&B.seg[k].id, id))
+			return 0;
+		n += B.seg[k].id.uid == id->uid;
+	}
+	return n >= cap;
+}
+
+/* Over its share: a process's, or with the NICs shared, its uid's
+ * (contexts over all NICs, half of the segments). */
 static int over_share(unsigned nic, const struct peer_id *id)
 {
 	if (pid_contexts(nic, id) >= SNIC_BROKER_CTX_PER_PID)
 		return 1;
 	return B.cfg.users != SNIC_USERS_NONE &&
-	       uid_contexts(nic, id->uid) >= SNIC_BROKER_CTX_PER_UID;
+	       (uid_contexts(id->uid) >= SNIC_BROKER_CTX_PER_UID ||
+		uid_segs_full(id));
 }
 
 /* The process behind fd (the back end's, in a test), 0 or an errno. */
