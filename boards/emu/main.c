@@ -85,6 +85,7 @@ static struct {
 	char run_dir[PATH_MAX];
 	int hm_open;
 	int eal_up;
+	long users;                     /* --users (hal/posix/users.h)       */
 } emu;
 
 static volatile sig_atomic_t stop_signal;
@@ -251,6 +252,8 @@ static void nic_config(struct emu_nic *e, const struct emu_nic_spec *s,
 	c->fw_pid = (uint32_t)getpid();
 	c->board_reaps = 1; /* housekeeping() below */
 	c->board_maps_dm = 1; /* the broker (broker.c dm_map, dm_cut) */
+	/* the BAR file readable by others: no context lives in it */
+	c->broker_only = emu.users != SNIC_USERS_NONE;
 	/* one segment per process for up to every context slot
 	 * (broker.c): address space only, pages as they are touched */
 	c->seg_area_size = SNIC_MAX_CTX * hm_size;
@@ -902,6 +905,7 @@ static void setup_runtime_files(const struct emu_opts *o)
 		snprintf(emu.host_mem, sizeof(emu.host_mem), "%s.mem",
 			 specs[0].name);
 	snic_posix_set_users(o->users);
+	emu.users = o->users;
 	if (snic_posix_run_dir(o->run_dir, emu.run_dir, sizeof(emu.run_dir)))
 		exit(1);
 	for (unsigned i = 0; i < emu.nnics; i++)

@@ -119,6 +119,12 @@ static int open_shared(struct hd_context *ctx, const char *name)
 	err = hd_cmd(ctx, SNIC_CMD_CTX_OPEN, &open_in, sizeof(open_in),
 		     NULL, 0);
 	if (err) {
+		if (err == EACCES)
+			fprintf(stderr, "snic: %s: SNIC_NO_BROKER=1 refused by "
+				"the firmware: the NIC is shared with other "
+				"users (--users), whose BAR file they read; "
+				"its contexts come from its broker only\n",
+				name);
 		ctx_release_slot(ctx);
 		return err;
 	}

@@ -11,7 +11,8 @@
 #    at all, the BAR file's statistics area is all zeros after the traffic;
 #    its processes get at most 32 contexts (2 x 16, then ENOSPC, on the
 #    other NIC too) while the member still gets its 16; SNIC_NO_BROKER=1
-#    is refused with a message;
+#    is refused with a message, also to the NICs' own user (by the
+#    firmware: that context would live in the file the members read);
 #  - a uid outside the group sees no NIC ("no access to the NICs") and
 #    cannot connect to the broker's socket (EACCES);
 #  - snic-emu SIGKILLed while the attacker holds the locks a reader can
@@ -95,6 +96,13 @@ rc=0
 snic_run nobroker 30 env SNIC_NO_BROKER=1 "${AS_ATK[@]}" ibv_devinfo -d snic0 || rc=$?
 (( rc != 0 )) && grep -q "SNIC_NO_BROKER=1 needs the NIC's own user" "$SNIC_CASE_DIR/nobroker.out" ||
 	snic_fail "SNIC_NO_BROKER=1 with a read-only BAR: not refused with a message"
+# the server's own user neither: such a context's mailbox, event queue and
+# doorbell page would be in the file the members read (the firmware
+# refuses CTX_OPEN, fw.h broker_only; the host driver could be anyone's)
+rc=0
+snic_run own-nobroker 30 env SNIC_NO_BROKER=1 ibv_devinfo -d snic0 || rc=$?
+(( rc != 0 )) && grep -q "SNIC_NO_BROKER=1 refused by the firmware" "$SNIC_CASE_DIR/own-nobroker.out" ||
+	snic_fail "SNIC_NO_BROKER=1 as the NICs' own user with --users: status $rc, not refused by the firmware with a message"
 
 # per-uid share: the attacker's processes 16 + 16, a third none; the
 # member still gets its 16
