@@ -31,6 +31,7 @@
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_ethdev.h>
@@ -951,6 +952,10 @@ int main(int argc, char **argv)
 	int rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* what we make is ours alone unless we say otherwise (users.h gives
+	 * the modes, explicitly): an inherited umask 000 made the device
+	 * view writable by everybody let in (--users) */
+	umask(077);
 	rc = emu_parse_opts(argc, argv, &o);
 	if (rc != 0)
 		return rc;

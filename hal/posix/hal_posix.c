@@ -55,9 +55,11 @@ void snic_posix_set_users(long u)
 	users = u;
 }
 
+/* mode whatever the umask (snic-emu's is 077): a parent made for the run
+ * directory is every user's to pass through */
 static int mkdir_one(const char *path, mode_t mode)
 {
-	if (mkdir(path, mode) == 0)
+	if (mkdir(path, mode) == 0 && chmod(path, mode) == 0)
 		return 0;
 	if (errno == EEXIST)
 		return 0;

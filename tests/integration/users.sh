@@ -19,8 +19,10 @@
 #    take on the BAR file (an exclusive flock, an OFD read lock):
 #    the member's REG_MR pending on it fails within DEAD_MS and the NIC is
 #    no longer listed (the liveness lock is a write lock, live_lock.h);
-#  - --users all: the same modes to everybody (others' bits), the host
-#    memory and admin sockets still 0600; a uid of no group lists the NICs;
+#  - --users all (started with umask 000): the same modes to everybody
+#    (others' bits), the host memory and admin sockets still 0600, the
+#    device view 0644/0755 and not the others' to write; a uid of no group
+#    lists the NICs;
 #  - an impostor (uid IMP_UID) runs snic-emu --users all in a run dir of
 #    its own: the member pointed there (SNIC_RUN_DIR) sees no NIC and is
 #    told why, and opens it only with SNIC_NIC_OWNER=IMP_UID.
@@ -169,9 +171,24 @@ wait "$holder" 2>/dev/null || true
 rm -rf -- "$SNIC_EMU_RUN_DIR"
 SNIC_EMU_RUN_DIR=
 
-# --users all: the same bits for everybody; a uid of no group lists both
+# --users all: the same bits for everybody; a uid of no group lists both.
+# Started with umask 000: the device view is still 0644/0755 (snic-emu
+# sets its own umask), nobody else writes its files
+old_umask=$(umask)
+umask 000
 snic_emu_start --users all
+umask "$old_umask"
 d=$SNIC_RUN_DIR
+view=$(find "$d/sys" \( -type f -o -type d \) -printf '%m %u %p\n')
+[[ -n $view ]] || snic_fail "--users all: no device view in $d/sys"
+bad=$(awk '!(($1 == 644 || $1 == 755) && $2 == "root")' <<<"$view")
+[[ -z $bad ]] || snic_fail "--users all under umask 000: device view entries not 0644/0755 root's: $bad"
+ibdev=$(find "$d/sys/class/infiniband_verbs" -name ibdev | head -1)
+rc=0
+"${AS_OUT[@]}" sh -c 'echo snicx >"$1"' sh "$ibdev" 2>/dev/null || rc=$?
+(( rc != 0 )) && grep -qx 'snic[01]' "$ibdev" || snic_fail "uid $OUT_UID overwrote $ibdev"
+[[ -z $(find "$d" -maxdepth 1 -perm -o+w ! -type s) ]] || snic_fail "--users all under umask 000: a file of the run dir is writable by others"
+
 want 755 root "$d"
 want 644 root "$d/snic0.bar"
 want 666 root "$d/snic0.sock"
