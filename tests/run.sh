@@ -67,6 +67,8 @@ case_add unit     unit/verbs-table      30 bash "$IT/verbs-table.sh"
 case_add unit     unit/broker-client    30 "$SNIC_BUILD/tests/hostdrv/broker_client"
 # the boards' context broker keys segments by pid and start time (tests/hostagent)
 case_add unit     unit/broker-id        30 "$SNIC_BUILD/tests/hostagent/ctx_broker_id"
+# hal/posix/users.c: a symlink is not followed when sharing a path
+case_add unit     unit/users-share      30 "$SNIC_BUILD/tests/hostagent/users_share"
 # the fuzz targets, 40 s each from the seed corpus (tools/fuzz.sh)
 case_add unit     unit/fuzz            400 bash tools/fuzz.sh run "${SNIC_FUZZ_SECONDS:-40}"
 case_add devinfo  devinfo/list          45 bash "$IT/devinfo.sh" list

@@ -45,6 +45,14 @@ int snic_users_parse(const char *prog, const char *s, long *users)
 	return -1;
 }
 
+/* fd's or path's mode; a symlink at path is refused (EOPNOTSUPP: glibc
+ * changes no symlink's mode), not followed */
+static int set_mode(int fd, const char *path, mode_t mode)
+{
+	return fd >= 0 ? fchmod(fd, mode)
+		       : fchmodat(AT_FDCWD, path, mode, AT_SYMLINK_NOFOLLOW);
+}
+
 int snic_users_share(long users, int fd, const char *path, mode_t mode,
 		     mode_t bits)
 {
@@ -56,13 +64,16 @@ int snic_users_share(long users, int fd, const char *path, mode_t mode,
 	} else if (users == SNIC_USERS_ALL) {
 		mode |= bits << 3 | bits;
 	}
-	/* the group first: a mode that lets the old group in never shows */
+	/* the owner's bits alone first (a directory of ours the old group
+	 * could write stops being theirs), then the group, then its bits:
+	 * no instant lets a group in with more than it is given */
+	if (set_mode(fd, path, mode & 0700) != 0)
+		return -1;
 	if (gid != (gid_t)-1 &&
 	    (fd >= 0 ? fchown(fd, (uid_t)-1, gid)
 		     : lchown(path, (uid_t)-1, gid)) != 0)
 		return -1;
-	return fd >= 0 ? fchmod(fd, mode)
-		       : fchmodat(AT_FDCWD, path, mode, 0);
+	return set_mode(fd, path, mode);
 }
 
 const char *snic_users_text(long users, char *buf, size_t len)

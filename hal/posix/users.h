@@ -23,10 +23,11 @@
  * stderr with prog's name. */
 int snic_users_parse(const char *prog, const char *s, long *users);
 
-/* Share what fd (or, fd < 0, path: not followed if a symlink) is with
- * users: own mode `mode` (0700, 0600) plus `bits` (of 07: r 4, w 2, x 1)
- * for the group (and others with "all"); with a group, the file's group
- * becomes it.  SNIC_USERS_NONE: mode alone.  0 or -1 with errno. */
+/* Share what fd (or, fd < 0, path: a symlink there is refused, not
+ * followed) is with users: own mode `mode` (0700, 0600) plus `bits` (of
+ * 07: r 4, w 2, x 1) for the group (and others with "all"); with a
+ * group, the file's group becomes it (the owner's bits alone in between).
+ * SNIC_USERS_NONE: mode alone.  0 or -1 with errno. */
 int snic_users_share(long users, int fd, const char *path, mode_t mode,
 		     mode_t bits);
 
