@@ -30,14 +30,14 @@ int snic_users_parse(const char *prog, const char *s, long *users)
 	}
 	g = getgrnam(s);
 	if (g != NULL) {
-		*users = (long)g->gr_gid;
+		*users = SNIC_USERS_GROUP(g->gr_gid);
 		return 0;
 	}
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (s[0] >= '0' && s[0] <= '9' && *end == '\0' && errno == 0 &&
 	    v < (unsigned long)(gid_t)-1) {
-		*users = (long)v;
+		*users = SNIC_USERS_GROUP(v);
 		return 0;
 	}
 	fprintf(stderr, "%s: --users %s: no such group (a group name or "
@@ -58,8 +58,8 @@ int snic_users_share(long users, int fd, const char *path, mode_t mode,
 {
 	gid_t gid = (gid_t)-1;
 
-	if (users >= 0) {
-		gid = (gid_t)users;
+	if (users > 0) {
+		gid = SNIC_USERS_GID(users);
 		mode |= bits << 3;
 	} else if (users == SNIC_USERS_ALL) {
 		mode |= bits << 3 | bits;
@@ -84,9 +84,10 @@ const char *snic_users_text(long users, char *buf, size_t len)
 		snprintf(buf, len, "its own user only");
 	else if (users == SNIC_USERS_ALL)
 		snprintf(buf, len, "all users");
-	else if ((g = getgrgid((gid_t)users)) != NULL)
-		snprintf(buf, len, "group %s (gid %ld)", g->gr_name, users);
+	else if ((g = getgrgid(SNIC_USERS_GID(users))) != NULL)
+		snprintf(buf, len, "group %s (gid %u)", g->gr_name,
+			 (unsigned)SNIC_USERS_GID(users));
 	else
-		snprintf(buf, len, "gid %ld", users);
+		snprintf(buf, len, "gid %u", (unsigned)SNIC_USERS_GID(users));
 	return buf;
 }

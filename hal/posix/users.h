@@ -15,9 +15,13 @@
 
 #include <sys/types.h>
 
-#define SNIC_USERS_NONE (-1L)   /* the NICs' user only (the default)       */
-#define SNIC_USERS_ALL  (-2L)   /* every local user                        */
-/* anything else: a group id */
+/* Who, as a long whose zero value shares nothing (a config left unset
+ * fails closed, never to gid 0, root's group): */
+#define SNIC_USERS_NONE 0L      /* the NICs' user only (the default)       */
+#define SNIC_USERS_ALL  (-1L)   /* every local user                        */
+/* anything else: a group, SNIC_USERS_GROUP(gid) */
+#define SNIC_USERS_GROUP(gid) ((long)(gid) + 1)
+#define SNIC_USERS_GID(users) ((gid_t)((users) - 1))
 
 /* "GROUP" (a name or a number) or "all" into *users: 0, or -1 said on
  * stderr with prog's name. */

@@ -13,6 +13,7 @@
  *  - the kernel's word (peer_id_of): a connected child is its pid and
  *    /proc start time; a child that connects and ends before the broker
  *    accepts it is refused (ESRCH: nothing can be said about who it was);
+ *  - cfg.users left unset shares nothing (its zero value; 0600 socket);
  *  - two NICs shared with users (cfg.users): a uid holds at most half of
  *    the segments and SNIC_BROKER_CTX_PER_UID contexts of both NICs
  *    together (then ENOSPC), and another uid still gets its own.
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -138,6 +140,16 @@ static int answer(int fd, struct snic_iso_ctx *m)
 			for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++)
 				close(((int *)(void *)CMSG_DATA(c))[i]);
 	return 0;
+}
+
+/* The mode bits of NIC name's socket, or -1. */
+static int stat_mode(const char *name)
+{
+	char path[sizeof(run_dir) + 64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s.sock", run_dir, name);
+	return lstat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
 }
 
 /* A new context as process id of uid: its answer. */
@@ -331,8 +343,8 @@ static void shared(void)
 int main(void)
 {
 	struct cb_nic nic = { .name = "cbid", .stats_fd = -1 };
+	/* .users left out: the zero value shares nothing (not gid 0) */
 	struct cb_config cfg = { .prog = "ctx_broker_id", .nics = &nic,
-				 .users = SNIC_USERS_NONE,
 				 .nnics = 1, .ops = &ops, .seg_base = 1u << 30,
 				 .seg_len = SEG_LEN, .nseg = NSEG };
 
@@ -353,6 +365,8 @@ int main(void)
 		fprintf(stderr, "cb_init failed\n");
 		return 2;
 	}
+	check(stat_mode("cbid") == 0600, "users unset in cb_config: the "
+	      "socket is 0600 (the zero value shares with nobody)");
 	faked();
 	kernel_word();
 	cb_fini();
@@ -374,6 +388,7 @@ int main(void)
 		fprintf(stderr, "cb_init (shared) failed\n");
 		return 2;
 	}
+	check(stat_mode("cbie") == 0666, "users all: the socket is 0666");
 	shared();
 	cb_fini();
 	rmdir(run_dir);

@@ -44,7 +44,7 @@ int main(void)
 	check(rc != 0, "a symlink at the path: refused");
 	check(mode_of(file) == 0600, "its target's mode unchanged (0600)");
 
-	rc = snic_users_share((long)getgid(), -1, file, 0600, 06);
+	rc = snic_users_share(SNIC_USERS_GROUP(getgid()), -1, file, 0600, 06);
 	check(rc == 0 && stat(file, &st) == 0 && st.st_gid == getgid() &&
 	      (st.st_mode & 07777) == 0660,
 	      "a file shared with a group: 0660, that group's");

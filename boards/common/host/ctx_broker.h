@@ -77,8 +77,8 @@ struct cb_config {
 	uint64_t seg_len;
 	unsigned nseg;          /* at most SNIC_MAX_CTX                    */
 	long users;             /* who besides us may connect (users.h:
-				 * SNIC_USERS_NONE, _ALL or a gid; always
-				 * set it: 0 is root's group): then
+				 * SNIC_USERS_NONE = 0, the zero value, _ALL
+				 * or _GROUP(gid)): then
 				 * SNIC_BROKER_CTX_PER_UID contexts a uid */
 };
 
