@@ -39,6 +39,7 @@
 #include "snic/hostif.h"
 #include "live_lock.h"
 #include "pagemap_scan.h"
+#include "run_dir_users.h"
 #include "users.h"
 
 #ifndef SYS_futex_waitv
@@ -90,6 +91,10 @@ static int run_dir_private(const char *path)
 		fprintf(stderr, "snic: run directory %s belongs to uid %u, not "
 			"to us (uid %u): refused\n", path, (unsigned)st.st_uid,
 			(unsigned)geteuid());
+		close(fd);
+		return -1;
+	}
+	if (snic_run_dir_users_agree(fd, path, users) != 0) {
 		close(fd);
 		return -1;
 	}

@@ -2,6 +2,8 @@
 # Case "hostile/users": NICs shared with a group (snic-emu --users; README.md
 # "Who may use the NICs").  snic-emu runs as root with --users GROUP, a
 # group this case creates (removed at the end); the users are other uids:
+#  - a second snic-emu without --users in that run dir is refused and the
+#    directory keeps its mode and group;
 #  - a member (uid USER_UID, GROUP its group) lists and opens the NICs
 #    (ibv_devinfo), moves data across them (ibv_rc_pingpong, ibv_ud_pingpong)
 #    and passes snic_verbs_test (every verb it uses, device memory too,
@@ -71,6 +73,15 @@ for n in snic0 snic1; do
 	[[ $(stat -c %a "$d/$n.admin.sock") == 600 ]] || snic_fail "$n.admin.sock is not 0600"
 done
 [[ $(stat -c %a "$d/host0.mem") == 600 ]] || snic_fail "host0.mem is not 0600"
+
+# a second server in the run dir, without --users: refused before it
+# changes the directory's mode (that would cut the members off)
+rc=0
+snic_run second 30 env -u LD_LIBRARY_PATH "$SNIC_BUILD/bin/snic-emu" --run-dir "$d" --nic snic7,port=net_ring_x \
+	--link-timeout 0 || rc=$?
+(( rc == 1 )) && grep -q "is shared with .* by the live server of snic[01].bar" "$SNIC_CASE_DIR/second.out" ||
+	snic_fail "a second server with other --users in a shared run dir: status $rc, not refused with a message"
+want 750 "$GROUP" "$d"
 
 # the member: devices, data across the two NICs
 snic_run devinfo 30 "${AS_USER[@]}" ibv_devinfo -d snic0 ||
