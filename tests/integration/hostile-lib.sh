@@ -57,5 +57,7 @@ users_group() {
 	eval "set -- $(trap -p EXIT)"
 	prev=${3:-}
 	# shellcheck disable=SC2064 # the group's name now
-	trap "users__rc=\$?; groupdel '$USERS_GROUP' 2>/dev/null || true; (exit \$users__rc); $prev" EXIT
+	# set +e: under errexit the failing status put back by (exit) would
+	# end the trap there, before lib.sh's clean-up
+	trap "users__rc=\$?; set +e; groupdel '$USERS_GROUP' 2>/dev/null; (exit \$users__rc); $prev" EXIT
 }

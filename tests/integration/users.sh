@@ -217,6 +217,11 @@ bg_start "$SNIC_CASE_DIR/impostor.out" ready: env -u LD_LIBRARY_PATH \
 	setpriv --reuid="$IMP_UID" --regid="$IMP_UID" --clear-groups -- \
 	"$SNIC_BUILD/bin/snic-emu" --run-dir "$imp" --users all
 impostor=$BG_PID
+# stopped and its run dir removed whatever the case's end
+eval "set -- $(trap -p EXIT)"
+# shellcheck disable=SC2064 # the pid and directory now
+# (set +e: the status put back must not end the trap under errexit)
+trap "imp__rc=\$?; set +e; kill -KILL $impostor 2>/dev/null; wait $impostor 2>/dev/null; rm -rf -- '$imp'; (exit \$imp__rc); ${3:-}" EXIT
 snic_run imp-list 30 env SNIC_RUN_DIR="$imp" "${AS_USER[@]}" ibv_devinfo -l || true
 ! grep -qw snic0 "$SNIC_CASE_DIR/imp-list.out" || snic_fail "uid $USER_UID lists the NICs of uid $IMP_UID's impostor"
 grep -q "owned by a user we do not trust (uid $IMP_UID).*SNIC_NIC_OWNER" "$SNIC_CASE_DIR/imp-list.out" ||
