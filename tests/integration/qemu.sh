@@ -243,6 +243,14 @@ users)
 	[[ $(stat -c '%a %G' "$d/snic2.sock") == "660 $USERS_GROUP" ]] || snic_fail "snic2.sock: $(stat -c '%a %G' "$d/snic2.sock")"
 	[[ $(stat -c %a "$d/snic2.admin.sock") == 600 && $(stat -c %a "$d/host0.mem") == 600 ]] ||
 		snic_fail "the admin socket or the host memory is not 0600"
+	# a second launcher without --users in that run dir: refused before
+	# it changes the run dir's mode (run_dir_users.c's rule)
+	rc=0
+	snic_run second 30 env -u LD_LIBRARY_PATH "$QV_LAUNCHER" --name snic3 --ip 198.18.0.4 \
+		--net "unix:$SNIC_CASE_DIR/c.sock:$SNIC_CASE_DIR/e.sock" || rc=$?
+	(( rc == 1 )) && grep -q "is shared .* by the live server of snic2.bar" "$SNIC_CASE_DIR/second.out" ||
+		snic_fail "a second launcher with other --users in a shared run dir: status $rc, not refused with a message"
+	[[ $(stat -c '%a %G' "$d") == "750 $USERS_GROUP" ]] || snic_fail "run dir after the refused launcher: $(stat -c '%a %G' "$d")"
 	member=(setpriv --reuid=64993 --regid="$USERS_GID" --clear-groups --)
 	snic_run devinfo 60 "${member[@]}" ibv_devinfo -d snic2 || snic_fail "the member cannot open snic2"
 	snic_run bar-write 20 "${member[@]}" "$SNIC_BUILD/tests/snic_member" bar-write "$d/snic2.bar" ||
