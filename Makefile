@@ -141,7 +141,8 @@ TOOLS_BINS := $(TOOLS_SRCS:tools/%.c=$(BUILD)/bin/%)
 # The QEMU NIC's host agent (boards/qemu-virt/agent/, started by
 # tools/snic-qemu): the shared context broker with a mailbox back end.
 QA_SRCS := $(filter-out %/qemu_shim.c,$(sort $(wildcard boards/qemu-virt/agent/*.c))) \
-	boards/common/host/ctx_broker.c boards/common/host/peer_id.c
+	boards/common/host/ctx_broker.c boards/common/host/peer_id.c \
+	hal/posix/users.c
 QA_OBJS := $(QA_SRCS:%.c=$(BUILD)/obj/%.o)
 QA_BIN  := $(BUILD)/bin/snic-qemu-agent
 # preloaded into QEMU by the agent: QEMU non-dumpable before it holds the
@@ -152,7 +153,7 @@ QA_SHIM := $(BUILD)/lib/snic-qemu-shim.so
 HAT_SRCS := $(sort $(wildcard tests/hostagent/*.c))
 HAT_BINS := $(HAT_SRCS:tests/hostagent/%.c=$(BUILD)/tests/hostagent/%)
 CBH_OBJS := $(BUILD)/obj/boards/common/host/ctx_broker.o \
-	$(BUILD)/obj/boards/common/host/peer_id.o
+	$(BUILD)/obj/boards/common/host/peer_id.o $(BUILD)/obj/hal/posix/users.o
 
 ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(CM_LIB) $(UNIT_BIN) $(BENCH_INSTR_BIN) \
 	$(BENCH_BINS) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) $(MPI_BINS) $(SIM_BINS) \
@@ -285,9 +286,9 @@ $(BUILD)/tests/wire/%: tests/wire/%.c $(FW_LIB) hal/posix/pcap_file.c
 	$(CC) $(TEST_CFLAGS) -Ihal/posix $(SAN) -o $@ $< hal/posix/pcap_file.c $(FW_LIB)
 
 # (tools read the BAR: rebuilt when the host interface changes)
-$(BUILD)/bin/%: tools/%.c firmware/include/snic/hostif.h
+$(BUILD)/bin/%: tools/%.c firmware/include/snic/hostif.h hal/posix/live_lock.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE $(SAN) -o $@ $<
+	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE -Ihal/posix $(SAN) -o $@ $<
 
 deps:
 	tools/setup-deps.sh

@@ -67,6 +67,8 @@ case_add unit     unit/verbs-table      30 bash "$IT/verbs-table.sh"
 case_add unit     unit/broker-client    30 "$SNIC_BUILD/tests/hostdrv/broker_client"
 # the boards' context broker keys segments by pid and start time (tests/hostagent)
 case_add unit     unit/broker-id        30 "$SNIC_BUILD/tests/hostagent/ctx_broker_id"
+# hal/posix/users.c: a symlink is not followed when sharing a path
+case_add unit     unit/users-share      30 "$SNIC_BUILD/tests/hostagent/users_share"
 # the fuzz targets, 40 s each from the seed corpus (tools/fuzz.sh)
 case_add unit     unit/fuzz            400 bash tools/fuzz.sh run "${SNIC_FUZZ_SECONDS:-40}"
 case_add devinfo  devinfo/list          45 bash "$IT/devinfo.sh" list
@@ -138,6 +140,7 @@ case_add hostile  hostile/files          60 bash "$IT/hostile.sh" files
 case_add hostile  hostile/broker-stall   90 bash "$IT/hostile.sh" broker-stall
 case_add hostile  hostile/cmd-stall      90 bash "$IT/hostile.sh" cmd-stall
 case_add hostile  hostile/fw-pid        120 bash "$IT/hostile.sh" fw-pid
+case_add hostile  hostile/users         150 bash "$IT/users.sh"
 
 # The rdma_cm: our librdmacm.so.1 and the firmware's QP1 (cm.sh).
 for c in rping rdma_server udaddy ucmatose ucmatose-bind ucmatose-migrate cmtime write_bw \
@@ -174,6 +177,7 @@ case_add qemu     qemu/verbs            300 bash "$IT/qemu.sh" verbs
 case_add qemu     qemu/ctxdeath         180 bash "$IT/qemu.sh" ctxdeath 21715
 case_add qemu     qemu/hostile          420 bash "$IT/qemu.sh" hostile
 case_add qemu     qemu/fw-pid           120 bash "$IT/qemu.sh" fw-pid
+case_add qemu     qemu/users            120 bash "$IT/qemu.sh" users
 case_add qemu     qemu/memfd-race        90 bash "$IT/qemu.sh" memfd-race
 case_add qemu     qemu/interop-pingpong 180 bash "$IT/qemu.sh" interop-pingpong 21615
 case_add qemu     qemu/interop-verbs    300 bash "$IT/qemu.sh" interop-verbs

@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -37,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "live_lock.h"
 #include "snic/hostif.h"
 
 #define RUN_DIR_DEFAULT "/dev/shm/snic"
@@ -68,15 +68,12 @@ static struct opts o;
 /* Reading BARs.                                                           */
 
 /* Does a live server hold the BAR file (fd: our own open of it)?  It
- * keeps an exclusive flock on it for its whole life; the header's fw_pid
- * is any process's to write (host-driver/core/liveness.c). */
+ * keeps a write lock on it for its whole life (live_lock.h); the header's
+ * fw_pid is any process's to write (host-driver/core/liveness.c). */
 static bool served(int fd)
 {
-	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
-		flock(fd, LOCK_UN);
-		return false;
-	}
-	return true;    /* held, or it cannot tell: fw_state decides */
+	/* held, or it cannot tell: fw_state decides */
+	return snic_live_held(fd) != 0;
 }
 
 /* The statistics area from the NIC's broker: 0, or -1 after saying why

@@ -207,13 +207,14 @@ static int stats_private(unsigned i, int bar_fd)
 }
 
 int broker_init(const char *run_dir, const struct broker_nic *nics,
-		unsigned n, struct snic_hostmem *hm, uint64_t seg_len)
+		unsigned n, struct snic_hostmem *hm, uint64_t seg_len,
+		long users)
 {
 	struct cb_nic cn[CB_MAX_NICS];
 	struct cb_config cfg = {
 		.prog = "snic-emu", .run_dir = run_dir, .nics = cn,
 		.nnics = n, .ops = &emu_ops, .be = NULL,
-		.seg_base = hm->size, .seg_len = seg_len,
+		.seg_base = hm->size, .seg_len = seg_len, .users = users,
 	};
 
 	memset(&E, 0, sizeof(E));

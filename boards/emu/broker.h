@@ -29,9 +29,11 @@ struct broker_nic {
 /* Listen on <run_dir>/<name>.sock and <name>.admin.sock for each NIC
  * (after snic_nic_init: the statistics area moves into a memfd with what
  * the firmware wrote there); segments of seg_len bytes come from hm's
- * area (snic_hostmem_add_area).  0 or -1. */
+ * area (snic_hostmem_add_area); the sockets shared with users (users.h,
+ * the admin sockets never).  0 or -1. */
 int broker_init(const char *run_dir, const struct broker_nic *nics,
-		unsigned n, struct snic_hostmem *hm, uint64_t seg_len);
+		unsigned n, struct snic_hostmem *hm, uint64_t seg_len,
+		long users);
 /* Accept new contexts, answer DM requests, end those whose socket closed,
  * cut DM pages freed (housekeeping, between firmware polls). */
 void broker_poll(void);

@@ -4,6 +4,7 @@
  * (see devview.h for what and why).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -52,6 +53,29 @@ static int pathf(char *out, size_t len, const char *fmt, ...)
 	return (n < 0 || (size_t)n >= len) ? -1 : 0;
 }
 
+/* One directory of the view: made 0755 (whatever the umask), or one we
+ * made before (a real directory of ours, not a symlink; its mode put
+ * back: an emulator run with umask 000 left it writable by all).  Above
+ * the view's root (the run dir and its parents) only made if missing. */
+static int mkdir_one(const char *path, size_t path_len)
+{
+	size_t root_len = strlen(view.sys_root);
+	struct stat st;
+
+	if (mkdir(path, 0755) != 0 && errno != EEXIST)
+		return -1;
+	if (!root_len || path_len < root_len ||
+	    strncmp(path, view.sys_root, root_len) != 0)
+		return 0;
+	if (lstat(path, &st) != 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return chmod(path, 0755);
+}
+
 static int mkdirs(const char *path)
 {
 	char buf[PATH_MAX];
@@ -64,19 +88,23 @@ static int mkdirs(const char *path)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+		if (mkdir_one(buf, (size_t)(p - buf)) != 0)
 			return -1;
 		*p = '/';
 	}
-	return (mkdir(buf, 0755) != 0 && errno != EEXIST) ? -1 : 0;
+	return mkdir_one(buf, len);
 }
 
-/* Write one file of the view: dir/name holding the formatted line. */
+/* Write one file of the view: dir/name holding the formatted line, 0644
+ * whatever the umask.  Written to a new file (O_EXCL, not following a
+ * symlink) renamed over the old: whatever was there before (a file
+ * others could write, a symlink) is replaced, never written through. */
 static int put(const char *dir, const char *name, const char *fmt, ...)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], tmp[PATH_MAX];
 	va_list ap;
 	FILE *f;
+	int fd, rc;
 
 	if (pathf(path, sizeof(path), "%s/%s", dir, name))
 		return -1;
@@ -89,14 +117,32 @@ static int put(const char *dir, const char *name, const char *fmt, ...)
 			return -1;
 		*slash = '/';
 	}
-	f = fopen(path, "w");
-	if (f == NULL)
+	if (pathf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid()))
 		return -1;
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "w");
+	if (f == NULL || fchmod(fd, 0644) != 0) {
+		if (f)
+			fclose(f);
+		else
+			close(fd);
+		unlink(tmp);
+		return -1;
+	}
 	va_start(ap, fmt);
 	vfprintf(f, fmt, ap);
 	va_end(ap);
 	fputc('\n', f);
-	return fclose(f);
+	rc = fclose(f);
+	if (rc == 0)
+		rc = rename(tmp, path);
+	if (rc != 0)
+		unlink(tmp);
+	return rc;
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag,
@@ -409,8 +455,10 @@ void devview_create(const char *run_dir, const struct devview_nic *nics,
 	if (pathf(root, sizeof(root), "%s/sys", run_dir))
 		return;
 	snprintf(view.sys_root, sizeof(view.sys_root), "%s", root);
-	if (stat(DEV_DIR, &st) != 0 && mkdir(DEV_DIR, 0755) == 0)
+	if (stat(DEV_DIR, &st) != 0 && mkdir(DEV_DIR, 0755) == 0) {
 		view.made_dev_dir = 1;
+		chmod(DEV_DIR, 0755); /* every user's, whatever our umask */
+	}
 	reap_stale_nodes();
 	if (pathf(dir, sizeof(dir), "%s/class/infiniband_verbs", root) ||
 	    mkdirs(dir) != 0 || put(dir, "abi_version", "6") != 0) {
@@ -425,7 +473,10 @@ void devview_create(const char *run_dir, const struct devview_nic *nics,
 		snprintf(dev, sizeof(dev), "uverbs-%s-%08" PRIx32,
 			 nics[i].name, h);
 		if (pathf(dir, sizeof(dir), "%s/class/infiniband_verbs/%s",
-			  root, dev) || mkdirs(dir) != 0 || put(dir, "ibdev", "%s",
+			  root, dev))
+			continue;
+		rm_tree(dir); /* a stale view of a killed emulator */
+		if (mkdirs(dir) != 0 || put(dir, "ibdev", "%s",
 					    nics[i].name) != 0 ||
 		    put(dir, "abi_version", "1") != 0)
 			continue;

@@ -55,6 +55,7 @@ struct emu_opts {
 	unsigned nnics;         /* 0: the default pair over a ring pair     */
 	int no_netdev;          /* --no-netdev: no NIC gets an interface    */
 	unsigned cores;         /* --cores: firmware loops (threads) per NIC */
+	long users;             /* --users: who besides us (hal/posix/users.h) */
 	struct emu_nic_spec nic[EMU_MAX_NICS];
 	int eal_argc;
 	char **eal_argv;

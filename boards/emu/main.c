@@ -31,6 +31,7 @@
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_ethdev.h>
@@ -38,6 +39,7 @@
 
 #include "broker.h"
 #include "devview.h"
+#include "users.h"
 #include "emu.h"
 #include "emu_fault.h"
 #include "hal_dpdk.h"
@@ -84,6 +86,7 @@ static struct {
 	char run_dir[PATH_MAX];
 	int hm_open;
 	int eal_up;
+	long users;                     /* --users (hal/posix/users.h)       */
 } emu;
 
 static volatile sig_atomic_t stop_signal;
@@ -264,6 +267,8 @@ static void nic_config(struct emu_nic *e, const struct emu_nic_spec *s,
 	c->fw_pid = (uint32_t)getpid();
 	c->board_reaps = 1; /* housekeeping() below */
 	c->board_maps_dm = 1; /* the broker (broker.c dm_map, dm_cut) */
+	/* the BAR file readable by others: no context lives in it */
+	c->broker_only = emu.users != SNIC_USERS_NONE;
 	/* one segment per process for up to every context slot
 	 * (broker.c): address space only, pages as they are touched */
 	c->seg_area_size = SNIC_MAX_CTX * hm_size;
@@ -914,6 +919,8 @@ static void setup_runtime_files(const struct emu_opts *o)
 	else
 		snprintf(emu.host_mem, sizeof(emu.host_mem), "%s.mem",
 			 specs[0].name);
+	snic_posix_set_users(o->users);
+	emu.users = o->users;
 	if (snic_posix_run_dir(o->run_dir, emu.run_dir, sizeof(emu.run_dir)))
 		exit(1);
 	for (unsigned i = 0; i < emu.nnics; i++)
@@ -937,7 +944,7 @@ static void setup_runtime_files(const struct emu_opts *o)
 /* After the firmware is up: contexts through the broker (broker.h).  Our
  * memory and descriptors are then nobody else's to read through /proc
  * (not dumpable): the segments' memfds have no other name. */
-static void start_broker(uint64_t seg_len)
+static void start_broker(uint64_t seg_len, long users)
 {
 	struct broker_nic b[EMU_MAX_NICS];
 
@@ -946,7 +953,8 @@ static void start_broker(uint64_t seg_len)
 					    .fw = emu.nic[i].fw,
 					    .bar = emu.nic[i].posix.bar,
 					    .bar_fd = emu.nic[i].posix.bar_fd };
-	if (broker_init(emu.run_dir, b, emu.nnics, &emu.hm, seg_len) != 0)
+	if (broker_init(emu.run_dir, b, emu.nnics, &emu.hm, seg_len,
+			users) != 0)
 		die();
 	prctl(PR_SET_DUMPABLE, 0);
 }
@@ -958,6 +966,10 @@ int main(int argc, char **argv)
 	int rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* what we make is ours alone unless we say otherwise (users.h gives
+	 * the modes, explicitly): an inherited umask 000 made the device
+	 * view writable by everybody let in (--users) */
+	umask(077);
 	rc = emu_parse_opts(argc, argv, &o);
 	if (rc != 0)
 		return rc;
@@ -980,10 +992,17 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < emu.nnics; i++)
 		setup_nic_fw(&emu.nic[i]);
 
-	start_broker(o.host_mem_size);
+	start_broker(o.host_mem_size, o.users);
 	view_create();
 	for (unsigned i = 0; i < emu.nnics; i++)
 		print_nic(&emu.nic[i]);
+	if (o.users != SNIC_USERS_NONE) {
+		char who[96];
+
+		printf("users: %s may use the NICs (run dir, BARs and broker "
+		       "sockets shared; host memory and admin sockets not)\n",
+		       snic_users_text(o.users, who, sizeof(who)));
+	}
 	if (emu_cores > 1)
 		printf("firmware cores per NIC: %u (core 0 polls the ports and "
 		       "steers by destination QPN)\n", emu_cores);

@@ -12,6 +12,7 @@
 #include "netaddr.h"
 #include "emu_fault.h"
 #include "hal_posix.h"
+#include "users.h"
 
 static void usage(FILE *f, const char *prog)
 {
@@ -56,6 +57,10 @@ static void usage(FILE *f, const char *prog)
 "                         the ports and steers by destination QPN\n"
 "  --run-dir DIR          runtime files (default $SNIC_RUN_DIR or\n"
 "                         " SNIC_RUN_DIR_DEFAULT ")\n"
+"  --users GROUP          the NICs are also GROUP's members' (other uids:\n"
+"                         run dir 0750, BARs 0640, broker sockets 0660 to\n"
+"                         GROUP; host memory and admin sockets stay ours);\n"
+"                         \"all\": every local user's; default: ours only\n"
 "  --link-timeout SECS    fail unless every port's link is up within SECS\n"
 "                         of start (default %u; 0 = do not wait)\n"
 "  --fault SPEC           faults on every port's receive path, e.g.\n"
@@ -346,6 +351,8 @@ static int parse_one(int c, struct emu_opts *o)
 		return 0;
 	case 'c':
 		return parse_cores(optarg, o);
+	case 'u':
+		return snic_users_parse("snic-emu", optarg, &o->users);
 	case 's':
 		if (parse_size(optarg, &o->host_mem_size) != 0) {
 			fprintf(stderr, "snic-emu: bad --host-mem-size '%s'\n",
@@ -370,6 +377,7 @@ int emu_parse_opts(int argc, char **argv, struct emu_opts *o)
 		{ "fault", required_argument, NULL, 'f' },
 		{ "no-netdev", no_argument, NULL, 'N' },
 		{ "cores", required_argument, NULL, 'c' },
+		{ "users", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -379,6 +387,7 @@ int emu_parse_opts(int argc, char **argv, struct emu_opts *o)
 	o->host_mem_size = SNIC_HOSTMEM_SIZE_DEFAULT;
 	o->link_timeout_s = EMU_LINK_TIMEOUT;
 	o->cores = 1;
+	o->users = SNIC_USERS_NONE;
 	if (getenv("SNIC_EMU_CORES") && *getenv("SNIC_EMU_CORES") &&
 	    parse_cores(getenv("SNIC_EMU_CORES"), o) != 0)
 		return 2;

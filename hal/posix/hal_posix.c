@@ -3,14 +3,20 @@
  * POSIX HAL (Linux): host-memory window and BAR files in the run directory,
  * DMA as bounds-checked copies, atomics, clock, futex wake-ups, console.
  *
- * Liveness of runtime files: the owner holds an exclusive flock on each
- * file it serves for as long as it runs (the kernel drops it when the
- * process dies, even by SIGKILL); the host driver asks that lock too
- * (host-driver/core/liveness.c).  A file is stale when nobody holds its
- * lock (not from the BAR's fw_pid: any process of the user may write it,
- * and a recycled pid is somebody else's); stale files are removed and
- * created afresh (a new inode: host processes still mapping the old one
- * keep a dead BAR, not ours).
+ * Liveness of runtime files: the owner holds a lock on each file it serves
+ * for as long as it runs (the kernel drops it when the process dies, even
+ * by SIGKILL): on a BAR file the write lock the host driver asks
+ * (live_lock.h, host-driver/core/liveness.c), which a process that may
+ * only read the file cannot take; on the host memory an exclusive flock
+ * (the host driver's allocator takes fcntl locks on that file).  A file is
+ * stale when nobody holds its lock (not from the BAR's fw_pid: any process
+ * of the user may write it, and a recycled pid is somebody else's); stale
+ * files are removed and created afresh (a new inode: host processes still
+ * mapping the old one keep a dead BAR, not ours).
+ *
+ * Modes: the run directory 0700 and the files 0600, or shared with the
+ * NICs' users (snic_posix_set_users, users.h): the directory 0750 and the
+ * BAR files 0640 to their group; the host memory stays 0600.
  */
 #include "hal_posix.h"
 
@@ -31,7 +37,10 @@
 #include <unistd.h>
 
 #include "snic/hostif.h"
+#include "live_lock.h"
 #include "pagemap_scan.h"
+#include "run_dir_users.h"
+#include "users.h"
 
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv 449     /* same number on x86-64 and aarch64 */
@@ -40,9 +49,18 @@
 /* ---------------------------------------------------------------------- */
 /* Set-up helpers.                                                         */
 
+static long users = SNIC_USERS_NONE;    /* who besides us (users.h) */
+
+void snic_posix_set_users(long u)
+{
+	users = u;
+}
+
+/* mode whatever the umask (snic-emu's is 077): a parent made for the run
+ * directory is every user's to pass through */
 static int mkdir_one(const char *path, mode_t mode)
 {
-	if (mkdir(path, mode) == 0)
+	if (mkdir(path, mode) == 0 && chmod(path, mode) == 0)
 		return 0;
 	if (errno == EEXIST)
 		return 0;
@@ -52,28 +70,43 @@ static int mkdir_one(const char *path, mode_t mode)
 }
 
 /* The run directory holds the BARs and the host memory: it is the NIC
- * owner's alone (0700), and a directory others can write to (where they
- * could plant a BAR or a symlink) is refused, not used. */
+ * owner's (0700, or 0750 to the NICs' users' group), and a directory
+ * others can write to (where they could plant a BAR or a symlink) is
+ * refused, not used. */
 static int run_dir_private(const char *path)
 {
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
+	char who[96];
 
-	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+	if (fd < 0 || fstat(fd, &st) != 0) {
 		fprintf(stderr, "snic: run directory %s is not a directory%s\n",
-			path, S_ISLNK(st.st_mode) ? " (a symlink: refused)" : "");
+			path, errno == ELOOP || errno == ENOTDIR ?
+			" (a symlink or a file: refused)" : "");
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	if (st.st_uid != geteuid()) {
 		fprintf(stderr, "snic: run directory %s belongs to uid %u, not "
 			"to us (uid %u): refused\n", path, (unsigned)st.st_uid,
 			(unsigned)geteuid());
+		close(fd);
 		return -1;
 	}
-	if ((st.st_mode & 07777) != 0700 && chmod(path, 0700) != 0) {
-		fprintf(stderr, "snic: cannot make run directory %s private "
-			"(chmod 0700): %s\n", path, strerror(errno));
+	if (snic_run_dir_users_agree(fd, path, users) != 0) {
+		close(fd);
 		return -1;
 	}
+	if (snic_users_share(users, fd, NULL, 0700, 05) != 0) {
+		fprintf(stderr, "snic: cannot give run directory %s its mode "
+			"(%s): %s\n", path, snic_users_text(users, who,
+							    sizeof(who)),
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
 	return 0;
 }
 
@@ -121,8 +154,10 @@ static int join_path(char *out, size_t outlen, const char *dir,
 	return 0;
 }
 
-/* Create path fresh (O_EXCL), lock it, make it shareable, size it. */
-static int create_locked(const char *path, uint64_t size, const char *what)
+/* Create path fresh (O_EXCL), lock it (a BAR: its liveness lock; else an
+ * exclusive flock), size it. */
+static int create_locked(const char *path, uint64_t size, const char *what,
+			 int bar)
 {
 	/* O_EXCL never follows a symlink; 0600: the owner's alone */
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -135,7 +170,7 @@ static int create_locked(const char *path, uint64_t size, const char *what)
 					: "");
 		return -1;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+	if ((bar ? snic_live_lock(fd) : flock(fd, LOCK_EX | LOCK_NB)) != 0) {
 		fprintf(stderr, "snic: cannot lock %s %s: %s\n", what, path,
 			strerror(errno));
 		goto fail;
@@ -210,7 +245,7 @@ int snic_hostmem_create(struct snic_hostmem *hm, const char *rundir,
 			"%s\n", hm->path, strerror(errno));
 		return -1;
 	}
-	fd = create_locked(hm->path, size, "host memory file");
+	fd = create_locked(hm->path, size, "host memory file", 0);
 	if (fd < 0)
 		return -1;
 	hm->base = map_shared(fd, size, hm->path, "host memory file");
@@ -261,25 +296,6 @@ static uint32_t bar_file_pid(int fd)
 	return pid;
 }
 
-/* The lock of a file nobody may serve any more.  A host process asking
- * whether the NIC lives holds a shared lock on it for an instant
- * (host-driver/core/liveness.c): a refusal is asked again for up to
- * STALE_LOCK_MS before the file counts as served. */
-#define STALE_LOCK_MS 200
-static int lock_stale(int fd)
-{
-	struct timespec ms = { 0, 1000 * 1000 };
-
-	for (int i = 0; i < STALE_LOCK_MS; i++) {
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-			return 0;
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return -1;
-		nanosleep(&ms, NULL);
-	}
-	return -1;
-}
-
 /* 0: no live owner (stale file removed or none), -1: refused. */
 static int bar_remove_stale(const char *name, const char *path)
 {
@@ -294,7 +310,9 @@ static int bar_remove_stale(const char *name, const char *path)
 		return -1;
 	}
 	pid = bar_file_pid(fd);
-	if (lock_stale(fd) != 0) {
+	/* served while a writer holds its lock; a reader's lock (anybody
+	 * the file is shared with may take one) is no server */
+	if (snic_live_held(fd) != 0) {
 		/* the header's pid is only what it says, for the message */
 		if (pid != 0)
 			fprintf(stderr, "snic: %s is already served by pid %u "
@@ -342,9 +360,21 @@ int snic_posix_nic_open(struct snic_posix_nic *p, const char *rundir,
 		return -1;
 	if (bar_remove_stale(name, p->bar_path) != 0)
 		return -1;
-	fd = create_locked(p->bar_path, SNIC_BAR_SIZE, "BAR file");
+	fd = create_locked(p->bar_path, SNIC_BAR_SIZE, "BAR file", 1);
 	if (fd < 0)
 		return -1;
+	/* readable by the NICs' users once locked and whole: they map its
+	 * header (host-driver/core/context.c), nobody but us writes it */
+	if (snic_users_share(users, fd, NULL, 0600, 04) != 0) {
+		char who[96];
+
+		fprintf(stderr, "snic: cannot share BAR file %s with %s: %s\n",
+			p->bar_path, snic_users_text(users, who, sizeof(who)),
+			strerror(errno));
+		close(fd);
+		unlink(p->bar_path);
+		return -1;
+	}
 	p->bar = map_shared(fd, SNIC_BAR_SIZE, p->bar_path, "BAR file");
 	if (p->bar == NULL) {
 		close(fd);

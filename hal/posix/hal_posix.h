@@ -41,13 +41,20 @@ struct snic_posix_nic {
 	uint8_t *hm_base;       /* copies of hm->base / hm->size for the DMA  */
 	uint64_t hm_size;       /* path: one load instead of two             */
 	void *bar;              /* SNIC_BAR_SIZE bytes, MAP_SHARED            */
-	int bar_fd;             /* held open: its flock marks the NIC served  */
+	int bar_fd;             /* held open: its write lock (live_lock.h)
+				 * marks the NIC served                      */
 	int log_level;          /* messages above it are dropped              */
 	char bar_path[PATH_MAX];
 };
 
+/* Who besides our user may use the NICs (users.h; SNIC_USERS_NONE by
+ * default): before snic_posix_run_dir and snic_posix_nic_open, which give
+ * the run directory and the BAR files their modes. */
+void snic_posix_set_users(long users);
+
 /* Resolve the run directory (dir, else $SNIC_RUN_DIR, else the default)
- * into out and create it (mode 1777) when missing.  0 or -1. */
+ * into out, create it when missing and make it ours alone (0700) or
+ * shared with the NICs' users (0750 to their group).  0 or -1. */
 int snic_posix_run_dir(const char *dir, char *out, size_t outlen);
 
 /* Create <rundir>/<name> fresh (old contents removed), size bytes, sparse,

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -99,8 +100,11 @@ struct pcap_file *pcap_file_open(const char *path)
 
 	if (!pf)
 		return NULL;
-	pf->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (pf->fd < 0)
+	/* every user's traffic (snic-emu --users): ours alone, and never
+	 * written through a symlink someone left there */
+	pf->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		      O_CLOEXEC, 0600);
+	if (pf->fd < 0 || fchmod(pf->fd, 0600) != 0)
 		goto fail;
 	err = pthread_mutex_init(&pf->lock, NULL);
 	if (err) {

@@ -9,7 +9,9 @@
  * (or dying) ends the context, nobody else can.  The slot carries the
  * context's own doorbell page (hostif.h SNIC_CTX_DB_OFF).  Refusals:
  * EBUSY every slot taken, ENOSPC this process's share
- * (SNIC_BROKER_CTX_PER_PID) taken; ibv_open_device fails with that errno.
+ * (SNIC_BROKER_CTX_PER_PID) or, on a NIC shared with other users, its
+ * uid's (SNIC_BROKER_CTX_PER_UID) taken; ibv_open_device fails with that
+ * errno.
  */
 #include <errno.h>
 #include <poll.h>
@@ -36,13 +38,16 @@
 #define BROKER_WAIT_MAX_S 60
 #define BROKER_CONNECT_S  10    /* connect() on a full backlog, send()   */
 
-/* The socket, if it is a socket of the run directory's owner. */
+/* The socket, if it is a socket of the run directory's owner and that
+ * owner is trusted (run_owner.c). */
 static int broker_connect(const char *name)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct timeval tv = { .tv_sec = BROKER_CONNECT_S };
 	const char *no = getenv("SNIC_NO_BROKER");
 	struct stat st, dst;
+	struct ucred cred = { 0 };
+	socklen_t clen = sizeof(cred);
 	int fd;
 
 	if (no && strcmp(no, "1") == 0) {
@@ -61,8 +66,9 @@ static int broker_connect(const char *name)
 			     hd_run_dir(), name) >= sizeof(a.sun_path) ||
 	    lstat(a.sun_path, &st) != 0)
 		return -ENOENT;
-	if (!S_ISSOCK(st.st_mode) || stat(hd_run_dir(), &dst) != 0 ||
-	    st.st_uid != dst.st_uid) {
+	if (hd_run_dir_trusted(&dst) != 0)
+		return -EACCES;
+	if (!S_ISSOCK(st.st_mode) || st.st_uid != dst.st_uid) {
 		fprintf(stderr, "snic: refusing %s: not a socket of the run "
 			"directory's owner\n", a.sun_path);
 		return -EACCES;
@@ -77,6 +83,16 @@ static int broker_connect(const char *name)
 		hd_dbg("broker %s: %s\n", a.sun_path, strerror(errno));
 		close(fd);
 		return -err;
+	}
+	/* the process behind it, not only the file, is the trusted owner's */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 ||
+	    cred.uid != dst.st_uid) {
+		fprintf(stderr, "snic: refusing %s: its server is uid %d, not "
+			"the run directory's owner %u\n", a.sun_path,
+			clen == sizeof(cred) ? (int)cred.uid : -1,
+			(unsigned)dst.st_uid);
+		close(fd);
+		return -EACCES;
 	}
 	return fd;
 }
@@ -205,9 +221,11 @@ int hd_broker_open(struct hd_context *ctx, const char *name)
 		close(fds[1]);
 	if (err == ENOSPC)
 		fprintf(stderr, "snic: %s: this process already holds %u "
-			"contexts, its share of the NIC's %u (the broker's "
-			"limit per process)\n", name, SNIC_BROKER_CTX_PER_PID,
-			SNIC_MAX_CTX);
+			"contexts, or its user %u of all the server's NICs or "
+			"half of its segments (on NICs shared with other "
+			"users), its share of the NIC's %u (the broker's "
+			"limits)\n", name, SNIC_BROKER_CTX_PER_PID,
+			SNIC_BROKER_CTX_PER_UID, SNIC_MAX_CTX);
 	if (err) {
 		hd_dbg("%s: broker: %s\n", name, strerror(err));
 		close(fd);

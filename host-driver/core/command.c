@@ -59,18 +59,22 @@ void hd_futex_wake(_Atomic uint32_t *addr)
  * sets fw_idle, then re-reads the doorbell summary, then sleeps on `kick`;
  * the host sets the summary bit (seq_cst RMW), then reads fw_idle (seq_cst).
  * One of the two sees the other's store, so a doorbell is never missed.
+ * With the BAR file read-only to us (a NIC shared with other users) we
+ * cannot add to `kick`, only wake its sleepers (FUTEX_WAKE needs no write
+ * access): a wake that comes between the firmware's last look and its
+ * sleep is lost, and the firmware's 1 ms sleep bound (boards/emu/main.c
+ * SLEEP_NS) is the wait then.
  */
-static void kick_hdr(struct snic_bar_hdr *hdr)
-{
-	if (atomic_load_explicit(&hdr->fw_idle, memory_order_seq_cst)) {
-		atomic_fetch_add_explicit(&hdr->kick, 1, memory_order_seq_cst);
-		hd_futex_wake(&hdr->kick);
-	}
-}
-
 void hd_kick(struct hd_context *ctx)
 {
-	kick_hdr(ctx->hdr);
+	struct snic_bar_hdr *hdr = ctx->hdr;
+
+	if (atomic_load_explicit(&hdr->fw_idle, memory_order_seq_cst)) {
+		if (!ctx->bar_ro)
+			atomic_fetch_add_explicit(&hdr->kick, 1,
+						  memory_order_seq_cst);
+		hd_futex_wake(&hdr->kick);
+	}
 }
 
 static int64_t now_ns(void)

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -118,6 +119,12 @@ static int open_shared(struct hd_context *ctx, const char *name)
 	err = hd_cmd(ctx, SNIC_CMD_CTX_OPEN, &open_in, sizeof(open_in),
 		     NULL, 0);
 	if (err) {
+		if (err == EACCES)
+			fprintf(stderr, "snic: %s: SNIC_NO_BROKER=1 refused by "
+				"the firmware: the NIC is shared with other "
+				"users (--users), whose BAR file they read; "
+				"its contexts come from its broker only\n",
+				name);
 		ctx_release_slot(ctx);
 		return err;
 	}
@@ -129,6 +136,25 @@ static int open_shared(struct hd_context *ctx, const char *name)
 	 * destroyed) go back to the allocator. */
 	hd_hm_reap(ctx->hm);
 	return 0;
+}
+
+/* No broker, and the BAR file is read-only to us: a NIC shared with
+ * other users is theirs through its broker only (the shared files are its
+ * own user's).  EACCES, said on stderr. */
+static int shared_refused(const char *name)
+{
+	const char *no = getenv("SNIC_NO_BROKER");
+
+	if (no && strcmp(no, "1") == 0)
+		fprintf(stderr, "snic: %s: SNIC_NO_BROKER=1 needs the NIC's own "
+			"user: its BAR file is read-only to us (the NIC is "
+			"shared with other users through its broker, snic-emu "
+			"--users); unset SNIC_NO_BROKER\n", name);
+	else
+		fprintf(stderr, "snic: %s: no broker to connect to and the BAR "
+			"file is read-only to us: the NIC's server is not "
+			"serving other users\n", name);
+	return EACCES;
 }
 
 struct ibv_context *ibv_open_device(struct ibv_device *device)
@@ -160,7 +186,12 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	pthread_mutex_init(&ctx->obj_lock, NULL);
 	pthread_mutex_init(&ic->mutex, NULL);
 
-	ctx->bar_fd = hd_open_runtime(sdev->bar_path, O_RDWR);
+	/* a NIC shared with other users (snic-emu --users) gives them its
+	 * BAR file to read: its header; the rest comes from the broker */
+	ctx->bar_ro = faccessat(AT_FDCWD, sdev->bar_path, W_OK,
+				AT_EACCESS) != 0 && errno == EACCES;
+	ctx->bar_fd = hd_open_runtime(sdev->bar_path,
+				      ctx->bar_ro ? O_RDONLY : O_RDWR);
 	if (ctx->bar_fd < 0) {
 		err = errno == ENOENT ? ENODEV : errno;
 		goto fail;
@@ -168,8 +199,8 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	/* before the first access: a truncated BAR file must not end us;
 	 * its server's lock tells the guard whether it is still there */
 	hd_sigbus_watch(ctx->bar_fd, 1, 1);
-	bar = mmap(NULL, SNIC_BAR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   ctx->bar_fd, 0);
+	bar = mmap(NULL, SNIC_BAR_SIZE, ctx->bar_ro ? PROT_READ :
+		   PROT_READ | PROT_WRITE, MAP_SHARED, ctx->bar_fd, 0);
 	if (bar == MAP_FAILED) {
 		err = errno;
 		goto fail;
@@ -190,7 +221,11 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		ctx->cmd_seq = atomic_load(&ctx->slot->cmd_done);
 	else if (err != ENOENT)
 		goto fail;
-	else if ((err = open_shared(ctx, device->name)) != 0)
+	else if (ctx->bar_ro)
+		err = shared_refused(device->name);
+	else
+		err = open_shared(ctx, device->name);
+	if (err)
 		goto fail;
 	/* our QPs' doorbells: the slot's own page (hostif.h "Doorbells") */
 	ctx->cdb = (struct snic_ctx_doorbells *)(void *)(

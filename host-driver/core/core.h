@@ -140,6 +140,9 @@ struct hd_context {
 	struct verbs_context vctx;  /* ibv_context is its last member       */
 	struct hd_device *dev;
 	int bar_fd;
+	int bar_ro;             /* the BAR file is only readable to us (a NIC
+				 * shared with other users): header mapped
+				 * read-only, a broker's context only      */
 	uint8_t *bar;
 	struct snic_bar_hdr *hdr;
 	struct snic_doorbells *db;
@@ -211,6 +214,11 @@ int hd_fw_down(const struct hd_context *ctx, int check_owner);
 /* Open a BAR or host-memory file fit to trust (device.c); -1 with errno
  * EACCES for a planted one. */
 int hd_open_runtime(const char *path, int flags);
+/* 0 and the run directory's stat when we trust its owner (root, our uid,
+ * SNIC_NIC_OWNER) and nobody else may write it; else -1 (errno EACCES,
+ * said once on stderr), run_owner.c. */
+struct stat;
+int hd_run_dir_trusted(struct stat *dst);
 /* The context's event thread (started by ibv_open_device). */
 void *hd_event_thread(void *arg);
 void hd_eventfd_signal(int fd);

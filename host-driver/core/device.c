@@ -56,9 +56,10 @@ int hd_pid_alive(uint32_t pid)
 
 /* Open a runtime file (BAR or host memory) we are about to trust: a
  * regular file of the run directory's owner that nobody else may write,
- * not a symlink.  Anything else was planted there (or the run directory
- * is not private, boards/emu/README.md): refused, -1 with errno EACCES
- * and the reason on stderr. */
+ * not a symlink (group- or world-readable is fine: a NIC shared with
+ * other users, snic-emu --users).  Anything else was planted there (or
+ * the run directory is not private, boards/emu/README.md): refused, -1
+ * with errno EACCES and the reason on stderr. */
 int hd_open_runtime(const char *path, int flags)
 {
 	int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC);
@@ -69,8 +70,10 @@ int hd_open_runtime(const char *path, int flags)
 		if (errno != ELOOP)
 			return -1;
 		why = "a symlink";
-	} else if (fstat(fd, &st) != 0 || stat(hd_run_dir(), &dst) != 0) {
-		why = "cannot stat it or the run directory";
+	} else if (hd_run_dir_trusted(&dst) != 0) {
+		why = "its run directory is not trusted";
+	} else if (fstat(fd, &st) != 0) {
+		why = "cannot stat it";
 	} else if (!S_ISREG(st.st_mode)) {
 		why = "not a regular file";
 	} else if (st.st_uid != dst.st_uid) {
@@ -213,6 +216,27 @@ static struct hd_device *dev_get(const struct found *f)
 	return d;
 }
 
+/* The run directory is not ours to read: its NICs are their server's
+ * user's, or also a group's that we are not in (snic-emu --users).  Said
+ * once: no devices then. */
+static void run_dir_refused(const char *dir)
+{
+	static _Atomic int said;
+	struct stat st;
+
+	if (atomic_exchange(&said, 1))
+		return;
+	if (stat(dir, &st) == 0)
+		fprintf(stderr, "snic: no access to the NICs in %s (uid %u, "
+			"group %u; we are uid %u): their server shares them "
+			"with a group (snic-emu --users GROUP) or with nobody\n",
+			dir, (unsigned)st.st_uid, (unsigned)st.st_gid,
+			(unsigned)geteuid());
+	else
+		fprintf(stderr, "snic: no access to the NICs in %s: %s\n",
+			dir, strerror(errno));
+}
+
 struct ibv_device **ibv_get_device_list(int *num_devices)
 {
 	const char *dir = hd_run_dir();
@@ -220,10 +244,13 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 	struct ibv_device **list;
 	size_t nfound = 0, cap = 0;
 	struct dirent *de;
+	struct stat st;
 	DIR *dp;
 	int n = 0;
 
-	dp = opendir(dir);
+	dp = hd_run_dir_trusted(&st) == 0 ? opendir(dir) : NULL;
+	if (!dp && errno == EACCES && hd_run_dir_trusted(&st) == 0)
+		run_dir_refused(dir);
 	while (dp && (de = readdir(dp)) != NULL) {
 		size_t len = strlen(de->d_name);
 		struct snic_bar_hdr hdr;

@@ -31,7 +31,7 @@
  *
  * Any other SIGBUS goes to the handler that was there before us (or the
  * default action, as without us).  Only async-signal-safe calls
- * (open/read/fstat/nanosleep/flock/mmap: system calls) in the handler.
+ * (open/read/fstat/nanosleep/fcntl/mmap: system calls) in the handler.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -12,7 +12,11 @@
  *    first one's is freed only when its last socket closes;
  *  - the kernel's word (peer_id_of): a connected child is its pid and
  *    /proc start time; a child that connects and ends before the broker
- *    accepts it is refused (ESRCH: nothing can be said about who it was).
+ *    accepts it is refused (ESRCH: nothing can be said about who it was);
+ *  - cfg.users left unset shares nothing (its zero value; 0600 socket);
+ *  - two NICs shared with users (cfg.users): a uid holds at most half of
+ *    the segments and SNIC_BROKER_CTX_PER_UID contexts of both NICs
+ *    together (then ENOSPC), and another uid still gets its own.
  *
  *   ctx_broker_id          (exit 0: all passed)
  */
@@ -22,6 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -102,12 +107,15 @@ static const struct cb_ops ops = {
 	.grant = f_grant, .dead = f_dead, .identify = f_identify,
 };
 
+static const char *nic_name = "cbid";    /* the NIC connect_nic reaches */
+
 static int connect_nic(void)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s/cbid.sock", run_dir);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s.sock", run_dir,
+		 nic_name);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
 		perror("connect");
 		exit(2);
@@ -134,18 +142,34 @@ static int answer(int fd, struct snic_iso_ctx *m)
 	return 0;
 }
 
-/* A new context as process id: its answer. */
-static struct snic_iso_ctx open_as(uint32_t pid, uint64_t start, int *fd)
+/* The mode bits of NIC name's socket, or -1. */
+static int stat_mode(const char *name)
+{
+	char path[sizeof(run_dir) + 64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s.sock", run_dir, name);
+	return lstat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+}
+
+/* A new context as process id of uid: its answer. */
+static struct snic_iso_ctx open_uid(uint32_t uid, uint32_t pid,
+				    uint64_t start, int *fd)
 {
 	struct snic_iso_ctx m = { 0 };
 
 	use_fake = 1;
-	fake = (struct peer_id){ .pid = pid, .uid = getuid(), .start = start };
+	fake = (struct peer_id){ .pid = pid, .uid = uid, .start = start };
 	*fd = connect_nic();
 	cb_poll();
 	if (answer(*fd, &m) != 0)
 		m.op = 0;
 	return m;
+}
+
+static struct snic_iso_ctx open_as(uint32_t pid, uint64_t start, int *fd)
+{
+	return open_uid((uint32_t)getuid(), pid, start, fd);
 }
 
 static void faked(void)
@@ -259,9 +283,67 @@ static void kernel_word(void)
 		close(c);
 }
 
+/* n contexts of process pid of uid on NIC name: how many were granted
+ * (their sockets kept in fds from *nfd on); *err the last refusal's. */
+static unsigned open_n(const char *name, uint32_t uid, uint32_t pid,
+		       unsigned n, int *fds, unsigned *nfd, uint32_t *err)
+{
+	unsigned got = 0;
+
+	nic_name = name;
+	*err = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct snic_iso_ctx m = open_uid(uid, pid, 1, &fds[*nfd]);
+
+		if (m.op == SNIC_ISO_CTX_GRANT) {
+			got++;
+			(*nfd)++;
+		} else {
+			*err = m.status;
+			close(fds[*nfd]);
+		}
+	}
+	return got;
+}
+
+/* NICs shared with users: a uid's share is of the whole broker (both
+ * NICs' contexts, half of the segments they all draw from). */
+static void shared(void)
+{
+	int fds[2 * SNIC_MAX_CTX];
+	unsigned nfd = 0, got;
+	uint32_t err;
+
+	got = open_n("cbid", 5001, 100, 1, fds, &nfd, &err) +
+	      open_n("cbie", 5001, 101, 1, fds, &nfd, &err);
+	check(got == 2, "uid A: two processes, one context each on either "
+	      "NIC (two of four segments)");
+	got = open_n("cbid", 5001, 102, 1, fds, &nfd, &err);
+	check(got == 0 && err == ENOSPC, "uid A's third process: ENOSPC "
+	      "(half of the segments is a uid's share)");
+	got = open_n("cbie", 5002, 200, 1, fds, &nfd, &err) +
+	      open_n("cbie", 5002, 201, 1, fds, &nfd, &err);
+	check(got == 2, "uid B still finds its two segments");
+	got = open_n("cbid", 5001, 100, SNIC_BROKER_CTX_PER_PID - 1, fds,
+		     &nfd, &err) +
+	      open_n("cbie", 5001, 101, SNIC_BROKER_CTX_PER_PID - 1, fds,
+		     &nfd, &err);
+	check(got == 2 * (SNIC_BROKER_CTX_PER_PID - 1),
+	      "uid A: a process's share on each NIC (32 in all)");
+	got = open_n("cbid", 5001, 101, 1, fds, &nfd, &err);
+	check(got == 0 && err == ENOSPC, "uid A's 33rd context, on the NIC "
+	      "where it holds 16: ENOSPC (the uid's share is the broker's)");
+	got = open_n("cbid", 5002, 200, 1, fds, &nfd, &err);
+	check(got == 1, "uid B still gets a context");
+	while (nfd)
+		close(fds[--nfd]);
+	cb_poll();
+}
+
 int main(void)
 {
 	struct cb_nic nic = { .name = "cbid", .stats_fd = -1 };
+	/* .users left out: the zero value shares nothing (not gid 0) */
 	struct cb_config cfg = { .prog = "ctx_broker_id", .nics = &nic,
 				 .nnics = 1, .ops = &ops, .seg_base = 1u << 30,
 				 .seg_len = SEG_LEN, .nseg = NSEG };
@@ -283,8 +365,31 @@ int main(void)
 		fprintf(stderr, "cb_init failed\n");
 		return 2;
 	}
+	check(stat_mode("cbid") == 0600, "users unset in cb_config: the "
+	      "socket is 0600 (the zero value shares with nobody)");
 	faked();
 	kernel_word();
+	cb_fini();
+
+	/* two NICs shared with all users */
+	struct cb_nic two[2] = { { .name = "cbid", .stats_fd = -1 },
+				 { .name = "cbie", .stats_fd = -1 } };
+
+	cfg.nics = two;
+	cfg.nnics = 2;
+	cfg.users = SNIC_USERS_ALL;
+	for (unsigned i = 0; i < 2; i++) {
+		two[i].bar_fd = memfd_create("cbid-bar", MFD_CLOEXEC);
+		if (two[i].bar_fd < 0 ||
+		    ftruncate(two[i].bar_fd, SNIC_BAR_STATS_OFF) != 0)
+			return 2;
+	}
+	if (cb_init(&cfg) != 0) {
+		fprintf(stderr, "cb_init (shared) failed\n");
+		return 2;
+	}
+	check(stat_mode("cbie") == 0666, "users all: the socket is 0666");
+	shared();
 	cb_fini();
 	rmdir(run_dir);
 	printf("ctx_broker_id: %u passed, %u failed\n", passed, failed);

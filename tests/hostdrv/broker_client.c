@@ -20,12 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/core.h"
+#include "live_lock.h"
 #include "../check.h"
 
 static int open_fds(void)
@@ -105,7 +105,7 @@ static int live_bar_fd(void)
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", srv);
 	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (srv < 0 || flock(srv, LOCK_EX | LOCK_NB) != 0 || fd < 0) {
+	if (srv < 0 || snic_live_lock(srv) != 0 || fd < 0) {
 		perror("fake NIC: BAR lock");
 		exit(2);
 	}

@@ -12,6 +12,9 @@
 #     CMD in the background (output in OUT, pid in BG_PID, stopped by
 #     lib.sh's clean-up if the case fails), returning once it printed a
 #     line starting with READY.
+#   users_group
+#     a group for the NIC's users (snic-emu / snic-qemu --users), made
+#     for the case and removed when it ends: USERS_GROUP, USERS_GID.
 
 hostile_checks() { # BROKER_LOG COUNTERS_LOG
 	local blog=$1 clog=$2 n b o f
@@ -42,4 +45,19 @@ bg_start() { # OUT READY CMD...
 	done
 	cat "$out"
 	snic_fail "$(basename "$out" .out): no '$ready' from $*"
+}
+
+users_group() {
+	local prev
+	USERS_GROUP=snicu$$
+	groupadd -K GID_MIN=64900 -K GID_MAX=64989 "$USERS_GROUP" ||
+		snic_fail "cannot create group $USERS_GROUP"
+	USERS_GID=$(getent group "$USERS_GROUP" | cut -d: -f3)
+	# before the clean-up already there, which gets the case's status
+	eval "set -- $(trap -p EXIT)"
+	prev=${3:-}
+	# shellcheck disable=SC2064 # the group's name now
+	# set +e: under errexit the failing status put back by (exit) would
+	# end the trap there, before lib.sh's clean-up
+	trap "users__rc=\$?; set +e; groupdel '$USERS_GROUP' 2>/dev/null; (exit \$users__rc); $prev" EXIT
 }

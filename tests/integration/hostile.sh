@@ -45,8 +45,8 @@ case_slots() {
 }
 
 # a copy of snic0.bar named $1 whose header names host memory $2 ("" = same),
-# served: we hold its lock as a NIC's server does (the host driver lists
-# only BARs whose lock is held, host-driver/core/liveness.c)
+# served: we hold its write lock as a NIC's server does (the host driver
+# lists only BARs whose lock is held, host-driver/core/liveness.c)
 fake_bar() { # NAME HOSTMEM
 	local d=$SNIC_RUN_DIR fd
 	cp "$d/snic0.bar" "$d/$1.bar"
@@ -54,8 +54,8 @@ fake_bar() { # NAME HOSTMEM
 	printf '%s\0' "$1" | dd of="$d/$1.bar" bs=1 seek=8 conv=notrunc status=none
 	[[ -z $2 ]] || printf '%s\0' "$2" | dd of="$d/$1.bar" bs=1 seek=24 conv=notrunc status=none
 	chmod 600 "$d/$1.bar"
-	exec {fd}<"$d/$1.bar"
-	flock -x -n "$fd" || snic_fail "cannot lock the fake $1.bar"
+	exec {fd}<>"$d/$1.bar"
+	"$SNIC_BUILD/bin/snic-lock" hold "$fd" || snic_fail "cannot lock the fake $1.bar"
 }
 
 devlist() { # NAME: ibv_devices' output and stderr
@@ -207,8 +207,8 @@ case_cmd_stall() {
 	snic_log "a REG_MR waiting on a NIC that died failed after $(( SECONDS - t0 )) s"
 }
 
-# Whether the NIC lives is the kernel's word: the flock its server holds
-# on the BAR file (host-driver/core/liveness.c), not the header's fw_pid,
+# Whether the NIC lives is the kernel's word: the write lock its server
+# holds on the BAR file (host-driver/core/liveness.c), not the header's fw_pid,
 # which any process of the user may write.  A hostile process writes
 # fw_pid every 100 us (snic_liveness write) while verbs programs run:
 #  - NIC alive, fw_pid = the writer's own pid, 1, 0, a dead pid: snic0 is

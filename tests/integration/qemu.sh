@@ -19,6 +19,12 @@
 #   tests/integration/qemu.sh fw-pid           whether a QEMU NIC lives is
 #                                              its BAR file's lock, not the
 #                                              fw_pid another process writes
+#   tests/integration/qemu.sh users            a QEMU NIC shared with a group
+#                                              (--users): modes, a member's
+#                                              ibv_devinfo; the O_PATH holder
+#                                              of another uid than the agent
+#                                              cannot chmod or open the next
+#                                              holder's slot and segment
 #   tests/integration/qemu.sh memfd-race       a process without capabilities
 #                                              races the start-up: the agent's
 #                                              memfds and memory stay closed
@@ -213,6 +219,50 @@ fw-pid)
 	(( rc == 1 )) || snic_fail "snic-qemu exited $rc after QEMU was killed (want 1)"
 	snic_log "QEMU NIC: commands fine with fw_pid $dead (dead); killed with fw_pid faked: REG_MR failed after $ms ms"
 	;;
+users)
+	# a QEMU NIC shared with a group (snic-qemu --users, README.md "Who
+	# may use the NICs"): the run dir, BAR and socket the group's, the
+	# host memory and admin socket not; a member (another uid than the
+	# launcher's and the agent's, root) lists and opens it; the O_PATH
+	# attack of qemu/hostile with the holder and the newcomer as two
+	# other uids of the group: the memfds are the agent's (root's), so
+	# the holder's chmod through its O_PATH descriptors fails (EPERM)
+	# and nothing opens or is read
+	qv_need_image
+	snic_need_exec "$SNIC_BUILD/tests/snic_hostile" "$SNIC_BUILD/tests/snic_member"
+	snic_need_cmd setpriv groupadd groupdel stat
+	(( EUID == 0 )) || snic_fail "needs root (setpriv to other uids, a group)"
+	users_group
+	qv_run_dir
+	qv_start snic2 198.18.0.3 "unix:$SNIC_CASE_DIR/a.sock:$SNIC_CASE_DIR/b.sock" \
+		--host-mem-size 64M --segments 2 --segment-size 64M --users "$USERS_GROUP"
+	d=$SNIC_RUN_DIR
+	snic_log "modes: $(stat -c '%a %G %n' "$d" "$d"/* | tr '\n' ' ')"
+	[[ $(stat -c '%a %G' "$d") == "750 $USERS_GROUP" ]] || snic_fail "run dir: $(stat -c '%a %G' "$d"), want 750 $USERS_GROUP"
+	[[ $(stat -c '%a %G' "$d/snic2.bar") == "640 $USERS_GROUP" ]] || snic_fail "snic2.bar: $(stat -c '%a %G' "$d/snic2.bar")"
+	[[ $(stat -c '%a %G' "$d/snic2.sock") == "660 $USERS_GROUP" ]] || snic_fail "snic2.sock: $(stat -c '%a %G' "$d/snic2.sock")"
+	[[ $(stat -c %a "$d/snic2.admin.sock") == 600 && $(stat -c %a "$d/host0.mem") == 600 ]] ||
+		snic_fail "the admin socket or the host memory is not 0600"
+	# a second launcher without --users in that run dir: refused before
+	# it changes the run dir's mode (run_dir_users.c's rule)
+	rc=0
+	snic_run second 30 env -u LD_LIBRARY_PATH "$QV_LAUNCHER" --name snic3 --ip 198.18.0.4 \
+		--net "unix:$SNIC_CASE_DIR/c.sock:$SNIC_CASE_DIR/e.sock" || rc=$?
+	(( rc == 1 )) && grep -q "is shared .* by the live server of snic2.bar" "$SNIC_CASE_DIR/second.out" ||
+		snic_fail "a second launcher with other --users in a shared run dir: status $rc, not refused with a message"
+	[[ $(stat -c '%a %G' "$d") == "750 $USERS_GROUP" ]] || snic_fail "run dir after the refused launcher: $(stat -c '%a %G' "$d")"
+	member=(setpriv --reuid=64993 --regid="$USERS_GID" --clear-groups --)
+	snic_run devinfo 60 "${member[@]}" ibv_devinfo -d snic2 || snic_fail "the member cannot open snic2"
+	snic_run bar-write 20 "${member[@]}" "$SNIC_BUILD/tests/snic_member" bar-write "$d/snic2.bar" ||
+		snic_fail "the member opened the BAR file for writing"
+	snic_run closed 20 "${member[@]}" "$SNIC_BUILD/tests/snic_member" closed "$d/host0.mem" "$d/snic2.admin.sock" ||
+		snic_fail "the member reached the host memory or the admin socket"
+	rc=0
+	snic_run opath 120 "$SNIC_BUILD/tests/snic_hostile" --opath-uids snic2 64994 64995 "$USERS_GID" || rc=$?
+	qv_stop snic2 || exit 1
+	(( rc == 0 )) || snic_fail "the O_PATH holder of another uid reached the next holder's slot or segment (status $rc)"
+	snic_log "QEMU NIC shared with $USERS_GROUP: modes, a member's devinfo; BAR read-only, host memory and admin socket closed to it; an O_PATH holder of another uid: chmod EPERM, nothing opened"
+	;;
 memfd-race)
 	# another process of the user races the NIC's start-up and tries to
 	# open the host agent's memfds through /proc/<pid>/fd of the agent
@@ -322,7 +372,7 @@ nostart)
 	[[ -z $(snic__ls "$SNIC_RUN_DIR") ]] || snic_fail "files left in the run dir: $(snic__ls "$SNIC_RUN_DIR")"
 	;;
 *)
-	snic_fail "usage: $0 build|devinfo|pingpong PORT|verbs|hostile|fw-pid|memfd-race|interop-pingpong PORT|interop-verbs|fault|nostart"
+	snic_fail "usage: $0 build|devinfo|pingpong PORT|verbs|hostile|users|fw-pid|memfd-race|interop-pingpong PORT|interop-verbs|fault|nostart"
 	;;
 esac
 snic_log "qemu $what: ok"

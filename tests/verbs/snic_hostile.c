@@ -45,6 +45,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -200,14 +201,18 @@ static uint8_t *raw_bar(void)
 {
 	char path[512];
 	const char *dir = getenv("SNIC_RUN_DIR");
-	int fd;
+	int fd, prot = PROT_READ | PROT_WRITE;
 	void *bar;
 
 	snprintf(path, sizeof path, "%s/%s.bar", dir && *dir ? dir : "/dev/shm/snic", D.name);
 	fd = open(path, O_RDWR);
+	if (fd < 0 && errno == EACCES) {        /* a member of a shared NIC's */
+		fd = open(path, O_RDONLY);      /* group: its header to read  */
+		prot = PROT_READ;
+	}
 	if (fd < 0)
 		_exit(40);
-	bar = mmap(NULL, SNIC_BAR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	bar = mmap(NULL, SNIC_BAR_SIZE, prot, MAP_SHARED, fd, 0);
 	close(fd);
 	if (bar == MAP_FAILED)
 		_exit(41);
@@ -1477,15 +1482,32 @@ static bool c_stale(void)
 static const char OPATH_MARK[8] = "NEWCOMER";
 static int OPATH_PIPE[2];
 
+/* --opath-uids HOLDER NEWCOMER GID: the two as other uids than the
+ * agent's, members of GID (a NIC shared with them, snic-qemu --users) */
+static bool OPATH_UIDS;
+static uid_t OPATH_UID[2];
+static gid_t OPATH_GID;
+
+static void opath_become(int who)
+{
+	uid_t u = OPATH_UID[who];
+
+	if (OPATH_UIDS && (setgroups(1, &OPATH_GID) ||
+			   setresgid(OPATH_GID, OPATH_GID, OPATH_GID) ||
+			   setresuid(u, u, u)))
+		_exit(91);
+}
+
 static void opath_holder(int unused)
 {
 	struct raw r = { 0 };
 	uint64_t info[2];
 	char path[64], c = 0, got[8];
-	int op[2], fd[2] = { -1, -1 }, how = 0;
+	int op[2], fd[2] = { -1, -1 }, how = 0, eperm = 0;
 	uint8_t *m;
 
 	(void)unused;
+	opath_become(0);
 	raw_from_broker(&r);
 	info[0] = r.idx;
 	info[1] = r.mem_pa;
@@ -1503,12 +1525,17 @@ static void opath_holder(int unused)
 	if (write(STALE_PIPE[1], info, sizeof info) != (ssize_t)sizeof info ||
 	    write(PIPE_GO[1], &c, 1) != 1 || read(PIPE_DONE[0], &c, 1) != 1)
 		_exit(92);
-	/* the newcomer holds them now */
+	/* the newcomer holds them now; not our files (another uid): the
+	 * chmod must fail, EPERM (0x20 when it did for both), and the
+	 * open is tried all the same */
 	for (int i = 0; i < 2; i++) {
 		snprintf(path, sizeof path, "/proc/self/fd/%d", op[i]);
 		if (chmod(path, 0600) == 0)
 			fd[i] = open(path, O_RDWR | O_CLOEXEC);
+		else if (errno == EPERM && ++eperm && OPATH_UIDS)
+			fd[i] = open(path, O_RDWR | O_CLOEXEC);
 	}
+	how |= eperm == 2 ? 0x20 : 0;
 	how |= fd[0] >= 0 ? 1 : 0;
 	if (fd[1] >= 0) {
 		how |= 2;
@@ -1532,6 +1559,7 @@ static void opath_newcomer(int unused)
 	char c;
 
 	(void)unused;
+	opath_become(1);
 	raw_from_broker(&r);
 	memcpy(r.mem, OPATH_MARK, sizeof OPATH_MARK);
 	info[0] = r.idx;
@@ -1574,6 +1602,20 @@ static bool c_opath(void)
 	       hs >= 0 && WIFEXITED(hs) ? WEXITSTATUS(hs) : hs);
 	if (ok && (hs < 0 || !WIFEXITED(hs) || !(WEXITSTATUS(hs) & 0x10)))
 		ok = vt_fail(&V, "O_PATH holder: status %d", hs);
+	if (OPATH_UIDS) {       /* the kernel's no: EPERM, nothing opened */
+		if (ok && WEXITSTATUS(hs) != 0x30)
+			ok = vt_fail(&V, "O_PATH holder of another uid: status "
+				     "0x%x (want 0x30: chmod EPERM for both, "
+				     "nothing opened or read)", WEXITSTATUS(hs));
+		if (ok && !shared)
+			ok = vt_fail(&V, "the newcomer did not get the holder's "
+				     "slot or segment: nothing was tried");
+		for (int i = 0; i < 2; i++) {
+			close(STALE_PIPE[i]);
+			close(OPATH_PIPE[i]);
+		}
+		return ok;
+	}
 	if (ok && shared && (!WIFEXITED(ns) || WEXITSTATUS(ns) != 0))
 		ok = vt_fail(&V, "a process that kept O_PATH descriptors reopened "
 			     "the next holder's slot or segment%s and that "
@@ -1593,6 +1635,25 @@ static bool c_opath(void)
 	return ok;
 }
 
+/* snic_hostile --opath-uids NIC HOLDER NEWCOMER GID: c_opath alone, the
+ * holder and the newcomer as uids HOLDER and NEWCOMER of group GID (we
+ * run as root; the NIC shared with GID, snic-qemu --users). */
+static int opath_uids(char **a)
+{
+	V.timeout_ms = 10000;
+	D.name = a[0];
+	OPATH_UID[0] = (uid_t)atoi(a[1]);
+	OPATH_UID[1] = (uid_t)atoi(a[2]);
+	OPATH_GID = (gid_t)atoi(a[3]);
+	OPATH_UIDS = true;
+	QEMU = true;
+	V.verbose = true;
+	vt_report(&V, c_opath(), "an O_PATH holder of another uid cannot chmod "
+		  "or open the next holder's slot and segment");
+	printf("%u passed, %u failed\n", V.passed, V.failed);
+	return V.failed ? 1 : 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: snic_hostile [--dev0 NAME] [-v]\n");
@@ -1605,6 +1666,8 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && strcmp(argv[1], "--stall-cmd") == 0)
 		return stall_cmd(argv[2], argv[3]);
+	if (argc == 6 && strcmp(argv[1], "--opath-uids") == 0)
+		return opath_uids(argv + 2);
 	V.timeout_ms = 10000;
 	QEMU = getenv("SNIC_HOSTILE_BOARD") &&
 	       !strcmp(getenv("SNIC_HOSTILE_BOARD"), "qemu");

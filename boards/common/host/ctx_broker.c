@@ -18,8 +18,11 @@
  * POLLHUP or EOF on the
  * socket: the firmware's death, the slot and, with its last context, the
  * segment back to the back end.  A process gets at most
- * SNIC_BROKER_CTX_PER_PID contexts per NIC (then ENOSPC; EBUSY when every
- * slot is taken).
+ * SNIC_BROKER_CTX_PER_PID contexts per NIC, and with the NICs shared with
+ * other users (cfg.users) a uid at most SNIC_BROKER_CTX_PER_UID over all
+ * the broker's NICs and half of its segments (then ENOSPC; EBUSY when
+ * every slot is taken).  The sockets are the users'
+ * to connect to (users.h); the admin sockets stay ours.
  *
  * <run dir>/<name>.admin.sock hands the NIC's statistics descriptor to
  * the run directory's owner or root (snicctl; hostif.h "Host isolation").
@@ -82,8 +85,10 @@ static struct snic_ctx_slot *file_slot(unsigned nic, unsigned slot)
 					(size_t)slot * SNIC_CTX_SLOT_SIZE);
 }
 
-/* Listen on <run_dir>/<nic name><suffix> (path kept in `path`). */
-static int listen_on(unsigned i, const char *suffix, char path[256], int *lfd)
+/* Listen on <run_dir>/<nic name><suffix> (path kept in `path`), 0600 or
+ * shared with the NICs' users (`users`, users.h: 0660 to their group). */
+static int listen_on(unsigned i, const char *suffix, char path[256], int *lfd,
+		     long users)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	int fd;
@@ -100,7 +105,8 @@ static int listen_on(unsigned i, const char *suffix, char path[256], int *lfd)
 	unlink(path);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
-	    chmod(path, 0600) != 0 || listen(fd, SNIC_MAX_CTX) != 0) {
+	    snic_users_share(users, -1, path, 0600, 06) != 0 ||
+	    listen(fd, SNIC_MAX_CTX) != 0) {
 		fprintf(stderr, "%s: cannot listen on %s: %s\n", B.cfg.prog,
 			path, strerror(errno));
 		if (fd >= 0)
@@ -143,10 +149,11 @@ int cb_init(const struct cb_config *cfg)
 		}
 	}
 	for (unsigned i = 0; i < cfg->nnics; i++)
-		if (listen_on(i, ".sock", B.path[i], &B.lfd[i]) != 0 ||
+		if (listen_on(i, ".sock", B.path[i], &B.lfd[i],
+			      cfg->users) != 0 ||
 		    (B.nic[i].stats_fd >= 0 &&
 		     listen_on(i, ".admin.sock", B.admin_path[i],
-			       &B.admin_lfd[i]) != 0)) {
+			       &B.admin_lfd[i], SNIC_USERS_NONE) != 0)) {
 			cb_fini();
 			return -1;
 		}
@@ -274,6 +281,44 @@ static unsigned pid_contexts(unsigned nic, const struct peer_id *id)
 	return n;
 }
 
+/* Contexts the processes of uid hold on all NICs of this broker (its
+ * segments are shared by them all, so is the share). */
+static unsigned uid_contexts(uint32_t uid)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < CB_MAX_CONN; i++)
+		n += B.conn[i].fd >= 0 && B.conn[i].id.uid == uid;
+	return n;
+}
+
+/* Would process id take a segment beyond its uid's half of the pool?
+ * (a process with a segment already takes none) */
+static int uid_segs_full(const struct peer_id *id)
+{
+	unsigned n = 0, cap = B.cfg.nseg / 2 ? B.cfg.nseg / 2 : 1;
+
+	for (unsigned k = 0; k < B.cfg.nseg; k++) {
+		if (B.seg[k].fd < 0)
+			continue;
+		if (peer_id_same(&B.seg[k].id, id))
+			return 0;
+		n += B.seg[k].id.uid == id->uid;
+	}
+	return n >= cap;
+}
+
+/* Over its share: a process's, or with the NICs shared, its uid's
+ * (contexts over all NICs, half of the segments). */
+static int over_share(unsigned nic, const struct peer_id *id)
+{
+	if (pid_contexts(nic, id) >= SNIC_BROKER_CTX_PER_PID)
+		return 1;
+	return B.cfg.users != SNIC_USERS_NONE &&
+	       (uid_contexts(id->uid) >= SNIC_BROKER_CTX_PER_UID ||
+		uid_segs_full(id));
+}
+
 /* The process behind fd (the back end's, in a test), 0 or an errno. */
 static int identify(int fd, struct peer_id *id)
 {
@@ -297,7 +342,7 @@ static void grant(unsigned nic, int fd)
 		refuse(fd, err == ESRCH ? ESRCH : EPERM);
 		return;
 	}
-	if (pid_contexts(nic, &id) >= SNIC_BROKER_CTX_PER_PID) {
+	if (over_share(nic, &id)) {
 		B.over_share++;
 		refuse(fd, ENOSPC);
 		return;

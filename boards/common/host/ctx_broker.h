@@ -16,6 +16,7 @@
 #ifndef SNIC_CTX_BROKER_H
 #define SNIC_CTX_BROKER_H
 
+#include "users.h"
 #include <stdint.h>
 
 #include "snic/hostif.h"
@@ -75,6 +76,10 @@ struct cb_config {
 	uint64_t seg_base;      /* pa of segment 0                         */
 	uint64_t seg_len;
 	unsigned nseg;          /* at most SNIC_MAX_CTX                    */
+	long users;             /* who besides us may connect (users.h:
+				 * SNIC_USERS_NONE = 0, the zero value, _ALL
+				 * or _GROUP(gid)): then
+				 * SNIC_BROKER_CTX_PER_UID contexts a uid */
 };
 
 /* Listen on <run_dir>/<name>.sock (and .admin.sock with a stats_fd) for

@@ -76,6 +76,7 @@ static struct {
 	const char *run_dir, *name, *bar_path, *layout;
 	uint64_t seg_base, seg_len;
 	unsigned nseg;
+	long users;             /* --users: who may connect (users.h)      */
 	int bar_fd;
 	int slot_fd[SNIC_MAX_CTX];
 	int stats_fd, rest_fd;
@@ -615,6 +616,7 @@ static void parse(int argc, char **argv)
 {
 	int i;
 
+	A.users = SNIC_USERS_NONE;
 	for (i = 1; i + 1 < argc && strcmp(argv[i], "--"); i += 2) {
 		const char *o = argv[i], *v = argv[i + 1];
 
@@ -638,6 +640,10 @@ static void parse(int argc, char **argv)
 			A.seg_len = num(o, v);
 		else if (!strcmp(o, "--segments"))
 			A.nseg = (unsigned)num(o, v);
+		else if (!strcmp(o, "--users")) {
+			if (snic_users_parse(PROG, v, &A.users) != 0)
+				exit(2);
+		}
 		else {
 			fprintf(stderr, "%s: unknown option %s\n", PROG, o);
 			exit(2);
@@ -651,7 +657,8 @@ static void parse(int argc, char **argv)
 	    !A.qemu_argv || !A.qemu_argv[0]) {
 		fprintf(stderr, "usage: %s --run-dir DIR --name NIC --bar FILE "
 			"--config FILE --state FILE --qemu-stderr FILE --shim SO "
-			"--seg-base PA --seg-len BYTES --segments N -- QEMU "
+			"--seg-base PA --seg-len BYTES --segments N [--users "
+			"GROUP|all] -- QEMU "
 			"ARGS... (@BAR@, @SEGMENTS@: our memory; started by "
 			"tools/snic-qemu)\n", PROG);
 		exit(2);
@@ -769,7 +776,7 @@ int main(int argc, char **argv)
 	cfg = (struct cb_config){ .prog = PROG, .run_dir = A.run_dir,
 				  .nics = &nic, .nnics = 1, .ops = &qa_ops,
 				  .seg_base = A.seg_base, .seg_len = A.seg_len,
-				  .nseg = A.nseg };
+				  .nseg = A.nseg, .users = A.users };
 	if (cb_init(&cfg) != 0)
 		return 1;
 	printf("%s: %s: serving %s/%s.sock (%u segments of %" PRIu64 " MiB)\n",

@@ -43,6 +43,11 @@ struct snic_nic_config {
 	 * it opened and cuts those mappings (snic_nic_dm_held/_release): DM
 	 * pages such a context frees wait for it.  0: freed at once. */
 	uint8_t board_maps_dm;
+	/* Contexts come only from the board's broker (snic_nic_ctx_grant):
+	 * CTX_OPEN through the BAR file is refused (SNIC_ST_PERM).  A board
+	 * whose BAR file others may read (snic-emu --users) sets it: such a
+	 * context's mailbox, event queue and doorbell page are in the file. */
+	uint8_t broker_only;
 	/* Bytes of DMA window after the shared window (host_mem_size) where
 	 * the board places contexts' own segments (snic_nic_ctx_grant); 0 =
 	 * none.  The HAL's DMA ops cover host_mem_size + seg_area_size. */

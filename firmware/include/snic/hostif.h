@@ -1274,7 +1274,10 @@ struct snic_cmd_flow {
  *    board asks for that with snic_nic_config.board_maps_dm), so a
  *    stale mapping never reaches the next owner's data.  The BAR file's
  *    DM area is then nobody's for a broker's contexts;
- *  - a process holds at most SNIC_BROKER_CTX_PER_PID contexts per NIC:
+ *  - a process holds at most SNIC_BROKER_CTX_PER_PID contexts per NIC,
+ *    and with the NICs shared with other users the processes of a uid
+ *    at most SNIC_BROKER_CTX_PER_UID over all the broker's NICs and half
+ *    of its segments (a process's one segment serves all its contexts):
  *    beyond, REFUSED with ENOSPC (EBUSY: every slot taken);
  *  - the statistics area is the broker's memfd in the NIC's view: the
  *    BAR file's area stays zero, so no context reads another's QP table
@@ -1286,6 +1289,11 @@ struct snic_cmd_flow {
  *    publishing into the BAR file.
  */
 #define SNIC_BROKER_CTX_PER_PID (SNIC_MAX_CTX / 4)
+/* With the NICs shared with other users (snic-emu --users): the processes
+ * of one uid hold at most this many contexts of all a broker's NICs
+ * together, and half of its segments, so one user cannot take every slot
+ * or segment from the others (then REFUSED, ENOSPC). */
+#define SNIC_BROKER_CTX_PER_UID (SNIC_MAX_CTX / 2)
 
 enum snic_iso_op {
 	SNIC_ISO_CTX_GRANT = 0x70,  /* broker -> host: snic_iso_ctx + 2 fds */

@@ -226,8 +226,9 @@ static int ctx_cmd(struct snic_nic *nic, unsigned ctx, uint16_t op,
 
 	if (op == SNIC_CMD_CTX_OPEN) {
 		/* a slot the board opened (nic/grant.c) is not the host's to
-		 * reopen, with or without the segment */
-		if (nic->core.ctx_granted[ctx])
+		 * reopen, with or without the segment; a board whose BAR file
+		 * others read opens every context itself (fw.h broker_only) */
+		if (nic->core.ctx_granted[ctx] || nic->core.cfg.broker_only)
 			return SNIC_ST_PERM;
 		if (nic->core.ctx_open[ctx])
 			return SNIC_ST_BUSY;
