@@ -29,7 +29,7 @@
 #include <stdatomic.h>
 
 #define SNIC_HOSTIF_MAGIC   0x43494e53u /* "SNIC" */
-#define SNIC_HOSTIF_VERSION 7u /* 2: statistics area; 3: CM (QP1) commands and
+#define SNIC_HOSTIF_VERSION 8u /* 2: statistics area; 3: CM (QP1) commands and
 				* state; 4: device memory in the BAR, rereg/resize;
 				* 5: memory windows, XRC, multicast, raw packet
 				* QPs and flows, the broker, 16,384 QPs (three-level
@@ -40,7 +40,10 @@
 				* 7: a broker context's own doorbell page and
 				* mailbox polled by the firmware (no shared page),
 				* numbered DM answers, CM commands with 16-byte
-				* addresses (CM over IPv6) */
+				* addresses (CM over IPv6); 8: a NIC is alive
+				* while its server holds an OFD write lock on the
+				* BAR file (was a flock, which a reader could
+				* take), BAR files readable by a --users group */
 
 #define SNIC_PAGE_SHIFT 12
 #define SNIC_PAGE_SIZE  (1u << SNIC_PAGE_SHIFT)
