@@ -144,9 +144,9 @@ int snic_nic_netdev_tx(struct snic_nic *nic, const void *frame, uint32_t len);
 
 /* For a board's dma_read_crc (hal.h): copy len bytes from host memory
  * at src to dst, then zeros up to a multiple of 4, and return *crc's
- * register advanced over them, in one pass with the CPU's CRC folding
- * (each byte read once).  Only where snic_dma_crc_ok() says the CPU
- * folds. */
+ * register advanced over them, with the CPU's CRC folding: in one pass
+ * on x86-64 (each byte read once); on aarch64 a copy, then the CRC over
+ * the copy.  Only where snic_dma_crc_ok() says the CPU folds. */
 uint32_t snic_dma_copy_crc(uint32_t crc, void *dst, const void *src,
 			   uint32_t len);
 int snic_dma_crc_ok(void);
