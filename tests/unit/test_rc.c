@@ -1473,6 +1473,60 @@ static void test_rc_cqe_owner_last(void)
 }
 #undef OWNER_AT
 
+/* Post n signalled 16-byte WRITEs at once (their ACKs complete them in
+ * runs, cq_run_write), wr_ids from id. */
+static void post_writes(struct rc_env *e, uint32_t n, uint64_t id)
+{
+	struct snic_wqe_sge s = sga(e, 0, 16);
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct fwr wr = { .wr_id = id + i, .opcode = SNIC_WR_RDMA_WRITE,
+				  .flags = SNIC_SEND_SIGNALED, .sge = &s,
+				  .num_sge = 1, .remote_addr = e->p.bufb,
+				  .rkey = e->p.mrb };
+
+		fqp_post_send(&e->p.qa, &wr);
+	}
+}
+
+/* CQE runs across the ring's end of a 16-entry CQ, lap after lap: every
+ * completion once, in order, successful; then 19 completions into it
+ * with nobody consuming: the first 16 in order and one overrun, as
+ * cq_post alone gives. */
+static void test_rc_cqe_run_wrap(void)
+{
+	struct fconn conn;
+	struct rc_env *e;
+	struct snic_cqe c;
+	uint64_t id = 0x1000;
+
+	fconn_default(&conn);
+	e = env_new_conn(&conn, 16);
+	CU_ASSERT_EQUAL_FATAL(e->p.cqa.cnt, 16);
+	for (uint32_t r = 0; r < 40; r++) {
+		uint32_t n = 3 + r % 12;
+
+		post_writes(e, n, id);
+		for (uint32_t i = 0; i < n; i++, id++) {
+			CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+			CU_ASSERT_EQUAL(c.wr_id, id);
+			CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+		}
+		CU_ASSERT_EQUAL(fcq_poll(&e->p.cqa, &c), 0);
+	}
+	CU_ASSERT(id - 0x1000 > 16 * 10);
+	CU_ASSERT_EQUAL(cA(e, "cq_overruns"), 0);
+	post_writes(e, 19, 0x2000);
+	fsim_idle(e->s, 200);
+	CU_ASSERT_EQUAL(cA(e, "cq_overruns"), 1);
+	for (uint32_t i = 0; i < 16; i++) {
+		CU_ASSERT_EQUAL_FATAL(fcq_poll(&e->p.cqa, &c), 1);
+		CU_ASSERT_EQUAL(c.wr_id, 0x2000 + i);
+	}
+	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqa, &c), 0);
+	env_free(e);
+}
+
 /* A QP sent to ERR in the middle of a long WRITE completes it once. */
 static void test_rc_flush_partial_once(void)
 {
@@ -1601,4 +1655,5 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_atomic_hal_fails),
 	   UNIT_TEST(test_rc_cqe_write_fails),
 	   UNIT_TEST(test_rc_cqe_owner_last),
+	   UNIT_TEST(test_rc_cqe_run_wrap),
 	   UNIT_TEST(test_rc_flush_partial_once));
