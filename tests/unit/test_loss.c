@@ -387,9 +387,9 @@ static bool all_done(struct lenv *e, uint64_t total)
 /*
  * Post `total` messages round robin over the QPs (at most OUTSTANDING
  * each), run the simulation, check every completion.  Fails when no
- * completion arrives for 16 transport timeouts (a hang: with retry_cnt 7
- * every loss is retried, and 16 timeouts in a row without progress on all
- * QPs is beyond any sane luck).
+ * completion arrives for 16 transport timeouts (a hang: 16 timeouts in a
+ * row without progress on all QPs is beyond any sane luck; retry_cnt 7
+ * gives up after 8 in a row on one QP, which the seeds here never see).
  */
 static void run_traffic(struct lenv *e, uint64_t total, const char *name,
 			uint64_t seed)
@@ -621,6 +621,62 @@ static void test_loss_silent_peer(void)
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_WR_FLUSH_ERR);
 	/* the other QPs did not notice */
 	CU_ASSERT_EQUAL(fqp_state(&e->q[1].a), SNIC_QPS_RTS);
+	lenv_free(e);
+}
+
+/* retry_cnt 7 is a count, not "for ever" (IBTA: a 3-bit count; only
+ * rnr_retry 7 is infinite, 9.7.5.2.8): against a silent peer the WRITE
+ * is sent once and retried 7 times, then completes with
+ * IBV_WC_RETRY_EXC_ERR; the waits are 1, 2, 4, then 4x the timeout (the
+ * back-off's cap).  rnr_retry 7 meanwhile does retry for ever: a SEND
+ * with no RECV posted is NAKed RNR many more than 7 times and neither
+ * completes nor moves its QP to ERR, until the RECV comes. */
+static void test_loss_retry_cnt_7(void)
+{
+	struct lenv *e = directed_env(8, 7); /* 1.05 ms, 7 retries */
+	struct drop_hook d = { .from = 0, .all = true };
+	struct snic_wqe_sge s = { e->p.bufa, 100, e->p.mra };
+	struct snic_wqe_sge rs = { e->p.bufb, 100, e->p.mrb };
+	struct fwr w = { .wr_id = 1, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	uint64_t rto = 4096ull << 8, t0, dt;
+	struct snic_cqe c;
+
+	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
+	fqp_post_send(&e->q[0].a, &w);
+	t0 = e->s->clock;
+	/* 27 timeouts' worth; before the fix this never completed */
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 40 * rto / 1000));
+	dt = e->s->clock - t0;
+	CU_ASSERT_EQUAL(c.wr_id, 1);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_RETRY_EXC_ERR);
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 8); /* the first try, 7 retries */
+	CU_ASSERT_EQUAL(cA(e, "retry_exc_errors"), 1);
+	printf("\n    retry_cnt 7: RETRY_EXC_ERR after %.3f ms (27 x %.3f ms "
+	       "expected), %u frames, %" PRIu64 " of them probes\n    ",
+	       (double)dt / 1e6, (double)rto / 1e6, d.dropped,
+	       cA(e, "tail_probes"));
+	/* the first try and 7 retries by the timer; probes use no retry */
+	CU_ASSERT_TRUE(d.dropped >= 8);
+	CU_ASSERT_TRUE(d.dropped <= 8 + cA(e, "tail_probes"));
+	CU_ASSERT_TRUE(dt >= 27 * rto);
+	CU_ASSERT_TRUE(dt <= 27 * rto + 8 * (2u << SNIC_TW_SHIFT) + 10000);
+	CU_ASSERT_EQUAL(fqp_state(&e->q[0].a), SNIC_QPS_ERR);
+	fake_link_set_hook(&e->s->link, NULL, NULL);
+
+	/* rnr_retry 7 (the default of directed_env): no RECV on q[1].b */
+	CU_ASSERT_EQUAL_FATAL(e->conn.rnr_retry, 7);
+	w.wr_id = 2;
+	w.opcode = SNIC_WR_SEND;
+	fqp_post_send(&e->q[1].a, &w);
+	CU_ASSERT_FALSE(wait_cqe(e, &e->p.cqa, &c, 5000)); /* 5 ms */
+	CU_ASSERT_TRUE(cA(e, "rnr_nak_recv") > 7 * 4);
+	CU_ASSERT_EQUAL(fqp_state(&e->q[1].a), SNIC_QPS_RTS);
+	fqp_post_recv(&e->q[1].b, 3, &rs, 1);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 10000));
+	CU_ASSERT_EQUAL(c.wr_id, 2);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
 	lenv_free(e);
 }
 
@@ -1356,6 +1412,7 @@ UNIT_SUITE(loss, NULL, NULL,
 	   UNIT_TEST(test_loss_read_slow_responder),
 	   UNIT_TEST(test_loss_read_nak_keeps_active),
 	   UNIT_TEST(test_loss_silent_peer),
+	   UNIT_TEST(test_loss_retry_cnt_7),
 	   UNIT_TEST(test_loss_timeout_infinite),
 	   UNIT_TEST(test_loss_tail_drop),
 	   UNIT_TEST(test_loss_read_response_gap),

@@ -234,9 +234,10 @@ static void rd_gap(struct snic_nic *nic, struct snic_qp *qp,
 /* The transport timer expired with messages outstanding (IBTA 9.7.6.1.3):
  * go back to the oldest unacknowledged PSN, or, with the retries used up,
  * complete the oldest WQE with IBV_WC_RETRY_EXC_ERR and move the QP to the
- * error state (everything else flushes, C10-39).  A retry_cnt of 7 retries
- * for ever, as for rnr_retry (a snic choice, shared with Linux rxe: the
- * loss tests at 20 % must never give up). */
+ * error state (everything else flushes, C10-39).  retry_cnt is a plain
+ * 3-bit count: 7 is 7 retries, 8 transmissions in all.  Only rnr_retry
+ * has an "infinite" value (7, IBTA 9.7.5.2.8); ConnectX does the same
+ * (Linux rxe retries for ever at 7, a deviation we do not copy). */
 void comp_timeout(struct snic_nic *nic, struct snic_qp *qp)
 {
 	struct snic_inflight *f = oldest(qp);
@@ -245,14 +246,12 @@ void comp_timeout(struct snic_nic *nic, struct snic_qp *qp)
 	    qp->wait_until)
 		return;
 	CNT_INC(&nic->core, timeouts);
-	if (qp->attr.retry_cnt != 7) {
-		if (qp->retry_left == 0) {
-			CNT_INC(&nic->core, retry_exc_errors);
-			fail_oldest(nic, qp, SNIC_WC_RETRY_EXC_ERR);
-			return;
-		}
-		qp->retry_left--;
+	if (qp->retry_left == 0) {
+		CNT_INC(&nic->core, retry_exc_errors);
+		fail_oldest(nic, qp, SNIC_WC_RETRY_EXC_ERR);
+		return;
 	}
+	qp->retry_left--;
 	timer_backoff(qp);
 	qp->rd_gap_valid = qp->nak_valid = false;
 	req_resend_lost(nic, qp, req_unacked_psn(qp));
