@@ -1527,6 +1527,116 @@ static void test_rc_cqe_run_wrap(void)
 	env_free(e);
 }
 
+/* The firmware's index of a fake CQ. */
+static uint32_t cq_index_of(struct snic_nic *nic, const struct fcq *cq)
+{
+	for (uint32_t i = 0; i < SNIC_MAX_CQ; i++)
+		if (nic->cqs[i].in_use && nic->cqs[i].ring_pa == cq->ring_pa)
+			return i;
+	CU_FAIL_FATAL("no such CQ");
+	return 0;
+}
+
+/* What cq_run_write relies on to write a run without asking the host:
+ * the cached consumer index never runs ahead of the host's, so room by
+ * the cache is room by the host's index. */
+static void check_ci_cache(const struct snic_cq *cq, const struct fcq *h)
+{
+	CU_ASSERT_TRUE(h->ci - cq->ci_cache <= cq->pi - cq->ci_cache);
+	CU_ASSERT_TRUE(cq->pi - h->ci <= cq->cnt);
+}
+
+/* A CQE run never lands on a CQE the host has not consumed (the review
+ * gap of rc/cqe_run_wrap, where the cached consumer index kept the runs
+ * on cq_post).  On fresh 16-entry CQs of the NIC, lap after lap: the
+ * host consumes a random number of CQEs (the firmware's cached index
+ * goes stale), then single CQEs (cq_post) and runs of 2-8 (cq_run_write)
+ * go in, each while the ring has room by the host's index; last, a run
+ * longer than the room left.  The host must then read every CQE posted
+ * before, in order, the run's first ones up to the ring's capacity, and
+ * one overrun (the CQ in error, IBTA 11.4.2.1) - never fewer CQEs nor
+ * one of the run in an unconsumed one's slot.  Fails when cq_run_write
+ * ignores the room left (checked by making its test always true: the
+ * final run then overwrote the oldest unconsumed CQEs). */
+static void test_rc_cqe_run_room(void)
+{
+	struct rc_env *e = env_new();
+	struct snic_nic *nic = e->s->a.nic;
+	uint64_t rng = 0x5eed5eedull, id = 1, want = 1;
+	unsigned runs = 0, stale = 0;
+
+#define RND(n) ((uint32_t)((rng = rng * 6364136223846793005ull + \
+			    1442695040888963407ull) >> 33) % (n))
+	for (unsigned t = 0; t < 24; t++) {
+		struct fcq h;
+		struct snic_cqe c;
+		struct cq_run r;
+		struct snic_cq *cq;
+		uint32_t idx, room, n, overrun0 = cA(e, "cq_overruns");
+
+		CU_ASSERT_EQUAL_FATAL(fcq_create(&h, &e->p.ca, 16), SNIC_ST_OK);
+		idx = cq_index_of(nic, &h);
+		cq = &nic->cqs[idx];
+		CU_ASSERT_EQUAL_FATAL(cq->cnt, 16);
+		want = id;
+		for (unsigned round = 0; round < 30; round++) {
+			/* the host consumes some */
+			for (uint32_t k = RND(cq->pi - h.ci + 1); k; k--) {
+				CU_ASSERT_EQUAL_FATAL(fcq_poll(&h, &c), 1);
+				CU_ASSERT_EQUAL(c.wr_id, want);
+				want++;
+			}
+			stale += h.ci != cq->ci_cache;
+			room = cq->cnt - (cq->pi - h.ci);
+			n = 1 + RND(8);
+			if (n > room)
+				n = room;
+			if (!n)
+				continue;
+			memset(&r, 0, sizeof(r));
+			r.cq_idx = idx;
+			for (uint32_t i = 0; i < n; i++)
+				r.cqe[r.n++].wr_id = id++;
+			if (n == 1) {
+				cq_post(nic, idx, &r.cqe[0], false);
+			} else {
+				cq_run_write(nic, &r);
+				runs++;
+			}
+			check_ci_cache(cq, &h);
+			CU_ASSERT_FALSE_FATAL(cq->error);
+		}
+		/* a run longer than the room left (at most 6 left) */
+		for (uint32_t left = RND(7); cq->cnt - (cq->pi - h.ci) > left;) {
+			c.wr_id = id++;
+			cq_post(nic, idx, &c, false);
+		}
+		room = cq->cnt - (cq->pi - h.ci);
+		n = room + 1 + RND(SNIC_CQ_RUN - room);
+		n = n < 2 ? 2 : n;
+		memset(&r, 0, sizeof(r));
+		r.cq_idx = idx;
+		for (uint32_t i = 0; i < n; i++)
+			r.cqe[r.n++].wr_id = id + i;
+		cq_run_write(nic, &r);
+		CU_ASSERT_TRUE(cq->error);
+		CU_ASSERT_EQUAL(cA(e, "cq_overruns"), overrun0 + 1);
+		/* every CQE posted before, then the run's first `room` */
+		while (fcq_poll(&h, &c) == 1) {
+			CU_ASSERT_EQUAL(c.wr_id, want);
+			want++;
+		}
+		CU_ASSERT_EQUAL(want, id + room);
+		id += n;
+		CU_ASSERT_EQUAL_FATAL(fcq_destroy(&h), SNIC_ST_OK);
+	}
+#undef RND
+	/* both paths were taken, and a stale cache with them */
+	CU_ASSERT(runs > 100);
+	CU_ASSERT(stale > 100);
+	env_free(e);
+}
+
 /* A QP sent to ERR in the middle of a long WRITE completes it once. */
 static void test_rc_flush_partial_once(void)
 {
@@ -1656,4 +1766,5 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_cqe_write_fails),
 	   UNIT_TEST(test_rc_cqe_owner_last),
 	   UNIT_TEST(test_rc_cqe_run_wrap),
+	   UNIT_TEST(test_rc_cqe_run_room),
 	   UNIT_TEST(test_rc_flush_partial_once));
