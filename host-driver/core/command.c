@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -54,27 +55,62 @@ void hd_futex_wake(_Atomic uint32_t *addr)
 	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
+/* How long a read-only kick goes on waking (hd_kick): past the
+ * firmware's 1 ms sleep bound (boards/emu/main.c SLEEP_NS), after which
+ * it looks at the doorbells by itself; only a NIC that died asleep (its
+ * fw_idle left set) makes a post wait it out. */
+#define KICK_RO_NS (1500ll * 1000)
+
+/* FUTEX_WAKE until it wakes a sleeper or fw_idle is clear.  A sleeper
+ * woken looks at the doorbells; fw_idle clear means the firmware is
+ * awake, and it scans once more after setting fw_idle before it sleeps
+ * again, after our doorbell (seq_cst: doorbell, then our fw_idle load).
+ * Woken nobody with fw_idle set: the firmware is between that last scan
+ * (which may have missed our doorbell) and its sleep, or in a pass
+ * between two sleeps: it sleeps or finds work soon, so yield and wake
+ * again. */
+static void kick_ro(struct snic_bar_hdr *hdr)
+{
+	struct timespec ts;
+	int64_t t, end = 0;
+
+	while (syscall(SYS_futex, (uint32_t *)&hdr->kick, FUTEX_WAKE, INT_MAX,
+		       NULL, NULL, 0) == 0 &&
+	       atomic_load_explicit(&hdr->fw_idle, memory_order_seq_cst)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t = (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+		if (!end)
+			end = t + KICK_RO_NS;
+		else if (t >= end)
+			return;
+		sched_yield();
+	}
+}
+
 /*
  * After ringing a doorbell: wake the firmware if it sleeps.  The firmware
- * sets fw_idle, then re-reads the doorbell summary, then sleeps on `kick`;
- * the host sets the summary bit (seq_cst RMW), then reads fw_idle (seq_cst).
- * One of the two sees the other's store, so a doorbell is never missed.
- * With the BAR file read-only to us (a NIC shared with other users) we
- * cannot add to `kick`, only wake its sleepers (FUTEX_WAKE needs no write
- * access): a wake that comes between the firmware's last look and its
- * sleep is lost, and the firmware's 1 ms sleep bound (boards/emu/main.c
- * SLEEP_NS) is the wait then.
+ * sets fw_idle, reads `kick`, re-reads the doorbell summary, then sleeps
+ * while `kick` holds what it read; the host sets the summary bit (seq_cst
+ * RMW), then reads fw_idle (seq_cst).  One of the two sees the other's
+ * store, so a doorbell is never missed: the host bumps `kick` and wakes.
+ * With the BAR file read-only to us (a --users member) we cannot bump
+ * `kick`, only wake its sleepers (FUTEX_WAKE needs no write access), and
+ * a wake that came between the firmware's last scan and its sleep was
+ * lost: the firmware slept its 1 ms out.  So a member wakes until the
+ * wake lands (kick_ro; tests/hostdrv/kick_window.c).
  */
 void hd_kick(struct hd_context *ctx)
 {
 	struct snic_bar_hdr *hdr = ctx->hdr;
 
-	if (atomic_load_explicit(&hdr->fw_idle, memory_order_seq_cst)) {
-		if (!ctx->bar_ro)
-			atomic_fetch_add_explicit(&hdr->kick, 1,
-						  memory_order_seq_cst);
-		hd_futex_wake(&hdr->kick);
+	if (!atomic_load_explicit(&hdr->fw_idle, memory_order_seq_cst))
+		return;
+	if (ctx->bar_ro) {
+		kick_ro(hdr);
+		return;
 	}
+	atomic_fetch_add_explicit(&hdr->kick, 1, memory_order_seq_cst);
+	hd_futex_wake(&hdr->kick);
 }
 
 static int64_t now_ns(void)

@@ -22,6 +22,15 @@
  *   snic_member ctxs NAME N GO    opens up to N contexts on NAME, says
  *                                 "opened K: <errno name of the refusal>"
  *                                 and keeps them until file GO exists
+ *   snic_member wake NAME N MAX_US
+ *                                 N times: let the NIC fall asleep (2-4 ms
+ *                                 idle), post one 8-byte WRITE on a QP
+ *                                 looped to itself and time it to its
+ *                                 CQE; prints the spread and how many
+ *                                 took over 0.7 ms (a kick lost while the
+ *                                 NIC went to sleep waits out its 1 ms
+ *                                 sleep); exit 1 when the median is over
+ *                                 MAX_US (kicks not landing: ~500 us)
  *
  * (SNIC_RUN_DIR names the run dir, as for the host driver.)
  */
@@ -41,6 +50,7 @@
 #include <infiniband/verbs.h>
 
 #include "snic/hostif.h"
+#include "vt_common.h"
 
 static void nap_ms(long ms)
 {
@@ -193,6 +203,87 @@ static int ctxs(const char *name, int want, const char *go)
 	return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int wake(const char *name, int n, int max_us)
+{
+	struct vt v = { .timeout_ms = 5000 };
+	struct vt_qp_cfg cfg = { .send_wr = 4, .recv_wr = 1, .send_sge = 1,
+				 .recv_sge = 1, .cqe = 8 };
+	static char buf[4096];
+	struct vt_dev d;
+	struct vt_ep e;
+	struct ibv_qp_attr a;
+	struct ibv_mr *mr;
+	uint64_t *dt = calloc((size_t)n, sizeof(*dt));
+	int slow = 0;
+
+	if (!dt || !vt_dev_open(&v, &d, name) ||
+	    !vt_ep_create(&v, &e, NULL, &d, &cfg, 0x1234)) {
+		printf("setup: %s\n", v.why);
+		return 2;
+	}
+	mr = ibv_reg_mr(d.pd, buf, sizeof(buf),
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	vt_rtr_attr(&v, &e, &e, IBV_MTU_1024, 12, &a);
+	if (!mr || vt_qp_init(e.qp, IBV_ACCESS_REMOTE_WRITE) ||
+	    ibv_modify_qp(e.qp, &a, VT_RTR_MASK) || vt_qp_rts(&e)) {
+		printf("setup: MR or QP: %s\n", strerror(errno));
+		return 2;
+	}
+	srand(42);
+	for (int i = 0; i < n; i++) {
+		struct ibv_sge sge = { (uintptr_t)buf, 8, mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = (uint64_t)i, .sg_list = &sge,
+					  .num_sge = 1,
+					  .opcode = IBV_WR_RDMA_WRITE,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+		struct ibv_wc wc;
+		uint64_t t0, deadline;
+		int got = 0;
+
+		wr.wr.rdma.remote_addr = (uintptr_t)buf + 2048;
+		wr.wr.rdma.rkey = mr->rkey;
+		/* idle long enough for the NIC to sleep, at a random point
+		 * of its 1 ms sleeps */
+		struct timespec ts = { 0, 2000000 + rand() % 2000000 };
+
+		nanosleep(&ts, NULL);
+		t0 = vt_now_ns();
+		deadline = t0 + 5000000000ull;
+		if (ibv_post_send(e.qp, &wr, &bad)) {
+			printf("post: %s\n", strerror(errno));
+			return 2;
+		}
+		while ((got = ibv_poll_cq(e.scq, 1, &wc)) == 0 &&
+		       vt_now_ns() < deadline)
+			;
+		if (got != 1 || wc.status != IBV_WC_SUCCESS) {
+			printf("WRITE %d: no successful completion\n", i);
+			return 2;
+		}
+		dt[i] = vt_now_ns() - t0;
+		slow += dt[i] > 700000;
+	}
+	qsort(dt, (size_t)n, sizeof(*dt), cmp_u64);
+	printf("wake %s: %d WRITEs after 2-4 ms idle: median %.1f us, "
+	       "p90 %.1f us, p99 %.1f us, max %.1f us; %d over 0.7 ms "
+	       "(median allowed %d us)\n", name, n, dt[n / 2] / 1e3,
+	       dt[n * 9 / 10] / 1e3, dt[n * 99 / 100] / 1e3,
+	       dt[n - 1] / 1e3, slow, max_us);
+	vt_ep_destroy(&e);
+	ibv_dereg_mr(mr);
+	vt_dev_close(&d);
+	slow = dt[n / 2] > (uint64_t)max_us * 1000;
+	free(dt);
+	return slow;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -206,7 +297,10 @@ int main(int argc, char **argv)
 		return hold(argv[2]);
 	if (argc == 5 && strcmp(argv[1], "ctxs") == 0)
 		return ctxs(argv[2], atoi(argv[3]), argv[4]);
+	if (argc == 5 && strcmp(argv[1], "wake") == 0 && atoi(argv[3]) > 0)
+		return wake(argv[2], atoi(argv[3]), atoi(argv[4]));
 	fprintf(stderr, "usage: snic_member bar-write BAR | closed FILE... | "
-		"stats-zero BAR | hold BAR | ctxs NAME N GO\n");
+		"stats-zero BAR | hold BAR | ctxs NAME N GO | "
+		"wake NAME N MAX_US\n");
 	return 2;
 }
