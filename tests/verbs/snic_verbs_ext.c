@@ -3256,6 +3256,17 @@ static bool regc_stale(struct vt_ep e[2])
 	return true;
 }
 
+/* The end of a case on one buffer: its MR (if still registered), the
+ * expected bytes and the buffer go. */
+static bool regc_end(struct ibv_mr *mr, void *want, uint8_t *b, size_t len, bool ok)
+{
+	if (mr)
+		dereg1(mr);
+	free(want);
+	munmap(b, len);
+	return ok;
+}
+
 /* A buffer partly never touched (pin.c fill_by_runs copies only the
  * pages that hold data and writes zeros into the window under the
  * others, over the stale bytes the cases before left there): the peer
@@ -3299,11 +3310,60 @@ static bool regc_sparse(struct vt_ep e[2], uint32_t len)
 	if (ok && !has_pattern(b, len, 710))
 		ok = fail("sparse buffer: the peer's WRITE not seen after dereg");
 out:
-	if (mr)
-		dereg1(mr);
-	free(want);
-	munmap(b, len);
-	return ok;
+	return regc_end(mr, want, b, len, ok);
+}
+
+/* A first registration larger than the window pages this process has
+ * mapped so far (pin.c window_fill: the copy goes through vmsplice and
+ * splice into the file, not a memcpy in the window's mapping), with a
+ * hole of pages never touched in its middle (zeros written there, data
+ * spliced on both sides at their offsets): the peer reads the
+ * application's bytes at the start, over the hole and at the end (4 MiB
+ * each, its buffer's size); the application's bytes are the same after
+ * registration and, with the peer's WRITE at the end, after
+ * deregistration. */
+static bool regc_cold(struct vt_ep e[2])
+{
+	const size_t len = 40u << 20, hole = 20u << 20, hole_len = 3u << 20;
+	const uint32_t part = BUF_LEN;
+	const size_t at[] = { 0, hole - part / 2, len - part };
+	uint8_t *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *want = malloc(len);
+	struct ibv_mr *mr = NULL;
+	bool ok = false;
+
+	CHECK(b != MAP_FAILED && want, "mmap/malloc: %s", strerror(errno));
+	fill(want, len, 601);
+	memset(want + hole, 0, hole_len);
+	memcpy(b, want, hole);
+	memcpy(b + hole + hole_len, want + hole + hole_len, len - hole - hole_len);
+	if (!(mr = reg1(b, len)))
+		goto out;
+	for (unsigned i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		memset(T.dev[0].buf, 0xa5, part);
+		if (!rdma(e, IBV_WR_RDMA_READ, (uintptr_t)b + at[i], mr->rkey, part,
+			  "read of a cold registration"))
+			goto out;
+		if (memcmp(T.dev[0].buf, want + at[i], part) != 0) {
+			fail("cold registration: the peer read other bytes than the application's "
+			     "at offset %zu", at[i]);
+			goto out;
+		}
+	}
+	if (memcmp(b, want, len) != 0) {
+		fail("cold registration: the application's bytes changed at registration");
+		goto out;
+	}
+	if (!peer_writes(e, mr, b + len - part, part, 602, "write to a cold registration"))
+		goto out;
+	ok = dereg1(mr);
+	mr = NULL;
+	fill(want + len - part, part, 602);
+	if (ok && memcmp(b, want, len) != 0)
+		ok = fail("cold registration: the application's bytes or the peer's WRITE not "
+			  "there after dereg");
+out:
+	return regc_end(mr, want, b, len, ok);
 }
 
 /* Minor page faults so far of the process serving dev (its BAR's fw_pid),
@@ -3395,7 +3455,8 @@ static bool c_regcache(void)
 	memset(e, 0, sizeof e);
 	ok = pair_up(e, &CFG, 0) && regc_basic(e, b, len) && regc_reuse(e, len) &&
 	     regc_moved(e, len) && regc_many(e) && regc_fork(b, len) && regc_huge(e) &&
-	     regc_unreadable(e, len) && regc_sparse(e, len) && regc_stale(e);
+	     regc_unreadable(e, len) && regc_sparse(e, len) && regc_stale(e) &&
+	     regc_cold(e);
 	pair_down(e);
 	munmap(b, 2 * len);
 	return ok;

@@ -20,7 +20,9 @@
  * reg and rereg are timed over enough rounds to last ~0.2 s (at least 3).
  * Set SNIC_REG_CACHE=0 to have the driver copy back at every
  * deregistration (then reg is what first is); SNIC_REGBENCH_CLOCK=cpu to
- * time with the process's CPU time instead of the wall clock.
+ * time with the process's CPU time instead of the wall clock;
+ * SNIC_REGBENCH_MAX=BYTES to stop after that size (4096: the 4 KiB kinds
+ * alone, woken included).
  *
  *   snic-regbench [DEVICE]   prints "KIND SIZE US_PER_PAIR GBPS" lines
  *                            ("KIND SIZE fail ERRNO" when a size cannot
@@ -159,10 +161,14 @@ int main(int argc, char **argv)
 {
 	const char *want = argc > 1 ? argv[1] : "snic0";
 	const char *clk = getenv("SNIC_REGBENCH_CLOCK");
+	const char *max_env = getenv("SNIC_REGBENCH_MAX");
+	size_t max = 256u << 20;
 	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_context *ctx = NULL;
 	struct ibv_pd *pd;
 
+	if (max_env)
+		max = strtoull(max_env, NULL, 0);
 	if (clk && strcmp(clk, "cpu") == 0)
 		bench_clock = CLOCK_PROCESS_CPUTIME_ID;
 	for (int i = 0; list && list[i]; i++)
@@ -172,7 +178,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "snic-regbench: cannot open %s\n", want);
 		return 1;
 	}
-	for (size_t size = 4096; size <= (256u << 20); size *= 4) {
+	for (size_t size = 4096; size <= max; size *= 4) {
 		void *buf;
 		struct ibv_mr *keep;
 
