@@ -176,16 +176,29 @@ static void put24(uint8_t *p, uint32_t v)
 	put16(p + 1, v);
 }
 
+/* One byte-swapped store where the byte order allows it: compilers do
+ * not always merge the byte stores (the BTH's first two words were
+ * byte stores and shifts each, bench-instr). */
 static void put32(uint8_t *p, uint32_t v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap32(v);
+	memcpy(p, &v, 4);
+#else
 	p[0] = (uint8_t)(v >> 24);
 	put24(p + 1, v);
+#endif
 }
 
 static void put64(uint8_t *p, uint64_t v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+	memcpy(p, &v, 8);
+#else
 	put32(p, (uint32_t)(v >> 32));
 	put32(p + 4, (uint32_t)v);
+#endif
 }
 
 /* ---- offsets ---- */
