@@ -185,6 +185,9 @@ struct snic_req_cur {
 	uint32_t first_psn;
 	uint32_t npkts;         /* packets (PSNs) this message takes          */
 	struct snic_send_wqe hdr;
+	/* the WQE's first SGE, read with hdr in one DMA where the SQ's
+	 * slots have room for it (sq_read_wqe); checked by sgl_load */
+	struct snic_wqe_sge sge0;
 	struct snic_sgl sgl;
 	uint8_t inline_data[SNIC_MAX_INLINE];
 };

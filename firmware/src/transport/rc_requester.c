@@ -143,15 +143,55 @@ static void msg_fail(struct snic_qp *qp, uint8_t status)
 	qp->cur.fail = status;
 }
 
+/* The frame of the current message's packet op at psn with n payload
+ * bytes (0: the payload could not be read).  A small IPv4 SEND, WRITE or
+ * READ request has its headers written straight from the WQE
+ * (pkt_build_qp_req: issue 11, 27 instructions less on a 64-B WRITE);
+ * XRC, atomics, IPv6 and payloads folded into the ICRC go through
+ * struct roce_hdrs. */
+static uint32_t req_frame(struct snic_nic *nic, struct snic_qp *qp,
+			  uint8_t *frame, uint8_t op, uint32_t fl, uint32_t psn,
+			  bool ackreq, uint32_t n)
+{
+	struct snic_req_cur *cur = &qp->cur;
+	const struct snic_send_wqe *w = &cur->hdr;
+	struct roce_hdrs h;
+
+	if (!qp->ip6 && n < PKT_FOLD_MIN &&
+	    !(fl & (ROCE_F_XRCETH | ROCE_F_ATOMIC))) {
+		const struct roce_req r = {
+			.opcode = op, .ackreq = ackreq, .psn = psn,
+			.se = (fl & ROCE_F_LAST) &&
+			      (w->ctrl.flags & SNIC_SEND_SOLICITED),
+			.dqpn = qp->attr.dest_qp_num,
+			.va = w->raddr.remote_addr, .rkey = w->raddr.rkey,
+			.dlen = cur->len, .imm = w->ctrl.imm_data,
+		};
+
+		if (n && sq_gather(nic, cur, frame + roce_hdr_len(op), n))
+			return 0;
+		return pkt_build_qp_req(nic, qp, frame, &r, n);
+	}
+	pkt_qp_hdrs(qp, &h, op, psn);
+	sq_fill_ext(cur, &h);
+	h.ackreq = ackreq;
+	/* headers first, then the payload with its ICRC (pkt_gather.c) */
+	n = pkt_build_sq(nic, qp, cur, frame, &h, n);
+	if (!n)
+		qp->qcnt[SNIC_QCNT_tx_frames]--; /* pkt_qp_hdrs counted it */
+	return n;
+}
+
 /* Build and queue the next packet of the current message.  Returns false
  * when no buffer was available (try again next pass). */
 static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 {
 	struct snic_req_cur *cur = &qp->cur;
-	struct roce_hdrs h;
 	uint8_t op = sq_opcode(qp, cur);
 	uint32_t fl = roce_opcodes[op].flags;
 	uint32_t n = 0, pkt_no = qp_mtu_div(qp, cur->sent), hi;
+	uint32_t psn = (cur->first_psn + pkt_no) & ROCE_PSN_MASK;
+	bool ackreq;
 	struct snic_pkt *p;
 
 	if (fl & ROCE_F_PAYLOAD) {
@@ -162,20 +202,16 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 	p = core_pkt_alloc(&nic->core);
 	if (!p)
 		return false;
-	pkt_qp_hdrs(qp, &h, op, cur->first_psn + pkt_no);
-	sq_fill_ext(cur, &h);
 	/* AckReq on the last packet and periodically in long messages, so the
-	 * window keeps moving (IBTA 9.7.5.1.1) */
-	h.ackreq = (fl & ROCE_F_LAST) || (fl & ROCE_F_READ) || (fl & ROCE_F_ATOMIC) ||
-		   (pkt_no % SNIC_ACKREQ_EVERY) == SNIC_ACKREQ_EVERY - 1;
-	/* a packet sent again asks for an ACK: whatever of the pass gets
-	 * through moves the window (the rest of it may be lost again) */
-	h.ackreq |= cur->resend;
-	/* headers first, then the payload with its ICRC (pkt_gather.c) */
-	p->len = (uint16_t)pkt_build_sq(nic, qp, cur, p->data, &h, n);
+	 * window keeps moving (IBTA 9.7.5.1.1); a packet sent again asks for
+	 * an ACK: whatever of the pass gets through moves the window (the
+	 * rest of it may be lost again) */
+	ackreq = (fl & (ROCE_F_LAST | ROCE_F_READ | ROCE_F_ATOMIC)) ||
+		 (pkt_no % SNIC_ACKREQ_EVERY) == SNIC_ACKREQ_EVERY - 1 ||
+		 cur->resend;
+	p->len = (uint16_t)req_frame(nic, qp, p->data, op, fl, psn, ackreq, n);
 	if (!p->len) {
 		core_pkt_unused(&nic->core, p); /* no frame without its data */
-		qp->qcnt[SNIC_QCNT_tx_frames]--; /* pkt_qp_hdrs counted it */
 		msg_fail(qp, SNIC_WC_LOC_PROT_ERR);
 		return true;
 	}
@@ -185,10 +221,10 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 	 * a packet sent again may be below what was sent before (or not:
 	 * the rest of a message a rewind interrupted) */
 	hi = (fl & ROCE_F_READ) ? (cur->first_psn + cur->npkts - 1) & ROCE_PSN_MASK
-				: h.psn;
+				: psn;
 	if (!cur->resend) {
 		qp->psn_hi = hi;
-		if (h.ackreq && !qp->rtt_t0)
+		if (ackreq && !qp->rtt_t0)
 			timer_rtt_start(nic, qp, hi);
 	} else if (roce_psn_diff(hi, qp->psn_hi) > 0) {
 		qp->psn_hi = hi;

@@ -6,22 +6,40 @@
  * extension headers of each packet, gathering payload into a frame, the
  * completion of the WQE in hand, and the wait for the destination's MAC.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "transport/transport.h"
 
-/* Read the WQE at sq_fetch into qp->cur and check its control part. */
+_Static_assert(offsetof(struct snic_req_cur, sge0) ==
+	       offsetof(struct snic_req_cur, hdr) + sizeof(struct snic_send_wqe),
+	       "sq_read_wqe reads hdr and sge0 in one DMA");
+
+/* Does the SQ's slot hold a first SGE after the WQE's header (create_qp:
+ * a slot is at least 64 bytes plus the SGEs or inline bytes)? */
+static inline bool sq_slot_has_sge0(const struct snic_qp *qp)
+{
+	return (1u << qp->sq_stride_log) >=
+	       sizeof(struct snic_send_wqe) + sizeof(struct snic_wqe_sge);
+}
+
+/* Read the WQE at sq_fetch into qp->cur and check its control part; the
+ * first SGE comes with it where the slot has room (one DMA, not two: issue
+ * 11), sq_load takes it from there. */
 uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp)
 {
 	struct snic_req_cur *cur = &qp->cur;
 	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
+	uint32_t n = sizeof(cur->hdr);
 
+	if (sq_slot_has_sge0(qp))
+		n += sizeof(cur->sge0);
 	cur->wqe_idx = qp->sq_fetch;
 	cur->len = 0;
 	cur->sent = 0;
 	cur->fail = SNIC_WC_SUCCESS;
-	if (core_dma_read(&nic->core, qp_sq_wqe_pa(qp, qp->sq_fetch), &cur->hdr,
-			  sizeof(cur->hdr)))
+	if (core_dma_read(&nic->core, qp_sq_wqe_pa(qp, qp->sq_fetch),
+			  (uint8_t *)cur + offsetof(struct snic_req_cur, hdr), n))
 		return SNIC_WC_LOC_QP_OP_ERR;
 	/* an operation the service does not have (IBTA 9.2 table 37) */
 	if (c->opcode >= 32 || !(xport_of(qp)->wr_ops & (1u << c->opcode)))
@@ -41,7 +59,7 @@ uint8_t sq_load(struct snic_nic *nic, struct snic_qp *qp, uint32_t access)
 {
 	struct snic_req_cur *cur = &qp->cur;
 	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
-	uint64_t pa = qp_sq_wqe_pa(qp, cur->wqe_idx) + sizeof(struct snic_send_wqe);
+	uint64_t pa;
 	struct snic_wqe_sge sge[SNIC_MAX_SGE];
 	uint8_t st;
 
@@ -52,15 +70,23 @@ uint8_t sq_load(struct snic_nic *nic, struct snic_qp *qp, uint32_t access)
 		cur->len = 8;
 		return SNIC_WC_SUCCESS;
 	}
+	pa = qp_sq_wqe_pa(qp, cur->wqe_idx) + sizeof(struct snic_send_wqe);
 	if (c->flags & SNIC_SEND_INLINE) {
 		if (core_dma_read(&nic->core, pa, cur->inline_data, c->inline_len))
 			return SNIC_WC_LOC_QP_OP_ERR;
 		cur->len = c->inline_len;
 		return SNIC_WC_SUCCESS;
 	}
-	if (c->num_sge && core_dma_read(&nic->core, pa, sge, c->num_sge * 16u))
-		return SNIC_WC_LOC_QP_OP_ERR;
-	st = (uint8_t)sgl_load(nic, &cur->sgl, sge, c->num_sge, qp->pd, access);
+	if (c->num_sge == 1 && sq_slot_has_sge0(qp)) { /* read with the WQE */
+		st = (uint8_t)sgl_load(nic, &cur->sgl, &cur->sge0, 1, qp->pd,
+				       access);
+	} else {
+		if (c->num_sge &&
+		    core_dma_read(&nic->core, pa, sge, c->num_sge * 16u))
+			return SNIC_WC_LOC_QP_OP_ERR;
+		st = (uint8_t)sgl_load(nic, &cur->sgl, sge, c->num_sge, qp->pd,
+				       access);
+	}
 	if (st)
 		return st;
 	cur->len = (uint32_t)cur->sgl.total;

@@ -141,6 +141,9 @@ static inline void pkt_qp_hdrs(struct snic_qp *qp, struct roce_hdrs *h,
 }
 uint32_t pkt_build_qp(const struct snic_nic *nic, struct snic_qp *qp,
 		      uint8_t *frame, struct roce_hdrs *h, uint32_t len);
+uint32_t pkt_build_qp_req(const struct snic_nic *nic, struct snic_qp *qp,
+			  uint8_t *frame, const struct roce_req *r,
+			  uint32_t len);
 /* Its headers alone (roce_build_tmpl_hdrs), IPv4; 0 over IPv6. */
 uint32_t pkt_build_qp_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
 			   uint8_t *frame, struct roce_hdrs *h, uint32_t len);

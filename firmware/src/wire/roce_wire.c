@@ -176,16 +176,29 @@ static void put24(uint8_t *p, uint32_t v)
 	put16(p + 1, v);
 }
 
+/* One byte-swapped store where the byte order allows it: compilers do
+ * not always merge the byte stores (the BTH's first two words were
+ * byte stores and shifts each, bench-instr). */
 static void put32(uint8_t *p, uint32_t v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap32(v);
+	memcpy(p, &v, 4);
+#else
 	p[0] = (uint8_t)(v >> 24);
 	put24(p + 1, v);
+#endif
 }
 
 static void put64(uint8_t *p, uint64_t v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+	memcpy(p, &v, 8);
+#else
 	put32(p, (uint32_t)(v >> 32));
 	put32(p + 4, (uint32_t)v);
+#endif
 }
 
 /* ---- offsets ---- */
@@ -728,6 +741,15 @@ static void build_ext(uint8_t *p, uint8_t layout, const struct roce_hdrs *h)
 	ext_walk(p, layout, (struct roce_hdrs *)h, true);
 }
 
+/* The zero pad and the ICRC behind a frame's payload. */
+static inline __attribute__((always_inline))
+void l5_end(uint8_t *frame, uint32_t len, uint32_t pad, bool ip6)
+{
+	memset(frame + len - ROCE_ICRC_LEN - pad, 0, pad);
+	put_icrc(frame + len - ROCE_ICRC_LEN,
+		 roce_icrc_ip(frame, len - ROCE_ICRC_LEN, ip6));
+}
+
 /* What follows the UDP header: BTH, extension headers, zero pad, ICRC. */
 static inline __attribute__((always_inline))
 void build_l5(uint8_t *frame, uint8_t *bth, const struct roce_hdrs *h,
@@ -739,9 +761,7 @@ void build_l5(uint8_t *frame, uint8_t *bth, const struct roce_hdrs *h,
 	build_ext(bth + ROCE_BTH_LEN, roce_opcodes[h->opcode].layout, h);
 	if (!icrc)
 		return; /* payload, pad and ICRC to come (roce_build_tmpl_hdrs) */
-	memset(frame + len - ROCE_ICRC_LEN - pad, 0, pad);
-	put_icrc(frame + len - ROCE_ICRC_LEN,
-		 roce_icrc_ip(frame, len - ROCE_ICRC_LEN, bth != frame + BTH));
+	l5_end(frame, len, pad, bth != frame + BTH);
 }
 
 uint32_t roce_build(uint8_t *frame, const struct roce_hdrs *h,
@@ -771,14 +791,15 @@ void roce_tmpl_make(struct roce_tmpl *t, const struct roce_hdrs *h)
 	t->valid = true;
 }
 
-/* h's BTH and extension headers over IPv4; its addresses are the
- * template's.  The checksum is the template's sum plus the total length,
- * folded (RFC 1624: the sum of the other words does not change). */
+/* The template's Ethernet, IPv4 and UDP headers for a frame of opcode
+ * with payload_len bytes of payload; returns the frame's length.  The
+ * checksum is the template's sum plus the total length, folded (RFC 1624:
+ * the sum of the other words does not change). */
 static inline __attribute__((always_inline))
-uint32_t build_tmpl(uint8_t *frame, const struct roce_tmpl *t,
-		    const struct roce_hdrs *h, uint32_t payload_len, bool icrc)
+uint32_t tmpl_l2l4(uint8_t *frame, const struct roce_tmpl *t, uint8_t opcode,
+		   uint32_t payload_len)
 {
-	uint32_t len = roce_hdr_len(h->opcode) + ((payload_len + 3u) & ~3u) +
+	uint32_t len = roce_hdr_len(opcode) + ((payload_len + 3u) & ~3u) +
 		       ROCE_ICRC_LEN;
 	uint32_t s = (uint32_t)t->ipsum + (len - IP);
 
@@ -787,6 +808,17 @@ uint32_t build_tmpl(uint8_t *frame, const struct roce_tmpl *t,
 	s = (s & 0xffffu) + (s >> 16);
 	put16(frame + IP_CSUM, ~s & 0xffffu);
 	put16(frame + UDP + 4, len - UDP);
+	return len;
+}
+
+/* h's BTH and extension headers over IPv4; its addresses are the
+ * template's. */
+static inline __attribute__((always_inline))
+uint32_t build_tmpl(uint8_t *frame, const struct roce_tmpl *t,
+		    const struct roce_hdrs *h, uint32_t payload_len, bool icrc)
+{
+	uint32_t len = tmpl_l2l4(frame, t, h->opcode, payload_len);
+
 	build_l5(frame, frame + BTH, h, payload_len, len, icrc);
 	return len;
 }
@@ -801,6 +833,37 @@ uint32_t roce_build_tmpl_hdrs(uint8_t *frame, const struct roce_tmpl *t,
 			      const struct roce_hdrs *h, uint32_t payload_len)
 {
 	return build_tmpl(frame, t, h, payload_len, false);
+}
+
+/* The BTH as three words: no struct roce_hdrs to fill and read back, no
+ * extension-header walk (issue 11: a 64-B WRITE's frame cost twice
+ * this).  The layouts a connected requester's SEND, WRITE and READ use:
+ * RETH, then ImmDt or IETH (IBTA 9.2 table 38). */
+uint32_t roce_build_tmpl_req(uint8_t *frame, const struct roce_tmpl *t,
+			     const struct roce_req *r, uint32_t payload_len)
+{
+	uint32_t len = tmpl_l2l4(frame, t, r->opcode, payload_len);
+	uint32_t pad = -payload_len & 3u;       /* BTH PadCnt (IBTA 9.2) */
+	uint32_t fl = roce_opcodes[r->opcode].flags;
+	uint8_t *p = frame + BTH;
+
+	/* opcode, SE, M 0, PadCnt, TVer 0, P_Key; FECN, BECN 0, DestQP;
+	 * AckReq, PSN */
+	put32(p, (uint32_t)r->opcode << 24 | (uint32_t)r->se << 23 |
+		 pad << 20 | ROCE_DEFAULT_PKEY);
+	put32(p + 4, r->dqpn & ROCE_QPN_MASK);
+	put32(p + 8, (uint32_t)r->ackreq << 31 | (r->psn & ROCE_PSN_MASK));
+	p += ROCE_BTH_LEN;
+	if (fl & ROCE_F_RETH) {
+		put64(p, r->va);
+		put32(p + 8, r->rkey);
+		put32(p + 12, r->dlen);
+		p += ROCE_RETH_LEN;
+	}
+	if (fl & (ROCE_F_IMM | ROCE_F_INV))
+		memcpy(p, &r->imm, ROCE_IMM_LEN);
+	l5_end(frame, len, pad, false);
+	return len;
 }
 
 void roce_icrc_put(uint8_t *frame, uint32_t len, uint32_t icrc)

@@ -281,6 +281,20 @@ uint32_t roce_build_tmpl(uint8_t *frame, const struct roce_tmpl *t,
 uint32_t roce_build_tmpl_hdrs(uint8_t *frame, const struct roce_tmpl *t,
 			      const struct roce_hdrs *h, uint32_t payload_len);
 void roce_icrc_put(uint8_t *frame, uint32_t len, uint32_t icrc);
+/* A request's BTH fields and the RETH / ImmDt / IETH its opcode has
+ * (no XRCETH, DETH or AtomicETH: those go through roce_build_tmpl), for
+ * roce_build_tmpl_req: the frame roce_build_tmpl makes from the same
+ * fields (MigReq, TVer, FECN, BECN 0). */
+struct roce_req {
+	uint8_t opcode;
+	bool se, ackreq;
+	uint32_t dqpn, psn;
+	uint64_t va;                    /* RETH                               */
+	uint32_t rkey, dlen;
+	uint32_t imm;                   /* ImmDt or IETH, network order       */
+};
+uint32_t roce_build_tmpl_req(uint8_t *frame, const struct roce_tmpl *t,
+			     const struct roce_req *r, uint32_t payload_len);
 
 /* ICRC (IBTA A17.3.3): CRC-32 over the masked invariant fields; IPv4 or
  * IPv6 by the frame's EtherType. */
