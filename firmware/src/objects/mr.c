@@ -367,16 +367,10 @@ static inline int mr_copy(struct snic_nic *nic, const struct snic_mr *mr,
 			  uint64_t va, uint8_t *buf, uint32_t len, bool to_host,
 			  uint32_t **crc)
 {
-	uint64_t off = va - mr->iova + mr->page_off;
-	uint32_t in = (uint32_t)(off & (SNIC_PAGE_SIZE - 1));
+	uint64_t pa;
 
-	if (va >= mr->iova && (off >> SNIC_PAGE_SHIFT) < mr->npages &&
-	    len <= SNIC_PAGE_SIZE - in && len) {
-		uint64_t pa = (uint64_t)nic->mtt[mr->mtt + (off >> SNIC_PAGE_SHIFT)]
-				      << SNIC_PAGE_SHIFT | in;
-
+	if (mr_page_pa(nic, mr, va, len, &pa))
 		return mr_dma(nic, pa, buf, len, to_host, crc);
-	}
 	return mr_copy_pieces(nic, mr, va, buf, len, to_host, crc);
 }
 

@@ -703,6 +703,25 @@ static inline struct snic_mr *rkey_check(struct snic_nic *nic,
 		return mw_rkey_check(nic, w, qp, rkey, access, va, len);
 	return mr_check(nic, rkey, qp->pd, access, va, len);
 }
+/* The usual piece of a copy, 1..SNIC_PAGE_SIZE bytes inside one page of
+ * the MR (va inside the MR, its page one of the MR's): true with *pa
+ * where it starts; false for anything else (mr.c copies that piece by
+ * piece).  The caller has checked [va, va + len) against the MR's
+ * bounds (mr_span_ok). */
+static inline bool mr_page_pa(const struct snic_nic *nic,
+			      const struct snic_mr *mr, uint64_t va,
+			      uint32_t len, uint64_t *pa)
+{
+	uint64_t off = va - mr->iova + mr->page_off;
+	uint32_t in = (uint32_t)(off & (SNIC_PAGE_SIZE - 1));
+
+	if (va < mr->iova || (off >> SNIC_PAGE_SHIFT) >= mr->npages ||
+	    len > SNIC_PAGE_SIZE - in || !len)
+		return false;
+	*pa = (uint64_t)nic->mtt[mr->mtt + (off >> SNIC_PAGE_SHIFT)]
+		      << SNIC_PAGE_SHIFT | in;
+	return true;
+}
 int mr_read(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 	    void *dst, uint32_t len);
 int mr_write(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,

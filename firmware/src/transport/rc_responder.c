@@ -386,14 +386,62 @@ static void resp_run(struct snic_nic *nic, struct snic_qp *qp,
 	}
 }
 
+/*
+ * The usual request, an RC WRITE_ONLY without immediate: the next PSN,
+ * outside any multi-packet message, 1..PMTU bytes that are the whole
+ * message, into one page of an MR (not a window) of the QP's PD that
+ * allows the remote write over them, on a QP that allows remote writes.
+ * Those are the checks the state machine would make (check_qp_state ..
+ * check_length, do_write's), all at once; the write and acknowledge's
+ * steps follow.  The write cursor (wr_*) is left as it is: a WRITE_ONLY
+ * opens no message for it to follow.  False, with nothing changed, for
+ * anything else: resp_rx's steps then take the packet from the start and
+ * say what is wrong.
+ */
+static bool write_only_fast(struct snic_nic *nic, struct snic_qp *qp,
+			    const struct roce_hdrs *h)
+{
+	struct snic_resp *r = &qp->resp;
+	const struct snic_mr *mr;
+	uint32_t len = h->payload_len;
+	uint64_t pa;
+
+	if (h->opcode != ROCE_RC_WRITE_ONLY ||
+	    check_qp_state(qp) != RESP_CHECK_PSN || h->psn != r->epsn ||
+	    r->in_send || r->in_write || len != h->reth_len || len == 0 ||
+	    len > qp->mtu ||
+	    !(qp->attr.qp_access_flags & SNIC_ACCESS_REMOTE_WRITE) ||
+	    !(mr = mr_check(nic, h->reth_rkey, qp->pd, SNIC_ACCESS_REMOTE_WRITE,
+			    h->reth_va, len)) ||
+	    !mr_page_pa(nic, mr, h->reth_va, len, &pa))
+		return false;
+	r->nak_sent = false;
+	if (core_dma_write(&nic->core, pa, h->payload, len)) {
+		/* as do_write's failed payload: the message was started */
+		r->in_write = true;
+		resp_run(nic, qp, h, roce_opcodes[h->opcode].flags, RESP_ERR_RKEY);
+		return true;
+	}
+	r->msn++;
+	r->epsn = psn_add(r->epsn, 1);
+	if (h->ackreq)
+		r->ack_pending = true;
+	return true;
+}
+
 /* A request packet for an RC QP.  The usual one passes every check in
  * turn: those steps run in the switch's order straight from one to the
  * next (no dispatch per state), and resp_run's switch takes over at the
  * first step that leads anywhere else. */
 void resp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h)
 {
-	uint32_t fl = roce_opcodes[h->opcode].flags;
-	enum resp_state s = check_qp_state(qp);
+	uint32_t fl;
+	enum resp_state s;
+
+	if (write_only_fast(nic, qp, h))
+		return;
+	fl = roce_opcodes[h->opcode].flags;
+	s = check_qp_state(qp);
 
 	if (s == RESP_CHECK_PSN)
 		s = check_psn(qp, h);

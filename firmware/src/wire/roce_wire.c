@@ -164,6 +164,24 @@ static uint64_t get64(const uint8_t *p)
 	return (uint64_t)get32(p) << 32 | get32(p + 4);
 }
 
+/* A 32-bit network-order word at p, one load (and a byte swap). */
+static inline uint32_t load_be32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return __builtin_bswap32(v);
+}
+
+/* A 32-bit word at p in the CPU's own byte order, one load. */
+static inline uint32_t load_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 static void put16(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
@@ -393,26 +411,26 @@ static enum roce_parse_result check_bth(const uint8_t *f, uint32_t at,
 	return ROCE_OK;
 }
 
-/* The BTH is copied aside first: stores into h (bytes among them) may
- * alias the frame, and would make the compiler load every frame byte
- * again and again; from a local copy the 24-bit fields come out of one
- * 32-bit load each. */
-static void parse_bth(const uint8_t *bth, struct roce_hdrs *h)
+/* The BTH as three big-endian words, each field cut out of them (whole
+ * loads: stores into h, bytes among them, may alias the frame, and
+ * byte by byte the compiler would load every frame byte again). */
+static inline __attribute__((always_inline))
+void parse_bth(const uint8_t *bth, struct roce_hdrs *h)
 {
-	uint8_t b[ROCE_BTH_LEN];
+	uint32_t w0 = load_be32(bth), w1 = load_be32(bth + 4),
+		 w2 = load_be32(bth + 8);
 
-	memcpy(b, bth, sizeof(b));
-	h->opcode = b[0];
-	h->se = b[1] >> 7;
-	h->mig = (b[1] >> 6) & 1u;
-	h->pad = (b[1] >> 4) & 3u;
-	h->tver = b[1] & 0x0fu;
-	h->pkey = get16(b + 2);
-	h->fecn = b[4] >> 7;
-	h->becn = (b[4] >> 6) & 1u;
-	h->dqpn = get32(b + 4) & ROCE_QPN_MASK;
-	h->ackreq = b[8] >> 7;
-	h->psn = get32(b + 8) & ROCE_PSN_MASK;
+	h->opcode = (uint8_t)(w0 >> 24);
+	h->se = (uint8_t)(w0 >> 23 & 1u);
+	h->mig = (uint8_t)(w0 >> 22 & 1u);
+	h->pad = (uint8_t)(w0 >> 20 & 3u);
+	h->tver = (uint8_t)(w0 >> 16 & 0x0fu);
+	h->pkey = (uint16_t)w0;
+	h->fecn = (uint8_t)(w1 >> 31);
+	h->becn = (uint8_t)(w1 >> 30 & 1u);
+	h->dqpn = w1 & ROCE_QPN_MASK;
+	h->ackreq = (uint8_t)(w2 >> 31);
+	h->psn = w2 & ROCE_PSN_MASK;
 }
 
 /* One extension header each (IBTA 9.3) at p: read into h, or written
@@ -564,7 +582,8 @@ CODEC ext_walk(uint8_t *p, uint8_t layout, struct roce_hdrs *h, bool put)
  * check_bth made sure the headers are all there; the frame is only read
  * (ext_walk in get mode).
  */
-static void parse_ext(const uint8_t *p, uint8_t layout, struct roce_hdrs *h)
+static inline __attribute__((always_inline))
+void parse_ext(const uint8_t *p, uint8_t layout, struct roce_hdrs *h)
 {
 	/* field by field: a memset of the block is a string instruction */
 	h->reth_va = 0;
@@ -589,17 +608,22 @@ static void parse_ip6(const uint8_t *f, struct roce_hdrs *h)
 	memcpy(h->dip6, f + IP6_DST, 16);
 }
 
-/* l3: the IP header's length (IPv4 20, IPv6 40). */
-static void parse_fields(const uint8_t *f, uint32_t l3, uint32_t n,
+/* l3: the IP header's length (IPv4 20, IPv6 40); n: bytes from the BTH
+ * to the end of the ICRC. */
+static inline __attribute__((always_inline))
+void parse_fields(const uint8_t *f, uint32_t l3, uint32_t n,
 			 struct roce_hdrs *h)
 {
 	const uint8_t *bth = f + IP + l3 + ROCE_UDP_HLEN;
 	const struct roce_opcode_info *op = &roce_opcodes[bth[0]];
+	uint32_t pad = (bth[1] >> 4) & 3u;      /* before h is written */
 
 	/* every field is set here, in parse_bth or in parse_ext (0 where
 	 * the frame has none); sip6/dip6 only for IPv6 (ip6 says which) */
-	memcpy(h->dmac, f, 6);
-	memcpy(h->smac, f + 6, 6);
+	/* dmac and smac, one copy (the frame's order is the struct's) */
+	_Static_assert(offsetof(struct roce_hdrs, smac) ==
+		       offsetof(struct roce_hdrs, dmac) + 6, "dmac, smac");
+	memcpy((uint8_t *)h + offsetof(struct roce_hdrs, dmac), f, 12);
 	if (l3 == ROCE_IPV6_HLEN) {
 		parse_ip6(f, h);
 	} else {
@@ -607,54 +631,86 @@ static void parse_fields(const uint8_t *f, uint32_t l3, uint32_t n,
 		h->flow_label = 0;
 		h->tos = f[IP_TOS];
 		h->ttl = f[IP_TTL];
-		h->sip = get32(f + IP + 12);
-		h->dip = get32(f + IP + 16);
+		h->sip = load_be32(f + IP + 12);
+		h->dip = load_be32(f + IP + 16);
 	}
 	h->sport = get16(f + IP + l3);
 	parse_bth(bth, h);
 	parse_ext(bth + ROCE_BTH_LEN, op->layout, h);
 	h->payload = bth + ROCE_BTH_LEN + op->ext_len;
-	h->payload_len = n - ROCE_BTH_LEN - op->ext_len - ROCE_ICRC_LEN -
-			 h->pad;
+	h->payload_len = n - ROCE_BTH_LEN - op->ext_len - ROCE_ICRC_LEN - pad;
 }
 
 /*
- * The usual frame in a few word compares: IPv4 with IHL 5 (bytes 12-14:
- * type 0x0800, 0x45; TOS masked), not a fragment and UDP (bytes 20-23:
- * flags/offset with DF masked, TTL masked, protocol 17), UDP to 4791,
- * total length within the frame and a good header checksum.  Anything
- * else goes through classify and check_ipv4, which say what is wrong.
+ * The usual frame's checks, in a few word compares: IPv4 with IHL 5
+ * (bytes 12-14: type 0x0800, 0x45; TOS masked), not a fragment and UDP
+ * (bytes 20-23: flags/offset with DF masked, TTL masked, protocol 17),
+ * UDP to 4791 with the length the IP header implies, a good header
+ * checksum, then check_bth's checks but the ICRC on the BTH's first
+ * word.  False when anything is unusual: the general path (classify,
+ * check_ipv4, check_bth) runs then and says what is wrong, in its order.
+ *
+ * The header checksum: the header's one's-complement sum in 64-bit
+ * words (two 8-byte loads and one 4-byte, in the CPU's byte order: the
+ * sum does not care, RFC 1071 2(B)) is congruent to its folded 16-bit
+ * sum modulo 0xffff (2^16 = 1 there, and so is 2^64, the end-around
+ * carry), and that folded sum is 0xffff exactly when it is a nonzero
+ * multiple of 0xffff; the sum is nonzero (byte 14 is 0x45).
  */
-static bool plain_ipv4_udp(const uint8_t *f, uint32_t len)
+static inline __attribute__((always_inline))
+bool plain_roce4(const uint8_t *f, uint32_t len, uint32_t *tot_out)
 {
-	uint32_t tot;
+	const struct roce_opcode_info *op;
+	uint64_t a, b, c, sum;
+	uint32_t tot, udp, w0, rest, pad;
 
-	if (len < ROCE_L2L4_LEN ||
-	    (get32(f + ETH_TYPE) & 0xffffff00u) != 0x08004500u ||
-	    (get32(f + IP_FRAG) & 0xbfff00ffu) != IPPROTO_UDP_ ||
-	    get16(f + UDP + 2) != ROCE_UDP_PORT)
+	if (len < BTH + ROCE_BTH_LEN + ROCE_ICRC_LEN ||
+	    (load_be32(f + ETH_TYPE) & 0xffffff00u) != 0x08004500u ||
+	    (load_be32(f + IP_FRAG) & 0xbfff00ffu) != IPPROTO_UDP_)
 		return false;
+	udp = load_be32(f + UDP + 2);           /* dst port, UDP length */
 	tot = get16(f + IP_TOTLEN);
-	return tot >= ROCE_IPV4_HLEN + ROCE_UDP_HLEN && tot <= len - IP &&
-	       ipv4_sum(f + IP) == 0xffffu;
+	memcpy(&a, f + IP, 8);
+	memcpy(&b, f + IP + 8, 8);
+	c = load_u32(f + IP + 16);
+	sum = a + b;
+	sum += sum < a;                         /* end-around carry */
+	sum += c;
+	sum += sum < c;
+	if (udp >> 16 != ROCE_UDP_PORT ||
+	    (udp & 0xffffu) != tot - ROCE_IPV4_HLEN || tot > len - IP ||
+	    tot < ROCE_IPV4_HLEN + ROCE_UDP_HLEN + ROCE_BTH_LEN + ROCE_ICRC_LEN ||
+	    sum % 0xffffu != 0)
+		return false;
+	w0 = load_be32(f + BTH);
+	op = &roce_opcodes[w0 >> 24];
+	pad = (w0 >> 20) & 3u;
+	rest = tot - (ROCE_IPV4_HLEN + ROCE_UDP_HLEN + ROCE_BTH_LEN +
+		      ROCE_ICRC_LEN);
+	if (!(op->flags & ROCE_F_VALID) || (w0 & 0x000f0000u) ||
+	    rest < op->ext_len)
+		return false;
+	rest -= op->ext_len;                    /* payload + pad */
+	if ((rest & 3u) || pad > rest || (rest && !(op->flags & ROCE_F_PAYLOAD)))
+		return false;
+	*tot_out = tot;
+	return true;
 }
 
-enum roce_parse_result roce_parse(const uint8_t *frame, uint32_t len,
-				  struct roce_hdrs *h)
+/* Anything plain_roce4 did not pass: each check in its order, the first
+ * that fails says why. */
+static enum roce_parse_result __attribute__((noinline))
+roce_parse_slow(const uint8_t *frame, uint32_t len, struct roce_hdrs *h)
 {
 	enum roce_parse_result r;
 	uint32_t n, l3 = ROCE_IPV4_HLEN, ipl = 0;
 
-	if (plain_ipv4_udp(frame, len)) {
-		ipl = get16(frame + IP_TOTLEN) - ROCE_IPV4_HLEN;
-	} else {
-		r = classify(frame, len, &l3);
-		if (r == ROCE_OK)
-			r = l3 == ROCE_IPV6_HLEN ? check_ipv6(frame, len, &ipl)
-						 : check_ipv4(frame, len, &ipl);
-		if (r != ROCE_OK)
-			return r;
-	}
+	r = classify(frame, len, &l3);
+	if (r == ROCE_OK)
+		r = l3 == ROCE_IPV6_HLEN ? check_ipv6(frame, len, &ipl)
+					 : check_ipv4(frame, len, &ipl);
+	if (r != ROCE_OK)
+		return r;
 	/* UDP length must match the IP payload exactly (RFC 768); the UDP
 	 * checksum is not checked: RoCEv2 senders set it to 0 (Annex A17,
 	 * over IPv6 as well, as Linux rxe does). */
@@ -666,6 +722,22 @@ enum roce_parse_result roce_parse(const uint8_t *frame, uint32_t len,
 	if (r == ROCE_OK)
 		parse_fields(frame, l3, n, h);
 	return r;
+}
+
+/* The usual frame: its fields are read before its ICRC is checked, the
+ * last of its checks (h says nothing when the result is not ROCE_OK). */
+enum roce_parse_result roce_parse(const uint8_t *frame, uint32_t len,
+				  struct roce_hdrs *h)
+{
+	uint32_t tot;
+
+	if (!plain_roce4(frame, len, &tot))
+		return roce_parse_slow(frame, len, h);
+	parse_fields(frame, ROCE_IPV4_HLEN, tot - ROCE_IPV4_HLEN - ROCE_UDP_HLEN,
+		     h);
+	return roce_icrc_ip(frame, IP + tot - ROCE_ICRC_LEN, false) ==
+	       get_icrc(frame + IP + tot - ROCE_ICRC_LEN) ? ROCE_OK
+							 : ROCE_ERR_ICRC;
 }
 
 /* ---- build ---- */

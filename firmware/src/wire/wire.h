@@ -146,13 +146,13 @@ static inline enum wire_rx_kind wire_classify(struct snic_core *c,
 					      const struct snic_pkt *p,
 					      struct roce_hdrs *h)
 {
-	enum roce_parse_result r;
+	enum roce_parse_result r = roce_parse(p->data, p->len, h);
 
-	if (p->len >= ROCE_ETH_HLEN && p->data[12] == 0x08 && p->data[13] == 0x06)
-		return WIRE_RX_ARP;
-	r = roce_parse(p->data, p->len, h);
+	/* ARP is not RoCE (nor is any frame shorter than an Ethernet
+	 * header): asked only of frames the parse says are not */
 	if (r == ROCE_NOT_ROCE)
-		return ndisc_is_nd(p) ? WIRE_RX_ARP : WIRE_RX_OTHER;
+		return (p->data[12] == 0x08 && p->data[13] == 0x06) ||
+		       ndisc_is_nd(p) ? WIRE_RX_ARP : WIRE_RX_OTHER;
 	if (r != ROCE_OK) {
 		wire_count_drop(c, r);
 		return WIRE_RX_DROP;
