@@ -7,8 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Whether the CPU has the instructions: 1 yes, 0 no, -1 not asked yet
- * (arch/<cpu>/crc32_hw.c); crc32_hw_probe() asks and sets it.  The test
+/* Whether the CPU has the instructions: > 0 yes (x86-64: 2 with the AVX
+ * encodings too), 0 no, -1 not asked yet (arch/<cpu>/crc32_hw.c);
+ * crc32_hw_probe() asks and sets it.  The test
  * is inline: every ICRC makes it (bench-instr). */
 extern int crc32_hw_state;
 bool crc32_hw_probe(void);
@@ -29,11 +30,14 @@ uint32_t crc32_hw_head(uint32_t c, const uint8_t *head, const uint8_t *p,
 		       size_t n);
 
 /* The register from 0 over the n (>= 32) bytes at p with every byte whose
- * ones[i] is 0xff (i < 64; ones holds 64 bytes) taken as 0xff, preceded
- * by zero bytes up to a multiple of 16 (which leave a zero register as
- * it is).  For the ICRC of an IPv4 frame (wire/icrc.c): the masked
- * fields and the LRH's ones come from `ones`, so nothing is copied aside. */
-uint32_t crc32_hw_masked(const uint8_t *p, size_t n, const uint8_t *ones);
+ * mask[16 + i] is 0xff (i < 64) taken as 0xff, preceded by zero bytes up
+ * to a multiple of 16 (which leave a zero register as it is).  mask holds
+ * CRC32_HW_MASK_LEN bytes: 16 zeros (a block's worth the zero padding
+ * loads its mask from, no shift), then the 64 for p[0..63].  For the ICRC
+ * of an IPv4 frame (wire/icrc.c): the masked fields and the LRH's ones
+ * come from the mask, so nothing is copied aside. */
+#define CRC32_HW_MASK_LEN 80
+uint32_t crc32_hw_masked(const uint8_t *p, size_t n, const uint8_t *mask);
 
 /* Copy n bytes (any n) from src to dst, then zero bytes up to a multiple
  * of 4 (written at dst + n), and return the register c advanced over

@@ -246,13 +246,19 @@ static void test_crc32_copy_vs_reference(void)
 		x = x * 1103515245u + 12345u;
 		buf[i] = (uint8_t)(x >> 16);
 	}
-	for (uint32_t n = 0; n <= 5000; n += n < 700 ? 1 : 61)
-		for (uint32_t so = 0; so < 7; so++) {
-			x = x * 1103515245u + 12345u;
-			copy_check(buf + offs[so], n, offs[(so + n) % 7], x);
-		}
-	copy_check(buf, 4096, 0, 0);
-	copy_check(buf + 1, 4096, 3, 0xffffffffu);
+	/* the CPU's best, then (x86-64) its SSE-only variant */
+	for (int st = crc32_hw_state; st > 0; st = st > 1 ? 1 : 0) {
+		crc32_hw_state = st;
+		for (uint32_t n = 0; n <= 5000; n += n < 700 ? 1 : 61)
+			for (uint32_t so = 0; so < 7; so++) {
+				x = x * 1103515245u + 12345u;
+				copy_check(buf + offs[so], n,
+					   offs[(so + n) % 7], x);
+			}
+		copy_check(buf, 4096, 0, 0);
+		copy_check(buf + 1, 4096, 3, 0xffffffffu);
+	}
+	crc32_hw_probe();
 }
 
 /* The copy never reads past its source: the source ends at a page whose
@@ -560,6 +566,41 @@ static void test_icrc_every_length(void)
 	CU_ASSERT_EQUAL(roce_icrc(f + 1, 133), icrc_ref(f + 1, 133));
 }
 
+/* Every way the ICRC is computed (crc32_hw_state: the CPU's best, x86-64's
+ * SSE-only variant, the tables of a CPU without folding), every covered
+ * length from the bare headers to 300 bytes after them (a frame's short
+ * and long paths and each block count between) at every frame alignment
+ * mod 16, against the bitwise reference; roce_icrc4_hdrs (the register
+ * the TX fold goes on from) too.  A wrong constant, block count or mask
+ * offset in any variant changes the value at some length. */
+static void test_icrc_every_path(void)
+{
+	static uint8_t f[16 + BUF];
+	const int probed = crc32_hw_ok() ? crc32_hw_state : 0;
+	const int states[] = { probed, 1, 0 };
+	uint32_t x = 4242;
+
+	for (uint32_t i = 0; i < sizeof(f); i++) {
+		x = x * 1103515245u + 12345u;
+		f[i] = (uint8_t)(x >> 16);
+	}
+	for (uint32_t s = 0; s < 3; s++) {
+		if (states[s] > probed)
+			continue;       /* the CPU has not got it */
+		crc32_hw_state = states[s];
+		for (uint32_t a = 0; a < 16; a++)
+			for (uint32_t len = OFF_BTH + ROCE_BTH_LEN;
+			     len <= OFF_BTH + ROCE_BTH_LEN + 300; len++) {
+				CU_ASSERT_EQUAL(roce_icrc(f + a, len),
+						icrc_ref(f + a, len));
+				if (states[s] > 0)
+					CU_ASSERT_EQUAL(~roce_icrc4_hdrs(f + a, len),
+							icrc_ref(f + a, len));
+			}
+	}
+	crc32_hw_state = probed;
+}
+
 /* Any single-bit error after the UDP header (except the masked BTH byte 4)
  * is an ICRC error; one in the covered IP addresses too. */
 static void test_parse_icrc_bitflip(void)
@@ -811,6 +852,7 @@ UNIT_SUITE(wire, NULL, NULL,
 	   UNIT_TEST(test_icrc_known_vector),
 	   UNIT_TEST(test_icrc_masking),
 	   UNIT_TEST(test_icrc_every_length),
+	   UNIT_TEST(test_icrc_every_path),
 	   UNIT_TEST(test_parse_icrc_bitflip),
 	   UNIT_TEST(test_parse_not_roce),
 	   UNIT_TEST(test_parse_truncated_frame),

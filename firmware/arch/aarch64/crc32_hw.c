@@ -49,8 +49,9 @@ uint32_t crc32_hw_head(uint32_t c, const uint8_t *head, const uint8_t *p,
 
 /* Byte by byte instructions need no leading zeros: the first 64 bytes
  * (fewer for a shorter run) with the mask applied, then the rest. */
-uint32_t crc32_hw_masked(const uint8_t *p, size_t n, const uint8_t *ones)
+uint32_t crc32_hw_masked(const uint8_t *p, size_t n, const uint8_t *mask)
 {
+	const uint8_t *ones = mask + 16;        /* after the zero block */
 	uint8_t head[64];
 	size_t h = n < sizeof(head) ? n : sizeof(head);
 

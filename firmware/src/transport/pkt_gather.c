@@ -50,6 +50,18 @@ int src_copy(struct snic_nic *nic, const struct pkt_src *s, uint8_t *dst,
 	return sgl_copy_out_crc(nic, &s->cur->sgl, dst, n, crc);
 }
 
+/* Whether the copy from s can fold: the CPU's folding, and for host
+ * memory the HAL's dma_read_crc (without it the copy would be a plain one
+ * and the headers' CRC taken before it thrown away: qemu-virt). */
+static inline __attribute__((always_inline))
+bool can_fold(const struct snic_nic *nic, const struct pkt_src *s)
+{
+	if (!crc32_hw_ok())
+		return false;
+	return nic->core.ops->dma_read_crc ||
+	       (!s->mr && (s->cur->hdr.ctrl.flags & SNIC_SEND_INLINE));
+}
+
 /* The frame h with n payload bytes from s: the fold where it can be had,
  * else the copy and then the ICRC (see the top of the file). */
 static inline __attribute__((always_inline))
@@ -60,7 +72,7 @@ uint32_t build(struct snic_nic *nic, struct snic_qp *qp,
 	uint32_t hl = roce_hdr_len(h->opcode), len = 0, c;
 	int rc;
 
-	if (crc32_hw_ok())
+	if (can_fold(nic, s))
 		len = pkt_build_qp_hdrs(nic, qp, frame, h, n);
 	if (!len) {     /* no fold: copy, then the ICRC over the frame */
 		if (src_copy(nic, s, frame + qp_hdr_len(qp, h->opcode), n,

@@ -113,10 +113,11 @@ uint32_t icrc_fold6(const uint8_t *frame, uint32_t len, uint32_t l3)
 
 /* IPv4: the run starts 4 bytes before the IP header, at bytes that the
  * LRH's ones replace; these and the variant fields (mask_variant's, at
- * the same offsets) are ORed in where the run is folded, with no copy. */
-#define M4(off) [4 + (off)] = 0xff
-static const uint8_t icrc4_ones[64] = {
-	0xff, 0xff, 0xff, 0xff,
+ * the same offsets) are ORed in where the run is folded, with no copy.
+ * The mask after a block of zeros (crc32_hw_masked's layout). */
+#define M4(off) [16 + 4 + (off)] = 0xff
+static const uint8_t icrc4_ones[CRC32_HW_MASK_LEN] = {
+	[16] = 0xff, 0xff, 0xff, 0xff,
 	M4(1), M4(8), M4(10), M4(11),           /* TOS, TTL, checksum  */
 	M4(ROCE_IPV4_HLEN + 6), M4(ROCE_IPV4_HLEN + 7),    /* UDP csum */
 	M4(ROCE_IPV4_HLEN + ROCE_UDP_HLEN + 4), /* BTH FECN/BECN/resv  */
