@@ -11,7 +11,6 @@
 #include <limits.h>
 #include <sched.h>
 #include <linux/futex.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
