@@ -759,6 +759,46 @@ static void test_loss_read_last_response(void)
 	lenv_free(e);
 }
 
+/* Two one-packet READs, the first one's response lost: the second
+ * one's response shows the gap (responses leave in PSN order, 9.7.5.1.2),
+ * and the requester asks for the first again at once, without waiting
+ * for the tail-loss probe or the transport timer. */
+static void test_loss_read_gap_next_read(void)
+{
+	struct lenv *e = directed_env(14, 7); /* 67 ms: never waited out */
+	struct drop_hook d = { .from = 1, .opcode = ROCE_RC_READ_RESP_ONLY,
+			       .nth = 1 };
+	struct snic_wqe_sge s[2] = { { e->p.bufa, 200, e->p.mra },
+				     { e->p.bufa + 1000, 100, e->p.mra } };
+	struct fwr w[2] = {
+		{ .wr_id = 1, .opcode = SNIC_WR_RDMA_READ,
+		  .flags = SNIC_SEND_SIGNALED, .sge = &s[0], .num_sge = 1,
+		  .remote_addr = e->p.bufb + B_RSRC + 7, .rkey = e->p.mrb },
+		{ .wr_id = 2, .opcode = SNIC_WR_RDMA_READ,
+		  .flags = SNIC_SEND_SIGNALED, .sge = &s[1], .num_sge = 1,
+		  .remote_addr = e->p.bufb + B_RSRC + 900, .rkey = e->p.mrb },
+	};
+	struct snic_cqe c;
+
+	memset(A(e, 0, 0), 0xee, 1100);
+	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
+	fqp_post_send(&e->q[0].a, &w[0]);
+	fqp_post_send(&e->q[0].a, &w[1]);
+	for (uint64_t id = 1; id <= 2; id++) {
+		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
+		CU_ASSERT_EQUAL(c.wr_id, id);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	}
+	CU_ASSERT_EQUAL(memcmp(A(e, 0, 0), B(e, 0, B_RSRC + 7), 200), 0);
+	CU_ASSERT_EQUAL(memcmp(A(e, 0, 1000), B(e, 0, B_RSRC + 900), 100), 0);
+	CU_ASSERT_EQUAL(d.dropped, 1);
+	/* both READs sent again from the first (go back N): 2 + 2 */
+	CU_ASSERT_EQUAL(cB(e, "read_responses"), 2 + 2);
+	CU_ASSERT_EQUAL(cA(e, "tail_probes"), 0);
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	lenv_free(e);
+}
+
 /* The ATOMIC ACK is lost: the requester retries, the responder sends the
  * saved result again and never adds twice. */
 static void test_loss_atomic_replay(void)
@@ -1420,6 +1460,7 @@ UNIT_SUITE(loss, NULL, NULL,
 	   UNIT_TEST(test_loss_tail_drop),
 	   UNIT_TEST(test_loss_read_response_gap),
 	   UNIT_TEST(test_loss_read_last_response),
+	   UNIT_TEST(test_loss_read_gap_next_read),
 	   UNIT_TEST(test_loss_atomic_replay),
 	   UNIT_TEST(test_loss_timer_idle_qps),
 	   UNIT_TEST(test_loss_linger_after_destroy),
