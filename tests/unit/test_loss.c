@@ -387,12 +387,11 @@ static bool all_done(struct lenv *e, uint64_t total)
 /*
  * Post `total` messages round robin over the QPs (at most OUTSTANDING
  * each), run the simulation, check every completion.  Fails when no
- * completion arrives for 16 transport timeouts (a hang: 16 timeouts in a
- * row without progress on all QPs is beyond any sane luck).  retry_cnt 7
- * gives up after 8 timeouts in a row on one QP (IBTA: 7 retries): the
- * default seeds here never see that, but at 20 % loss other seeds do
- * (LOSS_SEED 1, 2, 3, 8), and then fail with RETRY_EXC_ERR - the spec's
- * outcome, not a recovery bug.
+ * completion arrives for 16 base transport timeouts of virtual time (with
+ * the back-off that is ~5 timeouts in a row, not 16).  retry_cnt 7 gives
+ * up after 8 timeouts in a row on one QP (IBTA: 7 retries); at 20 % loss
+ * a seed may see that by chance and fail with RETRY_EXC_ERR - the spec's
+ * outcome, not a recovery bug (LOSS_SEED 1-8 pass).
  */
 static void run_traffic(struct lenv *e, uint64_t total, const char *name,
 			uint64_t seed)
