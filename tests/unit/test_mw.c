@@ -90,10 +90,18 @@ static uint32_t tag(uint32_t rkey, uint32_t t)
 	return (rkey & ~0xffu) | (t & 0xffu);
 }
 
+/* Does rkey reach [off, off + len) of e's MR for access?  What comes back
+ * when it does is that MR's own slot (every window here is bound to it):
+ * any other slot fails, whether the caller expected a yes or a no. */
 static bool reach(struct mw_env *e, const struct snic_qp *qp, uint32_t rkey,
 		  uint32_t access, uint64_t off, uint64_t len)
 {
-	return rkey_check(e->dev.nic, qp, rkey, access, e->pa + off, len) != NULL;
+	struct snic_nic *nic = e->dev.nic;
+	const struct snic_mr *m = rkey_check(nic, qp, rkey, access, e->pa + off,
+					     len);
+
+	CU_ASSERT(m == NULL || m == &nic->mrs[SNIC_KEY_IDX(e->mr)]);
+	return m != NULL;
 }
 
 /* IBTA 10.6.7.2.1: what a type 2B bind must satisfy, each refused alone. */
