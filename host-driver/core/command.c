@@ -61,35 +61,61 @@ void hd_futex_wake(_Atomic uint32_t *addr)
 	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
 /* How long a read-only kick goes on waking (hd_kick): past the
  * firmware's 1 ms sleep bound (boards/emu/main.c SLEEP_NS), after which
  * it looks at the doorbells by itself; only a NIC that died asleep (its
- * fw_idle left set) makes a post wait it out. */
+ * fw_idle left set) while the liveness lock cannot tell makes a post wait
+ * it out. */
 #define KICK_RO_NS (1500ll * 1000)
+/* A wake that reached nobody with fw_idle set: sched_yield this many
+ * times (a firmware on another core between its last scan and its
+ * FUTEX_WAIT gets there within microseconds), then sleep KICK_RO_NAP_NS
+ * between wakes.  A firmware that sleeps where our wake cannot reach it
+ * (snic-emu without futex_waitv waits on its first NIC's kick only, up to
+ * 200 us) then costs a few wakes, not 200 us of a core. */
+#define KICK_RO_YIELDS 8
+#define KICK_RO_NAP_NS (50l * 1000)
 
 /* FUTEX_WAKE until it wakes a sleeper or fw_idle is clear.  A sleeper
  * woken looks at the doorbells; fw_idle clear means the firmware is
  * awake, and it scans once more after setting fw_idle before it sleeps
  * again, after our doorbell (seq_cst: doorbell, then our fw_idle load).
  * Woken nobody with fw_idle set: the firmware is between that last scan
- * (which may have missed our doorbell) and its sleep, or in a pass
- * between two sleeps: it sleeps or finds work soon, so yield and wake
- * again. */
-static void kick_ro(struct snic_bar_hdr *hdr)
+ * (which may have missed our doorbell) and its sleep, in a pass between
+ * two sleeps, asleep out of our reach, or dead.  Dead (its liveness lock
+ * free, liveness.c): nothing to wake, return.  Else yield, then nap, and
+ * wake again. */
+static void kick_ro(const struct hd_context *ctx)
 {
-	struct timespec ts;
+	struct snic_bar_hdr *hdr = ctx->hdr;
+	const struct timespec nap = { 0, KICK_RO_NAP_NS };
 	int64_t t, end = 0;
 
-	while (syscall(SYS_futex, (uint32_t *)&hdr->kick, FUTEX_WAKE, INT_MAX,
-		       NULL, NULL, 0) == 0 &&
-	       atomic_load_explicit(&hdr->fw_idle, memory_order_seq_cst)) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		t = (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-		if (!end)
-			end = t + KICK_RO_NS;
-		else if (t >= end)
+	for (unsigned i = 0;; i++) {
+		if (syscall(SYS_futex, (uint32_t *)&hdr->kick, FUTEX_WAKE,
+			    INT_MAX, NULL, NULL, 0) != 0 ||
+		    !atomic_load_explicit(&hdr->fw_idle, memory_order_seq_cst))
 			return;
-		sched_yield();
+		t = now_ns();
+		if (!end) {
+			if (hd_owner_alive(ctx->bar_fd) == 0)
+				return;
+			end = t + KICK_RO_NS;
+		} else if (t >= end) {
+			return;
+		}
+		if (i < KICK_RO_YIELDS)
+			sched_yield();
+		else
+			nanosleep(&nap, NULL);
 	}
 }
 
@@ -112,19 +138,11 @@ void hd_kick(struct hd_context *ctx)
 	if (!atomic_load_explicit(&hdr->fw_idle, memory_order_seq_cst))
 		return;
 	if (ctx->bar_ro) {
-		kick_ro(hdr);
+		kick_ro(ctx);
 		return;
 	}
 	atomic_fetch_add_explicit(&hdr->kick, 1, memory_order_seq_cst);
 	hd_futex_wake(&hdr->kick);
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
 /* ------------------------------------------------------------------ */
