@@ -112,6 +112,17 @@ int hd_reback_begin(void);
 void hd_reback_end(int taken);
 uint64_t hd_pin_flush(struct hd_hostmem *hm);
 int hd_fork_safe(void);
+/* How the re-backs of this process filled their window pages so far
+ * (pin.c window_fill), bytes each way: for tests. */
+struct hd_fill_stats {
+	uint64_t copied;            /* memcpy in the window's mapping       */
+	uint64_t spliced;           /* vmsplice + splice into the file      */
+	uint64_t written;           /* pwrite (SNIC_REG_SPLICE=0, EFAULT)   */
+	uint64_t zeroed;            /* pages never touched: zeros           */
+	uint64_t pipes;             /* pipes made for splicing              */
+	uint64_t fills;             /* ranges filled                        */
+};
+void hd_pin_fill_stats(struct hd_fill_stats *out);
 
 /* ------------------------------------------------------------------ */
 /* What backs this process's address space (vma.c).                     */

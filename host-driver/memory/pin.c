@@ -175,6 +175,7 @@ struct remap_job {
 				     * RESTORE_SHM: our segment attachment */
 	int shmid;                  /* RESTORE_SHM                          */
 	int dontfork;
+	int no_splice;              /* BACK: pwrite, never splice (knob)    */
 	volatile int err;           /* written by the signal handler        */
 	volatile int done;
 };
@@ -204,6 +205,47 @@ static int window_io(int fd, off_t off, uint8_t *buf, size_t len, int out)
  * when refused: more system calls, same result). */
 #define SPLICE_PIPE (1u << 20)
 
+/* The pipe of one window_fill's splices: made at its first splice (a
+ * range of data runs splices each run through it), closed at the end.
+ * fd[0] < 0: none yet. */
+struct fill_pipe {
+	int fd[2];
+};
+
+static void fill_pipe_close(struct fill_pipe *fp)
+{
+	if (fp->fd[0] < 0)
+		return;
+	syscall(SYS_close, fp->fd[0]);
+	syscall(SYS_close, fp->fd[1]);
+	fp->fd[0] = fp->fd[1] = -1;
+}
+
+/* Is the environment's knob name "0"?  Read once, into *once (-1: not
+ * yet). */
+static int knob_zero(const char *name, int *once)
+{
+	if (*once < 0) {
+		const char *e = getenv(name);
+
+		*once = e && strcmp(e, "0") == 0;
+	}
+	return *once;
+}
+
+/* SNIC_REG_SPLICE=0: a first copy into window pages not mapped here
+ * goes through pwrite, never vmsplice and splice (window_splice, below):
+ * the fallback's own path, for tests (tests/hostdrv/window_fill.c). */
+static int splice_off(void)
+{
+	static int off = -1;
+
+	return knob_zero("SNIC_REG_SPLICE", &off);
+}
+
+/* What the fills did (hd_pin_fill_stats), pin_lock held. */
+static struct hd_fill_stats fill_stats;
+
 /* len bytes from buf into the window at off through a pipe: vmsplice
  * takes references to the pages behind buf (it walks the page tables; no
  * access through the mapping), splice copies them into the file's pages
@@ -212,23 +254,29 @@ static int window_io(int fd, off_t off, uint8_t *buf, size_t len, int out)
  * (this machine's) the first access to a page through a mapping costs
  * 10-40 us: a buffer the kernel has not read before took ~20 us a page
  * (16 MiB: 0.2 GB/s), this 3.6-5 us.  0 or an errno (the caller then
- * writes with pwrite: an unreadable range, no pipe).  Raw system calls,
- * as window_io. */
-static int window_splice(int fd, off_t off, const uint8_t *buf, size_t len)
+ * writes with pwrite: an unreadable range, no pipe; a pipe that failed
+ * may hold bytes, so it goes).  Raw system calls, as window_io. */
+static int window_splice(struct fill_pipe *fp, int fd, off_t off,
+			 const uint8_t *buf, size_t len)
 {
-	int p[2], err = 0;
+	int err = 0;
 	size_t done = 0;
 
-	if (syscall(SYS_pipe2, p, O_CLOEXEC) != 0)
-		return errno;
-	syscall(SYS_fcntl, p[1], F_SETPIPE_SZ, SPLICE_PIPE);
+	if (fp->fd[0] < 0) {
+		if (syscall(SYS_pipe2, fp->fd, O_CLOEXEC) != 0) {
+			fp->fd[0] = fp->fd[1] = -1;
+			return errno;
+		}
+		syscall(SYS_fcntl, fp->fd[1], F_SETPIPE_SZ, SPLICE_PIPE);
+		fill_stats.pipes++;
+	}
 	while (done < len && !err) {
 		/* the pipe is empty here: vmsplice fills it and returns */
 		struct iovec iov = {
 			(void *)(uintptr_t)(buf + done),
 			len - done < SPLICE_PIPE ? len - done : SPLICE_PIPE
 		};
-		ssize_t n = syscall(SYS_vmsplice, p[1], &iov, 1,
+		ssize_t n = syscall(SYS_vmsplice, fp->fd[1], &iov, 1,
 				    SPLICE_F_NONBLOCK);
 		size_t left;
 
@@ -240,7 +288,7 @@ static int window_splice(int fd, off_t off, const uint8_t *buf, size_t len)
 		}
 		for (left = (size_t)n; left && !err;) {
 			loff_t o = off + (off_t)done;
-			ssize_t w = syscall(SYS_splice, p[0], NULL, fd, &o,
+			ssize_t w = syscall(SYS_splice, fp->fd[0], NULL, fd, &o,
 					    left, 0);
 
 			if (w < 0 && errno == EINTR)
@@ -253,8 +301,8 @@ static int window_splice(int fd, off_t off, const uint8_t *buf, size_t len)
 			}
 		}
 	}
-	syscall(SYS_close, p[0]);
-	syscall(SYS_close, p[1]);
+	if (err)
+		fill_pipe_close(fp);
 	return err;
 }
 
@@ -300,25 +348,33 @@ static int window_zero(int fd, off_t off, size_t len)
  * the window's own mapping runs at memory speed, where pwrite, the
  * file's page-by-page write path, takes 3x the CPU time (16 MiB).  Where
  * it has not, the memcpy would fault at every page: vmsplice and splice
- * (window_splice), else pwrite.  Under AddressSanitizer (the range may
- * hold bytes the application never allocated) no memcpy. */
-static int fill_part(const struct remap_job *j, size_t pos, size_t len,
-		     int data, int mapped)
+ * (window_splice, through fp), else pwrite.  Under AddressSanitizer (the
+ * range may hold bytes the application never allocated) no memcpy. */
+static int fill_part(const struct remap_job *j, struct fill_pipe *fp,
+		     size_t pos, size_t len, int data, int mapped)
 {
-	if (!data && mapped) {
-		memset(j->win + pos, 0, len);
-		return 0;
-	}
-	if (!data)
+	if (!data) {
+		fill_stats.zeroed += len;
+		if (mapped) {
+			memset(j->win + pos, 0, len);
+			return 0;
+		}
 		return window_zero(j->fd, j->off + (off_t)pos, len);
+	}
 #ifndef HD_SANITIZED
 	if (mapped) {
+		fill_stats.copied += len;
 		memcpy(j->win + pos, j->va + pos, len);
 		return 0;
 	}
 #endif
-	if (window_splice(j->fd, j->off + (off_t)pos, j->va + pos, len) == 0)
+	if (!j->no_splice &&
+	    window_splice(fp, j->fd, j->off + (off_t)pos, j->va + pos,
+			  len) == 0) {
+		fill_stats.spliced += len;
 		return 0;
+	}
+	fill_stats.written += len;
 	return window_io(j->fd, j->off + (off_t)pos, j->va + pos, len, 1);
 }
 
@@ -328,7 +384,8 @@ static int fill_part(const struct remap_job *j, size_t pos, size_t len,
  * instead (a fresh buffer: no read fault per page to map the zero page,
  * and no page of the application's to free at the remap).  -1 when the
  * kernel cannot tell (then all of it is copied), else 0 or an errno. */
-static int fill_by_runs(const struct remap_job *j, int mapped)
+static int fill_by_runs(const struct remap_job *j, struct fill_pipe *fp,
+			int mapped)
 {
 	uintptr_t lo = (uintptr_t)j->va, hi = lo + j->len, at = lo, next;
 	struct hd_run r[HD_RUNS_MAX];
@@ -339,19 +396,19 @@ static int fill_by_runs(const struct remap_job *j, int mapped)
 		if (n < 0 || (n < HD_RUNS_MAX && next < hi))
 			/* the kernel could not tell: copy the rest */
 			return at == lo ? -1 :
-			       fill_part(j, at - lo, hi - at, 1, mapped);
+			       fill_part(j, fp, at - lo, hi - at, 1, mapped);
 		for (int i = 0; i < n && !err; i++) {
 			if (r[i].lo > at)
-				err = fill_part(j, at - lo, r[i].lo - at, 0,
-						mapped);
+				err = fill_part(j, fp, at - lo, r[i].lo - at,
+						0, mapped);
 			if (!err)
-				err = fill_part(j, r[i].lo - lo,
+				err = fill_part(j, fp, r[i].lo - lo,
 						r[i].hi - r[i].lo, 1, mapped);
 			at = r[i].hi;
 		}
 	} while (!err && n == HD_RUNS_MAX && at < hi);
 	if (!err && at < hi)
-		err = fill_part(j, at - lo, hi - at, 0, mapped);
+		err = fill_part(j, fp, at - lo, hi - at, 0, mapped);
 	return err;
 }
 
@@ -365,18 +422,22 @@ static int fill_by_runs(const struct remap_job *j, int mapped)
  * pwrite's EFAULT; an older kernel) splice or pwrite.  On a VM with
  * shadow page tables the mapping made here does not make the next memcpy
  * cheap: its first write to each page still costs a shadow fault (~7 us
- * a page measured, 16 MiB), once. */
+ * a page measured, 16 MiB), once.  One pipe serves all the splices of
+ * the fill (it was one per part: a pipe2 and an F_SETPIPE_SZ each). */
 static int window_fill(const struct remap_job *j)
 {
+	struct fill_pipe fp = { { -1, -1 } };
 	int mapped = hd_pages_mapped((uintptr_t)j->win,
 				     (uint32_t)(j->len >> SNIC_PAGE_SHIFT));
-	int err = j->plain ? fill_by_runs(j, mapped) : -1;
+	int err = j->plain ? fill_by_runs(j, &fp, mapped) : -1;
 
 	if (err < 0)
-		err = fill_part(j, 0, j->len, 1,
+		err = fill_part(j, &fp, 0, j->len, 1,
 				mapped && (j->plain ||
 					   syscall(SYS_madvise, j->va, j->len,
 						   MADV_POPULATE_READ) == 0));
+	fill_pipe_close(&fp);
+	fill_stats.fills++;
 	if (!err && !mapped)
 		syscall(SYS_madvise, j->win, j->len, MADV_POPULATE_READ);
 	return err;
@@ -708,6 +769,7 @@ static int chunk_back(struct hd_hostmem *hm, uintptr_t lo, uintptr_t hi,
 	j.off = (off_t)hd_hm_off(hm, first);
 	j.win = hd_hm_ptr(hm, hd_page_pa(first));
 	j.dontfork = hd_fork_safe();
+	j.no_splice = splice_off();
 	err = do_job(&j);
 	if (err) {
 		hd_dbg("cannot back %p+%zu: %s\n", (void *)lo, hi - lo,
@@ -1038,6 +1100,13 @@ static uint64_t evict_cached(struct hd_hostmem *hm)
 	return freed;
 }
 
+void hd_pin_fill_stats(struct hd_fill_stats *out)
+{
+	pthread_mutex_lock(&pin_lock);
+	*out = fill_stats;
+	pthread_mutex_unlock(&pin_lock);
+}
+
 /* Kept backings hold at most half of a window and are at most
  * KEPT_MAX chunks (the chunk list is searched at every registration);
  * SNIC_REG_CACHE=0 keeps none (every deregistration copies back, as
@@ -1048,12 +1117,7 @@ static int cache_off(void)
 {
 	static int off = -1;
 
-	if (off < 0) {
-		const char *e = getenv("SNIC_REG_CACHE");
-
-		off = e && strcmp(e, "0") == 0;
-	}
-	return off;
+	return knob_zero("SNIC_REG_CACHE", &off);
 }
 
 /* The oldest kept chunks go until the limits hold. */

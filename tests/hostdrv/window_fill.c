@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How a registration's first copy reaches the window (host-driver/memory/
+ * pin.c window_fill), each way with its bytes checked: window pages this
+ * process never mapped take vmsplice and splice through one pipe for all
+ * the data runs of the range (a hole of pages never touched between
+ * them: zeros), or pwrite with SNIC_REG_SPLICE=0; window pages mapped
+ * here already (the same pages again, after an eviction) take a memcpy.
+ * The driver's own counters (hd_pin_fill_stats) say which way went, so a
+ * knob that changed nothing, or a pipe per run, fails.  Each way: the
+ * window file holds the application's bytes at the pages the pin names,
+ * the application reads the same bytes afterwards, a write into the file
+ * shows in the application's range (it is backed by it), and the range
+ * keeps that write when it gets its own memory back (hd_pin_flush).
+ * The window is a sealed memfd (a broker's private segment, as
+ * hd_hostmem_segment takes it); each way runs in a child of its own (the
+ * knob is read once per process).  Linked with the host driver's objects.
+ *
+ *   window_fill        (exit 0: all passed)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "memory/memory.h"
+#include "../check.h"
+
+enum {
+	WIN_BYTES = 16u << 20,
+	PAGES = 256,            /* the registered buffer                    */
+	HOLE_LO = 100,          /* pages [HOLE_LO, HOLE_HI) never touched   */
+	HOLE_HI = 140,
+};
+#define PG ((size_t)SNIC_PAGE_SIZE)
+#define LEN ((size_t)PAGES * PG)
+#define DATA_BYTES ((size_t)(PAGES - (HOLE_HI - HOLE_LO)) * PG)
+
+static uint8_t pat(size_t page, size_t i, unsigned seed)
+{
+	return (uint8_t)(page * 31u + i * 7u + seed * 101u + 1u);
+}
+
+/* What page p of a buffer filled with seed holds (zeros in the hole). */
+static uint8_t want(size_t p, size_t i, unsigned seed)
+{
+	return p >= HOLE_LO && p < HOLE_HI ? 0 : pat(p, i, seed);
+}
+
+static uint8_t *new_buffer(unsigned seed)
+{
+	uint8_t *b = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (b == MAP_FAILED)
+		return NULL;
+	for (size_t p = 0; p < PAGES; p++)
+		for (size_t i = 0; p < HOLE_LO || p >= HOLE_HI ? i < PG : 0; i++)
+			b[p * PG + i] = pat(p, i, seed);
+	return b;
+}
+
+/* The first byte where b (seed's bytes) differs, or -1. */
+static long buffer_diff(const uint8_t *b, unsigned seed)
+{
+	for (size_t p = 0; p < PAGES; p++)
+		for (size_t i = 0; i < PG; i++)
+			if (b[p * PG + i] != want(p, i, seed))
+				return (long)(p * PG + i);
+	return -1;
+}
+
+/* The window file's bytes at the pin's pages, read with pread (not
+ * through any mapping): the first byte that differs, or -1. */
+static long window_diff(const struct hd_hostmem *hm, const struct hd_pin *pin,
+			unsigned seed)
+{
+	static uint8_t page[SNIC_PAGE_SIZE];
+
+	for (size_t p = 0; p < PAGES; p++) {
+		off_t off = (off_t)hd_hm_off(hm, pin->pages[p]);
+
+		if (pread(hm->fd, page, PG, off) != (ssize_t)PG)
+			return (long)(p * PG);
+		for (size_t i = 0; i < PG; i++)
+			if (page[i] != want(p, i, seed))
+				return (long)(p * PG + i);
+	}
+	return -1;
+}
+
+/* One registration of a fresh buffer: the way it went (stats deltas),
+ * its bytes in the window and in the buffer, a write through the file
+ * seen in the buffer and kept after the eviction. */
+static void one_fill(struct hd_hostmem *hm, unsigned seed, const char *way,
+		     int expect_mapped, int no_splice)
+{
+	struct hd_fill_stats s0, s1;
+	struct hd_pin *pin = NULL;
+	uint8_t *b = new_buffer(seed), mark = 0x5a;
+	uint64_t data, spliced, written, copied;
+	char what[300];
+	int err;
+
+	if (!b) {
+		check(0, "mmap of the buffer");
+		return;
+	}
+	hd_pin_fill_stats(&s0);
+	err = hd_pin(hm, b, LEN, &pin);
+	hd_pin_fill_stats(&s1);
+	snprintf(what, sizeof(what), "%s: hd_pin of %zu KiB: %s", way,
+		 LEN >> 10, strerror(err));
+	check(err == 0, what);
+	if (err)
+		return;
+	spliced = s1.spliced - s0.spliced;
+	written = s1.written - s0.written;
+	copied = s1.copied - s0.copied;
+	data = spliced + written + copied;
+	/* without PAGEMAP_SCAN (Linux < 6.7) the hole is copied as data */
+	snprintf(what, sizeof(what),
+		 "%s: one fill, every byte once (%llu data + %llu zeros = %zu; "
+		 "%zu at least data)", way, (unsigned long long)data,
+		 (unsigned long long)(s1.zeroed - s0.zeroed), LEN, DATA_BYTES);
+	check(s1.fills - s0.fills == 1 && data + (s1.zeroed - s0.zeroed) == LEN &&
+	      data >= DATA_BYTES, what);
+	snprintf(what, sizeof(what),
+		 "%s: the way taken: %llu copied, %llu spliced, %llu written, "
+		 "%llu pipes made", way, (unsigned long long)copied,
+		 (unsigned long long)spliced, (unsigned long long)written,
+		 (unsigned long long)(s1.pipes - s0.pipes));
+	if (expect_mapped)
+		check(copied == data && s1.pipes == s0.pipes, what);
+	else if (no_splice)
+		check(written == data && s1.pipes == s0.pipes, what);
+	else    /* one pipe for the runs on both sides of the hole */
+		check(spliced == data && s1.pipes - s0.pipes == 1, what);
+	snprintf(what, sizeof(what), "%s: the window holds the buffer's bytes "
+		 "(first difference at %ld)", way, window_diff(hm, pin, seed));
+	check(window_diff(hm, pin, seed) < 0, what);
+	snprintf(what, sizeof(what), "%s: the buffer's bytes after the "
+		 "registration (first difference at %ld)", way,
+		 buffer_diff(b, seed));
+	check(buffer_diff(b, seed) < 0, what);
+	/* a write to the window (the NIC's) shows in the backed range */
+	snprintf(what, sizeof(what), "%s: a write into the window shows in the "
+		 "buffer", way);
+	check(pwrite(hm->fd, &mark, 1,
+		     (off_t)hd_hm_off(hm, pin->pages[PAGES - 1]) + 5) == 1 &&
+	      b[LEN - PG + 5] == mark, what);
+	hd_unpin(pin);
+	hd_pin_flush(hm);
+	snprintf(what, sizeof(what), "%s: after the eviction the buffer has "
+		 "its bytes and the window's write", way);
+	b[LEN - PG + 5] ^= mark ^ want(PAGES - 1, 5, seed);
+	check(buffer_diff(b, seed) < 0 && hd_pin_uses(hm) == 0, what);
+	munmap(b, LEN);
+}
+
+/* A window of its own (a sealed memfd, pa 0), two registrations on the
+ * same window pages: first cold, then mapped. */
+static int run_way(int no_splice)
+{
+	const char *cold = no_splice ? "pwrite (SNIC_REG_SPLICE=0)" :
+				       "vmsplice+splice";
+	struct hd_hostmem *hm;
+	unsigned failed_before = failed; /* the parent's, copied at fork */
+	int fd, err = 0;
+
+	if (no_splice)
+		setenv("SNIC_REG_SPLICE", "0", 1);
+	fd = memfd_create("window-fill", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0 || ftruncate(fd, WIN_BYTES) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) != 0) {
+		check(0, "the window memfd");
+		return 1;
+	}
+	hm = hd_hostmem_segment(fd, 0, WIN_BYTES, &err);
+	if (!hm) {
+		check(0, "hd_hostmem_segment");
+		return 1;
+	}
+	one_fill(hm, 1, cold, 0, no_splice);
+	one_fill(hm, 2, "memcpy (window pages mapped)", 1, no_splice);
+	return failed != failed_before;
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int no_splice = 0; no_splice <= 1; no_splice++) {
+		pid_t pid = fork();
+		int st = 0;
+
+		if (pid == 0)
+			_exit(run_way(no_splice));
+		check(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		      WEXITSTATUS(st) == 0,
+		      no_splice ? "SNIC_REG_SPLICE=0: every check passed" :
+				  "splice: every check passed");
+	}
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed != 0;
+}
