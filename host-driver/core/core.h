@@ -75,6 +75,9 @@ int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
  * memory file `host_mem` (the firmware has not cleaned up after it yet). */
 int hd_fw_holds_pid(const char *host_mem, uint32_t pid);
 int hd_pid_alive(uint32_t pid);
+/* getpid() without a system call, right in children of fork() too
+ * (self_pid.c). */
+pid_t hd_self_pid(void);
 /* Does a live server hold the runtime file open on fd (our own open of
  * it) locked (liveness.c)?  1 alive, 0 gone, -1 cannot tell.  Nothing in
  * shared memory changes the answer.  Async-signal-safe. */

@@ -256,7 +256,7 @@ static int alloc_locked(struct hd_hostmem *hm, struct hm_meta *m,
 	bits_set(hm_bitmap(hm), *first, n, 1);
 	ext[slot].first = *first;
 	ext[slot].npages = n;
-	ext[slot].pid = (uint32_t)getpid();
+	ext[slot].pid = (uint32_t)hd_self_pid();
 	ext[slot].rsvd = 0;
 	if (!low)
 		m->hint = *first + n;
@@ -267,7 +267,7 @@ static int alloc_locked(struct hd_hostmem *hm, struct hm_meta *m,
 static void reap_locked(struct hd_hostmem *hm, struct hm_meta *m)
 {
 	struct hm_ext *ext = hm_exts(hm);
-	uint32_t self = (uint32_t)getpid();
+	uint32_t self = (uint32_t)hd_self_pid();
 	uint32_t dead[16], alive[16];
 	unsigned ndead = 0, nalive = 0;
 	unsigned long freed = 0;
@@ -339,7 +339,7 @@ int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, unsigned flags,
 void hd_hm_free(struct hd_hostmem *hm, uint32_t first_page,
 		uint32_t npages)
 {
-	uint32_t self = (uint32_t)getpid();
+	uint32_t self = (uint32_t)hd_self_pid();
 	struct hm_meta *m;
 	struct hm_ext *ext;
 	uint32_t i;

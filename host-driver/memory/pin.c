@@ -205,12 +205,17 @@ static int window_io(int fd, off_t off, uint8_t *buf, size_t len, int out)
  * when refused: more system calls, same result). */
 #define SPLICE_PIPE (1u << 20)
 
-/* The pipe of one window_fill's splices: made at its first splice (a
- * range of data runs splices each run through it), closed at the end.
- * fd[0] < 0: none yet. */
+/* The pipe of window_splice, pin_lock held: made at the first splice
+ * and kept (a pipe2, an F_SETPIPE_SZ and two closes per fill were 4 of
+ * the ~18 system calls of a first 4 KiB registration, ~1.3 us of CPU
+ * each here); empty between splices (a failed one closes it).  A child
+ * of fork() shares it with its parent: it closes its copy and makes its
+ * own (pin_atfork_child); the last eviction of hd_pin_flush closes it
+ * (ibv_close_device).  fd[0] < 0: none. */
 struct fill_pipe {
 	int fd[2];
 };
+static struct fill_pipe splice_pipe = { { -1, -1 } };
 
 static void fill_pipe_close(struct fill_pipe *fp)
 {
@@ -256,9 +261,9 @@ static struct hd_fill_stats fill_stats;
  * (16 MiB: 0.2 GB/s), this 3.6-5 us.  0 or an errno (the caller then
  * writes with pwrite: an unreadable range, no pipe; a pipe that failed
  * may hold bytes, so it goes).  Raw system calls, as window_io. */
-static int window_splice(struct fill_pipe *fp, int fd, off_t off,
-			 const uint8_t *buf, size_t len)
+static int window_splice(int fd, off_t off, const uint8_t *buf, size_t len)
 {
+	struct fill_pipe *fp = &splice_pipe;
 	int err = 0;
 	size_t done = 0;
 
@@ -348,10 +353,10 @@ static int window_zero(int fd, off_t off, size_t len)
  * the window's own mapping runs at memory speed, where pwrite, the
  * file's page-by-page write path, takes 3x the CPU time (16 MiB).  Where
  * it has not, the memcpy would fault at every page: vmsplice and splice
- * (window_splice, through fp), else pwrite.  Under AddressSanitizer (the
- * range may hold bytes the application never allocated) no memcpy. */
-static int fill_part(const struct remap_job *j, struct fill_pipe *fp,
-		     size_t pos, size_t len, int data, int mapped)
+ * (window_splice), else pwrite.  Under AddressSanitizer (the range may
+ * hold bytes the application never allocated) no memcpy. */
+static int fill_part(const struct remap_job *j, size_t pos, size_t len,
+		     int data, int mapped)
 {
 	if (!data) {
 		fill_stats.zeroed += len;
@@ -369,8 +374,7 @@ static int fill_part(const struct remap_job *j, struct fill_pipe *fp,
 	}
 #endif
 	if (!j->no_splice &&
-	    window_splice(fp, j->fd, j->off + (off_t)pos, j->va + pos,
-			  len) == 0) {
+	    window_splice(j->fd, j->off + (off_t)pos, j->va + pos, len) == 0) {
 		fill_stats.spliced += len;
 		return 0;
 	}
@@ -384,8 +388,7 @@ static int fill_part(const struct remap_job *j, struct fill_pipe *fp,
  * instead (a fresh buffer: no read fault per page to map the zero page,
  * and no page of the application's to free at the remap).  -1 when the
  * kernel cannot tell (then all of it is copied), else 0 or an errno. */
-static int fill_by_runs(const struct remap_job *j, struct fill_pipe *fp,
-			int mapped)
+static int fill_by_runs(const struct remap_job *j, int mapped)
 {
 	uintptr_t lo = (uintptr_t)j->va, hi = lo + j->len, at = lo, next;
 	struct hd_run r[HD_RUNS_MAX];
@@ -396,19 +399,19 @@ static int fill_by_runs(const struct remap_job *j, struct fill_pipe *fp,
 		if (n < 0 || (n < HD_RUNS_MAX && next < hi))
 			/* the kernel could not tell: copy the rest */
 			return at == lo ? -1 :
-			       fill_part(j, fp, at - lo, hi - at, 1, mapped);
+			       fill_part(j, at - lo, hi - at, 1, mapped);
 		for (int i = 0; i < n && !err; i++) {
 			if (r[i].lo > at)
-				err = fill_part(j, fp, at - lo, r[i].lo - at,
+				err = fill_part(j, at - lo, r[i].lo - at,
 						0, mapped);
 			if (!err)
-				err = fill_part(j, fp, r[i].lo - lo,
+				err = fill_part(j, r[i].lo - lo,
 						r[i].hi - r[i].lo, 1, mapped);
 			at = r[i].hi;
 		}
 	} while (!err && n == HD_RUNS_MAX && at < hi);
 	if (!err && at < hi)
-		err = fill_part(j, fp, at - lo, hi - at, 0, mapped);
+		err = fill_part(j, at - lo, hi - at, 0, mapped);
 	return err;
 }
 
@@ -422,21 +425,18 @@ static int fill_by_runs(const struct remap_job *j, struct fill_pipe *fp,
  * pwrite's EFAULT; an older kernel) splice or pwrite.  On a VM with
  * shadow page tables the mapping made here does not make the next memcpy
  * cheap: its first write to each page still costs a shadow fault (~7 us
- * a page measured, 16 MiB), once.  One pipe serves all the splices of
- * the fill (it was one per part: a pipe2 and an F_SETPIPE_SZ each). */
+ * a page measured, 16 MiB), once. */
 static int window_fill(const struct remap_job *j)
 {
-	struct fill_pipe fp = { { -1, -1 } };
 	int mapped = hd_pages_mapped((uintptr_t)j->win,
 				     (uint32_t)(j->len >> SNIC_PAGE_SHIFT));
-	int err = j->plain ? fill_by_runs(j, &fp, mapped) : -1;
+	int err = j->plain ? fill_by_runs(j, mapped) : -1;
 
 	if (err < 0)
-		err = fill_part(j, &fp, 0, j->len, 1,
+		err = fill_part(j, 0, j->len, 1,
 				mapped && (j->plain ||
 					   syscall(SYS_madvise, j->va, j->len,
 						   MADV_POPULATE_READ) == 0));
-	fill_pipe_close(&fp);
 	fill_stats.fills++;
 	if (!err && !mapped)
 		syscall(SYS_madvise, j->win, j->len, MADV_POPULATE_READ);
@@ -1170,9 +1170,16 @@ static void pin_atfork_done(void)
 	pthread_mutex_unlock(&pin_lock);
 }
 
+/* The child's splice pipe is its parent's too: the child makes its own. */
+static void pin_atfork_child(void)
+{
+	fill_pipe_close(&splice_pipe);
+	pthread_mutex_unlock(&pin_lock);
+}
+
 static void pin_atfork_register(void)
 {
-	pthread_atfork(pin_atfork_prepare, pin_atfork_done, pin_atfork_done);
+	pthread_atfork(pin_atfork_prepare, pin_atfork_done, pin_atfork_child);
 }
 
 /* pin_lock held: a kept chunk that cannot serve a registration on hm
@@ -1319,6 +1326,8 @@ uint64_t hd_pin_flush(struct hd_hostmem *hm)
 
 	pthread_mutex_lock(&pin_lock);
 	freed = evict_cached(hm);
+	if (!chunk_list && !stale_list)
+		fill_pipe_close(&splice_pipe); /* nothing backed: teardown */
 	pthread_mutex_unlock(&pin_lock);
 	return freed;
 }

@@ -42,11 +42,13 @@ enum {
 
 int hd_self_fd(struct hd_self_fd *f, const char *path)
 {
-	if (f->fd < 0 || f->pid != getpid()) {
+	pid_t self = hd_self_pid();
+
+	if (f->fd < 0 || f->pid != self) {
 		if (f->fd >= 0)
 			close(f->fd);
 		f->fd = open(path, O_RDONLY | O_CLOEXEC);
-		f->pid = getpid();
+		f->pid = self;
 	}
 	return f->fd;
 }

@@ -4,10 +4,11 @@
  * pin.c window_fill), each way with its bytes checked: window pages this
  * process never mapped take vmsplice and splice through one pipe for all
  * the data runs of the range (a hole of pages never touched between
- * them: zeros), or pwrite with SNIC_REG_SPLICE=0; window pages mapped
- * here already (the same pages again, after an eviction) take a memcpy.
- * The driver's own counters (hd_pin_fill_stats) say which way went, so a
- * knob that changed nothing, or a pipe per run, fails.  Each way: the
+ * them: zeros) and for the fills after it (one pipe kept), or pwrite
+ * with SNIC_REG_SPLICE=0; window pages mapped here already (the same
+ * pages again, after an eviction) take a memcpy.  The driver's own
+ * counters (hd_pin_fill_stats) say which way went, so a knob that
+ * changed nothing, or a pipe per run or per fill, fails.  Each way: the
  * window file holds the application's bytes at the pages the pin names,
  * the application reads the same bytes afterwards, a write into the file
  * shows in the application's range (it is backed by it), and the range
@@ -94,31 +95,41 @@ static long window_diff(const struct hd_hostmem *hm, const struct hd_pin *pin,
 	return -1;
 }
 
-/* One registration of a fresh buffer: the way it went (stats deltas),
- * its bytes in the window and in the buffer, a write through the file
- * seen in the buffer and kept after the eviction. */
-static void one_fill(struct hd_hostmem *hm, unsigned seed, const char *way,
-		     int expect_mapped, int no_splice)
+/* A registered buffer (one_fill) until release_fill. */
+struct fill {
+	uint8_t *b;
+	struct hd_pin *pin;
+	unsigned seed;
+	const char *way;
+};
+
+/* One registration of a fresh buffer: the way it went (stats deltas:
+ * pipes_made pipes made), its bytes in the window and in the buffer, a
+ * write through the file seen in the buffer.  0 when it registered. */
+static int one_fill(struct hd_hostmem *hm, struct fill *f, int expect_mapped,
+		    int no_splice, uint64_t pipes_made)
 {
 	struct hd_fill_stats s0, s1;
-	struct hd_pin *pin = NULL;
-	uint8_t *b = new_buffer(seed), mark = 0x5a;
+	uint8_t mark = 0x5a;
 	uint64_t data, spliced, written, copied;
+	const char *way = f->way;
 	char what[300];
 	int err;
 
-	if (!b) {
+	f->pin = NULL;
+	f->b = new_buffer(f->seed);
+	if (!f->b) {
 		check(0, "mmap of the buffer");
-		return;
+		return -1;
 	}
 	hd_pin_fill_stats(&s0);
-	err = hd_pin(hm, b, LEN, &pin);
+	err = hd_pin(hm, f->b, LEN, &f->pin);
 	hd_pin_fill_stats(&s1);
 	snprintf(what, sizeof(what), "%s: hd_pin of %zu KiB: %s", way,
 		 LEN >> 10, strerror(err));
 	check(err == 0, what);
 	if (err)
-		return;
+		return -1;
 	spliced = s1.spliced - s0.spliced;
 	written = s1.written - s0.written;
 	copied = s1.copied - s0.copied;
@@ -132,47 +143,60 @@ static void one_fill(struct hd_hostmem *hm, unsigned seed, const char *way,
 	      data >= DATA_BYTES, what);
 	snprintf(what, sizeof(what),
 		 "%s: the way taken: %llu copied, %llu spliced, %llu written, "
-		 "%llu pipes made", way, (unsigned long long)copied,
+		 "%llu pipes made (%llu wanted)", way, (unsigned long long)copied,
 		 (unsigned long long)spliced, (unsigned long long)written,
-		 (unsigned long long)(s1.pipes - s0.pipes));
-	if (expect_mapped)
-		check(copied == data && s1.pipes == s0.pipes, what);
-	else if (no_splice)
-		check(written == data && s1.pipes == s0.pipes, what);
-	else    /* one pipe for the runs on both sides of the hole */
-		check(spliced == data && s1.pipes - s0.pipes == 1, what);
+		 (unsigned long long)(s1.pipes - s0.pipes),
+		 (unsigned long long)pipes_made);
+	check(s1.pipes - s0.pipes == pipes_made &&
+	      (expect_mapped ? copied : no_splice ? written : spliced) == data,
+	      what);
 	snprintf(what, sizeof(what), "%s: the window holds the buffer's bytes "
-		 "(first difference at %ld)", way, window_diff(hm, pin, seed));
-	check(window_diff(hm, pin, seed) < 0, what);
+		 "(first difference at %ld)", way,
+		 window_diff(hm, f->pin, f->seed));
+	check(window_diff(hm, f->pin, f->seed) < 0, what);
 	snprintf(what, sizeof(what), "%s: the buffer's bytes after the "
 		 "registration (first difference at %ld)", way,
-		 buffer_diff(b, seed));
-	check(buffer_diff(b, seed) < 0, what);
+		 buffer_diff(f->b, f->seed));
+	check(buffer_diff(f->b, f->seed) < 0, what);
 	/* a write to the window (the NIC's) shows in the backed range */
 	snprintf(what, sizeof(what), "%s: a write into the window shows in the "
 		 "buffer", way);
 	check(pwrite(hm->fd, &mark, 1,
-		     (off_t)hd_hm_off(hm, pin->pages[PAGES - 1]) + 5) == 1 &&
-	      b[LEN - PG + 5] == mark, what);
-	hd_unpin(pin);
-	hd_pin_flush(hm);
-	snprintf(what, sizeof(what), "%s: after the eviction the buffer has "
-		 "its bytes and the window's write", way);
-	b[LEN - PG + 5] ^= mark ^ want(PAGES - 1, 5, seed);
-	check(buffer_diff(b, seed) < 0 && hd_pin_uses(hm) == 0, what);
-	munmap(b, LEN);
+		     (off_t)hd_hm_off(hm, f->pin->pages[PAGES - 1]) + 5) == 1 &&
+	      f->b[LEN - PG + 5] == mark, what);
+	return 0;
 }
 
-/* A window of its own (a sealed memfd, pa 0), two registrations on the
- * same window pages: first cold, then mapped. */
+/* Deregistered; after the eviction (hd_pin_flush) the buffer has its
+ * bytes and the window's write, in memory of its own. */
+static void release_fill(struct hd_hostmem *hm, struct fill *f)
+{
+	char what[200];
+
+	if (!f->pin)
+		return;
+	hd_unpin(f->pin);
+	hd_pin_flush(hm);
+	snprintf(what, sizeof(what), "%s: after the eviction the buffer has "
+		 "its bytes and the window's write", f->way);
+	f->b[LEN - PG + 5] ^= 0x5a ^ want(PAGES - 1, 5, f->seed);
+	check(buffer_diff(f->b, f->seed) < 0, what);
+	munmap(f->b, LEN);
+}
+
+/* A window of its own (a sealed memfd, pa 0): two registrations on cold
+ * window pages (the second while the first holds its pages: the kept
+ * pipe serves it), then one on the first's pages, mapped here by then. */
 static int run_way(int no_splice)
 {
-	const char *cold = no_splice ? "pwrite (SNIC_REG_SPLICE=0)" :
-				       "vmsplice+splice";
+	struct fill a = { NULL, NULL, 1, NULL }, b = { NULL, NULL, 2, NULL },
+		    c = { NULL, NULL, 3, "memcpy (window pages mapped)" };
 	struct hd_hostmem *hm;
 	unsigned failed_before = failed; /* the parent's, copied at fork */
 	int fd, err = 0;
 
+	a.way = no_splice ? "pwrite (SNIC_REG_SPLICE=0)" : "vmsplice+splice";
+	b.way = no_splice ? "pwrite again" : "vmsplice+splice again";
 	if (no_splice)
 		setenv("SNIC_REG_SPLICE", "0", 1);
 	fd = memfd_create("window-fill", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -186,8 +210,16 @@ static int run_way(int no_splice)
 		check(0, "hd_hostmem_segment");
 		return 1;
 	}
-	one_fill(hm, 1, cold, 0, no_splice);
-	one_fill(hm, 2, "memcpy (window pages mapped)", 1, no_splice);
+	/* one pipe for the process (both data runs of a, and b), none
+	 * for pwrite */
+	if (one_fill(hm, &a, 0, no_splice, !no_splice) == 0 &&
+	    one_fill(hm, &b, 0, no_splice, 0) == 0) {
+		release_fill(hm, &b);
+		release_fill(hm, &a);
+		one_fill(hm, &c, 1, no_splice, 0);
+		release_fill(hm, &c);
+		check(!hd_pin_uses(hm), "nothing backed by the window at the end");
+	}
 	return failed != failed_before;
 }
 
