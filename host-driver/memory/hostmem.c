@@ -336,32 +336,58 @@ int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, unsigned flags,
 	return 0;
 }
 
-void hd_hm_free(struct hd_hostmem *hm, uint32_t first_page,
-		uint32_t npages)
+/* Allocator locked: extent [first_page, +npages) of ours goes back (a
+ * page of the allocator's range, from 0).  0 when it was not ours. */
+static int free_locked(struct hd_hostmem *hm, struct hm_meta *m,
+		       uint32_t first_page, uint32_t npages)
 {
 	uint32_t self = (uint32_t)hd_self_pid();
-	struct hm_meta *m;
-	struct hm_ext *ext;
-	uint32_t i;
+	struct hm_ext *ext = hm_exts(hm);
 
-	if (!npages || first_page < hm->lo_page)
-		return;
-	first_page -= hm->lo_page;
-	m = hm_lock(hm);
-	ext = hm_exts(hm);
-	for (i = 0; i < hm->max_ext; i++) {
+	for (uint32_t i = 0; i < hm->max_ext; i++) {
 		if (ext[i].npages == npages && ext[i].first == first_page &&
 		    ext[i].pid == self) {
 			bits_set(hm_bitmap(hm), first_page, npages, 0);
 			memset(&ext[i], 0, sizeof(ext[i]));
 			m->used_ext--;
-			break;
+			return 1;
 		}
 	}
-	hm_unlock(hm);
-	if (i == hm->max_ext)
-		hd_dbg("free of unknown extent %u+%u in %s ignored\n",
-		       first_page + hm->lo_page, npages, hm->name);
+	return 0;
+}
+
+void hd_hm_free_n(struct hd_hostmem *hm, const struct hd_hm_ext *e,
+		  unsigned n)
+{
+	int ok[HD_HM_FREE_MAX];
+
+	for (unsigned at = 0; at < n; at += HD_HM_FREE_MAX) {
+		unsigned k = n - at < HD_HM_FREE_MAX ? n - at : HD_HM_FREE_MAX;
+		struct hm_meta *m = hm_lock(hm);
+
+		for (unsigned i = 0; i < k; i++) {
+			const struct hd_hm_ext *x = &e[at + i];
+
+			ok[i] = x->npages && x->first >= hm->lo_page &&
+				free_locked(hm, m, x->first - hm->lo_page,
+					    x->npages);
+		}
+		hm_unlock(hm);
+		for (unsigned i = 0; i < k; i++)
+			if (!ok[i] && e[at + i].npages)
+				hd_dbg("free of unknown extent %u+%u in %s "
+				       "ignored\n", e[at + i].first,
+				       e[at + i].npages, hm->name);
+	}
+}
+
+void hd_hm_free(struct hd_hostmem *hm, uint32_t first_page,
+		uint32_t npages)
+{
+	struct hd_hm_ext e = { first_page, npages };
+
+	if (npages && first_page >= hm->lo_page)
+		hd_hm_free_n(hm, &e, 1);
 }
 
 void hd_hm_reap(struct hd_hostmem *hm)

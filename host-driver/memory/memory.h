@@ -59,6 +59,15 @@ int hd_hm_alloc(struct hd_hostmem *hm, uint32_t npages, unsigned flags,
 		uint32_t *first_page);
 void hd_hm_free(struct hd_hostmem *hm, uint32_t first_page,
 		uint32_t npages);
+/* n extents back under one hold of the allocator's lock per
+ * HD_HM_FREE_MAX (its two system calls, not two each): pin.c's batches
+ * of stale backings. */
+#define HD_HM_FREE_MAX 64u
+struct hd_hm_ext {
+	uint32_t first, npages;
+};
+void hd_hm_free_n(struct hd_hostmem *hm, const struct hd_hm_ext *e,
+		  unsigned n);
 /* Free the extents of dead processes (the firmware no longer uses). */
 void hd_hm_reap(struct hd_hostmem *hm);
 

@@ -988,6 +988,8 @@ static uint64_t stale_reap(struct hd_hostmem *hm)
 	while (stale_list) {
 		struct hd_hostmem *w = hm;
 		struct hd_chunk **pp = &stale_list, *c;
+		struct hd_hm_ext ext[HD_HM_FREE_MAX];
+		unsigned n = 0;
 		int err;
 
 		if (!w)
@@ -1002,11 +1004,21 @@ static uint64_t stale_reap(struct hd_hostmem *hm)
 			stale_chunks--;
 			if (err || c->restore_err) {
 				chunk_leak(c, err ? err : c->restore_err);
-			} else {
-				freed += c->npages;
-				chunk_free(c);
+				continue;
 			}
+			freed += c->npages;
+			/* the window pages go back together, under one
+			 * hold of the allocator's lock */
+			if (n == HD_HM_FREE_MAX) {
+				hd_hm_free_n(w, ext, n);
+				n = 0;
+			}
+			ext[n++] = (struct hd_hm_ext){ c->first, c->npages };
+			chunk_unhold(c);
+			free(c->pfn);
+			free(c);
 		}
+		hd_hm_free_n(w, ext, n);
 		if (hm)
 			break;
 	}
