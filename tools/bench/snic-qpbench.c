@@ -47,6 +47,8 @@
 #define DEPTH_1  64     /* outstanding WRITEs, one QP */
 #define DEPTH_N  4      /* outstanding WRITEs per QP, many */
 #define SIG      16     /* one signalled WRITE per batch of this many (1 QP) */
+#define WAIT_S   10.0   /* completions still missing after this: the NIC is
+			 * gone (snic-emu died) or stuck; an error, not a hang */
 
 struct side {
 	struct ibv_context *ctx;
@@ -220,6 +222,19 @@ static int conns(unsigned n)
 	return 0;
 }
 
+/* No completion since `since` for WAIT_S while `want - got` are missing:
+ * say so and fail (polling an empty CQ would spin forever). */
+static void wait_check(double since, uint64_t got, uint64_t want,
+		       const char *what)
+{
+	if (now_s() - since < WAIT_S)
+		return;
+	fprintf(stderr, "snic-qpbench: %s: no completion for %.0f s, %llu of "
+		"%llu missing (is snic-emu still running?)\n", what, WAIT_S,
+		(unsigned long long)(want - got), (unsigned long long)want);
+	exit(1);
+}
+
 /* Post `count` WRITEs of len bytes on QP i as one list, the last one
  * signalled (one CQE per batch, as perftest's CQ moderation). */
 static void post(unsigned i, uint32_t len, uint64_t off, unsigned count)
@@ -270,12 +285,17 @@ static double run(unsigned active, unsigned depth, unsigned batch, double secs,
 		t = now_s() - t0;
 	} while (t < secs);
 	/* drain what is still in flight (not counted) */
+	t0 = now_s();
 	for (uint64_t got = 0, want = (uint64_t)active * depth / batch; got < want;) {
 		int n = ibv_poll_cq(s0.cq, 64, wc);
 
 		if (n < 0)
 			die("ibv_poll_cq");
 		got += (uint64_t)n;
+		if (n)
+			t0 = now_s();
+		else
+			wait_check(t0, got, want, "drain");
 	}
 	return t;
 }
@@ -284,6 +304,7 @@ static int check(unsigned n)
 {
 	struct ibv_wc wc[64];
 	uint64_t got = 0;
+	double t0;
 
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned b = 0; b < SLOT; b++)
@@ -292,6 +313,7 @@ static int check(unsigned n)
 	for (unsigned m = 0; m < 8; m++)
 		for (unsigned i = 0; i < n; i++)
 			post(i, SLOT / 8, (uint64_t)m * (SLOT / 8), 1);
+	t0 = now_s();
 	while (got < (uint64_t)n * 8) {
 		int k = ibv_poll_cq(s0.cq, 64, wc);
 
@@ -305,6 +327,10 @@ static int check(unsigned n)
 				return 1;
 			}
 		got += (uint64_t)k;
+		if (k)
+			t0 = now_s();
+		else
+			wait_check(t0, got, (uint64_t)n * 8, "check");
 	}
 	for (unsigned i = 0; i < n; i++)
 		if (memcmp(s0.buf + (size_t)i * SLOT, s1.buf + (size_t)i * SLOT,

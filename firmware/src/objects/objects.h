@@ -210,23 +210,28 @@ struct snic_rd_res {
 	uint32_t start_psn;     /* where the current (re)play began           */
 };
 
+/* What a request packet and the ACK after it read comes first, in 22
+ * bytes (struct snic_qp keeps them in one cache line: issue 11 part 6). */
 struct snic_resp {
 	uint32_t epsn;          /* expected PSN                              */
 	uint32_t msn;           /* completed request messages                */
-	uint32_t rq_ci;         /* next RQ WQE to consume                    */
-	uint32_t rq_pi;         /* last producer index read from the host    */
+	uint32_t rd_npend;      /* READ resources (rd, below) with pending set */
+	uint32_t rsp_txq_mark;  /* core txq_tail after our last response     */
 	bool nak_sent;          /* one seq NAK per gap (IBTA 9.7.5.2.2)      */
 	bool ack_pending;
 	uint8_t last_op;        /* opcode of the previous request packet     */
 	/* multi-packet SEND in progress */
 	bool in_send;
-	uint32_t nak_epsn;      /* ePSN the last seq NAK named               */
 	/* multi-packet WRITE in progress */
 	bool in_write;
 	bool nak_live;          /* that NAK's error may still be running ... */
-	uint32_t wr_mr;
+	/* a doorbell's (the requester's QP reads nothing else here) */
+	uint32_t rq_ci;         /* next RQ WQE to consume                    */
+	uint32_t rq_pi;         /* last producer index read from the host    */
 	uint32_t nak_hi;        /* ... until ePSN passes the highest PSN
 				 * dropped since (rc_responder.c)            */
+	uint32_t nak_epsn;      /* ePSN the last seq NAK named               */
+	uint32_t wr_mr;
 	uint64_t wr_va;
 	uint32_t wr_left, wr_len;
 	/* READ responses: SNIC_MAX_RD_ATOM in the QP's connection set */
@@ -234,10 +239,8 @@ struct snic_resp {
 	uint32_t rd_head, rd_tail; /* rd_head: oldest that may be pending;
 				    * [rd_tail - SNIC_MAX_RD_ATOM, rd_tail) is
 				    * the history duplicates are matched in */
-	uint32_t rd_npend;      /* resources with pending set                */
-	uint32_t rd_nfresh;     /* ... of them not replays: the requests
+	uint32_t rd_nfresh;     /* those of rd_npend not replays: the requests
 				 * counted against max_dest_rd_atomic        */
-	uint32_t rsp_txq_mark;  /* core txq_tail after our last response     */
 	/* the RECV a multi-packet SEND fills (last: a WRITE does not touch it) */
 	uint64_t recv_wr_id;
 	uint32_t recv_len;
@@ -316,6 +319,10 @@ struct snic_qp {
 	/* attributes as last modified (source of QUERY_QP); the data path
 	 * reads its first line (access flags, retry counts, timeout) */
 	struct snic_qp_attr attr;
+	/* rare (a path without a neighbour yet), but here: its 8 bytes put
+	 * the last counters (acks_sent, acks_recv, send_wqes) in the header
+	 * template's line, which the ACK and the request use anyway */
+	uint64_t arp_next_ns;
 	/* counters, published by stats.c (a message touches the first and
 	 * the last few) */
 	uint64_t qcnt[SNIC_QCNT_MAX];
@@ -328,7 +335,6 @@ struct snic_qp {
 	struct snic_resp resp;
 	/* cold: path set-up, teardown, READ responses arriving */
 	_Alignas(64) uint8_t nh[16]; /* the neighbour dmac belongs to (route.c) */
-	uint64_t arp_next_ns;
 	uint64_t linger_until;  /* destroyed: duplicates re-ACKed until then */
 	struct snic_sgl rd_sgl;
 	uint16_t xrcd;          /* XRC_RECV: its XRC domain's index          */
