@@ -63,8 +63,7 @@ enum {
 	[(base) | 0x09] = OP(T "_WRITE_LAST_IMM",                            \
 			    WREQ | LAST | ROCE_F_IMM | (X),                  \
 			    (XL) + ROCE_IMM_LEN),                            \
-	[(base) | 0x0a] = OP(T "_WRITE_ONLY",                                \
-			    WREQ | ONLY | ROCE_F_RETH | (X),                 \
+	[(base) | 0x0a] = OP(T "_WRITE_ONLY", ROCE_WRITE_ONLY_FLAGS | (X),   \
 			    (XL) + ROCE_RETH_LEN),                           \
 	[(base) | 0x0b] = OP(T "_WRITE_ONLY_IMM",                            \
 			    WREQ | ONLY | ROCE_F_RETH | ROCE_F_IMM | (X),    \

@@ -104,6 +104,13 @@ enum roce_op_flags {
 	ROCE_F_XRCETH = 1u << 18,    /* XRC request: XRCETH after the BTH  */
 };
 
+/* An RC (or UC, XRC) WRITE_ONLY's flags: the table's entry is made from
+ * this constant, which the responder's one-step path folds its checks
+ * with (resp_write_only). */
+#define ROCE_WRITE_ONLY_FLAGS                                                \
+	(ROCE_F_VALID | ROCE_F_REQ | ROCE_F_WRITE | ROCE_F_PAYLOAD |         \
+	 ROCE_F_FIRST | ROCE_F_LAST | ROCE_F_RETH)
+
 struct roce_opcode_info {
 	const char *name;            /* "RC_SEND_FIRST"                    */
 	uint32_t flags;              /* enum roce_op_flags                 */
