@@ -158,7 +158,9 @@ static uint32_t get32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | get24(p + 1);
 }
 
-static uint64_t get64(const uint8_t *p)
+/* Inline: called out of line (GCC's choice once the parse had two
+ * users), the call cost more than its one load and byte swap. */
+static inline __attribute__((always_inline)) uint64_t get64(const uint8_t *p)
 {
 	return (uint64_t)get32(p) << 32 | get32(p + 4);
 }
