@@ -231,6 +231,10 @@ void timer_backoff(struct snic_qp *qp);
 const char *resp_state_name(unsigned s);
 void resp_rx(struct snic_nic *nic, struct snic_qp *qp,
 	     const struct roce_hdrs *h);
+/* resp_rx's one step for the usual RC WRITE_ONLY; false, nothing
+ * changed, for anything else (resp_rx then). */
+bool resp_write_only(struct snic_nic *nic, struct snic_qp *qp,
+		     const struct roce_hdrs *h);
 unsigned resp_poll(struct snic_nic *nic);
 void resp_flush_acks(struct snic_nic *nic, struct snic_qp *qp);
 bool resp_linger_rx(struct snic_nic *nic, const struct roce_hdrs *h);

@@ -63,8 +63,7 @@ enum {
 	[(base) | 0x09] = OP(T "_WRITE_LAST_IMM",                            \
 			    WREQ | LAST | ROCE_F_IMM | (X),                  \
 			    (XL) + ROCE_IMM_LEN),                            \
-	[(base) | 0x0a] = OP(T "_WRITE_ONLY",                                \
-			    WREQ | ONLY | ROCE_F_RETH | (X),                 \
+	[(base) | 0x0a] = OP(T "_WRITE_ONLY", ROCE_WRITE_ONLY_FLAGS | (X),   \
 			    (XL) + ROCE_RETH_LEN),                           \
 	[(base) | 0x0b] = OP(T "_WRITE_ONLY_IMM",                            \
 			    WREQ | ONLY | ROCE_F_RETH | ROCE_F_IMM | (X),    \
@@ -159,7 +158,9 @@ static uint32_t get32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | get24(p + 1);
 }
 
-static uint64_t get64(const uint8_t *p)
+/* Inline: called out of line (GCC's choice once the parse had two
+ * users), the call cost more than its one load and byte swap. */
+static inline __attribute__((always_inline)) uint64_t get64(const uint8_t *p)
 {
 	return (uint64_t)get32(p) << 32 | get32(p + 4);
 }
@@ -415,20 +416,22 @@ static enum roce_parse_result check_bth(const uint8_t *f, uint32_t at,
  * loads: stores into h, bytes among them, may alias the frame, and
  * byte by byte the compiler would load every frame byte again). */
 static inline __attribute__((always_inline))
-void parse_bth(const uint8_t *bth, struct roce_hdrs *h)
+void parse_bth(const uint8_t *bth, struct roce_hdrs *h, bool lean)
 {
 	uint32_t w0 = load_be32(bth), w1 = load_be32(bth + 4),
 		 w2 = load_be32(bth + 8);
 
 	h->opcode = (uint8_t)(w0 >> 24);
 	h->se = (uint8_t)(w0 >> 23 & 1u);
-	h->mig = (uint8_t)(w0 >> 22 & 1u);
-	h->pad = (uint8_t)(w0 >> 20 & 3u);
-	h->tver = (uint8_t)(w0 >> 16 & 0x0fu);
 	h->pkey = (uint16_t)w0;
-	h->fecn = (uint8_t)(w1 >> 31);
-	h->becn = (uint8_t)(w1 >> 30 & 1u);
 	h->dqpn = w1 & ROCE_QPN_MASK;
+	if (!lean) {            /* what no receive consumer reads */
+		h->mig = (uint8_t)(w0 >> 22 & 1u);
+		h->pad = (uint8_t)(w0 >> 20 & 3u);
+		h->tver = (uint8_t)(w0 >> 16 & 0x0fu);
+		h->fecn = (uint8_t)(w1 >> 31);
+		h->becn = (uint8_t)(w1 >> 30 & 1u);
+	}
 	h->ackreq = (uint8_t)(w2 >> 31);
 	h->psn = w2 & ROCE_PSN_MASK;
 }
@@ -457,8 +460,10 @@ CODEC ext_aeth(uint8_t *p, struct roce_hdrs *h, bool put)
 		p[0] = h->aeth_syndrome;
 		put24(p + 1, h->aeth_msn);
 	} else {
-		h->aeth_syndrome = p[0];
-		h->aeth_msn = get24(p + 1);
+		uint32_t w = load_be32(p);      /* one load, both fields */
+
+		h->aeth_syndrome = (uint8_t)(w >> 24);
+		h->aeth_msn = w & ROCE_PSN_MASK;
 	}
 }
 
@@ -491,8 +496,8 @@ CODEC ext_deth(uint8_t *p, struct roce_hdrs *h, bool put)
 		put32(p, h->deth_qkey);
 		put32(p + 4, h->deth_sqpn & ROCE_QPN_MASK);
 	} else {
-		h->deth_qkey = get32(p);
-		h->deth_sqpn = get24(p + 5);
+		h->deth_qkey = load_be32(p);
+		h->deth_sqpn = load_be32(p + 4) & ROCE_QPN_MASK;
 	}
 }
 
@@ -510,7 +515,7 @@ CODEC ext_xrc(uint8_t *p, struct roce_hdrs *h, bool put)
 	if (put)                                /* rsvd, XRCSRQ */
 		put32(p, h->xrc_srqn & ROCE_QPN_MASK);
 	else
-		h->xrc_srqn = get24(p + 1);
+		h->xrc_srqn = load_be32(p) & ROCE_QPN_MASK;
 }
 
 #define RETH_ ROCE_RETH_LEN
@@ -578,13 +583,21 @@ CODEC ext_walk(uint8_t *p, uint8_t layout, struct roce_hdrs *h, bool put)
 /*
  * The fields of the headers the opcode does not carry are 0 (h is not
  * cleared beforehand: a 128-byte clear was a string instruction of 17
- * steps per frame), so nothing of an earlier frame is ever read.
- * check_bth made sure the headers are all there; the frame is only read
- * (ext_walk in get mode).
+ * steps per frame), so nothing of an earlier frame is ever read.  Lean
+ * (roce_parse_rx): only the DETH's and XRCETH's, which a receive
+ * consumer may read before it looks at the opcode (ud_mcast's member
+ * check); every other header's fields are read only behind the opcode's
+ * flag for it (roce_wire.h, roce_parse_rx).  check_bth made sure the
+ * headers are all there; the frame is only read (ext_walk in get mode).
  */
 static inline __attribute__((always_inline))
-void parse_ext(const uint8_t *p, uint8_t layout, struct roce_hdrs *h)
+void parse_ext(const uint8_t *p, uint8_t layout, struct roce_hdrs *h, bool lean)
 {
+	h->deth_qkey = h->deth_sqpn = h->xrc_srqn = 0;
+	if (lean) {
+		ext_walk((uint8_t *)p, layout, h, false);
+		return;
+	}
 	/* field by field: a memset of the block is a string instruction */
 	h->reth_va = 0;
 	h->reth_rkey = h->reth_len = 0;
@@ -593,7 +606,6 @@ void parse_ext(const uint8_t *p, uint8_t layout, struct roce_hdrs *h)
 	h->atomic_va = h->atomic_swap_add = h->atomic_cmp = 0;
 	h->atomic_rkey = 0;
 	h->atomic_orig = 0;
-	h->deth_qkey = h->deth_sqpn = h->xrc_srqn = 0;
 	ext_walk((uint8_t *)p, layout, h, false);
 }
 
@@ -612,7 +624,7 @@ static void parse_ip6(const uint8_t *f, struct roce_hdrs *h)
  * to the end of the ICRC. */
 static inline __attribute__((always_inline))
 void parse_fields(const uint8_t *f, uint32_t l3, uint32_t n,
-			 struct roce_hdrs *h)
+		  struct roce_hdrs *h, bool lean)
 {
 	const uint8_t *bth = f + IP + l3 + ROCE_UDP_HLEN;
 	const struct roce_opcode_info *op = &roce_opcodes[bth[0]];
@@ -628,15 +640,18 @@ void parse_fields(const uint8_t *f, uint32_t l3, uint32_t n,
 		parse_ip6(f, h);
 	} else {
 		h->ip6 = 0;
-		h->flow_label = 0;
-		h->tos = f[IP_TOS];
-		h->ttl = f[IP_TTL];
 		h->sip = load_be32(f + IP + 12);
 		h->dip = load_be32(f + IP + 16);
+		if (!lean) {
+			h->flow_label = 0;
+			h->tos = f[IP_TOS];
+			h->ttl = f[IP_TTL];
+		}
 	}
-	h->sport = get16(f + IP + l3);
-	parse_bth(bth, h);
-	parse_ext(bth + ROCE_BTH_LEN, op->layout, h);
+	if (!lean)
+		h->sport = get16(f + IP + l3);
+	parse_bth(bth, h, lean);
+	parse_ext(bth + ROCE_BTH_LEN, op->layout, h, lean);
 	h->payload = bth + ROCE_BTH_LEN + op->ext_len;
 	h->payload_len = n - ROCE_BTH_LEN - op->ext_len - ROCE_ICRC_LEN - pad;
 }
@@ -720,24 +735,51 @@ roce_parse_slow(const uint8_t *frame, uint32_t len, struct roce_hdrs *h)
 	n -= ROCE_UDP_HLEN;                     /* BTH .. ICRC */
 	r = check_bth(frame, IP + l3 + ROCE_UDP_HLEN, n);
 	if (r == ROCE_OK)
-		parse_fields(frame, l3, n, h);
+		parse_fields(frame, l3, n, h, false);
 	return r;
 }
 
+enum roce_parse_result roce_parse_general(const uint8_t *frame, uint32_t len,
+					  struct roce_hdrs *h)
+{
+	return roce_parse_slow(frame, len, h);
+}
+
 /* The usual frame: its fields are read before its ICRC is checked, the
- * last of its checks (h says nothing when the result is not ROCE_OK). */
-enum roce_parse_result roce_parse(const uint8_t *frame, uint32_t len,
-				  struct roce_hdrs *h)
+ * last of its checks (h says nothing when the result is not ROCE_OK).
+ * Lean: only the fields receive consumers read (roce_parse_rx). */
+static inline __attribute__((always_inline))
+enum roce_parse_result parse(const uint8_t *frame, uint32_t len,
+			     struct roce_hdrs *h, bool lean)
 {
 	uint32_t tot;
 
 	if (!plain_roce4(frame, len, &tot))
 		return roce_parse_slow(frame, len, h);
 	parse_fields(frame, ROCE_IPV4_HLEN, tot - ROCE_IPV4_HLEN - ROCE_UDP_HLEN,
-		     h);
+		     h, lean);
 	return roce_icrc_ip(frame, IP + tot - ROCE_ICRC_LEN, false) ==
 	       get_icrc(frame + IP + tot - ROCE_ICRC_LEN) ? ROCE_OK
 							 : ROCE_ERR_ICRC;
+}
+
+enum roce_parse_result roce_parse(const uint8_t *frame, uint32_t len,
+				  struct roce_hdrs *h)
+{
+	return parse(frame, len, h, false);
+}
+
+enum roce_parse_result roce_parse_rx(const uint8_t *frame, uint32_t len,
+				     struct roce_hdrs *h)
+{
+	return parse(frame, len, h, true);
+}
+
+bool roce_parse_is_plain(const uint8_t *frame, uint32_t len)
+{
+	uint32_t tot;
+
+	return plain_roce4(frame, len, &tot);
 }
 
 /* ---- build ---- */

@@ -104,6 +104,13 @@ enum roce_op_flags {
 	ROCE_F_XRCETH = 1u << 18,    /* XRC request: XRCETH after the BTH  */
 };
 
+/* An RC (or UC, XRC) WRITE_ONLY's flags: the table's entry is made from
+ * this constant, which the responder's one-step path folds its checks
+ * with (resp_write_only). */
+#define ROCE_WRITE_ONLY_FLAGS                                                \
+	(ROCE_F_VALID | ROCE_F_REQ | ROCE_F_WRITE | ROCE_F_PAYLOAD |         \
+	 ROCE_F_FIRST | ROCE_F_LAST | ROCE_F_RETH)
+
 struct roce_opcode_info {
 	const char *name;            /* "RC_SEND_FIRST"                    */
 	uint32_t flags;              /* enum roce_op_flags                 */
@@ -226,6 +233,28 @@ static inline uint8_t roce_seg_opcode(uint8_t family, bool first, bool last,
 
 enum roce_parse_result roce_parse(const uint8_t *frame, uint32_t len,
 				  struct roce_hdrs *h);
+
+/*
+ * The receive path's parse: the same checks, verdicts and fields as
+ * roce_parse for every field a receive consumer reads, but the usual
+ * IPv4 frame (roce_parse_is_plain) leaves out the others:
+ * - filled always: dmac, smac, ip6, sip, dip (sip6, dip6 over IPv6),
+ *   opcode, se, pkey, dqpn, ackreq, psn, payload, payload_len, and the
+ *   DETH's and XRCETH's fields (0 where the opcode carries none: read
+ *   before the opcode is looked at);
+ * - the RETH's, AETH's, ImmDt/IETH's, AtomicETH's and AtomicAckETH's
+ *   fields only where the opcode carries that header (roce_opcodes[op]
+ *   .flags): consumers read them only behind that flag or opcode;
+ * - not filled: tos, ttl, sport, flow_label, mig, pad, tver, fecn, becn.
+ * Unit wire/test_parse_diff compares it with the general path.
+ */
+enum roce_parse_result roce_parse_rx(const uint8_t *frame, uint32_t len,
+				     struct roce_hdrs *h);
+/* For tests: the general path alone (every frame checked step by step,
+ * every field filled), and whether the one-pass path takes the frame. */
+enum roce_parse_result roce_parse_general(const uint8_t *frame, uint32_t len,
+					  struct roce_hdrs *h);
+bool roce_parse_is_plain(const uint8_t *frame, uint32_t len);
 
 /* Bytes from the frame start to the payload for this opcode over IPv4. */
 static inline uint32_t roce_hdr_len(uint8_t opcode)

@@ -146,7 +146,7 @@ static inline enum wire_rx_kind wire_classify(struct snic_core *c,
 					      const struct snic_pkt *p,
 					      struct roce_hdrs *h)
 {
-	enum roce_parse_result r = roce_parse(p->data, p->len, h);
+	enum roce_parse_result r = roce_parse_rx(p->data, p->len, h);
 
 	/* ARP is not RoCE (nor is any frame shorter than an Ethernet
 	 * header): asked only of frames the parse says are not */
