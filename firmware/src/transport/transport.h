@@ -43,6 +43,13 @@ static inline bool sq_is_local(uint8_t opcode)
 uint8_t sq_local_exec(struct snic_nic *nic, struct snic_qp *qp);
 
 /* sq.c: send-queue work for every QP type */
+/* Does the SQ's slot hold a first SGE after the WQE's header (create_qp:
+ * a slot is at least 64 bytes plus the SGEs or inline bytes)? */
+static inline bool sq_slot_has_sge0(const struct snic_qp *qp)
+{
+	return (1u << qp->sq_stride_log) >=
+	       sizeof(struct snic_send_wqe) + sizeof(struct snic_wqe_sge);
+}
 uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp);
 uint8_t sq_load(struct snic_nic *nic, struct snic_qp *qp, uint32_t access);
 /* The BTH opcode of each work request per position of a packet in its
