@@ -88,7 +88,6 @@ static void msg_sent(struct snic_qp *qp)
 	cur->valid = false;
 }
 
-static bool req_one_ok(const struct snic_qp *qp);
 static enum fetch_result req_one(struct snic_nic *nic, struct snic_qp *qp);
 
 static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
@@ -116,7 +115,7 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 		return FETCH_BLOCKED;
 	if (!retain_room(qp, c))
 		return FETCH_BLOCKED; /* completions free the ring */
-	if (req_one_ok(qp)) {
+	if (rc_req_one_ok(qp)) {
 		enum fetch_result fr = req_one(nic, qp);
 
 		if (fr != FETCH_GENERAL)
@@ -279,9 +278,7 @@ static bool window_full(const struct snic_qp *qp)
 		     1u << SNIC_WR_SEND_WITH_INV | 1u << SNIC_WR_RDMA_WRITE | \
 		     1u << SNIC_WR_RDMA_WRITE_WITH_IMM)
 
-/* What the WQE and the QP must be for req_one (the WQE's control part is
- * checked already: sq_read_wqe). */
-static bool req_one_ok(const struct snic_qp *qp)
+bool rc_req_one_ok(const struct snic_qp *qp)
 {
 	const struct snic_req_cur *cur = &qp->cur;
 	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;

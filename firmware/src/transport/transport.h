@@ -205,6 +205,11 @@ bool recv_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st);
 bool recv_state_ok(struct snic_nic *nic, struct snic_qp *qp);
 
 /* rc_requester.c */
+/* Whether the WQE read into qp->cur (its control part checked by
+ * sq_read_wqe) may take the requester's one-pass path (req_one): an RC
+ * SEND or WRITE, no inline data, one SGE read with the WQE, of 1 byte up
+ * to one packet below PKT_FOLD_MIN, over IPv4. */
+bool rc_req_one_ok(const struct snic_qp *qp);
 unsigned req_poll(struct snic_nic *nic);
 bool rc_req_qp(struct snic_nic *nic, struct snic_qp *qp);
 void req_rewind(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
