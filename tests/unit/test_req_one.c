@@ -67,8 +67,9 @@ static void test_req_one_choice(void)
 		SNIC_WR_SEND, SNIC_WR_SEND_WITH_IMM, SNIC_WR_SEND_WITH_INV,
 		SNIC_WR_RDMA_WRITE, SNIC_WR_RDMA_WRITE_WITH_IMM,
 	};
+	static const uint32_t read_lens[] = { 1, 64, 1024, 1025, 1u << 20 };
 	static const uint8_t other_ops[] = {
-		SNIC_WR_RDMA_READ, SNIC_WR_ATOMIC_CMP_AND_SWP,
+		SNIC_WR_ATOMIC_CMP_AND_SWP,
 		SNIC_WR_ATOMIC_FETCH_AND_ADD, SNIC_WR_ATOMIC_WRITE,
 		SNIC_WR_LOCAL_INV, SNIC_WR_BIND_MW,
 	};
@@ -115,6 +116,19 @@ static void test_req_one_choice(void)
 		set_wqe(qp, other_ops[i], 0, 1, 8);
 		CU_ASSERT_FALSE(rc_req_one_ok(qp));
 	}
+	/* a READ carries no payload: any length of one SGE */
+	for (unsigned i = 0; i < sizeof(read_lens) / sizeof(read_lens[0]); i++) {
+		set_wqe(qp, SNIC_WR_RDMA_READ, 0, 1, read_lens[i]);
+		CU_ASSERT_TRUE(rc_req_one_ok(qp));
+	}
+	set_wqe(qp, SNIC_WR_RDMA_READ, 0, 1, 0);
+	CU_ASSERT_FALSE(rc_req_one_ok(qp));
+	set_wqe(qp, SNIC_WR_RDMA_READ, 0, 2, 64);
+	CU_ASSERT_FALSE(rc_req_one_ok(qp));
+	set_wqe(qp, SNIC_WR_RDMA_READ, 0, 1, 64);
+	qp->type = SNIC_QPT_XRC_SEND;
+	CU_ASSERT_FALSE(rc_req_one_ok(qp));
+	qp->type = type;
 	/* a path MTU below the fold's size: one packet is the limit */
 	qp->mtu = 256;
 	set_wqe(qp, SNIC_WR_SEND, 0, 1, 256);
@@ -163,7 +177,14 @@ static const struct one_case cases[] = {
 	  SNIC_WC_LOC_PROT_ERR, 0 },
 	{ "write bad lkey", SNIC_WR_RDMA_WRITE, 1, 64, 0, false, true, true,
 	  SNIC_WC_LOC_PROT_ERR, 0 },
-	{ "read 64", SNIC_WR_RDMA_READ, 1, 64, 0, false, false, false, 0, 1 },
+	{ "read 64", SNIC_WR_RDMA_READ, 1, 64, 0, false, false, true, 0, 1 },
+	{ "read 3000", SNIC_WR_RDMA_READ, 1, 3000, 5, false, false, true, 0,
+	  1 },
+	{ "read 2 sges", SNIC_WR_RDMA_READ, 2, 3000, 0, false, false, false,
+	  0, 1 },
+	{ "read 0", SNIC_WR_RDMA_READ, 1, 0, 0, false, false, false, 0, 1 },
+	{ "read bad lkey", SNIC_WR_RDMA_READ, 1, 64, 0, false, true, true,
+	  SNIC_WC_LOC_PROT_ERR, 0 },
 };
 
 static void run_case(const struct one_case *k)
