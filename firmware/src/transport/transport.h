@@ -172,9 +172,19 @@ static inline void pkt_qp_hdrs(struct snic_qp *qp, struct roce_hdrs *h,
 }
 uint32_t pkt_build_qp(const struct snic_nic *nic, struct snic_qp *qp,
 		      uint8_t *frame, struct roce_hdrs *h, uint32_t len);
-uint32_t pkt_build_qp_req(const struct snic_nic *nic, struct snic_qp *qp,
-			  uint8_t *frame, const struct roce_req *r,
-			  uint32_t len);
+void pkt_tmpl_refresh(const struct snic_nic *nic, struct snic_qp *qp);
+/* A request frame of an IPv4 connected QP from r (roce_build_tmpl_req),
+ * payload already at roce_hdr_len(r->opcode); counted as pkt_bth_hdrs
+ * counts.  In line: once per request packet. */
+static inline uint32_t pkt_build_qp_req(const struct snic_nic *nic,
+					struct snic_qp *qp, uint8_t *frame,
+					const struct roce_req *r, uint32_t len)
+{
+	qp->qcnt[SNIC_QCNT_tx_frames]++;
+	if (__builtin_expect(!qp->tmpl.valid, 0))
+		pkt_tmpl_refresh(nic, qp);
+	return roce_build_tmpl_req(frame, &qp->tmpl, r, len);
+}
 /* Its headers alone (roce_build_tmpl_hdrs), IPv4; 0 over IPv6. */
 uint32_t pkt_build_qp_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
 			   uint8_t *frame, struct roce_hdrs *h, uint32_t len);
