@@ -45,13 +45,8 @@ void retain_msg(struct snic_qp *qp, struct snic_inflight *f,
 {
 	const struct snic_send_wqe *w = &cur->hdr;
 
-	f->raddr = w->raddr.remote_addr;
-	f->rkey = w->raddr.rkey;
-	f->imm = w->ctrl.imm_data;
-	f->flags = w->ctrl.flags;
-	f->data_at = qp->retain_tail;
+	retain_fields(qp, f, cur);
 	f->nsge = 0;
-	f->sgl_epoch = cur->sgl.epoch; /* for sgl_reload (mr.c) */
 	if (f->opcode == SNIC_WR_ATOMIC_CMP_AND_SWP ||
 	    f->opcode == SNIC_WR_ATOMIC_FETCH_AND_ADD)
 		ring_put(qp, &w->atomic, ATOMIC_OPS_LEN);

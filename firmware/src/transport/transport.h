@@ -89,26 +89,35 @@ bool sq_unrel_run(struct snic_nic *nic, struct snic_qp *qp, uint32_t lim,
 /* sq_retain.c: what a message in flight needs to be sent again */
 void retain_msg(struct snic_qp *qp, struct snic_inflight *f,
 		const struct snic_req_cur *cur);
+/* The in-flight record's fields from the WQE, its data from here on. */
+static inline void retain_fields(const struct snic_qp *qp,
+				 struct snic_inflight *f,
+				 const struct snic_req_cur *cur)
+{
+	const struct snic_send_wqe *w = &cur->hdr;
+
+	f->raddr = w->raddr.remote_addr;
+	f->rkey = w->raddr.rkey;
+	f->imm = w->ctrl.imm_data;
+	f->flags = w->ctrl.flags;
+	f->data_at = qp->retain_tail;
+	f->sgl_epoch = cur->sgl.epoch; /* for sgl_reload (mr.c) */
+}
+
 /* retain_msg for a message of one SGE, no inline data, no atomic
  * operands (req_one): its fields and a 16-byte copy, in line, where the
  * ring does not wrap there. */
 static inline void retain_one_sge(struct snic_qp *qp, struct snic_inflight *f,
 				  const struct snic_req_cur *cur)
 {
-	const struct snic_send_wqe *w = &cur->hdr;
 	uint32_t at = qp->retain_tail % SNIC_RETAIN_BYTES;
 
 	if (SNIC_RETAIN_BYTES - at < sizeof(struct snic_wqe_sge)) {
 		retain_msg(qp, f, cur);
 		return;
 	}
-	f->raddr = w->raddr.remote_addr;
-	f->rkey = w->raddr.rkey;
-	f->imm = w->ctrl.imm_data;
-	f->flags = w->ctrl.flags;
-	f->data_at = qp->retain_tail;
+	retain_fields(qp, f, cur);
 	f->nsge = 1;
-	f->sgl_epoch = cur->sgl.epoch; /* for sgl_reload (mr.c) */
 	memcpy(qp->retain + at, cur->sgl.sge, sizeof(struct snic_wqe_sge));
 	qp->retain_tail += sizeof(struct snic_wqe_sge);
 	f->data_len = sizeof(struct snic_wqe_sge);
