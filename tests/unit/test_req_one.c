@@ -274,6 +274,68 @@ static void test_req_one_results(void)
 	}
 }
 
+/* Drops the first request frame A sends. */
+static enum fl_action drop_first(void *arg, int from, uint8_t *frame,
+				 uint16_t *len)
+{
+	unsigned *dropped = arg;
+	struct roce_hdrs r;
+
+	if (from != 0 || *dropped || roce_parse(frame, *len, &r) != ROCE_OK ||
+	    !(roce_opcodes[r.opcode].flags & ROCE_F_REQ))
+		return FL_PASS;
+	(*dropped)++;
+	return FL_DROP;
+}
+
+/* A WRITE from an MR without local write access (a source needs none),
+ * lost and sent again from the in-flight window after a READ into
+ * another MR was fetched: the resend's gather checks the WRITE's SGE for
+ * what a source needs, not for the READ's local write (retain_load). */
+static void test_req_resend_after_read(void)
+{
+	struct env *e = env_new();
+	uint8_t *a = fdev_ptr(&e->s->a, e->p.bufa);
+	uint8_t *b = fdev_ptr(&e->s->b, e->p.bufb);
+	unsigned dropped = 0;
+	struct snic_cqe c;
+	uint32_t ro;
+
+	CU_ASSERT_EQUAL_FATAL(fctx_reg_mr(&e->p.ca, e->p.pda, e->p.bufa, 4096,
+					  0, &ro), SNIC_ST_OK);
+	for (uint32_t i = 0; i < 4096; i++) {
+		a[i] = (uint8_t)(i * 3 + 1);
+		b[i] = (uint8_t)(i * 5 + 2);
+	}
+	struct snic_wqe_sge ws = { e->p.bufa, 64, ro };
+	struct snic_wqe_sge rs = { e->p.bufa + 8192, 64, e->p.mra };
+	struct fwr w = { .wr_id = 1, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &ws, .num_sge = 1,
+			 .remote_addr = e->p.bufb + 8192, .rkey = e->p.mrb };
+	struct fwr r = { .wr_id = 2, .opcode = SNIC_WR_RDMA_READ,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &rs, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+
+	fake_link_set_hook(&e->s->link, drop_first, &dropped);
+	fqp_write_send(&e->p.qa, &w);
+	fqp_write_send(&e->p.qa, &r);
+	fqp_ring(&e->p.qa);
+	CU_ASSERT_TRUE_FATAL(fsim_poll_cq(e->s, &e->p.cqa, &c, STEPS));
+	CU_ASSERT_EQUAL(dropped, 1);
+	CU_ASSERT_EQUAL(c.wr_id, 1);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_TRUE_FATAL(fsim_poll_cq(e->s, &e->p.cqa, &c, STEPS));
+	CU_ASSERT_EQUAL(c.wr_id, 2);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(memcmp(b + 8192, a, 64), 0);
+	CU_ASSERT_EQUAL(memcmp(a + 8192, b, 64), 0);
+	CU_ASSERT_EQUAL(fqp_state(&e->p.qa), SNIC_QPS_RTS);
+	CU_ASSERT(fdev_counter(&e->s->a, "retransmits") >= 1);
+	fake_link_set_hook(&e->s->link, NULL, NULL);
+	env_free(e);
+}
+
 UNIT_SUITE(req_one, NULL, NULL,
+	   UNIT_TEST(test_req_resend_after_read),
 	   UNIT_TEST(test_req_one_choice),
 	   UNIT_TEST(test_req_one_results))
