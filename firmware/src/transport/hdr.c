@@ -84,16 +84,10 @@ uint32_t pkt_build_qp(const struct snic_nic *nic, struct snic_qp *qp,
 	return roce_build_tmpl(frame, &qp->tmpl, h, len);
 }
 
-/* A request frame of an IPv4 connected QP from r (roce_build_tmpl_req),
- * payload already at roce_hdr_len(r->opcode); counted as pkt_bth_hdrs
- * counts. */
-uint32_t pkt_build_qp_req(const struct snic_nic *nic, struct snic_qp *qp,
-			  uint8_t *frame, const struct roce_req *r,
-			  uint32_t len)
+/* pkt_build_qp_req's template when the QP's is not valid (transport.h). */
+void pkt_tmpl_refresh(const struct snic_nic *nic, struct snic_qp *qp)
 {
-	qp->qcnt[SNIC_QCNT_tx_frames]++;
 	tmpl_refresh(nic, qp);
-	return roce_build_tmpl_req(frame, &qp->tmpl, r, len);
 }
 
 uint32_t pkt_build_qp_hdrs(const struct snic_nic *nic, struct snic_qp *qp,

@@ -12,7 +12,11 @@
 
 #include "transport/transport.h"
 
-enum fetch_result { FETCH_OK, FETCH_BLOCKED, FETCH_ERROR, FETCH_LOCAL };
+/* FETCH_SENT: req_one sent the message whole (or failed its payload as
+ * send_packet does); FETCH_NOBUF: fetched, no frame buffer free;
+ * FETCH_GENERAL: req_one declined, nothing changed. */
+enum fetch_result { FETCH_OK, FETCH_BLOCKED, FETCH_ERROR, FETCH_LOCAL,
+		    FETCH_SENT, FETCH_NOBUF, FETCH_GENERAL };
 
 static uint32_t msg_pkts(const struct snic_qp *qp, uint8_t op, uint32_t len)
 {
@@ -50,7 +54,8 @@ static uint8_t load_data(struct snic_nic *nic, struct snic_qp *qp)
 /* The message enters the in-flight window with its first packet, so ACKs
  * for the PSNs of a long message find it (and a retransmission timer can
  * cover it) while the rest is still being sent. */
-static void msg_start(struct snic_qp *qp)
+static inline __attribute__((always_inline))
+void msg_start(struct snic_qp *qp, bool one_sge)
 {
 	struct snic_req_cur *cur = &qp->cur;
 	struct snic_inflight *f;
@@ -67,7 +72,10 @@ static void msg_start(struct snic_qp *qp)
 	f->xrc_srqn = c->xrc_srqn;
 	f->signaled = (c->flags & SNIC_SEND_SIGNALED) || qp->sq_sig_all;
 	f->done = 0;
-	retain_msg(qp, f, cur);
+	if (one_sge) /* req_one's */
+		retain_one_sge(qp, f, cur);
+	else
+		retain_msg(qp, f, cur);
 	if (wr_is_rd_atomic(c->opcode))
 		qp->rd_out++;
 	qp->resend = qp->infl_tail;
@@ -83,6 +91,8 @@ static void msg_sent(struct snic_qp *qp)
 	qp->npsn = (cur->first_psn + cur->npkts) & ROCE_PSN_MASK;
 	cur->valid = false;
 }
+
+static enum fetch_result req_one(struct snic_nic *nic, struct snic_qp *qp);
 
 static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 {
@@ -109,6 +119,12 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 		return FETCH_BLOCKED;
 	if (!retain_room(qp, c))
 		return FETCH_BLOCKED; /* completions free the ring */
+	if (rc_req_one_ok(qp)) {
+		enum fetch_result fr = req_one(nic, qp);
+
+		if (fr != FETCH_GENERAL)
+			return fr;
+	}
 	st = load_data(nic, qp);
 	if (st)
 		return wqe_fail(nic, qp, st);
@@ -123,7 +139,7 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 	cur->npkts = msg_pkts(qp, c->opcode, cur->len);
 	cur->resend = false;
 	cur->valid = true;
-	msg_start(qp);
+	msg_start(qp, false);
 	QCNT_INC(nic, qp, send_wqes);
 	return FETCH_OK;
 }
@@ -250,6 +266,141 @@ static bool window_full(const struct snic_qp *qp)
 	return roce_psn_diff(next, req_unacked_psn(qp)) >= (int32_t)lim;
 }
 
+/*
+ * The usual message in one pass (issue 11): an RC SEND or WRITE of one
+ * packet whose one SGE (read with the WQE, sq_read_wqe) lies in one page
+ * of its MR, over IPv4, below the ICRC fold's size, or an RC READ into
+ * one SGE.  The same steps as req_fetch's general path, send_packet and
+ * req_frame, in their order, with the same checks and counters, but the
+ * SGE's lkey check (sgl_load's mr_check) gives the MR the payload is read
+ * from at once (nothing can change an MR between the two: commands change
+ * MRs with every core parked), and no per-packet segmentation.  Before
+ * anything changes it can still decline (FETCH_GENERAL): the general path
+ * then does the same from the WQE already read.
+ */
+#define REQ_ONE_OPS (1u << SNIC_WR_SEND | 1u << SNIC_WR_SEND_WITH_IMM |     \
+		     1u << SNIC_WR_SEND_WITH_INV | 1u << SNIC_WR_RDMA_WRITE | \
+		     1u << SNIC_WR_RDMA_WRITE_WITH_IMM | 1u << SNIC_WR_RDMA_READ)
+
+bool rc_req_one_ok(const struct snic_qp *qp)
+{
+	const struct snic_req_cur *cur = &qp->cur;
+	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
+	uint32_t len = cur->sge0.length;
+
+	if (qp->type != SNIC_QPT_RC || qp->ip6 ||
+	    !(REQ_ONE_OPS >> (c->opcode & 31u) & 1u) ||
+	    (c->flags & SNIC_SEND_INLINE) || c->num_sge != 1 ||
+	    !sq_slot_has_sge0(qp) || !len)
+		return false;
+	/* a READ request carries no payload, whatever its length */
+	return c->opcode == SNIC_WR_RDMA_READ ||
+	       (len <= qp->mtu && len < PKT_FOLD_MIN);
+}
+
+/* window_full for a new message's first PSN, before it is in the window:
+ * an empty window is never full (the message would be its oldest). */
+static bool window_full_new(const struct snic_qp *qp)
+{
+	uint32_t lim = qp->cwnd ? qp->cwnd : SNIC_PSN_WINDOW;
+
+	if (qp->infl_head == qp->infl_tail ||
+	    roce_psn_diff(qp->npsn, qp->infl[qp->infl_head % SNIC_INFLIGHT]
+						.first_psn) < (int32_t)lim)
+		return false; /* the oldest unacknowledged PSN is not below */
+	return roce_psn_diff(qp->npsn, req_unacked_psn(qp)) >= (int32_t)lim;
+}
+
+/* The message's state as req_fetch leaves it, its one SGE checked (for
+ * access) into the gather list as sgl_load puts it. */
+static void req_one_start(struct snic_nic *nic, struct snic_qp *qp,
+			  uint32_t access, uint32_t npkts)
+{
+	struct snic_req_cur *cur = &qp->cur;
+	struct snic_sgl *sgl = &cur->sgl;
+
+	sgl->pd = qp->pd;
+	sgl->access = access;
+	sgl->epoch = nic->sh->mr_epoch;
+	sgl->num = 1;
+	sgl->idx = 0;
+	sgl->off = 0;
+	sgl->total = cur->sge0.length;
+	sgl->sge[0] = cur->sge0;
+	cur->len = cur->sge0.length;
+	cur->sent = 0;
+	cur->first_psn = qp->npsn;
+	cur->npkts = npkts;
+	cur->resend = false;
+	cur->valid = true;
+	msg_start(qp, true);
+	QCNT_INC(nic, qp, send_wqes);
+}
+
+/* req_one for a READ (rd) or a SEND/WRITE: each its own copy. */
+static inline __attribute__((always_inline))
+enum fetch_result req_one_as(struct snic_nic *nic, struct snic_qp *qp, bool rd)
+{
+	struct snic_req_cur *cur = &qp->cur;
+	const struct snic_send_wqe *w = &cur->hdr;
+	const struct snic_wqe_sge *s = &cur->sge0;
+	uint8_t op = sq_seg_op[w->ctrl.opcode & 31u][3]; /* ONLY */
+	/* a READ owns the PSNs of all its responses (9.7.4.1.4) */
+	uint32_t npkts = rd ? qp_mtu_pkts(qp, s->length) : 1, n = 0, hi;
+	const struct snic_mr *mr;
+	struct snic_pkt *p;
+	uint64_t pa = 0;
+
+	/* sgl_load's check: lkey, PD, bounds, local write for a READ's
+	 * target; a READ past SNIC_READ_MAX_PSNS fails in req_fetch */
+	mr = mr_check(nic, s->lkey, qp->pd, rd ? SNIC_ACCESS_LOCAL_WRITE : 0,
+		      s->addr, s->length);
+	if (!mr || (rd ? npkts > SNIC_READ_MAX_PSNS
+		       : !mr_page_pa(nic, mr, s->addr, s->length, &pa)) ||
+	    window_full_new(qp))
+		return FETCH_GENERAL;
+	p = core_pkt_alloc(&nic->core);
+	req_one_start(nic, qp, rd ? SNIC_ACCESS_LOCAL_WRITE : 0, npkts);
+	if (!p)
+		return FETCH_NOBUF; /* send_packet tries again next pass */
+	if (!rd) {
+		n = s->length;
+		if (core_dma_read(&nic->core, pa, p->data + roce_hdr_len(op),
+				  n)) {
+			core_pkt_unused(&nic->core, p); /* no frame without it */
+			msg_fail(qp, SNIC_WC_LOC_PROT_ERR);
+			return FETCH_SENT;
+		}
+		cur->sgl.idx = 1; /* the SGE is used up (sgl_walk) */
+	}
+
+	const struct roce_req r = {
+		.opcode = op, .ackreq = true, .psn = cur->first_psn,
+		.se = !!(w->ctrl.flags & SNIC_SEND_SOLICITED), /* ONLY: last */
+		.dqpn = qp->attr.dest_qp_num,
+		.va = w->raddr.remote_addr, .rkey = w->raddr.rkey,
+		.dlen = cur->len, .imm = w->ctrl.imm_data,
+	};
+
+	p->len = (uint16_t)pkt_build_qp_req(nic, qp, p->data, &r, n);
+	core_tx(&nic->core, p);
+	timer_sent(nic, qp);
+	hi = (cur->first_psn + npkts - 1) & ROCE_PSN_MASK;
+	qp->psn_hi = hi;
+	if (!qp->rtt_t0)
+		timer_rtt_start(nic, qp, hi);
+	cur->sent = n;
+	msg_sent(qp);
+	return FETCH_SENT;
+}
+
+static enum fetch_result req_one(struct snic_nic *nic, struct snic_qp *qp)
+{
+	if (qp->cur.hdr.ctrl.opcode == SNIC_WR_RDMA_READ)
+		return req_one_as(nic, qp, true);
+	return req_one_as(nic, qp, false);
+}
+
 /* Take the next message of a go-back-N pass from the in-flight window,
  * from its first PSN. */
 static void resend_next(struct snic_qp *qp)
@@ -285,10 +436,12 @@ bool rc_req_qp(struct snic_nic *nic, struct snic_qp *qp)
 				return false; /* completer reschedules */
 			enum fetch_result fr = req_fetch(nic, qp);
 
-			if (fr == FETCH_LOCAL) {
+			if (fr == FETCH_LOCAL || fr == FETCH_SENT) {
 				budget--;
 				continue;
 			}
+			if (fr == FETCH_NOBUF)
+				return true;
 			if (fr != FETCH_OK)
 				return false;
 		}

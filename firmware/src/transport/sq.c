@@ -15,14 +15,6 @@ _Static_assert(offsetof(struct snic_req_cur, sge0) ==
 	       offsetof(struct snic_req_cur, hdr) + sizeof(struct snic_send_wqe),
 	       "sq_read_wqe reads hdr and sge0 in one DMA");
 
-/* Does the SQ's slot hold a first SGE after the WQE's header (create_qp:
- * a slot is at least 64 bytes plus the SGEs or inline bytes)? */
-static inline bool sq_slot_has_sge0(const struct snic_qp *qp)
-{
-	return (1u << qp->sq_stride_log) >=
-	       sizeof(struct snic_send_wqe) + sizeof(struct snic_wqe_sge);
-}
-
 /* Read the WQE at sq_fetch into qp->cur and check its control part; the
  * first SGE comes with it where the slot has room (one DMA, not two: issue
  * 11), sq_load takes it from there. */

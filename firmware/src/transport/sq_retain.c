@@ -45,13 +45,8 @@ void retain_msg(struct snic_qp *qp, struct snic_inflight *f,
 {
 	const struct snic_send_wqe *w = &cur->hdr;
 
-	f->raddr = w->raddr.remote_addr;
-	f->rkey = w->raddr.rkey;
-	f->imm = w->ctrl.imm_data;
-	f->flags = w->ctrl.flags;
-	f->data_at = qp->retain_tail;
+	retain_fields(qp, f, cur);
 	f->nsge = 0;
-	f->sgl_epoch = cur->sgl.epoch; /* for sgl_reload (mr.c) */
 	if (f->opcode == SNIC_WR_ATOMIC_CMP_AND_SWP ||
 	    f->opcode == SNIC_WR_ATOMIC_FETCH_AND_ADD)
 		ring_put(qp, &w->atomic, ATOMIC_OPS_LEN);
@@ -127,8 +122,13 @@ void retain_load(struct snic_qp *qp, const struct snic_inflight *f,
 		ring_get(qp, at, cur->sgl.sge, f->nsge * 16u);
 		cur->sgl.num = f->nsge;
 		cur->sgl.total = f->len;
-		/* checked again at use: the MRs may have changed since */
+		/* checked again at use: the MRs may have changed since; for
+		 * this message's access (sgl_load's), not for that of the
+		 * last message loaded (a READ's local write) */
 		cur->sgl.epoch = SNIC_SGL_UNCHECKED;
+		cur->sgl.pd = qp->pd;
+		cur->sgl.access = wr_is_rd_atomic(f->opcode)
+				  ? SNIC_ACCESS_LOCAL_WRITE : 0;
 		sgl_seek(&cur->sgl, off);
 	}
 	cur->wqe_idx = f->wqe_idx;

@@ -43,6 +43,13 @@ static inline bool sq_is_local(uint8_t opcode)
 uint8_t sq_local_exec(struct snic_nic *nic, struct snic_qp *qp);
 
 /* sq.c: send-queue work for every QP type */
+/* Does the SQ's slot hold a first SGE after the WQE's header (create_qp:
+ * a slot is at least 64 bytes plus the SGEs or inline bytes)? */
+static inline bool sq_slot_has_sge0(const struct snic_qp *qp)
+{
+	return (1u << qp->sq_stride_log) >=
+	       sizeof(struct snic_send_wqe) + sizeof(struct snic_wqe_sge);
+}
 uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp);
 uint8_t sq_load(struct snic_nic *nic, struct snic_qp *qp, uint32_t access);
 /* The BTH opcode of each work request per position of a packet in its
@@ -82,6 +89,39 @@ bool sq_unrel_run(struct snic_nic *nic, struct snic_qp *qp, uint32_t lim,
 /* sq_retain.c: what a message in flight needs to be sent again */
 void retain_msg(struct snic_qp *qp, struct snic_inflight *f,
 		const struct snic_req_cur *cur);
+/* The in-flight record's fields from the WQE, its data from here on. */
+static inline void retain_fields(const struct snic_qp *qp,
+				 struct snic_inflight *f,
+				 const struct snic_req_cur *cur)
+{
+	const struct snic_send_wqe *w = &cur->hdr;
+
+	f->raddr = w->raddr.remote_addr;
+	f->rkey = w->raddr.rkey;
+	f->imm = w->ctrl.imm_data;
+	f->flags = w->ctrl.flags;
+	f->data_at = qp->retain_tail;
+	f->sgl_epoch = cur->sgl.epoch; /* for sgl_reload (mr.c) */
+}
+
+/* retain_msg for a message of one SGE, no inline data, no atomic
+ * operands (req_one): its fields and a 16-byte copy, in line, where the
+ * ring does not wrap there. */
+static inline void retain_one_sge(struct snic_qp *qp, struct snic_inflight *f,
+				  const struct snic_req_cur *cur)
+{
+	uint32_t at = qp->retain_tail % SNIC_RETAIN_BYTES;
+
+	if (SNIC_RETAIN_BYTES - at < sizeof(struct snic_wqe_sge)) {
+		retain_msg(qp, f, cur);
+		return;
+	}
+	retain_fields(qp, f, cur);
+	f->nsge = 1;
+	memcpy(qp->retain + at, cur->sgl.sge, sizeof(struct snic_wqe_sge));
+	qp->retain_tail += sizeof(struct snic_wqe_sge);
+	f->data_len = sizeof(struct snic_wqe_sge);
+}
 uint32_t retain_sges(const struct snic_qp *qp, const struct snic_inflight *f,
 		     struct snic_wqe_sge *sge);
 void retain_load(struct snic_qp *qp, const struct snic_inflight *f,
@@ -141,9 +181,19 @@ static inline void pkt_qp_hdrs(struct snic_qp *qp, struct roce_hdrs *h,
 }
 uint32_t pkt_build_qp(const struct snic_nic *nic, struct snic_qp *qp,
 		      uint8_t *frame, struct roce_hdrs *h, uint32_t len);
-uint32_t pkt_build_qp_req(const struct snic_nic *nic, struct snic_qp *qp,
-			  uint8_t *frame, const struct roce_req *r,
-			  uint32_t len);
+void pkt_tmpl_refresh(const struct snic_nic *nic, struct snic_qp *qp);
+/* A request frame of an IPv4 connected QP from r (roce_build_tmpl_req),
+ * payload already at roce_hdr_len(r->opcode); counted as pkt_bth_hdrs
+ * counts.  In line: once per request packet. */
+static inline uint32_t pkt_build_qp_req(const struct snic_nic *nic,
+					struct snic_qp *qp, uint8_t *frame,
+					const struct roce_req *r, uint32_t len)
+{
+	qp->qcnt[SNIC_QCNT_tx_frames]++;
+	if (__builtin_expect(!qp->tmpl.valid, 0))
+		pkt_tmpl_refresh(nic, qp);
+	return roce_build_tmpl_req(frame, &qp->tmpl, r, len);
+}
 /* Its headers alone (roce_build_tmpl_hdrs), IPv4; 0 over IPv6. */
 uint32_t pkt_build_qp_hdrs(const struct snic_nic *nic, struct snic_qp *qp,
 			   uint8_t *frame, struct roce_hdrs *h, uint32_t len);
@@ -198,6 +248,11 @@ bool recv_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st);
 bool recv_state_ok(struct snic_nic *nic, struct snic_qp *qp);
 
 /* rc_requester.c */
+/* Whether the WQE read into qp->cur (its control part checked by
+ * sq_read_wqe) may take the requester's one-pass path (req_one): an RC
+ * SEND or WRITE, no inline data, one SGE read with the WQE, of 1 byte up
+ * to one packet below PKT_FOLD_MIN, over IPv4. */
+bool rc_req_one_ok(const struct snic_qp *qp);
 unsigned req_poll(struct snic_nic *nic);
 bool rc_req_qp(struct snic_nic *nic, struct snic_qp *qp);
 void req_rewind(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
