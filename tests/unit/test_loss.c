@@ -798,6 +798,83 @@ static void test_loss_read_gap_next_read(void)
 	lenv_free(e);
 }
 
+/* A READ or atomic whose response is lost, followed by a READ or atomic
+ * whose response arrives: whichever the kinds, the later response is the
+ * implied NAK of the earlier one (responses leave in PSN order,
+ * 9.7.5.1.2) and the requester asks again at once, before any tail-loss
+ * probe or transport timeout (67 ms: never waited out).  The atomic runs
+ * once: asked again, the responder answers from its saved result. */
+static void gap_pair(uint8_t op0, uint8_t op1, uint8_t drop_opcode)
+{
+	struct lenv *e = directed_env(14, 7);
+	struct drop_hook d = { .from = 1, .opcode = drop_opcode, .nth = 1 };
+	struct snic_wqe_sge s[2] = { { e->p.bufa, 8, e->p.mra },
+				     { e->p.bufa + 1000, 8, e->p.mra } };
+	uint8_t ops[2] = { op0, op1 };
+	uint64_t v = 40, got, want = 40, atomics = 0;
+	struct snic_cqe c;
+
+	memcpy(B(e, 0, B_ATOMIC), &v, 8);
+	memset(A(e, 0, 0), 0xee, 1100);
+	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
+	for (uint32_t i = 0; i < 2; i++) {
+		bool rd = ops[i] == SNIC_WR_RDMA_READ;
+		struct fwr w = {
+			.wr_id = i + 1, .opcode = ops[i],
+			.flags = SNIC_SEND_SIGNALED, .sge = &s[i], .num_sge = 1,
+			.remote_addr = e->p.bufb +
+				       (rd ? B_RSRC + 7 + 100 * i : B_ATOMIC),
+			.rkey = e->p.mrb, .compare_add = 5,
+		};
+
+		fqp_post_send(&e->q[0].a, &w);
+	}
+	for (uint64_t id = 1; id <= 2; id++) {
+		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
+		CU_ASSERT_EQUAL(c.wr_id, id);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	}
+	for (uint32_t i = 0; i < 2; i++) {
+		uint32_t at = i ? 1000 : 0;
+
+		if (ops[i] == SNIC_WR_RDMA_READ) {
+			CU_ASSERT_EQUAL(memcmp(A(e, 0, at),
+					       B(e, 0, B_RSRC + 7 + 100 * i), 8), 0);
+			continue;
+		}
+		memcpy(&got, A(e, 0, at), 8);
+		CU_ASSERT_EQUAL(got, want); /* the value before its add */
+		want += 5;
+		atomics++;
+	}
+	memcpy(&got, B(e, 0, B_ATOMIC), 8);
+	CU_ASSERT_EQUAL(got, want); /* each added once */
+	CU_ASSERT_EQUAL(cB(e, "atomics"), atomics);
+	CU_ASSERT_EQUAL(d.dropped, 1);
+	CU_ASSERT_EQUAL(cA(e, "tail_probes"), 0);
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	CU_ASSERT_EQUAL(fqp_state(&e->q[0].a), SNIC_QPS_RTS);
+	lenv_free(e);
+}
+
+static void test_loss_atomic_gap_next_read(void)
+{
+	gap_pair(SNIC_WR_ATOMIC_FETCH_AND_ADD, SNIC_WR_RDMA_READ,
+		 ROCE_RC_ATOMIC_ACK);
+}
+
+static void test_loss_atomic_gap_next_atomic(void)
+{
+	gap_pair(SNIC_WR_ATOMIC_FETCH_AND_ADD, SNIC_WR_ATOMIC_FETCH_AND_ADD,
+		 ROCE_RC_ATOMIC_ACK);
+}
+
+static void test_loss_read_gap_next_atomic(void)
+{
+	gap_pair(SNIC_WR_RDMA_READ, SNIC_WR_ATOMIC_FETCH_AND_ADD,
+		 ROCE_RC_READ_RESP_ONLY);
+}
+
 /* The ATOMIC ACK is lost: the requester retries, the responder sends the
  * saved result again and never adds twice. */
 static void test_loss_atomic_replay(void)
@@ -1460,6 +1537,9 @@ UNIT_SUITE(loss, NULL, NULL,
 	   UNIT_TEST(test_loss_read_response_gap),
 	   UNIT_TEST(test_loss_read_last_response),
 	   UNIT_TEST(test_loss_read_gap_next_read),
+	   UNIT_TEST(test_loss_atomic_gap_next_read),
+	   UNIT_TEST(test_loss_atomic_gap_next_atomic),
+	   UNIT_TEST(test_loss_read_gap_next_atomic),
 	   UNIT_TEST(test_loss_atomic_replay),
 	   UNIT_TEST(test_loss_timer_idle_qps),
 	   UNIT_TEST(test_loss_linger_after_destroy),
