@@ -278,8 +278,10 @@ void comp_timeout(struct snic_nic *nic, struct snic_qp *qp)
  * gets one packet more, not the whole window again, which it would
  * answer with an ACK per duplicate and no progress until the transport
  * timer fired.  After a loss (a NAK or a gap the peer may already have
- * NAKed, and NAKs once per gap), or with a READ/atomic last, the probe
- * goes back to the first unacknowledged PSN.  Unlike a timeout it uses
+ * NAKed, and NAKs once per gap), with a READ/atomic last, or with the
+ * last packet already ACKed (what is missing is an older READ/atomic's
+ * response: the peer would only ACK the probe again), the probe goes
+ * back to the first unacknowledged PSN.  Unlike a timeout it uses
  * no retry: the transport timer keeps running, so a peer that is really
  * gone still ends in RETRY_EXC_ERR after (retry_cnt + 1) timeouts
  * (9.7.6.1.3), and a lost NAK is recovered by it. */
@@ -292,7 +294,8 @@ void comp_probe(struct snic_nic *nic, struct snic_qp *qp)
 	CNT_INC(&nic->core, tail_probes);
 	qp->rd_gap_valid = qp->nak_valid = false;
 	last = &qp->infl[(qp->infl_tail - 1) % SNIC_INFLIGHT];
-	if (!qp->cwnd && !wr_is_rd_atomic(last->opcode))
+	if (!qp->cwnd && !wr_is_rd_atomic(last->opcode) &&
+	    !(qp->acked_valid && qp->acked_psn == qp->psn_hi))
 		req_rewind(nic, qp, qp->psn_hi);
 	else
 		req_resend_lost(nic, qp, req_unacked_psn(qp));
