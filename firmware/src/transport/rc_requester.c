@@ -269,8 +269,9 @@ static uint32_t acked_pkts(const struct snic_qp *qp,
  * from its first PSN not acknowledged: go back N (9.7.5.1) resends from
  * the first unacknowledged PSN, not what an ACK covered, so the messages
  * wholly ACKed are passed over; when they end the pass, fresh PSNs
- * continue after the newest sent. */
-static void resend_next(struct snic_qp *qp)
+ * continue after the newest sent.  Not inlined: retransmissions only,
+ * kept out of rc_req_qp's usual path. */
+static void __attribute__((noinline)) resend_next(struct snic_qp *qp)
 {
 	for (;;) {
 		const struct snic_inflight *f =
