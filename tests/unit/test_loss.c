@@ -537,6 +537,8 @@ struct drop_hook {
 	unsigned nth, seen;     /* ... its nth occurrence (1-based)     */
 	bool all;               /* drop every frame of `from`           */
 	unsigned dropped;
+	uint8_t count_op;       /* BTH opcode counted in A's frames ... */
+	unsigned counted;       /* ... as they go out                   */
 };
 
 static enum fl_action drop_hook_fn(void *arg, int from, uint8_t *frame,
@@ -545,6 +547,9 @@ static enum fl_action drop_hook_fn(void *arg, int from, uint8_t *frame,
 	struct drop_hook *d = arg;
 	struct roce_hdrs h;
 
+	if (from == 0 && roce_parse(frame, *len, &h) == ROCE_OK &&
+	    h.opcode == d->count_op)
+		d->counted++;
 	if (from != d->from)
 		return FL_PASS;
 	if (d->all) {
@@ -795,6 +800,132 @@ static void test_loss_read_gap_next_read(void)
 	CU_ASSERT_EQUAL(cB(e, "read_responses"), 2 + 2);
 	CU_ASSERT_EQUAL(cA(e, "tail_probes"), 0);
 	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	lenv_free(e);
+}
+
+/* A READ or atomic whose response is lost, followed by a READ or atomic
+ * whose response arrives: whichever the kinds, the later response is the
+ * implied NAK of the earlier one (responses leave in PSN order,
+ * 9.7.5.1.2) and the requester asks again at once, before any tail-loss
+ * probe or transport timeout (67 ms: never waited out).  The atomic runs
+ * once: asked again, the responder answers from its saved result. */
+static void gap_pair(uint8_t op0, uint8_t op1, uint8_t drop_opcode)
+{
+	struct lenv *e = directed_env(14, 7);
+	struct drop_hook d = { .from = 1, .opcode = drop_opcode, .nth = 1 };
+	struct snic_wqe_sge s[2] = { { e->p.bufa, 8, e->p.mra },
+				     { e->p.bufa + 1000, 8, e->p.mra } };
+	uint8_t ops[2] = { op0, op1 };
+	uint64_t v = 40, got, want = 40, atomics = 0;
+	struct snic_cqe c;
+
+	memcpy(B(e, 0, B_ATOMIC), &v, 8);
+	memset(A(e, 0, 0), 0xee, 1100);
+	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
+	for (uint32_t i = 0; i < 2; i++) {
+		bool rd = ops[i] == SNIC_WR_RDMA_READ;
+		struct fwr w = {
+			.wr_id = i + 1, .opcode = ops[i],
+			.flags = SNIC_SEND_SIGNALED, .sge = &s[i], .num_sge = 1,
+			.remote_addr = e->p.bufb +
+				       (rd ? B_RSRC + 7 + 100 * i : B_ATOMIC),
+			.rkey = e->p.mrb, .compare_add = 5,
+		};
+
+		fqp_post_send(&e->q[0].a, &w);
+	}
+	for (uint64_t id = 1; id <= 2; id++) {
+		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
+		CU_ASSERT_EQUAL(c.wr_id, id);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	}
+	for (uint32_t i = 0; i < 2; i++) {
+		uint32_t at = i ? 1000 : 0;
+
+		if (ops[i] == SNIC_WR_RDMA_READ) {
+			CU_ASSERT_EQUAL(memcmp(A(e, 0, at),
+					       B(e, 0, B_RSRC + 7 + 100 * i), 8), 0);
+			continue;
+		}
+		memcpy(&got, A(e, 0, at), 8);
+		CU_ASSERT_EQUAL(got, want); /* the value before its add */
+		want += 5;
+		atomics++;
+	}
+	memcpy(&got, B(e, 0, B_ATOMIC), 8);
+	CU_ASSERT_EQUAL(got, want); /* each added once */
+	CU_ASSERT_EQUAL(cB(e, "atomics"), atomics);
+	CU_ASSERT_EQUAL(d.dropped, 1);
+	CU_ASSERT_EQUAL(cA(e, "tail_probes"), 0);
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	CU_ASSERT_EQUAL(fqp_state(&e->q[0].a), SNIC_QPS_RTS);
+	lenv_free(e);
+}
+
+static void test_loss_atomic_gap_next_read(void)
+{
+	gap_pair(SNIC_WR_ATOMIC_FETCH_AND_ADD, SNIC_WR_RDMA_READ,
+		 ROCE_RC_ATOMIC_ACK);
+}
+
+static void test_loss_atomic_gap_next_atomic(void)
+{
+	gap_pair(SNIC_WR_ATOMIC_FETCH_AND_ADD, SNIC_WR_ATOMIC_FETCH_AND_ADD,
+		 ROCE_RC_ATOMIC_ACK);
+}
+
+static void test_loss_read_gap_next_atomic(void)
+{
+	gap_pair(SNIC_WR_RDMA_READ, SNIC_WR_ATOMIC_FETCH_AND_ADD,
+		 ROCE_RC_READ_RESP_ONLY);
+}
+
+/* A READ whose response is lost, then a WRITE the peer ACKs: the ACK
+ * covers the WRITE, which stays in the window behind the READ (only its
+ * response completes it, 9.7.5.1.7).  The retry asks for the READ again
+ * and for nothing the ACK covered (9.7.5.1.1: a coalesced ACK
+ * acknowledges every PSN up to its own): the WRITE's packets go out
+ * once. */
+static void test_loss_retry_skips_acked(void)
+{
+	struct lenv *e = directed_env(8, 7); /* 1 ms */
+	struct drop_hook d = { .from = 1, .opcode = ROCE_RC_READ_RESP_ONLY,
+			       .nth = 1, .count_op = ROCE_RC_WRITE_FIRST };
+	struct snic_wqe_sge s[2] = { { e->p.bufa, 100, e->p.mra },
+				     { e->p.bufa + 1000, 4000, e->p.mra } };
+	struct fwr w[2] = {
+		{ .wr_id = 1, .opcode = SNIC_WR_RDMA_READ,
+		  .flags = SNIC_SEND_SIGNALED, .sge = &s[0], .num_sge = 1,
+		  .remote_addr = e->p.bufb + B_RSRC + 7, .rkey = e->p.mrb },
+		{ .wr_id = 2, .opcode = SNIC_WR_RDMA_WRITE,
+		  .flags = SNIC_SEND_SIGNALED, .sge = &s[1], .num_sge = 1,
+		  .remote_addr = e->p.bufb + 64, .rkey = e->p.mrb },
+	};
+	struct snic_cqe c;
+
+	memset(A(e, 0, 0), 0xee, 100);
+	for (uint32_t i = 0; i < 4000; i++)
+		*A(e, 0, 1000 + i) = pat(77, i);
+	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
+	fqp_post_send(&e->q[0].a, &w[0]);
+	fqp_post_send(&e->q[0].a, &w[1]);
+	for (uint64_t id = 1; id <= 2; id++) {
+		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 20000));
+		CU_ASSERT_EQUAL(c.wr_id, id);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	}
+	CU_ASSERT_EQUAL(memcmp(A(e, 0, 0), B(e, 0, B_RSRC + 7), 100), 0);
+	CU_ASSERT_EQUAL(memcmp(B(e, 0, 64), A(e, 0, 1000), 4000), 0);
+	CU_ASSERT_EQUAL(d.dropped, 1);
+	CU_ASSERT_EQUAL(cB(e, "dup_reads_replayed"), 1);
+	CU_ASSERT_EQUAL(d.counted, 1); /* the WRITE's first packet, once */
+	/* the first probe asks for the READ again, not the WRITE's ACKed
+	 * last packet (the peer would only ACK it again), before any
+	 * transport timeout */
+	CU_ASSERT_EQUAL(cA(e, "tail_probes"), 1);
+	CU_ASSERT_EQUAL(cA(e, "timeouts"), 0);
+	CU_ASSERT_EQUAL(cB(e, "rx_dup_requests"), 1); /* the READ */
+	CU_ASSERT_EQUAL(fqp_state(&e->q[0].a), SNIC_QPS_RTS);
 	lenv_free(e);
 }
 
@@ -1460,6 +1591,10 @@ UNIT_SUITE(loss, NULL, NULL,
 	   UNIT_TEST(test_loss_read_response_gap),
 	   UNIT_TEST(test_loss_read_last_response),
 	   UNIT_TEST(test_loss_read_gap_next_read),
+	   UNIT_TEST(test_loss_atomic_gap_next_read),
+	   UNIT_TEST(test_loss_atomic_gap_next_atomic),
+	   UNIT_TEST(test_loss_read_gap_next_atomic),
+	   UNIT_TEST(test_loss_retry_skips_acked),
 	   UNIT_TEST(test_loss_atomic_replay),
 	   UNIT_TEST(test_loss_timer_idle_qps),
 	   UNIT_TEST(test_loss_linger_after_destroy),

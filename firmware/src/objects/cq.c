@@ -107,8 +107,13 @@ void cq_write(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx,
 	/* CQEs before the ring's end (one always fits: at < cnt) */
 	uint32_t k = n == 1 || cq->cnt - at >= n ? n : cq->cnt - at;
 
-	for (uint32_t i = 1; i < n; i++)
+	/* an error is an event for ibv_req_notify_cq(1) too: the later
+	 * CQEs' statuses are looked at in the same pass as their owner
+	 * bytes (one loop over the run), the first one's at the end */
+	for (uint32_t i = 1; i < n; i++) {
 		cqe[i].owner = (uint8_t)(((cq->pi + i) & cq->cnt) == 0);
+		solicited |= cqe[i].status != SNIC_WC_SUCCESS;
+	}
 	cqe[0].owner = n == 1 ? owner : !owner;
 	if (core_dma_write(&nic->core, pa, cqe,
 			   n == 1 ? CQE_OWNER_AT : k * 64u) ||
@@ -124,9 +129,7 @@ void cq_write(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx,
 		return;
 	}
 	cq->pi += n;
-	for (uint32_t i = 0; i < n; i++)
-		solicited |= cqe[i].status != SNIC_WC_SUCCESS;
-	if (solicited) /* or an error: an event for ibv_req_notify_cq(1) */
+	if (solicited || cqe[0].status != SNIC_WC_SUCCESS)
 		cq->sol_pending = true;
 	if (!cq->dirty) {
 		cq->dirty = true;

@@ -222,7 +222,12 @@ static bool finish_rd(struct snic_nic *nic, struct snic_qp *qp,
  * the later one is a duplicate it replays; either way only asking again
  * recovers it.  Left to the timer, a READ at 20 % loss needs its request
  * and its response through in the same round trip, so retry_cnt 7 ran
- * out (8 tries, ~0.4 each failing) on several seeds of the loss suite. */
+ * out (8 tries, ~0.4 each failing) on several seeds of the loss suite.
+ * The same holds whichever kinds the two are: a READ response or atomic
+ * ACK past a pending atomic or READ is the implied NAK of a lost response
+ * (responses leave in PSN order, 9.7.5.1.2; the lost one is asked again,
+ * 9.7.5.1.7, and a replayed atomic is answered from its saved result,
+ * 9.7.5.2.2, so it is never executed twice). */
 static void rd_gap(struct snic_nic *nic, struct snic_qp *qp,
 		   const struct snic_inflight *f, uint32_t psn)
 {
@@ -273,8 +278,10 @@ void comp_timeout(struct snic_nic *nic, struct snic_qp *qp)
  * gets one packet more, not the whole window again, which it would
  * answer with an ACK per duplicate and no progress until the transport
  * timer fired.  After a loss (a NAK or a gap the peer may already have
- * NAKed, and NAKs once per gap), or with a READ/atomic last, the probe
- * goes back to the first unacknowledged PSN.  Unlike a timeout it uses
+ * NAKed, and NAKs once per gap), with a READ/atomic last, or with the
+ * last packet already ACKed (what is missing is an older READ/atomic's
+ * response: the peer would only ACK the probe again), the probe goes
+ * back to the first unacknowledged PSN.  Unlike a timeout it uses
  * no retry: the transport timer keeps running, so a peer that is really
  * gone still ends in RETRY_EXC_ERR after (retry_cnt + 1) timeouts
  * (9.7.6.1.3), and a lost NAK is recovered by it. */
@@ -287,7 +294,8 @@ void comp_probe(struct snic_nic *nic, struct snic_qp *qp)
 	CNT_INC(&nic->core, tail_probes);
 	qp->rd_gap_valid = qp->nak_valid = false;
 	last = &qp->infl[(qp->infl_tail - 1) % SNIC_INFLIGHT];
-	if (!qp->cwnd && !wr_is_rd_atomic(last->opcode))
+	if (!qp->cwnd && !wr_is_rd_atomic(last->opcode) &&
+	    !(qp->acked_valid && qp->acked_psn == qp->psn_hi))
 		req_rewind(nic, qp, qp->psn_hi);
 	else
 		req_resend_lost(nic, qp, req_unacked_psn(qp));
@@ -318,6 +326,8 @@ static void on_read_resp(struct snic_nic *nic, struct snic_qp *qp,
 
 	if (!f || f->opcode != SNIC_WR_RDMA_READ) {
 		QCNT_INC(nic, qp, rx_drop_unexpected);
+		if (f) /* an atomic waits: its ACK was lost */
+			rd_gap(nic, qp, f, h->psn);
 		return;
 	}
 	if (!qp->rd_active) {
@@ -361,6 +371,8 @@ static void on_atomic_ack(struct snic_nic *nic, struct snic_qp *qp,
 
 	if (!f || f->opcode == SNIC_WR_RDMA_READ || h->psn != f->first_psn) {
 		QCNT_INC(nic, qp, rx_drop_unexpected);
+		if (f) /* a later atomic's ACK: an earlier response was lost */
+			rd_gap(nic, qp, f, h->psn);
 		return;
 	}
 	retire_upto(nic, qp, f->first_psn, true);

@@ -401,11 +401,45 @@ static enum fetch_result req_one(struct snic_nic *nic, struct snic_qp *qp)
 	return req_one_as(nic, qp, false);
 }
 
-/* Take the next message of a go-back-N pass from the in-flight window,
- * from its first PSN. */
-static void resend_next(struct snic_qp *qp)
+/* How many of message f's packets an ACK covered (9.7.5.1.1: an ACK
+ * acknowledges every PSN up to its own).  Only a SEND or WRITE behind a
+ * READ/atomic still waiting for its response has any: it stays in the
+ * window until that response completes it (rc_completer.c, finish_rd). */
+static uint32_t acked_pkts(const struct snic_qp *qp,
+			   const struct snic_inflight *f, uint32_t npkts)
 {
-	retain_load(qp, &qp->infl[qp->resend++ % SNIC_INFLIGHT], 0);
+	int32_t n = roce_psn_diff(qp->acked_psn, f->first_psn) + 1;
+
+	if (!qp->acked_valid || wr_is_rd_atomic(f->opcode) || n <= 0 ||
+	    roce_psn_diff(qp->acked_psn, qp->psn_hi) > 0)
+		return 0;
+	return (uint32_t)n < npkts ? (uint32_t)n : npkts;
+}
+
+/* Take the next message of a go-back-N pass from the in-flight window,
+ * from its first PSN not acknowledged: go back N (9.7.5.1) resends from
+ * the first unacknowledged PSN, not what an ACK covered, so the messages
+ * wholly ACKed are passed over; when they end the pass, fresh PSNs
+ * continue after the newest sent.  Not inlined: retransmissions only,
+ * kept out of rc_req_qp's usual path. */
+static void __attribute__((noinline)) resend_next(struct snic_qp *qp)
+{
+	for (;;) {
+		const struct snic_inflight *f =
+			&qp->infl[qp->resend++ % SNIC_INFLIGHT];
+		uint32_t npkts = (uint32_t)roce_psn_diff(f->last_psn,
+							 f->first_psn) + 1;
+		uint32_t n = acked_pkts(qp, f, npkts);
+
+		if (n < npkts) {
+			retain_load(qp, f, n * qp->mtu);
+			return;
+		}
+		if (qp->resend == qp->infl_tail) {
+			qp->npsn = (qp->psn_hi + 1) & ROCE_PSN_MASK;
+			return;
+		}
+	}
 }
 
 /* Work for one QP; returns true when it should stay scheduled. */
