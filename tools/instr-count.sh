@@ -35,11 +35,16 @@ gcc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o "$PLUGIN" tools/qemu-plu
 
 # count ARCH N: "total in-syms" of one run
 count() {
-	local arch=$1 n=$2 b=build qemu=(qemu-x86_64) nm=nm
+	local arch=$1 n=$2 b=build qemu=(qemu-x86_64) objdump=objdump
 	if [[ $arch == aarch64 ]]; then
-		b=build-aarch64 qemu=(qemu-aarch64 -L "$SYSROOT") nm=aarch64-linux-gnu-nm
+		b=build-aarch64 qemu=(qemu-aarch64 -L "$SYSROOT") objdump=aarch64-linux-gnu-objdump
 	fi
-	"$nm" --defined-only "$b/lib/libsnicfw.a" | awk '$2 ~ /^[Tt]$/ { print $3 }' |
+	# The archive's functions, static ones too, from the objects' ELF
+	# symbol tables (nm would list only the LTO IR's global symbols), by
+	# their names before any ".": the link-time optimiser's clones and
+	# renamed statics (foo.isra.0, foo.lto_priv.0) count as foo (the
+	# plugin looks them up the same way).
+	"$objdump" -t "$b/lib/libsnicfw.a" | awk '$3 == "F" && $4 ~ /^\.text/ { sub(/\..*/, "", $NF); print $NF }' |
 		sort -u >"$b/tests/sim/fw.syms"
 	"${qemu[@]}" -plugin "$PLUGIN,syms=$b/tests/sim/fw.syms,top=${TOP:-0}" \
 		"$b/tests/sim/sim_write" "$n" "$SIZE" 2>&1 >/dev/null |

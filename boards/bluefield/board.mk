@@ -32,6 +32,6 @@ $(BF_SRCS:%.c=$(BUILD)/obj/%.o): EMU_CFLAGS += -Iboards/bluefield -Ihal/doca
 
 $(BF_BIN): $(BF_OBJS) $(FW_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(SAN) -o $@ $(BF_OBJS) $(FW_LIB) $(BF_LDLIBS)
+	$(CC) $(SAN) $(FW_LDFLAGS) -o $@ $(BF_OBJS) $(FW_LIB) $(BF_LDLIBS)
 
 -include $(wildcard $(BF_SRCS:%.c=$(BUILD)/obj/%.d))

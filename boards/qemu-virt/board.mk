@@ -33,9 +33,10 @@ QV_LDFLAGS := -nostdlib -static -no-pie -T linker/qemu-virt.ld \
 	-Wl,--gc-sections -Wl,--no-warn-rwx-segments -Wl,--build-id=none
 QV_LDLIBS  = -Wl,--start-group -L$(QV_NEWLIB)/lib -lc -lm -lgcc -Wl,--end-group
 
-# The firmware objects get the same freestanding flags as on every board.
+# The firmware objects get the same freestanding flags as on every board,
+# and link-time optimisation (the top Makefile's FW_LTO).
 QV_FW_OBJS := $(FW_SRCS:%.c=$(QV_BUILD)/obj/%.o)
-$(QV_FW_OBJS): QV_CFLAGS += $(FW_FREESTANDING) $(FW_OPT)
+$(QV_FW_OBJS): QV_CFLAGS += $(FW_FREESTANDING) $(FW_OPT) $(FW_LTO)
 QV_SRCS    := $(FW_SRCS) $(sort $(wildcard hal/aarch64/*.c hal/virtio/*.c boards/common/*.c)) \
 	$(filter-out boards/qemu-virt/main.c,$(sort $(wildcard boards/qemu-virt/*.c)))
 QV_OBJS    := $(QV_SRCS:%.c=$(QV_BUILD)/obj/%.o) \
@@ -63,11 +64,11 @@ $(QV_BUILD)/obj/%.o: %.S
 	$(QV_CC) $(QV_CFLAGS) -D__ASSEMBLER__ $(DEPFLAGS) -c $< -o $@
 
 $(QV_ELF): $(QV_OBJS) $(QV_MAIN) linker/qemu-virt.ld
-	$(QV_CC) $(QV_LDFLAGS) -Wl,-Map,$@.map -o $@ $(QV_OBJS) $(QV_MAIN) $(QV_LDLIBS)
+	$(QV_CC) $(QV_LDFLAGS) $(FW_LDFLAGS) -Wl,-Map,$@.map -o $@ $(QV_OBJS) $(QV_MAIN) $(QV_LDLIBS)
 	@$(QV_CROSS)size $@ | tail -n 1 | awk '{ printf "qemu-virt: %s: text %d data %d bss %d bytes\n", "$@", $$1, $$2, $$3 }'
 
 $(QV_FAULT_ELF): $(QV_OBJS) $(QV_MAIN_FAULT) linker/qemu-virt.ld
-	$(QV_CC) $(QV_LDFLAGS) -Wl,-Map,$@.map -o $@ $(QV_OBJS) $(QV_MAIN_FAULT) $(QV_LDLIBS)
+	$(QV_CC) $(QV_LDFLAGS) $(FW_LDFLAGS) -Wl,-Map,$@.map -o $@ $(QV_OBJS) $(QV_MAIN_FAULT) $(QV_LDLIBS)
 
 # Header dependencies of the image objects (the top Makefile includes only
 # those of its own objects).

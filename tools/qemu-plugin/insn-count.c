@@ -79,12 +79,19 @@ static int load_syms(const char *path)
 	return 0;
 }
 
-/* The index of name in syms, or -1. */
+/* The index of name in syms, or -1.  name is looked up without what
+ * follows a "." (GCC's clones and LTO's renamed statics: foo.isra.0,
+ * foo.lto_priv.0 are foo; instr-count.sh lists base names). */
 static long listed(const char *name)
 {
-	char **hit = name != NULL && nsyms != 0 ?
-		bsearch(&name, syms, nsyms, sizeof(*syms), cmp) : NULL;
+	char base[256];
+	const char *key = base;
+	char **hit;
 
+	if (name == NULL || nsyms == 0)
+		return -1;
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(name, "."), name);
+	hit = bsearch(&key, syms, nsyms, sizeof(*syms), cmp);
 	return hit != NULL ? hit - syms : -1;
 }
 

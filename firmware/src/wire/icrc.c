@@ -124,17 +124,37 @@ static const uint8_t icrc4_ones[CRC32_HW_MASK_LEN] = {
 };
 #undef M4
 
+/* IPv4 with the CPU's folding: the masked run, no copy. */
+static inline __attribute__((always_inline))
+uint32_t icrc4_fold(const uint8_t *frame, uint32_t len_without_icrc)
+{
+	return ~crc32_hw_masked(frame + IP - 4, len_without_icrc - IP + 4,
+				icrc4_ones);
+}
+
+/* Every other frame: before the CPU was asked (the first ICRC), without
+ * the folding (the tables), and IPv6.  Out of line, so that what is left
+ * of roce_icrc_ip is small enough for the link-time optimiser to inline
+ * it where its callers (frame parse and build) are. */
+static __attribute__((noinline))
+uint32_t icrc_other(const uint8_t *frame, uint32_t len_without_icrc, bool ip6)
+{
+	if (!crc32_hw_ok())
+		return icrc_tables(frame, len_without_icrc,
+				   ip6 ? ROCE_IPV6_HLEN : ROCE_IPV4_HLEN);
+	if (ip6)
+		return icrc_fold6(frame, len_without_icrc, ROCE_IPV6_HLEN);
+	return icrc4_fold(frame, len_without_icrc);
+}
+
+/* The common frame, IPv4 on a CPU with the folding, in two tests and one
+ * call (arch/<cpu>/crc32_hw.c's short run for a small frame). */
 uint32_t roce_icrc_ip(const uint8_t *frame, uint32_t len_without_icrc,
 		      bool ip6)
 {
-	uint32_t l3 = ip6 ? ROCE_IPV6_HLEN : ROCE_IPV4_HLEN;
-
-	if (!crc32_hw_ok())
-		return icrc_tables(frame, len_without_icrc, l3);
-	if (ip6)
-		return icrc_fold6(frame, len_without_icrc, ROCE_IPV6_HLEN);
-	return ~crc32_hw_masked(frame + IP - 4, len_without_icrc - IP + 4,
-				icrc4_ones);
+	if (ip6 || __builtin_expect(crc32_hw_state <= 0, 0))
+		return icrc_other(frame, len_without_icrc, ip6);
+	return icrc4_fold(frame, len_without_icrc);
 }
 
 uint32_t roce_icrc4_hdrs(const uint8_t *frame, uint32_t hdr_len)
