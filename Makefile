@@ -72,8 +72,9 @@ FW_LTO   := $(if $(filter 1,$(LTO)),$(if $(SAN),,$(if $(filter -O2,$(OPT)),-flto
 # the archive's index must list the IR's symbols: the compiler's ar
 GCC_AR   := $(if $(SYSROOT),aarch64-linux-gnu-gcc-ar,gcc-ar)
 FW_CFLAGS := $(CFLAGS_BASE) $(FW_FREESTANDING) $(FW_OPT) $(FW_LTO) -Ifirmware/src -Ifirmware
-# on the link lines of the programs that link $(FW_LIB)
-FW_LDFLAGS := $(if $(FW_LTO),-flto=auto)
+# on the link lines of the programs that link $(FW_LIB), with the warnings
+# (-Werror: what shows only after inlining across files) and the core's options
+FW_LDFLAGS := $(if $(FW_LTO),-flto=auto $(WARN) $(FW_OPT) -fno-strict-aliasing)
 
 # HAL implementations and the emu board (Linux process with DPDK ports).
 DPDK_CFLAGS := $(shell $(PKG_CONFIG) --cflags libdpdk 2>/dev/null)

@@ -184,13 +184,31 @@ static void release_fill(struct hd_hostmem *hm, struct fill *f)
 	munmap(f->b, LEN);
 }
 
+/* Under AddressSanitizer pin.c takes no memcpy (the range may hold bytes
+ * the application never allocated): the third fill goes the cold way,
+ * through a pipe made anew (the evictions before it closed the kept one). */
+#if defined(__SANITIZE_ADDRESS__)
+#define WF_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WF_SANITIZED 1
+#endif
+#endif
+#ifdef WF_SANITIZED
+#define MAPPED_WAY "no memcpy under ASan (window pages mapped)"
+#define MAPPED_EXPECT 0
+#else
+#define MAPPED_WAY "memcpy (window pages mapped)"
+#define MAPPED_EXPECT 1
+#endif
+
 /* A window of its own (a sealed memfd, pa 0): two registrations on cold
  * window pages (the second while the first holds its pages: the kept
  * pipe serves it), then one on the first's pages, mapped here by then. */
 static int run_way(int no_splice)
 {
 	struct fill a = { NULL, NULL, 1, NULL }, b = { NULL, NULL, 2, NULL },
-		    c = { NULL, NULL, 3, "memcpy (window pages mapped)" };
+		    c = { NULL, NULL, 3, MAPPED_WAY };
 	struct hd_hostmem *hm;
 	unsigned failed_before = failed; /* the parent's, copied at fork */
 	int fd, err = 0;
@@ -216,7 +234,8 @@ static int run_way(int no_splice)
 	    one_fill(hm, &b, 0, no_splice, 0) == 0) {
 		release_fill(hm, &b);
 		release_fill(hm, &a);
-		one_fill(hm, &c, 1, no_splice, 0);
+		one_fill(hm, &c, MAPPED_EXPECT, no_splice,
+			 MAPPED_EXPECT ? 0 : !no_splice);
 		release_fill(hm, &c);
 		check(!hd_pin_uses(hm), "nothing backed by the window at the end");
 	}

@@ -121,6 +121,13 @@ static void test_req_one_choice(void)
 		set_wqe(qp, SNIC_WR_RDMA_READ, 0, 1, read_lens[i]);
 		CU_ASSERT_TRUE(rc_req_one_ok(qp));
 	}
+	/* ... up to the largest message: past it sgl_load's LOC_LEN_ERR */
+	set_wqe(qp, SNIC_WR_RDMA_READ, 0, 1, SNIC_MAX_MSG_SIZE);
+	CU_ASSERT_TRUE(rc_req_one_ok(qp));
+	set_wqe(qp, SNIC_WR_RDMA_READ, 0, 1, SNIC_MAX_MSG_SIZE + 1u);
+	CU_ASSERT_FALSE(rc_req_one_ok(qp));
+	set_wqe(qp, SNIC_WR_RDMA_READ, 0, 1, 3u << 30);
+	CU_ASSERT_FALSE(rc_req_one_ok(qp));
 	set_wqe(qp, SNIC_WR_RDMA_READ, 0, 1, 0);
 	CU_ASSERT_FALSE(rc_req_one_ok(qp));
 	set_wqe(qp, SNIC_WR_RDMA_READ, 0, 2, 64);

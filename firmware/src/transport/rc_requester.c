@@ -293,9 +293,11 @@ bool rc_req_one_ok(const struct snic_qp *qp)
 	    (c->flags & SNIC_SEND_INLINE) || c->num_sge != 1 ||
 	    !sq_slot_has_sge0(qp) || !len)
 		return false;
-	/* a READ request carries no payload, whatever its length */
-	return c->opcode == SNIC_WR_RDMA_READ ||
-	       (len <= qp->mtu && len < PKT_FOLD_MIN);
+	/* a READ request carries no payload; past the largest message
+	 * sgl_load fails it (LOC_LEN_ERR): the general path's to say */
+	if (c->opcode == SNIC_WR_RDMA_READ)
+		return len <= SNIC_MAX_MSG_SIZE;
+	return len <= qp->mtu && len < PKT_FOLD_MIN;
 }
 
 /* window_full for a new message's first PSN, before it is in the window:
@@ -355,7 +357,8 @@ enum fetch_result req_one_as(struct snic_nic *nic, struct snic_qp *qp, bool rd)
 	 * target; a READ past SNIC_READ_MAX_PSNS fails in req_fetch */
 	mr = mr_check(nic, s->lkey, qp->pd, rd ? SNIC_ACCESS_LOCAL_WRITE : 0,
 		      s->addr, s->length);
-	if (!mr || (rd ? npkts > SNIC_READ_MAX_PSNS
+	if (!mr || (rd ? npkts > SNIC_READ_MAX_PSNS ||
+			 s->length > SNIC_MAX_MSG_SIZE
 		       : !mr_page_pa(nic, mr, s->addr, s->length, &pa)) ||
 	    window_full_new(qp))
 		return FETCH_GENERAL;
