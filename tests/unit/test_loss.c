@@ -571,6 +571,18 @@ static bool wait_cqe(struct lenv *e, struct fcq *cq, struct snic_cqe *c,
 	return fsim_poll_cq(e->s, cq, c, steps);
 }
 
+/* A's CQEs for wr_id 1..n, in order, each a success. */
+static void wait_ok_in_order(struct lenv *e, uint64_t n, unsigned steps)
+{
+	struct snic_cqe c;
+
+	for (uint64_t id = 1; id <= n; id++) {
+		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, steps));
+		CU_ASSERT_EQUAL(c.wr_id, id);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	}
+}
+
 static struct lenv *directed_env(uint8_t timeout, uint8_t retry_cnt)
 {
 	struct fconn conn;
@@ -782,17 +794,12 @@ static void test_loss_read_gap_next_read(void)
 		  .flags = SNIC_SEND_SIGNALED, .sge = &s[1], .num_sge = 1,
 		  .remote_addr = e->p.bufb + B_RSRC + 900, .rkey = e->p.mrb },
 	};
-	struct snic_cqe c;
 
 	memset(A(e, 0, 0), 0xee, 1100);
 	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
 	fqp_post_send(&e->q[0].a, &w[0]);
 	fqp_post_send(&e->q[0].a, &w[1]);
-	for (uint64_t id = 1; id <= 2; id++) {
-		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
-		CU_ASSERT_EQUAL(c.wr_id, id);
-		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
-	}
+	wait_ok_in_order(e, 2, 3000);
 	CU_ASSERT_EQUAL(memcmp(A(e, 0, 0), B(e, 0, B_RSRC + 7), 200), 0);
 	CU_ASSERT_EQUAL(memcmp(A(e, 0, 1000), B(e, 0, B_RSRC + 900), 100), 0);
 	CU_ASSERT_EQUAL(d.dropped, 1);
@@ -817,7 +824,6 @@ static void gap_pair(uint8_t op0, uint8_t op1, uint8_t drop_opcode)
 				     { e->p.bufa + 1000, 8, e->p.mra } };
 	uint8_t ops[2] = { op0, op1 };
 	uint64_t v = 40, got, want = 40, atomics = 0;
-	struct snic_cqe c;
 
 	memcpy(B(e, 0, B_ATOMIC), &v, 8);
 	memset(A(e, 0, 0), 0xee, 1100);
@@ -834,11 +840,7 @@ static void gap_pair(uint8_t op0, uint8_t op1, uint8_t drop_opcode)
 
 		fqp_post_send(&e->q[0].a, &w);
 	}
-	for (uint64_t id = 1; id <= 2; id++) {
-		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 3000));
-		CU_ASSERT_EQUAL(c.wr_id, id);
-		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
-	}
+	wait_ok_in_order(e, 2, 3000);
 	for (uint32_t i = 0; i < 2; i++) {
 		uint32_t at = i ? 1000 : 0;
 
@@ -901,7 +903,6 @@ static void test_loss_retry_skips_acked(void)
 		  .flags = SNIC_SEND_SIGNALED, .sge = &s[1], .num_sge = 1,
 		  .remote_addr = e->p.bufb + 64, .rkey = e->p.mrb },
 	};
-	struct snic_cqe c;
 
 	memset(A(e, 0, 0), 0xee, 100);
 	for (uint32_t i = 0; i < 4000; i++)
@@ -909,11 +910,7 @@ static void test_loss_retry_skips_acked(void)
 	fake_link_set_hook(&e->s->link, drop_hook_fn, &d);
 	fqp_post_send(&e->q[0].a, &w[0]);
 	fqp_post_send(&e->q[0].a, &w[1]);
-	for (uint64_t id = 1; id <= 2; id++) {
-		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 20000));
-		CU_ASSERT_EQUAL(c.wr_id, id);
-		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
-	}
+	wait_ok_in_order(e, 2, 20000);
 	CU_ASSERT_EQUAL(memcmp(A(e, 0, 0), B(e, 0, B_RSRC + 7), 100), 0);
 	CU_ASSERT_EQUAL(memcmp(B(e, 0, 64), A(e, 0, 1000), 4000), 0);
 	CU_ASSERT_EQUAL(d.dropped, 1);
