@@ -53,9 +53,12 @@ static uint8_t load_data(struct snic_nic *nic, struct snic_qp *qp)
 
 /* The message enters the in-flight window with its first packet, so ACKs
  * for the PSNs of a long message find it (and a retransmission timer can
- * cover it) while the rest is still being sent. */
+ * cover it) while the rest is still being sent.  Its PSNs and length are
+ * given (req_one has them at hand, not in cur); sge: its one SGE, checked
+ * in MR epoch `epoch` (req_one), or NULL: its data is cur's (retain_msg). */
 static inline __attribute__((always_inline))
-void msg_start(struct snic_qp *qp, bool one_sge)
+void msg_start(struct snic_qp *qp, uint32_t first_psn, uint32_t npkts,
+	       uint32_t len, const struct snic_wqe_sge *sge, uint64_t epoch)
 {
 	struct snic_req_cur *cur = &qp->cur;
 	struct snic_inflight *f;
@@ -65,15 +68,15 @@ void msg_start(struct snic_qp *qp, bool one_sge)
 	f = &qp->infl[qp->infl_tail++ % SNIC_INFLIGHT];
 	f->wr_id = c->wr_id;
 	f->wqe_idx = cur->wqe_idx;
-	f->first_psn = cur->first_psn;
-	f->last_psn = (cur->first_psn + cur->npkts - 1) & ROCE_PSN_MASK;
-	f->len = cur->len;
+	f->first_psn = first_psn;
+	f->last_psn = (first_psn + npkts - 1) & ROCE_PSN_MASK;
+	f->len = len;
 	f->opcode = c->opcode;
 	f->xrc_srqn = c->xrc_srqn;
 	f->signaled = (c->flags & SNIC_SEND_SIGNALED) || qp->sq_sig_all;
 	f->done = 0;
-	if (one_sge) /* req_one's */
-		retain_one_sge(qp, f, cur);
+	if (sge)
+		retain_one_sge(qp, f, cur, sge, epoch);
 	else
 		retain_msg(qp, f, cur);
 	if (wr_is_rd_atomic(c->opcode))
@@ -139,7 +142,7 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 	cur->npkts = msg_pkts(qp, c->opcode, cur->len);
 	cur->resend = false;
 	cur->valid = true;
-	msg_start(qp, false);
+	msg_start(qp, cur->first_psn, cur->npkts, cur->len, NULL, 0);
 	QCNT_INC(nic, qp, send_wqes);
 	return FETCH_OK;
 }
@@ -301,8 +304,10 @@ bool rc_req_one_ok(const struct snic_qp *qp)
 }
 
 /* window_full for a new message's first PSN, before it is in the window:
- * an empty window is never full (the message would be its oldest). */
-static bool window_full_new(const struct snic_qp *qp)
+ * an empty window is never full (the message would be its oldest).  In
+ * line: a call cost as much as its usual answer. */
+static inline __attribute__((always_inline))
+bool window_full_new(const struct snic_qp *qp)
 {
 	uint32_t lim = qp->cwnd ? qp->cwnd : SNIC_PSN_WINDOW;
 
@@ -314,9 +319,12 @@ static bool window_full_new(const struct snic_qp *qp)
 }
 
 /* The message's state as req_fetch leaves it, its one SGE checked (for
- * access) into the gather list as sgl_load puts it. */
-static void req_one_start(struct snic_nic *nic, struct snic_qp *qp,
-			  uint32_t access, uint32_t npkts)
+ * access) into the gather list as sgl_load puts it: where req_one does
+ * not send it whole (no frame buffer, its payload unreadable), the
+ * general path goes on from it.  Not in line: it is the rare way. */
+static void __attribute__((noinline))
+req_one_start(struct snic_nic *nic, struct snic_qp *qp, uint32_t access,
+	      uint32_t npkts)
 {
 	struct snic_req_cur *cur = &qp->cur;
 	struct snic_sgl *sgl = &cur->sgl;
@@ -335,11 +343,15 @@ static void req_one_start(struct snic_nic *nic, struct snic_qp *qp,
 	cur->npkts = npkts;
 	cur->resend = false;
 	cur->valid = true;
-	msg_start(qp, true);
+	msg_start(qp, cur->first_psn, npkts, cur->len, sgl->sge, sgl->epoch);
 	QCNT_INC(nic, qp, send_wqes);
 }
 
-/* req_one for a READ (rd) or a SEND/WRITE: each its own copy. */
+/* req_one for a READ (rd) or a SEND/WRITE: each its own copy.  The
+ * message sent whole leaves no cursor behind (cur stays not valid, as
+ * msg_sent leaves it): its in-flight record is written from the WQE and
+ * the SGE as checked, and nothing reads a gather list that is not valid
+ * (a retransmission rebuilds it from the record, retain_load). */
 static inline __attribute__((always_inline))
 enum fetch_result req_one_as(struct snic_nic *nic, struct snic_qp *qp, bool rd)
 {
@@ -347,53 +359,55 @@ enum fetch_result req_one_as(struct snic_nic *nic, struct snic_qp *qp, bool rd)
 	const struct snic_send_wqe *w = &cur->hdr;
 	const struct snic_wqe_sge *s = &cur->sge0;
 	uint8_t op = sq_seg_op[w->ctrl.opcode & 31u][3]; /* ONLY */
+	uint32_t access = rd ? SNIC_ACCESS_LOCAL_WRITE : 0;
 	/* a READ owns the PSNs of all its responses (9.7.4.1.4) */
 	uint32_t npkts = rd ? qp_mtu_pkts(qp, s->length) : 1, n = 0, hi;
+	uint32_t psn = qp->npsn, len = s->length;
 	const struct snic_mr *mr;
 	struct snic_pkt *p;
 	uint64_t pa = 0;
 
 	/* sgl_load's check: lkey, PD, bounds, local write for a READ's
 	 * target; a READ past SNIC_READ_MAX_PSNS fails in req_fetch */
-	mr = mr_check(nic, s->lkey, qp->pd, rd ? SNIC_ACCESS_LOCAL_WRITE : 0,
-		      s->addr, s->length);
-	if (!mr || (rd ? npkts > SNIC_READ_MAX_PSNS ||
-			 s->length > SNIC_MAX_MSG_SIZE
-		       : !mr_page_pa(nic, mr, s->addr, s->length, &pa)) ||
+	mr = mr_check(nic, s->lkey, qp->pd, access, s->addr, len);
+	if (!mr || (rd ? npkts > SNIC_READ_MAX_PSNS || len > SNIC_MAX_MSG_SIZE
+		       : !mr_page_pa(nic, mr, s->addr, len, &pa)) ||
 	    window_full_new(qp))
 		return FETCH_GENERAL;
 	p = core_pkt_alloc(&nic->core);
-	req_one_start(nic, qp, rd ? SNIC_ACCESS_LOCAL_WRITE : 0, npkts);
-	if (!p)
+	if (!p) {
+		req_one_start(nic, qp, access, npkts);
 		return FETCH_NOBUF; /* send_packet tries again next pass */
+	}
 	if (!rd) {
-		n = s->length;
+		n = len;
 		if (core_dma_read(&nic->core, pa, p->data + roce_hdr_len(op),
 				  n)) {
 			core_pkt_unused(&nic->core, p); /* no frame without it */
+			req_one_start(nic, qp, access, npkts);
 			msg_fail(qp, SNIC_WC_LOC_PROT_ERR);
 			return FETCH_SENT;
 		}
-		cur->sgl.idx = 1; /* the SGE is used up (sgl_walk) */
 	}
+	msg_start(qp, psn, npkts, len, s, nic->sh->mr_epoch);
+	QCNT_INC(nic, qp, send_wqes);
 
 	const struct roce_req r = {
-		.opcode = op, .ackreq = true, .psn = cur->first_psn,
+		.opcode = op, .ackreq = true, .psn = psn,
 		.se = !!(w->ctrl.flags & SNIC_SEND_SOLICITED), /* ONLY: last */
 		.dqpn = qp->attr.dest_qp_num,
 		.va = w->raddr.remote_addr, .rkey = w->raddr.rkey,
-		.dlen = cur->len, .imm = w->ctrl.imm_data,
+		.dlen = len, .imm = w->ctrl.imm_data,
 	};
 
 	p->len = (uint16_t)pkt_build_qp_req(nic, qp, p->data, &r, n);
 	core_tx(&nic->core, p);
 	timer_sent(nic, qp);
-	hi = (cur->first_psn + npkts - 1) & ROCE_PSN_MASK;
+	hi = (psn + npkts - 1) & ROCE_PSN_MASK;
 	qp->psn_hi = hi;
 	if (!qp->rtt_t0)
 		timer_rtt_start(nic, qp, hi);
-	cur->sent = n;
-	msg_sent(qp);
+	qp->npsn = (psn + npkts) & ROCE_PSN_MASK; /* as msg_sent */
 	return FETCH_SENT;
 }
 

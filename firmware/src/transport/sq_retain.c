@@ -45,7 +45,7 @@ void retain_msg(struct snic_qp *qp, struct snic_inflight *f,
 {
 	const struct snic_send_wqe *w = &cur->hdr;
 
-	retain_fields(qp, f, cur);
+	retain_fields(qp, f, cur, cur->sgl.epoch);
 	f->nsge = 0;
 	if (f->opcode == SNIC_WR_ATOMIC_CMP_AND_SWP ||
 	    f->opcode == SNIC_WR_ATOMIC_FETCH_AND_ADD)
@@ -64,6 +64,17 @@ void retain_msg(struct snic_qp *qp, struct snic_inflight *f,
 		f->nsge = (uint8_t)cur->sgl.num;
 	}
 	f->data_len = (uint16_t)(qp->retain_tail - f->data_at);
+}
+
+/* retain_one_sge where the ring wraps inside the SGE's 16 bytes. */
+void retain_one_wrap(struct snic_qp *qp, struct snic_inflight *f,
+		     const struct snic_req_cur *cur,
+		     const struct snic_wqe_sge *sge, uint64_t epoch)
+{
+	retain_fields(qp, f, cur, epoch);
+	f->nsge = 1;
+	ring_put(qp, sge, sizeof(*sge));
+	f->data_len = sizeof(*sge);
 }
 
 /* The validated SGEs kept for f (a READ's or atomic's local buffers). */

@@ -89,10 +89,14 @@ bool sq_unrel_run(struct snic_nic *nic, struct snic_qp *qp, uint32_t lim,
 /* sq_retain.c: what a message in flight needs to be sent again */
 void retain_msg(struct snic_qp *qp, struct snic_inflight *f,
 		const struct snic_req_cur *cur);
-/* The in-flight record's fields from the WQE, its data from here on. */
+void retain_one_wrap(struct snic_qp *qp, struct snic_inflight *f,
+		     const struct snic_req_cur *cur,
+		     const struct snic_wqe_sge *sge, uint64_t epoch);
+/* The in-flight record's fields from the WQE, its data from here on;
+ * epoch: the MR epoch its SGEs were checked in (for sgl_reload, mr.c). */
 static inline void retain_fields(const struct snic_qp *qp,
 				 struct snic_inflight *f,
-				 const struct snic_req_cur *cur)
+				 const struct snic_req_cur *cur, uint64_t epoch)
 {
 	const struct snic_send_wqe *w = &cur->hdr;
 
@@ -101,24 +105,26 @@ static inline void retain_fields(const struct snic_qp *qp,
 	f->imm = w->ctrl.imm_data;
 	f->flags = w->ctrl.flags;
 	f->data_at = qp->retain_tail;
-	f->sgl_epoch = cur->sgl.epoch; /* for sgl_reload (mr.c) */
+	f->sgl_epoch = epoch;
 }
 
-/* retain_msg for a message of one SGE, no inline data, no atomic
- * operands (req_one): its fields and a 16-byte copy, in line, where the
- * ring does not wrap there. */
+/* retain_msg for a message of one SGE, sge, checked in MR epoch `epoch`,
+ * no inline data, no atomic operands (req_one, which has no gather list
+ * for it): its fields and a 16-byte copy, in line where the ring does
+ * not wrap there. */
 static inline void retain_one_sge(struct snic_qp *qp, struct snic_inflight *f,
-				  const struct snic_req_cur *cur)
+				  const struct snic_req_cur *cur,
+				  const struct snic_wqe_sge *sge, uint64_t epoch)
 {
 	uint32_t at = qp->retain_tail % SNIC_RETAIN_BYTES;
 
 	if (SNIC_RETAIN_BYTES - at < sizeof(struct snic_wqe_sge)) {
-		retain_msg(qp, f, cur);
+		retain_one_wrap(qp, f, cur, sge, epoch);
 		return;
 	}
-	retain_fields(qp, f, cur);
+	retain_fields(qp, f, cur, epoch);
 	f->nsge = 1;
-	memcpy(qp->retain + at, cur->sgl.sge, sizeof(struct snic_wqe_sge));
+	memcpy(qp->retain + at, sge, sizeof(struct snic_wqe_sge));
 	qp->retain_tail += sizeof(struct snic_wqe_sge);
 	f->data_len = sizeof(struct snic_wqe_sge);
 }
