@@ -5,7 +5,9 @@
  * SGEs, more than one packet, zero length, inline data, an SGE across a
  * page, a bad lkey, a READ - and the ones it takes end the same way
  * through the two-NIC simulation: the same frames counted, the data where
- * it belongs, the same completion status and QP state.
+ * it belongs, the same completion status and QP state; the NIC counter
+ * req_one_sent shows which way each went.  It also declines when the
+ * window is full or no frame buffer is free.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,40 +160,49 @@ struct one_case {
 	bool fast;              /* rc_req_one_ok for its WQE                */
 	uint8_t status;         /* the send completion's                    */
 	uint32_t frames;        /* frames A's QP sends for it               */
+	bool one;               /* req_one sends it whole (req_one_sent)    */
 };
 
 static const struct one_case cases[] = {
-	{ "send 64", SNIC_WR_SEND, 1, 64, 0, false, false, true, 0, 1 },
-	{ "write 64", SNIC_WR_RDMA_WRITE, 1, 64, 8, false, false, true, 0, 1 },
-	{ "write 1", SNIC_WR_RDMA_WRITE, 1, 1, 3, false, false, true, 0, 1 },
+	{ "send 64", SNIC_WR_SEND, 1, 64, 0, false, false, true, 0, 1,
+	  true },
+	{ "write 64", SNIC_WR_RDMA_WRITE, 1, 64, 8, false, false, true, 0, 1,
+	  true },
+	{ "write 1", SNIC_WR_RDMA_WRITE, 1, 1, 3, false, false, true, 0, 1,
+	  true },
 	{ "write imm 511", SNIC_WR_RDMA_WRITE_WITH_IMM, 1, 511, 0, false,
-	  false, true, 0, 1 },
+	  false, true, 0, 1, true },
 	{ "send imm 200", SNIC_WR_SEND_WITH_IMM, 1, 200, 0, false, false,
-	  true, 0, 1 },
-	{ "send 2 sges", SNIC_WR_SEND, 2, 64, 0, false, false, false, 0, 1 },
+	  true, 0, 1, true },
+	{ "send 2 sges", SNIC_WR_SEND, 2, 64, 0, false, false, false, 0, 1,
+	  false },
 	{ "write 2 sges", SNIC_WR_RDMA_WRITE, 2, 300, 0, false, false, false,
-	  0, 1 },
+	  0, 1, false },
 	{ "write 3000", SNIC_WR_RDMA_WRITE, 1, 3000, 0, false, false, false,
-	  0, 3 },
-	{ "send 512", SNIC_WR_SEND, 1, 512, 0, false, false, false, 0, 1 },
-	{ "send 0", SNIC_WR_SEND, 1, 0, 0, false, false, false, 0, 1 },
+	  0, 3, false },
+	{ "send 512", SNIC_WR_SEND, 1, 512, 0, false, false, false, 0, 1,
+	  false },
+	{ "send 0", SNIC_WR_SEND, 1, 0, 0, false, false, false, 0, 1,
+	  false },
 	{ "write inline", SNIC_WR_RDMA_WRITE, 0, 40, 0, true, false, false, 0,
-	  1 },
+	  1, false },
 	/* one SGE across a page: the general path copies it in pieces */
 	{ "write across a page", SNIC_WR_RDMA_WRITE, 1, 100, 4096 - 50, false,
-	  false, true, 0, 1 },
+	  false, true, 0, 1, false },
 	{ "send bad lkey", SNIC_WR_SEND, 1, 64, 0, false, true, true,
-	  SNIC_WC_LOC_PROT_ERR, 0 },
+	  SNIC_WC_LOC_PROT_ERR, 0, false },
 	{ "write bad lkey", SNIC_WR_RDMA_WRITE, 1, 64, 0, false, true, true,
-	  SNIC_WC_LOC_PROT_ERR, 0 },
-	{ "read 64", SNIC_WR_RDMA_READ, 1, 64, 0, false, false, true, 0, 1 },
+	  SNIC_WC_LOC_PROT_ERR, 0, false },
+	{ "read 64", SNIC_WR_RDMA_READ, 1, 64, 0, false, false, true, 0, 1,
+	  true },
 	{ "read 3000", SNIC_WR_RDMA_READ, 1, 3000, 5, false, false, true, 0,
-	  1 },
+	  1, true },
 	{ "read 2 sges", SNIC_WR_RDMA_READ, 2, 3000, 0, false, false, false,
-	  0, 1 },
-	{ "read 0", SNIC_WR_RDMA_READ, 1, 0, 0, false, false, false, 0, 1 },
+	  0, 1, false },
+	{ "read 0", SNIC_WR_RDMA_READ, 1, 0, 0, false, false, false, 0, 1,
+	  false },
 	{ "read bad lkey", SNIC_WR_RDMA_READ, 1, 64, 0, false, true, true,
-	  SNIC_WC_LOC_PROT_ERR, 0 },
+	  SNIC_WC_LOC_PROT_ERR, 0, false },
 };
 
 static void run_case(const struct one_case *k)
@@ -204,6 +215,7 @@ static void run_case(const struct one_case *k)
 	uint32_t half = k->len / 2, done = 0;
 	uint64_t frames = qp->qcnt[SNIC_QCNT_tx_frames];
 	uint64_t wqes = qp->qcnt[SNIC_QCNT_send_wqes];
+	uint64_t ones = fdev_counter(&e->s->a, "req_one_sent");
 	bool read = k->op == SNIC_WR_RDMA_READ;
 	bool recv = k->op == SNIC_WR_SEND || k->op == SNIC_WR_SEND_WITH_IMM ||
 		    k->op == SNIC_WR_RDMA_WRITE_WITH_IMM;
@@ -244,6 +256,7 @@ static void run_case(const struct one_case *k)
 	CU_ASSERT_EQUAL(c.status, k->status);
 	CU_ASSERT_EQUAL(qp->qcnt[SNIC_QCNT_tx_frames] - frames, k->frames);
 	CU_ASSERT_EQUAL(qp->qcnt[SNIC_QCNT_send_wqes] - wqes, !k->status);
+	CU_ASSERT_EQUAL(fdev_counter(&e->s->a, "req_one_sent") - ones, k->one);
 	if (k->status) {
 		CU_ASSERT_EQUAL(fqp_state(&e->p.qa), SNIC_QPS_ERR);
 		fsim_idle(e->s, 50);
@@ -342,7 +355,125 @@ static void test_req_resend_after_read(void)
 	env_free(e);
 }
 
+/* A's side of a pair, 64 bytes at off in A's buffer to off in B's. */
+static void post_write(struct env *e, uint64_t wr_id, uint32_t off,
+		       bool ring)
+{
+	struct snic_wqe_sge ss = { e->p.bufa + off, 64, e->p.mra };
+	struct fwr w = { .wr_id = wr_id, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &ss, .num_sge = 1,
+			 .remote_addr = e->p.bufb + off, .rkey = e->p.mrb };
+
+	fqp_write_send(&e->p.qa, &w);
+	if (ring)
+		fqp_ring(&e->p.qa);
+}
+
+static void fill(struct env *e)
+{
+	uint8_t *a = fdev_ptr(&e->s->a, e->p.bufa);
+	uint8_t *b = fdev_ptr(&e->s->b, e->p.bufb);
+
+	for (uint32_t i = 0; i < 8192; i++) {
+		a[i] = (uint8_t)(i * 7 + 1);
+		b[i] = (uint8_t)(i * 13 + 5);
+	}
+}
+
+/* WQE wr_id completed successfully, and its 64 bytes at off arrived. */
+static void expect_done(struct env *e, uint64_t wr_id, uint32_t off)
+{
+	struct snic_cqe c;
+
+	CU_ASSERT_TRUE_FATAL(fsim_poll_cq(e->s, &e->p.cqa, &c, STEPS));
+	CU_ASSERT_EQUAL(c.wr_id, wr_id);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(memcmp(fdev_ptr(&e->s->b, e->p.bufb + off),
+			       fdev_ptr(&e->s->a, e->p.bufa + off), 64), 0);
+}
+
+/* A full window (cut to one PSN, as a loss cuts it to SNIC_CWND_MIN):
+ * the second WRITE, fetched while the first is unacknowledged, is left
+ * to the general path, which sends it when the ACK opens the window. */
+static void test_req_one_window_full(void)
+{
+	struct env *e = env_new();
+	struct snic_qp *qp = qp_a(e);
+	uint64_t ones = fdev_counter(&e->s->a, "req_one_sent");
+	uint64_t frames = qp->qcnt[SNIC_QCNT_tx_frames];
+
+	fill(e);
+	qp->cwnd = 1;
+	post_write(e, 1, 0, false);
+	post_write(e, 2, 256, true);
+	fsim_step(e->s);
+	/* both fetched and in the window, only the first on the wire */
+	CU_ASSERT_EQUAL(qp->infl_tail - qp->infl_head, 2);
+	CU_ASSERT_EQUAL(qp->qcnt[SNIC_QCNT_tx_frames] - frames, 1);
+	CU_ASSERT_EQUAL(fdev_counter(&e->s->a, "req_one_sent") - ones, 1);
+	expect_done(e, 1, 0);
+	expect_done(e, 2, 256);
+	CU_ASSERT_EQUAL(qp->qcnt[SNIC_QCNT_tx_frames] - frames, 2);
+	CU_ASSERT_EQUAL(fdev_counter(&e->s->a, "req_one_sent") - ones, 1);
+	CU_ASSERT_EQUAL(fdev_counter(&e->s->a, "retransmits"), 0);
+	CU_ASSERT_EQUAL(fqp_state(&e->p.qa), SNIC_QPS_RTS);
+	env_free(e);
+}
+
+/* No frame buffer free: req_one leaves the message fetched, in the
+ * window and its gather list ready (FETCH_NOBUF), and the general path
+ * sends it once a buffer is free again. */
+static void test_req_one_nobuf(void)
+{
+	struct env *e = env_new();
+	struct snic_qp *qp = qp_a(e);
+	struct snic_core *c = &qp_view(e->s->a.nic, qp)->core;
+	struct fake_hal *fh = &e->s->a.hal;
+	struct snic_pkt *held[SNIC_BURST + 1];
+	uint32_t nheld = c->npkt_cache, ncache = c->npkt_cache;
+	uint64_t ones = fdev_counter(&e->s->a, "req_one_sent");
+	uint64_t nobuf = fdev_counter(&e->s->a, "tx_no_buffer");
+	uint64_t frames = qp->qcnt[SNIC_QCNT_tx_frames];
+	uint64_t wqes = qp->qcnt[SNIC_QCNT_send_wqes];
+
+	fill(e);
+	/* the core's cached buffers aside, and none more from the pool
+	 * (alloc_limit 0 means no limit: hold one if none is out) */
+	memcpy(held, c->pkt_cache, ncache * sizeof(held[0]));
+	c->npkt_cache = 0;
+	if (fh->nfree == FH_POOL_SIZE)
+		CU_ASSERT_EQUAL_FATAL(c->ops->pkt_alloc(c->hal_ctx,
+							&held[nheld++], 1), 1);
+	fh->alloc_limit = FH_POOL_SIZE - fh->nfree;
+	post_write(e, 1, 0, true);
+	fsim_idle(e->s, 20);
+	CU_ASSERT(fdev_counter(&e->s->a, "tx_no_buffer") > nobuf);
+	CU_ASSERT_TRUE(qp->cur.valid);
+	CU_ASSERT_EQUAL(qp->cur.sgl.num, 1);
+	CU_ASSERT_EQUAL(qp->cur.sgl.total, 64);
+	CU_ASSERT_EQUAL(qp->cur.len, 64);
+	CU_ASSERT_EQUAL(qp->infl_tail - qp->infl_head, 1);
+	CU_ASSERT_EQUAL(qp->qcnt[SNIC_QCNT_send_wqes] - wqes, 1);
+	CU_ASSERT_EQUAL(qp->qcnt[SNIC_QCNT_tx_frames] - frames, 0);
+	/* the buffers back */
+	fh->alloc_limit = 0;
+	CU_ASSERT_EQUAL_FATAL(c->npkt_cache, 0);
+	memcpy(c->pkt_cache, held, ncache * sizeof(held[0]));
+	c->npkt_cache = ncache;
+	if (nheld > ncache)
+		c->ops->pkt_free(c->hal_ctx, &held[ncache], 1);
+	expect_done(e, 1, 0);
+	CU_ASSERT_EQUAL(qp->qcnt[SNIC_QCNT_tx_frames] - frames, 1);
+	CU_ASSERT_EQUAL(qp->qcnt[SNIC_QCNT_send_wqes] - wqes, 1);
+	CU_ASSERT_EQUAL(fdev_counter(&e->s->a, "req_one_sent") - ones, 0);
+	CU_ASSERT_EQUAL(fdev_counter(&e->s->a, "retransmits"), 0);
+	CU_ASSERT_EQUAL(fqp_state(&e->p.qa), SNIC_QPS_RTS);
+	env_free(e);
+}
+
 UNIT_SUITE(req_one, NULL, NULL,
 	   UNIT_TEST(test_req_resend_after_read),
 	   UNIT_TEST(test_req_one_choice),
-	   UNIT_TEST(test_req_one_results))
+	   UNIT_TEST(test_req_one_results),
+	   UNIT_TEST(test_req_one_window_full),
+	   UNIT_TEST(test_req_one_nobuf))

@@ -28,7 +28,8 @@
 	X(commands) X(command_errors) X(doorbells) X(doorbells_spurious)     \
 	X(doorbells_foreign)                                                 \
 	X(tx_drop_link_down) X(link_down_events)                             \
-	X(qp_errors) X(send_wqes) X(recv_wqes) X(read_responses)             \
+	X(qp_errors) X(send_wqes) X(req_one_sent) X(recv_wqes)               \
+	X(read_responses)                                                    \
 	X(atomics) X(ctx_reclaimed) X(bar_restored)                        \
 	X(timeouts) X(retry_exc_errors) X(read_reissues)                     \
 	X(dup_reads_replayed) X(dup_atomics_replayed) X(dup_rd_unmatched)   \

@@ -391,6 +391,7 @@ enum fetch_result req_one_as(struct snic_nic *nic, struct snic_qp *qp, bool rd)
 	}
 	msg_start(qp, psn, npkts, len, s, nic->sh->mr_epoch);
 	QCNT_INC(nic, qp, send_wqes);
+	CNT_INC(&nic->core, req_one_sent); /* which way it went (unit req_one) */
 
 	const struct roce_req r = {
 		.opcode = op, .ackreq = true, .psn = psn,
