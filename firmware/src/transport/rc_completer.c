@@ -22,22 +22,43 @@ static struct snic_inflight *oldest(struct snic_qp *qp)
 	       ? NULL : &qp->infl[qp->infl_head % SNIC_INFLIGHT];
 }
 
-/* Its CQE goes into run when there is one (retire_upto flushes it). */
-static void retire_oldest(struct snic_nic *nic, struct snic_qp *qp,
-			  uint8_t status, struct cq_run *run)
+/* The oldest message f leaves the window, its CQE into run when there
+ * is one (retire_in flushes it); rd: it is a READ or atomic.  What
+ * follows from the window's new head is the caller's (retired). */
+static inline __attribute__((always_inline))
+void retire_one(struct snic_nic *nic, struct snic_qp *qp,
+		const struct snic_inflight *f, bool rd, uint8_t status,
+		struct cq_run *run)
 {
-	struct snic_inflight *f = oldest(qp);
-
 	if (run)
 		qp_send_cqe_run(nic, qp, f, status, run);
 	else
 		qp_send_cqe(nic, qp, f, status);
-	retain_release(qp, f);
-	if (wr_is_rd_atomic(f->opcode))
+	if (rd)
 		qp->rd_out--;
 	qp->infl_head++;
+}
+
+/* Messages up to f (the newest of them) retired: their retained data is
+ * free (they retire in order), a go-back-N pass behind them moves on, and
+ * the RNR retries start again.  After an ACK once for all it retired:
+ * req_retired's conditions only turn true as the head moves on, so once
+ * at the last head leaves what it left done after each. */
+static inline __attribute__((always_inline))
+void retired(struct snic_qp *qp, const struct snic_inflight *f)
+{
+	retain_release(qp, f);
 	req_retired(qp);
 	qp->rnr_left = qp->attr.rnr_retry;
+}
+
+static void retire_oldest(struct snic_nic *nic, struct snic_qp *qp,
+			  uint8_t status)
+{
+	struct snic_inflight *f = oldest(qp);
+
+	retire_one(nic, qp, f, wr_is_rd_atomic(f->opcode), status, NULL);
+	retired(qp, f);
 }
 
 /* Complete every message whose last PSN is at or before `psn`.  With
@@ -46,33 +67,40 @@ static void retire_oldest(struct snic_nic *nic, struct snic_qp *qp,
  * progress is noted (timer_progress).  With `runs` (an ACK, which may
  * complete many messages) the CQEs after the first go out as one run
  * (cq_run_flush; not on another core than 0, whose CQEs each go to core 0
- * in a message); inlined twice, so the other callers (a READ response
+ * in a message) and what follows from the window's new head is done once
+ * (retired); inlined twice, so the other callers (a READ response
  * completes one) carry none of it. */
 static inline __attribute__((always_inline))
 void retire_in(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
 	       bool upto_excl, bool runs)
 {
-	struct snic_inflight *f;
+	struct snic_inflight *f, *last = NULL;
 	struct cq_run run; /* not cleared: 520 bytes, each CQE is filled */
-	bool moved = false;
 
 	run.cq_idx = qp->scq;
 	run.n = 0;
 	while ((f = oldest(qp)) != NULL) {
 		int32_t d = roce_psn_diff(f->last_psn, psn);
+		bool rd;
 
 		if (d > 0 || (upto_excl && d == 0))
 			break;
 		/* READ/atomic complete on their response, not on an ACK */
-		if (wr_is_rd_atomic(f->opcode) && !f->done)
+		rd = wr_is_rd_atomic(f->opcode);
+		if (rd && !f->done)
 			break;
-		retire_oldest(nic, qp, SNIC_WC_SUCCESS,
-			      runs && moved && !nic->core.core_id ? &run : NULL);
-		moved = true;
+		retire_one(nic, qp, f, rd, SNIC_WC_SUCCESS,
+			   runs && last && !nic->core.core_id ? &run : NULL);
+		if (!runs) /* one message, the usual case here: no more */
+			retired(qp, f);
+		last = f;
 	}
-	if (runs)
+	if (runs) {
 		cq_run_flush(nic, &run);
-	if (moved)
+		if (last)
+			retired(qp, last);
+	}
+	if (last)
 		timer_progress(nic, qp);
 	if (qp->state == SNIC_QPS_RTS)
 		qp_req_schedule(nic, qp); /* window space, fence, rd slots */
@@ -93,7 +121,7 @@ static void retire_acked(struct snic_nic *nic, struct snic_qp *qp,
 static void fail_oldest(struct snic_nic *nic, struct snic_qp *qp, uint8_t status)
 {
 	if (oldest(qp))
-		retire_oldest(nic, qp, status, NULL);
+		retire_oldest(nic, qp, status);
 	qp_to_error(nic, qp, SNIC_EV_NONE);
 }
 
