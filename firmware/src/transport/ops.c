@@ -21,6 +21,9 @@ static bool rc_rx(struct snic_nic *nic, struct snic_qp *qp,
 	if (!rx_peer_ok(nic, qp, h))
 		return false;
 	if (roce_opcodes[h->opcode].flags & ROCE_F_REQ) {
+		/* a WRITE_ONLY from the peer was offered to resp_write_only
+		 * by nic/rx.c already; declined, it takes the steps (which
+		 * check everything it does: nothing depends on the offer) */
 		resp_rx(nic, qp, h);
 		return qp->resp.ack_pending;
 	}
