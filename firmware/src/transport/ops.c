@@ -11,8 +11,7 @@
 
 /* RC: requests to the responder, responses to the completer, both only
  * from the QP's peer (IBTA 9.6.1.5: the source must match the path). */
-static bool rc_rx(struct snic_nic *nic, struct snic_qp *qp,
-		  const struct roce_hdrs *h)
+bool rc_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h)
 {
 	if (h->opcode >= ROCE_UC_BASE) {
 		CNT_INC(&nic->core, rx_drop_unknown_qpn); /* no such QP of that type */

@@ -316,6 +316,8 @@ void ud_mcast_loop(struct snic_nic *nic, const struct snic_pkt *p, uint32_t dip)
 void ud_mcast_rx(struct snic_nic *nic, const struct snic_pkt *p,
 		 const struct roce_hdrs *h);
 bool uc_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
+/* ops.c: RC's receive routine (nic/rx.c calls it directly) */
+bool rc_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
 bool uc_req_qp(struct snic_nic *nic, struct snic_qp *qp);
 /* xrc.c: XRC's packets onto the RC machinery */
 bool xrc_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
