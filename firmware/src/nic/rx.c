@@ -67,13 +67,18 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 	}
 	qp->qcnt[SNIC_QCNT_rx_frames]++;
 	qp->qcnt[SNIC_QCNT_rx_bytes] += p->len;
-	/* the usual request straight to the responder's one step: of rc_rx's
-	 * checks (ops.c) the opcode answers two (an RC request), the peer's
-	 * is asked here; anything else, and a WRITE_ONLY that step does not
-	 * take (nothing changed then), goes through the QP type's routine */
-	if (h.opcode == ROCE_RC_WRITE_ONLY && qp->type == SNIC_QPT_RC &&
-	    qp_peer_is(qp, &h) && resp_write_only(nic, qp, &h))
-		return qp->resp.ack_pending ? qp : NULL;
+	/* RC, the usual type, calls its routine (ops.c) directly rather than
+	 * through the table; the usual request goes straight to the
+	 * responder's one step: of rc_rx's checks the opcode answers two (an
+	 * RC request), the peer's is asked here; anything else, and a
+	 * WRITE_ONLY that step does not take (nothing changed then), goes
+	 * through rc_rx */
+	if (qp->type == SNIC_QPT_RC) {
+		if (h.opcode == ROCE_RC_WRITE_ONLY && qp_peer_is(qp, &h) &&
+		    resp_write_only(nic, qp, &h))
+			return qp->resp.ack_pending ? qp : NULL;
+		return rc_rx(nic, qp, &h) ? qp : NULL;
+	}
 	return xport_of(qp)->rx(nic, qp, &h) ? qp : NULL;
 }
 

@@ -11,8 +11,7 @@
 
 /* RC: requests to the responder, responses to the completer, both only
  * from the QP's peer (IBTA 9.6.1.5: the source must match the path). */
-static bool rc_rx(struct snic_nic *nic, struct snic_qp *qp,
-		  const struct roce_hdrs *h)
+bool rc_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h)
 {
 	if (h->opcode >= ROCE_UC_BASE) {
 		CNT_INC(&nic->core, rx_drop_unknown_qpn); /* no such QP of that type */
@@ -21,6 +20,9 @@ static bool rc_rx(struct snic_nic *nic, struct snic_qp *qp,
 	if (!rx_peer_ok(nic, qp, h))
 		return false;
 	if (roce_opcodes[h->opcode].flags & ROCE_F_REQ) {
+		/* a WRITE_ONLY from the peer was offered to resp_write_only
+		 * by nic/rx.c already; declined, it takes the steps (which
+		 * check everything it does: nothing depends on the offer) */
 		resp_rx(nic, qp, h);
 		return qp->resp.ack_pending;
 	}

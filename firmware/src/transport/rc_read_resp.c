@@ -19,10 +19,18 @@ static void rd_done(struct snic_resp *r, struct snic_rd_res *rd)
 	r->rd_head++;
 }
 
-static uint8_t rd_opcode(const struct snic_qp *qp, const struct snic_rd_res *rd)
+/* The READ response's opcode by its place in the message (IBTA 9.2
+ * table 36): a table of four, not roce_seg_opcode's guess checked against
+ * the opcode table, whose first guess misses for every ONLY (the family
+ * has no LAST with immediate: ONLY sits one lower), bench-instr READ. */
+static uint8_t rd_opcode(bool first, bool last)
 {
-	return roce_seg_opcode(ROCE_RC_READ_RESP_FIRST, rd->sent == 0,
-			       rd->len - rd->sent <= qp->mtu, false);
+	static const uint8_t op[2][2] = {       /* [first][last] */
+		{ ROCE_RC_READ_RESP_MIDDLE, ROCE_RC_READ_RESP_LAST },
+		{ ROCE_RC_READ_RESP_FIRST, ROCE_RC_READ_RESP_ONLY },
+	};
+
+	return op[first][last];
 }
 
 /* One response packet; false when out of buffers or the QP failed. */
@@ -52,8 +60,9 @@ static bool rd_packet(struct snic_nic *nic, struct snic_qp *qp,
 		      struct snic_rd_res *rd)
 {
 	struct snic_resp *r = &qp->resp;
-	uint8_t op = rd_opcode(qp, rd);
 	uint32_t n = rd->len - rd->sent;
+	bool last = n <= qp->mtu;       /* LAST or ONLY: the MSN moves on */
+	uint8_t op = rd_opcode(rd->sent == 0, last);
 	const struct snic_mr *mr = NULL;
 	struct roce_hdrs h;
 	struct snic_pkt *p;
@@ -71,8 +80,7 @@ static bool rd_packet(struct snic_nic *nic, struct snic_qp *qp,
 		return false;
 	pkt_qp_hdrs(qp, &h, op, rd->psn);
 	h.aeth_syndrome = ROCE_AETH_ACK | ACK_CREDIT_NONE;
-	h.aeth_msn = (r->msn + ((roce_opcodes[op].flags & ROCE_F_LAST) &&
-				!rd->replay)) & ROCE_PSN_MASK;
+	h.aeth_msn = (r->msn + (last && !rd->replay)) & ROCE_PSN_MASK;
 	/* headers first, then the payload with its ICRC (pkt_gather.c) */
 	p->len = (uint16_t)pkt_build_mr(nic, qp, mr, rd->va + rd->sent,
 					p->data, &h, n);
@@ -85,16 +93,15 @@ static bool rd_packet(struct snic_nic *nic, struct snic_qp *qp,
 		nak_fatal(nic, qp, rd->psn, ROCE_NAK_REM_OP_ERR);
 		return false;
 	}
-	if ((roce_opcodes[op].flags & ROCE_F_LAST) && !rd->replay)
+	if (last && !rd->replay)
 		r->msn++;
 	core_tx(&nic->core, p);
 	r->rsp_txq_mark = nic->core.txq_tail;
 	CNT_INC(&nic->core, read_responses);
 	rd->sent += n;
 	rd->psn = psn_add(rd->psn, 1);
-	if (roce_opcodes[op].flags & ROCE_F_LAST) {
+	if (last)
 		rd_done(r, rd);
-	}
 	return true;
 }
 

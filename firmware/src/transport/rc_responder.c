@@ -451,19 +451,16 @@ bool resp_write_only(struct snic_nic *nic, struct snic_qp *qp,
 	return true;
 }
 
-/* A request packet for an RC QP.  The usual one passes every check in
+/* A request packet for an RC QP, after its callers (nic/rx.c for RC,
+ * xrc.c) offered it to resp_write_only: asked once, a declined WRITE_ONLY
+ * is not checked a second time here.  The usual one passes every check in
  * turn: those steps run in the switch's order straight from one to the
  * next (no dispatch per state), and resp_run's switch takes over at the
  * first step that leads anywhere else. */
 void resp_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h)
 {
-	uint32_t fl;
-	enum resp_state s;
-
-	if (resp_write_only(nic, qp, h))
-		return;
-	fl = roce_opcodes[h->opcode].flags;
-	s = check_qp_state(qp);
+	uint32_t fl = roce_opcodes[h->opcode].flags;
+	enum resp_state s = check_qp_state(qp);
 
 	if (s == RESP_CHECK_PSN)
 		s = check_psn(qp, h);

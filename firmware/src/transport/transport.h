@@ -290,10 +290,12 @@ void timer_backoff(struct snic_qp *qp);
 
 /* rc_responder.c */
 const char *resp_state_name(unsigned s);
+/* The responder's steps for any request; its callers offer the packet
+ * to resp_write_only first (once: resp_rx does not ask it again). */
 void resp_rx(struct snic_nic *nic, struct snic_qp *qp,
 	     const struct roce_hdrs *h);
-/* resp_rx's one step for the usual RC WRITE_ONLY; false, nothing
- * changed, for anything else (resp_rx then). */
+/* The one step for the usual RC WRITE_ONLY; false, nothing changed, for
+ * anything else (resp_rx then). */
 bool resp_write_only(struct snic_nic *nic, struct snic_qp *qp,
 		     const struct roce_hdrs *h);
 unsigned resp_poll(struct snic_nic *nic);
@@ -320,6 +322,8 @@ void ud_mcast_loop(struct snic_nic *nic, const struct snic_pkt *p, uint32_t dip)
 void ud_mcast_rx(struct snic_nic *nic, const struct snic_pkt *p,
 		 const struct roce_hdrs *h);
 bool uc_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
+/* ops.c: RC's receive routine (nic/rx.c calls it directly) */
+bool rc_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);
 bool uc_req_qp(struct snic_nic *nic, struct snic_qp *qp);
 /* xrc.c: XRC's packets onto the RC machinery */
 bool xrc_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h);

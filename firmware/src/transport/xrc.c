@@ -33,7 +33,10 @@ static bool xrc_recv_rx(struct snic_nic *nic, struct snic_qp *qp,
 			return false;
 		}
 	}
-	resp_rx(nic, qp, h);
+	/* the one step first, as nic/rx.c does for RC (the XRC opcode is
+	 * its RC one here) */
+	if (!resp_write_only(nic, qp, h))
+		resp_rx(nic, qp, h);
 	return qp->resp.ack_pending;
 }
 
