@@ -201,7 +201,15 @@ int hd_status_errno(uint32_t status);
  * firmware's one: NULL with errno set when either fails (nothing left). */
 void *hd_cmd_new(struct hd_context *ctx, size_t size, uint16_t op,
 		 const void *in, size_t in_len, void *out, size_t out_len);
-void hd_kick(struct hd_context *ctx);
+/* After a doorbell or a command: wake the firmware if it sleeps.  The
+ * look at fw_idle (seq_cst, the idle handshake of command.c) is in line:
+ * every post makes it, and the firmware mostly is awake. */
+void hd_kick_idle(struct hd_context *ctx);
+static inline void hd_kick(struct hd_context *ctx)
+{
+	if (atomic_load_explicit(&ctx->hdr->fw_idle, memory_order_seq_cst))
+		hd_kick_idle(ctx);
+}
 /* errno value meaning "the firmware is gone": destroy verbs then succeed
  * after releasing host resources, as rdma-core does for a disassociated
  * device. */
