@@ -255,6 +255,34 @@ static inline void hd_cpu_relax(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* The spin locks of a CQ and of a work queue.  In line rather than
+ * glibc's pthread_spin_lock behind the PLT: every post and every poll
+ * takes one (tools/bench-host-instr.sh).  Test and test-and-set: a
+ * waiter spins on a plain load, so the holder's line is not taken from
+ * it by each try.  Acquire on taking, release on giving back. */
+
+typedef struct {
+	atomic_int held;
+} hd_spinlock_t;
+
+static inline void hd_spin_init(hd_spinlock_t *l)
+{
+	atomic_init(&l->held, 0);
+}
+
+static inline void hd_spin_lock(hd_spinlock_t *l)
+{
+	while (atomic_exchange_explicit(&l->held, 1, memory_order_acquire))
+		while (atomic_load_explicit(&l->held, memory_order_relaxed))
+			hd_cpu_relax();
+}
+
+static inline void hd_spin_unlock(hd_spinlock_t *l)
+{
+	atomic_store_explicit(&l->held, 0, memory_order_release);
+}
+
+/* ------------------------------------------------------------------ */
 /* Small helpers.                                                       */
 
 static inline uint32_t hd_roundup_pow2(uint32_t v)

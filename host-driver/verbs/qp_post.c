@@ -147,14 +147,14 @@ static int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t pi, ci;
 	int err = 0;
 
-	pthread_spin_lock(&sq->lock);
+	hd_spin_lock(&sq->lock);
 	/* Posting to the SQ before RTS is refused with EINVAL, as Linux
 	 * rxe does (drivers/infiniband/sw/rxe/rxe_verbs.c, rxe_post_send:
 	 * "qp not ready to send").  In SQE/SQD/ERR the WQEs are accepted
 	 * and the firmware flushes them. */
 	if (ibqp->state < IBV_QPS_RTS) {
 		*bad_wr = wr;
-		pthread_spin_unlock(&sq->lock);
+		hd_spin_unlock(&sq->lock);
 		return EINVAL;
 	}
 	pi = sq->pi;
@@ -179,7 +179,7 @@ static int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 				      memory_order_release);
 		hd_qp_ring_doorbell(qp);
 	}
-	pthread_spin_unlock(&sq->lock);
+	hd_spin_unlock(&sq->lock);
 	return err;
 }
 
@@ -203,14 +203,14 @@ int hd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	uint32_t pi;
 	int err;
 
-	pthread_spin_lock(&rq->lock);
+	hd_spin_lock(&rq->lock);
 	/* Receives may be posted from INIT on; in RESET Linux rxe refuses
 	 * them with EINVAL (rxe_post_recv), and a QP with an SRQ has no RQ
 	 * of its own (EINVAL, as rxe), nor has either kind of XRC QP. */
 	if (ibqp->state == IBV_QPS_RESET || qp->srq ||
 	    ibqp->qp_type == IBV_QPT_XRC_SEND || ibqp->qp_type == IBV_QPT_XRC_RECV) {
 		*bad_wr = wr;
-		pthread_spin_unlock(&rq->lock);
+		hd_spin_unlock(&rq->lock);
 		return EINVAL;
 	}
 	pi = rq->pi;
@@ -220,6 +220,6 @@ int hd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 				      memory_order_release);
 		hd_qp_ring_doorbell(qp);
 	}
-	pthread_spin_unlock(&rq->lock);
+	hd_spin_unlock(&rq->lock);
 	return err;
 }

@@ -95,7 +95,7 @@ struct hd_cq {
 	};
 	struct hd_obj obj;          /* handle: CQN; rings: dbrec, CQEs      */
 	const struct snic_cqe *cur; /* extended polling: the CQE being read */
-	pthread_spinlock_t lock;
+	hd_spinlock_t lock;
 	uint32_t cnt;               /* ring entries, power of two           */
 	uint32_t log_cnt;
 	uint32_t ci;                /* consumer index (under lock)          */
@@ -132,7 +132,7 @@ struct hd_wq {
 	uint32_t cnt;               /* slots, power of two                  */
 	uint32_t log_stride;
 	uint32_t max_sge;
-	pthread_spinlock_t lock;
+	hd_spinlock_t lock;
 	uint32_t pi;                /* producer index (under lock)          */
 	_Atomic uint32_t ci;        /* consumer index, advanced by poll_cq  */
 };
