@@ -131,12 +131,10 @@ static void kick_ro(const struct hd_context *ctx)
  * lost: the firmware slept its 1 ms out.  So a member wakes until the
  * wake lands (kick_ro; tests/hostdrv/kick_window.c).
  */
-void hd_kick(struct hd_context *ctx)
+void hd_kick_idle(struct hd_context *ctx)
 {
 	struct snic_bar_hdr *hdr = ctx->hdr;
 
-	if (!atomic_load_explicit(&hdr->fw_idle, memory_order_seq_cst))
-		return;
 	if (ctx->bar_ro) {
 		kick_ro(ctx);
 		return;

@@ -201,7 +201,15 @@ int hd_status_errno(uint32_t status);
  * firmware's one: NULL with errno set when either fails (nothing left). */
 void *hd_cmd_new(struct hd_context *ctx, size_t size, uint16_t op,
 		 const void *in, size_t in_len, void *out, size_t out_len);
-void hd_kick(struct hd_context *ctx);
+/* After a doorbell or a command: wake the firmware if it sleeps.  The
+ * look at fw_idle (seq_cst, the idle handshake of command.c) is in line:
+ * every post makes it, and the firmware mostly is awake. */
+void hd_kick_idle(struct hd_context *ctx);
+static inline void hd_kick(struct hd_context *ctx)
+{
+	if (atomic_load_explicit(&ctx->hdr->fw_idle, memory_order_seq_cst))
+		hd_kick_idle(ctx);
+}
 /* errno value meaning "the firmware is gone": destroy verbs then succeed
  * after releasing host resources, as rdma-core does for a disassociated
  * device. */
@@ -244,6 +252,34 @@ static inline void hd_cpu_relax(void)
 #elif defined(__aarch64__)
 	__asm__ __volatile__("yield" ::: "memory");
 #endif
+}
+
+/* ------------------------------------------------------------------ */
+/* The spin locks of a CQ and of a work queue.  In line rather than
+ * glibc's pthread_spin_lock behind the PLT: every post and every poll
+ * takes one (tools/bench-host-instr.sh).  Test and test-and-set: a
+ * waiter spins on a plain load, so the holder's line is not taken from
+ * it by each try.  Acquire on taking, release on giving back. */
+
+typedef struct {
+	atomic_int held;
+} hd_spinlock_t;
+
+static inline void hd_spin_init(hd_spinlock_t *l)
+{
+	atomic_init(&l->held, 0);
+}
+
+static inline void hd_spin_lock(hd_spinlock_t *l)
+{
+	while (atomic_exchange_explicit(&l->held, 1, memory_order_acquire))
+		while (atomic_load_explicit(&l->held, memory_order_relaxed))
+			hd_cpu_relax();
+}
+
+static inline void hd_spin_unlock(hd_spinlock_t *l)
+{
+	atomic_store_explicit(&l->held, 0, memory_order_release);
 }
 
 /* ------------------------------------------------------------------ */

@@ -92,8 +92,6 @@ static void qp_free(struct hd_obj *o)
 {
 	struct hd_qp *qp = qp_of(o);
 
-	pthread_spin_destroy(&qp->sq.lock);
-	pthread_spin_destroy(&qp->rq.lock);
 	free(qp);
 }
 
@@ -172,8 +170,8 @@ struct ibv_qp *hd_qp_create(struct ibv_context *context, struct ibv_pd *pd,
 	qp->dbrec = qp->obj.rings.dbrec;
 	qp->sq.buf = qp->obj.rings.ring[0];
 	qp->rq.buf = qp->obj.rings.ring[1];
-	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
-	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	hd_spin_init(&qp->sq.lock);
+	hd_spin_init(&qp->rq.lock);
 
 	memset(&inx, 0, sizeof(inx));
 	in_p->pdn = pd ? pd->handle : 0;
@@ -249,13 +247,13 @@ static void lock_cqs(struct hd_qp *qp)
 	if (!a) /* an XRC target: its completions are its SRQs' */
 		return;
 	if (a == b) {
-		pthread_spin_lock(&a->lock);
+		hd_spin_lock(&a->lock);
 	} else if (a < b) {
-		pthread_spin_lock(&a->lock);
-		pthread_spin_lock(&b->lock);
+		hd_spin_lock(&a->lock);
+		hd_spin_lock(&b->lock);
 	} else {
-		pthread_spin_lock(&b->lock);
-		pthread_spin_lock(&a->lock);
+		hd_spin_lock(&b->lock);
+		hd_spin_lock(&a->lock);
 	}
 }
 
@@ -263,9 +261,9 @@ static void unlock_cqs(struct hd_qp *qp)
 {
 	if (!qp->scq)
 		return;
-	pthread_spin_unlock(&qp->scq->lock);
+	hd_spin_unlock(&qp->scq->lock);
 	if (qp->rcq != qp->scq)
-		pthread_spin_unlock(&qp->rcq->lock);
+		hd_spin_unlock(&qp->rcq->lock);
 }
 
 static void clean_cqs_locked(struct hd_qp *qp)
@@ -325,8 +323,8 @@ static void to_snic_attr(const struct ibv_qp_attr *a, struct snic_qp_attr *s)
 static void qp_reset_rings(struct hd_qp *qp)
 {
 	lock_cqs(qp);
-	pthread_spin_lock(&qp->sq.lock);
-	pthread_spin_lock(&qp->rq.lock);
+	hd_spin_lock(&qp->sq.lock);
+	hd_spin_lock(&qp->rq.lock);
 	clean_cqs_locked(qp);
 	qp->sq.pi = 0;
 	qp->rq.pi = 0;
@@ -334,8 +332,8 @@ static void qp_reset_rings(struct hd_qp *qp)
 	atomic_store_explicit(&qp->rq.ci, 0, memory_order_relaxed);
 	atomic_store_explicit(&qp->dbrec->sq_pi, 0, memory_order_release);
 	atomic_store_explicit(&qp->dbrec->rq_pi, 0, memory_order_release);
-	pthread_spin_unlock(&qp->rq.lock);
-	pthread_spin_unlock(&qp->sq.lock);
+	hd_spin_unlock(&qp->rq.lock);
+	hd_spin_unlock(&qp->sq.lock);
 	unlock_cqs(qp);
 }
 

@@ -46,44 +46,6 @@ void hd_qp_sq_complete(struct hd_qp *qp, uint32_t wqe_idx)
 	atomic_store_explicit(&qp->sq.ci, ci + d + 1, memory_order_release);
 }
 
-static int wr_opcode_ok(enum ibv_wr_opcode op)
-{
-	switch (op) {
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-	case IBV_WR_RDMA_READ:
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-	case IBV_WR_LOCAL_INV:          /* memory windows (mw.c) */
-	case IBV_WR_BIND_MW:
-	case IBV_WR_SEND_WITH_INV:
-		return 1;
-	default:
-		return 0;       /* TSO, DRIVER1 ... */
-	}
-}
-
-/* UC: SEND and WRITE (with immediate); UD: SEND (with immediate); raw
- * packet: SEND. */
-int hd_qp_opcode_ok(const struct hd_qp *qp, enum ibv_wr_opcode op)
-{
-	switch (qp->ibqp.qp_type) {
-	case IBV_QPT_RAW_PACKET: /* the frame, as it is */
-		return op == IBV_WR_SEND;
-	case IBV_QPT_UD:
-		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
-	case IBV_QPT_UC:
-		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
-		       op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM;
-	case IBV_QPT_XRC_RECV:
-		return 0; /* an XRC target sends nothing (Annex A14) */
-	default:
-		return wr_opcode_ok(op);
-	}
-}
-
 /* BIND_MW and LOCAL_INV: no data; BIND_MW of a type 1 window only from
  * ibv_bind_mw (type1 set). */
 static int build_local_wqe(struct snic_send_wqe *w, struct ibv_send_wr *wr,
@@ -185,14 +147,14 @@ static int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t pi, ci;
 	int err = 0;
 
-	pthread_spin_lock(&sq->lock);
+	hd_spin_lock(&sq->lock);
 	/* Posting to the SQ before RTS is refused with EINVAL, as Linux
 	 * rxe does (drivers/infiniband/sw/rxe/rxe_verbs.c, rxe_post_send:
 	 * "qp not ready to send").  In SQE/SQD/ERR the WQEs are accepted
 	 * and the firmware flushes them. */
 	if (ibqp->state < IBV_QPS_RTS) {
 		*bad_wr = wr;
-		pthread_spin_unlock(&sq->lock);
+		hd_spin_unlock(&sq->lock);
 		return EINVAL;
 	}
 	pi = sq->pi;
@@ -217,7 +179,7 @@ static int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 				      memory_order_release);
 		hd_qp_ring_doorbell(qp);
 	}
-	pthread_spin_unlock(&sq->lock);
+	hd_spin_unlock(&sq->lock);
 	return err;
 }
 
@@ -241,14 +203,14 @@ int hd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	uint32_t pi;
 	int err;
 
-	pthread_spin_lock(&rq->lock);
+	hd_spin_lock(&rq->lock);
 	/* Receives may be posted from INIT on; in RESET Linux rxe refuses
 	 * them with EINVAL (rxe_post_recv), and a QP with an SRQ has no RQ
 	 * of its own (EINVAL, as rxe), nor has either kind of XRC QP. */
 	if (ibqp->state == IBV_QPS_RESET || qp->srq ||
 	    ibqp->qp_type == IBV_QPT_XRC_SEND || ibqp->qp_type == IBV_QPT_XRC_RECV) {
 		*bad_wr = wr;
-		pthread_spin_unlock(&rq->lock);
+		hd_spin_unlock(&rq->lock);
 		return EINVAL;
 	}
 	pi = rq->pi;
@@ -258,6 +220,6 @@ int hd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 				      memory_order_release);
 		hd_qp_ring_doorbell(qp);
 	}
-	pthread_spin_unlock(&rq->lock);
+	hd_spin_unlock(&rq->lock);
 	return err;
 }

@@ -23,7 +23,7 @@ static void wrx_start(struct ibv_qp_ex *q)
 {
 	struct hd_qp *qp = qpx(q);
 
-	pthread_spin_lock(&qp->sq.lock);
+	hd_spin_lock(&qp->sq.lock);
 	qp->ex_pi = qp->sq.pi;
 	qp->ex_wqe = NULL;
 	/* like post_send: the SQ takes work from RTS on (rxe: EINVAL) */
@@ -263,7 +263,7 @@ static int wrx_complete(struct ibv_qp_ex *q)
 		}
 	}
 	qp->ex_wqe = NULL;
-	pthread_spin_unlock(&qp->sq.lock);
+	hd_spin_unlock(&qp->sq.lock);
 	return err;
 }
 
@@ -282,7 +282,7 @@ static void wrx_abort(struct ibv_qp_ex *q)
 	struct hd_qp *qp = qpx(q);
 
 	qp->ex_wqe = NULL;
-	pthread_spin_unlock(&qp->sq.lock);
+	hd_spin_unlock(&qp->sq.lock);
 }
 
 #define HD_QP_EX_OPS                                                       \

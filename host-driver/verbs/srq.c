@@ -36,10 +36,10 @@ static void srq_forget(struct hd_obj *o)
 	hd_obj_unlink(&o->ctx->srq_list, o);
 	hd_async_purge(o->ctx, o);
 	if (s->xrc_cq) { /* under its CQ's lock: no poll_cq still sees it */
-		pthread_spin_lock(&s->xrc_cq->lock);
+		hd_spin_lock(&s->xrc_cq->lock);
 		atomic_store_explicit(&o->ctx->xsrq_table[SNIC_QPN_IDX(o->handle)],
 				      NULL, memory_order_release);
-		pthread_spin_unlock(&s->xrc_cq->lock);
+		hd_spin_unlock(&s->xrc_cq->lock);
 	}
 }
 
@@ -47,7 +47,6 @@ static void srq_free(struct hd_obj *o)
 {
 	struct hd_srq *s = srq_of(o);
 
-	pthread_spin_destroy(&s->wq.lock);
 	free(s);
 }
 
@@ -108,7 +107,7 @@ struct ibv_srq *hd_srq_create(struct ibv_pd *pd, struct ibv_srq_attr *a,
 	}
 	s->dbrec = s->obj.rings.dbrec;
 	s->wq.buf = s->obj.rings.ring[0];
-	pthread_spin_init(&s->wq.lock, PTHREAD_PROCESS_PRIVATE);
+	hd_spin_init(&s->wq.lock);
 
 	memset(&in, 0, sizeof(in));
 	in.pdn = pd->handle;
@@ -194,7 +193,7 @@ int hd_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	uint32_t pi;
 	int err;
 
-	pthread_spin_lock(&s->wq.lock);
+	hd_spin_lock(&s->wq.lock);
 	pi = s->wq.pi;
 	/* at most cnt - 1 outstanding: srq_limit < max_wr = cnt - 1 */
 	err = hd_wq_post_recv(&s->wq, s->wq.cnt - 1, wr, bad_wr);
@@ -203,6 +202,6 @@ int hd_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		 * when it runs out, no doorbell needed */
 		atomic_store_explicit(&s->dbrec->pi, s->wq.pi,
 				      memory_order_release);
-	pthread_spin_unlock(&s->wq.lock);
+	hd_spin_unlock(&s->wq.lock);
 	return err;
 }

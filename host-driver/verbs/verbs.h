@@ -95,7 +95,7 @@ struct hd_cq {
 	};
 	struct hd_obj obj;          /* handle: CQN; rings: dbrec, CQEs      */
 	const struct snic_cqe *cur; /* extended polling: the CQE being read */
-	pthread_spinlock_t lock;
+	hd_spinlock_t lock;
 	uint32_t cnt;               /* ring entries, power of two           */
 	uint32_t log_cnt;
 	uint32_t ci;                /* consumer index (under lock)          */
@@ -132,7 +132,7 @@ struct hd_wq {
 	uint32_t cnt;               /* slots, power of two                  */
 	uint32_t log_stride;
 	uint32_t max_sge;
-	pthread_spinlock_t lock;
+	hd_spinlock_t lock;
 	uint32_t pi;                /* producer index (under lock)          */
 	_Atomic uint32_t ci;        /* consumer index, advanced by poll_cq  */
 };
@@ -159,10 +159,30 @@ static inline int hd_wq_room(struct hd_wq *wq, uint32_t pi, uint32_t *ci,
  * EINVAL / ENOMEM with *bad_wr the first WR not posted. */
 int hd_wq_post_recv(struct hd_wq *wq, uint32_t cap, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
-/* Copy n scatter/gather entries into a WQE. */
-void hd_wqe_sges(struct snic_wqe_sge *dst, const struct ibv_sge *sg, size_t n);
+/* Copy n scatter/gather entries into a WQE (in line: every post). */
+static inline void hd_wqe_sges(struct snic_wqe_sge *dst,
+			       const struct ibv_sge *sg, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		dst[i].addr = sg[i].addr;
+		dst[i].length = sg[i].length;
+		dst[i].lkey = sg[i].lkey;
+	}
+}
+
 /* IBV_SEND_* flags -> SNIC_SEND_* (sig_all: the QP signals every WQE). */
-uint8_t hd_wqe_send_flags(unsigned int send_flags, int sig_all);
+static inline uint8_t hd_wqe_send_flags(unsigned int send_flags, int sig_all)
+{
+	uint8_t flags = 0;
+
+	if ((send_flags & IBV_SEND_SIGNALED) || sig_all)
+		flags |= SNIC_SEND_SIGNALED;
+	if (send_flags & IBV_SEND_FENCE)
+		flags |= SNIC_SEND_FENCE;
+	if (send_flags & IBV_SEND_SOLICITED)
+		flags |= SNIC_SEND_SOLICITED;
+	return flags;
+}
 /* The UD address vector of a send WQE (in place of raddr/atomic). */
 void hd_wqe_set_ud(struct snic_send_wqe *w, struct ibv_ah *ah,
 		   uint32_t remote_qpn, uint32_t remote_qkey);
@@ -213,8 +233,44 @@ static inline struct hd_qp *hd_find_qp(struct hd_context *ctx,
 
 /* poll_cq: a send CQE completed SQ index wqe_idx (and all before it). */
 void hd_qp_sq_complete(struct hd_qp *qp, uint32_t wqe_idx);
-/* Is `op` a send opcode of this QP's type? */
-int hd_qp_opcode_ok(const struct hd_qp *qp, enum ibv_wr_opcode op);
+/* Is `op` a send opcode of this QP's type?  UC: SEND and WRITE (with
+ * immediate); UD: SEND (with immediate); raw packet: SEND (the frame, as
+ * it is); an XRC target sends nothing (Annex A14); RC and XRC initiators
+ * every opcode below (memory windows: mw.c).  TSO, DRIVER1 ...: none.
+ * One mask per type, in line: every post asks. */
+#define HD_OP(op) (1u << (op))
+#define HD_OPS_UD (HD_OP(IBV_WR_SEND) | HD_OP(IBV_WR_SEND_WITH_IMM))
+#define HD_OPS_UC (HD_OPS_UD | HD_OP(IBV_WR_RDMA_WRITE) | \
+		   HD_OP(IBV_WR_RDMA_WRITE_WITH_IMM))
+#define HD_OPS_RC (HD_OPS_UC | HD_OP(IBV_WR_RDMA_READ) |                \
+		   HD_OP(IBV_WR_ATOMIC_CMP_AND_SWP) |                      \
+		   HD_OP(IBV_WR_ATOMIC_FETCH_AND_ADD) |                    \
+		   HD_OP(IBV_WR_LOCAL_INV) | HD_OP(IBV_WR_BIND_MW) |       \
+		   HD_OP(IBV_WR_SEND_WITH_INV))
+static inline int hd_qp_opcode_ok(const struct hd_qp *qp,
+				  enum ibv_wr_opcode op)
+{
+	uint32_t ops;
+
+	switch (qp->ibqp.qp_type) {
+	case IBV_QPT_RAW_PACKET:
+		ops = HD_OP(IBV_WR_SEND);
+		break;
+	case IBV_QPT_UD:
+		ops = HD_OPS_UD;
+		break;
+	case IBV_QPT_UC:
+		ops = HD_OPS_UC;
+		break;
+	case IBV_QPT_XRC_RECV:
+		ops = 0;
+		break;
+	default:
+		ops = HD_OPS_RC;
+		break;
+	}
+	return (unsigned int)op < 32 && ((ops >> op) & 1);
+}
 /* After publishing a producer index: the QP's doorbell bits and a kick. */
 void hd_qp_ring_doorbell(struct hd_qp *qp);
 int hd_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,

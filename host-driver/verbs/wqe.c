@@ -9,28 +9,6 @@
 
 #include "verbs/verbs.h"
 
-void hd_wqe_sges(struct snic_wqe_sge *dst, const struct ibv_sge *sg, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		dst[i].addr = sg[i].addr;
-		dst[i].length = sg[i].length;
-		dst[i].lkey = sg[i].lkey;
-	}
-}
-
-uint8_t hd_wqe_send_flags(unsigned int send_flags, int sig_all)
-{
-	uint8_t flags = 0;
-
-	if ((send_flags & IBV_SEND_SIGNALED) || sig_all)
-		flags |= SNIC_SEND_SIGNALED;
-	if (send_flags & IBV_SEND_FENCE)
-		flags |= SNIC_SEND_FENCE;
-	if (send_flags & IBV_SEND_SOLICITED)
-		flags |= SNIC_SEND_SOLICITED;
-	return flags;
-}
-
 void hd_wqe_set_ud(struct snic_send_wqe *w, struct ibv_ah *ah,
 		   uint32_t remote_qpn, uint32_t remote_qkey)
 {
