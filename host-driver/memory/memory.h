@@ -130,6 +130,7 @@ struct hd_fill_stats {
 	uint64_t zeroed;            /* pages never touched: zeros           */
 	uint64_t pipes;             /* pipes made for splicing              */
 	uint64_t fills;             /* ranges filled                        */
+	uint64_t stashed;           /* of them on a stashed window extent   */
 };
 void hd_pin_fill_stats(struct hd_fill_stats *out);
 

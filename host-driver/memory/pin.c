@@ -93,6 +93,15 @@ static uint64_t kept_clock;         /* orders kept chunks, oldest first  */
 #define STALE_MAX 64u
 static struct hd_chunk *stale_list;
 static unsigned stale_chunks;
+/* The window extents of settled stale chunks, kept allocated for the next
+ * small first registrations (stash_take). */
+#define STASH_MAX STALE_MAX
+struct stash_ext {
+	struct hd_hostmem *hm;
+	uint32_t first, npages;
+};
+static struct stash_ext stash[STASH_MAX];
+static unsigned stash_n;
 static pthread_once_t pin_once = PTHREAD_ONCE_INIT;
 
 /* ------------------------------------------------------------------ */
@@ -176,6 +185,8 @@ struct remap_job {
 	int shmid;                  /* RESTORE_SHM                          */
 	int dontfork;
 	int no_splice;              /* BACK: pwrite, never splice (knob)    */
+	int warm;                   /* BACK: window pages mapped here
+				     * already (a stashed extent: stash)   */
 	volatile int err;           /* written by the signal handler        */
 	volatile int done;
 };
@@ -428,8 +439,12 @@ static int fill_by_runs(const struct remap_job *j, int mapped)
  * a page measured, 16 MiB), once. */
 static int window_fill(const struct remap_job *j)
 {
-	int mapped = hd_pages_mapped((uintptr_t)j->win,
-				     (uint32_t)(j->len >> SNIC_PAGE_SHIFT));
+	/* a stashed extent was filled or populated through the window's
+	 * mapping at its last use: no PAGEMAP_SCAN (were a page unmapped
+	 * since, by reclaim, the memcpy would fault it in: slower only) */
+	int mapped = j->warm ? 1 :
+		hd_pages_mapped((uintptr_t)j->win,
+				(uint32_t)(j->len >> SNIC_PAGE_SHIFT));
 	int err = j->plain ? fill_by_runs(j, mapped) : -1;
 
 	if (err < 0)
@@ -731,7 +746,10 @@ static void chunk_note_frames(struct hd_chunk *c)
 }
 
 static uint64_t evict_cached(struct hd_hostmem *hm);
-static uint64_t stale_reap(struct hd_hostmem *hm);
+static uint64_t stale_reap(struct hd_hostmem *hm, int keep);
+static uint64_t stash_release(struct hd_hostmem *hm);
+static int stash_take(struct hd_hostmem *hm, uint32_t npages,
+		      uint32_t *first);
 
 static int chunk_back(struct hd_hostmem *hm, uintptr_t lo, uintptr_t hi,
 		      struct hd_chunk **out)
@@ -751,12 +769,21 @@ static int chunk_back(struct hd_hostmem *hm, uintptr_t lo, uintptr_t hi,
 	 * the NIC's process already when used before: not above the small
 	 * stale chunks' pages (a 16 MiB first copy and remap onto window
 	 * pages never used cost ~20 % more) */
-	if (npages > STALE_CHUNK_MAX && stale_chunks)
-		stale_reap(hm);
-	err = hd_hm_alloc(hm, npages, HD_HM_LOW, &first);
-	/* the window full of kept backings: give them back, then retry */
-	if (err == ENOMEM && evict_cached(hm))
+	if (npages > STALE_CHUNK_MAX && (stale_chunks || stash_n)) {
+		stale_reap(hm, 0);
+		stash_release(hm);
+	}
+	if (npages <= STALE_CHUNK_MAX && stash_take(hm, npages, &first)) {
+		err = 0;
+		j.warm = 1;
+		fill_stats.stashed++;
+	} else {
 		err = hd_hm_alloc(hm, npages, HD_HM_LOW, &first);
+		/* the window full of kept backings: give them back, then
+		 * retry */
+		if (err == ENOMEM && evict_cached(hm))
+			err = hd_hm_alloc(hm, npages, HD_HM_LOW, &first);
+	}
 	if (err) {
 		chunk_unhold(c);
 		free(c);
@@ -979,9 +1006,69 @@ static int restore_stale(void *arg, uintptr_t va, uint32_t pages,
 	return 0;
 }
 
+/*
+ * The stash: the window extent of a small stale chunk, once settled (its
+ * pages mapped nowhere but in the window's own mapping), need not go back
+ * to the allocator: it stays this process's there and serves the next
+ * small first registration of its size.  A program that registers fresh
+ * small buffers (allocate, register, deregister, free, again) then holds
+ * the allocator's lock (two fcntl system calls, ~1.3 us each here) only
+ * once per STASH_MAX registrations, not at each, and its extent's pages
+ * are known mapped here already (filled or populated through the
+ * window's mapping at their last use): no PAGEMAP_SCAN asks.  At most
+ * STASH_MAX extents of up to STALE_CHUNK_MAX pages; they go back to the
+ * allocator wherever kept chunks are evicted (before fork(), at
+ * ibv_close_device, when the window runs short) and before a larger
+ * backing is allocated (which gets the lowest free pages, as before).
+ */
+
+/* pin_lock held: the stashed extents of hm (NULL: all) go back to the
+ * allocator; returns their pages. */
+static uint64_t stash_release(struct hd_hostmem *hm)
+{
+	struct hd_hm_ext ext[STASH_MAX];
+	uint64_t freed = 0;
+
+	while (stash_n) {
+		struct hd_hostmem *w = hm ? hm : stash[0].hm;
+		unsigned n = 0, k = 0;
+
+		for (unsigned i = 0; i < stash_n; i++) {
+			if (stash[i].hm != w) {
+				stash[k++] = stash[i];
+				continue;
+			}
+			ext[n++] = (struct hd_hm_ext){ stash[i].first,
+						       stash[i].npages };
+			freed += stash[i].npages;
+		}
+		stash_n = k;
+		hd_hm_free_n(w, ext, n);
+		if (hm)
+			break;
+	}
+	return freed;
+}
+
+/* pin_lock held: a stashed extent of hm of npages pages, taken (the one
+ * stashed last: its pages were used last).  1 and *first, or 0. */
+static int stash_take(struct hd_hostmem *hm, uint32_t npages,
+		      uint32_t *first)
+{
+	for (unsigned i = stash_n; i-- > 0;) {
+		if (stash[i].hm != hm || stash[i].npages != npages)
+			continue;
+		*first = stash[i].first;
+		stash[i] = stash[--stash_n];
+		return 1;
+	}
+	return 0;
+}
+
 /* pin_lock held: settle the stale chunks of hm (NULL: all), one walk per
- * window; returns the window pages freed. */
-static uint64_t stale_reap(struct hd_hostmem *hm)
+ * window; returns the window pages freed.  keep: their extents go to the
+ * stash while it has room (none counted as freed). */
+static uint64_t stale_reap(struct hd_hostmem *hm, int keep)
 {
 	uint64_t freed = 0;
 
@@ -1006,14 +1093,20 @@ static uint64_t stale_reap(struct hd_hostmem *hm)
 				chunk_leak(c, err ? err : c->restore_err);
 				continue;
 			}
-			freed += c->npages;
-			/* the window pages go back together, under one
-			 * hold of the allocator's lock */
-			if (n == HD_HM_FREE_MAX) {
-				hd_hm_free_n(w, ext, n);
-				n = 0;
+			if (keep && stash_n < STASH_MAX) {
+				stash[stash_n++] = (struct stash_ext){
+					w, c->first, c->npages };
+			} else {
+				freed += c->npages;
+				/* the window pages go back together, under
+				 * one hold of the allocator's lock */
+				if (n == HD_HM_FREE_MAX) {
+					hd_hm_free_n(w, ext, n);
+					n = 0;
+				}
+				ext[n++] = (struct hd_hm_ext){ c->first,
+							       c->npages };
 			}
-			ext[n++] = (struct hd_hm_ext){ c->first, c->npages };
 			chunk_unhold(c);
 			free(c->pfn);
 			free(c);
@@ -1039,7 +1132,7 @@ static void chunk_stale(struct hd_chunk *c)
 	stale_list = c;
 	stale_chunks++;
 	if (stale_chunks >= STALE_MAX)
-		stale_reap(NULL);
+		stale_reap(NULL, 1);
 }
 
 /* Counts the pages of a chunk mapped where it was backed. */
@@ -1100,7 +1193,7 @@ static int chunk_valid(struct hd_chunk *c)
 static uint64_t evict_cached(struct hd_hostmem *hm)
 {
 	struct hd_chunk *c = chunk_list, *nx;
-	uint64_t freed = stale_reap(hm);
+	uint64_t freed = stale_reap(hm, 0) + stash_release(hm);
 
 	for (; c; c = nx) {
 		nx = c->next;
@@ -1353,6 +1446,8 @@ int hd_pin_uses(const struct hd_hostmem *hm)
 		used = c->hm == hm;
 	for (struct hd_chunk *c = stale_list; c && !used; c = c->next)
 		used = c->hm == hm;
+	for (unsigned i = 0; i < stash_n && !used; i++)
+		used = stash[i].hm == hm;
 	pthread_mutex_unlock(&pin_lock);
 	return used;
 }

@@ -202,6 +202,150 @@ static void release_fill(struct hd_hostmem *hm, struct fill *f)
 #define MAPPED_EXPECT 1
 #endif
 
+/* Small buffers registered once each at one address, then freed (pin.c's
+ * stale chunks, settled STALE_MAX at a time, their window extents kept
+ * for the next small registrations: the stash).  A page registered once
+ * and moved away (mremap) keeps its bytes whatever the later
+ * registrations write into the window; each registration's window page
+ * holds its buffer's bytes and the window's writes show in the buffer;
+ * the stash served some of them (its counter) and gives everything back
+ * at hd_pin_flush. */
+/* After fork() (the parent): a fresh page at a registers, not on a
+ * stashed extent, with its bytes in the window. */
+static int stash_after_fork(struct hd_hostmem *hm, uint8_t *a)
+{
+	struct hd_fill_stats f0, f1;
+	uint8_t *b = mmap(a, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+			  MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	uint8_t page[SNIC_PAGE_SIZE];
+	struct hd_pin *pin;
+	int ok, err;
+
+	if (b != a) {
+		printf("  after fork (pid %d): mmap at %p: %p\n", (int)getpid(),
+		       (void *)a, (void *)b);
+		return 0;
+	}
+	memset(b, 0x3c, PG);
+	hd_pin_fill_stats(&f0);
+	err = hd_pin(hm, b, PG, &pin);
+	if (err) {
+		printf("  after fork (pid %d): hd_pin: %s\n", (int)getpid(),
+		       strerror(err));
+		return 0;
+	}
+	hd_pin_fill_stats(&f1);
+	ok = f1.stashed == f0.stashed && f1.fills == f0.fills + 1 &&
+	     pread(hm->fd, page, PG, (off_t)hd_hm_off(hm, pin->pages[0])) ==
+	     (ssize_t)PG && page[0] == 0x3c && page[PG - 1] == 0x3c;
+	if (!ok)
+		printf("  after fork (pid %d): stashed %llu -> %llu, fills %llu "
+		       "-> %llu, window byte %#x\n", (int)getpid(),
+		       (unsigned long long)f0.stashed,
+		       (unsigned long long)f1.stashed,
+		       (unsigned long long)f0.fills,
+		       (unsigned long long)f1.fills, page[0]);
+	hd_unpin(pin);
+	munmap(b, PG);
+	return ok;
+}
+
+static void stash_way(struct hd_hostmem *hm, const char *way)
+{
+	enum { ROUNDS = 150 };
+	struct hd_fill_stats s0, s1;
+	uint8_t *a, *dst, *moved, page[SNIC_PAGE_SIZE];
+	struct hd_pin *pin;
+	unsigned bad = 0, i;
+	char what[200];
+
+	a = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	dst = mmap(NULL, PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED || dst == MAP_FAILED) {
+		check(0, "stash: mmap");
+		return;
+	}
+	memset(a, 0x77, PG);
+	if (hd_pin(hm, a, PG, &pin) != 0) {
+		check(0, "stash: hd_pin of the page to move");
+		return;
+	}
+	hd_unpin(pin);
+	moved = mremap(a, PG, PG, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+	check(moved == dst, "stash: mremap of a kept page");
+	hd_pin_fill_stats(&s0);
+	for (i = 0; i < ROUNDS && moved == dst; i++) {
+		uint8_t *b = mmap(a, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+				  MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		uint8_t mark = (uint8_t)(i ^ 0xa5);
+
+		if (b != a) {
+			bad++;
+			break;
+		}
+		for (size_t k = 0; k < PG; k++)
+			b[k] = pat(i, k, 9);
+		if (hd_pin(hm, b, PG, &pin) != 0) {
+			bad++;
+			break;
+		}
+		if (pread(hm->fd, page, PG,
+			  (off_t)hd_hm_off(hm, pin->pages[0])) != (ssize_t)PG)
+			bad++;
+		for (size_t k = 0; k < PG; k++)
+			bad += page[k] != pat(i, k, 9);
+		if (pwrite(hm->fd, &mark, 1,
+			   (off_t)hd_hm_off(hm, pin->pages[0]) + 17) != 1 ||
+		    b[17] != mark)
+			bad++;
+		hd_unpin(pin);
+		munmap(b, PG);
+		for (size_t k = 0; k < PG; k++)
+			bad += moved[k] != 0x77;
+	}
+	hd_pin_fill_stats(&s1);
+	snprintf(what, sizeof(what), "%s, stash: %u rounds of a fresh page at "
+		 "one address, %u wrong bytes (its own in the window, the "
+		 "window's write in it, the moved page's)", way, i, bad);
+	check(i == ROUNDS && bad == 0, what);
+	snprintf(what, sizeof(what), "%s, stash: %llu of %llu fills on a "
+		 "stashed extent (wanted some)", way,
+		 (unsigned long long)(s1.stashed - s0.stashed),
+		 (unsigned long long)(s1.fills - s0.fills));
+	check(s1.stashed - s0.stashed > 0 && s1.fills - s0.fills == ROUNDS,
+	      what);
+	/* fork() gives the stash back first (pin.c's prepare handler),
+	 * with the kept and stale chunks: the child holds nothing of the
+	 * window (it cannot use it: the window is not inherited, but the
+	 * stash is plain memory it would inherit), nor does the parent, whose
+	 * next registration takes no stashed extent */
+	{
+		pid_t pid = fork();
+		int st = 0;
+		pid_t w;
+
+		if (pid == 0)
+			_exit(hd_pin_uses(hm) ? 1 : 0);
+		w = pid > 0 ? waitpid(pid, &st, 0) : -1;
+		snprintf(what, sizeof(what), "stash: the child of fork() holds "
+			 "nothing of the window (wait status %#x)",
+			 (unsigned)st);
+		check(w == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, what);
+		check(!hd_pin_uses(hm), "stash: the parent holds nothing of "
+		      "the window after fork()");
+		check(stash_after_fork(hm, a), "stash: the parent's first "
+		      "registration after fork() takes no stashed extent");
+	}
+	hd_pin_flush(hm);
+	check(!hd_pin_uses(hm), "stash: nothing of the window held after "
+	      "hd_pin_flush");
+	for (size_t k = 0; k < PG; k++)
+		bad += moved[k] != 0x77;
+	check(bad == 0, "stash: the moved page's bytes after hd_pin_flush");
+	munmap(moved, PG);
+}
+
 /* A window of its own (a sealed memfd, pa 0): two registrations on cold
  * window pages (the second while the first holds its pages: the kept
  * pipe serves it), then one on the first's pages, mapped here by then. */
@@ -238,6 +382,7 @@ static int run_way(int no_splice)
 			 MAPPED_EXPECT ? 0 : !no_splice);
 		release_fill(hm, &c);
 		check(!hd_pin_uses(hm), "nothing backed by the window at the end");
+		stash_way(hm, a.way);
 	}
 	return failed != failed_before;
 }
