@@ -14,17 +14,16 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/integration/lib.sh"
 snic_private_netns "$0" "$@"
 
-ITERS=${SNIC_BENCH_ITERS:-5000}
 port=$(snic_free_port 23815)
 
 write_bw() { # SIZE -> "MB/s Mmsg/s" of the client's row
 	local out=$SNIC_CASE_DIR/bench-cores.out
 	timeout -k 5 120 ib_write_bw -d snic1 -F -x 0 -p "$port" -q 2 -s "$1" \
-		-n "$ITERS" >/dev/null 2>&1 </dev/null &
+		-n "$(snic_bw_iters "$1")" >/dev/null 2>&1 </dev/null &
 	local spid=$!
 	snic_wait_listen "$port" 30 "$spid" >/dev/null || { kill "$spid" 2>/dev/null; return 1; }
 	timeout -k 5 120 ib_write_bw -d snic0 -F -x 0 -p "$port" -q 2 -s "$1" \
-		-n "$ITERS" 127.0.0.1 >"$out" 2>&1 </dev/null
+		-n "$(snic_bw_iters "$1")" 127.0.0.1 >"$out" 2>&1 </dev/null
 	wait "$spid"
 	awk '/#bytes/ { hdr = 1; next } hdr && $1 ~ /^[0-9]+$/ { print $4, $5; exit }' "$out"
 }
@@ -37,7 +36,7 @@ cmd_rtt() { # CORES: one line of snic-cmdbench's figures
 		"$([[ $1 == 1 ]] && echo " " || echo s)" "$pd" "$cq"
 }
 
-echo "== firmware cores per NIC (snic-emu --cores N, ib_write_bw -q 2 -n $ITERS; $(nproc) CPUs shared with perftest: reported, not asserted; load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "== firmware cores per NIC (snic-emu --cores N, ib_write_bw -q 2 -n "512 MiB / size, at most 200,000"; $(nproc) CPUs shared with perftest: reported, not asserted; load $(cut -d' ' -f1-3 /proc/loadavg))"
 declare -A rate
 for n in 1 2; do
 	snic_emu_start --cores "$n" >/dev/null

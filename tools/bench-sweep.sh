@@ -81,9 +81,9 @@ rep() {
 	for (( i = 0; i < REPEAT; i++ )); do "$@"; done | median "$col"
 }
 
-iters() { # SIZE KIND: fewer iterations for large messages
+iters() { # SIZE KIND: a latency run 2000 round trips (200 at 1 MiB)
 	if [[ $2 == lat ]]; then (( $1 >= 1048576 )) && echo 200 || echo 2000
-	else (( $1 >= 1048576 )) && echo 500 || echo 5000; fi
+	else snic_bw_iters "$1"; fi
 }
 
 for op in write read send; do

@@ -11,8 +11,8 @@ snic_private_netns "$0" "$@"
 only=${1:-all}   # "engines": only the UCX and MPI part (README)
 [[ $only == all || $only == engines ]] || { echo "usage: $0 [engines]" >&2; exit 2; }
 
-ITERS=${SNIC_BENCH_ITERS:-5000}
-echo "snic bench: $(nproc) cores, $(uname -m); perftest -n $ITERS; server snic1, client snic0"
+ITERS=${SNIC_BENCH_ITERS:-}   # latency runs: 5000 unless set
+echo "snic bench: $(nproc) cores, $(uname -m); perftest -n ${ITERS:-"512 MiB / size, at most 200,000 (bandwidth), 5000 (latency)"}; server snic1, client snic0"
 if [[ $only == all ]]; then
 	echo
 	echo "== machine limits (one core)"
@@ -45,7 +45,7 @@ if [[ $only == all ]]; then
 	echo "== bandwidth (BW average; ratio = payload rate / single-core memcpy rate)"
 	for t in "ib_write_bw -s 65536" "ib_read_bw -s 65536" "ib_send_bw -s 65536" "ib_write_bw -s 4096"; do
 		read -r prog _ size <<<"$t"
-		row=$(run_pt "$prog" -s "$size" -n "$ITERS")
+		row=$(run_pt "$prog" -s "$size" -n "$(snic_bw_iters "$size")")
 		mbs=$(awk '{ print $4 }' <<<"$row")        # MB/s (perftest: 2^20)
 		gbs=$(awk -v m="$mbs" 'BEGIN { printf "%.2f", m * 1048576 / 1e9 }')
 		lim=${mc[$size]:-${mc[65536]}}
@@ -58,9 +58,9 @@ if [[ $only == all ]]; then
 	for t in "ib_write_lat -s 64" "ib_send_lat -s 64" "ib_read_lat -s 64" "ib_atomic_lat"; do
 		read -r prog _ size <<<"$t"
 		if [[ -n ${size:-} ]]; then
-			row=$(run_pt "$prog" -s "$size" -n "$ITERS")
+			row=$(run_pt "$prog" -s "$size" -n "${ITERS:-5000}")
 		else
-			row=$(run_pt "$prog" -n "$ITERS")
+			row=$(run_pt "$prog" -n "${ITERS:-5000}")
 		fi
 		printf '  %-12s %7s B  %8s us typical (min %s us)\n' "$prog" "${size:-8}" \
 			"$(awk '{ print $5 }' <<<"$row")" "$(awk '{ print $3 }' <<<"$row")"

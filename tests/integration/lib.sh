@@ -386,6 +386,20 @@ snic__tcp_port() { # PORT [STATE_HEX]
 }
 
 # First TCP port from BASE on that no local socket uses.
+# snic_bw_iters SIZE: perftest -n for a bandwidth run of SIZE-byte
+# messages (make bench): 512 MiB or 200,000 messages, whichever is fewer,
+# at least 500.  At -n 5000 a 64-B run lasted ~2 ms and a 4 KiB one ~4 ms,
+# so one late scheduler turn of this shared VM decided the figure.
+# SNIC_BENCH_ITERS overrides it.
+snic_bw_iters() {
+	local n
+	[[ -n ${SNIC_BENCH_ITERS:-} ]] && { echo "$SNIC_BENCH_ITERS"; return; }
+	n=$(( (512 << 20) / $1 ))
+	(( n > 200000 )) && n=200000
+	(( n < 500 )) && n=500
+	echo "$n"
+}
+
 snic_free_port() { # BASE
 	local p
 	for (( p = $1; p < $1 + 200; p++ )); do
