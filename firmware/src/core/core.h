@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/counters.h"
 #include "core/timer_wheel.h"
@@ -187,7 +188,22 @@ static inline struct snic_pkt *core_pkt_alloc(struct snic_core *c)
 }
 void core_loop_copy(struct snic_core *c, const struct snic_pkt *pkt);
 void core_pkt_unused(struct snic_core *c, struct snic_pkt *pkt);
-void core_tx(struct snic_core *c, struct snic_pkt *pkt);
+void core_tx_rare(struct snic_core *c, struct snic_pkt *pkt);
+/* Queue a frame for the port.  In line: once per data frame, and its
+ * usual way is three stores; a frame to our own MAC (loopback) or a full
+ * queue takes core_tx_rare, which decides as before (loopback first). */
+static inline void core_tx(struct snic_core *c, struct snic_pkt *pkt)
+{
+	if (__builtin_expect(c->txq_tail - c->txq_head >= SNIC_TXQ_SIZE ||
+			     (pkt->len >= 6 &&
+			      !memcmp(pkt->data, c->loop_mac, 6)), 0)) {
+		core_tx_rare(c, pkt);
+		return;
+	}
+	if (c->tx_budget)
+		c->tx_budget--;
+	c->txq[c->txq_tail++ % SNIC_TXQ_SIZE] = pkt;
+}
 void core_tx_ctl(struct snic_core *c, struct snic_pkt *pkt);
 uint32_t core_tx_room(const struct snic_core *c);
 unsigned core_tx_flush(struct snic_core *c);

@@ -88,7 +88,8 @@ uint16_t core_loop_take(struct snic_core *c, struct snic_pkt **pkts, uint16_t n)
 	return k;
 }
 
-void core_tx(struct snic_core *c, struct snic_pkt *pkt)
+/* core_tx's frame to our own MAC, or one for a full queue. */
+void core_tx_rare(struct snic_core *c, struct snic_pkt *pkt)
 {
 	if (loop_to_self(c, pkt))
 		return;
@@ -107,7 +108,7 @@ void core_tx(struct snic_core *c, struct snic_pkt *pkt)
 void core_tx_ctl(struct snic_core *c, struct snic_pkt *pkt)
 {
 	if (c->ctlq_tail - c->ctlq_head >= SNIC_CTLQ_SIZE) {
-		core_tx(c, pkt);
+		core_tx_rare(c, pkt);
 		return;
 	}
 	if (loop_to_self(c, pkt))
