@@ -104,8 +104,9 @@ void core_tx_rare(struct snic_core *c, struct snic_pkt *pkt)
 }
 
 /* A control frame: ahead of every data frame; when its own queue is full
- * (a flood of them), it waits with the data. */
-void core_tx_ctl(struct snic_core *c, struct snic_pkt *pkt)
+ * (a flood of them), it waits with the data.  core_tx_ctl's (core.h)
+ * full queue or loopback; the whole decision, as before. */
+void core_tx_ctl_rare(struct snic_core *c, struct snic_pkt *pkt)
 {
 	if (c->ctlq_tail - c->ctlq_head >= SNIC_CTLQ_SIZE) {
 		core_tx_rare(c, pkt);
