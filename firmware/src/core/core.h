@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/counters.h"
 #include "core/timer_wheel.h"
@@ -187,8 +188,41 @@ static inline struct snic_pkt *core_pkt_alloc(struct snic_core *c)
 }
 void core_loop_copy(struct snic_core *c, const struct snic_pkt *pkt);
 void core_pkt_unused(struct snic_core *c, struct snic_pkt *pkt);
-void core_tx(struct snic_core *c, struct snic_pkt *pkt);
-void core_tx_ctl(struct snic_core *c, struct snic_pkt *pkt);
+void core_tx_rare(struct snic_core *c, struct snic_pkt *pkt);
+void core_tx_ctl_rare(struct snic_core *c, struct snic_pkt *pkt);
+/* A frame to our own MAC: it loops back on this core (tx.c). */
+static inline bool core_tx_is_loop(const struct snic_core *c,
+				   const struct snic_pkt *pkt)
+{
+	return pkt->len >= 6 && !memcmp(pkt->data, c->loop_mac, 6);
+}
+/* Queue a frame for the port.  In line: once per data frame, and its
+ * usual way is three stores; a frame to our own MAC (loopback) or a full
+ * queue takes core_tx_rare, which decides as before (loopback first). */
+static inline void core_tx(struct snic_core *c, struct snic_pkt *pkt)
+{
+	if (__builtin_expect(c->txq_tail - c->txq_head >= SNIC_TXQ_SIZE ||
+			     core_tx_is_loop(c, pkt), 0)) {
+		core_tx_rare(c, pkt);
+		return;
+	}
+	if (c->tx_budget)
+		c->tx_budget--;
+	c->txq[c->txq_tail++ % SNIC_TXQ_SIZE] = pkt;
+}
+/* A control frame (ARP, ACK/NAK), ahead of every data frame.  In line
+ * as core_tx: once per ACK; its full queue or loopback takes
+ * core_tx_ctl_rare (tx.c). */
+static inline void core_tx_ctl(struct snic_core *c, struct snic_pkt *pkt)
+{
+	if (__builtin_expect(c->ctlq_tail - c->ctlq_head >= SNIC_CTLQ_SIZE ||
+			     core_tx_is_loop(c, pkt), 0)) {
+		core_tx_ctl_rare(c, pkt);
+		return;
+	}
+	CNT_INC(c, tx_ctl_frames);
+	c->ctlq[c->ctlq_tail++ % SNIC_CTLQ_SIZE] = pkt;
+}
 uint32_t core_tx_room(const struct snic_core *c);
 unsigned core_tx_flush(struct snic_core *c);
 uint16_t core_loop_take(struct snic_core *c, struct snic_pkt **pkts,

@@ -88,7 +88,8 @@ uint16_t core_loop_take(struct snic_core *c, struct snic_pkt **pkts, uint16_t n)
 	return k;
 }
 
-void core_tx(struct snic_core *c, struct snic_pkt *pkt)
+/* core_tx's frame to our own MAC, or one for a full queue. */
+void core_tx_rare(struct snic_core *c, struct snic_pkt *pkt)
 {
 	if (loop_to_self(c, pkt))
 		return;
@@ -103,11 +104,12 @@ void core_tx(struct snic_core *c, struct snic_pkt *pkt)
 }
 
 /* A control frame: ahead of every data frame; when its own queue is full
- * (a flood of them), it waits with the data. */
-void core_tx_ctl(struct snic_core *c, struct snic_pkt *pkt)
+ * (a flood of them), it waits with the data.  core_tx_ctl's (core.h)
+ * full queue or loopback; the whole decision, as before. */
+void core_tx_ctl_rare(struct snic_core *c, struct snic_pkt *pkt)
 {
 	if (c->ctlq_tail - c->ctlq_head >= SNIC_CTLQ_SIZE) {
-		core_tx(c, pkt);
+		core_tx_rare(c, pkt);
 		return;
 	}
 	if (loop_to_self(c, pkt))
@@ -136,20 +138,23 @@ static unsigned tx_drop_link_down(struct snic_core *c)
 }
 
 /* Hand the frames of ring q (size qsize, indexes *head .. tail) to the
- * port in bursts; false when the port took less than offered. */
+ * port in bursts; false when the port took less than offered.  A burst
+ * is a run of the ring itself, up to its end (the next one starts at
+ * its beginning), not a copy of it: every HAL's tx_burst (DPDK, virtio,
+ * the tests' fake) only reads the array, taking its first frames. */
 static bool tx_ring_flush(struct snic_core *c, struct snic_pkt **q,
 			  uint32_t qsize, uint32_t *head, uint32_t tail,
 			  unsigned *sent_total)
 {
 	while (*head != tail) {
-		struct snic_pkt *burst[SNIC_BURST];
-		uint32_t n = tail - *head, i;
+		uint32_t at = *head % qsize, n = tail - *head, i;
+		struct snic_pkt **burst = q + at;
 		uint16_t sent;
 
 		if (n > SNIC_BURST)
 			n = SNIC_BURST;
-		for (i = 0; i < n; i++)
-			burst[i] = q[(*head + i) % qsize];
+		if (n > qsize - at)
+			n = qsize - at;
 		for (i = 0; i < n; i++)
 			core_trace(c, SNIC_TR_TX, burst[i]->len);
 		sent = c->ops->tx_burst(c->hal_ctx, 0, burst, (uint16_t)n);

@@ -86,12 +86,21 @@ void msg_start(struct snic_qp *qp, uint32_t first_psn, uint32_t npkts,
 	qp->sq_fetch = cur->wqe_idx + 1;
 }
 
+/* A new message's PSNs [first_psn, first_psn + npkts) are on the wire:
+ * fresh PSNs go on after them (a READ request owns the PSNs of all its
+ * responses, 9.7.4.1.4).  msg_sent's and req_one's one step. */
+static inline void psn_step(struct snic_qp *qp, uint32_t first_psn,
+			    uint32_t npkts)
+{
+	qp->npsn = (first_psn + npkts) & ROCE_PSN_MASK;
+}
+
 /* Its last packet is on the wire. */
 static void msg_sent(struct snic_qp *qp)
 {
 	struct snic_req_cur *cur = &qp->cur;
 
-	qp->npsn = (cur->first_psn + cur->npkts) & ROCE_PSN_MASK;
+	psn_step(qp, cur->first_psn, cur->npkts);
 	cur->valid = false;
 }
 
@@ -408,7 +417,7 @@ enum fetch_result req_one_as(struct snic_nic *nic, struct snic_qp *qp, bool rd)
 	qp->psn_hi = hi;
 	if (!qp->rtt_t0)
 		timer_rtt_start(nic, qp, hi);
-	qp->npsn = (psn + npkts) & ROCE_PSN_MASK; /* as msg_sent */
+	psn_step(qp, psn, npkts); /* cur stays not valid, as msg_sent leaves it */
 	return FETCH_SENT;
 }
 

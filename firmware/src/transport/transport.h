@@ -45,10 +45,17 @@ uint8_t sq_local_exec(struct snic_nic *nic, struct snic_qp *qp);
 /* sq.c: send-queue work for every QP type */
 /* Does the SQ's slot hold a first SGE after the WQE's header (create_qp:
  * a slot is at least 64 bytes plus the SGEs or inline bytes)? */
+#define SQ_SGE0_LOG 7u /* the smallest slot with room for both: 128 bytes */
+_Static_assert((1u << SQ_SGE0_LOG) >= sizeof(struct snic_send_wqe) +
+					 sizeof(struct snic_wqe_sge) &&
+	       (1u << (SQ_SGE0_LOG - 1)) < sizeof(struct snic_send_wqe) +
+					   sizeof(struct snic_wqe_sge),
+	       "SQ_SGE0_LOG: a WQE header and one SGE");
 static inline bool sq_slot_has_sge0(const struct snic_qp *qp)
 {
-	return (1u << qp->sq_stride_log) >=
-	       sizeof(struct snic_send_wqe) + sizeof(struct snic_wqe_sge);
+	/* the log compared, not the slot's size: no shift (create_qp keeps
+	 * sq_stride_log <= 12) */
+	return qp->sq_stride_log >= SQ_SGE0_LOG;
 }
 uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp);
 uint8_t sq_load(struct snic_nic *nic, struct snic_qp *qp, uint32_t access);
