@@ -9,6 +9,7 @@
  */
 #include "nic/top.h"
 #include "nic/cm.h"
+#include "transport/rc_write_only.h"
 
 /* ARP, or IPv6 neighbour discovery (the classifier let only those by) */
 static void rx_arp(struct snic_nic *nic, struct snic_pkt *p)

@@ -298,13 +298,10 @@ void timer_backoff(struct snic_qp *qp);
 /* rc_responder.c */
 const char *resp_state_name(unsigned s);
 /* The responder's steps for any request; its callers offer the packet
- * to resp_write_only first (once: resp_rx does not ask it again). */
+ * to resp_write_only (rc_write_only.h) first (once: resp_rx does not ask
+ * it again). */
 void resp_rx(struct snic_nic *nic, struct snic_qp *qp,
 	     const struct roce_hdrs *h);
-/* The one step for the usual RC WRITE_ONLY; false, nothing changed, for
- * anything else (resp_rx then). */
-bool resp_write_only(struct snic_nic *nic, struct snic_qp *qp,
-		     const struct roce_hdrs *h);
 unsigned resp_poll(struct snic_nic *nic);
 void resp_flush_acks(struct snic_nic *nic, struct snic_qp *qp);
 bool resp_linger_rx(struct snic_nic *nic, const struct roce_hdrs *h);

@@ -9,7 +9,7 @@
  * turned back into its RC opcode for them, and a request first binds the
  * target QP to the SRQ its XRCETH names (objects/xrcd.c has the rules).
  */
-#include "transport/rc_resp.h"
+#include "transport/rc_write_only.h"
 
 /* A request for a target QP.  At the PSN expected it is bound to the SRQ
  * its XRCETH names, or refused with the NAK the binding asks for.  A

@@ -620,15 +620,16 @@ static void parse_ip6(const uint8_t *f, struct roce_hdrs *h)
 	memcpy(h->dip6, f + IP6_DST, 16);
 }
 
-/* l3: the IP header's length (IPv4 20, IPv6 40); n: bytes from the BTH
- * to the end of the ICRC. */
+/* l3: the IP header's length (IPv4 20, IPv6 40); op: the opcode's
+ * entry; payload_len: the payload's bytes (without pad and ICRC).  Both
+ * as the checks found them (check_bth, plain_roce4): not read again from
+ * the frame, which the stores into h may alias. */
 static inline __attribute__((always_inline))
-void parse_fields(const uint8_t *f, uint32_t l3, uint32_t n,
+void parse_fields(const uint8_t *f, uint32_t l3,
+		  const struct roce_opcode_info *op, uint32_t payload_len,
 		  struct roce_hdrs *h, bool lean)
 {
 	const uint8_t *bth = f + IP + l3 + ROCE_UDP_HLEN;
-	const struct roce_opcode_info *op = &roce_opcodes[bth[0]];
-	uint32_t pad = (bth[1] >> 4) & 3u;      /* before h is written */
 
 	/* every field is set here, in parse_bth or in parse_ext (0 where
 	 * the frame has none); sip6/dip6 only for IPv6 (ip6 says which) */
@@ -653,7 +654,7 @@ void parse_fields(const uint8_t *f, uint32_t l3, uint32_t n,
 	parse_bth(bth, h, lean);
 	parse_ext(bth + ROCE_BTH_LEN, op->layout, h, lean);
 	h->payload = bth + ROCE_BTH_LEN + op->ext_len;
-	h->payload_len = n - ROCE_BTH_LEN - op->ext_len - ROCE_ICRC_LEN - pad;
+	h->payload_len = payload_len;
 }
 
 /*
@@ -664,6 +665,8 @@ void parse_fields(const uint8_t *f, uint32_t l3, uint32_t n,
  * checksum, then check_bth's checks but the ICRC on the BTH's first
  * word.  False when anything is unusual: the general path (classify,
  * check_ipv4, check_bth) runs then and says what is wrong, in its order.
+ * True with the IP total length, the opcode's entry and the payload's
+ * length (what parse_fields would otherwise work out again).
  *
  * The header checksum: the header's one's-complement sum in 64-bit
  * words (two 8-byte loads and one 4-byte, in the CPU's byte order: the
@@ -673,7 +676,8 @@ void parse_fields(const uint8_t *f, uint32_t l3, uint32_t n,
  * multiple of 0xffff; the sum is nonzero (byte 14 is 0x45).
  */
 static inline __attribute__((always_inline))
-bool plain_roce4(const uint8_t *f, uint32_t len, uint32_t *tot_out)
+bool plain_roce4(const uint8_t *f, uint32_t len, uint32_t *tot_out,
+		 const struct roce_opcode_info **op_out, uint32_t *payload_out)
 {
 	const struct roce_opcode_info *op;
 	uint64_t a, b, c, sum;
@@ -709,6 +713,8 @@ bool plain_roce4(const uint8_t *f, uint32_t len, uint32_t *tot_out)
 	if ((rest & 3u) || pad > rest || (rest && !(op->flags & ROCE_F_PAYLOAD)))
 		return false;
 	*tot_out = tot;
+	*op_out = op;
+	*payload_out = rest - pad;
 	return true;
 }
 
@@ -734,8 +740,13 @@ roce_parse_slow(const uint8_t *frame, uint32_t len, struct roce_hdrs *h)
 		return ROCE_ERR_UDP_LEN;
 	n -= ROCE_UDP_HLEN;                     /* BTH .. ICRC */
 	r = check_bth(frame, IP + l3 + ROCE_UDP_HLEN, n);
-	if (r == ROCE_OK)
-		parse_fields(frame, l3, n, h, false);
+	if (r == ROCE_OK) {
+		const uint8_t *bth = frame + IP + l3 + ROCE_UDP_HLEN;
+		const struct roce_opcode_info *op = &roce_opcodes[bth[0]];
+
+		parse_fields(frame, l3, op, n - ROCE_BTH_LEN - op->ext_len -
+			     ROCE_ICRC_LEN - ((bth[1] >> 4) & 3u), h, false);
+	}
 	return r;
 }
 
@@ -752,12 +763,12 @@ static inline __attribute__((always_inline))
 enum roce_parse_result parse(const uint8_t *frame, uint32_t len,
 			     struct roce_hdrs *h, bool lean)
 {
-	uint32_t tot;
+	const struct roce_opcode_info *op;
+	uint32_t tot, payload_len;
 
-	if (!plain_roce4(frame, len, &tot))
+	if (!plain_roce4(frame, len, &tot, &op, &payload_len))
 		return roce_parse_slow(frame, len, h);
-	parse_fields(frame, ROCE_IPV4_HLEN, tot - ROCE_IPV4_HLEN - ROCE_UDP_HLEN,
-		     h, lean);
+	parse_fields(frame, ROCE_IPV4_HLEN, op, payload_len, h, lean);
 	return roce_icrc_ip(frame, IP + tot - ROCE_ICRC_LEN, false) ==
 	       get_icrc(frame + IP + tot - ROCE_ICRC_LEN) ? ROCE_OK
 							 : ROCE_ERR_ICRC;
@@ -777,9 +788,10 @@ enum roce_parse_result roce_parse_rx(const uint8_t *frame, uint32_t len,
 
 bool roce_parse_is_plain(const uint8_t *frame, uint32_t len)
 {
-	uint32_t tot;
+	const struct roce_opcode_info *op;
+	uint32_t tot, payload_len;
 
-	return plain_roce4(frame, len, &tot);
+	return plain_roce4(frame, len, &tot, &op, &payload_len);
 }
 
 /* ---- build ---- */
