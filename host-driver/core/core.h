@@ -160,6 +160,10 @@ struct hd_context {
 
 	pthread_mutex_t cmd_lock;
 	uint32_t cmd_seq;
+	/* the last answer came right after a sched_yield that let another
+	 * thread run: the NIC's thread shares our CPU (command.c), under
+	 * cmd_lock */
+	int cmd_fw_here;
 	/* REG_MR/REREG_MR page lists (verbs/mr.c): a window buffer kept
 	 * for the context's life (allocating one per command cost two
 	 * allocator locks), used under pl_lock */

@@ -133,6 +133,10 @@ struct hd_fill_stats {
 	uint64_t stashed;           /* of them on a stashed window extent   */
 };
 void hd_pin_fill_stats(struct hd_fill_stats *out);
+/* The window extents of hm in this process's stash (pin.c), up to max of
+ * them into out: how many there are.  For tests. */
+unsigned hd_pin_stashed(const struct hd_hostmem *hm, struct hd_hm_ext *out,
+			unsigned max);
 
 /* ------------------------------------------------------------------ */
 /* What backs this process's address space (vma.c).                     */

@@ -1437,6 +1437,24 @@ uint64_t hd_pin_flush(struct hd_hostmem *hm)
 	return freed;
 }
 
+unsigned hd_pin_stashed(const struct hd_hostmem *hm, struct hd_hm_ext *out,
+			unsigned max)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&pin_lock);
+	for (unsigned i = 0; i < stash_n; i++) {
+		if (stash[i].hm != hm)
+			continue;
+		if (n < max)
+			out[n] = (struct hd_hm_ext){ stash[i].first,
+						     stash[i].npages };
+		n++;
+	}
+	pthread_mutex_unlock(&pin_lock);
+	return n;
+}
+
 int hd_pin_uses(const struct hd_hostmem *hm)
 {
 	int used = 0;

@@ -250,11 +250,109 @@ static int stash_after_fork(struct hd_hostmem *hm, uint8_t *a)
 	return ok;
 }
 
+/* Round i of a fresh page at a filled with seed's bytes: registered, its
+ * bytes in the window (pread of the file, not through a mapping), the
+ * window's write seen in it, deregistered and unmapped; the moved page
+ * keeps its bytes.  Wrong bytes (and failed steps) into *bad, the window
+ * page taken into *took; 1 when the round could not go on. */
+static int stash_round(struct hd_hostmem *hm, uint8_t *a, const uint8_t *moved,
+		       unsigned i, unsigned seed, uint32_t *took, unsigned *bad)
+{
+	uint8_t *b = mmap(a, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+			  MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	uint8_t mark = (uint8_t)(i ^ 0xa5), page[SNIC_PAGE_SIZE];
+	struct hd_pin *pin;
+
+	if (b != a) {
+		++*bad;
+		return 1;
+	}
+	for (size_t k = 0; k < PG; k++)
+		b[k] = pat(i, k, seed);
+	if (hd_pin(hm, b, PG, &pin) != 0) {
+		++*bad;
+		return 1;
+	}
+	if (took)
+		*took = pin->pages[0];
+	if (pread(hm->fd, page, PG,
+		  (off_t)hd_hm_off(hm, pin->pages[0])) != (ssize_t)PG)
+		++*bad;
+	for (size_t k = 0; k < PG; k++)
+		*bad += page[k] != pat(i, k, seed) || b[k] != pat(i, k, seed);
+	if (pwrite(hm->fd, &mark, 1,
+		   (off_t)hd_hm_off(hm, pin->pages[0]) + 17) != 1 ||
+	    b[17] != mark)
+		++*bad;
+	hd_unpin(pin);
+	munmap(b, PG);
+	for (size_t k = 0; k < PG; k++)
+		*bad += moved[k] != 0x77;
+	return 0;
+}
+
+/* The stash's extents are taken without asking whether their pages are
+ * still mapped here (pin.c window_fill: `warm`, the memcpy faults a page
+ * in).  Each stashed page is taken from under the stash: the even ones
+ * dropped from this process's page tables (MADV_DONTNEED on the window's
+ * mapping: the file keeps the page, as after reclaim), the odd ones
+ * punched out of the file (FALLOC_FL_PUNCH_HOLE: the page freed, zeros
+ * after).  Then fresh pages register on them, each with its own bytes in
+ * the window and in the buffer. */
+static void stash_unmapped(struct hd_hostmem *hm, uint8_t *a,
+			   const uint8_t *moved, const char *way)
+{
+	struct hd_hm_ext ext[64];
+	struct hd_fill_stats s0, s1;
+	unsigned n = hd_pin_stashed(hm, ext, 64), bad = 0, used = 0, i;
+	uint32_t took[64 + 8];
+	char what[300];
+
+	snprintf(what, sizeof(what), "%s, stash: %u extents stashed after the "
+		 "rounds (wanted some, of one page each)", way, n);
+	check(n > 0 && n <= 64, what);
+	if (n == 0 || n > 64)
+		return;
+	for (i = 0; i < n; i++) {
+		bad += ext[i].npages != 1;
+		if (i & 1)
+			bad += fallocate(hm->fd, FALLOC_FL_PUNCH_HOLE |
+					 FALLOC_FL_KEEP_SIZE,
+					 (off_t)hd_hm_off(hm, ext[i].first),
+					 (off_t)PG) != 0;
+		else
+			bad += madvise(hm->base + hd_page_pa(ext[i].first), PG,
+				       MADV_DONTNEED) != 0;
+	}
+	check(bad == 0, "stash: MADV_DONTNEED and hole punch of the stashed "
+	      "pages");
+	hd_pin_fill_stats(&s0);
+	for (i = 0; i < n + 8; i++)
+		if (stash_round(hm, a, moved, i, 13, &took[i], &bad))
+			break;
+	hd_pin_fill_stats(&s1);
+	snprintf(what, sizeof(what), "%s, stash: %u rounds on unmapped "
+		 "stashed pages, %u wrong bytes", way, i, bad);
+	check(i == n + 8 && bad == 0, what);
+	for (unsigned e = 0; e < n; e++) {
+		int hit = 0;
+
+		for (unsigned r = 0; r < i && !hit; r++)
+			hit = took[r] == ext[e].first;
+		used += hit;
+	}
+	snprintf(what, sizeof(what), "%s, stash: %u of the %u unmapped "
+		 "stashed pages registered again (%llu fills on a stashed "
+		 "extent)", way, used, n,
+		 (unsigned long long)(s1.stashed - s0.stashed));
+	check(used == n && s1.stashed - s0.stashed >= n, what);
+}
+
 static void stash_way(struct hd_hostmem *hm, const char *way)
 {
 	enum { ROUNDS = 150 };
 	struct hd_fill_stats s0, s1;
-	uint8_t *a, *dst, *moved, page[SNIC_PAGE_SIZE];
+	uint8_t *a, *dst, *moved;
 	struct hd_pin *pin;
 	unsigned bad = 0, i;
 	char what[200];
@@ -275,35 +373,9 @@ static void stash_way(struct hd_hostmem *hm, const char *way)
 	moved = mremap(a, PG, PG, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
 	check(moved == dst, "stash: mremap of a kept page");
 	hd_pin_fill_stats(&s0);
-	for (i = 0; i < ROUNDS && moved == dst; i++) {
-		uint8_t *b = mmap(a, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE |
-				  MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-		uint8_t mark = (uint8_t)(i ^ 0xa5);
-
-		if (b != a) {
-			bad++;
+	for (i = 0; i < ROUNDS && moved == dst; i++)
+		if (stash_round(hm, a, moved, i, 9, NULL, &bad))
 			break;
-		}
-		for (size_t k = 0; k < PG; k++)
-			b[k] = pat(i, k, 9);
-		if (hd_pin(hm, b, PG, &pin) != 0) {
-			bad++;
-			break;
-		}
-		if (pread(hm->fd, page, PG,
-			  (off_t)hd_hm_off(hm, pin->pages[0])) != (ssize_t)PG)
-			bad++;
-		for (size_t k = 0; k < PG; k++)
-			bad += page[k] != pat(i, k, 9);
-		if (pwrite(hm->fd, &mark, 1,
-			   (off_t)hd_hm_off(hm, pin->pages[0]) + 17) != 1 ||
-		    b[17] != mark)
-			bad++;
-		hd_unpin(pin);
-		munmap(b, PG);
-		for (size_t k = 0; k < PG; k++)
-			bad += moved[k] != 0x77;
-	}
 	hd_pin_fill_stats(&s1);
 	snprintf(what, sizeof(what), "%s, stash: %u rounds of a fresh page at "
 		 "one address, %u wrong bytes (its own in the window, the "
@@ -315,6 +387,8 @@ static void stash_way(struct hd_hostmem *hm, const char *way)
 		 (unsigned long long)(s1.fills - s0.fills));
 	check(s1.stashed - s0.stashed > 0 && s1.fills - s0.fills == ROUNDS,
 	      what);
+	if (moved == dst)
+		stash_unmapped(hm, a, moved, way);
 	/* fork() gives the stash back first (pin.c's prepare handler),
 	 * with the kept and stale chunks: the child holds nothing of the
 	 * window (it cannot use it: the window is not inherited, but the
