@@ -58,27 +58,12 @@ static int build_local_wqe(struct snic_send_wqe *w, struct ibv_send_wr *wr,
 	return 0;
 }
 
-static int build_send_wqe(struct hd_qp *qp, struct ibv_send_wr *wr,
-			  uint8_t *slot, int type1)
+/* The WQE's data, SGEs or inline bytes, at dst (snic_wqe_data_off:
+ * written after the header's fields, which it may overlay). */
+static int build_send_data(struct hd_qp *qp, struct ibv_send_wr *wr,
+			   struct snic_send_wqe *w, uint8_t *dst, int inl)
 {
-	struct snic_send_wqe *w = (struct snic_send_wqe *)(void *)slot;
-	uint8_t flags;
-	int inl;
-
-	if (!hd_qp_opcode_ok(qp, wr->opcode))
-		return EINVAL;
-	if (qp->ibqp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
-		return EINVAL;
-	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->sq.max_sge)
-		return EINVAL;
-	inl = (wr->send_flags & IBV_SEND_INLINE) &&
-	      (wr->opcode == IBV_WR_SEND || wr->opcode == IBV_WR_SEND_WITH_IMM ||
-	       wr->opcode == IBV_WR_RDMA_WRITE ||
-	       wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM);
-	flags = hd_wqe_send_flags(wr->send_flags, qp->sq_sig_all);
-
 	if (inl) {
-		uint8_t *dst = slot + sizeof(*w);
 		uint32_t total = 0;
 
 		for (int i = 0; i < wr->num_sge; i++) {
@@ -90,18 +75,37 @@ static int build_send_wqe(struct hd_qp *qp, struct ibv_send_wr *wr,
 			       (const void *)(uintptr_t)wr->sg_list[i].addr, len);
 			total += len;
 		}
-		flags |= SNIC_SEND_INLINE;
+		w->ctrl.flags |= SNIC_SEND_INLINE;
 		w->ctrl.num_sge = 0;
 		w->ctrl.inline_len = total;
 	} else {
-		hd_wqe_sges((struct snic_wqe_sge *)(void *)(slot + sizeof(*w)),
-			    wr->sg_list, (size_t)wr->num_sge);
+		hd_wqe_sges((struct snic_wqe_sge *)(void *)dst, wr->sg_list,
+			    (size_t)wr->num_sge);
 		w->ctrl.num_sge = (uint8_t)wr->num_sge;
 		w->ctrl.inline_len = 0;
 	}
+	return 0;
+}
+
+static int build_send_wqe(struct hd_qp *qp, struct ibv_send_wr *wr,
+			  uint8_t *slot, int type1)
+{
+	struct snic_send_wqe *w = (struct snic_send_wqe *)(void *)slot;
+	int inl, err;
+
+	if (!hd_qp_opcode_ok(qp, wr->opcode))
+		return EINVAL;
+	if (qp->ibqp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->sq.max_sge)
+		return EINVAL;
+	inl = (wr->send_flags & IBV_SEND_INLINE) &&
+	      (wr->opcode == IBV_WR_SEND || wr->opcode == IBV_WR_SEND_WITH_IMM ||
+	       wr->opcode == IBV_WR_RDMA_WRITE ||
+	       wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM);
 	w->ctrl.wr_id = wr->wr_id;
 	w->ctrl.opcode = (uint8_t)wr->opcode;
-	w->ctrl.flags = flags;
+	w->ctrl.flags = hd_wqe_send_flags(wr->send_flags, qp->sq_sig_all);
 	w->ctrl.rsvd0 = 0;
 	w->ctrl.imm_data = (wr->opcode == IBV_WR_SEND_WITH_IMM ||
 			    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
@@ -127,16 +131,21 @@ static int build_send_wqe(struct hd_qp *qp, struct ibv_send_wr *wr,
 		w->atomic.compare_add = wr->wr.atomic.compare_add;
 		w->atomic.swap = wr->wr.atomic.swap;
 		break;
-	case IBV_WR_BIND_MW:
-	case IBV_WR_LOCAL_INV:
-		return build_local_wqe(w, wr, type1);
 	default:
 		break;
 	}
 	if (qp->ibqp.qp_type == IBV_QPT_UD)
 		hd_wqe_set_ud(w, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
 			      wr->wr.ud.remote_qkey);
-	return 0;
+	/* after the header's fields: at 48 the data takes the atomic
+	 * operands' place */
+	err = build_send_data(qp, wr, w,
+			      slot + snic_wqe_data_off(qp->ibqp.qp_type,
+						       wr->opcode), inl);
+	if (err || (wr->opcode != IBV_WR_BIND_MW &&
+		    wr->opcode != IBV_WR_LOCAL_INV))
+		return err;
+	return build_local_wqe(w, wr, type1);
 }
 
 static int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,

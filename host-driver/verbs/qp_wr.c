@@ -194,7 +194,9 @@ static void wrx_set_sge_list(struct ibv_qp_ex *q, size_t n,
 		qp->ex_wqe = NULL;
 		return;
 	}
-	hd_wqe_sges((struct snic_wqe_sge *)(void *)(w + 1), sg, n);
+	hd_wqe_sges((struct snic_wqe_sge *)(void *)(qp->ex_wqe +
+			snic_wqe_data_off(qp->ibqp.qp_type, w->ctrl.opcode)),
+		    sg, n);
 	w->ctrl.num_sge = (uint8_t)n;
 }
 
@@ -224,7 +226,7 @@ static void wrx_set_inline_list(struct ibv_qp_ex *q, size_t n,
 		qp->ex_wqe = NULL;
 		return;
 	}
-	dst = (uint8_t *)(w + 1);
+	dst = qp->ex_wqe + snic_wqe_data_off(qp->ibqp.qp_type, w->ctrl.opcode);
 	for (size_t i = 0; i < n; i++) {
 		if (buf[i].length > qp->max_inline - total) {
 			qp->ex_err = EINVAL;

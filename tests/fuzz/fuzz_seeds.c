@@ -220,10 +220,17 @@ static void cmd_seeds(void)
 static void wqe_send(unsigned q, struct snic_send_wqe *h, const void *tail,
 		     size_t tail_len, uint8_t idle)
 {
+	/* fuzz_env.c's QP of each FZ_* index, for where the data goes */
+	static const uint8_t type[FZ_NQP] = {
+		[FZ_RC] = SNIC_QPT_RC, [FZ_UC] = SNIC_QPT_UC,
+		[FZ_UD] = SNIC_QPT_UD, [FZ_SRQ_RC] = SNIC_QPT_RC,
+		[FZ_XRC_INI] = SNIC_QPT_XRC_SEND, [FZ_XRC_TGT] = SNIC_QPT_XRC_RECV,
+		[FZ_RAW] = SNIC_QPT_RAW_PACKET, [FZ_UD_MC] = SNIC_QPT_UD,
+	};
 	uint8_t w[256] = { 0 };
 
 	memcpy(w, h, sizeof(*h));
-	memcpy(w + sizeof(*h), tail, tail_len);
+	memcpy(w + snic_wqe_data_off(type[q], h->ctrl.opcode), tail, tail_len);
 	u8((uint8_t)q);         /* kind 0: send WQE, next index */
 	put(w, 256);            /* the SQ stride (4 SGEs, 128 inline) */
 	u8(idle);

@@ -26,6 +26,22 @@ static bool hits(uint64_t pa, uint64_t len, uint64_t lo, uint64_t hi)
 	return hi && pa < hi && pa + len > lo;
 }
 
+/* A read of [pa, pa + len): its part in the watched window, counted. */
+static void watch(struct fake_hal *fh, uint64_t pa, uint64_t len)
+{
+	uint64_t lo, hi;
+
+	if (!len || !hits(pa, len, fh->watch_lo, fh->watch_hi))
+		return;
+	lo = pa > fh->watch_lo ? pa : fh->watch_lo;
+	hi = pa + len < fh->watch_hi ? pa + len : fh->watch_hi;
+	fh->watch_reads++;
+	fh->watch_bytes += hi - lo;
+	fh->watch_lines += ((hi - 1) >> 6) - (lo >> 6) + 1;
+	if (hi - fh->watch_lo > fh->watch_end)
+		fh->watch_end = hi - fh->watch_lo;
+}
+
 static int fh_dma_read(void *hal, uint64_t pa, void *dst, uint32_t len)
 {
 	struct fake_hal *fh = FH(hal);
@@ -37,6 +53,7 @@ static int fh_dma_read(void *hal, uint64_t pa, void *dst, uint32_t len)
 	}
 	memcpy(dst, fh->mem + pa, len);
 	fh->dma_reads++;
+	watch(fh, pa, len);
 	return 0;
 }
 
@@ -54,6 +71,7 @@ static int fh_dma_read_crc(void *hal, uint64_t pa, void *dst, uint32_t len,
 	*crc = snic_dma_copy_crc(*crc, dst, fh->mem + pa, len);
 	fh->dma_reads++;
 	fh->crc_reads++;
+	watch(fh, pa, len);
 	return 0;
 }
 

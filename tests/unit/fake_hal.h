@@ -35,6 +35,11 @@ struct fake_hal {
 	uint64_t mem_size;
 	uint64_t dma_reads, dma_writes, dma_faults, atomics;
 	uint64_t crc_reads;           /* of dma_reads: with the ICRC folded  */
+	/* reads inside [watch_lo, watch_hi) (0: none watched): how many,
+	 * the bytes and the 64-byte lines they touched there, the highest
+	 * offset from watch_lo read (end, exclusive) */
+	uint64_t watch_lo, watch_hi;
+	uint64_t watch_reads, watch_bytes, watch_lines, watch_end;
 	/* clock: *clock, which is `own_clock` unless shared (sim) */
 	uint64_t own_clock;
 	uint64_t *clock;

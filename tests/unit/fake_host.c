@@ -546,6 +546,8 @@ void fqp_write_send(struct fqp *qp, const struct fwr *wr)
 	uint64_t pa = qp->sq_pa + ((uint64_t)(qp->sq_pi & (qp->sq_cnt - 1))
 				   << qp->sq_stride_log);
 	uint8_t *w = fdev_ptr(qp->ctx->dev, pa);
+	/* where the host driver puts the data (hostif.h) */
+	uint8_t *data = w + snic_wqe_data_off(qp->type, wr->opcode);
 	struct snic_send_wqe hdr;
 
 	memset(w, 0, 1u << qp->sq_stride_log);
@@ -561,15 +563,15 @@ void fqp_write_send(struct fqp *qp, const struct fwr *wr)
 	hdr.atomic.swap = wr->swap;
 	if (wr->ud)
 		memcpy(&hdr.raddr, wr->ud, sizeof(*wr->ud));
-	if (wr->flags & SNIC_SEND_INLINE) {
-		hdr.ctrl.inline_len = wr->inline_len;
-		memcpy(w + sizeof(hdr), wr->inline_data, wr->inline_len);
-	} else {
-		hdr.ctrl.num_sge = (uint8_t)wr->num_sge;
-		if (wr->num_sge) /* sge may be NULL then (UBSan: memcpy) */
-			memcpy(w + sizeof(hdr), wr->sge, (size_t)wr->num_sge * 16);
-	}
+	hdr.ctrl.inline_len = (wr->flags & SNIC_SEND_INLINE) ? wr->inline_len : 0;
+	hdr.ctrl.num_sge = (wr->flags & SNIC_SEND_INLINE) ? 0
+							 : (uint8_t)wr->num_sge;
+	/* the header first: at 48 the data takes the atomic operands' place */
 	memcpy(w, &hdr, sizeof(hdr));
+	if (wr->flags & SNIC_SEND_INLINE)
+		memcpy(data, wr->inline_data, wr->inline_len);
+	else if (wr->num_sge) /* sge may be NULL then (UBSan: memcpy) */
+		memcpy(data, wr->sge, (size_t)wr->num_sge * 16);
 	qp->sq_pi++;
 	atomic_store_explicit(&qp_dbrec(qp)->sq_pi, qp->sq_pi,
 			      memory_order_release);

@@ -1468,14 +1468,16 @@ static void rewrite_read(struct lenv *e, unsigned how)
 	struct fqp *qp = &e->q[0].a;
 	uint8_t *wqe = fdev_ptr(&e->s->a, qp->sq_pa);
 	struct snic_send_wqe *w = (struct snic_send_wqe *)wqe;
-	struct snic_wqe_sge *sge = (struct snic_wqe_sge *)(w + 1);
+	/* where a host puts a SEND's or WRITE's data (both at 48 on RC) */
+	uint32_t off = snic_wqe_data_off(qp->type, SNIC_WR_RDMA_WRITE);
+	struct snic_wqe_sge *sge = (struct snic_wqe_sge *)(wqe + off);
 
 	switch (how) {
 	case 0: /* SEND|INLINE of the largest inline size */
 		w->ctrl.opcode = SNIC_WR_SEND;
 		w->ctrl.flags = SNIC_SEND_INLINE | SNIC_SEND_SIGNALED;
 		w->ctrl.inline_len = SNIC_MAX_INLINE;
-		memset(w + 1, 0xee, (1u << qp->sq_stride_log) - sizeof(*w));
+		memset(wqe + off, 0xee, (1u << qp->sq_stride_log) - off);
 		break;
 	case 1: /* a WRITE of other memory, elsewhere */
 		w->ctrl.opcode = SNIC_WR_RDMA_WRITE;

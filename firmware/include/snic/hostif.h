@@ -29,7 +29,7 @@
 #include <stdatomic.h>
 
 #define SNIC_HOSTIF_MAGIC   0x43494e53u /* "SNIC" */
-#define SNIC_HOSTIF_VERSION 8u /* 2: statistics area; 3: CM (QP1) commands and
+#define SNIC_HOSTIF_VERSION 9u /* 2: statistics area; 3: CM (QP1) commands and
 				* state; 4: device memory in the BAR, rereg/resize;
 				* 5: memory windows, XRC, multicast, raw packet
 				* QPs and flows, the broker, 16,384 QPs (three-level
@@ -43,7 +43,11 @@
 				* addresses (CM over IPv6); 8: a NIC is alive
 				* while its server holds an OFD write lock on the
 				* BAR file (was a flock, which a reader could
-				* take), BAR files readable by a --users group */
+				* take), BAR files readable by a --users group;
+				* 9: a send WQE's data at offset 48 (in place of
+				* the atomic operands) for the connected QPs'
+				* work requests that have none, was 64
+				* (snic_wqe_data_off) */
 
 #define SNIC_PAGE_SHIFT 12
 #define SNIC_PAGE_SIZE  (1u << SNIC_PAGE_SHIFT)
@@ -744,8 +748,11 @@ enum snic_send_flags {
 	SNIC_SEND_INLINE = 1 << 3,
 };
 
-/* Send WQE: a 64-byte header block, then num_sge data segments (16 bytes
- * each) or inline_len bytes of inline data.  Stride 1 << sq_stride_log. */
+/* Send WQE: a 64-byte header block (ctrl, raddr, atomic), then num_sge
+ * data segments (16 bytes each) or inline_len bytes of inline data from
+ * snic_wqe_data_off(): offset 48, over the atomic operands, for the work
+ * requests of RC, UC and XRC QPs that carry none, 64 for the rest (below
+ * the QP types).  Stride 1 << sq_stride_log. */
 struct snic_wqe_ctrl {
 	uint64_t wr_id;
 	uint8_t opcode;         /* enum snic_wr_opcode                        */
@@ -793,7 +800,8 @@ struct snic_send_wqe {
 	struct snic_wqe_ctrl ctrl;       /* 32 */
 	struct snic_wqe_raddr raddr;     /* 16 */
 	struct snic_wqe_atomic atomic;   /* 16 */
-	/* struct snic_wqe_sge sge[num_sge] or inline bytes follow */
+	/* struct snic_wqe_sge sge[num_sge] or inline bytes at
+	 * snic_wqe_data_off(): here, or in place of atomic */
 };
 
 /* Receive WQE: 16-byte header, then num_sge segments.  Stride
@@ -913,6 +921,46 @@ enum snic_qp_type {
 	SNIC_QPT_XRC_SEND = 9,  /* XRC initiator (hostif "XRC" below)          */
 	SNIC_QPT_XRC_RECV = 10, /* XRC target                                  */
 };
+
+/*
+ * Where a send WQE's data (SGEs or inline bytes) starts: at 48, in place
+ * of the atomic operands, for the work requests that have no atomic, bind
+ * or UD operands on a QP type whose address is not in the header (RC, UC,
+ * XRC: WRITE, WRITE_WITH_IMM, SEND, SEND_WITH_IMM, SEND_WITH_INV, READ),
+ * so that a one-SGE message is one 64-byte line for the NIC to read and
+ * for the host core to hand over (issue 11); at 64 for everything else
+ * (atomics and ATOMIC_WRITE, BIND_MW, LOCAL_INV; UD, whose address fills
+ * raddr + atomic; raw packet).  Host and firmware both use this function;
+ * any value is safe (unknown types and opcodes: 64).  A slot's capacity
+ * (max_send_sge, max_inline) is counted from 64 as before: data at 48
+ * ends 16 bytes before the slot does.
+ */
+#define SNIC_WQE_DATA_SHORT 48u
+#define SNIC_WQE_DATA_LONG  64u
+#define SNIC_WQE_SHORT_QPTS (1u << SNIC_QPT_RC | 1u << SNIC_QPT_UC |        \
+			     1u << SNIC_QPT_XRC_SEND)
+#define SNIC_WQE_SHORT_OPS (1u << SNIC_WR_RDMA_WRITE |                     \
+			    1u << SNIC_WR_RDMA_WRITE_WITH_IMM |            \
+			    1u << SNIC_WR_SEND | 1u << SNIC_WR_SEND_WITH_IMM | \
+			    1u << SNIC_WR_SEND_WITH_INV |                  \
+			    1u << SNIC_WR_RDMA_READ)
+
+/* Does the QP type put some work requests' data at 48? */
+static inline int snic_wqe_qpt_short(uint32_t qp_type)
+{
+	return qp_type < 32 && (SNIC_WQE_SHORT_QPTS >> qp_type & 1u);
+}
+
+static inline uint32_t snic_wqe_data_off(uint32_t qp_type, uint32_t opcode)
+{
+	return snic_wqe_qpt_short(qp_type) && opcode < 32 &&
+	       (SNIC_WQE_SHORT_OPS >> opcode & 1u) ? SNIC_WQE_DATA_SHORT
+						   : SNIC_WQE_DATA_LONG;
+}
+_Static_assert(sizeof(struct snic_wqe_ctrl) + sizeof(struct snic_wqe_raddr) ==
+	       SNIC_WQE_DATA_SHORT &&
+	       sizeof(struct snic_wqe_atomic) == sizeof(struct snic_wqe_sge),
+	       "a short WQE's first SGE is where the atomic operands are");
 
 /* CREATE_QP input: the command's `in` area holds a snic_cmd_create_qp
  * followed by these fields (zero from hosts that do not know them). */

@@ -294,6 +294,10 @@ static bool window_full(const struct snic_qp *qp)
 		     1u << SNIC_WR_SEND_WITH_INV | 1u << SNIC_WR_RDMA_WRITE | \
 		     1u << SNIC_WR_RDMA_WRITE_WITH_IMM | 1u << SNIC_WR_RDMA_READ)
 
+/* an RC QP's WQE of these has its first SGE in its first line (sge0) */
+_Static_assert((REQ_ONE_OPS & ~SNIC_WQE_SHORT_OPS) == 0 &&
+	       (SNIC_WQE_SHORT_QPTS >> SNIC_QPT_RC & 1u), "req_one's sge0");
+
 bool rc_req_one_ok(const struct snic_qp *qp)
 {
 	const struct snic_req_cur *cur = &qp->cur;
@@ -302,8 +306,7 @@ bool rc_req_one_ok(const struct snic_qp *qp)
 
 	if (qp->type != SNIC_QPT_RC || qp->ip6 ||
 	    !(REQ_ONE_OPS >> (c->opcode & 31u) & 1u) ||
-	    (c->flags & SNIC_SEND_INLINE) || c->num_sge != 1 ||
-	    !sq_slot_has_sge0(qp) || !len)
+	    (c->flags & SNIC_SEND_INLINE) || c->num_sge != 1 || !len)
 		return false;
 	/* a READ request carries no payload; past the largest message
 	 * sgl_load fails it (LOC_LEN_ERR): the general path's to say */

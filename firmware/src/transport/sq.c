@@ -15,16 +15,18 @@ _Static_assert(offsetof(struct snic_req_cur, sge0) ==
 	       offsetof(struct snic_req_cur, hdr) + sizeof(struct snic_send_wqe),
 	       "sq_read_wqe reads hdr and sge0 in one DMA");
 
-/* Read the WQE at sq_fetch into qp->cur and check its control part; the
- * first SGE comes with it where the slot has room (one DMA, not two: issue
- * 11), sq_load takes it from there. */
+/* Read the WQE at sq_fetch into qp->cur and check its control part; its
+ * first SGE comes with it (one DMA, not two: issue 11): from the header's
+ * own line where the data starts at 48 (snic_wqe_data_off), from after
+ * the header on a QP whose data is always at 64 where the slot has room
+ * (sq_sge0_after_hdr); sq_load takes it from there. */
 uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp)
 {
 	struct snic_req_cur *cur = &qp->cur;
 	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
-	uint32_t n = sizeof(cur->hdr);
+	uint32_t n = sizeof(cur->hdr), off, need, type = qp->type;
 
-	if (sq_slot_has_sge0(qp))
+	if (sq_sge0_after_hdr(qp))
 		n += sizeof(cur->sge0);
 	cur->wqe_idx = qp->sq_fetch;
 	cur->len = 0;
@@ -39,9 +41,19 @@ uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp)
 	if (c->flags & SNIC_SEND_INLINE) {
 		if (c->inline_len > qp->max_inline || wr_is_rd_atomic(c->opcode))
 			return SNIC_WC_LOC_QP_OP_ERR;
-	} else if (c->num_sge > qp->max_send_sge) {
-		return SNIC_WC_LOC_QP_OP_ERR;
+		need = c->inline_len;
+	} else {
+		if (c->num_sge > qp->max_send_sge)
+			return SNIC_WC_LOC_QP_OP_ERR;
+		need = c->num_sge * 16u;
 	}
+	/* the data inside the slot from where it starts (create_qp's slot
+	 * size makes both limits above fit from 64 already) */
+	off = snic_wqe_data_off(type, c->opcode);
+	if (need > (1u << qp->sq_stride_log) - off)
+		return SNIC_WC_LOC_QP_OP_ERR;
+	if (off == SNIC_WQE_DATA_SHORT) /* the first SGE, if any */
+		memcpy(&cur->sge0, &cur->hdr.atomic, sizeof(cur->sge0));
 	return SNIC_WC_SUCCESS;
 }
 
@@ -54,6 +66,7 @@ uint8_t sq_load(struct snic_nic *nic, struct snic_qp *qp, uint32_t access)
 	uint64_t pa;
 	struct snic_wqe_sge sge[SNIC_MAX_SGE];
 	uint8_t st;
+	bool one;
 
 	if (c->opcode == SNIC_WR_ATOMIC_WRITE) {
 		/* the 8 bytes came with the WQE: sent as inline data */
@@ -62,23 +75,31 @@ uint8_t sq_load(struct snic_nic *nic, struct snic_qp *qp, uint32_t access)
 		cur->len = 8;
 		return SNIC_WC_SUCCESS;
 	}
-	pa = qp_sq_wqe_pa(qp, cur->wqe_idx) + sizeof(struct snic_send_wqe);
-	if (c->flags & SNIC_SEND_INLINE) {
-		if (core_dma_read(&nic->core, pa, cur->inline_data, c->inline_len))
+	one = !(c->flags & SNIC_SEND_INLINE) && c->num_sge == 1;
+	if (!one || !sq_has_sge0(qp, c)) {
+		/* not the usual one SGE read with the WQE: from the slot */
+		pa = qp_sq_wqe_pa(qp, cur->wqe_idx) +
+		     snic_wqe_data_off(qp->type, c->opcode);
+		if (c->flags & SNIC_SEND_INLINE) {
+			if (core_dma_read(&nic->core, pa, cur->inline_data,
+					  c->inline_len))
+				return SNIC_WC_LOC_QP_OP_ERR;
+			cur->len = c->inline_len;
+			return SNIC_WC_SUCCESS;
+		}
+		/* one SGE (an atomic's at 64 on a QP with short WQEs, past
+		 * the header's line): into sge0, as if read with the WQE */
+		if (c->num_sge &&
+		    core_dma_read(&nic->core, pa, one ? &cur->sge0 : sge,
+				  c->num_sge * 16u))
 			return SNIC_WC_LOC_QP_OP_ERR;
-		cur->len = c->inline_len;
-		return SNIC_WC_SUCCESS;
 	}
-	if (c->num_sge == 1 && sq_slot_has_sge0(qp)) { /* read with the WQE */
+	if (one)
 		st = (uint8_t)sgl_load(nic, &cur->sgl, &cur->sge0, 1, qp->pd,
 				       access);
-	} else {
-		if (c->num_sge &&
-		    core_dma_read(&nic->core, pa, sge, c->num_sge * 16u))
-			return SNIC_WC_LOC_QP_OP_ERR;
+	else
 		st = (uint8_t)sgl_load(nic, &cur->sgl, sge, c->num_sge, qp->pd,
 				       access);
-	}
 	if (st)
 		return st;
 	cur->len = (uint32_t)cur->sgl.total;

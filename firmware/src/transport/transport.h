@@ -43,19 +43,33 @@ static inline bool sq_is_local(uint8_t opcode)
 uint8_t sq_local_exec(struct snic_nic *nic, struct snic_qp *qp);
 
 /* sq.c: send-queue work for every QP type */
-/* Does the SQ's slot hold a first SGE after the WQE's header (create_qp:
- * a slot is at least 64 bytes plus the SGEs or inline bytes)? */
+/* A QP whose WQEs all have their data at 64 (UD, raw packet): does the
+ * SQ's slot hold a first SGE after the header (create_qp: a slot is at
+ * least 64 bytes plus the SGEs or inline bytes)?  Then sq_read_wqe reads
+ * it with the header.  RC, UC and XRC never do: their one-SGE messages
+ * have it in the header's line (snic_wqe_data_off), and reading past the
+ * line would take a second one from the host for nothing (issue 11). */
 #define SQ_SGE0_LOG 7u /* the smallest slot with room for both: 128 bytes */
 _Static_assert((1u << SQ_SGE0_LOG) >= sizeof(struct snic_send_wqe) +
 					 sizeof(struct snic_wqe_sge) &&
 	       (1u << (SQ_SGE0_LOG - 1)) < sizeof(struct snic_send_wqe) +
 					   sizeof(struct snic_wqe_sge),
 	       "SQ_SGE0_LOG: a WQE header and one SGE");
-static inline bool sq_slot_has_sge0(const struct snic_qp *qp)
+static inline bool sq_sge0_after_hdr(const struct snic_qp *qp)
 {
 	/* the log compared, not the slot's size: no shift (create_qp keeps
 	 * sq_stride_log <= 12) */
-	return qp->sq_stride_log >= SQ_SGE0_LOG;
+	return !snic_wqe_qpt_short(qp->type) &&
+	       qp->sq_stride_log >= SQ_SGE0_LOG;
+}
+
+/* Does cur->sge0 hold the first SGE of the WQE whose control part is c
+ * (sq_read_wqe)? */
+static inline bool sq_has_sge0(const struct snic_qp *qp,
+			       const struct snic_wqe_ctrl *c)
+{
+	return snic_wqe_data_off(qp->type, c->opcode) == SNIC_WQE_DATA_SHORT ||
+	       sq_sge0_after_hdr(qp);
 }
 uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp);
 uint8_t sq_load(struct snic_nic *nic, struct snic_qp *qp, uint32_t access);
