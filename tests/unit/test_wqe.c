@@ -124,6 +124,23 @@ static void test_wqe_data_offsets(void)
 	CU_ASSERT_FALSE(snic_wqe_qpt_short(SNIC_QPT_XRC_RECV));
 }
 
+/* sq_read_wqe's table of the same rule (xport_tbl's short_ops): 48 for
+ * exactly the type and opcode pairs snic_wqe_data_off gives 48. */
+static void test_wqe_data_offsets_fw(void)
+{
+	unsigned n48 = 0;
+
+	for (uint32_t t = 0; t <= SNIC_QPT_XRC_RECV; t++)
+		for (uint32_t op = 0; op < 32; op++) {
+			bool fw = xport_tbl[t].short_ops >> op & 1u;
+
+			CU_ASSERT_EQUAL(fw ? 48u : 64u,
+					snic_wqe_data_off(t, op));
+			n48 += fw;
+		}
+	CU_ASSERT_EQUAL(n48, 3 * 6);
+}
+
 /* A one-SGE WRITE, SEND and READ: the firmware reads 64 bytes of the
  * slot, one line, in one DMA (the old layout read 80 bytes: two lines);
  * an atomic's SGE stays at 64 and comes in a second read. */
@@ -329,6 +346,7 @@ static void test_wqe_inline_short(void)
 
 UNIT_SUITE(wqe, NULL, NULL,
 	   UNIT_TEST(test_wqe_data_offsets),
+	   UNIT_TEST(test_wqe_data_offsets_fw),
 	   UNIT_TEST(test_wqe_one_line),
 	   UNIT_TEST(test_wqe_max_sge_short),
 	   UNIT_TEST(test_wqe_sge_past_slot),

@@ -8,6 +8,9 @@
 #include "transport/transport.h"
 
 #define WR(op) (1u << SNIC_WR_##op)
+/* the host's WQE layout rule (hostif.h, snic_wqe_data_off) per type */
+#define SHORT_OPS(t) \
+	((SNIC_WQE_SHORT_QPTS >> SNIC_QPT_##t & 1u) ? SNIC_WQE_SHORT_OPS : 0u)
 
 /* RC: requests to the responder, responses to the completer, both only
  * from the QP's peer (IBTA 9.6.1.5: the source must match the path). */
@@ -33,6 +36,7 @@ bool rc_rx(struct snic_nic *nic, struct snic_qp *qp, const struct roce_hdrs *h)
 /* IBTA 9.2 table 37 (operations per service) and 9.2.1 (opcode prefixes). */
 const struct snic_xport_ops xport_tbl[SNIC_QPT_XRC_RECV + 1] = {
 	[SNIC_QPT_RC] = {
+		.short_ops = SHORT_OPS(RC),
 		.wr_ops = WR(RDMA_WRITE) | WR(RDMA_WRITE_WITH_IMM) | WR(SEND) |
 			  WR(SEND_WITH_IMM) | WR(RDMA_READ) |
 			  WR(ATOMIC_CMP_AND_SWP) | WR(ATOMIC_FETCH_AND_ADD) |
@@ -43,6 +47,7 @@ const struct snic_xport_ops xport_tbl[SNIC_QPT_XRC_RECV + 1] = {
 		.rx = rc_rx,
 	},
 	[SNIC_QPT_UC] = {
+		.short_ops = SHORT_OPS(UC),
 		.wr_ops = WR(RDMA_WRITE) | WR(RDMA_WRITE_WITH_IMM) | WR(SEND) |
 			  WR(SEND_WITH_IMM),
 		.bth_base = ROCE_UC_BASE,
@@ -50,6 +55,7 @@ const struct snic_xport_ops xport_tbl[SNIC_QPT_XRC_RECV + 1] = {
 		.rx = uc_rx,
 	},
 	[SNIC_QPT_UD] = {
+		.short_ops = SHORT_OPS(UD),
 		.wr_ops = WR(SEND) | WR(SEND_WITH_IMM),
 		.bth_base = 0x60,
 		.req = ud_req_qp,
@@ -59,6 +65,7 @@ const struct snic_xport_ops xport_tbl[SNIC_QPT_XRC_RECV + 1] = {
 	 * carry the XRCETH; a target an RC responder without a send queue
 	 * (transport/xrc.c).  No atomic write over XRC. */
 	[SNIC_QPT_XRC_SEND] = {
+		.short_ops = SHORT_OPS(XRC_SEND),
 		.wr_ops = WR(RDMA_WRITE) | WR(RDMA_WRITE_WITH_IMM) | WR(SEND) |
 			  WR(SEND_WITH_IMM) | WR(RDMA_READ) |
 			  WR(ATOMIC_CMP_AND_SWP) | WR(ATOMIC_FETCH_AND_ADD),
@@ -67,6 +74,7 @@ const struct snic_xport_ops xport_tbl[SNIC_QPT_XRC_RECV + 1] = {
 		.rx = xrc_rx,
 	},
 	[SNIC_QPT_XRC_RECV] = {
+		.short_ops = SHORT_OPS(XRC_RECV),
 		.wr_ops = 0,
 		.bth_base = ROCE_XRC_BASE,
 		.req = xrc_recv_req_qp,
@@ -74,6 +82,7 @@ const struct snic_xport_ops xport_tbl[SNIC_QPT_XRC_RECV + 1] = {
 	},
 	/* whole Ethernet frames: a SEND is the frame (raw.c) */
 	[SNIC_QPT_RAW_PACKET] = {
+		.short_ops = SHORT_OPS(RAW_PACKET),
 		.wr_ops = WR(SEND),
 		.bth_base = 0,
 		.req = raw_req_qp,

@@ -24,7 +24,8 @@ uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp)
 {
 	struct snic_req_cur *cur = &qp->cur;
 	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
-	uint32_t n = sizeof(cur->hdr), off, need, type = qp->type;
+	const struct snic_xport_ops *xp = xport_of(qp);
+	uint32_t n = sizeof(cur->hdr), off, need;
 
 	if (sq_sge0_after_hdr(qp))
 		n += sizeof(cur->sge0);
@@ -36,7 +37,7 @@ uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp)
 			  (uint8_t *)cur + offsetof(struct snic_req_cur, hdr), n))
 		return SNIC_WC_LOC_QP_OP_ERR;
 	/* an operation the service does not have (IBTA 9.2 table 37) */
-	if (c->opcode >= 32 || !(xport_of(qp)->wr_ops & (1u << c->opcode)))
+	if (c->opcode >= 32 || !(xp->wr_ops >> c->opcode & 1u))
 		return SNIC_WC_LOC_QP_OP_ERR;
 	if (c->flags & SNIC_SEND_INLINE) {
 		if (c->inline_len > qp->max_inline || wr_is_rd_atomic(c->opcode))
@@ -49,7 +50,8 @@ uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp)
 	}
 	/* the data inside the slot from where it starts (create_qp's slot
 	 * size makes both limits above fit from 64 already) */
-	off = snic_wqe_data_off(type, c->opcode);
+	off = xp->short_ops >> c->opcode & 1u ? SNIC_WQE_DATA_SHORT
+					      : SNIC_WQE_DATA_LONG;
 	if (need > (1u << qp->sq_stride_log) - off)
 		return SNIC_WC_LOC_QP_OP_ERR;
 	if (off == SNIC_WQE_DATA_SHORT) /* the first SGE, if any */

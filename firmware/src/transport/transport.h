@@ -15,6 +15,9 @@
 /* ops.c: what each QP type does, chosen by the type fixed at creation */
 struct snic_xport_ops {
 	uint32_t wr_ops;        /* 1 << enum snic_wr_opcode it executes   */
+	/* 1 << opcode whose WQE data starts at 48 in this type's slot:
+	 * snic_wqe_data_off as a table, read with wr_ops (sq_read_wqe) */
+	uint32_t short_ops;
 	uint8_t bth_base;       /* BTH opcode prefix: RC 0x00, UC 0x20 ... */
 	/* the requester's turn for the QP; true to stay scheduled */
 	bool (*req)(struct snic_nic *nic, struct snic_qp *qp);

@@ -54,7 +54,9 @@ struct snic_hal_ops {
 	/* Ports.  rx_burst hands the core up to n received frames (the core
 	 * frees them).  pkt_alloc gives up to n empty buffers.  tx_burst
 	 * takes ownership of the first k frames it returns; the rest stay
-	 * with the core (retry or free). */
+	 * with the core (retry or free).  It only reads the pkts array,
+	 * never writes it: the core bursts straight from its transmit ring
+	 * (core/tx.c, tx_ring_flush). */
 	uint16_t (*rx_burst)(void *hal, uint16_t port, struct snic_pkt **pkts,
 			     uint16_t n);
 	uint16_t (*tx_burst)(void *hal, uint16_t port, struct snic_pkt **pkts,
