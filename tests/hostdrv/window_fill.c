@@ -34,9 +34,12 @@
 
 enum {
 	WIN_BYTES = 16u << 20,
-	PAGES = 256,            /* the registered buffer                    */
+	/* the registered buffer: on window pages mapped here, its hole and
+	 * its last run are over HD_STREAM_MIN (streaming stores), its first
+	 * run under it (memcpy) */
+	PAGES = 1280,
 	HOLE_LO = 100,          /* pages [HOLE_LO, HOLE_HI) never touched   */
-	HOLE_HI = 140,
+	HOLE_HI = 700,
 };
 #define PG ((size_t)SNIC_PAGE_SIZE)
 #define LEN ((size_t)PAGES * PG)
