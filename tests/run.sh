@@ -72,6 +72,8 @@ case_add unit     unit/broker-client    30 "$SNIC_BUILD/tests/hostdrv/broker_cli
 case_add unit     unit/kick-window      30 "$SNIC_BUILD/tests/hostdrv/kick_window"
 # pin.c's first copy into the window: splice, pwrite, memcpy (tests/hostdrv)
 case_add unit     unit/window-fill      30 "$SNIC_BUILD/tests/hostdrv/window_fill"
+# its streaming copy and fill against memcpy/memset (tests/hostdrv)
+case_add unit     unit/stream-copy      30 "$SNIC_BUILD/tests/hostdrv/stream_copy"
 # the boards' context broker keys segments by pid and start time (tests/hostagent)
 case_add unit     unit/broker-id        30 "$SNIC_BUILD/tests/hostagent/ctx_broker_id"
 # hal/posix/users.c: a symlink is not followed when sharing a path

@@ -139,6 +139,17 @@ unsigned hd_pin_stashed(const struct hd_hostmem *hm, struct hd_hm_ext *out,
 			unsigned max);
 
 /* ------------------------------------------------------------------ */
+/* The first copy into window pages (stream_copy.c).                    */
+
+/* From this many bytes up, streaming (non-temporal) stores: the window
+ * line is not read first, nor kept in the cache.  Ordered before return
+ * (a fence).  Smaller, or dst not 16-byte aligned, or len not a multiple
+ * of 64: memcpy / memset (stream_copy.c says why 2 MiB). */
+#define HD_STREAM_MIN (2u << 20)
+void hd_stream_copy(void *dst, const void *src, size_t len);
+void hd_stream_zero(void *dst, size_t len);
+
+/* ------------------------------------------------------------------ */
 /* What backs this process's address space (vma.c).                     */
 
 #define HD_PFN_NONE UINT64_MAX

@@ -364,15 +364,17 @@ static int window_zero(int fd, off_t off, size_t len)
  * the window's own mapping runs at memory speed, where pwrite, the
  * file's page-by-page write path, takes 3x the CPU time (16 MiB).  Where
  * it has not, the memcpy would fault at every page: vmsplice and splice
- * (window_splice), else pwrite.  Under AddressSanitizer (the range may
- * hold bytes the application never allocated) no memcpy. */
+ * (window_splice), else pwrite.  From 2 MiB the copy and the zeros go
+ * with streaming stores (stream_copy.c: the window lines are not read
+ * first).  Under AddressSanitizer (the range may hold bytes the
+ * application never allocated) no memcpy. */
 static int fill_part(const struct remap_job *j, size_t pos, size_t len,
 		     int data, int mapped)
 {
 	if (!data) {
 		fill_stats.zeroed += len;
 		if (mapped) {
-			memset(j->win + pos, 0, len);
+			hd_stream_zero(j->win + pos, len);
 			return 0;
 		}
 		return window_zero(j->fd, j->off + (off_t)pos, len);
@@ -380,7 +382,7 @@ static int fill_part(const struct remap_job *j, size_t pos, size_t len,
 #ifndef HD_SANITIZED
 	if (mapped) {
 		fill_stats.copied += len;
-		memcpy(j->win + pos, j->va + pos, len);
+		hd_stream_copy(j->win + pos, j->va + pos, len);
 		return 0;
 	}
 #endif

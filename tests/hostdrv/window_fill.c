@@ -6,7 +6,9 @@
  * the data runs of the range (a hole of pages never touched between
  * them: zeros) and for the fills after it (one pipe kept), or pwrite
  * with SNIC_REG_SPLICE=0; window pages mapped here already (the same
- * pages again, after an eviction) take a memcpy.  The driver's own
+ * pages again, after an eviction) take a memcpy (streaming stores for
+ * its 2.3 MiB run and 2.4 MiB hole, over stale bytes left in the freed
+ * pages).  The driver's own
  * counters (hd_pin_fill_stats) say which way went, so a knob that
  * changed nothing, or a pipe per run or per fill, fails.  Each way: the
  * window file holds the application's bytes at the pages the pin names,
@@ -34,9 +36,12 @@
 
 enum {
 	WIN_BYTES = 16u << 20,
-	PAGES = 256,            /* the registered buffer                    */
+	/* the registered buffer: on window pages mapped here, its hole and
+	 * its last run are over HD_STREAM_MIN (streaming stores), its first
+	 * run under it (memcpy) */
+	PAGES = 1280,
 	HOLE_LO = 100,          /* pages [HOLE_LO, HOLE_HI) never touched   */
-	HOLE_HI = 140,
+	HOLE_HI = 700,
 };
 #define PG ((size_t)SNIC_PAGE_SIZE)
 #define LEN ((size_t)PAGES * PG)
@@ -420,6 +425,19 @@ static void stash_way(struct hd_hostmem *hm, const char *way)
 	munmap(moved, PG);
 }
 
+/* 0xee over the window file's first len bytes (freed pages: what an
+ * earlier user left there), through the file, not a mapping. */
+static int stale_window(const struct hd_hostmem *hm, size_t len)
+{
+	static uint8_t junk[SNIC_PAGE_SIZE];
+
+	memset(junk, 0xee, sizeof(junk));
+	for (size_t off = 0; off < len; off += PG)
+		if (pwrite(hm->fd, junk, PG, (off_t)off) != (ssize_t)PG)
+			return 0;
+	return 1;
+}
+
 /* A window of its own (a sealed memfd, pa 0): two registrations on cold
  * window pages (the second while the first holds its pages: the kept
  * pipe serves it), then one on the first's pages, mapped here by then. */
@@ -452,6 +470,9 @@ static int run_way(int no_splice)
 	    one_fill(hm, &b, 0, no_splice, 0) == 0) {
 		release_fill(hm, &b);
 		release_fill(hm, &a);
+		/* stale bytes, not zeros, on the pages c takes (a's, lowest
+		 * first): its hole must be written, not left as it was */
+		check(stale_window(hm, 2 * LEN), "stale bytes over the freed pages");
 		one_fill(hm, &c, MAPPED_EXPECT, no_splice,
 			 MAPPED_EXPECT ? 0 : !no_splice);
 		release_fill(hm, &c);
