@@ -242,6 +242,72 @@ static void test_cores_ring_full(void)
 	CU_ASSERT_EQUAL(fsim_free(s), 0);
 }
 
+/* A QP of core 1 whose CQE core 0 drops (the shared 4-entry CQ
+ * overruns, nobody consuming): core 0 tells core 1 (SNIC_XC_CQ_LOST) and
+ * the QP goes to error there, as on one core - CQ_ERR on the CQ, then
+ * QP_FATAL on the QP; the 4 CQEs before the overrun read back in order,
+ * once, nothing after them. */
+static void test_cores_cq_overrun(void)
+{
+	struct fsim *s;
+	struct fpair p;
+	struct fconn conn;
+	struct fqp qa[3], qb[3], *q = NULL;
+	struct fqp_caps caps = { .sq_cnt = 16, .rq_cnt = 16, .max_send_sge = 1,
+				 .max_recv_sge = 1 };
+	struct snic_ctx_slot *slot;
+	struct snic_cqe c;
+	uint32_t ev0;
+
+	fdev_cores_force = 2;
+	s = fsim_new(4200);
+	fdev_cores_force = 0;
+	fconn_default(&conn);
+	CU_ASSERT_EQUAL_FATAL(fpair_setup(&p, s, &conn, 65536, 4), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(p.cqa.cnt, 4);
+	qa[0] = p.qa;
+	qb[0] = p.qb;
+	for (uint32_t i = 0; i < 3 && !q; i++) {
+		if (i) {
+			CU_ASSERT_EQUAL_FATAL(fqp_create(&qa[i], &p.ca, p.pda, &p.cqa,
+							 &p.cqa, &caps), 0);
+			CU_ASSERT_EQUAL_FATAL(fqp_create(&qb[i], &p.cb, p.pdb, &p.cqb,
+							 &p.cqb, &caps), 0);
+			CU_ASSERT_EQUAL_FATAL(fqp_connect(&qa[i], &qb[i], &conn), 0);
+		}
+		if (s->a.nic->qps[handle_idx(qa[i].qpn)].core == 1)
+			q = &qa[i];
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+	fsim_idle(s, 4);
+	slot = fdev_slot(&s->a, p.ca.slot);
+	ev0 = slot->eq_pi;
+	for (uint32_t i = 0; i < 6; i++) {
+		struct snic_wqe_sge sg = { p.bufa, 16, p.mra };
+		struct fwr w = { .wr_id = 0x800 + i, .opcode = SNIC_WR_RDMA_WRITE,
+				 .flags = SNIC_SEND_SIGNALED, .sge = &sg,
+				 .num_sge = 1, .remote_addr = p.bufb,
+				 .rkey = p.mrb };
+
+		fqp_post_send(q, &w);
+		fsim_idle(s, 50);
+	}
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "cq_overruns"), 1);
+	CU_ASSERT_EQUAL(fqp_state(q), SNIC_QPS_ERR);
+	CU_ASSERT_EQUAL_FATAL(slot->eq_pi, ev0 + 2);
+	CU_ASSERT_EQUAL(slot->eq[ev0].type, SNIC_EV_CQ_ERR);
+	CU_ASSERT_EQUAL(slot->eq[ev0].obj, p.cqa.cqn);
+	CU_ASSERT_EQUAL(slot->eq[ev0 + 1].type, SNIC_EV_QP_FATAL);
+	CU_ASSERT_EQUAL(slot->eq[ev0 + 1].obj, q->qpn);
+	for (uint32_t i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL_FATAL(fcq_poll(&p.cqa, &c), 1);
+		CU_ASSERT_EQUAL(c.wr_id, 0x800 + i);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	}
+	CU_ASSERT_EQUAL(fcq_poll(&p.cqa, &c), 0);
+	CU_ASSERT_EQUAL(fsim_free(s), 0);
+}
+
 /* Parking the other cores is for a real command only: a bare command
  * doorbell (any context can ring it) and a context bit without a new
  * command park nobody; a deregistration waiting for a message that holds
@@ -307,5 +373,6 @@ static void test_cores_park_only_for_commands(void)
 UNIT_SUITE(cores, NULL, NULL,
 	   UNIT_TEST(test_cores_spread),
 	   UNIT_TEST(test_cores_ring_full),
+	   UNIT_TEST(test_cores_cq_overrun),
 	   UNIT_TEST(test_cores_park_only_for_commands),
 	   UNIT_TEST(test_cores_loss));

@@ -1364,7 +1364,8 @@ static void test_rc_atomic_hal_fails(void)
 }
 
 /* A CQE that cannot be written is never published: the CQ goes to
- * error with an IBV_EVENT_CQ_ERR. */
+ * error with an IBV_EVENT_CQ_ERR, and the QP whose CQE it was to error
+ * with an IBV_EVENT_QP_FATAL, after it (qp_cq_lost). */
 static void test_rc_cqe_write_fails(void)
 {
 	struct rc_env *e = env_new();
@@ -1382,9 +1383,12 @@ static void test_rc_cqe_write_fails(void)
 	CU_ASSERT_FALSE(wait_cqe(e, &e->p.cqa, &c));
 	CU_ASSERT_TRUE(cq->error);
 	CU_ASSERT_EQUAL(cq->pi, 0);
-	CU_ASSERT_EQUAL(slot->eq_pi, 1);
+	CU_ASSERT_EQUAL(slot->eq_pi, 2);
 	CU_ASSERT_EQUAL(slot->eq[0].type, SNIC_EV_CQ_ERR);
 	CU_ASSERT_EQUAL(slot->eq[0].obj, e->p.cqa.cqn);
+	CU_ASSERT_EQUAL(slot->eq[1].type, SNIC_EV_QP_FATAL);
+	CU_ASSERT_EQUAL(slot->eq[1].obj, e->p.qa.qpn);
+	CU_ASSERT_EQUAL(fqp_state(&e->p.qa), SNIC_QPS_ERR);
 	env_free(e);
 }
 
@@ -1647,10 +1651,10 @@ static void test_rc_cqe_run_room(void)
  * long it waits: the 2nd overran the CQ (once counted, one CQ_ERR event,
  * IBTA 11.4.2.1: the CQ takes no CQE after it), the 3rd was not written
  * into a slot the host has not consumed, and no message stays in flight
- * to complete again later.  The WRITEs' data arrived.  (Whether the QP
- * then goes to the error state, the Local Work Queue Catastrophic Error
- * an SQ that posts to a CQ in error gets, is not asserted: the firmware
- * leaves it in RTS today.) */
+ * to complete again later.  The WRITEs' data arrived.  The QP is in
+ * error, with the Local Work Queue Catastrophic Error (IBV_EVENT_QP_FATAL)
+ * an SQ that posts to a CQ in error gets, after the CQ's event; the flush
+ * that follows has no CQ to write into and writes nothing. */
 static void test_rc_cq_overrun_mid_ack(void)
 {
 	struct fconn conn;
@@ -1685,9 +1689,13 @@ static void test_rc_cq_overrun_mid_ack(void)
 	CU_ASSERT_EQUAL(qp->retain_head, qp->retain_tail);
 	CU_ASSERT_TRUE(all_is(B(e, 0), 16, 0x5a));
 	CU_ASSERT_EQUAL(cA(e, "cq_overruns"), 1);
-	CU_ASSERT_EQUAL_FATAL(slot->eq_pi, ev0 + 1);
+	CU_ASSERT_EQUAL_FATAL(slot->eq_pi, ev0 + 2);
 	CU_ASSERT_EQUAL(slot->eq[ev0].type, SNIC_EV_CQ_ERR);
 	CU_ASSERT_EQUAL(slot->eq[ev0].obj, e->p.cqa.cqn);
+	CU_ASSERT_EQUAL(slot->eq[ev0 + 1].type, SNIC_EV_QP_FATAL);
+	CU_ASSERT_EQUAL(slot->eq[ev0 + 1].obj, e->p.qa.qpn);
+	CU_ASSERT_EQUAL(fqp_state(&e->p.qa), SNIC_QPS_ERR);
+	CU_ASSERT_FALSE(qp->flush_pending);
 	for (uint32_t i = 0; i < 4; i++) {
 		CU_ASSERT_EQUAL_FATAL(fcq_poll(&e->p.cqa, &c), 1);
 		CU_ASSERT_EQUAL(c.wr_id, i < 3 ? 0x100 + i : 0x200);
@@ -1697,6 +1705,165 @@ static void test_rc_cq_overrun_mid_ack(void)
 	fsim_idle(e->s, 200);
 	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqa, &c), 0);
 	CU_ASSERT_EQUAL(cA(e, "cq_overruns"), 1);
+	CU_ASSERT_EQUAL(slot->eq_pi, ev0 + 2); /* no more events either */
+	env_free(e);
+}
+
+/* The responder's CQ overruns: B's 4-entry CQ takes 4 RECV completions
+ * the host leaves there; the 5th SEND lands (its data in place) but its
+ * CQE is dropped, so B's QP goes to error (CQ_ERR on B's CQ, then
+ * QP_FATAL on B's QP, IBTA's CQ Error and Local Work Queue Catastrophic
+ * Error).  The 4 CQEs read back in order, once; the RECV still posted
+ * flushes nowhere (its only CQ is the failed one): no CQE after them.
+ * A 6th SEND then finds B in error and is dropped there, never placed. */
+static void test_rc_cq_overrun_recv(void)
+{
+	struct fconn conn;
+	struct rc_env *e;
+	struct snic_cqe c;
+	struct snic_ctx_slot *slot;
+	uint32_t ev0;
+
+	fconn_default(&conn);
+	e = env_new_conn(&conn, 4);
+	CU_ASSERT_EQUAL_FATAL(e->p.cqb.cnt, 4);
+	slot = fdev_slot(&e->s->b, e->p.cb.slot);
+	ev0 = slot->eq_pi;
+	for (uint32_t i = 0; i < 6; i++) {
+		struct snic_wqe_sge r = sgb(e, 64 * i, 64);
+
+		fqp_post_recv(&e->p.qb, 0x300 + i, &r, 1);
+	}
+	memset(B(e, 0), 0, 6 * 64);
+	for (uint32_t i = 0; i < 5; i++) {
+		struct snic_wqe_sge s = sga(e, 64 * i, 64);
+		struct fwr w = { .wr_id = 0x400 + i, .opcode = SNIC_WR_SEND,
+				 .sge = &s, .num_sge = 1 };
+
+		memset(A(e, 64 * i), 0x10 + i, 64);
+		fqp_post_send(&e->p.qa, &w);
+		fsim_idle(e->s, 50);
+	}
+	CU_ASSERT_EQUAL(fdev_counter(&e->s->b, "cq_overruns"), 1);
+	CU_ASSERT_TRUE(all_is(B(e, 4 * 64), 64, 0x14)); /* the 5th landed */
+	CU_ASSERT_EQUAL(fqp_state(&e->p.qb), SNIC_QPS_ERR);
+	CU_ASSERT_EQUAL_FATAL(slot->eq_pi, ev0 + 2);
+	CU_ASSERT_EQUAL(slot->eq[ev0].type, SNIC_EV_CQ_ERR);
+	CU_ASSERT_EQUAL(slot->eq[ev0].obj, e->p.cqb.cqn);
+	CU_ASSERT_EQUAL(slot->eq[ev0 + 1].type, SNIC_EV_QP_FATAL);
+	CU_ASSERT_EQUAL(slot->eq[ev0 + 1].obj, e->p.qb.qpn);
+	for (uint32_t i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL_FATAL(fcq_poll(&e->p.cqb, &c), 1);
+		CU_ASSERT_EQUAL(c.wr_id, 0x300 + i);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+		CU_ASSERT_EQUAL(c.byte_len, 64);
+		CU_ASSERT_TRUE(all_is(B(e, 64 * i), 64, (uint8_t)(0x10 + i)));
+	}
+	{
+		struct snic_wqe_sge s = sga(e, 0, 64);
+		struct fwr w = { .wr_id = 0x405, .opcode = SNIC_WR_SEND,
+				 .sge = &s, .num_sge = 1 };
+
+		memset(A(e, 0), 0x77, 64);
+		fqp_post_send(&e->p.qa, &w);
+	}
+	fsim_idle(e->s, 200);
+	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqb, &c), 0);
+	CU_ASSERT_TRUE(all_is(B(e, 5 * 64), 64, 0));
+	CU_ASSERT_EQUAL(fdev_counter(&e->s->b, "cq_overruns"), 1);
+	CU_ASSERT_EQUAL(slot->eq_pi, ev0 + 2);
+	env_free(e);
+}
+
+/* A signalled 16-byte WRITE from q (a QP of A) into B's buffer. */
+static void write_on(struct rc_env *e, struct fqp *q, uint64_t wr_id)
+{
+	struct snic_wqe_sge s = sga(e, 0, 16);
+	struct fwr w = { .wr_id = wr_id, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+
+	fqp_post_send(q, &w);
+}
+
+/* A QP whose send and receive CQs differ: its send CQ overruns, the QP
+ * goes to error, and its posted RECVs flush into the receive CQ, which
+ * still takes CQEs - each once, in order, IBV_WC_WR_FLUSH_ERR (C10-39);
+ * the send WQEs after the lost one flush into nothing.  A second QP on
+ * the failed CQ stays in RTS until a CQE of its own is dropped too: the
+ * Local Work Queue Catastrophic Error is the work queue's that tries to
+ * use the CQ in error. */
+static void test_rc_cq_overrun_split_cqs(void)
+{
+	struct fconn conn;
+	struct rc_env *e;
+	struct snic_cqe c;
+	struct snic_ctx_slot *slot;
+	struct fcq scq;
+	struct fqp qs, qt, q2, q2b;
+	struct fqp_caps caps = { .sq_cnt = 16, .rq_cnt = 16, .max_send_sge = 1,
+				 .max_recv_sge = 1 };
+	struct snic_wqe_sge r;
+	uint32_t ev0;
+
+	fconn_default(&conn);
+	e = env_new();
+	slot = fdev_slot(&e->s->a, e->p.ca.slot);
+	CU_ASSERT_EQUAL_FATAL(fcq_create(&scq, &e->p.ca, 4), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(scq.cnt, 4);
+	CU_ASSERT_EQUAL_FATAL(fqp_create(&qs, &e->p.ca, e->p.pda, &scq,
+					 &e->p.cqa, &caps), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fqp_create(&q2, &e->p.ca, e->p.pda, &scq,
+					 &scq, &caps), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fqp_create(&qt, &e->p.cb, e->p.pdb, &e->p.cqb,
+					 &e->p.cqb, &caps), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fqp_create(&q2b, &e->p.cb, e->p.pdb, &e->p.cqb,
+					 &e->p.cqb, &caps), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fqp_connect(&qs, &qt, &conn), SNIC_ST_OK);
+	CU_ASSERT_EQUAL_FATAL(fqp_connect(&q2, &q2b, &conn), SNIC_ST_OK);
+	fsim_idle(e->s, 4);
+	r = sga(e, 4096, 64);
+	for (uint32_t i = 0; i < 3; i++)
+		fqp_post_recv(&qs, 0x500 + i, &r, 1);
+	ev0 = slot->eq_pi;
+	for (uint32_t i = 0; i < 5; i++) {
+		write_on(e, &qs, 0x600 + i);
+		fsim_idle(e->s, 50);
+	}
+	CU_ASSERT_EQUAL(cA(e, "cq_overruns"), 1);
+	CU_ASSERT_EQUAL(fqp_state(&qs), SNIC_QPS_ERR);
+	CU_ASSERT_EQUAL(fqp_state(&q2), SNIC_QPS_RTS);
+	CU_ASSERT_EQUAL_FATAL(slot->eq_pi, ev0 + 2);
+	CU_ASSERT_EQUAL(slot->eq[ev0].type, SNIC_EV_CQ_ERR);
+	CU_ASSERT_EQUAL(slot->eq[ev0].obj, scq.cqn);
+	CU_ASSERT_EQUAL(slot->eq[ev0 + 1].type, SNIC_EV_QP_FATAL);
+	CU_ASSERT_EQUAL(slot->eq[ev0 + 1].obj, qs.qpn);
+	/* a WRITE posted now flushes: into the failed CQ, so nowhere */
+	write_on(e, &qs, 0x605);
+	fsim_idle(e->s, 100);
+	for (uint32_t i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL_FATAL(fcq_poll(&e->p.cqa, &c), 1);
+		CU_ASSERT_EQUAL(c.wr_id, 0x500 + i);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_WR_FLUSH_ERR);
+		CU_ASSERT_EQUAL(c.qp_num, qs.qpn);
+		CU_ASSERT_FALSE(c.is_send);
+	}
+	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqa, &c), 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL_FATAL(fcq_poll(&scq, &c), 1);
+		CU_ASSERT_EQUAL(c.wr_id, 0x600 + i);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	}
+	CU_ASSERT_EQUAL(fcq_poll(&scq, &c), 0);
+	/* the other QP on the failed CQ: its next completion is dropped */
+	write_on(e, &q2, 0x700);
+	fsim_idle(e->s, 100);
+	CU_ASSERT_EQUAL(fqp_state(&q2), SNIC_QPS_ERR);
+	CU_ASSERT_EQUAL(fcq_poll(&scq, &c), 0);
+	CU_ASSERT_EQUAL(cA(e, "cq_overruns"), 1); /* one overrun, then error */
+	CU_ASSERT_EQUAL_FATAL(slot->eq_pi, ev0 + 3);
+	CU_ASSERT_EQUAL(slot->eq[ev0 + 2].type, SNIC_EV_QP_FATAL);
+	CU_ASSERT_EQUAL(slot->eq[ev0 + 2].obj, q2.qpn);
 	env_free(e);
 }
 
@@ -1831,4 +1998,6 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_cqe_run_wrap),
 	   UNIT_TEST(test_rc_cqe_run_room),
 	   UNIT_TEST(test_rc_cq_overrun_mid_ack),
+	   UNIT_TEST(test_rc_cq_overrun_recv),
+	   UNIT_TEST(test_rc_cq_overrun_split_cqs),
 	   UNIT_TEST(test_rc_flush_partial_once));

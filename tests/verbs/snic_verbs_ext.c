@@ -69,9 +69,10 @@ struct qp_cfg {
 	int access;             /* QP access flags (0: ACCESS_ALL)          */
 	enum ibv_qp_type type;  /* 0: RC                                    */
 	struct ibv_srq *srq;
+	int cqe;                /* entries of each CQ (0: 256)              */
 };
 
-static const struct qp_cfg CFG = { 64, 64, 4, 4, 0, 1, false, 0, 0, NULL };
+static const struct qp_cfg CFG = { 64, 64, 4, 4, 0, 1, false, 0, 0, NULL, 0 };
 
 static struct {
 	struct vt v;            /* GID index, verbose, deadline, counts, reason */
@@ -126,7 +127,7 @@ static bool ep_create(struct vt_ep *e, struct dev *d, const struct qp_cfg *c)
 	const struct vt_qp_cfg qc = {
 		.type = c->type, .send_wr = c->send_wr, .recv_wr = c->recv_wr,
 		.send_sge = c->send_sge, .recv_sge = c->recv_sge, .inl = c->inl,
-		.cqe = 256, .sig_all = c->sig_all, .channel = c->channel, .srq = c->srq,
+		.cqe = c->cqe ? c->cqe : 256, .sig_all = c->sig_all, .channel = c->channel, .srq = c->srq,
 	};
 
 	return vt_ep_create(&T.v, e, d, &d->v, &qc, 0xfffff0u + T.seq++ * 0x3579u);
@@ -869,6 +870,67 @@ static bool async_event(struct ibv_context *ctx, enum ibv_event_type type, struc
 		fail("%s: async event %s (want %s for QP 0x%x)", what,
 		     ibv_event_type_str(ev.event_type), ibv_event_type_str(type), qp->qp_num);
 	ibv_ack_async_event(&ev);
+	return ok;
+}
+
+/* A send CQ the application does not poll overruns: IBV_EVENT_CQ_ERR
+ * for the CQ, then IBV_EVENT_QP_FATAL for the QP whose completion it
+ * dropped, which ibv_query_qp then reports in IBV_QPS_ERR; the
+ * completions before the overrun read back in order, once, successful,
+ * and none after them (the flush has no CQ to go to). */
+static bool cq_overrun_cases(struct vt_ep e[2])
+{
+	struct ibv_context *ctx = T.dev[0].v.ctx;
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	struct ibv_wc wc;
+	uint32_t n = (uint32_t)e[0].scq->cqe + 8, got = 0;
+	bool cq_ok;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct ibv_sge sg = sge_of(e[0].d, 0, 8);
+		struct ibv_send_wr wr = { .wr_id = i, .sg_list = &sg, .num_sge = 1,
+					  .opcode = IBV_WR_RDMA_WRITE,
+					  .send_flags = IBV_SEND_SIGNALED };
+
+		wr.wr.rdma.remote_addr = raddr_of(&e[1], 0);
+		wr.wr.rdma.rkey = T.dev[1].mr->rkey;
+		if (!post(e[0].qp, &wr, "cq overrun"))
+			return false;
+	}
+	if (poll(&pfd, 1, (int)T.v.timeout_ms) != 1 || ibv_get_async_event(ctx, &ev))
+		return fail("cq overrun: no async event (want CQ_ERR)");
+	cq_ok = ev.event_type == IBV_EVENT_CQ_ERR && ev.element.cq == e[0].scq;
+	ibv_ack_async_event(&ev);
+	CHECK(cq_ok, "cq overrun: first async event %s, want CQ_ERR for the send CQ",
+	      ibv_event_type_str(ev.event_type));
+	if (!async_event(ctx, IBV_EVENT_QP_FATAL, e[0].qp, "cq overrun"))
+		return false;
+	CHECK(ibv_query_qp(e[0].qp, &a, IBV_QP_STATE, &ia) == 0 && a.qp_state == IBV_QPS_ERR,
+	      "cq overrun: QP state %d, want IBV_QPS_ERR", (int)a.qp_state);
+	while (ibv_poll_cq(e[0].scq, 1, &wc) == 1) {
+		CHECK(wc.wr_id == got && wc.status == IBV_WC_SUCCESS,
+		      "cq overrun: completion %u: wr_id %" PRIu64 " status %s", got, wc.wr_id,
+		      ibv_wc_status_str(wc.status));
+		got++;
+	}
+	CHECK(got > (uint32_t)e[0].scq->cqe / 2 && got < n,
+	      "cq overrun: %u completions read of %u posted (CQ of %d)", got, n, e[0].scq->cqe);
+	return true;
+}
+
+static bool c_cq_overrun(void)
+{
+	struct qp_cfg c = CFG;
+	struct vt_ep e[2];
+	bool ok;
+
+	c.cqe = 16;
+	memset(e, 0, sizeof e);
+	ok = pair_up(e, &c, 0) && cq_overrun_cases(e);
+	pair_down(e);
 	return ok;
 }
 
@@ -4999,6 +5061,7 @@ static const struct tcase cases[] = {
 	{ "query_ex", c_query_ex },
 	{ "rereg_mr", c_rereg_mr },
 	{ "resize_cq", c_resize_cq },
+	{ "cq_overrun", c_cq_overrun },
 	{ "dm", c_dm },
 	{ "mcast", c_mcast },
 	{ "raw", c_raw },

@@ -43,6 +43,8 @@ enum snic_xc_type {
 	SNIC_XC_EVENT,        /* any -> core 0: a = ctx, b = type, c = obj  */
 	SNIC_XC_NEIGH,        /* core 0 -> owner: a = QP index, u.mac       */
 	SNIC_XC_RESOLVE,      /* owner -> core 0: u.ip, resolve it          */
+	SNIC_XC_CQ_LOST,      /* core 0 -> owner: a = QP index, b = qpn:
+			       * its CQE was dropped (qp_cq_lost)         */
 };
 
 struct snic_xc_msg {

@@ -219,6 +219,10 @@ static void handle(struct snic_nic *nic, struct snic_xc_msg *m)
 	case SNIC_XC_CQE:
 		cq_post(nic, m->a, &m->u.cqe, m->flag);
 		break;
+	case SNIC_XC_CQ_LOST:
+		if ((qp = own_qp(nic, m->a)) != NULL && qp->qpn == m->b)
+			qp_cq_lost(nic, qp);
+		break;
 	case SNIC_XC_EVENT:
 		core_event(&nic->core, m->a, (enum snic_event_type)m->b, m->c);
 		break;

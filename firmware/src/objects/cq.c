@@ -74,13 +74,40 @@ static bool cq_full(struct snic_nic *nic, struct snic_cq *cq)
 	return cq->pi - ci >= cq->cnt;
 }
 
+/* The CQE was dropped: the QP it names (every CQE names its QP; a run's
+ * are all one QP's) lost a completion and goes to error (qp_cq_lost), on
+ * the core that owns it - we are core 0.  Off the path of a CQE written,
+ * so nothing of it costs a CQE that goes out.  The message to another
+ * core is not waited for (core 0 never waits on a core that may be
+ * waiting on it): with its ring full the QP learns at its next CQE. */
+static void __attribute__((noinline, cold))
+cq_dropped(struct snic_nic *nic, const struct snic_cqe *cqe)
+{
+	uint32_t i = handle_idx(cqe->qp_num);
+	struct snic_qp *qp = i < SNIC_MAX_QP ? &nic->qps[i] : NULL;
+
+	if (!qp || !qp->in_use || qp->qpn != cqe->qp_num)
+		return;
+	if (qp->core == nic->core.core_id) {
+		qp_cq_lost(nic, qp);
+	} else {
+		struct snic_xc_msg m = { .type = SNIC_XC_CQ_LOST, .a = i,
+					 .b = cqe->qp_num };
+
+		core_xc_send(&nic->core, qp->core, &m);
+	}
+}
+
 /* The CQ cannot take CQEs any more (overrun, or its ring unwritable):
- * IBTA 11.4.2.1, an affiliated asynchronous error; the CQ stays unusable. */
-static void cq_fail(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx)
+ * IBTA 11.4.2.1, an affiliated asynchronous error; the CQ stays unusable.
+ * The CQE that found it so is dropped, after the CQ's event. */
+static void cq_fail(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx,
+		    const struct snic_cqe *cqe)
 {
 	cq->error = true;
 	core_event(&nic->core, cq->ctx, SNIC_EV_CQ_ERR,
 		   obj_handle(&cq->obj, cq_idx));
+	cq_dropped(nic, cqe);
 }
 
 /* Where the owner byte lies in a CQE (hostif.h): the body is what comes
@@ -119,13 +146,13 @@ void cq_write(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx,
 			   n == 1 ? CQE_OWNER_AT : k * 64u) ||
 	    (k < n && core_dma_write(&nic->core, cq->ring_pa, cqe + k,
 				     (n - k) * 64u))) {
-		cq_fail(nic, cq, cq_idx);
+		cq_fail(nic, cq, cq_idx, cqe);
 		return;
 	}
 	cqe[0].owner = owner;
 	atomic_thread_fence(memory_order_release);
 	if (core_dma_write(&nic->core, pa + CQE_OWNER_AT, &cqe[0].owner, 1)) {
-		cq_fail(nic, cq, cq_idx);
+		cq_fail(nic, cq, cq_idx, cqe);
 		return;
 	}
 	cq->pi += n;
@@ -149,11 +176,13 @@ void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 		core_xc_send_wait(&nic->core, 0, &m);
 		return;
 	}
-	if (!cq->in_use || cq->error)
+	if (!cq->in_use || cq->error) {
+		cq_dropped(nic, cqe);
 		return;
+	}
 	if (cq_full(nic, cq)) {
 		CNT_INC(&nic->core, cq_overruns);
-		cq_fail(nic, cq, cq_idx);
+		cq_fail(nic, cq, cq_idx, cqe);
 		return;
 	}
 	cq_write(nic, cq, cq_idx, cqe, 1, solicited);

@@ -2,7 +2,8 @@
 /*
  * The two CQE builders: a send WQE's completion and the completion of the
  * RECV a QP holds (qp->resp).  Every transport and the flush build their
- * CQEs here (IBTA 11.4.2.1 lists the work completion's fields).
+ * CQEs here (IBTA 11.4.2.1 lists the work completion's fields), and here
+ * a QP whose CQE its CQ dropped goes to the error state (qp_cq_lost).
  */
 #include <string.h>
 
@@ -42,6 +43,23 @@ static bool send_cqe_fill(const struct snic_qp *qp,
 	cqe->wqe_idx = f->wqe_idx;
 	cqe->is_send = 1;
 	return true;
+}
+
+/* A CQ in error takes no more CQEs (cq.c, which calls us, on the QP's
+ * core, for each CQE it drops): a work queue that then tries to complete
+ * into it gets a Local Work Queue Catastrophic Error, an affiliated
+ * asynchronous error that puts its QP in the error state (IBTA vol. 1
+ * ch. 11, affiliated asynchronous errors; IBV_EVENT_QP_FATAL), after the
+ * CQ's own CQ Error event.  The QP's WRs not completed yet then flush where their CQ still
+ * takes CQEs (a QP whose other queue has a healthy CQ); into the failed
+ * one they are dropped like the one that was lost.  The flush waits for
+ * the requester's work list: we may be inside a loop retiring the QP's
+ * WQEs.  Once per QP: in error, a dropped CQE (a flush's) is expected. */
+void __attribute__((noinline, cold))
+qp_cq_lost(struct snic_nic *nic, struct snic_qp *qp)
+{
+	if (qp->state != SNIC_QPS_ERR)
+		qp_to_error_later(nic, qp, SNIC_EV_QP_FATAL);
 }
 
 void qp_send_cqe(struct snic_nic *nic, struct snic_qp *qp,

@@ -776,9 +776,10 @@ struct snic_cq *cq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t cqn,
 			  uint32_t *idx);
 void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 	     bool solicited);
-/* A run of CQEs for one CQ, written together (cq_run_flush): one ring
- * check and two DMAs for the run instead of a call, a check and two DMAs
- * per CQE.  Its holder flushes it before anything else can post to that
+/* A run of CQEs for one CQ and one QP (cq.c drops a failed run's as
+ * the first one's QP's), written together (cq_run_flush): one ring check
+ * and two DMAs for the run instead of a call, a check and two DMAs per
+ * CQE.  Its holder flushes it before anything else can post to that
  * CQ, so the CQEs keep their order. */
 #define SNIC_CQ_RUN 8
 struct cq_run {
@@ -921,10 +922,14 @@ void qp_send_cqe_run(struct snic_nic *nic, struct snic_qp *qp,
 		     struct cq_run *r);
 void qp_recv_cqe(struct snic_nic *nic, struct snic_qp *qp, uint8_t status,
 		 uint8_t opcode, const struct roce_hdrs *h);
+/* One of qp's CQEs was dropped (its CQ in error): the QP to error. */
+void qp_cq_lost(struct snic_nic *nic, struct snic_qp *qp);
 
 /* qp_flush.c: errors and flushing */
 void qp_to_error(struct snic_nic *nic, struct snic_qp *qp,
 		 enum snic_event_type ev);
+void qp_to_error_later(struct snic_nic *nic, struct snic_qp *qp,
+		       enum snic_event_type ev);
 void qp_flush(struct snic_nic *nic, struct snic_qp *qp);
 
 /* qp_sched.c: doorbells, work lists, deadlines, neighbours */

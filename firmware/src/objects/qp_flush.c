@@ -98,13 +98,14 @@ void qp_flush(struct snic_nic *nic, struct snic_qp *qp)
 		qp_req_schedule(nic, qp);
 }
 
-void qp_to_error(struct snic_nic *nic, struct snic_qp *qp,
-		 enum snic_event_type ev)
+/* The QP enters the error state: counted, logged once, the event. */
+static bool enter_error(struct snic_nic *nic, struct snic_qp *qp,
+			enum snic_event_type ev)
 {
 	char msg[64];
 
 	if (qp->state == SNIC_QPS_ERR)
-		return;
+		return false;
 	CNT_INC(&nic->core, qp_errors);
 	if (qp->state <= SNIC_QPS_ERR) {
 		/* set-up logging only: this happens once per QP */
@@ -121,5 +122,24 @@ void qp_to_error(struct snic_nic *nic, struct snic_qp *qp,
 	qp->state = SNIC_QPS_ERR;
 	if (ev != SNIC_EV_NONE)
 		core_event(&nic->core, qp->ctx, ev, qp->qpn);
-	qp_flush(nic, qp);
+	return true;
+}
+
+void qp_to_error(struct snic_nic *nic, struct snic_qp *qp,
+		 enum snic_event_type ev)
+{
+	if (enter_error(nic, qp, ev))
+		qp_flush(nic, qp);
+}
+
+/* As qp_to_error, the flush left to the requester's work list (req_poll):
+ * for a caller inside a loop that retires the QP's WQEs, whose window the
+ * flush would move under it. */
+void qp_to_error_later(struct snic_nic *nic, struct snic_qp *qp,
+		       enum snic_event_type ev)
+{
+	if (!enter_error(nic, qp, ev))
+		return;
+	qp->flush_pending = true;
+	qp_req_schedule(nic, qp);
 }
