@@ -698,3 +698,20 @@ int fpair_setup(struct fpair *p, struct fsim *s, const struct fconn *conn,
 	fsim_idle(s, 4);
 	return SNIC_ST_OK;
 }
+
+struct fsim *fsim_pair_new(struct fpair *p, unsigned cores,
+			   const struct fconn *conn, uint64_t buf_len,
+			   uint32_t cqe_cnt)
+{
+	struct fsim *s;
+
+	fdev_cores_force = cores;
+	s = fsim_new(4200);
+	fdev_cores_force = 0;
+	if (s && (!s->a.nic || !s->b.nic ||
+		  fpair_setup(p, s, conn, buf_len, cqe_cnt) != SNIC_ST_OK)) {
+		fsim_free(s);
+		s = NULL;
+	}
+	return s;
+}

@@ -220,5 +220,11 @@ struct fpair {
 
 int fpair_setup(struct fpair *p, struct fsim *s, const struct fconn *conn,
 		uint64_t buf_len, uint32_t cqe_cnt);
+/* A new sim (Ethernet MTU 4200; `cores` firmware cores per NIC, 0:
+ * $SNIC_UNIT_CORES decides) with fpair_setup's pair in it; NULL (and
+ * nothing left) when either fails. */
+struct fsim *fsim_pair_new(struct fpair *p, unsigned cores,
+			   const struct fconn *conn, uint64_t buf_len,
+			   uint32_t cqe_cnt);
 
 #endif

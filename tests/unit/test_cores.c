@@ -43,12 +43,9 @@ static struct cenv *cenv_new(const struct fconn *conn)
 	struct fqp_caps caps = { .sq_cnt = 128, .rq_cnt = 128,
 				 .max_send_sge = 1, .max_recv_sge = 1 };
 
-	fdev_cores_force = 2;
-	e->s = fsim_new(4200);
-	fdev_cores_force = 0;
+	e->s = fsim_pair_new(&e->p, 2, conn, (uint64_t)NQP * SPAN, 4096);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e->s);
 	CU_ASSERT_EQUAL_FATAL(snic_nic_ncores(e->s->a.nic), 2);
-	CU_ASSERT_EQUAL_FATAL(fpair_setup(&e->p, e->s, conn,
-					  (uint64_t)NQP * SPAN, 4096), SNIC_ST_OK);
 	e->a[0] = e->p.qa;
 	e->b[0] = e->p.qb;
 	for (uint32_t q = 1; q < NQP; q++) {
@@ -215,11 +212,9 @@ static void test_cores_ring_full(void)
 	struct snic_cqe got;
 	uint32_t n = 0;
 
-	fdev_cores_force = 2;
-	s = fsim_new(4200);
-	fdev_cores_force = 0;
 	fconn_default(&conn);
-	CU_ASSERT_EQUAL_FATAL(fpair_setup(&p, s, &conn, 65536, 64), SNIC_ST_OK);
+	s = fsim_pair_new(&p, 2, &conn, 65536, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	k1 = snic_nic_core(s->a.nic, 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(k1);
 	r = s->a.nic->sh->xc.msg[1][0];
@@ -259,11 +254,9 @@ static void test_cores_cq_overrun(void)
 	struct snic_cqe c;
 	uint32_t ev0;
 
-	fdev_cores_force = 2;
-	s = fsim_new(4200);
-	fdev_cores_force = 0;
 	fconn_default(&conn);
-	CU_ASSERT_EQUAL_FATAL(fpair_setup(&p, s, &conn, 65536, 4), SNIC_ST_OK);
+	s = fsim_pair_new(&p, 2, &conn, 65536, 4);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL_FATAL(p.cqa.cnt, 4);
 	qa[0] = p.qa;
 	qb[0] = p.qb;
@@ -327,11 +320,9 @@ static void test_cores_park_only_for_commands(void)
 	uint64_t parks, waits;
 	uint32_t pd;
 
-	fdev_cores_force = 2;
-	s = fsim_new(4200);
-	fdev_cores_force = 0;
 	fconn_default(&conn);
-	CU_ASSERT_EQUAL_FATAL(fpair_setup(&p, s, &conn, 65536, 64), SNIC_ST_OK);
+	s = fsim_pair_new(&p, 2, &conn, 65536, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	db = (struct snic_doorbells *)(s->a.bar + SNIC_BAR_DB_OFF);
 	parks = fdev_counter(&s->a, "xcore_parks");
 	for (unsigned i = 0; i < passes; i++) {

@@ -31,10 +31,8 @@ static struct env *env_new(void)
 	struct fconn c;
 
 	fconn_default(&c); /* path MTU 1024 */
-	e->s = fsim_new(4200);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e->s->a.nic);
-	CU_ASSERT_EQUAL_FATAL(fpair_setup(&e->p, e->s, &c, 1u << 20, 64),
-			      SNIC_ST_OK);
+	e->s = fsim_pair_new(&e->p, 0, &c, 1u << 20, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e->s);
 	return e;
 }
 

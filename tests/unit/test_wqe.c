@@ -34,10 +34,8 @@ static struct env *env_new(void)
 	struct fconn c;
 
 	fconn_default(&c); /* path MTU 1024 */
-	e->s = fsim_new(4200);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e->s->a.nic);
-	CU_ASSERT_EQUAL_FATAL(fpair_setup(&e->p, e->s, &c, 1u << 20, 64),
-			      SNIC_ST_OK);
+	e->s = fsim_pair_new(&e->p, 0, &c, 1u << 20, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e->s);
 	CU_ASSERT_EQUAL_FATAL(fqp_create(&e->qa, &e->p.ca, e->p.pda, &e->p.cqa,
 					 &e->p.cqa, &caps), SNIC_ST_OK);
 	CU_ASSERT_EQUAL_FATAL(fqp_create(&e->qb, &e->p.cb, e->p.pdb, &e->p.cqb,
