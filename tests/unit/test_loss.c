@@ -1100,6 +1100,27 @@ static void wait_in_order(struct lenv *e, uint32_t nmsg, unsigned steps)
 	}
 }
 
+/* A receiver that takes one frame every gap_ns and stops for the last
+ * pause_ns of every period_ns (all 0: as fast as the link brings them). */
+static void slow_rx(struct fake_hal *h, uint64_t gap_ns, uint64_t period_ns,
+		    uint64_t pause_ns)
+{
+	h->rx_gap_ns = gap_ns;
+	h->rx_period_ns = period_ns;
+	h->rx_pause_ns = pause_ns;
+}
+
+/* post_bulk, then wait_in_order: the virtual time it took. */
+static uint64_t bulk_run(struct lenv *e, uint8_t opcode, uint32_t nmsg,
+			 uint32_t len, unsigned steps)
+{
+	uint64_t t0 = e->s->clock;
+
+	post_bulk(e, opcode, nmsg, len);
+	wait_in_order(e, nmsg, steps);
+	return e->s->clock - t0;
+}
+
 /* A bounded queue in front of B (hal/fault: 32 frames, one leaves every
  * 2 us) and 64-packet WRITEs sent as fast as A can: bursts overflow it.
  * Go-back-N resumes at the first PSN B lacks, and the window after a
@@ -1115,15 +1136,12 @@ static void test_loss_bounded_queue(void)
 	struct snic_fault_cfg fc = { .queue_len = 32, .drain_ns = 2000,
 				     .seed = 1 };
 	const uint32_t nmsg = 8, len = 64u << 10;
-	uint64_t t0, dt, frames;
+	uint64_t dt, frames;
 
 	for (uint32_t i = 0; i < nmsg * len; i++)
 		*A(e, 0, i) = pat(9, i);
 	fake_hal_set_fault(&e->s->b.hal, &fc);
-	t0 = e->s->clock;
-	post_bulk(e, SNIC_WR_RDMA_WRITE, nmsg, len);
-	wait_in_order(e, nmsg, 5000);
-	dt = e->s->clock - t0;
+	dt = bulk_run(e, SNIC_WR_RDMA_WRITE, nmsg, len, 5000);
 	frames = cA(e, "tx_frames");
 	printf("\n    bounded queue: %u packets needed, %" PRIu64 " sent, %" PRIu64
 	       " overflowed, %" PRIu64 " retransmissions, %" PRIu64
@@ -1228,7 +1246,7 @@ static void dup_only_run(uint8_t opcode, const char *name)
 	struct snic_fault_cfg fc = { .dup = 50000, .seed = 3 };
 	const uint32_t nmsg = 32, len = 64u << 10;
 	struct fake_hal *slow;
-	uint64_t frames, t0;
+	uint64_t frames, dt;
 
 	/* WRITE: A's buffer to B's; READ: B's back into A's */
 	for (uint32_t i = 0; i < nmsg * len; i++)
@@ -1239,19 +1257,15 @@ static void dup_only_run(uint8_t opcode, const char *name)
 	fc.seed = 4;
 	fake_hal_set_fault(&e->s->b.hal, &fc);
 	slow = opcode == SNIC_WR_RDMA_READ ? &e->s->a.hal : &e->s->b.hal;
-	slow->rx_gap_ns = 5000;
-	slow->rx_period_ns = 8000000;
-	slow->rx_pause_ns = 4000000;
-	t0 = e->s->clock;
-	post_bulk(e, opcode, nmsg, len);
-	wait_in_order(e, nmsg, 200000);
+	slow_rx(slow, 5000, 8000000, 4000000);
+	dt = bulk_run(e, opcode, nmsg, len, 200000);
 	frames = cA(e, "tx_frames");
 	printf("\n    dup-only %s: %u packets needed, %" PRIu64 " frames sent by A, "
 	       "%" PRIu64 " by B, %" PRIu64 " timeouts, %" PRIu64 " tail probes, %"
 	       PRIu64 " retransmissions, %" PRIu64 " seq NAKs, %.3f ms\n    ",
 	       name, nmsg * (len / 1024), frames, cB(e, "tx_frames"),
 	       cA(e, "timeouts"), cA(e, "tail_probes"), cA(e, "retransmits"),
-	       cA(e, "nak_seq_recv"), (double)(e->s->clock - t0) / 1e6);
+	       cA(e, "nak_seq_recv"), (double)dt / 1e6);
 	CU_ASSERT_TRUE(e->s->a.hal.fault.duplicated > 0);
 	CU_ASSERT_TRUE(e->s->b.hal.fault.duplicated > 0);
 	CU_ASSERT_EQUAL(memcmp(B(e, 0, 0), A(e, 0, 0), (size_t)nmsg * len), 0);
@@ -1261,7 +1275,7 @@ static void dup_only_run(uint8_t opcode, const char *name)
 	CU_ASSERT_TRUE(cA(e, "tail_probes") <= 8);
 	CU_ASSERT_EQUAL(cA(e, "retransmits"), cA(e, "tail_probes"));
 	CU_ASSERT_TRUE(frames <= nmsg * (len / 1024) + 1 + cA(e, "tail_probes"));
-	slow->rx_gap_ns = slow->rx_period_ns = slow->rx_pause_ns = 0;
+	slow_rx(slow, 0, 0, 0);
 	fake_hal_set_fault(&e->s->a.hal, NULL);
 	fake_hal_set_fault(&e->s->b.hal, NULL);
 	lenv_free(e);
@@ -1275,6 +1289,176 @@ static void test_loss_dup_only_write(void)
 static void test_loss_dup_only_read(void)
 {
 	dup_only_run(SNIC_WR_RDMA_READ, "READ");
+}
+
+/* A peer far behind (issue 11's flaky interop case, send-bw-duplicate
+ * against rdma_rxe under QEMU TCG): frames to B wait in a tail-drop queue
+ * of BACKLOG_Q frames, B takes one every 50 us and stops for 10 ms of
+ * every 40 (a guest that is not always running), so a full queue is
+ * 25 ms old, more than the 16.8 ms transport timeout, and a pause is
+ * longer than any tail-loss probe's wait.  The first window (64 x 64 KiB)
+ * overflows the queue; what is lost is sent again.  Timeouts and probes
+ * fire while the originals are still queued: each goes back N, but the
+ * first ACK past what the pass has sent again shows the originals are
+ * arriving, so the pass ends there and sending goes on after the newest
+ * PSN (the retransmission was spurious: undone, as TCP's F-RTO/Eifel).
+ * Before: every expiry sent the queue's contents again, B spent its time
+ * on duplicates (answering each with an ACK of nothing new), and after
+ * retry_cnt expiries without progress the WRITE failed with
+ * RETRY_EXC_ERR (rxe: duplicate_request 15,569, 25,827 frames sent for
+ * 10,304 needed, then the failure). */
+#define BACKLOG_Q 512
+
+struct backlog_hook {
+	struct fake_link *link;
+	unsigned dropped, acks;
+};
+
+static enum fl_action backlog_fn(void *arg, int from, uint8_t *frame,
+				 uint16_t *len)
+{
+	struct backlog_hook *b = arg;
+	struct roce_hdrs h;
+
+	/* B answers one packet in 32 (rxe's ACKs came about so): its other
+	 * plain ACKs are not sent; each ACK covers all before it */
+	if (from == 1) {
+		if (roce_parse(frame, *len, &h) == ROCE_OK &&
+		    h.opcode == ROCE_RC_ACK &&
+		    (h.aeth_syndrome & ROCE_AETH_TYPE_MASK) == ROCE_AETH_ACK &&
+		    ++b->acks % 32)
+			return FL_DROP;
+		return FL_PASS;
+	}
+	if (fake_link_pending(b->link, 1) < BACKLOG_Q)
+		return FL_PASS;
+	b->dropped++;
+	return FL_DROP;
+}
+
+static void test_loss_backlogged_peer(void)
+{
+	struct lenv *e = directed_env(12, 7);
+	struct backlog_hook bh = { .link = &e->s->link };
+	const uint32_t nmsg = SQ_DEPTH, len = 64u << 10;
+	struct fake_hal *slow = &e->s->b.hal;
+	uint64_t frames, dt;
+
+	for (uint32_t i = 0; i < nmsg * len; i++)
+		*A(e, 0, i) = pat(12, i);
+	memset(B(e, 0, 0), 0, (size_t)nmsg * len);
+	fake_link_set_hook(&e->s->link, backlog_fn, &bh);
+	slow_rx(slow, 50000, 40000000, 10000000);
+	dt = bulk_run(e, SNIC_WR_RDMA_WRITE, nmsg, len, 4000000);
+	frames = cA(e, "tx_frames");
+	printf("\n    backlogged peer: %u packets needed, %" PRIu64 " frames sent, "
+	       "%u dropped at the queue, %" PRIu64 " duplicates at B, %" PRIu64
+	       " timeouts, %" PRIu64 " tail probes, %" PRIu64 " retransmissions, %"
+	       PRIu64 " undone, %.3f ms\n    ", nmsg * (len / 1024), frames,
+	       bh.dropped, cB(e, "rx_dup_requests"), cA(e, "timeouts"),
+	       cA(e, "tail_probes"), cA(e, "retransmits"),
+	       cA(e, "retransmits_undone"), (double)dt / 1e6);
+	CU_ASSERT_TRUE(bh.dropped > 0); /* the first window overflowed */
+	CU_ASSERT_EQUAL(memcmp(B(e, 0, 0), A(e, 0, 0), (size_t)nmsg * len), 0);
+	CU_ASSERT_TRUE(cA(e, "retransmits_undone") > 0);
+	/* what was dropped, sent again, and at most an eighth more (before:
+	 * 11,299 frames for 4,096 with 4,523 dropped, 2,177 duplicates) */
+	CU_ASSERT_TRUE(frames <= nmsg * (len / 1024) * 9 / 8 + bh.dropped);
+	CU_ASSERT_TRUE(cB(e, "rx_dup_requests") <= nmsg * (len / 1024) / 8);
+	CU_ASSERT_EQUAL(cA(e, "retry_exc_errors"), 0);
+	fake_link_set_hook(&e->s->link, NULL, NULL);
+	slow_rx(slow, 0, 0, 0);
+	lenv_free(e);
+}
+
+/* A peer that answers while it does not move on: B takes nothing for a
+ * while (its QEMU guest stopped, its queue full of duplicates), and A
+ * gets copies of B's last ACK every 100 us, as rdma_rxe ACKs each
+ * duplicate that earlier expiries queued behind its backlog (C9-105).
+ * The transport timer (4.19 ms, 3 retries: about 46 ms to
+ * RETRY_EXC_ERR) expires, but the peer answered more than twice what A
+ * sent since the last expiry: that is a backlog, not a lost response,
+ * so the timer starts again with no retry used (timeouts_backlog).
+ * Held 90 ms, the WRITE completes once B runs again (before: it failed
+ * with RETRY_EXC_ERR at 46 ms, interop-lossy send-bw-duplicate's end).
+ * Copies that never stop still end it: after SNIC_BACKLOG_MAX waits at
+ * one acknowledged PSN, the 4 expiries of the first try and 3 retries. */
+struct last_ack_hook {
+	uint8_t frame[128];
+	uint16_t len;
+};
+
+static enum fl_action last_ack_fn(void *arg, int from, uint8_t *frame,
+				  uint16_t *len)
+{
+	struct last_ack_hook *k = arg;
+	struct roce_hdrs h;
+
+	if (from == 1 && *len <= sizeof(k->frame) &&
+	    roce_parse(frame, *len, &h) == ROCE_OK && h.opcode == ROCE_RC_ACK &&
+	    (h.aeth_syndrome & ROCE_AETH_TYPE_MASK) == ROCE_AETH_ACK) {
+		memcpy(k->frame, frame, *len);
+		k->len = *len;
+	}
+	return FL_PASS;
+}
+
+static void backlog_acks_run(uint64_t hold_ns, bool ends)
+{
+	struct lenv *e = directed_env(10, 3);
+	struct last_ack_hook k = { .len = 0 };
+	struct snic_wqe_sge s = { e->p.bufa, 100, e->p.mra };
+	struct fwr w = { .wr_id = 1, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	struct fake_hal *hb = &e->s->b.hal;
+	const uint64_t far = 1ull << 50;
+	struct snic_cqe c;
+	bool done = false;
+
+	fake_link_set_hook(&e->s->link, last_ack_fn, &k);
+	fqp_post_send(&e->q[0].a, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 10000));
+	CU_ASSERT_EQUAL_FATAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_TRUE_FATAL(k.len > 0);
+	/* B takes nothing from now on: paused until rx_period_ns goes */
+	hb->rx_period_ns = far;
+	hb->rx_pause_ns = far - e->s->clock;
+	w.wr_id = 2;
+	fqp_post_send(&e->q[0].a, &w);
+	for (uint64_t t = 0; t < hold_ns && !done; t += 100000) {
+		fsim_idle(e->s, 100000 / FSIM_STEP_NS);
+		CU_ASSERT_EQUAL(fake_link_inject(&e->s->link, 0, k.frame, k.len), 0);
+		done = fcq_poll(&e->p.cqa, &c);
+	}
+	hb->rx_period_ns = hb->rx_pause_ns = 0;
+	if (!done)
+		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c, 400000));
+	printf("\n    stale ACKs for %.0f ms: %" PRIu64 " expiries waited out, %"
+	       PRIu64 " timeouts, status %u\n    ", (double)hold_ns / 1e6,
+	       cA(e, "timeouts_backlog"), cA(e, "timeouts"), c.status);
+	CU_ASSERT_EQUAL(c.wr_id, 2);
+	if (ends) {
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_RETRY_EXC_ERR);
+		CU_ASSERT_EQUAL(cA(e, "timeouts_backlog"), SNIC_BACKLOG_MAX);
+		CU_ASSERT_EQUAL(cA(e, "timeouts"), 4);
+	} else {
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+		CU_ASSERT_TRUE(cA(e, "timeouts_backlog") > 0);
+		CU_ASSERT_EQUAL(cA(e, "retry_exc_errors"), 0);
+	}
+	fake_link_set_hook(&e->s->link, NULL, NULL);
+	lenv_free(e);
+}
+
+static void test_loss_backlog_acks(void)
+{
+	backlog_acks_run(90000000, false);
+}
+
+static void test_loss_backlog_acks_end(void)
+{
+	backlog_acks_run(400000000, true);
 }
 
 /* What rdma_rxe checks of a re-asked READ (rxe_resp.c duplicate_request):
@@ -1580,6 +1764,9 @@ UNIT_SUITE(loss, NULL, NULL,
 	   UNIT_TEST(test_loss_bounded_queue),
 	   UNIT_TEST(test_loss_stale_acks_end),
 	   UNIT_TEST(test_loss_dup_only_write),
+	   UNIT_TEST(test_loss_backlogged_peer),
+	   UNIT_TEST(test_loss_backlog_acks),
+	   UNIT_TEST(test_loss_backlog_acks_end),
 	   UNIT_TEST(test_loss_dup_only_read),
 	   UNIT_TEST(test_loss_read_slow_responder),
 	   UNIT_TEST(test_loss_read_nak_keeps_active),

@@ -31,7 +31,7 @@
 	X(qp_errors) X(send_wqes) X(req_one_sent) X(recv_wqes)               \
 	X(read_responses)                                                    \
 	X(atomics) X(ctx_reclaimed) X(bar_restored)                        \
-	X(timeouts) X(retry_exc_errors) X(read_reissues)                     \
+	X(timeouts) X(timeouts_backlog) X(retry_exc_errors) X(read_reissues) \
 	X(dup_reads_replayed) X(dup_atomics_replayed) X(dup_rd_unmatched)   \
 	X(linger_acks)                                                       \
 	X(cm_mads_recv) X(cm_mads_sent) X(cm_mads_retried) X(cm_timeouts)    \
@@ -40,7 +40,7 @@
 	X(mr_dereg_waits) X(rx_drop_pkey)                                    \
 	X(rx_drop_read_resp_len) X(rx_ud_too_long) X(nak_read_too_long)      \
 	X(rx_drop_arp_unsolicited) X(rx_drop_arp_rate)  \
-	X(tail_probes) X(tx_ctl_frames)                                      \
+	X(tail_probes) X(retransmits_undone) X(tx_ctl_frames)                \
 	X(xrc_bad_srq)                                                        \
 	X(rx_mcast_frames) X(rx_drop_mcast_not_joined) X(rx_flow_steered)   \
 	X(rx_nd) X(nd_solicits_sent) X(nd_adverts_sent) X(rx_drop_nd)   \

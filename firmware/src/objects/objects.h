@@ -42,6 +42,11 @@
 #define SNIC_TLP_MAX        4    /* probes between two ACKs (backing off) */
 #define SNIC_BUSY_MAX       64   /* timer restarts by ACKs of nothing new
 				  * between two that move the window */
+#define SNIC_BACKLOG_MAX    16   /* transport timer expiries waited out
+				  * while the peer works through a backlog,
+				  * at one acknowledged PSN (timers.c)   */
+#define SNIC_BACKLOG_MARGIN 8    /* ACKs more than 2x the frames sent
+				  * that show a backlog (timers.c)        */
 #define SNIC_RTO_SHIFT_MAX  2    /* transport timer: doubled per expiry
 				  * without progress, at most 4x (timers.c) */
 #define SNIC_LINGER_NS      (1000ull * 1000 * 1000) /* a destroyed RC QP
@@ -338,6 +343,18 @@ struct snic_qp {
 	uint64_t linger_until;  /* destroyed: duplicates re-ACKed until then */
 	struct snic_sgl rd_sgl;
 	uint16_t xrcd;          /* XRC_RECV: its XRC domain's index          */
+	/* a go-back-N pass a timer started (rc_completer.c, comp_undo):
+	 * undone when an ACK shows the packets sent before it arriving */
+	bool undo_valid;
+	uint32_t undo_psn;      /* psn_hi when the pass started              */
+	uint32_t undo_cwnd;     /* the window before it (0: full)            */
+	uint32_t rs_hi;         /* the last PSN the pass has sent again      */
+	/* the peer's backlog (timers.c, timer_peer_backlog): the QP's
+	 * acks_recv and tx_frames at the last transport timer expiry, and
+	 * the expiries waited out at one acknowledged PSN */
+	uint64_t exp_acks, exp_tx;
+	uint32_t backlog_psn;
+	uint8_t backlog_n;
 };
 
 /* What a QP needs only while connected (out of RESET): the in-flight

@@ -150,6 +150,7 @@ static void qp_reset(struct snic_qp *qp)
 	qp->infl_head = qp->infl_tail = qp->resend = 0;
 	qp->retain_head = qp->retain_tail = 0;
 	qp->cwnd = 0;
+	qp->undo_valid = false;
 	qp->tlp_at = qp->rtt_t0 = 0;
 	qp->tlp_n = qp->rto_shift = 0;
 	qp->rd_out = 0;

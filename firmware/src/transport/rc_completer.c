@@ -145,6 +145,7 @@ static void on_rnr(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
 	 * starts again with the first packet sent after the wait */
 	qp->rto_at = 0;
 	timer_arm(nic, qp);
+	qp->undo_valid = false; /* a loss reported: no undo */
 	req_rewind(nic, qp, psn);
 }
 
@@ -184,6 +185,7 @@ static void on_nak_seq(struct snic_nic *nic, struct snic_qp *qp,
 	retire_upto(nic, qp, h->psn, true);
 	qp->nak_valid = true;
 	qp->nak_psn = h->psn;
+	qp->undo_valid = false; /* a loss reported: no undo */
 	req_resend_lost(nic, qp, h->psn);
 }
 
@@ -267,7 +269,52 @@ static void rd_gap(struct snic_nic *nic, struct snic_qp *qp,
 		return;
 	qp->rd_gap_valid = true;
 	qp->rd_gap_psn = want;
+	qp->undo_valid = false; /* a loss reported: no undo */
 	req_resend_lost(nic, qp, want);
+}
+
+/* A timer (the transport timer or a probe) goes back N from the first
+ * unacknowledged PSN, with nothing the peer reported lost: noted, so
+ * that comp_undo can take the pass back.  The window to restore is the
+ * one before the first such pass of a loss episode. */
+static void resend_on_timer(struct snic_nic *nic, struct snic_qp *qp)
+{
+	uint32_t psn = req_unacked_psn(qp);
+
+	if (!qp->undo_valid)
+		qp->undo_cwnd = qp->cwnd;
+	qp->undo_valid = true;
+	qp->undo_psn = qp->psn_hi;
+	qp->rs_hi = (psn - 1) & ROCE_PSN_MASK;
+	req_resend_lost(nic, qp, psn);
+}
+
+/* Undo (as TCP's F-RTO, RFC 5682, and Eifel, RFC 3522): a timer went back
+ * N while nothing was lost, the peer only far behind (rdma_rxe under QEMU
+ * TCG, thousands of packets queued, answers seconds late).  An ACK of a
+ * PSN the pass has not sent again answers a packet sent before the pass
+ * (the responder takes PSNs in order, 9.7.5.1.1): the originals are
+ * arriving, so the pass stops, sending goes on after the newest PSN and
+ * the window is what it was.  Without it each expiry queued the window
+ * again behind the peer's backlog; the peer, busy with duplicates,
+ * acknowledged nothing new for longer than the retries lasted
+ * (interop-lossy send-bw-duplicate: RETRY_EXC_ERR).  What past the ACK
+ * is really lost is found as any loss is: a sequence NAK, a probe, the
+ * timer.  Not with a READ or atomic in flight (the pass asks their
+ * responses again); a pass a NAK started is never undone. */
+void comp_undo(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
+{
+	if (roce_psn_diff(psn, qp->rs_hi) > 0 &&
+	    roce_psn_diff(psn, qp->undo_psn) <= 0 && !qp->rd_out &&
+	    req_pass_undo(nic, qp)) {
+		qp->cwnd = qp->undo_cwnd;
+		qp->undo_valid = false;
+		CNT_INC(&nic->core, retransmits_undone);
+		return;
+	}
+	/* everything sent before the pass acknowledged: the episode is over */
+	if (roce_psn_diff(psn, qp->undo_psn) >= 0)
+		qp->undo_valid = false;
 }
 
 /* The transport timer expired with messages outstanding (IBTA 9.7.6.1.3):
@@ -282,7 +329,7 @@ void comp_timeout(struct snic_nic *nic, struct snic_qp *qp)
 	struct snic_inflight *f = oldest(qp);
 
 	if (!f || (qp->state != SNIC_QPS_RTS && qp->state != SNIC_QPS_SQD) ||
-	    qp->wait_until)
+	    qp->wait_until || timer_peer_backlog(nic, qp))
 		return;
 	CNT_INC(&nic->core, timeouts);
 	if (qp->retry_left == 0) {
@@ -293,7 +340,7 @@ void comp_timeout(struct snic_nic *nic, struct snic_qp *qp)
 	qp->retry_left--;
 	timer_backoff(qp);
 	qp->rd_gap_valid = qp->nak_valid = false;
-	req_resend_lost(nic, qp, req_unacked_psn(qp));
+	resend_on_timer(nic, qp);
 }
 
 /* Tail-loss probe (timers.c): nothing was acknowledged for two round
@@ -326,7 +373,7 @@ void comp_probe(struct snic_nic *nic, struct snic_qp *qp)
 	    !(qp->acked_valid && qp->acked_psn == qp->psn_hi))
 		req_rewind(nic, qp, qp->psn_hi);
 	else
-		req_resend_lost(nic, qp, req_unacked_psn(qp));
+		resend_on_timer(nic, qp);
 }
 
 /* A READ response's payload (IBTA 9.7.5.1.7 / C9-29): FIRST and MIDDLE

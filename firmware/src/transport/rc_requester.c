@@ -254,8 +254,10 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 		qp->psn_hi = hi;
 		if (ackreq && !qp->rtt_t0)
 			timer_rtt_start(nic, qp, hi);
-	} else if (roce_psn_diff(hi, qp->psn_hi) > 0) {
-		qp->psn_hi = hi;
+	} else {
+		qp->rs_hi = hi; /* how far a pass has come (comp_undo) */
+		if (roce_psn_diff(hi, qp->psn_hi) > 0)
+			qp->psn_hi = hi;
 	}
 	cur->sent += n;
 	if ((fl & ROCE_F_LAST) || !(fl & ROCE_F_PAYLOAD))
@@ -601,6 +603,43 @@ static bool pass_before(const struct snic_qp *qp, uint32_t i)
 	else
 		return false;
 	return (int32_t)(i - at) > 0;
+}
+
+/* Is a go-back-N pass under way (a message of it being sent again, or
+ * the next one to take)? */
+static bool pass_on(const struct snic_qp *qp)
+{
+	return qp->cur.valid ? qp->cur.resend : qp->resend != qp->infl_tail;
+}
+
+/* Take back a go-back-N pass (comp_undo): everything up to psn_hi was
+ * sent before and is arriving, so sending goes on from psn_hi + 1, the
+ * rest of a message the rewind interrupted or the next fresh one.  No
+ * READ or atomic is in flight (comp_undo's condition): nothing has to be
+ * asked again.  False when no pass is under way. */
+bool req_pass_undo(struct snic_nic *nic, struct snic_qp *qp)
+{
+	uint32_t psn = (qp->psn_hi + 1) & ROCE_PSN_MASK, i;
+
+	if (!pass_on(qp))
+		return false;
+	for (i = qp->infl_head; i != qp->infl_tail; i++)
+		if (roce_psn_diff(qp->infl[i % SNIC_INFLIGHT].last_psn, psn) >= 0)
+			break;
+	if (i == qp->infl_tail) { /* every message went whole */
+		qp->cur.valid = false;
+		qp->resend = qp->infl_tail;
+		qp->npsn = psn;
+	} else {
+		struct snic_inflight *f = &qp->infl[i % SNIC_INFLIGHT];
+		int32_t into = roce_psn_diff(psn, f->first_psn);
+
+		qp->resend = i + 1;
+		retain_load(qp, f, into > 0 ? (uint32_t)into * qp->mtu : 0);
+		qp->npsn = qp->cur.first_psn;
+	}
+	qp_req_schedule(nic, qp);
+	return true;
 }
 
 /* Drop messages [i, tail) from the window (a message that cannot be sent

@@ -95,6 +95,17 @@ void timer_rtt_start(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 	qp->rtt_t0 = nic->core.now;
 }
 
+/* timer_acked's rare half: a pass a timer started may be taken back
+ * (comp_undo), then the window grows by what was acknowledged. */
+static void __attribute__((noinline))
+acked_after_loss(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
+{
+	if (qp->undo_valid)
+		comp_undo(nic, qp, psn);
+	timer_window_grow(qp, qp->acked_valid
+			  ? (uint32_t)roce_psn_diff(psn, qp->acked_psn) : 1);
+}
+
 /* An ACK covered everything up to psn: the round trip of the packet
  * being timed (srtt = 7/8 srtt + 1/8 sample, as TCP's RFC 6298), and the
  * window after a retransmission grows by what was acknowledged (slow
@@ -111,8 +122,8 @@ void timer_acked(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 			      : (uint32_t)rtt;
 		qp->rtt_t0 = 0;
 	}
-	timer_window_grow(qp, qp->acked_valid
-			  ? (uint32_t)roce_psn_diff(psn, qp->acked_psn) : 1);
+	if (qp->cwnd) /* after a loss */
+		acked_after_loss(nic, qp, psn);
 }
 
 /* The window is empty and no back-off waits: nothing is left for the
@@ -174,6 +185,40 @@ void timer_peer_busy(struct snic_nic *nic, struct snic_qp *qp)
 	qp->busy_n++;
 	qp->rto_at = nic->core.now + rto_ns(qp);
 	timer_arm(nic, qp);
+}
+
+/* The transport timer expired: was the peer answering meanwhile, more
+ * than twice what this QP sent since the last expiry (a margin for a link
+ * that duplicates ACKs)?  Then the ACKs answer packets from before: a
+ * peer far behind works through a backlog (rdma_rxe under QEMU TCG: the
+ * duplicates that earlier expiries queued, each ACKed again, C9-105,
+ * for seconds).  That is no lost response (the retries of IBTA 9.7.6.1.3
+ * count the peer's silence): the timer starts again, with no retry used
+ * and no go-back, which would only queue more behind the backlog.  At
+ * most SNIC_BACKLOG_MAX times at one acknowledged PSN, so a peer that
+ * only ever sends ACKs of nothing new still ends in RETRY_EXC_ERR; a
+ * silent one is timed out as before.  True when the timer was restarted. */
+bool timer_peer_backlog(struct snic_nic *nic, struct snic_qp *qp)
+{
+	uint64_t a = qp->qcnt[SNIC_QCNT_acks_recv], t = qp->qcnt[SNIC_QCNT_tx_frames];
+	/* counters a tool zeroed since (stats.c) tell nothing */
+	bool backlog = a >= qp->exp_acks && t >= qp->exp_tx &&
+		       a - qp->exp_acks > 2 * (t - qp->exp_tx) + SNIC_BACKLOG_MARGIN;
+
+	qp->exp_acks = a;
+	qp->exp_tx = t;
+	if (!backlog)
+		return false;
+	if (qp->acked_psn != qp->backlog_psn) {
+		qp->backlog_psn = qp->acked_psn;
+		qp->backlog_n = 0;
+	}
+	if (qp->backlog_n >= SNIC_BACKLOG_MAX)
+		return false;
+	qp->backlog_n++;
+	CNT_INC(&nic->core, timeouts_backlog);
+	qp->rto_at = nic->core.now + rto_ns(qp);
+	return true;
 }
 
 static void tw_expire(void *arg, uint16_t id)

@@ -287,12 +287,14 @@ unsigned req_poll(struct snic_nic *nic);
 bool rc_req_qp(struct snic_nic *nic, struct snic_qp *qp);
 void req_rewind(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
 void req_resend_lost(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
+bool req_pass_undo(struct snic_nic *nic, struct snic_qp *qp);
 
 /* timers.c: transport and RNR timers on the core's wheel */
 unsigned timer_poll(struct snic_nic *nic);
 void timer_arm(struct snic_nic *nic, struct snic_qp *qp);
 void timer_progress(struct snic_nic *nic, struct snic_qp *qp);
 void timer_peer_busy(struct snic_nic *nic, struct snic_qp *qp);
+bool timer_peer_backlog(struct snic_nic *nic, struct snic_qp *qp);
 void timer_sent_arm(struct snic_nic *nic, struct snic_qp *qp);
 /* A request packet left: the timer runs from the first one not yet
  * acknowledged (9.7.6.1.1); a running timer is left as it is.  The probe
@@ -328,6 +330,7 @@ const char *comp_state_name(unsigned s);
 void comp_rx(struct snic_nic *nic, struct snic_qp *qp,
 	     const struct roce_hdrs *h);
 void comp_timeout(struct snic_nic *nic, struct snic_qp *qp);
+void comp_undo(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn);
 void comp_probe(struct snic_nic *nic, struct snic_qp *qp);
 
 /* ud.c, uc.c: the unreliable services */
