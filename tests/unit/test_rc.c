@@ -1715,7 +1715,10 @@ static void test_rc_cq_overrun_mid_ack(void)
  * QP_FATAL on B's QP, IBTA's CQ Error and Local Work Queue Catastrophic
  * Error).  The 4 CQEs read back in order, once; the RECV still posted
  * flushes nowhere (its only CQ is the failed one): no CQE after them.
- * A 6th SEND then finds B in error and is dropped there, never placed. */
+ * The 5th is not acknowledged: B NAKs it (remote operational error,
+ * 9.7.5.2: a local error at the responder) and A completes it with
+ * IBV_WC_REM_OP_ERR (before: B ACKed it and A saw a success for a
+ * message whose completion B lost).  A 6th SEND then flushes on A. */
 static void test_rc_cq_overrun_recv(void)
 {
 	struct fconn conn;
@@ -1752,6 +1755,15 @@ static void test_rc_cq_overrun_recv(void)
 	CU_ASSERT_EQUAL(slot->eq[ev0].obj, e->p.cqb.cqn);
 	CU_ASSERT_EQUAL(slot->eq[ev0 + 1].type, SNIC_EV_QP_FATAL);
 	CU_ASSERT_EQUAL(slot->eq[ev0 + 1].obj, e->p.qb.qpn);
+	CU_ASSERT_EQUAL(fdev_counter(&e->s->b, "nak_rem_op_sent"), 1);
+	CU_ASSERT_EQUAL(fdev_counter(&e->s->b, "acks_sent") +
+			fdev_counter(&e->s->b, "nak_rem_op_sent"),
+			fdev_counter(&e->s->a, "acks_recv") +
+			fdev_counter(&e->s->a, "nak_rem_op_recv"));
+	CU_ASSERT_EQUAL_FATAL(fcq_poll(&e->p.cqa, &c), 1); /* unsignaled */
+	CU_ASSERT_EQUAL(c.wr_id, 0x404);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_REM_OP_ERR);
+	CU_ASSERT_EQUAL(fqp_state(&e->p.qa), SNIC_QPS_ERR);
 	for (uint32_t i = 0; i < 4; i++) {
 		CU_ASSERT_EQUAL_FATAL(fcq_poll(&e->p.cqb, &c), 1);
 		CU_ASSERT_EQUAL(c.wr_id, 0x300 + i);
@@ -1768,6 +1780,9 @@ static void test_rc_cq_overrun_recv(void)
 		fqp_post_send(&e->p.qa, &w);
 	}
 	fsim_idle(e->s, 200);
+	CU_ASSERT_EQUAL_FATAL(fcq_poll(&e->p.cqa, &c), 1);
+	CU_ASSERT_EQUAL(c.wr_id, 0x405);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_WR_FLUSH_ERR);
 	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqb, &c), 0);
 	CU_ASSERT_TRUE(all_is(B(e, 5 * 64), 64, 0));
 	CU_ASSERT_EQUAL(fdev_counter(&e->s->b, "cq_overruns"), 1);
