@@ -200,10 +200,12 @@ void timer_peer_busy(struct snic_nic *nic, struct snic_qp *qp)
  * silent one is timed out as before.  True when the timer was restarted. */
 bool timer_peer_backlog(struct snic_nic *nic, struct snic_qp *qp)
 {
-	uint64_t a = qp->qcnt[SNIC_QCNT_acks_recv], t = qp->qcnt[SNIC_QCNT_tx_frames];
+	uint64_t a = qp->qcnt[SNIC_QCNT_acks_recv];
+	uint64_t t = qp->qcnt[SNIC_QCNT_tx_frames];
 	/* counters a tool zeroed since (stats.c) tell nothing */
 	bool backlog = a >= qp->exp_acks && t >= qp->exp_tx &&
-		       a - qp->exp_acks > 2 * (t - qp->exp_tx) + SNIC_BACKLOG_MARGIN;
+		       a - qp->exp_acks >
+		       2 * (t - qp->exp_tx) + SNIC_BACKLOG_MARGIN;
 
 	qp->exp_acks = a;
 	qp->exp_tx = t;
