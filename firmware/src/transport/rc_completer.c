@@ -185,7 +185,6 @@ static void on_nak_seq(struct snic_nic *nic, struct snic_qp *qp,
 	retire_upto(nic, qp, h->psn, true);
 	qp->nak_valid = true;
 	qp->nak_psn = h->psn;
-	qp->undo_valid = false; /* a loss reported: no undo */
 	req_resend_lost(nic, qp, h->psn);
 }
 
@@ -269,7 +268,6 @@ static void rd_gap(struct snic_nic *nic, struct snic_qp *qp,
 		return;
 	qp->rd_gap_valid = true;
 	qp->rd_gap_psn = want;
-	qp->undo_valid = false; /* a loss reported: no undo */
 	req_resend_lost(nic, qp, want);
 }
 
@@ -280,13 +278,13 @@ static void rd_gap(struct snic_nic *nic, struct snic_qp *qp,
 static void resend_on_timer(struct snic_nic *nic, struct snic_qp *qp)
 {
 	uint32_t psn = req_unacked_psn(qp);
+	uint32_t cwnd = qp->undo_valid ? qp->undo_cwnd : qp->cwnd;
 
-	if (!qp->undo_valid)
-		qp->undo_cwnd = qp->cwnd;
+	req_resend_lost(nic, qp, psn);
+	qp->undo_cwnd = cwnd;
 	qp->undo_valid = true;
 	qp->undo_psn = qp->psn_hi;
 	qp->rs_hi = (psn - 1) & ROCE_PSN_MASK;
-	req_resend_lost(nic, qp, psn);
 }
 
 /* Undo (as TCP's F-RTO, RFC 5682, and Eifel, RFC 3522): a timer went back

@@ -588,6 +588,31 @@ static bool active_read_before(const struct snic_qp *qp, uint32_t i)
 	return false;
 }
 
+/* The oldest in-flight message whose PSNs reach psn (infl_tail: none). */
+static uint32_t infl_find(const struct snic_qp *qp, uint32_t psn)
+{
+	uint32_t i;
+
+	for (i = qp->infl_head; i != qp->infl_tail; i++)
+		if (roce_psn_diff(qp->infl[i % SNIC_INFLIGHT].last_psn, psn) >= 0)
+			break;
+	return i;
+}
+
+/* The pass goes on from psn in message i: a SEND or WRITE from that
+ * packet's payload, a READ or atomic from its start (req_rewind re-asks
+ * only the rest of an active READ). */
+static void pass_load(struct snic_qp *qp, uint32_t i, uint32_t psn)
+{
+	const struct snic_inflight *f = &qp->infl[i % SNIC_INFLIGHT];
+	int32_t into = roce_psn_diff(psn, f->first_psn);
+
+	qp->resend = i + 1;
+	retain_load(qp, f, !wr_is_rd_atomic(f->opcode) && into > 0
+			   ? (uint32_t)into * qp->mtu : 0);
+	qp->npsn = qp->cur.first_psn;
+}
+
 /* Is a go-back-N pass under way that has not reached message i yet?  It
  * will send i again anyway, and so must every message before i that it
  * has not reached: READ responses after a gap were dropped, so those
@@ -623,20 +648,13 @@ bool req_pass_undo(struct snic_nic *nic, struct snic_qp *qp)
 
 	if (!pass_on(qp))
 		return false;
-	for (i = qp->infl_head; i != qp->infl_tail; i++)
-		if (roce_psn_diff(qp->infl[i % SNIC_INFLIGHT].last_psn, psn) >= 0)
-			break;
+	i = infl_find(qp, psn);
 	if (i == qp->infl_tail) { /* every message went whole */
 		qp->cur.valid = false;
 		qp->resend = qp->infl_tail;
 		qp->npsn = psn;
 	} else {
-		struct snic_inflight *f = &qp->infl[i % SNIC_INFLIGHT];
-		int32_t into = roce_psn_diff(psn, f->first_psn);
-
-		qp->resend = i + 1;
-		retain_load(qp, f, into > 0 ? (uint32_t)into * qp->mtu : 0);
-		qp->npsn = qp->cur.first_psn;
+		pass_load(qp, i, psn);
 	}
 	qp_req_schedule(nic, qp);
 	return true;
@@ -662,6 +680,7 @@ static void infl_truncate(struct snic_qp *qp, uint32_t i)
 void req_resend_lost(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 {
 	qp->cwnd = SNIC_CWND_MIN;
+	qp->undo_valid = false; /* a timer's pass notes it after (comp_undo) */
 	req_rewind(nic, qp, psn);
 }
 
@@ -674,33 +693,18 @@ void req_resend_lost(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
  * from the host's SQ again. */
 void req_rewind(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
 {
-	uint32_t i;
+	uint32_t i = infl_find(qp, psn);
 
-	for (i = qp->infl_head; i != qp->infl_tail; i++) {
-		struct snic_inflight *f = &qp->infl[i % SNIC_INFLIGHT];
-
-		if (roce_psn_diff(f->last_psn, psn) >= 0)
-			break;
-	}
 	if (i == qp->infl_tail || pass_before(qp, i))
 		return; /* nothing in flight at or after psn, or on its way */
 	struct snic_inflight *f = &qp->infl[i % SNIC_INFLIGHT];
-	int32_t into = roce_psn_diff(psn, f->first_psn);
 	bool keep_rd = active_read_before(qp, i);
 
-	qp->resend = i + 1;
-	if (wr_is_rd_atomic(f->opcode)) {
-		retain_load(qp, f, 0);
-		if (in_active_read(qp, f))
-			reissue_read_rest(nic, qp);
-		else if (!keep_rd)
-			qp->rd_active = false;
-	} else {
-		retain_load(qp, f, into > 0 ? (uint32_t)into * qp->mtu : 0);
-		if (!keep_rd)
-			qp->rd_active = false;
-	}
-	qp->npsn = qp->cur.first_psn;
+	pass_load(qp, i, psn);
+	if (wr_is_rd_atomic(f->opcode) && in_active_read(qp, f))
+		reissue_read_rest(nic, qp);
+	else if (!keep_rd)
+		qp->rd_active = false;
 	QCNT_INC(nic, qp, retransmits);
 	qp_req_schedule(nic, qp);
 }

@@ -39,10 +39,6 @@ enum resp_state {
 	RESP_ERR_RKEY,          /* NAK remote access error (9.7.5.2.3)       */
 	RESP_ERR_REM_OP,        /* NAK remote operational error: a
 				 * responder-side local error (9.9.3.1.3)    */
-	RESP_ERR_CQE_LOST,      /* the same: the message's RECV completion
-				 * was dropped (CQ overrun), the QP is in
-				 * error (qp_cq_lost); no ACK may say the
-				 * message completed                        */
 	RESP_DONE,
 };
 
@@ -54,8 +50,7 @@ static const char *const resp_state_names[] = {
 	[RESP_ERR_PSN_SEQ] = "ERR_PSN_SEQ", [RESP_ERR_OP_SEQ] = "ERR_OP_SEQ",
 	[RESP_ERR_LENGTH] = "ERR_LENGTH", [RESP_ERR_INVALID] = "ERR_INVALID",
 	[RESP_ERR_RNR] = "ERR_RNR", [RESP_ERR_RKEY] = "ERR_RKEY",
-	[RESP_ERR_REM_OP] = "ERR_REM_OP", [RESP_ERR_CQE_LOST] = "ERR_CQE_LOST",
-	[RESP_DONE] = "DONE",
+	[RESP_ERR_REM_OP] = "ERR_REM_OP", [RESP_DONE] = "DONE",
 };
 
 _Static_assert(sizeof(resp_state_names) / sizeof(resp_state_names[0]) ==
@@ -110,8 +105,10 @@ static enum resp_state do_send(struct snic_nic *nic, struct snic_qp *qp,
 			return RESP_ERR_INVALID;
 		}
 		qp_recv_cqe(nic, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV, h);
+		/* its completion dropped (CQ overrun, qp_cq_lost put the QP
+		 * in error): a responder-side error, never an ACK */
 		if (qp->state == SNIC_QPS_ERR)
-			return RESP_ERR_CQE_LOST;
+			return RESP_ERR_REM_OP;
 		qp->resp.msn++;
 	}
 	return RESP_ACKNOWLEDGE;
@@ -145,8 +142,8 @@ static enum resp_state do_write(struct snic_nic *nic, struct snic_qp *qp,
 			r->recv_len = r->wr_len;
 			qp_recv_cqe(nic, qp, SNIC_WC_SUCCESS,
 				    SNIC_WC_RECV_RDMA_WITH_IMM, h);
-			if (qp->state == SNIC_QPS_ERR)
-				return RESP_ERR_CQE_LOST;
+			if (qp->state == SNIC_QPS_ERR) /* as do_send's */
+				return RESP_ERR_REM_OP;
 		}
 		r->msn++;
 	}
@@ -363,7 +360,6 @@ static void resp_run(struct snic_nic *nic, struct snic_qp *qp,
 			s = RESP_DONE;
 			break;
 		case RESP_ERR_REM_OP:
-		case RESP_ERR_CQE_LOST:
 			nak_fatal(nic, qp, h->psn, ROCE_NAK_REM_OP_ERR);
 			s = RESP_DONE;
 			break;
