@@ -200,19 +200,26 @@ static inline bool core_tx_is_loop(const struct snic_core *c,
 {
 	return pkt->len >= 6 && !memcmp(pkt->data, c->loop_mac, 6);
 }
-/* Queue a frame for the port.  In line: once per data frame, and its
- * usual way is three stores; a frame to our own MAC (loopback) or a full
- * queue takes core_tx_rare, which decides as before (loopback first). */
-static inline void core_tx(struct snic_core *c, struct snic_pkt *pkt)
+/* Queue a frame for the port, loop: it goes to our own MAC.  In line:
+ * once per data frame, and its usual way is three stores; a frame to our
+ * own MAC (loopback) or a full queue takes core_tx_rare, which decides
+ * as before (loopback first).  A QP's template knows loop once per path
+ * (hdr.c): its frames skip core_tx's compare of the MAC. */
+static inline void core_tx_to(struct snic_core *c, struct snic_pkt *pkt,
+			      bool loop)
 {
 	if (__builtin_expect(c->txq_tail - c->txq_head >= SNIC_TXQ_SIZE ||
-			     core_tx_is_loop(c, pkt), 0)) {
+			     loop, 0)) {
 		core_tx_rare(c, pkt);
 		return;
 	}
 	if (c->tx_budget)
 		c->tx_budget--;
 	c->txq[c->txq_tail++ % SNIC_TXQ_SIZE] = pkt;
+}
+static inline void core_tx(struct snic_core *c, struct snic_pkt *pkt)
+{
+	core_tx_to(c, pkt, core_tx_is_loop(c, pkt));
 }
 /* A control frame (ARP, ACK/NAK), ahead of every data frame.  In line
  * as core_tx: once per ACK; its full queue or loopback takes

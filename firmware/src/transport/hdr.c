@@ -68,6 +68,9 @@ static inline void tmpl_refresh(const struct snic_nic *nic, struct snic_qp *qp)
 		memset(&a, 0, ROCE_HDRS_CLEAR);
 		fill_addr(nic, qp, &a, &d);
 		roce_tmpl_make(&qp->tmpl, &a);
+		/* core_tx_is_loop's test, once per path (the core's loopback
+		 * MAC is set at boot, before any QP) */
+		qp->tmpl.loop = !memcmp(a.dmac, nic->core.loop_mac, 6);
 	}
 }
 

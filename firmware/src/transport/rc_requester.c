@@ -55,35 +55,43 @@ static uint8_t load_data(struct snic_nic *nic, struct snic_qp *qp)
  * for the PSNs of a long message find it (and a retransmission timer can
  * cover it) while the rest is still being sent.  Its PSNs and length are
  * given (req_one has them at hand, not in cur); sge: its one SGE, checked
- * in MR epoch `epoch` (req_one), or NULL: its data is cur's (retain_msg). */
+ * in MR epoch `epoch` (req_one), or NULL: its data is cur's (retain_msg);
+ * rd: a READ or atomic (wr_is_rd_atomic: req_one knows it already). */
 static inline __attribute__((always_inline))
 void msg_start(struct snic_qp *qp, uint32_t first_psn, uint32_t npkts,
-	       uint32_t len, const struct snic_wqe_sge *sge, uint64_t epoch)
+	       uint32_t len, const struct snic_wqe_sge *sge, uint64_t epoch,
+	       bool rd)
 {
 	struct snic_req_cur *cur = &qp->cur;
-	struct snic_inflight *f;
 	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
+	/* read once, ahead of the record's byte stores (after which the
+	 * compiler would read them again: a byte store may alias them) */
+	uint32_t wqe_idx = cur->wqe_idx, tail;
+	struct snic_inflight *f;
 
 	infl_rewind(qp);
-	f = &qp->infl[qp->infl_tail++ % SNIC_INFLIGHT];
+	tail = qp->infl_tail++;
+	f = &qp->infl[tail % SNIC_INFLIGHT];
 	f->wr_id = c->wr_id;
-	f->wqe_idx = cur->wqe_idx;
+	f->wqe_idx = wqe_idx;
 	f->first_psn = first_psn;
-	f->last_psn = (first_psn + npkts - 1) & ROCE_PSN_MASK;
-	f->len = len;
-	f->opcode = c->opcode;
 	f->xrc_srqn = c->xrc_srqn;
+	f->opcode = c->opcode;
 	f->signaled = (c->flags & SNIC_SEND_SIGNALED) || qp->sq_sig_all;
 	f->done = 0;
 	if (sge)
 		retain_one_sge(qp, f, cur, sge, epoch);
 	else
 		retain_msg(qp, f, cur);
-	if (wr_is_rd_atomic(c->opcode))
+	/* here, not with first_psn: four neighbouring stores became one
+	 * vector store, four instructions more to pack it (bench-instr) */
+	f->last_psn = (first_psn + npkts - 1) & ROCE_PSN_MASK;
+	f->len = len;
+	if (rd)
 		qp->rd_out++;
-	qp->resend = qp->infl_tail;
+	qp->resend = tail + 1;
 	/* the WQE is ours now: a retransmission never reads it again */
-	qp->sq_fetch = cur->wqe_idx + 1;
+	qp->sq_fetch = wqe_idx + 1;
 }
 
 /* A new message's PSNs [first_psn, first_psn + npkts) are on the wire:
@@ -151,7 +159,8 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 	cur->npkts = msg_pkts(qp, c->opcode, cur->len);
 	cur->resend = false;
 	cur->valid = true;
-	msg_start(qp, cur->first_psn, cur->npkts, cur->len, NULL, 0);
+	msg_start(qp, cur->first_psn, cur->npkts, cur->len, NULL, 0,
+		  wr_is_rd_atomic(c->opcode));
 	QCNT_INC(nic, qp, send_wqes);
 	return FETCH_OK;
 }
@@ -357,7 +366,8 @@ req_one_start(struct snic_nic *nic, struct snic_qp *qp, uint32_t access,
 	cur->npkts = npkts;
 	cur->resend = false;
 	cur->valid = true;
-	msg_start(qp, cur->first_psn, npkts, cur->len, sgl->sge, sgl->epoch);
+	msg_start(qp, cur->first_psn, npkts, cur->len, sgl->sge, sgl->epoch,
+		  wr_is_rd_atomic(cur->hdr.ctrl.opcode));
 	QCNT_INC(nic, qp, send_wqes);
 }
 
@@ -403,7 +413,7 @@ enum fetch_result req_one_as(struct snic_nic *nic, struct snic_qp *qp, bool rd)
 			return FETCH_SENT;
 		}
 	}
-	msg_start(qp, psn, npkts, len, s, nic->sh->mr_epoch);
+	msg_start(qp, psn, npkts, len, s, nic->sh->mr_epoch, rd);
 	QCNT_INC(nic, qp, send_wqes);
 	CNT_INC(&nic->core, req_one_sent); /* which way it went (unit req_one) */
 
@@ -416,7 +426,7 @@ enum fetch_result req_one_as(struct snic_nic *nic, struct snic_qp *qp, bool rd)
 	};
 
 	p->len = (uint16_t)pkt_build_qp_req(nic, qp, p->data, &r, n);
-	core_tx(&nic->core, p);
+	core_tx_to(&nic->core, p, qp->tmpl.loop); /* the template's MAC */
 	timer_sent(nic, qp);
 	hi = (psn + npkts - 1) & ROCE_PSN_MASK;
 	qp->psn_hi = hi;

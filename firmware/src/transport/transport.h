@@ -124,11 +124,11 @@ static inline void retain_fields(const struct snic_qp *qp,
 {
 	const struct snic_send_wqe *w = &cur->hdr;
 
+	f->data_at = qp->retain_tail; /* first: no byte store before it */
 	f->raddr = w->raddr.remote_addr;
 	f->rkey = w->raddr.rkey;
 	f->imm = w->ctrl.imm_data;
 	f->flags = w->ctrl.flags;
-	f->data_at = qp->retain_tail;
 	f->sgl_epoch = epoch;
 }
 
@@ -140,7 +140,7 @@ static inline void retain_one_sge(struct snic_qp *qp, struct snic_inflight *f,
 				  const struct snic_req_cur *cur,
 				  const struct snic_wqe_sge *sge, uint64_t epoch)
 {
-	uint32_t at = qp->retain_tail % SNIC_RETAIN_BYTES;
+	uint32_t tail = qp->retain_tail, at = tail % SNIC_RETAIN_BYTES;
 
 	if (SNIC_RETAIN_BYTES - at < sizeof(struct snic_wqe_sge)) {
 		retain_one_wrap(qp, f, cur, sge, epoch);
@@ -149,7 +149,7 @@ static inline void retain_one_sge(struct snic_qp *qp, struct snic_inflight *f,
 	retain_fields(qp, f, cur, epoch);
 	f->nsge = 1;
 	memcpy(qp->retain + at, sge, sizeof(struct snic_wqe_sge));
-	qp->retain_tail += sizeof(struct snic_wqe_sge);
+	qp->retain_tail = tail + (uint32_t)sizeof(struct snic_wqe_sge);
 	f->data_len = sizeof(struct snic_wqe_sge);
 }
 uint32_t retain_sges(const struct snic_qp *qp, const struct snic_inflight *f,

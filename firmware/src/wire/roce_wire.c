@@ -871,7 +871,8 @@ static void build_ext(uint8_t *p, uint8_t layout, const struct roce_hdrs *h)
 static inline __attribute__((always_inline))
 void l5_end(uint8_t *frame, uint32_t len, uint32_t pad, bool ip6)
 {
-	memset(frame + len - ROCE_ICRC_LEN - pad, 0, pad);
+	if (pad) /* tested first: no address to work out for none */
+		memset(frame + len - ROCE_ICRC_LEN - pad, 0, pad);
 	put_icrc(frame + len - ROCE_ICRC_LEN,
 		 roce_icrc_ip(frame, len - ROCE_ICRC_LEN, ip6));
 }

@@ -299,6 +299,9 @@ struct roce_tmpl {
 	uint8_t l2l4[ROCE_L2L4_LEN];    /* total length, checksum, UDP length 0 */
 	uint16_t ipsum;                 /* folded sum, network order value    */
 	bool valid;
+	/* its destination MAC is the core's loopback MAC (set with valid by
+	 * its owner, hdr.c): the frames loop back (core_tx_to) */
+	bool loop;
 };
 
 void roce_tmpl_make(struct roce_tmpl *t, const struct roce_hdrs *h);
