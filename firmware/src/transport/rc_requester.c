@@ -119,9 +119,10 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 	struct snic_req_cur *cur = &qp->cur;
 	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
 	uint32_t rd_max = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+	uint32_t need;
 	uint8_t st;
 
-	st = sq_read_wqe(nic, qp);
+	st = sq_read_wqe(nic, qp, &need);
 	if (st)
 		return wqe_fail(nic, qp, st);
 	if (sq_is_local(c->opcode)) {
@@ -137,7 +138,7 @@ static enum fetch_result req_fetch(struct snic_nic *nic, struct snic_qp *qp)
 		return FETCH_BLOCKED;
 	if (wr_is_rd_atomic(c->opcode) && qp->rd_out >= rd_max)
 		return FETCH_BLOCKED;
-	if (!retain_room(qp, c))
+	if (!retain_room(qp, c, need))
 		return FETCH_BLOCKED; /* completions free the ring */
 	if (rc_req_one_ok(qp)) {
 		enum fetch_result fr = req_one(nic, qp);
@@ -414,6 +415,13 @@ enum fetch_result req_one_as(struct snic_nic *nic, struct snic_qp *qp, bool rd)
 		}
 	}
 	msg_start(qp, psn, npkts, len, s, nic->sh->mr_epoch, rd);
+	/* the PSN state now, not after the frame: nothing below reads it or
+	 * fails, and its values need not be kept across the ICRC's call */
+	hi = (psn + npkts - 1) & ROCE_PSN_MASK;
+	qp->psn_hi = hi;
+	if (!qp->rtt_t0)
+		timer_rtt_start(nic, qp, hi);
+	psn_step(qp, psn, npkts); /* cur stays not valid, as msg_sent leaves it */
 	QCNT_INC(nic, qp, send_wqes);
 	CNT_INC(&nic->core, req_one_sent); /* which way it went (unit req_one) */
 
@@ -428,11 +436,6 @@ enum fetch_result req_one_as(struct snic_nic *nic, struct snic_qp *qp, bool rd)
 	p->len = (uint16_t)pkt_build_qp_req(nic, qp, p->data, &r, n);
 	core_tx_to(&nic->core, p, qp->tmpl.loop); /* the template's MAC */
 	timer_sent(nic, qp);
-	hi = (psn + npkts - 1) & ROCE_PSN_MASK;
-	qp->psn_hi = hi;
-	if (!qp->rtt_t0)
-		timer_rtt_start(nic, qp, hi);
-	psn_step(qp, psn, npkts); /* cur stays not valid, as msg_sent leaves it */
 	return FETCH_SENT;
 }
 

@@ -19,13 +19,15 @@ _Static_assert(offsetof(struct snic_req_cur, sge0) ==
  * first SGE comes with it (one DMA, not two: issue 11): from the header's
  * own line where the data starts at 48 (snic_wqe_data_off), from after
  * the header on a QP whose data is always at 64 where the slot has room
- * (sq_sge0_after_hdr); sq_load takes it from there. */
-uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp)
+ * (sq_sge0_after_hdr); sq_load takes it from there.  *need: the bytes
+ * of data (inline bytes or SGEs) its control part says the slot holds,
+ * as checked here (retain_room's, not worked out again). */
+uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp, uint32_t *need)
 {
 	struct snic_req_cur *cur = &qp->cur;
 	const struct snic_wqe_ctrl *c = &cur->hdr.ctrl;
 	const struct snic_xport_ops *xp = xport_of(qp);
-	uint32_t n = sizeof(cur->hdr), off, need;
+	uint32_t n = sizeof(cur->hdr), off;
 
 	if (sq_sge0_after_hdr(qp))
 		n += sizeof(cur->sge0);
@@ -42,17 +44,17 @@ uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp)
 	if (c->flags & SNIC_SEND_INLINE) {
 		if (c->inline_len > qp->max_inline || wr_is_rd_atomic(c->opcode))
 			return SNIC_WC_LOC_QP_OP_ERR;
-		need = c->inline_len;
+		*need = c->inline_len;
 	} else {
 		if (c->num_sge > qp->max_send_sge)
 			return SNIC_WC_LOC_QP_OP_ERR;
-		need = c->num_sge * 16u;
+		*need = c->num_sge * 16u;
 	}
 	/* the data inside the slot from where it starts (create_qp's slot
 	 * size makes both limits above fit from 64 already) */
 	off = xp->short_ops >> c->opcode & 1u ? SNIC_WQE_DATA_SHORT
 					      : SNIC_WQE_DATA_LONG;
-	if (need > (1u << qp->sq_stride_log) - off)
+	if (*need > (1u << qp->sq_stride_log) - off)
 		return SNIC_WC_LOC_QP_OP_ERR;
 	if (off == SNIC_WQE_DATA_SHORT) /* the first SGE, if any */
 		memcpy(&cur->sge0, &cur->hdr.atomic, sizeof(cur->sge0));
@@ -220,7 +222,8 @@ static uint8_t unrel_fetch(struct snic_nic *nic, struct snic_qp *qp,
 			   uint32_t lim)
 {
 	struct snic_req_cur *cur = &qp->cur;
-	uint8_t st = sq_read_wqe(nic, qp);
+	uint32_t need;
+	uint8_t st = sq_read_wqe(nic, qp, &need);
 
 	cur->valid = true; /* sq_complete() completes it, whatever st */
 	if (st == SNIC_WC_SUCCESS)

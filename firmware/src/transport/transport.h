@@ -74,7 +74,7 @@ static inline bool sq_has_sge0(const struct snic_qp *qp,
 	return snic_wqe_data_off(qp->type, c->opcode) == SNIC_WQE_DATA_SHORT ||
 	       sq_sge0_after_hdr(qp);
 }
-uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp);
+uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp, uint32_t *need);
 uint8_t sq_load(struct snic_nic *nic, struct snic_qp *qp, uint32_t access);
 /* The BTH opcode of each work request per position of a packet in its
  * message, [WR opcode][first * 2 + last] (sq.c). */
@@ -374,14 +374,12 @@ static inline uint32_t req_unacked_psn(const struct snic_qp *qp)
 	return psn;
 }
 
-/* Room for the data of the WQE whose control part is c (checked by
- * sq_read_wqe: inline_len <= max_inline, num_sge <= max_send_sge)? */
+/* Room for the data of the WQE whose control part is c: need bytes of
+ * inline bytes or SGEs (sq_read_wqe's, checked there against max_inline
+ * and max_send_sge), and an atomic's operands. */
 static inline bool retain_room(const struct snic_qp *qp,
-			       const struct snic_wqe_ctrl *c)
+			       const struct snic_wqe_ctrl *c, uint32_t need)
 {
-	uint32_t need = (c->flags & SNIC_SEND_INLINE) ? c->inline_len
-						       : c->num_sge * 16u;
-
 	if (wr_is_rd_atomic(c->opcode))
 		need += (uint32_t)sizeof(struct snic_wqe_atomic);
 	return qp->retain_tail - qp->retain_head + need <= SNIC_RETAIN_BYTES;
