@@ -52,8 +52,8 @@ void retain_msg(struct snic_qp *qp, struct snic_inflight *f,
 		ring_put(qp, &w->atomic, ATOMIC_OPS_LEN);
 	if (w->ctrl.flags & SNIC_SEND_INLINE) {
 		ring_put(qp, cur->inline_data, cur->len);
-	} else if (cur->sgl.num == 1 &&
-		   SNIC_RETAIN_BYTES - qp->retain_tail % SNIC_RETAIN_BYTES >= 16) {
+	} else if (cur->sgl.num == 1 && /* (one compare: retain_one_sge) */
+		   qp->retain_tail % SNIC_RETAIN_BYTES <= SNIC_RETAIN_BYTES - 16) {
 		/* one SGE, the usual case: a 16-byte copy, no call */
 		memcpy(qp->retain + qp->retain_tail % SNIC_RETAIN_BYTES,
 		       cur->sgl.sge, 16);

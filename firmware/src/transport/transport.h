@@ -142,7 +142,9 @@ static inline void retain_one_sge(struct snic_qp *qp, struct snic_inflight *f,
 {
 	uint32_t tail = qp->retain_tail, at = tail % SNIC_RETAIN_BYTES;
 
-	if (SNIC_RETAIN_BYTES - at < sizeof(struct snic_wqe_sge)) {
+	/* at past the last place a whole SGE fits (this way round: one
+	 * compare, bench-instr) */
+	if (at > SNIC_RETAIN_BYTES - sizeof(struct snic_wqe_sge)) {
 		retain_one_wrap(qp, f, cur, sge, epoch);
 		return;
 	}
