@@ -361,60 +361,87 @@ __m128i ld_after_zeros(const uint8_t *p, unsigned z)
  * instructions per block) where the CPU has them.  mask: crc32_hw_masked's
  * 80-byte table.
  *
- * b blocks, a constant where this is inlined: masked_short has one
- * straight run per block count behind one indexed jump (a test per block
- * count and a second switch were ten branches for a WRITE's 8 blocks).
+ * b blocks, a constant where this is inlined (n in 16 b - 15 .. 16 b):
+ * with z = 16 b - n zeros in front, block i lies at p + n - 16 (b - i),
+ * its mask at mask + n - 16 (b - i - 1) and block 0's shuffle control at
+ * after_zeros + n - 16 (b - 1): every address is n on a fixed base plus
+ * a constant, and nothing is computed from n (z and the addresses from
+ * it were a third of a small frame's ICRC).
  */
 CLMUL static inline __attribute__((always_inline))
-uint32_t masked_blocks(const uint8_t *p, unsigned z, const uint8_t *mask,
+uint32_t masked_blocks(const uint8_t *p, size_t n, const uint8_t *mask,
 		       const unsigned b)
 {
 	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
-	const uint8_t *q = p - z;               /* block i at q + 16 i */
-	const uint8_t *m = mask + 16 - z;       /* its mask at m + 16 i */
+	const uint8_t *q = p + n - 16 * b;      /* block i at q + 16 i */
+	const uint8_t *m = mask + n - 16 * b;   /* its mask at m + 16 (i + 1) */
 	__m128i x;
 
-	/* two base registers: left to itself GCC folds z into every
-	 * block's offset again (a subtraction per block) */
-	__asm__("" : "+r"(q), "+r"(m));
-	x = _mm_or_si128(ld_after_zeros(p, z), ld(m));
+	x = _mm_shuffle_epi8(ld(p), ld(after_zeros + n - 16 * (b - 1)));
+	x = _mm_or_si128(x, ld(m + 16));
 	for (unsigned i = 1; i < b; i++) {
 		__m128i d = ld(q + 16 * i);
 
 		if (i < 4)      /* the mask covers the first four blocks */
-			d = _mm_or_si128(d, ld(m + 16 * i));
+			d = _mm_or_si128(d, ld(m + 16 * (i + 1)));
 		x = fold(x, k3k4, d);
 	}
 	return reduce(x);
 }
 
+/* The block counts other than a stream of small WRITEs' (below), one
+ * straight run each behind one indexed jump; out of line, so that their
+ * registers do not cost the two hot ones a move. */
 CLMUL static inline __attribute__((always_inline))
-uint32_t masked_short(const uint8_t *p, size_t n, const uint8_t *mask)
+uint32_t masked_other(const uint8_t *p, size_t n, const uint8_t *mask)
 {
-	unsigned z = (unsigned)(-n & 15u);
-
-	switch ((n + z) >> 4) {         /* blocks, 2..8 (crc32_hw_masked) */
-	case 3: return masked_blocks(p, z, mask, 3);
-	case 4: return masked_blocks(p, z, mask, 4);
-	case 5: return masked_blocks(p, z, mask, 5);
-	case 6: return masked_blocks(p, z, mask, 6);
-	case 7: return masked_blocks(p, z, mask, 7);
-	case 8: return masked_blocks(p, z, mask, 8);
-	default: return masked_blocks(p, z, mask, 2);
+	switch ((n + 15) >> 4) {        /* blocks, 2..8 (crc32_hw_masked) */
+	case 3: return masked_blocks(p, n, mask, 3);
+	case 4: return masked_blocks(p, n, mask, 4);
+	case 5: return masked_blocks(p, n, mask, 5);
+	case 6: return masked_blocks(p, n, mask, 6);
+	case 7: return masked_blocks(p, n, mask, 7);
+	case 8: return masked_blocks(p, n, mask, 8);
+	default: return masked_blocks(p, n, mask, 2);
 	}
+}
+
+CLMUL static __attribute__((noinline))
+uint32_t masked_other_sse(const uint8_t *p, size_t n, const uint8_t *mask)
+{
+	return masked_other(p, n, mask);
+}
+
+AVX static __attribute__((noinline))
+uint32_t masked_other_avx(const uint8_t *p, size_t n, const uint8_t *mask)
+{
+	return masked_other(p, n, mask);
+}
+
+/* The two frames of a stream of small WRITEs first, each behind one
+ * test: the 64-byte WRITE's 8 blocks and the ACK's 3. */
+CLMUL static inline __attribute__((always_inline))
+uint32_t masked_short(const uint8_t *p, size_t n, const uint8_t *mask,
+		      bool avx)
+{
+	if (n > 112)
+		return masked_blocks(p, n, mask, 8);
+	if (n - 33 < 16)
+		return masked_blocks(p, n, mask, 3);
+	return avx ? masked_other_avx(p, n, mask) : masked_other_sse(p, n, mask);
 }
 
 CLMUL static __attribute__((noinline))
 uint32_t masked_short_sse(const uint8_t *p, size_t n, const uint8_t *mask)
 {
-	return masked_short(p, n, mask);
+	return masked_short(p, n, mask, false);
 }
 
 AVX static __attribute__((noinline))
 uint32_t masked_short_avx(const uint8_t *p, size_t n,
 				 const uint8_t *mask)
 {
-	return masked_short(p, n, mask);
+	return masked_short(p, n, mask, true);
 }
 
 CLMUL static __attribute__((noinline))

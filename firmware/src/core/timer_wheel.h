@@ -42,5 +42,11 @@ void tw_file(struct snic_tw *tw, uint16_t id, uint64_t due);
 void tw_cancel(struct snic_tw *tw, uint16_t id);
 unsigned tw_poll(struct snic_tw *tw, uint64_t now, snic_tw_expire_fn *expire,
 		 void *arg);
+/* False when no tick passed since the last tw_poll, which then would
+ * visit nothing and change nothing (most polls: the caller skips it). */
+static inline bool tw_due(const struct snic_tw *tw, uint64_t now)
+{
+	return now >> SNIC_TW_SHIFT != tw->done;
+}
 
 #endif /* SNIC_CORE_TIMER_WHEEL_H */

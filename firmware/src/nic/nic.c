@@ -240,7 +240,8 @@ unsigned snic_nic_poll(struct snic_nic *nic)
 		return xcore_pass(nic);
 	nic->core.now = nic->core.ops->now_ns(nic->core.hal_ctx);
 	heartbeat(nic);
-	work += timer_poll(nic);
+	if (tw_due(&nic->core.tw, nic->core.now))
+		work += timer_poll(nic);
 	stats_poll(nic);
 	work += doorbell_poll(nic);
 	work += rx_poll(nic);

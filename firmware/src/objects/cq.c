@@ -113,6 +113,7 @@ static void cq_fail(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx,
 /* Where the owner byte lies in a CQE (hostif.h): the body is what comes
  * before it, the padding after it is never read. */
 #define CQE_OWNER_AT ((uint32_t)offsetof(struct snic_cqe, owner))
+_Static_assert(SNIC_WC_SUCCESS == 0, "cq_write ORs statuses: 0 is all success");
 
 /* CQEs [pi, pi + n) into the ring; the caller checked there is room.
  * The bodies go first and the first CQE's owner byte last, after a
@@ -133,14 +134,18 @@ void cq_write(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx,
 	uint64_t pa = cq->ring_pa + (uint64_t)at * 64;
 	/* CQEs before the ring's end (one always fits: at < cnt) */
 	uint32_t k = n == 1 || cq->cnt - at >= n ? n : cq->cnt - at;
+	uint8_t st = SNIC_WC_SUCCESS;   /* the later CQEs' statuses ORed */
 
 	/* an error is an event for ibv_req_notify_cq(1) too: the later
 	 * CQEs' statuses are looked at in the same pass as their owner
 	 * bytes (one loop over the run), the first one's at the end */
 	for (uint32_t i = 1; i < n; i++) {
-		cqe[i].owner = (uint8_t)(((cq->pi + i) & cq->cnt) == 0);
-		solicited |= cqe[i].status != SNIC_WC_SUCCESS;
+		/* the slots past the ring's end are in the next lap (the run
+		 * fits the ring: it crosses the end at most once) */
+		cqe[i].owner = i < k ? owner : !owner;
+		st |= cqe[i].status;
 	}
+	solicited |= st != SNIC_WC_SUCCESS;
 	cqe[0].owner = n == 1 ? owner : !owner;
 	if (core_dma_write(&nic->core, pa, cqe,
 			   n == 1 ? CQE_OWNER_AT : k * 64u) ||

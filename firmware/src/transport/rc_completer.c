@@ -22,6 +22,22 @@ static struct snic_inflight *oldest(struct snic_qp *qp)
 	       ? NULL : &qp->infl[qp->infl_head % SNIC_INFLIGHT];
 }
 
+/* Whether an acknowledgement of everything up to psn (with upto_excl:
+ * before it) completes f, the oldest message (NULL: none). */
+static inline __attribute__((always_inline))
+bool retirable(const struct snic_inflight *f, uint32_t psn, bool upto_excl)
+{
+	int32_t d;
+
+	if (!f)
+		return false;
+	d = roce_psn_diff(f->last_psn, psn);
+	if (d > 0 || (upto_excl && d == 0))
+		return false;
+	/* READ/atomic complete on their response, not on an ACK */
+	return !wr_is_rd_atomic(f->opcode) || f->done;
+}
+
 /* The oldest message f leaves the window, its CQE into run when there
  * is one (retire_in flushes it); rd: it is a READ or atomic.  What
  * follows from the window's new head is the caller's (retired). */
@@ -65,32 +81,25 @@ static void retire_oldest(struct snic_nic *nic, struct snic_qp *qp,
  * `upto_excl` the message holding psn itself is left (READ responses and
  * NAKs acknowledge only what precedes them).  When one completed, the
  * progress is noted (timer_progress).  With `runs` (an ACK, which may
- * complete many messages) the CQEs after the first go out as one run
- * (cq_run_flush; not on another core than 0, whose CQEs each go to core 0
- * in a message) and what follows from the window's new head is done once
- * (retired); inlined twice, so the other callers (a READ response
- * completes one) carry none of it. */
+ * complete many messages) the CQEs go out in runs of up to SNIC_CQ_RUN,
+ * the first one too (cq_run_flush writes a run of one as cq_post would;
+ * not on another core than 0, whose CQEs each go to core 0 in a message)
+ * and what follows from the window's new head is done once (retired);
+ * inlined twice, so the other callers (a READ response completes one)
+ * carry none of it. */
 static inline __attribute__((always_inline))
 void retire_in(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
 	       bool upto_excl, bool runs)
 {
 	struct snic_inflight *f, *last = NULL;
 	struct cq_run run; /* not cleared: 520 bytes, each CQE is filled */
+	struct cq_run *r = runs && !nic->core.core_id ? &run : NULL;
 
 	run.cq_idx = qp->scq;
 	run.n = 0;
-	while ((f = oldest(qp)) != NULL) {
-		int32_t d = roce_psn_diff(f->last_psn, psn);
-		bool rd;
-
-		if (d > 0 || (upto_excl && d == 0))
-			break;
-		/* READ/atomic complete on their response, not on an ACK */
-		rd = wr_is_rd_atomic(f->opcode);
-		if (rd && !f->done)
-			break;
-		retire_one(nic, qp, f, rd, SNIC_WC_SUCCESS,
-			   runs && last && !nic->core.core_id ? &run : NULL);
+	while (retirable(f = oldest(qp), psn, upto_excl)) {
+		retire_one(nic, qp, f, wr_is_rd_atomic(f->opcode),
+			   SNIC_WC_SUCCESS, r);
 		if (!runs) /* one message, the usual case here: no more */
 			retired(qp, f);
 		last = f;
@@ -157,7 +166,14 @@ static void on_ack(struct snic_nic *nic, struct snic_qp *qp,
 		timer_acked(nic, qp, h->psn);
 		qp->acked_psn = h->psn;
 		qp->acked_valid = true;
-		timer_progress(nic, qp); /* also inside a long message */
+		/* progress (also inside a long message).  An ACK that
+		 * completes a message has it noted by retire_acked, after
+		 * the retirement, in the same pass: a note here as well only
+		 * set deadlines that one sets again or clears (timer_idle).
+		 * While an RNR back-off waits there is no timer_idle: the
+		 * probe deadline set here stays, so it is noted here too. */
+		if (qp->wait_until || !retirable(oldest(qp), h->psn, false))
+			timer_progress(nic, qp);
 	} else if (h->psn == qp->acked_psn) {
 		timer_peer_busy(nic, qp);
 	}

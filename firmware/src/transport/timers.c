@@ -133,8 +133,8 @@ void timer_acked(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn)
  * issue 11 part 6).  The next packet sent files it again. */
 static void timer_idle(struct snic_nic *nic, struct snic_qp *qp)
 {
-	if (!qp->tlp_at)
-		return;
+	/* whether or not a probe deadline is set: the QP may be filed for
+	 * a transport deadline (rto_at, cleared by the caller) */
 	qp->tlp_at = 0;
 	tw_cancel(&qp_view(nic, qp)->core.tw, qp_tw_id(nic, qp));
 }
