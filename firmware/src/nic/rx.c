@@ -89,6 +89,7 @@ unsigned rx_poll(struct snic_nic *nic)
 	struct snic_pkt *pkts[2 * SNIC_BURST];
 	struct snic_qp *acks[2 * SNIC_BURST];
 	uint16_t n = c->ops->rx_burst(c->hal_ctx, 0, pkts, SNIC_BURST);
+	struct snic_qp *last = NULL;    /* acks[nacks - 1], in a register */
 	unsigned nacks = 0;
 
 	/* then a burst of frames we sent to ourselves (core/tx.c, loopback) */
@@ -102,8 +103,8 @@ unsigned rx_poll(struct snic_nic *nic)
 		core_trace(c, SNIC_TR_RX, pkts[i]->len);
 		qp = rx_one(nic, pkts[i]);
 		core_trace(c, SNIC_TR_RX_DONE, pkts[i]->len);
-		if (qp && (nacks == 0 || acks[nacks - 1] != qp))
-			acks[nacks++] = qp;
+		if (qp && qp != last)
+			acks[nacks++] = last = qp;
 	}
 	if (n)
 		c->ops->pkt_free(c->hal_ctx, pkts, n);

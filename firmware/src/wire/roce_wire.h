@@ -43,7 +43,9 @@
  * matches (10.9.1.2). */
 static inline bool roce_pkey_match(uint16_t pkt, uint16_t mine)
 {
-	return (pkt & 0x7fff) != 0 && (pkt & 0x7fff) == (mine & 0x7fff) &&
+	/* pkt's low bits nonzero, asked of mine's (equal to them): with
+	 * mine a constant, that test folds away */
+	return (pkt & 0x7fff) == (mine & 0x7fff) && (mine & 0x7fff) != 0 &&
 	       ((pkt | mine) & 0x8000);
 }
 #define ROCE_QPN_MASK     0xffffffu
