@@ -25,7 +25,9 @@ static void rx_arp(struct snic_nic *nic, struct snic_pkt *p)
 	netdev_rx_arp(nic, p);
 }
 
-/* Returns the QP that may owe an ACK, or NULL. */
+/* Returns the QP that may owe an ACK, or NULL.  h as
+ * roce_parse_rx_first leaves it goes to the responder's one step only;
+ * anything else gets it finished (roce_parse_rx_finish). */
 static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 {
 	struct roce_hdrs h;
@@ -51,11 +53,13 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 		break;
 	}
 	if (h.dqpn == SNIC_GSI_QPN) { /* QP1: the CM router (cm_router.c) */
+		roce_parse_rx_finish(&h);
 		cm_rx(nic, &h);
 		return NULL;
 	}
 	qp = qp_by_qpn(nic, h.dqpn);
 	if (!qp) {
+		roce_parse_rx_finish(&h);
 		if (!resp_linger_rx(nic, &h))
 			CNT_INC(&nic->core, rx_drop_unknown_qpn);
 		return NULL;
@@ -75,11 +79,14 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 	 * WRITE_ONLY that step does not take (nothing changed then), goes
 	 * through rc_rx */
 	if (qp->type == SNIC_QPT_RC) {
-		if (h.opcode == ROCE_RC_WRITE_ONLY && qp_peer_is(qp, &h) &&
-		    resp_write_only(nic, qp, &h))
-			return qp->resp.ack_pending ? qp : NULL;
+		if (h.opcode == ROCE_RC_WRITE_ONLY) {
+			if (qp_peer_is(qp, &h) && resp_write_only(nic, qp, &h))
+				return qp->resp.ack_pending ? qp : NULL;
+			roce_parse_rx_finish(&h); /* no other opcode needs it */
+		}
 		return rc_rx(nic, qp, &h) ? qp : NULL;
 	}
+	roce_parse_rx_finish(&h);
 	return xport_of(qp)->rx(nic, qp, &h) ? qp : NULL;
 }
 
@@ -89,6 +96,7 @@ unsigned rx_poll(struct snic_nic *nic)
 	struct snic_pkt *pkts[2 * SNIC_BURST];
 	struct snic_qp *acks[2 * SNIC_BURST];
 	uint16_t n = c->ops->rx_burst(c->hal_ctx, 0, pkts, SNIC_BURST);
+	struct snic_qp *last = NULL;    /* acks[nacks - 1], in a register */
 	unsigned nacks = 0;
 
 	/* then a burst of frames we sent to ourselves (core/tx.c, loopback) */
@@ -102,8 +110,8 @@ unsigned rx_poll(struct snic_nic *nic)
 		core_trace(c, SNIC_TR_RX, pkts[i]->len);
 		qp = rx_one(nic, pkts[i]);
 		core_trace(c, SNIC_TR_RX_DONE, pkts[i]->len);
-		if (qp && (nacks == 0 || acks[nacks - 1] != qp))
-			acks[nacks++] = qp;
+		if (qp && qp != last)
+			acks[nacks++] = last = qp;
 	}
 	if (n)
 		c->ops->pkt_free(c->hal_ctx, pkts, n);

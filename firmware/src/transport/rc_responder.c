@@ -373,8 +373,13 @@ static void resp_run(struct snic_nic *nic, struct snic_qp *qp,
 void resp_write_only_fail(struct snic_nic *nic, struct snic_qp *qp,
 			  const struct roce_hdrs *h)
 {
+	/* h may be as roce_parse_rx_first left it (nic/rx.c): the NAK's
+	 * steps get it whole */
+	struct roce_hdrs whole = *h;
+
+	roce_parse_rx_finish(&whole);
 	qp->resp.in_write = true;
-	resp_run(nic, qp, h, ROCE_WRITE_ONLY_FLAGS, RESP_ERR_RKEY);
+	resp_run(nic, qp, &whole, ROCE_WRITE_ONLY_FLAGS, RESP_ERR_RKEY);
 }
 
 /* A request packet for an RC QP, after its callers (nic/rx.c for RC,

@@ -73,6 +73,8 @@ void resp_write_only_fail(struct snic_nic *nic, struct snic_qp *qp,
  * cursor (wr_*) is left as it is: a WRITE_ONLY opens no message for it
  * to follow.  False, with nothing changed, for anything else: resp_rx's
  * steps then take the packet from the start and say what is wrong.
+ * Of h it reads only what roce_parse_rx_first fills (nic/rx.c hands it
+ * h so; resp_write_only_fail finishes it).
  * Inline (here, not in rc_responder.c): nic/rx.c runs it for every usual
  * WRITE, and a call with its prologue was ~20 instructions of a 64-B
  * WRITE's (issue 11).

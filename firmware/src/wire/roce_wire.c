@@ -422,7 +422,6 @@ void parse_bth(const uint8_t *bth, struct roce_hdrs *h, bool lean)
 		 w2 = load_be32(bth + 8);
 
 	h->opcode = (uint8_t)(w0 >> 24);
-	h->se = (uint8_t)(w0 >> 23 & 1u);
 	h->pkey = (uint16_t)w0;
 	h->dqpn = w1 & ROCE_QPN_MASK;
 	if (!lean) {            /* what no receive consumer reads */
@@ -584,16 +583,16 @@ CODEC ext_walk(uint8_t *p, uint8_t layout, struct roce_hdrs *h, bool put)
  * The fields of the headers the opcode does not carry are 0 (h is not
  * cleared beforehand: a 128-byte clear was a string instruction of 17
  * steps per frame), so nothing of an earlier frame is ever read.  Lean
- * (roce_parse_rx): only the DETH's and XRCETH's, which a receive
- * consumer may read before it looks at the opcode (ud_mcast's member
- * check); every other header's fields are read only behind the opcode's
- * flag for it (roce_wire.h, roce_parse_rx).  check_bth made sure the
- * headers are all there; the frame is only read (ext_walk in get mode).
+ * (roce_parse_rx): only the DETH's and XRCETH's (zeroed by parse_rest,
+ * before), which a receive consumer may read before it looks at the
+ * opcode (ud_mcast's member check); every other header's fields are
+ * read only behind the opcode's flag for it (roce_wire.h,
+ * roce_parse_rx).  check_bth made sure the headers are all there; the
+ * frame is only read (ext_walk in get mode).
  */
 static inline __attribute__((always_inline))
 void parse_ext(const uint8_t *p, uint8_t layout, struct roce_hdrs *h, bool lean)
 {
-	h->deth_qkey = h->deth_sqpn = h->xrc_srqn = 0;
 	if (lean) {
 		ext_walk((uint8_t *)p, layout, h, false);
 		return;
@@ -620,23 +619,38 @@ static void parse_ip6(const uint8_t *f, struct roce_hdrs *h)
 	memcpy(h->dip6, f + IP6_DST, 16);
 }
 
-/* l3: the IP header's length (IPv4 20, IPv6 40); op: the opcode's
- * entry; payload_len: the payload's bytes (without pad and ICRC).  Both
- * as the checks found them (check_bth, plain_roce4): not read again from
- * the frame, which the stores into h may alias. */
+/* What the responder's one step does not read (roce_parse_rx_first
+ * leaves it to roce_parse_rx_finish): dmac, smac, SE, and the DETH's and
+ * XRCETH's fields zeroed (parse_ext sets them where the opcode has those
+ * headers, after this). */
 static inline __attribute__((always_inline))
-void parse_fields(const uint8_t *f, uint32_t l3,
-		  const struct roce_opcode_info *op, uint32_t payload_len,
-		  struct roce_hdrs *h, bool lean)
+void parse_rest(const uint8_t *f, const uint8_t *bth, struct roce_hdrs *h)
 {
-	const uint8_t *bth = f + IP + l3 + ROCE_UDP_HLEN;
-
-	/* every field is set here, in parse_bth or in parse_ext (0 where
-	 * the frame has none); sip6/dip6 only for IPv6 (ip6 says which) */
 	/* dmac and smac, one copy (the frame's order is the struct's) */
 	_Static_assert(offsetof(struct roce_hdrs, smac) ==
 		       offsetof(struct roce_hdrs, dmac) + 6, "dmac, smac");
 	memcpy((uint8_t *)h + offsetof(struct roce_hdrs, dmac), f, 12);
+	h->se = bth[1] >> 7;
+	h->deth_qkey = h->deth_sqpn = h->xrc_srqn = 0;
+}
+
+/* l3: the IP header's length (IPv4 20, IPv6 40); op: the opcode's
+ * entry; payload_len: the payload's bytes (without pad and ICRC).  Both
+ * as the checks found them (check_bth, plain_roce4): not read again from
+ * the frame, which the stores into h may alias.  Part: parse_rest's
+ * fields left out (roce_parse_rx_first's WRITE_ONLY). */
+static inline __attribute__((always_inline))
+void parse_fields(const uint8_t *f, uint32_t l3,
+		  const struct roce_opcode_info *op, uint32_t payload_len,
+		  struct roce_hdrs *h, bool lean, bool part)
+{
+	const uint8_t *bth = f + IP + l3 + ROCE_UDP_HLEN;
+
+	/* every field is set here, in parse_rest, parse_bth or parse_ext
+	 * (0 where the frame has none); sip6/dip6 only for IPv6 (ip6 says
+	 * which) */
+	if (!part)
+		parse_rest(f, bth, h);
 	if (l3 == ROCE_IPV6_HLEN) {
 		parse_ip6(f, h);
 	} else {
@@ -666,7 +680,9 @@ void parse_fields(const uint8_t *f, uint32_t l3,
  * word.  False when anything is unusual: the general path (classify,
  * check_ipv4, check_bth) runs then and says what is wrong, in its order.
  * True with the IP total length, the opcode's entry and the payload's
- * length (what parse_fields would otherwise work out again).
+ * length (what parse_fields would otherwise work out again).  op1: the
+ * opcode's entry where the caller saw the opcode (its flags and lengths
+ * fold then), else NULL.
  *
  * The header checksum: the header's one's-complement sum in 64-bit
  * words (two 8-byte loads and one 4-byte, in the CPU's byte order: the
@@ -676,7 +692,8 @@ void parse_fields(const uint8_t *f, uint32_t l3,
  * multiple of 0xffff; the sum is nonzero (byte 14 is 0x45).
  */
 static inline __attribute__((always_inline))
-bool plain_roce4(const uint8_t *f, uint32_t len, uint32_t *tot_out,
+bool plain_roce4(const uint8_t *f, uint32_t len,
+		 const struct roce_opcode_info *op1, uint32_t *tot_out,
 		 const struct roce_opcode_info **op_out, uint32_t *payload_out)
 {
 	const struct roce_opcode_info *op;
@@ -702,7 +719,7 @@ bool plain_roce4(const uint8_t *f, uint32_t len, uint32_t *tot_out,
 	    sum % 0xffffu != 0)
 		return false;
 	w0 = load_be32(f + BTH);
-	op = &roce_opcodes[w0 >> 24];
+	op = op1 ? op1 : &roce_opcodes[w0 >> 24];
 	pad = (w0 >> 20) & 3u;
 	rest = tot - (ROCE_IPV4_HLEN + ROCE_UDP_HLEN + ROCE_BTH_LEN +
 		      ROCE_ICRC_LEN);
@@ -745,7 +762,8 @@ roce_parse_slow(const uint8_t *frame, uint32_t len, struct roce_hdrs *h)
 		const struct roce_opcode_info *op = &roce_opcodes[bth[0]];
 
 		parse_fields(frame, l3, op, n - ROCE_BTH_LEN - op->ext_len -
-			     ROCE_ICRC_LEN - ((bth[1] >> 4) & 3u), h, false);
+			     ROCE_ICRC_LEN - ((bth[1] >> 4) & 3u), h, false,
+			     false);
 	}
 	return r;
 }
@@ -756,34 +774,83 @@ enum roce_parse_result roce_parse_general(const uint8_t *frame, uint32_t len,
 	return roce_parse_slow(frame, len, h);
 }
 
-/* The usual frame: its fields are read before its ICRC is checked, the
- * last of its checks (h says nothing when the result is not ROCE_OK).
- * Lean: only the fields receive consumers read (roce_parse_rx). */
+/* The usual frame: its fields and its ICRC, the last of its checks (h
+ * says nothing when the result is not ROCE_OK).  op1: as plain_roce4's;
+ * given, the fields are filled after the ICRC's call, so that they stay
+ * in registers for the caller's first looks; else before it, so that
+ * what the checks found needs no spill across the call.  Lean: only the
+ * fields receive consumers read (roce_parse_rx); part: parse_rest's left
+ * out (roce_parse_rx_first's WRITE_ONLY). */
 static inline __attribute__((always_inline))
-enum roce_parse_result parse(const uint8_t *frame, uint32_t len,
-			     struct roce_hdrs *h, bool lean)
+enum roce_parse_result parse_op(const uint8_t *frame, uint32_t len,
+				struct roce_hdrs *h, bool lean, bool part,
+				const struct roce_opcode_info *op1)
 {
 	const struct roce_opcode_info *op;
 	uint32_t tot, payload_len;
+	bool icrc_ok;
 
-	if (!plain_roce4(frame, len, &tot, &op, &payload_len))
+	if (!plain_roce4(frame, len, op1, &tot, &op, &payload_len))
 		return roce_parse_slow(frame, len, h);
-	parse_fields(frame, ROCE_IPV4_HLEN, op, payload_len, h, lean);
-	return roce_icrc_ip(frame, IP + tot - ROCE_ICRC_LEN, false) ==
-	       get_icrc(frame + IP + tot - ROCE_ICRC_LEN) ? ROCE_OK
-							 : ROCE_ERR_ICRC;
+	if (!op1)
+		parse_fields(frame, ROCE_IPV4_HLEN, op, payload_len, h, lean,
+			     part);
+	icrc_ok = roce_icrc_ip(frame, IP + tot - ROCE_ICRC_LEN, false) ==
+		  get_icrc(frame + IP + tot - ROCE_ICRC_LEN);
+	if (icrc_ok && op1)
+		parse_fields(frame, ROCE_IPV4_HLEN, op, payload_len, h, lean,
+			     part);
+	return icrc_ok ? ROCE_OK : ROCE_ERR_ICRC;
+}
+
+/* The usual request, a WRITE_ONLY, has its own copy of the one-pass path
+ * with its table entry a constant: its BTH checks, its header walk and
+ * its payload's offset fold (the same checks in the same order). */
+static inline __attribute__((always_inline))
+enum roce_parse_result parse(const uint8_t *frame, uint32_t len,
+			     struct roce_hdrs *h, bool lean, bool part)
+{
+	if (lean && len >= BTH + ROCE_BTH_LEN + ROCE_ICRC_LEN &&
+	    frame[BTH] == ROCE_RC_WRITE_ONLY)
+		return parse_op(frame, len, h, lean, part,
+				&roce_opcodes[ROCE_RC_WRITE_ONLY]);
+	return parse_op(frame, len, h, lean, false, NULL);
 }
 
 enum roce_parse_result roce_parse(const uint8_t *frame, uint32_t len,
 				  struct roce_hdrs *h)
 {
-	return parse(frame, len, h, false);
+	return parse(frame, len, h, false, false);
+}
+
+enum roce_parse_result roce_parse_rx_first(const uint8_t *frame, uint32_t len,
+					   struct roce_hdrs *h)
+{
+	return parse(frame, len, h, true, true);
+}
+
+/* Only an IPv4 RC WRITE_ONLY can lack parse_rest's fields: its headers'
+ * length is fixed (plain_roce4, check_ipv4: no IP options), so the
+ * frame starts that far before its payload.  Filled again from the same
+ * bytes where they are there already. */
+void roce_parse_rx_finish(struct roce_hdrs *h)
+{
+	const uint8_t *f;
+
+	if (h->ip6 || h->opcode != ROCE_RC_WRITE_ONLY)
+		return;
+	f = h->payload - roce_hdr_len(ROCE_RC_WRITE_ONLY);
+	parse_rest(f, f + BTH, h);
 }
 
 enum roce_parse_result roce_parse_rx(const uint8_t *frame, uint32_t len,
 				     struct roce_hdrs *h)
 {
-	return parse(frame, len, h, true);
+	enum roce_parse_result r = roce_parse_rx_first(frame, len, h);
+
+	if (r == ROCE_OK)
+		roce_parse_rx_finish(h);
+	return r;
 }
 
 bool roce_parse_is_plain(const uint8_t *frame, uint32_t len)
@@ -791,7 +858,7 @@ bool roce_parse_is_plain(const uint8_t *frame, uint32_t len)
 	const struct roce_opcode_info *op;
 	uint32_t tot, payload_len;
 
-	return plain_roce4(frame, len, &tot, &op, &payload_len);
+	return plain_roce4(frame, len, NULL, &tot, &op, &payload_len);
 }
 
 /* ---- build ---- */

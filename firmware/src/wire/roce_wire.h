@@ -43,7 +43,9 @@
  * matches (10.9.1.2). */
 static inline bool roce_pkey_match(uint16_t pkt, uint16_t mine)
 {
-	return (pkt & 0x7fff) != 0 && (pkt & 0x7fff) == (mine & 0x7fff) &&
+	/* pkt's low bits nonzero, asked of mine's (equal to them): with
+	 * mine a constant, that test folds away */
+	return (pkt & 0x7fff) == (mine & 0x7fff) && (mine & 0x7fff) != 0 &&
 	       ((pkt | mine) & 0x8000);
 }
 #define ROCE_QPN_MASK     0xffffffu
@@ -250,6 +252,18 @@ enum roce_parse_result roce_parse(const uint8_t *frame, uint32_t len,
  */
 enum roce_parse_result roce_parse_rx(const uint8_t *frame, uint32_t len,
 				     struct roce_hdrs *h);
+/*
+ * roce_parse_rx in two halves, for the receive path (wire_classify): the
+ * first leaves out, of an IPv4 RC WRITE_ONLY, what the responder's one
+ * step (resp_write_only) does not read: dmac, smac, se and the DETH's
+ * and XRCETH's fields.  roce_parse_rx_finish fills them in (from the
+ * frame h->payload points into, which must still be there) before h goes
+ * anywhere else; it leaves any other h as it is.  roce_parse_rx is the
+ * two in a row.
+ */
+enum roce_parse_result roce_parse_rx_first(const uint8_t *frame, uint32_t len,
+					   struct roce_hdrs *h);
+void roce_parse_rx_finish(struct roce_hdrs *h);
 /* For tests: the general path alone (every frame checked step by step,
  * every field filled), and whether the one-pass path takes the frame. */
 enum roce_parse_result roce_parse_general(const uint8_t *frame, uint32_t len,

@@ -104,7 +104,8 @@ enum wire_rx_kind {
 	WIRE_RX_DROP,           /* counted, nothing more to do             */
 	WIRE_RX_ARP,            /* ARP or IPv6 neighbour discovery         */
 	WIRE_RX_OTHER,          /* not RoCEv2: IP, other Ethernet types    */
-	WIRE_RX_ROCE,           /* h is filled, addressed to us            */
+	WIRE_RX_ROCE,           /* h is filled, addressed to us: as
+				 * roce_parse_rx_first leaves it         */
 	WIRE_RX_ROCE_MCAST,     /* h is filled, to an IPv4 multicast group */
 };
 void wire_count_drop(struct snic_core *c, enum roce_parse_result r);
@@ -146,7 +147,7 @@ static inline enum wire_rx_kind wire_classify(struct snic_core *c,
 					      const struct snic_pkt *p,
 					      struct roce_hdrs *h)
 {
-	enum roce_parse_result r = roce_parse_rx(p->data, p->len, h);
+	enum roce_parse_result r = roce_parse_rx_first(p->data, p->len, h);
 
 	/* ARP is not RoCE (nor is any frame shorter than an Ethernet
 	 * header): asked only of frames the parse says are not */
@@ -159,8 +160,10 @@ static inline enum wire_rx_kind wire_classify(struct snic_core *c,
 	}
 	if (h->ip6 ? !wire_is_my_ip6(c, h->dip6) : h->dip != c->cfg.ipv4) {
 		/* off the unicast path: costs nothing for frames to us */
-		if (!h->ip6 && ipv4_is_mcast(h->dip))
+		if (!h->ip6 && ipv4_is_mcast(h->dip)) {
+			roce_parse_rx_finish(h);
 			return wire_classify_mcast(c, h);
+		}
 		CNT_INC(c, rx_drop_not_for_us);
 		return WIRE_RX_DROP;
 	}
