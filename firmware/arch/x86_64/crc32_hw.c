@@ -362,28 +362,32 @@ __m128i ld_after_zeros(const uint8_t *p, unsigned z)
  * 80-byte table.
  *
  * b blocks, a constant where this is inlined (n in 16 b - 15 .. 16 b):
- * with z = 16 b - n zeros in front, block i lies at p + n - 16 (b - i),
- * its mask at mask + n - 16 (b - i - 1) and block 0's shuffle control at
- * after_zeros + n - 16 (b - 1): every address is n on a fixed base plus
- * a constant, and nothing is computed from n (z and the addresses from
- * it were a third of a small frame's ICRC).
+ * with z = 16 b - n zeros in front and in = 16 - z = n - 16 (b - 1),
+ * block i (i >= 1) lies at p + in + 16 (i - 1), block i's mask at
+ * mask + in + 16 i and block 0's shuffle control at after_zeros + in:
+ * every address is in on a fixed base plus a constant, and nothing else
+ * is computed from n (z and the addresses from it were a third of a
+ * small frame's ICRC).
  */
 CLMUL static inline __attribute__((always_inline))
 uint32_t masked_blocks(const uint8_t *p, size_t n, const uint8_t *mask,
 		       const unsigned b)
 {
 	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
-	const uint8_t *q = p + n - 16 * b;      /* block i at q + 16 i */
-	const uint8_t *m = mask + n - 16 * b;   /* its mask at m + 16 (i + 1) */
+	/* the offsets in parentheses: each base moves only inside its
+	 * object (16 - z, 1..16; after_zeros is 32 bytes, the mask 80) */
+	const size_t in = n - 16 * (b - 1);             /* 16 - z */
+	const uint8_t *q = p + in;              /* block i at q + 16 (i - 1) */
+	const uint8_t *m = mask + in;           /* block i's mask at m + 16 i */
 	__m128i x;
 
-	x = _mm_shuffle_epi8(ld(p), ld(after_zeros + n - 16 * (b - 1)));
-	x = _mm_or_si128(x, ld(m + 16));
+	x = _mm_shuffle_epi8(ld(p), ld(after_zeros + in));
+	x = _mm_or_si128(x, ld(m));
 	for (unsigned i = 1; i < b; i++) {
-		__m128i d = ld(q + 16 * i);
+		__m128i d = ld(q + 16 * (i - 1));
 
 		if (i < 4)      /* the mask covers the first four blocks */
-			d = _mm_or_si128(d, ld(m + 16 * (i + 1)));
+			d = _mm_or_si128(d, ld(m + 16 * i));
 		x = fold(x, k3k4, d);
 	}
 	return reduce(x);
