@@ -1363,6 +1363,34 @@ static void test_rc_atomic_hal_fails(void)
 	env_free(e);
 }
 
+/* The usual WRITE_ONLY's payload cannot be written at the responder
+ * (its one step, rc_write_only.h, hands the packet to the state machine
+ * with the headers made whole, resp_write_only_fail): counted, NAKed as a
+ * remote access error, nothing else written, the requester's WQE fails. */
+static void test_rc_write_only_dma_fails(void)
+{
+	struct rc_env *e = env_new();
+	struct snic_cqe c;
+	struct snic_wqe_sge s = sga(e, 0, 64);
+	uint64_t dma0 = cB(e, "dma_errors");
+
+	pattern(A(e, 0), 64, 4);
+	memset(B(e, 0), 0x5a, 128);
+	e->s->b.hal.fail_wr_lo = e->p.bufb;
+	e->s->b.hal.fail_wr_hi = e->p.bufb + 64;
+	struct fwr w = { .wr_id = 8, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	fqp_post_send(&e->p.qa, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+	CU_ASSERT_EQUAL(c.wr_id, 8);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_REM_ACCESS_ERR);
+	CU_ASSERT_EQUAL(cB(e, "dma_errors"), dma0 + 1);
+	CU_ASSERT_EQUAL(cB(e, "nak_access_sent"), 1);
+	CU_ASSERT_TRUE(all_is(B(e, 0), 128, 0x5a));
+	env_free(e);
+}
+
 /* A CQE that cannot be written is never published: the CQ goes to
  * error with an IBV_EVENT_CQ_ERR, and the QP whose CQE it was to error
  * with an IBV_EVENT_QP_FATAL, after it (qp_cq_lost). */
@@ -2008,6 +2036,7 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_uc_gather_fails),
 	   UNIT_TEST(test_rc_read_source_fails),
 	   UNIT_TEST(test_rc_atomic_hal_fails),
+	   UNIT_TEST(test_rc_write_only_dma_fails),
 	   UNIT_TEST(test_rc_cqe_write_fails),
 	   UNIT_TEST(test_rc_cqe_owner_last),
 	   UNIT_TEST(test_rc_cqe_run_wrap),
