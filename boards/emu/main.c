@@ -118,6 +118,11 @@ static int emu_dma_read_crc(void *h, uint64_t pa, void *dst, uint32_t len,
 	return 0;
 }
 
+static void emu_dma_prefetch(void *h, uint64_t pa, uint32_t len)
+{
+	snic_posix_dma_prefetch(&E(h)->posix, pa, len);
+}
+
 static int emu_dma_load_acquire32(void *h, uint64_t pa, uint32_t *val)
 {
 	return snic_posix_dma_load_acquire32(&E(h)->posix, pa, val);
@@ -222,7 +227,8 @@ static void emu_netdev_rx(void *h, uint16_t port, const struct snic_pkt *p)
 	.log = emu_log,                                                      \
 	.dma_load_acquire32 = emu_dma_load_acquire32,                        \
 	.dma_prepare = emu_dma_prepare,                                      \
-	.dma_read_crc = emu_dma_read_crc
+	.dma_read_crc = emu_dma_read_crc,                                    \
+	.dma_prefetch = emu_dma_prefetch
 
 /* A NIC without a kernel interface drops what is not RoCE, counted. */
 static const struct snic_hal_ops emu_hal_ops = { EMU_HAL_OPS };

@@ -484,6 +484,19 @@ int snic_posix_dma_read(void *hal, uint64_t pa, void *dst, uint32_t len)
 	return 0;
 }
 
+/* Each 64-byte line of [pa, pa + len) toward this core's cache, for
+ * reading (a WQE the host's core has just written); what lies outside the
+ * window is left alone. */
+void snic_posix_dma_prefetch(void *hal, uint64_t pa, uint32_t len)
+{
+	const struct snic_posix_nic *p = hal;
+
+	if (pa > p->hm_size || len > p->hm_size - pa)
+		return;
+	for (uint32_t off = 0; off < len; off += 64)
+		__builtin_prefetch(p->hm_base + pa + off, 0, 3);
+}
+
 /* The host stores its producer indexes with release (C11, same process
  * or another one mapping the same file): an acquire load pairs with it. */
 int snic_posix_dma_load_acquire32(void *hal, uint64_t pa, uint32_t *val)

@@ -108,6 +108,7 @@ int snic_futex_waitv(void *const *words, const uint32_t *expected,
 /* HAL ops; the void *hal argument is a struct snic_posix_nic *. */
 int snic_posix_dma_read(void *hal, uint64_t pa, void *dst, uint32_t len);
 int snic_posix_dma_load_acquire32(void *hal, uint64_t pa, uint32_t *val);
+void snic_posix_dma_prefetch(void *hal, uint64_t pa, uint32_t len);
 int snic_posix_dma_write(void *hal, uint64_t pa, const void *src,
 			 uint32_t len);
 int snic_posix_dma_cmp_swap(void *hal, uint64_t pa, uint64_t cmp,

@@ -365,6 +365,17 @@ static void fh_dma_prepare(void *hal, uint64_t pa, uint64_t len)
 	fh->prep_len[k] = len;
 }
 
+/* A hint only: counted and shown to the hook, nothing copied (the emu
+ * board's is a CPU prefetch). */
+static void fh_dma_prefetch(void *hal, uint64_t pa, uint32_t len)
+{
+	struct fake_hal *fh = FH(hal);
+
+	fh->prefetches++;
+	if (fh->prefetch_hook)
+		fh->prefetch_hook(fh->prefetch_hook_arg, pa, len);
+}
+
 #define FAKE_OPS							\
 	.dma_read = fh_dma_read,					\
 	.dma_write = fh_dma_write,					\
@@ -379,7 +390,8 @@ static void fh_dma_prepare(void *hal, uint64_t pa, uint64_t len)
 	.link_up = fh_link_up,						\
 	.notify_host = fh_notify,					\
 	.log = fh_log,							\
-	.dma_prepare = fh_dma_prepare
+	.dma_prepare = fh_dma_prepare,					\
+	.dma_prefetch = fh_dma_prefetch
 
 static const struct snic_hal_ops fake_ops = {
 	FAKE_OPS,

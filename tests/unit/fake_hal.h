@@ -87,6 +87,11 @@ struct fake_hal {
 	void (*wr_hook)(void *arg, uint64_t pa, const void *src, uint32_t len);
 	void *wr_hook_arg;
 	uint64_t acquire_loads;       /* dma_load_acquire32 calls            */
+	/* dma_prefetch calls (read-ahead hints: nothing is copied), and a
+	 * hook that sees each one (NULL: none) */
+	uint64_t prefetches;
+	void (*prefetch_hook)(void *arg, uint64_t pa, uint32_t len);
+	void *prefetch_hook_arg;
 	/* dma_prepare calls: how many, and the last FH_PREP_KEEP ranges
 	 * (prep_pa/prep_len[(prepares - 1) % FH_PREP_KEEP] is the latest) */
 	uint64_t prepares;

@@ -1521,6 +1521,68 @@ static void post_writes(struct rc_env *e, uint32_t n, uint64_t id)
 	}
 }
 
+/* What the read-ahead test saw: prefetches, and those outside the WQEs
+ * posted after the one being read (or not at a slot's start). */
+struct ahead_watch {
+	struct rc_env *e;
+	uint32_t calls, bad, max_ahead;
+};
+
+static void ahead_hook(void *arg, uint64_t pa, uint32_t len)
+{
+	struct ahead_watch *w = arg;
+	const struct fqp *fq = &w->e->p.qa;
+	const struct snic_qp *qp =
+		&w->e->s->a.nic->qps[SNIC_QPN_IDX(fq->qpn)];
+	uint64_t off = pa - fq->sq_pa, slot = off >> fq->sq_stride_log;
+	uint32_t ahead = (uint32_t)(slot - qp->sq_fetch) & (fq->sq_cnt - 1);
+
+	w->calls++;
+	if (pa < fq->sq_pa || slot >= fq->sq_cnt ||
+	    (off & ((1u << fq->sq_stride_log) - 1)) || len == 0 ||
+	    len > 1u << fq->sq_stride_log || ahead == 0 ||
+	    ahead >= qp->sq_pi - qp->sq_fetch)
+		w->bad++;
+	if (ahead > w->max_ahead)
+		w->max_ahead = ahead;
+}
+
+/* The WQE read-ahead (sq.c, the HAL's dma_prefetch): batches of 1..9
+ * WRITEs around the 64-slot send queue, twice round.  Every prefetch is of
+ * a slot the host has posted after the WQE being read, never the one it
+ * may be writing next; it happens, 3 ahead (sq.c's distance); every
+ * WRITE completes and lands. */
+static void test_rc_wqe_read_ahead(void)
+{
+	struct rc_env *e = env_new();
+	struct ahead_watch w = { .e = e };
+	struct snic_cqe c;
+	uint64_t id = 0x3000;
+
+	CU_ASSERT_EQUAL_FATAL(e->p.qa.sq_cnt & (e->p.qa.sq_cnt - 1), 0);
+	e->s->a.hal.prefetch_hook = ahead_hook;
+	e->s->a.hal.prefetch_hook_arg = &w;
+	for (uint32_t r = 0; r < 30; r++) {
+		uint32_t n = 1 + r % 9;
+
+		memset(B(e, 0), 0, 16);
+		memset(A(e, 0), (int)(r + 1), 16);
+		post_writes(e, n, id);
+		for (uint32_t i = 0; i < n; i++, id++) {
+			CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+			CU_ASSERT_EQUAL(c.wr_id, id);
+			CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+		}
+		CU_ASSERT_EQUAL(memcmp(A(e, 0), B(e, 0), 16), 0);
+	}
+	CU_ASSERT(w.calls > 0);
+	CU_ASSERT_EQUAL(w.bad, 0);
+	CU_ASSERT_EQUAL(w.max_ahead, 3);
+	CU_ASSERT_EQUAL(e->s->a.hal.prefetches, w.calls);
+	e->s->a.hal.prefetch_hook = NULL;
+	env_free(e);
+}
+
 /* CQE runs across the ring's end of a 16-entry CQ, lap after lap: every
  * completion once, in order, successful; then 19 completions into it
  * with nobody consuming: the first 16 in order and one overrun, as
@@ -2040,6 +2102,7 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_cqe_write_fails),
 	   UNIT_TEST(test_rc_cqe_owner_last),
 	   UNIT_TEST(test_rc_cqe_run_wrap),
+	   UNIT_TEST(test_rc_wqe_read_ahead),
 	   UNIT_TEST(test_rc_cqe_run_room),
 	   UNIT_TEST(test_rc_cq_overrun_mid_ack),
 	   UNIT_TEST(test_rc_cq_overrun_recv),

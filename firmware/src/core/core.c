@@ -6,8 +6,8 @@
 
 /* The first mandatory HAL op that is missing (its name), or NULL when
  * all are there.  Checked once at init: the data path calls them
- * unchecked.  dma_load_acquire32, netdev_rx and dma_prepare are
- * optional. */
+ * unchecked.  dma_load_acquire32, netdev_rx, dma_prepare, dma_read_crc
+ * and dma_prefetch are optional. */
 const char *core_hal_missing(const struct snic_hal_ops *ops)
 {
 	const struct {

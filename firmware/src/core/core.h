@@ -172,6 +172,14 @@ static inline int core_dma_read_crc(struct snic_core *c, uint64_t pa,
 	}
 	return 0;
 }
+/* Read-ahead of host memory the core will read soon (hal.h's
+ * dma_prefetch); nothing where the HAL has none or pa is device memory. */
+static inline void core_dma_prefetch(struct snic_core *c, uint64_t pa,
+				     uint32_t len)
+{
+	if (c->ops->dma_prefetch && !(pa & SNIC_PA_DM))
+		c->ops->dma_prefetch(c->hal_ctx, pa, len);
+}
 int core_dma_load_acquire32(struct snic_core *c, uint64_t pa, uint32_t *val);
 void core_dma_prepare(struct snic_core *c, uint64_t pa, uint64_t len);
 int core_dma_cmp_swap(struct snic_core *c, uint64_t pa, uint64_t cmp,

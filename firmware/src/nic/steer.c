@@ -260,6 +260,11 @@ static int s_dma_read_crc(void *h, uint64_t pa, void *dst, uint32_t len,
 	return REAL(h)->ops->dma_read_crc(REAL(h)->ctx, pa, dst, len, crc);
 }
 
+static void s_dma_prefetch(void *h, uint64_t pa, uint32_t len)
+{
+	REAL(h)->ops->dma_prefetch(REAL(h)->ctx, pa, len);
+}
+
 #define SHIM_OPS(rx, tx)                                                      \
 	{ .dma_read = s_dma_read, .dma_write = s_dma_write,                 \
 	  .dma_cmp_swap = s_cmp_swap, .dma_fetch_add = s_fetch_add,         \
@@ -281,6 +286,7 @@ static const struct snic_hal_ops *shim_ops(const struct snic_hal_ops *real,
 	own->netdev_rx = real->netdev_rx ? s_netdev_rx : NULL;
 	own->dma_prepare = real->dma_prepare ? s_dma_prepare : NULL;
 	own->dma_read_crc = real->dma_read_crc ? s_dma_read_crc : NULL;
+	own->dma_prefetch = real->dma_prefetch ? s_dma_prefetch : NULL;
 	return own;
 }
 

@@ -107,6 +107,15 @@ struct snic_hal_ops {
 	 * the frame afterwards. */
 	int (*dma_read_crc)(void *hal, uint64_t pa, void *dst, uint32_t len,
 			    uint32_t *crc);
+
+	/* Optional (may be NULL): a hint that the core will soon read
+	 * [pa, pa + len) of host memory (a WQE the host has posted): start
+	 * bringing it close (a CPU prefetch in the posix HAL, a DMA engine's
+	 * read-ahead on a card), so that its transfer overlaps other work.
+	 * Copies nothing, never fails or faults; an address outside the
+	 * window is ignored.  The later dma_read checks as always.  NULL:
+	 * no read-ahead. */
+	void (*dma_prefetch)(void *hal, uint64_t pa, uint32_t len);
 };
 
 struct snic_hal {
