@@ -106,16 +106,15 @@ static int emu_dma_read(void *h, uint64_t pa, void *dst, uint32_t len)
 	return snic_posix_dma_read(&E(h)->posix, pa, dst, len);
 }
 
-/* The copy and the payload's ICRC in one pass (hal.h); the window's
- * bounds as snic_posix_dma_read checks them. */
+/* The copy and the payload's ICRC in one pass (hal.h). */
 static int emu_dma_read_crc(void *h, uint64_t pa, void *dst, uint32_t len,
 			    uint32_t *crc)
 {
-	const struct snic_posix_nic *p = &E(h)->posix;
+	const uint8_t *src = snic_posix_hm(&E(h)->posix, pa, len);
 
-	if (pa > p->hm_size || len > p->hm_size - pa)
+	if (src == NULL)
 		return -1;
-	*crc = snic_dma_copy_crc(*crc, dst, p->hm_base + pa, len);
+	*crc = snic_dma_copy_crc(*crc, dst, src, len);
 	return 0;
 }
 

@@ -474,50 +474,16 @@ fallback:
 /* ---------------------------------------------------------------------- */
 /* HAL ops.                                                                */
 
-int snic_posix_dma_read(void *hal, uint64_t pa, void *dst, uint32_t len)
-{
-	const struct snic_posix_nic *p = hal;
-
-	if (pa > p->hm_size || len > p->hm_size - pa)
-		return -1;
-	memcpy(dst, p->hm_base + pa, len);
-	return 0;
-}
-
-/* Each 64-byte line of [pa, pa + len) toward this core's cache, for
- * reading (a WQE the host's core has just written); what lies outside the
- * window is left alone. */
-void snic_posix_dma_prefetch(void *hal, uint64_t pa, uint32_t len)
-{
-	const struct snic_posix_nic *p = hal;
-
-	if (pa > p->hm_size || len > p->hm_size - pa)
-		return;
-	for (uint32_t off = 0; off < len; off += 64)
-		__builtin_prefetch(p->hm_base + pa + off, 0, 3);
-}
-
 /* The host stores its producer indexes with release (C11, same process
  * or another one mapping the same file): an acquire load pairs with it. */
 int snic_posix_dma_load_acquire32(void *hal, uint64_t pa, uint32_t *val)
 {
-	const struct snic_posix_nic *p = hal;
+	const uint8_t *w = snic_posix_hm(hal, pa, 4);
 
-	if ((pa & 3u) || pa > p->hm_size || 4 > p->hm_size - pa)
+	if ((pa & 3u) || w == NULL)
 		return -1;
-	*val = __atomic_load_n((const uint32_t *)(const void *)(p->hm_base + pa),
+	*val = __atomic_load_n((const uint32_t *)(const void *)w,
 			       __ATOMIC_ACQUIRE);
-	return 0;
-}
-
-int snic_posix_dma_write(void *hal, uint64_t pa, const void *src,
-			 uint32_t len)
-{
-	const struct snic_posix_nic *p = hal;
-
-	if (pa > p->hm_size || len > p->hm_size - pa)
-		return -1;
-	memcpy(p->hm_base + pa, src, len);
 	return 0;
 }
 
@@ -642,9 +608,11 @@ void snic_posix_dma_prepare(void *hal, uint64_t pa, uint64_t len)
 
 static uint64_t *atomic_word(const struct snic_posix_nic *p, uint64_t pa)
 {
-	if ((pa & 7u) != 0 || p->hm_size < 8 || pa > p->hm_size - 8)
+	uint8_t *w = snic_posix_hm(p, pa, 8);
+
+	if ((pa & 7u) != 0 || w == NULL)
 		return NULL;
-	return (uint64_t *)(void *)(p->hm_base + pa);
+	return (uint64_t *)(void *)w;
 }
 
 int snic_posix_dma_cmp_swap(void *hal, uint64_t pa, uint64_t cmp,

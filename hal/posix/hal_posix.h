@@ -17,6 +17,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "snic/hal.h"
 
@@ -105,12 +106,54 @@ void snic_futex_wake(const void *word);
 int snic_futex_waitv(void *const *words, const uint32_t *expected,
 		     unsigned n, uint64_t timeout_ns, uint64_t fallback_ns);
 
-/* HAL ops; the void *hal argument is a struct snic_posix_nic *. */
-int snic_posix_dma_read(void *hal, uint64_t pa, void *dst, uint32_t len);
+/* [pa, pa + len) of the host-memory window, or NULL when it is not all
+ * inside it: every DMA op's one check. */
+static inline uint8_t *snic_posix_hm(const struct snic_posix_nic *p,
+				     uint64_t pa, uint64_t len)
+{
+	if (pa > p->hm_size || len > p->hm_size - pa)
+		return NULL;
+	return p->hm_base + pa;
+}
+
+/* HAL ops; the void *hal argument is a struct snic_posix_nic *.  The
+ * copies and the read-ahead are in line: a board's op is then one
+ * function, not a call of another per WQE, payload and CQE. */
+static inline int snic_posix_dma_read(void *hal, uint64_t pa, void *dst,
+				      uint32_t len)
+{
+	const uint8_t *src = snic_posix_hm(hal, pa, len);
+
+	if (src == NULL)
+		return -1;
+	memcpy(dst, src, len);
+	return 0;
+}
+
+static inline int snic_posix_dma_write(void *hal, uint64_t pa,
+				       const void *src, uint32_t len)
+{
+	uint8_t *dst = snic_posix_hm(hal, pa, len);
+
+	if (dst == NULL)
+		return -1;
+	memcpy(dst, src, len);
+	return 0;
+}
+
+/* Each 64-byte line of [pa, pa + len) toward this core's cache, for
+ * reading (a WQE the host's core has just written); what lies outside the
+ * window is left alone. */
+static inline void snic_posix_dma_prefetch(void *hal, uint64_t pa,
+					   uint32_t len)
+{
+	const uint8_t *at = snic_posix_hm(hal, pa, len);
+
+	for (uint32_t off = 0; at != NULL && off < len; off += 64)
+		__builtin_prefetch(at + off, 0, 3);
+}
+
 int snic_posix_dma_load_acquire32(void *hal, uint64_t pa, uint32_t *val);
-void snic_posix_dma_prefetch(void *hal, uint64_t pa, uint32_t len);
-int snic_posix_dma_write(void *hal, uint64_t pa, const void *src,
-			 uint32_t len);
 int snic_posix_dma_cmp_swap(void *hal, uint64_t pa, uint64_t cmp,
 			    uint64_t swap, uint64_t *old);
 int snic_posix_dma_fetch_add(void *hal, uint64_t pa, uint64_t add,
