@@ -173,11 +173,12 @@ static inline int core_dma_read_crc(struct snic_core *c, uint64_t pa,
 	return 0;
 }
 /* Read-ahead of host memory the core will read soon (hal.h's
- * dma_prefetch); nothing where the HAL has none or pa is device memory. */
+ * dma_prefetch); nothing where the HAL has none.  Device memory's
+ * addresses (SNIC_PA_DM) lie outside every window: the HAL ignores them. */
 static inline void core_dma_prefetch(struct snic_core *c, uint64_t pa,
 				     uint32_t len)
 {
-	if (c->ops->dma_prefetch && !(pa & SNIC_PA_DM))
+	if (c->ops->dma_prefetch)
 		c->ops->dma_prefetch(c->hal_ctx, pa, len);
 }
 int core_dma_load_acquire32(struct snic_core *c, uint64_t pa, uint32_t *val);

@@ -52,7 +52,6 @@ uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp, uint32_t *need)
 
 	if (sq_sge0_after_hdr(qp))
 		n += sizeof(cur->sge0);
-	sq_read_ahead(nic, qp, n);
 	cur->wqe_idx = qp->sq_fetch;
 	cur->len = 0;
 	cur->sent = 0;
@@ -60,6 +59,7 @@ uint8_t sq_read_wqe(struct snic_nic *nic, struct snic_qp *qp, uint32_t *need)
 	if (core_dma_read(&nic->core, qp_sq_wqe_pa(qp, qp->sq_fetch),
 			  (uint8_t *)cur + offsetof(struct snic_req_cur, hdr), n))
 		return SNIC_WC_LOC_QP_OP_ERR;
+	sq_read_ahead(nic, qp, n);
 	/* an operation the service does not have (IBTA 9.2 table 37) */
 	if (c->opcode >= 32 || !(xp->wr_ops >> c->opcode & 1u))
 		return SNIC_WC_LOC_QP_OP_ERR;
