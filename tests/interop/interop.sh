@@ -571,6 +571,14 @@ else
 	done
 fi
 
+# A CASE that names none of LIST's cases is a typo (say, with the
+# direction a result line adds: read-bw-loss/vm-server): say so, rather
+# than start nothing and fail later on the emulator that never ran.
+for n in "${ONLY[@]}"; do
+	printf '%s\n' "${C_NAME[@]}" | grep -qxF -- "$n" ||
+		snic_fail "no case '$n' in list $list (cases: ${C_NAME[*]})"
+done
+
 # The flag that names the GID index differs: pingpong -g, perftest -x.
 gid_flag() { # KIND IDX
 	if [[ $1 == pp ]]; then echo "-g $2"; else echo "-x $2"; fi
