@@ -387,8 +387,8 @@ CLMUL static inline __attribute__((always_inline))
 uint32_t masked_blocks(const uint8_t *p, size_t n, const uint8_t *mask,
 		       const unsigned b)
 {
-	const __m128i k[4] = {
-		_mm_setzero_si128(),
+	const __m128i k[4] = {                  /* k[j]: j blocks on */
+		_mm_setzero_si128(),                    /* (unused) */
 		KPAIR(0x1751997d0ULL, 0x0ccaa009eULL),  /* 128 bits */
 		KPAIR(0x0f1da05aaULL, 0x15a546366ULL),  /* 256 */
 		KPAIR(0x03db1ecdcULL, 0x174359406ULL),  /* 384 */
