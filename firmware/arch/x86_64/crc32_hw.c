@@ -387,12 +387,9 @@ CLMUL static inline __attribute__((always_inline))
 uint32_t masked_blocks(const uint8_t *p, size_t n, const uint8_t *mask,
 		       const unsigned b)
 {
-	const __m128i k[4] = {                  /* k[j]: j blocks on */
-		_mm_setzero_si128(),                    /* (unused) */
-		KPAIR(0x1751997d0ULL, 0x0ccaa009eULL),  /* 128 bits */
-		KPAIR(0x0f1da05aaULL, 0x15a546366ULL),  /* 256 */
-		KPAIR(0x03db1ecdcULL, 0x174359406ULL),  /* 384 */
-	};
+	const __m128i k1 = KPAIR(0x1751997d0ULL, 0x0ccaa009eULL); /* 128 bits */
+	const __m128i k2 = KPAIR(0x0f1da05aaULL, 0x15a546366ULL); /* 256 */
+	const __m128i k3 = KPAIR(0x03db1ecdcULL, 0x174359406ULL); /* 384 */
 	const __m128i k512 = KPAIR(0x154442bd4ULL, 0x1c6e41596ULL);
 	/* the offsets in parentheses: each base moves only inside its
 	 * object (16 - z, 1..16; after_zeros is 32 bytes, the mask 80) */
@@ -415,11 +412,11 @@ uint32_t masked_blocks(const uint8_t *p, size_t n, const uint8_t *mask,
 	/* the lane holding block last - j folded j blocks on (a tree) */
 	s = x[last & 3];
 	if (lanes > 1)
-		s = _mm_xor_si128(s, fwd(x[(last - 1) & 3], k[1]));
+		s = _mm_xor_si128(s, fwd(x[(last - 1) & 3], k1));
 	if (lanes > 2) {
-		t = fwd(x[(last - 2) & 3], k[2]);
+		t = fwd(x[(last - 2) & 3], k2);
 		if (lanes > 3)
-			t = _mm_xor_si128(t, fwd(x[(last - 3) & 3], k[3]));
+			t = _mm_xor_si128(t, fwd(x[(last - 3) & 3], k3));
 		s = _mm_xor_si128(s, t);
 	}
 	return reduce(s);

@@ -24,9 +24,10 @@ _Static_assert(offsetof(struct snic_req_cur, sge0) ==
  * core's cache (a card's: across PCIe), and reading each only when its
  * turn came was a fifth of the NIC thread's time on a 64-B ib_write_bw
  * (perf, issue 11).  Never at or past sq_pi: a slot the host may be
- * writing now stays with it.  sq_pi comes from the host: a distance
- * beyond the ring's size is nonsense and asks for nothing; the slot's
- * address is the ring's whatever the index. */
+ * writing now stays with it.  sq_pi is the host's (bounded at the
+ * doorbell, qp_read_dbrec, but sq_fetch moves back on a rewind): the one
+ * compare tests idx < sq_pi and keeps a distance past the ring out; the
+ * slot's address is the ring's whatever the index. */
 static inline void sq_read_ahead(struct snic_nic *nic,
 				 const struct snic_qp *qp, uint32_t len)
 {
