@@ -13,13 +13,15 @@
 #     range (snic-regbench);
 #   - QP scaling: the 1-QP 64-B WRITE rate with no other QP and with IDLE
 #     idle QPs created on each NIC, and 1,000 active QPs (4 and 16 WRITEs
-#     per list): aggregate, slowest and fastest QP (snic-qpbench).
+#     per list) against one QP of the same set, the two runs alternating:
+#     aggregate, slowest and fastest QP (snic-qpbench).
 # Each figure with its ratio to the limit it is bounded by.  Writes
 # build/bench/bench.txt (the table) and PNG plots (gnuplot) there.
 # Figures, not verdicts: fails only when a program fails.
 #
 # Each perftest figure is the median of SNIC_BENCH_REPEAT runs (default
-# 3); the QP runs take turns for SNIC_BENCH_QP_ROUNDS rounds (default 5).
+# 3); the idle-QP runs take turns for SNIC_BENCH_QP_ROUNDS rounds (default
+# 5); the 1,000-QP ratio alternates SNIC_BENCH_QP_TURNS times (default 20).
 # Environment: SNIC_BENCH_SIZES (default "8 64 512 4096 65536 1048576"),
 #              SNIC_BENCH_IDLE (idle QPs per NIC, default 10000: the NIC
 #              holds SNIC_MAX_QP = 16,384 QPs, QPN 0/1 included, of which
@@ -114,30 +116,29 @@ awk '$1 == "reg" && $3 != "fail" { print $2, $3, $4 }' "$DAT/reg.raw" >"$DAT/reg
 awk '$1 == "rereg" && $3 != "fail" { print $2, $3, $4 }' "$DAT/reg.raw" >"$DAT/rereg.dat"
 
 # ---------------------------------------------------------------- QP scaling
-# The four runs take turns, QP_ROUNDS rounds: a ratio is taken within a
-# round (the same minute's load on both sides of it) and the median of
-# the rounds' ratios printed, so a load that drifts over the section moves
-# both sides of each ratio alike.
-QP_ROUNDS=${SNIC_BENCH_QP_ROUNDS:-5}
+# The idle-QP runs take turns, QP_ROUNDS rounds, a ratio taken within a
+# round (the same minute's load on both sides of it) and the median of the
+# rounds' ratios printed.  The 1,000-QP ratios come from snic-qpbench
+# ratio: the 1-QP and the 1,000-QP runs alternating every QP_SLICE
+# seconds in one process (QP_TURNS turns), where two separate 2-s runs
+# a few seconds apart swung by tens of percent with the machine's load.
+QP_ROUNDS=${SNIC_BENCH_QP_ROUNDS:-5} QP_TURNS=${SNIC_BENCH_QP_TURNS:-20}
+QP_SLICE=0.5
 for (( r = 0; r < QP_ROUNDS; r++ )); do
 	read -r _ _ r0 < <("$BIN/snic-qpbench" rate 0 2)
 	read -r _ _ ri < <("$BIN/snic-qpbench" rate "$IDLE" 2)
-	read -r _ _ m4 m4lo m4hi < <("$BIN/snic-qpbench" many 1000 2)
-	# 16 WRITEs per list, as the 1-QP run posts them: as many doorbells,
-	# CQEs and ACKs per message, so only the number of QPs differs
-	read -r _ _ m16 m16lo m16hi < <("$BIN/snic-qpbench" many 1000 2 16)
-	echo "$r0 $ri $m4 $m4lo $m4hi $m16 $m16lo $m16hi" \
-		"$(awk -v a="$ri" -v b="$m4" -v c="$m16" -v z="$r0" \
-			'BEGIN { printf "%.1f %.1f %.1f", 100 * a / z, 100 * b / z, 100 * c / z }')"
+	echo "$r0 $ri $(awk -v a="$ri" -v z="$r0" 'BEGIN { printf "%.1f", 100 * a / z }')"
 done >"$DAT/qp.raw"
 col_median() { # COL: the median of column COL of qp.raw
 	awk -v c="$1" '{ print $c }' "$DAT/qp.raw" | sort -g |
 		awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
-RATE0=$(col_median 1) RATEI=$(col_median 2)
-MANY=$(col_median 3) MANY_LO=$(col_median 4) MANY_HI=$(col_median 5)
-MANY16=$(col_median 6) MANY16_LO=$(col_median 7) MANY16_HI=$(col_median 8)
-R_IDLE=$(col_median 9) R_MANY=$(col_median 10) R_MANY16=$(col_median 11)
+RATE0=$(col_median 1) RATEI=$(col_median 2) R_IDLE=$(col_median 3)
+# "ratio N MEDIAN_PCT LO_PCT HI_PCT MMSGS_1 MMSGS_N MIN_K MAX_K"
+read -r _ _ R_MANY R_MANY_LO R_MANY_HI MANY_1 MANY MANY_LO MANY_HI < <(
+	"$BIN/snic-qpbench" ratio 1000 "$QP_SLICE" "$QP_TURNS" 4)
+read -r _ _ R_MANY16 R_MANY16_LO R_MANY16_HI MANY16_1 MANY16 MANY16_LO MANY16_HI < <(
+	"$BIN/snic-qpbench" ratio 1000 "$QP_SLICE" "$QP_TURNS" 16)
 snic_emu_stop >/dev/null
 
 # ---------------------------------------------------------------- table
@@ -169,12 +170,15 @@ snic_emu_stop >/dev/null
 		printf '  %-6s %10s  %10s %8s %8s\n' "$kind" "$size" "$us" "$gbs" "$(ratio "$gbs" "${MEMCPY[1048576]}")"
 	done <"$DAT/reg.raw"
 	echo
-	echo "QP scaling (64-B RDMA WRITE, snic-qpbench; $QP_ROUNDS rounds, the runs taking turns: medians, ratios within a round)"
+	echo "QP scaling (64-B RDMA WRITE, snic-qpbench; idle: $QP_ROUNDS rounds, the runs taking turns: medians, ratios within a round)"
 	printf '  1 QP, no other QP            %8s M msg/s\n' "$RATE0"
 	printf '  1 QP, %5s idle QPs         %8s M msg/s   %s %% of the rate without\n' "$IDLE" "$RATEI" "$R_IDLE"
-	printf '  1000 active QPs, 4 per list  %8s M msg/s   %s %% of the 1-QP rate\n' "$MANY" "$R_MANY"
+	echo "  1000 active QPs against 1 QP of the same set, alternating every $QP_SLICE s ($QP_TURNS turns; medians, ratio's range)"
+	printf '  4 per list:  1 QP %s, 1000 QPs %s M msg/s   %s %% of the 1-QP rate (%s .. %s)\n' \
+		"$MANY_1" "$MANY" "$R_MANY" "$R_MANY_LO" "$R_MANY_HI"
 	printf '  per QP: slowest %s, fastest %s k msg/s\n' "$MANY_LO" "$MANY_HI"
-	printf '  1000 active QPs, 16 per list %8s M msg/s   %s %% of the 1-QP rate (posted as the 1-QP run posts)\n' "$MANY16" "$R_MANY16"
+	printf '  16 per list: 1 QP %s, 1000 QPs %s M msg/s   %s %% of the 1-QP rate (%s .. %s; posted as the 1-QP run posts)\n' \
+		"$MANY16_1" "$MANY16" "$R_MANY16" "$R_MANY16_LO" "$R_MANY16_HI"
 	printf '  per QP: slowest %s, fastest %s k msg/s\n' "$MANY16_LO" "$MANY16_HI"
 	echo
 	echo "(a shared 2-core machine: noisy; compare ratios, not absolutes)"

@@ -20,6 +20,17 @@
  *                                  rate run posts 16 per list, so DEPTH 16
  *                                  makes the doorbells and CQEs per
  *                                  message the same as there
+ *   snic-qpbench ratio N SECS ROUNDS [DEPTH]
+ *                                  the two runs above taking turns on one
+ *                                  set of N pairs, ROUNDS times: QP 0
+ *                                  alone as `rate` drives it, then all N
+ *                                  as `many` does, SECS each; the ratio
+ *                                  of each turn's pair of rates, and
+ *                                  their median.  Load on a shared
+ *                                  machine drifts over seconds; a ratio
+ *                                  of two runs SECS apart (0.5) moves
+ *                                  far less than one of two separate
+ *                                  processes' runs
  *   snic-qpbench check N [IDLE]    N pairs, each WRITEs its own pattern
  *                                  into its own 4 KiB of the peer, 8
  *                                  messages per QP; every byte checked;
@@ -31,7 +42,10 @@
  *                                  once another went back to RESET
  *
  * Prints one line, "rate IDLE MMSGS", "many N MMSGS MIN_KMSGS MAX_KMSGS",
- * "check N ok" or "conns LIMIT ok"; exit status 1 on any failure.
+ * "ratio N MEDIAN_PCT LO_PCT HI_PCT MMSGS_1 MMSGS_N MIN_KMSGS MAX_KMSGS"
+ * (the rates: medians of the rounds; MIN/MAX: the slowest and fastest
+ * QP over all rounds), "check N ok" or "conns LIMIT ok"; exit status 1
+ * on any failure.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -150,14 +164,18 @@ static void qp_rts(struct ibv_qp *qp, const struct side *peer, uint32_t dqpn)
 }
 
 /* n connected pairs, QP i of snic0 writing into slot i of snic1, and
- * n_idle QPs created (left in RESET) on each NIC. */
-static void setup(unsigned n, unsigned depth, unsigned n_idle)
+ * n_idle QPs created (left in RESET) on each NIC; QP 0 of snic0 holds
+ * depth0 WQEs, the others depth. */
+static void setup2(unsigned n, unsigned depth0, unsigned depth,
+		   unsigned n_idle)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
 
 	if (!list)
 		die("ibv_get_device_list");
-	side_open(&s0, list, "snic0", n, depth, n_idle);
+	/* (side_open's last argument adds to the CQ's size: room for QP
+	 * 0's deeper queue too) */
+	side_open(&s0, list, "snic0", n, depth, n_idle + depth0);
 	side_open(&s1, list, "snic1", n, 1, n_idle);
 	ibv_free_device_list(list);
 	nq = n;
@@ -171,13 +189,18 @@ static void setup(unsigned n, unsigned depth, unsigned n_idle)
 		idle[2 * i + 1] = qp_new(&s1, 1);
 	}
 	for (unsigned i = 0; i < n; i++) {
-		qa[i] = qp_new(&s0, depth);
+		qa[i] = qp_new(&s0, i ? depth : depth0);
 		qb[i] = qp_new(&s1, 1);
 	}
 	for (unsigned i = 0; i < n; i++) {
 		qp_rts(qa[i], &s1, qb[i]->qp_num);
 		qp_rts(qb[i], &s0, qa[i]->qp_num);
 	}
+}
+
+static void setup(unsigned n, unsigned depth, unsigned n_idle)
+{
+	setup2(n, depth, depth, n_idle);
 }
 
 static int qp_to_init(struct ibv_qp *qp)
@@ -300,6 +323,61 @@ static double run(unsigned active, unsigned depth, unsigned batch, double secs,
 	return t;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* `rate`'s run on QP 0 and `many`'s on all n, taking turns (see the top
+ * of the file). */
+static int ratio(unsigned n, double secs, unsigned rounds, unsigned depth)
+{
+	double *r1 = calloc(rounds, sizeof(*r1)), *rn = calloc(rounds, sizeof(*rn));
+	double *q = calloc(rounds, sizeof(*q)), lo = 1e300, hi = 0, tsum = 0;
+	uint64_t *done = calloc(n, sizeof(*done)), *sum = calloc(n, sizeof(*sum));
+
+	if (!r1 || !rn || !q || !done || !sum)
+		die("calloc");
+	setup2(n, DEPTH_1, depth, 0);
+	for (unsigned r = 0; r < rounds; r++) {
+		uint64_t all = 0;
+		double t;
+
+		done[0] = 0;
+		t = run(1, DEPTH_1, SIG, secs, done);
+		r1[r] = (double)done[0] / t / 1e6;
+		memset(done, 0, n * sizeof(*done));
+		t = run(n, depth, depth, secs, done);
+		tsum += t;
+		for (unsigned i = 0; i < n; i++) {
+			all += done[i];
+			sum[i] += done[i];
+		}
+		rn[r] = (double)all / t / 1e6;
+		q[r] = 100 * rn[r] / r1[r];
+	}
+	for (unsigned i = 0; i < n; i++) {
+		lo = (double)sum[i] < lo ? (double)sum[i] : lo;
+		hi = (double)sum[i] > hi ? (double)sum[i] : hi;
+	}
+	{
+		double m = median(q, rounds); /* sorts q: q[0] lowest */
+
+		printf("ratio %u %.1f %.1f %.1f %.3f %.3f %.2f %.2f\n", n, m,
+		       q[0], q[rounds - 1], median(r1, rounds),
+		       median(rn, rounds), lo / tsum / 1e3, hi / tsum / 1e3);
+	}
+	return 0;
+}
+
 static int check(unsigned n)
 {
 	struct ibv_wc wc[64];
@@ -379,6 +457,17 @@ int main(int argc, char **argv)
 		       (double)lo / t / 1e3, (double)hi / t / 1e3);
 		return 0;
 	}
+	if (strcmp(mode, "ratio") == 0 && n > 0 && argc > 4) {
+		unsigned rounds = (unsigned)atoi(argv[4]);
+		unsigned depth = argc > 5 ? (unsigned)atoi(argv[5]) : DEPTH_N;
+
+		if (depth < 1 || depth > SIG || rounds < 1 || secs <= 0) {
+			fprintf(stderr, "snic-qpbench: ROUNDS >= 1, SECS > 0, "
+				"DEPTH 1..%u\n", SIG);
+			return 2;
+		}
+		return ratio(n, secs, rounds, depth);
+	}
 	if (strcmp(mode, "check") == 0 && n > 0) {
 		setup(n, 8, argc > 3 ? (unsigned)atoi(argv[3]) : 0);
 		return check(n);
@@ -386,6 +475,6 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "conns") == 0 && n > 0)
 		return conns(n);
 	fprintf(stderr, "usage: snic-qpbench rate IDLE [SECS] | many N [SECS [DEPTH]] | "
-		"check N [IDLE] | conns N\n");
+		"ratio N SECS ROUNDS [DEPTH] | check N [IDLE] | conns N\n");
 	return 2;
 }
