@@ -20,9 +20,9 @@
  *                                  rate run posts 16 per list, so DEPTH 16
  *                                  makes the doorbells and CQEs per
  *                                  message the same as there
- *   snic-qpbench ratio N SECS ROUNDS [DEPTH]
+ *   snic-qpbench ratio N SECS TURNS [DEPTH]
  *                                  the two runs above taking turns on one
- *                                  set of N pairs, ROUNDS times: QP 0
+ *                                  set of N pairs, TURNS times: QP 0
  *                                  alone as `rate` drives it, then all N
  *                                  as `many` does, SECS each; the ratio
  *                                  of each turn's pair of rates, and
@@ -43,8 +43,8 @@
  *
  * Prints one line, "rate IDLE MMSGS", "many N MMSGS MIN_KMSGS MAX_KMSGS",
  * "ratio N MEDIAN_PCT LO_PCT HI_PCT MMSGS_1 MMSGS_N MIN_KMSGS MAX_KMSGS"
- * (the rates: medians of the rounds; MIN/MAX: the slowest and fastest
- * QP over all rounds), "check N ok" or "conns LIMIT ok"; exit status 1
+ * (the rates: medians of the turns; MIN/MAX: the slowest and fastest
+ * QP over all turns), "check N ok" or "conns LIMIT ok"; exit status 1
  * on any failure.
  */
 #include <errno.h>
@@ -338,16 +338,16 @@ static double median(double *v, unsigned n)
 
 /* `rate`'s run on QP 0 and `many`'s on all n, taking turns (see the top
  * of the file). */
-static int ratio(unsigned n, double secs, unsigned rounds, unsigned depth)
+static int ratio(unsigned n, double secs, unsigned turns, unsigned depth)
 {
-	double *r1 = calloc(rounds, sizeof(*r1)), *rn = calloc(rounds, sizeof(*rn));
-	double *q = calloc(rounds, sizeof(*q)), lo = 1e300, hi = 0, tsum = 0;
+	double *r1 = calloc(turns, sizeof(*r1)), *rn = calloc(turns, sizeof(*rn));
+	double *q = calloc(turns, sizeof(*q)), lo = 1e300, hi = 0, tsum = 0;
 	uint64_t *done = calloc(n, sizeof(*done)), *sum = calloc(n, sizeof(*sum));
 
 	if (!r1 || !rn || !q || !done || !sum)
 		die("calloc");
 	setup2(n, DEPTH_1, depth, 0);
-	for (unsigned r = 0; r < rounds; r++) {
+	for (unsigned r = 0; r < turns; r++) {
 		uint64_t all = 0;
 		double t;
 
@@ -369,11 +369,11 @@ static int ratio(unsigned n, double secs, unsigned rounds, unsigned depth)
 		hi = (double)sum[i] > hi ? (double)sum[i] : hi;
 	}
 	{
-		double m = median(q, rounds); /* sorts q: q[0] lowest */
+		double m = median(q, turns); /* sorts q: q[0] lowest */
 
 		printf("ratio %u %.1f %.1f %.1f %.3f %.3f %.2f %.2f\n", n, m,
-		       q[0], q[rounds - 1], median(r1, rounds),
-		       median(rn, rounds), lo / tsum / 1e3, hi / tsum / 1e3);
+		       q[0], q[turns - 1], median(r1, turns),
+		       median(rn, turns), lo / tsum / 1e3, hi / tsum / 1e3);
 	}
 	return 0;
 }
@@ -458,15 +458,15 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(mode, "ratio") == 0 && n > 0 && argc > 4) {
-		unsigned rounds = (unsigned)atoi(argv[4]);
+		unsigned turns = (unsigned)atoi(argv[4]);
 		unsigned depth = argc > 5 ? (unsigned)atoi(argv[5]) : DEPTH_N;
 
-		if (depth < 1 || depth > SIG || rounds < 1 || secs <= 0) {
-			fprintf(stderr, "snic-qpbench: ROUNDS >= 1, SECS > 0, "
+		if (depth < 1 || depth > SIG || turns < 1 || secs <= 0) {
+			fprintf(stderr, "snic-qpbench: TURNS >= 1, SECS > 0, "
 				"DEPTH 1..%u\n", SIG);
 			return 2;
 		}
-		return ratio(n, secs, rounds, depth);
+		return ratio(n, secs, turns, depth);
 	}
 	if (strcmp(mode, "check") == 0 && n > 0) {
 		setup(n, 8, argc > 3 ? (unsigned)atoi(argv[3]) : 0);
@@ -475,6 +475,6 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "conns") == 0 && n > 0)
 		return conns(n);
 	fprintf(stderr, "usage: snic-qpbench rate IDLE [SECS] | many N [SECS [DEPTH]] | "
-		"ratio N SECS ROUNDS [DEPTH] | check N [IDLE] | conns N\n");
+		"ratio N SECS TURNS [DEPTH] | check N [IDLE] | conns N\n");
 	return 2;
 }
