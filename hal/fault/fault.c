@@ -265,12 +265,17 @@ uint16_t snic_fault_rx(struct snic_fault *f, struct snic_pkt **pkts,
 
 	if (n > SNIC_FAULT_BURST)
 		n = SNIC_FAULT_BURST; /* caller's bug: never more than asked */
+	while (n > cap) /* caller's bug too: no room for them */
+		io->free(io->ctx, pkts[--n]);
 	memcpy(in, pkts, n * sizeof(*pkts));
 	/* held frames first: they were received before this burst */
 	while (k < cap && k + n < cap && (p = release(f, now)) != NULL)
 		pkts[k++] = p;
+	/* each frame with the room the ones after it still need: a clone
+	 * must not leave a later frame past cap (pkts has no more) */
 	for (uint16_t i = 0; i < n; i++)
-		k = one(f, in[i], pkts, k, cap, now, io);
+		k = one(f, in[i], pkts, k, (uint16_t)(cap - (n - 1 - i)), now,
+			io);
 	return k;
 }
 

@@ -73,7 +73,8 @@ uint64_t snic_fault_rand(struct snic_fault *f);
 
 /* Apply the faults to pkts[0..n) (n <= SNIC_FAULT_BURST) received at `now`
  * and add held frames whose time has come.  pkts has room for cap entries
- * (cap >= n).  Returns how many frames pkts now holds. */
+ * (cap >= n).  Returns how many frames pkts now holds, never more than
+ * cap (duplicates are made only where they fit). */
 uint16_t snic_fault_rx(struct snic_fault *f, struct snic_pkt **pkts,
 		       uint16_t n, uint16_t cap, uint64_t now,
 		       const struct snic_fault_io *io);

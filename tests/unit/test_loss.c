@@ -1281,6 +1281,86 @@ static void dup_only_run(uint8_t opcode, const char *name)
 	lenv_free(e);
 }
 
+/* The fault layer's buffers for fault_dup_cap: counted, never pooled. */
+struct dup_pool {
+	unsigned live, clones;
+};
+
+static void dup_pool_free(void *ctx, struct snic_pkt *p)
+{
+	((struct dup_pool *)ctx)->live--;
+	free(p->data);
+	free(p);
+}
+
+static struct snic_pkt *dup_pool_clone(void *ctx, const struct snic_pkt *p)
+{
+	struct dup_pool *d = ctx;
+	struct snic_pkt *c = calloc(1, sizeof(*c));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	c->data = malloc(p->len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c->data);
+	memcpy(c->data, p->data, p->len);
+	c->len = p->len;
+	d->live++;
+	d->clones++;
+	return c;
+}
+
+/* snic_fault_rx duplicating every frame of full bursts: it never returns
+ * more than cap frames (a HAL's rx_burst hands the firmware an array of
+ * exactly the burst it asked for; a clone made before the burst's last
+ * frames used to push them past it), every original comes out once and
+ * in order, duplicates only where they fit (cap = n: none; cap = n + 4:
+ * four), and nothing is lost or leaked. */
+static void test_loss_fault_dup_cap(void)
+{
+	const struct snic_fault_cfg fc = { .dup = SNIC_FAULT_PPM, .seed = 9 };
+	const uint16_t n = 8;
+	struct dup_pool d = { 0, 0 };
+	const struct snic_fault_io io = { &d, dup_pool_free, dup_pool_clone };
+	struct snic_fault f;
+
+	snic_fault_init(&f, &fc);
+	for (uint16_t extra = 0; extra <= 4; extra += 4) {
+		uint16_t cap = (uint16_t)(n + extra), k, seen = 0;
+		struct snic_pkt *pkts[16];
+
+		CU_ASSERT_FATAL(cap <= 16);
+		for (uint16_t i = 0; i < n; i++) {
+			pkts[i] = calloc(1, sizeof(**pkts));
+			CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]);
+			pkts[i]->data = malloc(1);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]->data);
+			pkts[i]->data[0] = (uint8_t)i;
+			pkts[i]->len = 1;
+			d.live++;
+		}
+		d.clones = 0;
+		k = snic_fault_rx(&f, pkts, n, cap, 0, &io);
+		CU_ASSERT_TRUE(k <= cap);
+		CU_ASSERT_EQUAL(k, n + extra);
+		CU_ASSERT_EQUAL(d.clones, extra);
+		CU_ASSERT_EQUAL(d.live, k);
+		for (uint16_t j = 0; j < k && j < cap; j++) {
+			/* frames in order, a clone next to its original (the
+			 * same byte): each value once or twice in a row */
+			if (pkts[j]->data[0] == seen)
+				seen++;
+			else
+				CU_ASSERT_TRUE(j > 0 && pkts[j]->data[0] ==
+					       seen - 1 && pkts[j - 1]->data[0] ==
+					       seen - 1 && (j < 2 ||
+					       pkts[j - 2]->data[0] != seen - 1));
+		}
+		CU_ASSERT_EQUAL(seen, n);
+		for (uint16_t j = 0; j < k && j < cap; j++)
+			dup_pool_free(&d, pkts[j]);
+		CU_ASSERT_EQUAL(d.live, 0);
+	}
+}
+
 static void test_loss_dup_only_write(void)
 {
 	dup_only_run(SNIC_WR_RDMA_WRITE, "WRITE");
@@ -1768,6 +1848,7 @@ UNIT_SUITE(loss, NULL, NULL,
 	   UNIT_TEST(test_loss_backlog_acks),
 	   UNIT_TEST(test_loss_backlog_acks_end),
 	   UNIT_TEST(test_loss_dup_only_read),
+	   UNIT_TEST(test_loss_fault_dup_cap),
 	   UNIT_TEST(test_loss_read_slow_responder),
 	   UNIT_TEST(test_loss_read_nak_keeps_active),
 	   UNIT_TEST(test_loss_silent_peer),
