@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Receive: one burst per pass (the port's, then our own loopback), each
- * frame classified by the wire layer, then handed to the transport of its
- * QP: the responder (requests) or the completer (responses) for RC, the
- * QP type's receive routine otherwise.  ACKs owed for the burst are sent
- * once at its end (coalescing: IBTA 9.7.5.1.2 allows one ACK for several
- * requests).
+ * Receive: the port's bursts while they come full, up to SNIC_RX_BUDGET
+ * frames a pass, then one burst of our own loopback; each frame classified
+ * by the wire layer, then handed to the transport of its QP: the responder
+ * (requests) or the completer (responses) for RC, the QP type's receive
+ * routine otherwise.  ACKs owed are sent once at the pass's end
+ * (coalescing: IBTA 9.7.5.1.2 allows one ACK for several requests).
  */
 #include "nic/top.h"
 #include "nic/cm.h"
@@ -94,28 +94,35 @@ unsigned rx_poll(struct snic_nic *nic)
 {
 	struct snic_core *c = &nic->core;
 	struct snic_pkt *pkts[2 * SNIC_BURST];
-	struct snic_qp *acks[2 * SNIC_BURST];
-	uint16_t n = c->ops->rx_burst(c->hal_ctx, 0, pkts, SNIC_BURST);
+	struct snic_qp *acks[SNIC_RX_BUDGET + 2 * SNIC_BURST];
+	uint16_t n = c->ops->rx_burst(c->hal_ctx, 0, pkts, SNIC_BURST), k;
 	struct snic_qp *last = NULL;    /* acks[nacks - 1], in a register */
-	unsigned nacks = 0;
+	unsigned nacks = 0, total = 0;
 
 	/* then a burst of frames we sent to ourselves (core/tx.c, loopback) */
-	n = (uint16_t)(n + core_loop_take(c, pkts + n, SNIC_BURST));
+	k = (uint16_t)(n + core_loop_take(c, pkts + n, SNIC_BURST));
+	for (;;) {
+		for (uint16_t i = 0; i < k; i++) {
+			struct snic_qp *qp;
 
-	for (uint16_t i = 0; i < n; i++) {
-		struct snic_qp *qp;
-
-		CNT_INC(c, rx_frames);
-		CNT_ADD(c, rx_bytes, pkts[i]->len);
-		core_trace(c, SNIC_TR_RX, pkts[i]->len);
-		qp = rx_one(nic, pkts[i]);
-		core_trace(c, SNIC_TR_RX_DONE, pkts[i]->len);
-		if (qp && qp != last)
-			acks[nacks++] = last = qp;
+			CNT_INC(c, rx_frames);
+			CNT_ADD(c, rx_bytes, pkts[i]->len);
+			core_trace(c, SNIC_TR_RX, pkts[i]->len);
+			qp = rx_one(nic, pkts[i]);
+			core_trace(c, SNIC_TR_RX_DONE, pkts[i]->len);
+			if (qp && qp != last)
+				acks[nacks++] = last = qp;
+		}
+		if (k)
+			c->ops->pkt_free(c->hal_ctx, pkts, k);
+		total += k;
+		/* the port's next burst while they come full (one QP sending
+		 * never fills one: SNIC_QP_TX_BUDGET frames a turn) */
+		if (n != SNIC_BURST || total >= SNIC_RX_BUDGET)
+			break;
+		k = n = c->ops->rx_burst(c->hal_ctx, 0, pkts, SNIC_BURST);
 	}
-	if (n)
-		c->ops->pkt_free(c->hal_ctx, pkts, n);
 	for (unsigned i = 0; i < nacks; i++)
 		resp_flush_acks(nic, acks[i]);
-	return n;
+	return total;
 }
