@@ -1308,6 +1308,21 @@ static struct snic_pkt *dup_pool_clone(void *ctx, const struct snic_pkt *p)
 	return c;
 }
 
+/* n one-byte frames 0, 1, ... into pkts, counted live in d. */
+static void dup_pool_burst(struct dup_pool *d, struct snic_pkt **pkts,
+			   uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		pkts[i] = calloc(1, sizeof(**pkts));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]);
+		pkts[i]->data = malloc(1);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]->data);
+		pkts[i]->data[0] = (uint8_t)i;
+		pkts[i]->len = 1;
+		d->live++;
+	}
+}
+
 /* snic_fault_rx duplicating every frame of full bursts: it never returns
  * more than cap frames (a HAL's rx_burst hands the firmware an array of
  * exactly the burst it asked for; a clone made before the burst's last
@@ -1328,15 +1343,7 @@ static void test_loss_fault_dup_cap(void)
 		struct snic_pkt *pkts[16];
 
 		CU_ASSERT_FATAL(cap <= 16);
-		for (uint16_t i = 0; i < n; i++) {
-			pkts[i] = calloc(1, sizeof(**pkts));
-			CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]);
-			pkts[i]->data = malloc(1);
-			CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]->data);
-			pkts[i]->data[0] = (uint8_t)i;
-			pkts[i]->len = 1;
-			d.live++;
-		}
+		dup_pool_burst(&d, pkts, n);
 		d.clones = 0;
 		k = snic_fault_rx(&f, pkts, n, cap, 0, &io);
 		CU_ASSERT_TRUE(k <= cap);
@@ -1356,6 +1363,21 @@ static void test_loss_fault_dup_cap(void)
 		}
 		CU_ASSERT_EQUAL(seen, n);
 		for (uint16_t j = 0; j < k && j < cap; j++)
+			dup_pool_free(&d, pkts[j]);
+		CU_ASSERT_EQUAL(d.live, 0);
+	}
+	/* a caller asking for fewer than it passes (its bug): the frames
+	 * past cap are freed, not written past it */
+	{
+		struct snic_pkt *pkts[8];
+		uint16_t k;
+
+		dup_pool_burst(&d, pkts, n);
+		k = snic_fault_rx(&f, pkts, n, 5, 0, &io);
+
+		CU_ASSERT_EQUAL(k, 5);
+		CU_ASSERT_EQUAL(d.live, k);
+		for (uint16_t j = 0; j < k && j < 5; j++)
 			dup_pool_free(&d, pkts[j]);
 		CU_ASSERT_EQUAL(d.live, 0);
 	}

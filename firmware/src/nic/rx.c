@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Receive: the port's bursts while they come full, up to SNIC_RX_BUDGET
- * frames a pass, then one burst of our own loopback; each frame classified
- * by the wire layer, then handed to the transport of its QP: the responder
+ * Receive: a burst from the port and one of our own loopback, then the
+ * port's further bursts while they come full, up to SNIC_RX_BUDGET frames
+ * a pass (the looped-back ones counted); each frame classified by the
+ * wire layer, then handed to the transport of its QP: the responder
  * (requests) or the completer (responses) for RC, the QP type's receive
  * routine otherwise.  ACKs owed are sent once at the pass's end
  * (coalescing: IBTA 9.7.5.1.2 allows one ACK for several requests).
@@ -117,7 +118,7 @@ unsigned rx_poll(struct snic_nic *nic)
 			c->ops->pkt_free(c->hal_ctx, pkts, k);
 		total += k;
 		/* the port's next burst while they come full (one QP sending
-		 * never fills one: SNIC_QP_TX_BUDGET frames a turn) */
+		 * seldom fills one: SNIC_QP_TX_BUDGET frames a turn) */
 		if (n != SNIC_BURST || total >= SNIC_RX_BUDGET)
 			break;
 		k = n = c->ops->rx_burst(c->hal_ctx, 0, pkts, SNIC_BURST);
