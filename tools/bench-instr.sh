@@ -6,7 +6,8 @@
 # both NICs, ICRC included; and the payload's copy with its ICRC folded
 # in (snic_dma_copy_crc, which the fake HAL's dma_read_crc calls, as the
 # emu's does: its CRC is the firmware's work, so it counts, and with it
-# the copy's stores that a plain dma_read does uncounted).  Each case runs N and 2N messages; the
+# the copy's stores that a plain dma_read does uncounted; so does
+# snic_dma_copy_crc_in, the receiving side's, under dma_write_crc).  Each case runs N and 2N messages; the
 # difference divided by N is the steady-state cost of one message, free of
 # set-up, ramp-up and drain.  The same build gives the same numbers.
 # Data-cache misses per message come from callgrind's cache simulation
@@ -30,7 +31,7 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 
 valgrind --tool=callgrind --collect-atstart=no \
 	--toggle-collect=snic_nic_poll '--toggle-collect=fh_*' \
-	--toggle-collect=snic_dma_copy_crc \
+	--toggle-collect=snic_dma_copy_crc --toggle-collect=snic_dma_copy_crc_in \
 	--compress-strings=no --compress-pos=no \
 	--cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL=1048576,16,64 \
 	--callgrind-out-file="$OUT/cg.out" "$BIN" $ONLY >"$OUT/run.log" 2>&1 ||

@@ -118,6 +118,18 @@ static int emu_dma_read_crc(void *h, uint64_t pa, void *dst, uint32_t len,
 	return 0;
 }
 
+/* The payload's placement and its ICRC's check in one pass (hal.h). */
+static int emu_dma_write_crc(void *h, uint64_t pa, const void *src,
+			     uint32_t len, uint32_t *crc)
+{
+	uint8_t *dst = snic_posix_hm(&E(h)->posix, pa, len);
+
+	if (dst == NULL)
+		return -1;
+	*crc = snic_dma_copy_crc_in(*crc, dst, src, len);
+	return 0;
+}
+
 static void emu_dma_prefetch(void *h, uint64_t pa, uint32_t len)
 {
 	snic_posix_dma_prefetch(&E(h)->posix, pa, len);
@@ -228,6 +240,7 @@ static void emu_netdev_rx(void *h, uint16_t port, const struct snic_pkt *p)
 	.dma_load_acquire32 = emu_dma_load_acquire32,                        \
 	.dma_prepare = emu_dma_prepare,                                      \
 	.dma_read_crc = emu_dma_read_crc,                                    \
+	.dma_write_crc = emu_dma_write_crc,                                  \
 	.dma_prefetch = emu_dma_prefetch
 
 /* A NIC without a kernel interface drops what is not RoCE, counted. */

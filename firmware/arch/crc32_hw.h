@@ -46,4 +46,11 @@ uint32_t crc32_hw_masked(const uint8_t *p, size_t n, const uint8_t *mask);
  * Never reads past src + n. */
 uint32_t crc32_hw_copy(uint32_t c, uint8_t *dst, const uint8_t *src, size_t n);
 
+/* The receiving side's: copy n bytes (any n) from src to dst and return
+ * the register c advanced over them and the -n & 3 bytes that follow them
+ * at src, which are not copied (a received payload, its pad covered by
+ * the ICRC but not the MR's to get).  Reads src up to src + n + 3. */
+uint32_t crc32_hw_copy_in(uint32_t c, uint8_t *dst, const uint8_t *src,
+			  size_t n);
+
 #endif

@@ -75,19 +75,42 @@ static int fh_dma_read_crc(void *hal, uint64_t pa, void *dst, uint32_t len,
 	return 0;
 }
 
+/* A DMA write's checks, its fault and its hook; false: it fails. */
+static bool wr_ok(struct fake_hal *fh, uint64_t pa, const void *src,
+		  uint32_t len)
+{
+	if (!range_ok(fh, pa, len) ||
+	    hits(pa, len, fh->fail_wr_lo, fh->fail_wr_hi)) {
+		fh->dma_faults++;
+		return false;
+	}
+	if (fh->wr_hook)
+		fh->wr_hook(fh->wr_hook_arg, pa, src, len);
+	fh->dma_writes++;
+	return true;
+}
+
 static int fh_dma_write(void *hal, uint64_t pa, const void *src, uint32_t len)
 {
 	struct fake_hal *fh = FH(hal);
 
-	if (!range_ok(fh, pa, len) ||
-	    hits(pa, len, fh->fail_wr_lo, fh->fail_wr_hi)) {
-		fh->dma_faults++;
+	if (!wr_ok(fh, pa, src, len))
 		return -1;
-	}
-	if (fh->wr_hook)
-		fh->wr_hook(fh->wr_hook_arg, pa, src, len);
 	memcpy(fh->mem + pa, src, len);
-	fh->dma_writes++;
+	return 0;
+}
+
+/* The placement with the ICRC checked in the same pass, as the emu
+ * board's: fh_dma_write's checks, hook and count. */
+static int fh_dma_write_crc(void *hal, uint64_t pa, const void *src,
+			    uint32_t len, uint32_t *crc)
+{
+	struct fake_hal *fh = FH(hal);
+
+	if (!wr_ok(fh, pa, src, len))
+		return -1;
+	*crc = snic_dma_copy_crc_in(*crc, fh->mem + pa, src, len);
+	fh->crc_writes++;
 	return 0;
 }
 
@@ -396,6 +419,7 @@ static void fh_dma_prefetch(void *hal, uint64_t pa, uint32_t len)
 static const struct snic_hal_ops fake_ops = {
 	FAKE_OPS,
 	.dma_read_crc = fh_dma_read_crc,
+	.dma_write_crc = fh_dma_write_crc,
 };
 /* A HAL that copies only (the bare-metal boards): the core computes the
  * ICRC over the frame after the copy. */

@@ -35,6 +35,7 @@ struct fake_hal {
 	uint64_t mem_size;
 	uint64_t dma_reads, dma_writes, dma_faults, atomics;
 	uint64_t crc_reads;           /* of dma_reads: with the ICRC folded  */
+	uint64_t crc_writes;          /* of dma_writes: with the ICRC checked */
 	/* reads inside [watch_lo, watch_hi) (0: none watched): how many,
 	 * the bytes and the 64-byte lines they touched there, the highest
 	 * offset from watch_lo read (end, exclusive) */
@@ -100,8 +101,9 @@ struct fake_hal {
 
 /* Set up with a host-memory window of mem_size bytes.  Returns 0. */
 int fake_hal_init(struct fake_hal *fh, uint64_t mem_size);
-/* Whether fake_hal_init gives the HAL dma_read_crc (default true); false:
- * the core copies, then computes the ICRC over the frame (the bare-metal
+/* Whether fake_hal_init gives the HAL dma_read_crc and dma_write_crc
+ * (default true); false: the core copies, then computes the ICRC over
+ * the frame, and checks a received one before it copies (the bare-metal
  * boards' way). */
 extern bool fake_hal_fold;
 /* Frees the window and buffers.  Returns the number of buffers that did

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/crc32_hw.h"
 #include "fake_host.h"
 #include "nic/top.h"
 #include "transport/rc_resp.h"
@@ -1860,7 +1861,78 @@ static void test_loss_control_priority(void)
 	lenv_free(e);
 }
 
+/* Flips one byte of side 0's nth frame with a given opcode: at offset
+ * `at` from the payload's start (negative: into the headers). */
+struct flip_hook {
+	uint8_t opcode;
+	unsigned nth, seen, flipped;
+	int at;
+};
+
+static enum fl_action flip_hook_fn(void *arg, int from, uint8_t *frame,
+				   uint16_t *len)
+{
+	struct flip_hook *f = arg;
+	struct roce_hdrs h;
+	int off;
+
+	if (from != 0 || roce_parse(frame, *len, &h) != ROCE_OK ||
+	    h.opcode != f->opcode || ++f->seen != f->nth)
+		return FL_PASS;
+	off = (int)(h.payload - frame) + f->at;
+	CU_ASSERT_FATAL(off >= 0 && off < *len - ROCE_ICRC_LEN);
+	frame[off] ^= 0x20;
+	f->flipped++;
+	return FL_PASS;
+}
+
+/* A WRITE's MIDDLE and LAST packets have their ICRC checked in the pass
+ * that places their payload (resp_write_more, the HAL's dma_write_crc):
+ * one whose payload, pad or PSN was flipped on the way is dropped and
+ * counted before anything moves, and the resent packet writes the right
+ * bytes where the bad one's went.  Five 1 KiB packets and 5 bytes (the
+ * LAST with 3 bytes of pad). */
+static void test_loss_write_more_icrc(void)
+{
+	static const struct flip_hook cases[] = {
+		{ .opcode = ROCE_RC_WRITE_MIDDLE, .nth = 2, .at = 100 },
+		{ .opcode = ROCE_RC_WRITE_MIDDLE, .nth = 1, .at = 1023 },
+		{ .opcode = ROCE_RC_WRITE_LAST, .nth = 1, .at = 4 },
+		{ .opcode = ROCE_RC_WRITE_LAST, .nth = 1, .at = 6 },  /* pad */
+		{ .opcode = ROCE_RC_WRITE_MIDDLE, .nth = 3, .at = -1 }, /* PSN */
+	};
+	const uint32_t len = 5 * 1024 + 5;
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct lenv *e = directed_env(10, 7);
+		struct flip_hook f = cases[k];
+		struct snic_wqe_sge s = { e->p.bufa, len, e->p.mra };
+		struct fwr w = { .wr_id = 1, .opcode = SNIC_WR_RDMA_WRITE,
+				 .flags = SNIC_SEND_SIGNALED, .sge = &s,
+				 .num_sge = 1, .remote_addr = e->p.bufb + 4096,
+				 .rkey = e->p.mrb };
+
+		for (uint32_t i = 0; i < len; i++)
+			*A(e, 0, i) = pat(k + 1, i);
+		memset(B(e, 0, 0), 0x5c, len + 8192);
+		fake_link_set_hook(&e->s->link, flip_hook_fn, &f);
+		fqp_post_send(&e->q[0].a, &w);
+		wait_ok_in_order(e, 1, 100000);
+		CU_ASSERT_EQUAL(f.flipped, 1);
+		CU_ASSERT_EQUAL(cB(e, "rx_drop_icrc"), 1);
+		CU_ASSERT_EQUAL(memcmp(B(e, 0, 4096), A(e, 0, 0), len), 0);
+		CU_ASSERT_EQUAL(*B(e, 0, 4095), 0x5c);
+		CU_ASSERT_EQUAL(*B(e, 0, 4096 + len), 0x5c);
+		/* the packets placed with their check folded in */
+		if (crc32_hw_ok())
+			CU_ASSERT_TRUE(e->s->b.hal.crc_writes >= 5);
+		fake_link_set_hook(&e->s->link, NULL, NULL);
+		lenv_free(e);
+	}
+}
+
 UNIT_SUITE(loss, NULL, NULL,
+	   UNIT_TEST(test_loss_write_more_icrc),
 	   UNIT_TEST(test_loss_control_priority),
 	   UNIT_TEST(test_loss_hostile_wqe_rewrite),
 	   UNIT_TEST(test_loss_bounded_queue),

@@ -271,6 +271,9 @@ static void rc_write_read_fold(bool fold)
 	if (fold && crc32_hw_ok())
 		CU_ASSERT_NOT_EQUAL(e->s->a.hal.crc_reads, 0);
 	CU_ASSERT_EQUAL(e->s->b.hal.crc_reads != 0, fold && crc32_hw_ok());
+	/* and the WRITEs' MIDDLE and LAST packets were placed with their
+	 * check folded in (resp_write_more) where the HAL has it */
+	CU_ASSERT_EQUAL(e->s->b.hal.crc_writes != 0, fold && crc32_hw_ok());
 	env_free(e);
 }
 

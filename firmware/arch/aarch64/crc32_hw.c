@@ -71,4 +71,14 @@ uint32_t crc32_hw_copy(uint32_t c, uint8_t *dst, const uint8_t *src, size_t n)
 	return crc32_hw(c, dst, n + pad);
 }
 
+/* Receiving: the fold over the frame's payload and pad, then the copy of
+ * the payload while it is in the cache. */
+uint32_t crc32_hw_copy_in(uint32_t c, uint8_t *dst, const uint8_t *src,
+			  size_t n)
+{
+	c = crc32_hw(c, src, n + (-n & 3u));
+	memcpy(dst, src, n);
+	return c;
+}
+
 #endif

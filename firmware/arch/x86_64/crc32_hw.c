@@ -508,29 +508,34 @@ uint32_t crc32_hw_masked(const uint8_t *p, size_t n, const uint8_t *mask)
 	return masked_short_sse(p, n, mask);
 }
 
-/* The last t bytes of a copy (t = 4, 8, 12 or 16): k (< 16) bytes of p,
- * then t - k zero bytes, stored at d and folded from register c.  The
- * block is t bytes after 16 - t zeros with c added into its first four
- * (a zero register stays zero over the zeros; from there, c over the t
- * bytes is the same as 0 over them with c added to the first four).
- * Small copies through a buffer: no load may reach past p + k (the
- * source is host memory; the next page may not be there). */
+/* The last t bytes of a copy (t = 4, 8, 12 or 16), folded from register
+ * c: k (< 16) bytes of p, then t - k bytes that are zeros when sending
+ * (the pad the copy writes: all t stored at d) and the frame's own pad
+ * when receiving (in: t bytes of p folded, only the k stored).  The block
+ * is t bytes after 16 - t zeros with c added into its first four (a zero
+ * register stays zero over the zeros; from there, c over the t bytes is
+ * the same as 0 over them with c added to the first four).  Small copies
+ * through a buffer: no load may reach past what p has (sending, p + k:
+ * the source is host memory, the next page may not be there). */
 CLMUL static uint32_t copy_tail(uint32_t c, uint8_t *d, const uint8_t *p,
-				size_t k, size_t t)
+				size_t k, size_t t, bool in)
 {
 	_Alignas(16) uint8_t b[16] = { 0 };
 	uint32_t w;
 
-	memcpy(b + 16 - t, p, k);
-	memcpy(d, b + 16 - t, t);
+	memcpy(b + 16 - t, p, in ? t : k);
+	memcpy(d, b + 16 - t, in ? k : t);
 	memcpy(&w, b + 16 - t, 4);
 	w ^= c;
 	memcpy(b + 16 - t, &w, 4);
 	return reduce(ld(b));
 }
 
-CLMUL uint32_t crc32_hw_copy(uint32_t c, uint8_t *dst, const uint8_t *src,
-			    size_t n)
+/* crc32_hw_copy and crc32_hw_copy_in: the whole blocks copied and
+ * folded as they are, then the tail (copy_tail). */
+CLMUL static inline __attribute__((always_inline))
+uint32_t copy_fold(uint32_t c, uint8_t *dst, const uint8_t *src, size_t n,
+		   bool in)
 {
 	size_t whole = n & ~(size_t)15;
 	size_t t = ((n + 3u) & ~(size_t)3) - whole;     /* 0, 4, 8, 12, 16 */
@@ -543,8 +548,20 @@ CLMUL uint32_t crc32_hw_copy(uint32_t c, uint8_t *dst, const uint8_t *src,
 	else if (whole)
 		c = lane_run(c, dst, src, whole, true);
 	if (t)
-		c = copy_tail(c, dst + whole, src + whole, n - whole, t);
+		c = copy_tail(c, dst + whole, src + whole, n - whole, t, in);
 	return c;
+}
+
+CLMUL uint32_t crc32_hw_copy(uint32_t c, uint8_t *dst, const uint8_t *src,
+			    size_t n)
+{
+	return copy_fold(c, dst, src, n, false);
+}
+
+CLMUL uint32_t crc32_hw_copy_in(uint32_t c, uint8_t *dst, const uint8_t *src,
+				size_t n)
+{
+	return copy_fold(c, dst, src, n, true);
 }
 
 #endif

@@ -149,6 +149,12 @@ int snic_nic_netdev_tx(struct snic_nic *nic, const void *frame, uint32_t len);
  * the copy.  Only where snic_dma_crc_ok() says the CPU folds. */
 uint32_t snic_dma_copy_crc(uint32_t crc, void *dst, const void *src,
 			   uint32_t len);
+/* For a board's dma_write_crc (hal.h): copy len bytes of a received frame
+ * at src to host memory at dst and return crc's register advanced over
+ * them and the -len & 3 bytes behind them at src (the pad: folded, not
+ * copied).  Only where snic_dma_crc_ok() says the CPU folds. */
+uint32_t snic_dma_copy_crc_in(uint32_t crc, void *dst, const void *src,
+			      uint32_t len);
 int snic_dma_crc_ok(void);
 
 /* Latency trace (firmware built with -DSNIC_TRACE, core/trace.h): what

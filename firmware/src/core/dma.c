@@ -114,6 +114,12 @@ uint32_t snic_dma_copy_crc(uint32_t crc, void *dst, const void *src,
 	return crc32_hw_copy(crc, dst, src, len);
 }
 
+uint32_t snic_dma_copy_crc_in(uint32_t crc, void *dst, const void *src,
+			      uint32_t len)
+{
+	return crc32_hw_copy_in(crc, dst, src, len);
+}
+
 int snic_dma_crc_ok(void)
 {
 	return crc32_hw_ok();

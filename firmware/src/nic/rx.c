@@ -26,9 +26,55 @@ static void rx_arp(struct snic_nic *nic, struct snic_pkt *p)
 	netdev_rx_arp(nic, p);
 }
 
+/* The QP's P_Key (pkey_index 0: the one entry of the table, the default
+ * P_Key) before the transport sees anything (IBTA 10.9.3); the frame
+ * counted to the QP that takes it. */
+static bool rx_qp_takes(struct snic_nic *nic, struct snic_qp *qp,
+			const struct snic_pkt *p, const struct roce_hdrs *h)
+{
+	if (!roce_pkey_match(h->pkey, ROCE_DEFAULT_PKEY)) {
+		CNT_INC(&nic->core, rx_drop_pkey);
+		return false;
+	}
+	qp->qcnt[SNIC_QCNT_rx_frames]++;
+	qp->qcnt[SNIC_QCNT_rx_bytes] += p->len;
+	return true;
+}
+
+/* A WRITE MIDDLE or LAST whose ICRC the parse left for later: to the
+ * responder's step that checks it in the payload's copy
+ * (resp_write_more), when its QP is an RC QP of that peer and the HAL
+ * can.  True: done with (placed, or dropped for a bad ICRC or P_Key),
+ * *ack the QP that may owe an ACK.  False: checked here, good, and on
+ * its usual way (nothing changed). */
+static bool rx_write_more(struct snic_nic *nic, struct snic_pkt *p,
+			  struct roce_hdrs *h, struct snic_qp **ack)
+{
+	struct snic_qp *qp = qp_by_qpn(nic, h->dqpn);
+
+	*ack = NULL;
+	if (qp && qp->type == SNIC_QPT_RC && qp_peer_is(qp, h) &&
+	    nic->core.ops->dma_write_crc &&
+	    roce_pkey_match(h->pkey, ROCE_DEFAULT_PKEY)) {
+		switch (resp_write_more(nic, qp, h)) {
+		case RESP_MORE_PLACED:
+			rx_qp_takes(nic, qp, p, h);
+			*ack = qp->resp.ack_pending ? qp : NULL;
+			return true;
+		case RESP_MORE_BAD_ICRC:
+			CNT_INC(&nic->core, rx_drop_icrc);
+			return true;
+		case RESP_MORE_DECLINED:
+			break;
+		}
+	}
+	return !wire_icrc_settle(&nic->core, h);
+}
+
 /* Returns the QP that may owe an ACK, or NULL.  h as
- * roce_parse_rx_first leaves it goes to the responder's one step only;
- * anything else gets it finished (roce_parse_rx_finish). */
+ * roce_parse_rx_first leaves it goes to the responder's one steps only
+ * (its ICRC maybe not checked yet: rx_write_more); anything else gets it
+ * checked and finished (roce_parse_rx_finish). */
 static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 {
 	struct roce_hdrs h;
@@ -53,6 +99,8 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 	case WIRE_RX_ROCE:
 		break;
 	}
+	if (h.icrc_later && rx_write_more(nic, p, &h, &qp))
+		return qp;
 	if (h.dqpn == SNIC_GSI_QPN) { /* QP1: the CM router (cm_router.c) */
 		roce_parse_rx_finish(&h);
 		cm_rx(nic, &h);
@@ -65,14 +113,8 @@ static struct snic_qp *rx_one(struct snic_nic *nic, struct snic_pkt *p)
 			CNT_INC(&nic->core, rx_drop_unknown_qpn);
 		return NULL;
 	}
-	/* the QP's P_Key (pkey_index 0: the one entry of the table, the
-	 * default P_Key) before the transport sees anything (IBTA 10.9.3) */
-	if (!roce_pkey_match(h.pkey, ROCE_DEFAULT_PKEY)) {
-		CNT_INC(&nic->core, rx_drop_pkey);
+	if (!rx_qp_takes(nic, qp, p, &h))
 		return NULL;
-	}
-	qp->qcnt[SNIC_QCNT_rx_frames]++;
-	qp->qcnt[SNIC_QCNT_rx_bytes] += p->len;
 	/* RC, the usual type, calls its routine (ops.c) directly rather than
 	 * through the table; the usual request goes straight to the
 	 * responder's one step: of rc_rx's checks the opcode answers two (an

@@ -260,6 +260,12 @@ static int s_dma_read_crc(void *h, uint64_t pa, void *dst, uint32_t len,
 	return REAL(h)->ops->dma_read_crc(REAL(h)->ctx, pa, dst, len, crc);
 }
 
+static int s_dma_write_crc(void *h, uint64_t pa, const void *src,
+			   uint32_t len, uint32_t *crc)
+{
+	return REAL(h)->ops->dma_write_crc(REAL(h)->ctx, pa, src, len, crc);
+}
+
 static void s_dma_prefetch(void *h, uint64_t pa, uint32_t len)
 {
 	REAL(h)->ops->dma_prefetch(REAL(h)->ctx, pa, len);
@@ -286,6 +292,7 @@ static const struct snic_hal_ops *shim_ops(const struct snic_hal_ops *real,
 	own->netdev_rx = real->netdev_rx ? s_netdev_rx : NULL;
 	own->dma_prepare = real->dma_prepare ? s_dma_prepare : NULL;
 	own->dma_read_crc = real->dma_read_crc ? s_dma_read_crc : NULL;
+	own->dma_write_crc = real->dma_write_crc ? s_dma_write_crc : NULL;
 	own->dma_prefetch = real->dma_prefetch ? s_dma_prefetch : NULL;
 	return own;
 }

@@ -396,6 +396,16 @@ int mr_write(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 	return mr_copy(nic, mr, va, (uint8_t *)(uintptr_t)src, len, true, NULL);
 }
 
+int mr_write_crc(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
+		 const void *src, uint32_t len, uint32_t *crc)
+{
+	uint64_t pa = 0;
+
+	if (len == 0 || mr_extent(nic, mr, va, len, &pa) != len)
+		return 1;
+	return core_dma_write_crc(&nic->core, pa, src, len, crc);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Scatter/gather lists.                                                   */
 

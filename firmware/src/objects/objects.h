@@ -760,6 +760,14 @@ int mr_write(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
  * nothing), -1 not copied. */
 int mr_read_crc(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
 		void *dst, uint32_t len, uint32_t *crc);
+/* mr_write of a received payload with the ICRC's register *crc advanced
+ * over its bytes and the pad behind them at src (core_dma_write_crc):
+ * 0 written and folded, -1 failed (nothing written), 1 not done (the
+ * span is more than one physically contiguous piece, device memory, or
+ * a HAL without the op: the caller checks the ICRC first and copies
+ * with mr_write). */
+int mr_write_crc(struct snic_nic *nic, const struct snic_mr *mr, uint64_t va,
+		 const void *src, uint32_t len, uint32_t *crc);
 int mr_va_to_pa(const struct snic_nic *nic, const struct snic_mr *mr,
 		uint64_t va, uint64_t *pa);
 /* An MR or window slot changed (key, in_use, dying, PD, access, bounds,

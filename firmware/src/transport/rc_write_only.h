@@ -108,4 +108,61 @@ static inline bool resp_write_only(struct snic_nic *nic, struct snic_qp *qp,
 	return true;
 }
 
+/* What resp_write_more did with a WRITE MIDDLE or LAST. */
+enum resp_more {
+	RESP_MORE_DECLINED,     /* nothing: the steps take it (ICRC first) */
+	RESP_MORE_PLACED,       /* its payload placed, its PSN done        */
+	RESP_MORE_BAD_ICRC,     /* to be dropped: nothing changed but the
+				 * bytes at the write cursor              */
+};
+
+/*
+ * A WRITE's next packet, MIDDLE or LAST without immediate, whose ICRC
+ * the parse left for later (h->icrc_later, roce_wire.h): its payload
+ * placed at the write cursor with the ICRC checked in the same pass
+ * (mr_write_crc), one pass over the payload where the usual way reads it
+ * twice (the check, then the copy).  The checks are do_write's for such
+ * a packet and its steps' before it, through the same predicates (as
+ * resp_write_only's); the bytes go where that message's FIRST, whose
+ * ICRC was good, said, and nowhere else.  When the ICRC turns out bad,
+ * nothing else has moved: the packet is dropped as the parse would have
+ * dropped it, the requester sends it again, and those bytes of the
+ * message (which no one may rely on before the message is done) are
+ * written over.
+ * DECLINED, with nothing written, for anything else; the caller checks
+ * the ICRC and hands the packet to the steps.
+ */
+static inline enum resp_more resp_write_more(struct snic_nic *nic,
+					     struct snic_qp *qp,
+					     const struct roce_hdrs *h)
+{
+	const uint32_t fl = roce_opcodes[h->opcode].flags;
+	struct snic_resp *r = &qp->resp;
+	const struct snic_mr *mr;
+	uint32_t len = h->payload_len, crc;
+
+	if (!qp_takes_requests(qp) || h->psn != r->epsn || !op_seq_ok(r, fl) ||
+	    !length_ok(qp, len, fl) || !write_len_ok(len, r->wr_left, fl) ||
+	    len == 0 ||
+	    !(mr = rkey_check(nic, qp, r->wr_mr, SNIC_ACCESS_REMOTE_WRITE,
+			      r->wr_va, len)))
+		return RESP_MORE_DECLINED;
+	crc = roce_icrc_later_hdrs(h);
+	if (mr_write_crc(nic, mr, r->wr_va, h->payload, len, &crc))
+		return RESP_MORE_DECLINED;      /* nothing written */
+	if (!roce_icrc_later_is(h, crc))
+		return RESP_MORE_BAD_ICRC;
+	r->nak_sent = false;                    /* check_psn's */
+	r->wr_va += len;                        /* resp_write_payload's */
+	r->wr_left -= len;
+	if (fl & ROCE_F_LAST) {                 /* do_write's */
+		r->in_write = false;
+		r->msn++;
+	}
+	r->epsn = psn_add(r->epsn, 1);          /* acknowledge's, one PSN */
+	if (h->ackreq)
+		r->ack_pending = true;
+	return RESP_MORE_PLACED;
+}
+
 #endif /* SNIC_TRANSPORT_RC_WRITE_ONLY_H */

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "arch/crc32_hw.h"
 #include "wire/roce_wire.h"
 
 /* ---- opcode table (IBTA 9.2.1 table 37, 9.3 for the header sets) ---- */
@@ -43,8 +44,10 @@ enum {
 #define WREQ  (V | ROCE_F_REQ | ROCE_F_WRITE | PAY)
 #define RRESP (V | ROCE_F_RESP | ROCE_F_READ | PAY)
 
-/* SEND and RDMA WRITE, shared by RC and UC (same low 5 bits). */
-#define SEND_WRITE_OPS(base, T, X, XL)                                       \
+/* SEND and RDMA WRITE, shared by RC and UC (same low 5 bits); L: the
+ * flag of the WRITE's MIDDLE and LAST whose ICRC the receive parse
+ * leaves for later (RC only, ROCE_F_LATER). */
+#define SEND_WRITE_OPS(base, T, X, XL, L)                                    \
 	[(base) | 0x00] = OP(T "_SEND_FIRST", SREQ | FIRST | (X), XL),       \
 	[(base) | 0x01] = OP(T "_SEND_MIDDLE", SREQ | (X), XL),              \
 	[(base) | 0x02] = OP(T "_SEND_LAST", SREQ | LAST | (X), XL),         \
@@ -58,8 +61,8 @@ enum {
 	[(base) | 0x06] = OP(T "_WRITE_FIRST",                               \
 			    WREQ | FIRST | ROCE_F_RETH | (X),                \
 			    (XL) + ROCE_RETH_LEN),                           \
-	[(base) | 0x07] = OP(T "_WRITE_MIDDLE", WREQ | (X), XL),             \
-	[(base) | 0x08] = OP(T "_WRITE_LAST", WREQ | LAST | (X), XL),        \
+	[(base) | 0x07] = OP(T "_WRITE_MIDDLE", WREQ | (X) | (L), XL),       \
+	[(base) | 0x08] = OP(T "_WRITE_LAST", WREQ | LAST | (X) | (L), XL),  \
 	[(base) | 0x09] = OP(T "_WRITE_LAST_IMM",                            \
 			    WREQ | LAST | ROCE_F_IMM | (X),                  \
 			    (XL) + ROCE_IMM_LEN),                            \
@@ -100,7 +103,7 @@ enum {
 /* Single-packet requests (READ request, atomics) are flagged ONLY: the
  * packet is the whole request message. */
 const struct roce_opcode_info roce_opcodes[256] = {
-	SEND_WRITE_OPS(0x00, "RC", 0, 0),
+	SEND_WRITE_OPS(0x00, "RC", 0, 0, ROCE_F_LATER),
 	READ_ATOMIC_OPS(0x00, "RC", 0, 0),
 	/* 0x15 RESYNC is RD-only in practice and left invalid. */
 	[ROCE_RC_SEND_LAST_INV] = OP("RC_SEND_LAST_INV",
@@ -115,7 +118,7 @@ const struct roce_opcode_info roce_opcodes[256] = {
 					   ROCE_F_ATOMIC_WRITE,
 				   ROCE_RETH_LEN),
 	/* UC: SEND and WRITE only, no READ or atomics (IBTA 9.2, table 37). */
-	SEND_WRITE_OPS(ROCE_UC_BASE, "UC", 0, 0),
+	SEND_WRITE_OPS(ROCE_UC_BASE, "UC", 0, 0, 0),
 	[ROCE_UD_SEND_ONLY] = OP("UD_SEND_ONLY", SREQ | ONLY | ROCE_F_DETH,
 				ROCE_DETH_LEN),
 	[ROCE_UD_SEND_ONLY_IMM] = OP("UD_SEND_ONLY_IMM",
@@ -124,7 +127,7 @@ const struct roce_opcode_info roce_opcodes[256] = {
 	/* XRC (Annex A14): the RC operations; each request carries the
 	 * XRCETH (the target's XRC SRQ), responses are RC's.  No atomic
 	 * write or invalidation over XRC here (not offered). */
-	SEND_WRITE_OPS(ROCE_XRC_BASE, "XRC", ROCE_F_XRCETH, ROCE_XRCETH_LEN),
+	SEND_WRITE_OPS(ROCE_XRC_BASE, "XRC", ROCE_F_XRCETH, ROCE_XRCETH_LEN, 0),
 	READ_ATOMIC_OPS(ROCE_XRC_BASE, "XRC", ROCE_F_XRCETH, ROCE_XRCETH_LEN),
 };
 
@@ -669,6 +672,7 @@ void parse_fields(const uint8_t *f, uint32_t l3,
 	parse_ext(bth + ROCE_BTH_LEN, op->layout, h, lean);
 	h->payload = bth + ROCE_BTH_LEN + op->ext_len;
 	h->payload_len = payload_len;
+	h->icrc_later = 0;
 }
 
 /*
@@ -795,6 +799,12 @@ enum roce_parse_result parse_op(const uint8_t *frame, uint32_t len,
 	if (!op1)
 		parse_fields(frame, ROCE_IPV4_HLEN, op, payload_len, h, lean,
 			     part);
+	/* a WRITE's MIDDLE or LAST: checked where its payload is copied
+	 * (roce_icrc_later_hdrs) */
+	if (lean && !op1 && (op->flags & ROCE_F_LATER) && crc32_hw_state > 0) {
+		h->icrc_later = 1;
+		return ROCE_OK;
+	}
 	icrc_ok = roce_icrc_ip(frame, IP + tot - ROCE_ICRC_LEN, false) ==
 		  get_icrc(frame + IP + tot - ROCE_ICRC_LEN);
 	if (icrc_ok && op1)
@@ -848,8 +858,14 @@ enum roce_parse_result roce_parse_rx(const uint8_t *frame, uint32_t len,
 {
 	enum roce_parse_result r = roce_parse_rx_first(frame, len, h);
 
-	if (r == ROCE_OK)
-		roce_parse_rx_finish(h);
+	if (r != ROCE_OK)
+		return r;
+	if (h->icrc_later) {    /* every verdict here and now */
+		h->icrc_later = 0;
+		if (!roce_icrc_later_ok(h))
+			return ROCE_ERR_ICRC;
+	}
+	roce_parse_rx_finish(h);
 	return r;
 }
 
@@ -1063,6 +1079,35 @@ uint32_t roce_build_tmpl_req(uint8_t *frame, const struct roce_tmpl *t,
 void roce_icrc_put(uint8_t *frame, uint32_t len, uint32_t icrc)
 {
 	put_icrc(frame + len - ROCE_ICRC_LEN, icrc);
+}
+
+/* The frame a later ICRC's h describes (IPv4, headers of fixed length:
+ * plain_roce4's) and where its ICRC lies (behind the payload's pad). */
+static const uint8_t *later_frame(const struct roce_hdrs *h)
+{
+	return h->payload - roce_hdr_len(h->opcode);
+}
+
+static const uint8_t *later_icrc(const struct roce_hdrs *h)
+{
+	return h->payload + ((h->payload_len + 3u) & ~3u);
+}
+
+uint32_t roce_icrc_later_hdrs(const struct roce_hdrs *h)
+{
+	return roce_icrc4_hdrs(later_frame(h), roce_hdr_len(h->opcode));
+}
+
+bool roce_icrc_later_is(const struct roce_hdrs *h, uint32_t reg)
+{
+	return ~reg == get_icrc(later_icrc(h));
+}
+
+bool roce_icrc_later_ok(const struct roce_hdrs *h)
+{
+	const uint8_t *f = later_frame(h), *icrc = later_icrc(h);
+
+	return roce_icrc_ip(f, (uint32_t)(icrc - f), false) == get_icrc(icrc);
 }
 
 /* roce_seg_opcode's search, for a family whose layout the first guess

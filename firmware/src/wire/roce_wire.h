@@ -104,6 +104,9 @@ enum roce_op_flags {
 	ROCE_F_INV = 1u << 16,       /* IETH (send with invalidate)        */
 	ROCE_F_ATOMIC_WRITE = 1u << 17, /* RETH + 8 bytes, ACKed like a WRITE */
 	ROCE_F_XRCETH = 1u << 18,    /* XRC request: XRCETH after the BTH  */
+	ROCE_F_LATER = 1u << 19,     /* RC WRITE MIDDLE/LAST: the receive
+				      * parse may leave its ICRC for later
+				      * (roce_icrc_later_hdrs)             */
 };
 
 /* An RC (or UC, XRC) WRITE_ONLY's flags: the table's entry is made from
@@ -151,6 +154,7 @@ struct roce_hdrs {
 	uint16_t pkey;
 	uint8_t fecn, becn, ackreq;
 	uint8_t ip6;                 /* IP version 6 (see sip, dip above)   */
+	uint8_t icrc_later;          /* ICRC not checked yet (rx_first's)   */
 	uint32_t dqpn;               /* 24 bits */
 	uint32_t psn;                /* 24 bits */
 	uint32_t flow_label;         /* IPv6 only, 20 bits                  */
@@ -258,8 +262,10 @@ enum roce_parse_result roce_parse_rx(const uint8_t *frame, uint32_t len,
  * step (resp_write_only) does not read: dmac, smac, se and the DETH's
  * and XRCETH's fields.  roce_parse_rx_finish fills them in (from the
  * frame h->payload points into, which must still be there) before h goes
- * anywhere else; it leaves any other h as it is.  roce_parse_rx is the
- * two in a row.
+ * anywhere else; it leaves any other h as it is.  It also leaves the
+ * ICRC of an IPv4 RC WRITE MIDDLE or LAST for later (h->icrc_later, see
+ * roce_icrc_later_hdrs below).  roce_parse_rx is the two in a row, with
+ * such an ICRC checked at once (the same verdicts as roce_parse).
  */
 enum roce_parse_result roce_parse_rx_first(const uint8_t *frame, uint32_t len,
 					   struct roce_hdrs *h);
@@ -354,6 +360,23 @@ uint32_t roce_icrc_ip(const uint8_t *frame, uint32_t len_without_icrc,
  * and pad are folded onto (crc32_hw_copy); the ICRC is its complement
  * after them.  Only where crc32_hw_ok(). */
 uint32_t roce_icrc4_hdrs(const uint8_t *frame, uint32_t hdr_len);
+
+/*
+ * A frame roce_parse_rx_first accepted with its ICRC left for later
+ * (h->icrc_later): an IPv4 RC WRITE MIDDLE or LAST where the CPU folds
+ * CRCs, whose payload the responder's one step places with the check
+ * folded into the copy (rc_write_only.h).  Its payload lands only
+ * inside the message a FIRST packet with a good ICRC opened, whose bytes
+ * mean nothing until its LAST is in; a bad one is dropped there before
+ * any state moves, and its retransmission writes the same bytes again.
+ * Every other use of the frame checks it first: roce_icrc_later_ok.
+ * roce_icrc_later_hdrs: the register the payload and pad are folded onto
+ * (the masked headers'); roce_icrc_later_is: whether the register after
+ * them gives the frame's ICRC.
+ */
+uint32_t roce_icrc_later_hdrs(const struct roce_hdrs *h);
+bool roce_icrc_later_is(const struct roce_hdrs *h, uint32_t reg);
+bool roce_icrc_later_ok(const struct roce_hdrs *h);
 
 /* 24-bit PSN arithmetic: signed distance a - b in [-2^23, 2^23). */
 static inline int32_t roce_psn_diff(uint32_t a, uint32_t b)

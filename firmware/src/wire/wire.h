@@ -105,7 +105,8 @@ enum wire_rx_kind {
 	WIRE_RX_ARP,            /* ARP or IPv6 neighbour discovery         */
 	WIRE_RX_OTHER,          /* not RoCEv2: IP, other Ethernet types    */
 	WIRE_RX_ROCE,           /* h is filled, addressed to us: as
-				 * roce_parse_rx_first leaves it         */
+				 * roce_parse_rx_first leaves it (its
+				 * ICRC maybe for later: wire_icrc_settle) */
 	WIRE_RX_ROCE_MCAST,     /* h is filled, to an IPv4 multicast group */
 };
 void wire_count_drop(struct snic_core *c, enum roce_parse_result r);
@@ -143,6 +144,21 @@ static inline enum wire_rx_kind wire_classify_mcast(struct snic_core *c,
 	return WIRE_RX_ROCE_MCAST;
 }
 
+/* A frame whose ICRC the parse left for later (h->icrc_later, roce_wire.h)
+ * going anywhere but the responder's one step that folds the check into
+ * the payload's copy: checked now.  False (dropped and counted, as the
+ * parse would have) when it is bad. */
+static inline bool wire_icrc_settle(struct snic_core *c, struct roce_hdrs *h)
+{
+	if (!h->icrc_later)
+		return true;
+	h->icrc_later = 0;
+	if (roce_icrc_later_ok(h))
+		return true;
+	CNT_INC(c, rx_drop_icrc);
+	return false;
+}
+
 static inline enum wire_rx_kind wire_classify(struct snic_core *c,
 					      const struct snic_pkt *p,
 					      struct roce_hdrs *h)
@@ -160,6 +176,8 @@ static inline enum wire_rx_kind wire_classify(struct snic_core *c,
 	}
 	if (h->ip6 ? !wire_is_my_ip6(c, h->dip6) : h->dip != c->cfg.ipv4) {
 		/* off the unicast path: costs nothing for frames to us */
+		if (!wire_icrc_settle(c, h))
+			return WIRE_RX_DROP;
 		if (!h->ip6 && ipv4_is_mcast(h->dip)) {
 			roce_parse_rx_finish(h);
 			return wire_classify_mcast(c, h);

@@ -108,6 +108,17 @@ struct snic_hal_ops {
 	int (*dma_read_crc)(void *hal, uint64_t pa, void *dst, uint32_t len,
 			    uint32_t *crc);
 
+	/* Optional (may be NULL): dma_write that also advances the CRC-32
+	 * register *crc over the len bytes it copies from src and the
+	 * -len & 3 bytes after them at src, which it does not write: a
+	 * received payload placed with its ICRC checked in the same pass
+	 * (snic_dma_copy_crc_in, fw.h, does both).  Called only where the
+	 * CPU folds CRCs.  Return 0 / -1 as dma_write; on -1 nothing was
+	 * written and *crc is not used.  NULL: the core checks the ICRC
+	 * over the frame first, then copies with dma_write. */
+	int (*dma_write_crc)(void *hal, uint64_t pa, const void *src,
+			     uint32_t len, uint32_t *crc);
+
 	/* Optional (may be NULL): a hint that the core will soon read
 	 * [pa, pa + len) of host memory (a WQE the host has posted): start
 	 * bringing it close (a CPU prefetch in the posix HAL, a DMA engine's
