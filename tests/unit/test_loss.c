@@ -1861,9 +1861,10 @@ static void test_loss_control_priority(void)
 	lenv_free(e);
 }
 
-/* Flips one byte of side 0's nth frame with a given opcode: at offset
- * `at` from the payload's start (negative: into the headers). */
+/* Flips one byte of side `from`'s nth frame with a given opcode: at
+ * offset `at` from the payload's start (negative: into the headers). */
 struct flip_hook {
+	int from;
 	uint8_t opcode;
 	unsigned nth, seen, flipped;
 	int at;
@@ -1876,7 +1877,7 @@ static enum fl_action flip_hook_fn(void *arg, int from, uint8_t *frame,
 	struct roce_hdrs h;
 	int off;
 
-	if (from != 0 || roce_parse(frame, *len, &h) != ROCE_OK ||
+	if (from != f->from || roce_parse(frame, *len, &h) != ROCE_OK ||
 	    h.opcode != f->opcode || ++f->seen != f->nth)
 		return FL_PASS;
 	off = (int)(h.payload - frame) + f->at;
@@ -1886,46 +1887,76 @@ static enum fl_action flip_hook_fn(void *arg, int from, uint8_t *frame,
 	return FL_PASS;
 }
 
-/* A WRITE's MIDDLE and LAST packets have their ICRC checked in the pass
- * that places their payload (resp_write_more, the HAL's dma_write_crc):
- * one whose payload, pad or PSN was flipped on the way is dropped and
- * counted before anything moves, and the resent packet writes the right
- * bytes where the bad one's went.  Five 1 KiB packets and 5 bytes (the
- * LAST with 3 bytes of pad). */
+/* A WRITE's and a READ's MIDDLE and LAST packets and a SEND's MIDDLE
+ * have their ICRC checked in the pass that places their payload
+ * (resp_write_more, comp_read_more, resp_send_more; the HAL's
+ * dma_write_crc): one whose payload, pad or PSN was flipped on the way
+ * is dropped and counted before anything moves, and the resent packet
+ * writes the right bytes where the bad one's went.  Five 1 KiB packets
+ * and 5 bytes (the LAST with 3 bytes of pad); the WRITE and the SEND
+ * from A to B, the READ's responses from B to A. */
 static void test_loss_write_more_icrc(void)
 {
 	static const struct flip_hook cases[] = {
-		{ .opcode = ROCE_RC_WRITE_MIDDLE, .nth = 2, .at = 100 },
-		{ .opcode = ROCE_RC_WRITE_MIDDLE, .nth = 1, .at = 1023 },
-		{ .opcode = ROCE_RC_WRITE_LAST, .nth = 1, .at = 4 },
-		{ .opcode = ROCE_RC_WRITE_LAST, .nth = 1, .at = 6 },  /* pad */
-		{ .opcode = ROCE_RC_WRITE_MIDDLE, .nth = 3, .at = -1 }, /* PSN */
+		{ 0, ROCE_RC_WRITE_MIDDLE, .nth = 2, .at = 100 },
+		{ 0, ROCE_RC_WRITE_MIDDLE, .nth = 1, .at = 1023 },
+		{ 0, ROCE_RC_WRITE_LAST, .nth = 1, .at = 4 },
+		{ 0, ROCE_RC_WRITE_LAST, .nth = 1, .at = 6 },  /* pad */
+		{ 0, ROCE_RC_WRITE_MIDDLE, .nth = 3, .at = -1 }, /* PSN */
+		{ 1, ROCE_RC_READ_RESP_MIDDLE, .nth = 2, .at = 100 },
+		{ 1, ROCE_RC_READ_RESP_LAST, .nth = 1, .at = 6 },   /* pad */
+		{ 1, ROCE_RC_READ_RESP_LAST, .nth = 1, .at = -5 },  /* PSN */
+		{ 0, ROCE_RC_SEND_MIDDLE, .nth = 2, .at = 100 },
+		{ 0, ROCE_RC_SEND_MIDDLE, .nth = 4, .at = 1023 },
+		{ 0, ROCE_RC_SEND_MIDDLE, .nth = 3, .at = -1 },     /* PSN */
 	};
 	const uint32_t len = 5 * 1024 + 5;
 
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		struct lenv *e = directed_env(10, 7);
 		struct flip_hook f = cases[k];
+		bool rd = f.from == 1, send = f.opcode == ROCE_RC_SEND_MIDDLE;
 		struct snic_wqe_sge s = { e->p.bufa, len, e->p.mra };
-		struct fwr w = { .wr_id = 1, .opcode = SNIC_WR_RDMA_WRITE,
-				 .flags = SNIC_SEND_SIGNALED, .sge = &s,
-				 .num_sge = 1, .remote_addr = e->p.bufb + 4096,
+		struct snic_wqe_sge rs = { e->p.bufb + 4096, len + 100, e->p.mrb };
+		struct fwr w = { .wr_id = 1, .flags = SNIC_SEND_SIGNALED,
+				 .opcode = rd ? SNIC_WR_RDMA_READ :
+					   send ? SNIC_WR_SEND :
+					   SNIC_WR_RDMA_WRITE,
+				 .sge = &s, .num_sge = 1,
+				 .remote_addr = e->p.bufb + 4096,
 				 .rkey = e->p.mrb };
+		uint8_t *src = rd ? B(e, 0, 4096) : A(e, 0, 0);
+		uint8_t *dst = rd ? A(e, 0, 0) : B(e, 0, 4096);
+		struct fake_hal *to = rd ? &e->s->a.hal : &e->s->b.hal;
 
-		for (uint32_t i = 0; i < len; i++)
-			*A(e, 0, i) = pat(k + 1, i);
+		memset(A(e, 0, 0), 0x5c, len + 8192);
 		memset(B(e, 0, 0), 0x5c, len + 8192);
+		for (uint32_t i = 0; i < len; i++)
+			src[i] = pat(k + 1, i);
 		fake_link_set_hook(&e->s->link, flip_hook_fn, &f);
+		if (send)
+			fqp_post_recv(&e->q[0].b, 7, &rs, 1);
 		fqp_post_send(&e->q[0].a, &w);
 		wait_ok_in_order(e, 1, 100000);
 		CU_ASSERT_EQUAL(f.flipped, 1);
-		CU_ASSERT_EQUAL(cB(e, "rx_drop_icrc"), 1);
-		CU_ASSERT_EQUAL(memcmp(B(e, 0, 4096), A(e, 0, 0), len), 0);
-		CU_ASSERT_EQUAL(*B(e, 0, 4095), 0x5c);
-		CU_ASSERT_EQUAL(*B(e, 0, 4096 + len), 0x5c);
-		/* the packets placed with their check folded in */
+		CU_ASSERT_EQUAL((rd ? cA : cB)(e, "rx_drop_icrc"), 1);
+		CU_ASSERT_EQUAL(memcmp(dst, src, len), 0);
+		CU_ASSERT_EQUAL(dst[len], 0x5c);
+		if (!rd)
+			CU_ASSERT_EQUAL(dst[-1], 0x5c);
+		/* the four MIDDLEs at least placed with their check folded
+		 * in (a READ asked again from its LAST's PSN is answered
+		 * with an ONLY, which is checked first) */
 		if (crc32_hw_ok())
-			CU_ASSERT_TRUE(e->s->b.hal.crc_writes >= 5);
+			CU_ASSERT_TRUE(to->crc_writes >= 4);
+		if (send) { /* and the RECV completed with the length */
+			struct snic_cqe c;
+
+			CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqb, &c, 1000));
+			CU_ASSERT_EQUAL(c.wr_id, 7);
+			CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+			CU_ASSERT_EQUAL(c.byte_len, len);
+		}
 		fake_link_set_hook(&e->s->link, NULL, NULL);
 		lenv_free(e);
 	}

@@ -463,6 +463,33 @@ int sgl_reload(struct snic_nic *nic, struct snic_sgl *sgl,
 	return SNIC_WC_SUCCESS;
 }
 
+/* The MR of n bytes at the cursor of SGE s: if no MR slot has changed
+ * since sgl_load checked the whole SGE (same epoch), that check (key,
+ * PD, access, bounds) holds for the piece as it did then.  Otherwise the
+ * whole check again: the MR may have been deregistered (and its slot
+ * reused) since; only its users reach a dying one.  NULL: refused. */
+static inline const struct snic_mr *sgl_piece_mr(struct snic_nic *nic,
+						 const struct snic_sgl *sgl,
+						 const struct snic_wqe_sge *s,
+						 uint32_t n)
+{
+	if (sgl->epoch == nic->sh->mr_epoch)
+		return &nic->mrs[SNIC_KEY_IDX(s->lkey)];
+	return mr_find(nic, s->lkey, sgl->pd, sgl->access, s->addr + sgl->off,
+		       n, true);
+}
+
+/* The cursor n bytes on (n no more than what is left of its SGE). */
+static inline void sgl_step(struct snic_sgl *sgl, const struct snic_wqe_sge *s,
+			    uint32_t n)
+{
+	sgl->off += n;
+	if (sgl->off == s->length) {
+		sgl->idx++;
+		sgl->off = 0;
+	}
+}
+
 /* With crc (a read only), **crc is advanced over the bytes copied while
  * the fold can go on (see mr_read_crc) and *crc set to NULL where it
  * stops.  Inline: each of its three users its own copy, the crc tests
@@ -481,17 +508,8 @@ int sgl_walk(struct snic_nic *nic, struct snic_sgl *sgl, uint8_t *buf,
 
 		if (n > len)
 			n = len;
-		/* the piece about to move lies inside the SGE; if no MR slot
-		 * has changed since sgl_load checked the whole SGE (same
-		 * epoch), that check (key, PD, access, bounds) holds for it
-		 * as it did then.  Otherwise the whole check again: the MR
-		 * may have been deregistered (and its slot reused) since;
-		 * only its users reach a dying one. */
-		if (sgl->epoch == nic->sh->mr_epoch)
-			mr = &nic->mrs[SNIC_KEY_IDX(s->lkey)];
-		else
-			mr = mr_find(nic, s->lkey, sgl->pd, sgl->access,
-				     s->addr + sgl->off, n, true);
+		/* the piece about to move lies inside the SGE */
+		mr = sgl_piece_mr(nic, sgl, s, n);
 		if (!mr)
 			return -1;
 		if (crc && *crc && n < len && (n & 3u))
@@ -503,11 +521,7 @@ int sgl_walk(struct snic_nic *nic, struct snic_sgl *sgl, uint8_t *buf,
 			return -1;
 		buf += n;
 		len -= n;
-		sgl->off += n;
-		if (sgl->off == s->length) {
-			sgl->idx++;
-			sgl->off = 0;
-		}
+		sgl_step(sgl, s, n);
 	}
 	return 0;
 }
@@ -532,4 +546,23 @@ int sgl_copy_in(struct snic_nic *nic, struct snic_sgl *sgl, const void *src,
 		uint32_t len)
 {
 	return sgl_walk(nic, sgl, (uint8_t *)(uintptr_t)src, len, true, NULL);
+}
+
+int sgl_copy_in_crc(struct snic_nic *nic, const struct snic_sgl *sgl,
+		    const void *src, uint32_t len, uint32_t *crc)
+{
+	const struct snic_wqe_sge *s;
+	const struct snic_mr *mr;
+
+	if (len == 0 || sgl->idx >= sgl->num)
+		return 1;
+	s = &sgl->sge[sgl->idx];
+	if (s->length - sgl->off < len || !(mr = sgl_piece_mr(nic, sgl, s, len)))
+		return 1;
+	return mr_write_crc(nic, mr, s->addr + sgl->off, src, len, crc) ? 1 : 0;
+}
+
+void sgl_skip(struct snic_sgl *sgl, uint32_t len)
+{
+	sgl_step(sgl, &sgl->sge[sgl->idx], len);
 }

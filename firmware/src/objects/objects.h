@@ -791,6 +791,15 @@ int sgl_copy_out_crc(struct snic_nic *nic, struct snic_sgl *sgl, void *dst,
 		     uint32_t len, uint32_t *crc);
 int sgl_copy_in(struct snic_nic *nic, struct snic_sgl *sgl, const void *src,
 		uint32_t len);
+/* sgl_copy_in of a received payload with the ICRC's register folded in
+ * (mr_write_crc), where the len bytes lie in what is left of the
+ * cursor's SGE and in one physically contiguous piece: 0 written and
+ * folded, the cursor NOT moved (sgl_skip moves it once the ICRC is
+ * known good); 1 nothing written (anything else: the caller checks the
+ * ICRC and copies with sgl_copy_in, which also reports a failure). */
+int sgl_copy_in_crc(struct snic_nic *nic, const struct snic_sgl *sgl,
+		    const void *src, uint32_t len, uint32_t *crc);
+void sgl_skip(struct snic_sgl *sgl, uint32_t len);
 
 /* cq.c */
 int cq_create(struct snic_nic *nic, unsigned ctx,

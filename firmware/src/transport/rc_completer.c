@@ -407,6 +407,20 @@ static bool rd_resp_len_ok(const struct snic_qp *qp,
 	return h->payload_len == qp->mtu && left > qp->mtu;
 }
 
+/* A READ response's payload is in: its PSN done, the READ finished at
+ * its LAST. */
+static inline __attribute__((always_inline))
+void rd_resp_took(struct snic_nic *nic, struct snic_qp *qp,
+		  struct snic_inflight *f, uint32_t fl)
+{
+	qp->rd_psn = (qp->rd_psn + 1) & ROCE_PSN_MASK;
+	timer_window_grow(qp, 1); /* READs paced after a loss, as writes */
+	/* a response is progress: the last one's retirement notes it (once
+	 * per message, not twice), any other here */
+	if (!(fl & ROCE_F_LAST) || !finish_rd(nic, qp, f))
+		timer_progress(nic, qp);
+}
+
 static void on_read_resp(struct snic_nic *nic, struct snic_qp *qp,
 			 const struct roce_hdrs *h)
 {
@@ -445,12 +459,7 @@ static void on_read_resp(struct snic_nic *nic, struct snic_qp *qp,
 		fail_oldest(nic, qp, SNIC_WC_LOC_LEN_ERR);
 		return;
 	}
-	qp->rd_psn = (qp->rd_psn + 1) & ROCE_PSN_MASK;
-	timer_window_grow(qp, 1); /* READs paced after a loss, as writes */
-	/* a response is progress: the last one's retirement notes it (once
-	 * per message, not twice), any other here */
-	if (!(fl & ROCE_F_LAST) || !finish_rd(nic, qp, f))
-		timer_progress(nic, qp);
+	rd_resp_took(nic, qp, f, fl);
 }
 
 static void on_atomic_ack(struct snic_nic *nic, struct snic_qp *qp,
@@ -552,6 +561,39 @@ static enum comp_state classify(const struct roce_hdrs *h)
 	case ROCE_AETH_NAK: return nak_state(h->aeth_syndrome & 0x1f);
 	default: return COMP_ERR_UNEXPECTED;
 	}
+}
+
+/*
+ * The usual READ response MIDDLE or LAST (transport.h), whose ICRC the
+ * parse left for later: the checks comp_rx's steps and on_read_resp make
+ * for it (QP state, a PSN sent, the READ in progress, the next PSN, the
+ * length), then its payload at the READ's gather cursor with the check
+ * folded into the copy (sgl_copy_in_crc), in one piece of one SGE.  The
+ * bytes go where the READ's own FIRST response (checked) started, at
+ * the cursor only local state moves; a bad ICRC moves nothing else and
+ * the response is asked for again (the READ's timer), writing the same
+ * span.  DECLINED, nothing written, for anything else.
+ */
+enum rx_fold comp_read_more(struct snic_nic *nic, struct snic_qp *qp,
+			    const struct roce_hdrs *h)
+{
+	uint32_t fl = roce_opcodes[h->opcode].flags, crc;
+	struct snic_inflight *f;
+	enum rx_fold v;
+
+	if (check_qp_state(qp) != COMP_CHECK_PSN ||
+	    check_psn(qp, h) != COMP_CLASSIFY || !(f = pending_rd(qp)) ||
+	    f->opcode != SNIC_WR_RDMA_READ || !qp->rd_active ||
+	    h->psn != qp->rd_psn || !rd_resp_len_ok(qp, f, h, fl))
+		return RX_FOLD_DECLINED;
+	crc = roce_icrc_later_hdrs(h);
+	v = rx_fold_verdict(sgl_copy_in_crc(nic, &qp->rd_sgl, h->payload,
+					    h->payload_len, &crc), h, &crc);
+	if (v == RX_FOLD_PLACED) {
+		sgl_skip(&qp->rd_sgl, h->payload_len);
+		rd_resp_took(nic, qp, f, fl);
+	}
+	return v;
 }
 
 /* A response packet for an RC QP: the state machine's transitions. */

@@ -55,6 +55,25 @@ static inline bool write_len_ok(uint32_t len, uint32_t left, uint32_t fl)
 	return len <= left && (!(fl & ROCE_F_LAST) || len == left);
 }
 
+/* The state machine's checks up to its length step (check_qp_state ..
+ * check_length) for a packet with the opcode flags fl, which every one
+ * step makes first through the same predicates. */
+static inline bool resp_in_order(const struct snic_qp *qp,
+				 const struct roce_hdrs *h, uint32_t fl)
+{
+	return qp_takes_requests(qp) && h->psn == qp->resp.epsn &&
+	       op_seq_ok(&qp->resp, fl) && length_ok(qp, h->payload_len, fl);
+}
+
+/* A one step's request packet is done (resp_write_only, resp_more): check_psn's and acknowledge's steps for its one PSN. */
+static inline void resp_one_done(struct snic_resp *r, const struct roce_hdrs *h)
+{
+	r->nak_sent = false;                    /* check_psn's */
+	r->epsn = psn_add(r->epsn, 1);          /* acknowledge's, one PSN */
+	if (h->ackreq)
+		r->ack_pending = true;
+}
+
 /* rc_responder.c: the one step's DMA failed; NAKed as do_write's. */
 void resp_write_only_fail(struct snic_nic *nic, struct snic_qp *qp,
 			  const struct roce_hdrs *h);
@@ -88,8 +107,7 @@ static inline bool resp_write_only(struct snic_nic *nic, struct snic_qp *qp,
 	uint32_t len = h->payload_len;
 	uint64_t pa;
 
-	if (h->opcode != ROCE_RC_WRITE_ONLY || !qp_takes_requests(qp) ||
-	    h->psn != r->epsn || !op_seq_ok(r, fl) || !length_ok(qp, len, fl) ||
+	if (h->opcode != ROCE_RC_WRITE_ONLY || !resp_in_order(qp, h, fl) ||
 	    !write_len_ok(len, h->reth_len, fl) || len == 0 ||
 	    !(qp->attr.qp_access_flags & SNIC_ACCESS_REMOTE_WRITE) ||
 	    !(mr = mr_check(nic, h->reth_rkey, qp->pd, SNIC_ACCESS_REMOTE_WRITE,
@@ -102,67 +120,65 @@ static inline bool resp_write_only(struct snic_nic *nic, struct snic_qp *qp,
 		return true;
 	}
 	r->msn++;                               /* do_write's LAST */
-	r->epsn = psn_add(r->epsn, 1);          /* acknowledge's, one PSN */
-	if (h->ackreq)
-		r->ack_pending = true;
+	resp_one_done(r, h);
 	return true;
 }
 
-/* What resp_write_more did with a WRITE MIDDLE or LAST. */
-enum resp_more {
-	RESP_MORE_DECLINED,     /* nothing: the steps take it (ICRC first) */
-	RESP_MORE_PLACED,       /* its payload placed, its PSN done        */
-	RESP_MORE_BAD_ICRC,     /* to be dropped: nothing changed but the
-				 * bytes at the write cursor              */
-};
-
 /*
- * A WRITE's next packet, MIDDLE or LAST without immediate, whose ICRC
- * the parse left for later (h->icrc_later, roce_wire.h): its payload
- * placed at the write cursor with the ICRC checked in the same pass
- * (mr_write_crc), one pass over the payload where the usual way reads it
- * twice (the check, then the copy).  The checks are do_write's for such
- * a packet and its steps' before it, through the same predicates (as
- * resp_write_only's); the bytes go where that message's FIRST, whose
- * ICRC was good, said, and nowhere else.  When the ICRC turns out bad,
- * nothing else has moved: the packet is dropped as the parse would have
- * dropped it, the requester sends it again, and those bytes of the
- * message (which no one may rely on before the message is done) are
- * written over.
- * DECLINED, with nothing written, for anything else; the caller checks
- * the ICRC and hands the packet to the steps.
+ * A WRITE's next packet (MIDDLE or LAST without immediate) or a SEND's
+ * MIDDLE, whose ICRC the parse left for later (h->icrc_later,
+ * roce_wire.h): its payload placed at the write cursor (mr_write_crc) or
+ * the RECV's gather cursor (sgl_copy_in_crc, one piece of one SGE) with
+ * the ICRC checked in the same pass, one pass over the payload where the
+ * usual way reads it twice (the check, then the copy).  The checks are
+ * do_write's or do_send's for such a packet and its steps' before it,
+ * through the same predicates (as resp_write_only's); the bytes go where
+ * that message's FIRST, whose ICRC was good, said, and nowhere else.
+ * When the ICRC turns out bad, nothing else has moved: the packet is
+ * dropped as the parse would have dropped it, the requester sends it
+ * again, and those bytes of the message (which no one may rely on before
+ * the message is done) are written over.  A SEND's LAST, which completes
+ * the RECV, goes through the steps.  DECLINED, with nothing written, for
+ * anything else; the caller checks the ICRC and hands the packet to the
+ * steps.  (The completer's twin for READ responses: comp_read_more.)
  */
-static inline enum resp_more resp_write_more(struct snic_nic *nic,
-					     struct snic_qp *qp,
-					     const struct roce_hdrs *h)
+static inline enum rx_fold resp_more(struct snic_nic *nic, struct snic_qp *qp,
+				     const struct roce_hdrs *h)
 {
 	const uint32_t fl = roce_opcodes[h->opcode].flags;
+	const bool send = fl & ROCE_F_SEND;
 	struct snic_resp *r = &qp->resp;
-	const struct snic_mr *mr;
+	const struct snic_mr *mr = NULL;
 	uint32_t len = h->payload_len, crc;
+	enum rx_fold v;
 
-	if (!qp_takes_requests(qp) || h->psn != r->epsn || !op_seq_ok(r, fl) ||
-	    !length_ok(qp, len, fl) || !write_len_ok(len, r->wr_left, fl) ||
-	    len == 0 ||
-	    !(mr = rkey_check(nic, qp, r->wr_mr, SNIC_ACCESS_REMOTE_WRITE,
-			      r->wr_va, len)))
-		return RESP_MORE_DECLINED;
+	if (!resp_in_order(qp, h, fl) || len == 0)
+		return RX_FOLD_DECLINED;
+	if (send ? (fl & ROCE_F_LAST) || r->recv_len + len > r->rsgl.total
+		 : !write_len_ok(len, r->wr_left, fl) ||
+		   !(mr = rkey_check(nic, qp, r->wr_mr,
+				     SNIC_ACCESS_REMOTE_WRITE, r->wr_va, len)))
+		return RX_FOLD_DECLINED;
 	crc = roce_icrc_later_hdrs(h);
-	if (mr_write_crc(nic, mr, r->wr_va, h->payload, len, &crc))
-		return RESP_MORE_DECLINED;      /* nothing written */
-	if (!roce_icrc_later_is(h, crc))
-		return RESP_MORE_BAD_ICRC;
-	r->nak_sent = false;                    /* check_psn's */
-	r->wr_va += len;                        /* resp_write_payload's */
-	r->wr_left -= len;
-	if (fl & ROCE_F_LAST) {                 /* do_write's */
-		r->in_write = false;
-		r->msn++;
+	v = rx_fold_verdict(send ? sgl_copy_in_crc(nic, &r->rsgl, h->payload,
+						   len, &crc)
+				 : mr_write_crc(nic, mr, r->wr_va, h->payload,
+						len, &crc), h, &crc);
+	if (v != RX_FOLD_PLACED)
+		return v;
+	if (send) {                             /* recv_place's */
+		sgl_skip(&r->rsgl, len);
+		r->recv_len += len;
+	} else {                                /* resp_write_payload's */
+		r->wr_va += len;
+		r->wr_left -= len;
+		if (fl & ROCE_F_LAST) {         /* do_write's */
+			r->in_write = false;
+			r->msn++;
+		}
 	}
-	r->epsn = psn_add(r->epsn, 1);          /* acknowledge's, one PSN */
-	if (h->ackreq)
-		r->ack_pending = true;
-	return RESP_MORE_PLACED;
+	resp_one_done(r, h);
+	return RX_FOLD_PLACED;
 }
 
 #endif /* SNIC_TRANSPORT_RC_WRITE_ONLY_H */

@@ -329,6 +329,31 @@ bool resp_linger_rx(struct snic_nic *nic, const struct roce_hdrs *h);
 
 /* rc_completer.c */
 const char *comp_state_name(unsigned s);
+/* What a one step that folds a received payload's ICRC check into its
+ * copy did with a MIDDLE or LAST packet whose ICRC the parse left for
+ * later (roce_wire.h: resp_more, comp_read_more). */
+enum rx_fold {
+	RX_FOLD_DECLINED,       /* nothing: the steps take it (ICRC first) */
+	RX_FOLD_PLACED,         /* its payload placed, its PSN done        */
+	RX_FOLD_BAD_ICRC,       /* to be dropped: nothing changed but the
+				 * bytes at the cursor the resent packet
+				 * writes again                          */
+};
+/* A one step's verdict on its folded copy: rc the copy's (nonzero: not
+ * done, nothing written), *crc the register it left; read after the
+ * copy (a pointer: the copy sets it). */
+static inline enum rx_fold rx_fold_verdict(int rc, const struct roce_hdrs *h,
+					   const uint32_t *crc)
+{
+	if (rc)
+		return RX_FOLD_DECLINED;
+	return roce_icrc_later_is(h, *crc) ? RX_FOLD_PLACED : RX_FOLD_BAD_ICRC;
+}
+/* A READ response MIDDLE or LAST for the READ in progress, placed at the
+ * READ's gather cursor with its ICRC checked in the same pass
+ * (rc_completer.c). */
+enum rx_fold comp_read_more(struct snic_nic *nic, struct snic_qp *qp,
+			    const struct roce_hdrs *h);
 void comp_rx(struct snic_nic *nic, struct snic_qp *qp,
 	     const struct roce_hdrs *h);
 void comp_timeout(struct snic_nic *nic, struct snic_qp *qp);

@@ -45,11 +45,12 @@ enum {
 #define RRESP (V | ROCE_F_RESP | ROCE_F_READ | PAY)
 
 /* SEND and RDMA WRITE, shared by RC and UC (same low 5 bits); L: the
- * flag of the WRITE's MIDDLE and LAST whose ICRC the receive parse
- * leaves for later (RC only, ROCE_F_LATER). */
+ * flag of the SEND's MIDDLE and the WRITE's MIDDLE and LAST whose ICRC
+ * the receive parse leaves for later (RC only, ROCE_F_LATER: rx.c has
+ * an RC step for them). */
 #define SEND_WRITE_OPS(base, T, X, XL, L)                                    \
 	[(base) | 0x00] = OP(T "_SEND_FIRST", SREQ | FIRST | (X), XL),       \
-	[(base) | 0x01] = OP(T "_SEND_MIDDLE", SREQ | (X), XL),              \
+	[(base) | 0x01] = OP(T "_SEND_MIDDLE", SREQ | (X) | (L), XL),        \
 	[(base) | 0x02] = OP(T "_SEND_LAST", SREQ | LAST | (X), XL),         \
 	[(base) | 0x03] = OP(T "_SEND_LAST_IMM",                             \
 			    SREQ | LAST | ROCE_F_IMM | (X),                  \
@@ -73,17 +74,18 @@ enum {
 			    (XL) + ROCE_RETH_LEN + ROCE_IMM_LEN)
 
 /* READ, its responses, ACKs and atomics, shared by RC and XRC (X, XL:
- * the XRCETH of XRC requests; responses carry none). */
-#define READ_ATOMIC_OPS(base, T, X, XL)                                      \
+ * the XRCETH of XRC requests; responses carry none; L: as
+ * SEND_WRITE_OPS's, for the READ response MIDDLE and LAST). */
+#define READ_ATOMIC_OPS(base, T, X, XL, L)                                   \
 	[(base) | 0x0c] = OP(T "_READ_REQ",                                  \
 			    V | ROCE_F_REQ | ROCE_F_READ | ONLY |            \
 				    ROCE_F_RETH | (X),                       \
 			    (XL) + ROCE_RETH_LEN),                           \
 	[(base) | 0x0d] = OP(T "_READ_RESP_FIRST",                           \
 			    RRESP | FIRST | ROCE_F_AETH, ROCE_AETH_LEN),     \
-	[(base) | 0x0e] = OP(T "_READ_RESP_MIDDLE", RRESP, 0),               \
+	[(base) | 0x0e] = OP(T "_READ_RESP_MIDDLE", RRESP | (L), 0),         \
 	[(base) | 0x0f] = OP(T "_READ_RESP_LAST",                            \
-			    RRESP | LAST | ROCE_F_AETH, ROCE_AETH_LEN),      \
+			    RRESP | LAST | ROCE_F_AETH | (L), ROCE_AETH_LEN), \
 	[(base) | 0x10] = OP(T "_READ_RESP_ONLY",                            \
 			    RRESP | ONLY | ROCE_F_AETH, ROCE_AETH_LEN),      \
 	[(base) | 0x11] = OP(T "_ACK", V | ROCE_F_RESP | ROCE_F_AETH,        \
@@ -104,7 +106,7 @@ enum {
  * packet is the whole request message. */
 const struct roce_opcode_info roce_opcodes[256] = {
 	SEND_WRITE_OPS(0x00, "RC", 0, 0, ROCE_F_LATER),
-	READ_ATOMIC_OPS(0x00, "RC", 0, 0),
+	READ_ATOMIC_OPS(0x00, "RC", 0, 0, ROCE_F_LATER),
 	/* 0x15 RESYNC is RD-only in practice and left invalid. */
 	[ROCE_RC_SEND_LAST_INV] = OP("RC_SEND_LAST_INV",
 				    SREQ | LAST | ROCE_F_INV, ROCE_IMM_LEN),
@@ -128,7 +130,7 @@ const struct roce_opcode_info roce_opcodes[256] = {
 	 * XRCETH (the target's XRC SRQ), responses are RC's.  No atomic
 	 * write or invalidation over XRC here (not offered). */
 	SEND_WRITE_OPS(ROCE_XRC_BASE, "XRC", ROCE_F_XRCETH, ROCE_XRCETH_LEN, 0),
-	READ_ATOMIC_OPS(ROCE_XRC_BASE, "XRC", ROCE_F_XRCETH, ROCE_XRCETH_LEN),
+	READ_ATOMIC_OPS(ROCE_XRC_BASE, "XRC", ROCE_F_XRCETH, ROCE_XRCETH_LEN, 0),
 };
 
 #undef V

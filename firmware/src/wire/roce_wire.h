@@ -104,7 +104,8 @@ enum roce_op_flags {
 	ROCE_F_INV = 1u << 16,       /* IETH (send with invalidate)        */
 	ROCE_F_ATOMIC_WRITE = 1u << 17, /* RETH + 8 bytes, ACKed like a WRITE */
 	ROCE_F_XRCETH = 1u << 18,    /* XRC request: XRCETH after the BTH  */
-	ROCE_F_LATER = 1u << 19,     /* RC WRITE MIDDLE/LAST: the receive
+	ROCE_F_LATER = 1u << 19,     /* RC WRITE and READ response MIDDLE
+				      * and LAST, SEND MIDDLE: the receive
 				      * parse may leave its ICRC for later
 				      * (roce_icrc_later_hdrs)             */
 };
@@ -263,7 +264,8 @@ enum roce_parse_result roce_parse_rx(const uint8_t *frame, uint32_t len,
  * and XRCETH's fields.  roce_parse_rx_finish fills them in (from the
  * frame h->payload points into, which must still be there) before h goes
  * anywhere else; it leaves any other h as it is.  It also leaves the
- * ICRC of an IPv4 RC WRITE MIDDLE or LAST for later (h->icrc_later, see
+ * ICRC of an IPv4 RC WRITE or READ response MIDDLE or LAST, or SEND
+ * MIDDLE, for later (h->icrc_later, see
  * roce_icrc_later_hdrs below).  roce_parse_rx is the two in a row, with
  * such an ICRC checked at once (the same verdicts as roce_parse).
  */
@@ -363,12 +365,13 @@ uint32_t roce_icrc4_hdrs(const uint8_t *frame, uint32_t hdr_len);
 
 /*
  * A frame roce_parse_rx_first accepted with its ICRC left for later
- * (h->icrc_later): an IPv4 RC WRITE MIDDLE or LAST where the CPU folds
- * CRCs, whose payload the responder's one step places with the check
- * folded into the copy (rc_write_only.h).  Its payload lands only
- * inside the message a FIRST packet with a good ICRC opened, whose bytes
- * mean nothing until its LAST is in; a bad one is dropped there before
- * any state moves, and its retransmission writes the same bytes again.
+ * (h->icrc_later): an IPv4 RC WRITE or READ response MIDDLE or LAST, or
+ * SEND MIDDLE, where the CPU folds CRCs, whose payload the responder's
+ * or the completer's one step places with the check folded into the
+ * copy (resp_more, comp_read_more).  Its payload lands only inside the
+ * message a FIRST packet with a good ICRC opened, whose bytes mean
+ * nothing until its LAST is in; a bad one is dropped there before any
+ * state moves, and its retransmission writes the same bytes again.
  * Every other use of the frame checks it first: roce_icrc_later_ok.
  * roce_icrc_later_hdrs: the register the payload and pad are folded onto
  * (the masked headers'); roce_icrc_later_is: whether the register after
