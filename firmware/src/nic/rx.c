@@ -44,12 +44,12 @@ static bool rx_qp_takes(struct snic_nic *nic, struct snic_qp *qp,
 /* A WRITE or READ response MIDDLE or LAST, or a SEND MIDDLE, whose ICRC
  * the parse left for later: to the responder's or the completer's step
  * that checks it in the payload's copy (resp_more, comp_read_more), when
- * its QP is an RC QP of that peer and the HAL can.  True: done with (placed, or
- * dropped for a bad ICRC), *ack the QP that may owe an ACK.  False:
- * checked here, good, and on its usual way (nothing changed).  Out of
- * line: a call per large frame costs nothing, and in line it left
- * rx_poll too big for the parse to be inlined there (+32 instructions on
- * a 64-B WRITE). */
+ * its QP is an RC QP of that peer and the HAL can.  True: done with
+ * (placed, or dropped for a bad ICRC), *ack the QP that may owe an ACK
+ * for it (a request: as rc_rx says).  False: checked here, good, and on
+ * its usual way (nothing changed).  Out of line: a call per large frame
+ * costs nothing, and in line it left rx_poll too big for the parse to
+ * be inlined there (+32 instructions on a 64-B WRITE). */
 static __attribute__((noinline))
 bool rx_fold(struct snic_nic *nic, struct snic_pkt *p, struct roce_hdrs *h,
 	     struct snic_qp **ack)
@@ -60,12 +60,12 @@ bool rx_fold(struct snic_nic *nic, struct snic_pkt *p, struct roce_hdrs *h,
 	if (qp && qp->type == SNIC_QPT_RC && qp_peer_is(qp, h) &&
 	    nic->core.ops->dma_write_crc &&
 	    roce_pkey_match(h->pkey, ROCE_DEFAULT_PKEY)) {
-		switch (roce_opcodes[h->opcode].flags & ROCE_F_REQ
-				? resp_more(nic, qp, h)
-				: comp_read_more(nic, qp, h)) {
+		bool req = roce_opcodes[h->opcode].flags & ROCE_F_REQ;
+
+		switch (req ? resp_more(nic, qp, h) : comp_read_more(nic, qp, h)) {
 		case RX_FOLD_PLACED:
 			rx_qp_takes(nic, qp, p, h);
-			*ack = qp->resp.ack_pending ? qp : NULL;
+			*ack = req && qp->resp.ack_pending ? qp : NULL;
 			return true;
 		case RX_FOLD_BAD_ICRC:
 			CNT_INC(&nic->core, rx_drop_icrc);
