@@ -1394,6 +1394,35 @@ static void test_rc_write_only_dma_fails(void)
 	env_free(e);
 }
 
+/* A WRITE's MIDDLE packet cannot be written at the responder: the folded
+ * placement (rx_fold) declines it and the usual path fails it, counted
+ * once, NAKed as a remote access error; the FIRST packet's bytes stay,
+ * nothing past them is written, the requester's WQE fails. */
+static void test_rc_write_middle_dma_fails(void)
+{
+	struct rc_env *e = env_new();
+	struct snic_cqe c;
+	struct snic_wqe_sge s = sga(e, 0, 3072);
+	uint64_t dma0 = cB(e, "dma_errors");
+
+	pattern(A(e, 0), 3072, 6);
+	memset(B(e, 0), 0x5a, 4096);
+	e->s->b.hal.fail_wr_lo = e->p.bufb + 1024;
+	e->s->b.hal.fail_wr_hi = e->p.bufb + 2048;
+	struct fwr w = { .wr_id = 9, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	fqp_post_send(&e->p.qa, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+	CU_ASSERT_EQUAL(c.wr_id, 9);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_REM_ACCESS_ERR);
+	CU_ASSERT_EQUAL(cB(e, "dma_errors"), dma0 + 1);
+	CU_ASSERT_EQUAL(cB(e, "nak_access_sent"), 1);
+	CU_ASSERT_EQUAL(memcmp(B(e, 0), A(e, 0), 1024), 0);
+	CU_ASSERT_TRUE(all_is(B(e, 1024), 3072, 0x5a));
+	env_free(e);
+}
+
 /* A CQE that cannot be written is never published: the CQ goes to
  * error with an IBV_EVENT_CQ_ERR, and the QP whose CQE it was to error
  * with an IBV_EVENT_QP_FATAL, after it (qp_cq_lost). */
@@ -2102,6 +2131,7 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_read_source_fails),
 	   UNIT_TEST(test_rc_atomic_hal_fails),
 	   UNIT_TEST(test_rc_write_only_dma_fails),
+	   UNIT_TEST(test_rc_write_middle_dma_fails),
 	   UNIT_TEST(test_rc_cqe_write_fails),
 	   UNIT_TEST(test_rc_cqe_owner_last),
 	   UNIT_TEST(test_rc_cqe_run_wrap),

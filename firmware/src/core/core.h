@@ -181,18 +181,16 @@ static inline int core_dma_read_crc(struct snic_core *c, uint64_t pa,
 /* dma_write with the ICRC's register advanced over the payload and its
  * pad (hal.h's dma_write_crc): 0 written and folded, -1 failed (nothing
  * written), 1 not done (device memory, or a HAL without the op: the
- * caller checks the ICRC and copies the usual way). */
+ * caller checks the ICRC and copies the usual way).  A failure is not
+ * counted here: every caller declines it (rx_fold_verdict) and the usual
+ * path's write fails again and counts it, once. */
 static inline int core_dma_write_crc(struct snic_core *c, uint64_t pa,
 				     const void *src, uint32_t len,
 				     uint32_t *crc)
 {
 	if ((pa & SNIC_PA_DM) || !c->ops->dma_write_crc)
 		return 1;
-	if (c->ops->dma_write_crc(c->hal_ctx, pa, src, len, crc)) {
-		CNT_INC(c, dma_errors);
-		return -1;
-	}
-	return 0;
+	return c->ops->dma_write_crc(c->hal_ctx, pa, src, len, crc) ? -1 : 0;
 }
 /* Read-ahead of host memory the core will read soon (hal.h's
  * dma_prefetch); nothing where the HAL has none.  Device memory's
