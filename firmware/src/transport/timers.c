@@ -42,10 +42,11 @@ void timer_window_grow(struct snic_qp *qp, uint32_t n)
 /* Tail-loss probe timeout: two smoothed round trips (a lost tail shows
  * as no ACK for that long), at least SNIC_TLP_MIN_NS, doubled for every
  * probe already sent without an answer, at most half the transport
- * timeout; before an RTT is known, a quarter of it. */
-static uint64_t pto_ns(const struct snic_qp *qp)
+ * timeout (rto, rto_ns's: its callers want it too); before an RTT is
+ * known, a quarter of it. */
+static uint64_t pto_ns(const struct snic_qp *qp, uint64_t rto)
 {
-	uint64_t rto = rto_ns(qp), p = qp->srtt_ns ? 2ull * qp->srtt_ns : rto / 4;
+	uint64_t p = qp->srtt_ns ? 2ull * qp->srtt_ns : rto / 4;
 
 	if (p < SNIC_TLP_MIN_NS)
 		p = SNIC_TLP_MIN_NS;
@@ -83,10 +84,12 @@ void timer_arm(struct snic_nic *nic, struct snic_qp *qp)
 __attribute__((noinline))
 void timer_sent_arm(struct snic_nic *nic, struct snic_qp *qp)
 {
+	uint64_t rto = rto_ns(qp);
+
 	if (!qp->tlp_at && qp->tlp_n < SNIC_TLP_MAX)
-		qp->tlp_at = nic->core.now + pto_ns(qp);
+		qp->tlp_at = nic->core.now + pto_ns(qp, rto);
 	if (!qp->rto_at)
-		qp->rto_at = nic->core.now + rto_ns(qp);
+		qp->rto_at = nic->core.now + rto;
 	timer_arm(nic, qp);
 }
 
@@ -159,8 +162,10 @@ void timer_progress(struct snic_nic *nic, struct snic_qp *qp)
 		return;
 	}
 	/* the peer is answering (READ responses too): the probe waits */
-	qp->tlp_at = nic->core.now + pto_ns(qp);
-	qp->rto_at = nic->core.now + rto_ns(qp);
+	uint64_t rto = rto_ns(qp);
+
+	qp->tlp_at = nic->core.now + pto_ns(qp, rto);
+	qp->rto_at = nic->core.now + rto;
 	timer_arm(nic, qp);
 }
 
@@ -244,7 +249,7 @@ static void tw_expire(void *arg, uint16_t id)
 			qp->rto_at = nic->core.now + rto_ns(qp);
 	}
 	if (qp->tlp_at && nic->core.now >= qp->tlp_at) {
-		uint64_t due = qp->last_tx + pto_ns(qp);
+		uint64_t due = qp->last_tx + pto_ns(qp, rto_ns(qp));
 
 		if (qp->infl_head == qp->infl_tail) {
 			qp->tlp_at = 0; /* nothing outstanding */
