@@ -1889,12 +1889,15 @@ static enum fl_action flip_hook_fn(void *arg, int from, uint8_t *frame,
 
 /* A WRITE's and a READ's MIDDLE and LAST packets and a SEND's MIDDLE
  * have their ICRC checked in the pass that places their payload
- * (resp_write_more, comp_read_more, resp_send_more; the HAL's
- * dma_write_crc): one whose payload, pad or PSN was flipped on the way
+ * (resp_more, comp_read_more; the HAL's dma_write_crc), a SEND's LAST
+ * before its copy: one whose payload, pad or PSN was flipped on the way
  * is dropped and counted before anything moves, and the resent packet
  * writes the right bytes where the bad one's went.  Five 1 KiB packets
  * and 5 bytes (the LAST with 3 bytes of pad); the WRITE and the SEND
- * from A to B, the READ's responses from B to A. */
+ * from A to B, the READ's responses from B to A.  A SEND LAST whose pad
+ * count reads 1 instead of 3 claims 7 bytes: the 2 past the message's
+ * end are never written (the byte after it is checked; a fold of the
+ * LAST must keep it so). */
 static void test_loss_write_more_icrc(void)
 {
 	static const struct flip_hook cases[] = {
@@ -1909,13 +1912,19 @@ static void test_loss_write_more_icrc(void)
 		{ 0, ROCE_RC_SEND_MIDDLE, .nth = 2, .at = 100 },
 		{ 0, ROCE_RC_SEND_MIDDLE, .nth = 4, .at = 1023 },
 		{ 0, ROCE_RC_SEND_MIDDLE, .nth = 3, .at = -1 },     /* PSN */
+		{ 0, ROCE_RC_SEND_LAST, .nth = 1, .at = 1 },   /* folded part */
+		{ 0, ROCE_RC_SEND_LAST, .nth = 1, .at = 4 },   /* last word */
+		{ 0, ROCE_RC_SEND_LAST, .nth = 1, .at = 6 },   /* pad */
+		{ 0, ROCE_RC_SEND_LAST, .nth = 1, .at = -11 }, /* pad count */
+		{ 0, ROCE_RC_SEND_LAST, .nth = 1, .at = -1 },  /* PSN */
 	};
 	const uint32_t len = 5 * 1024 + 5;
 
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		struct lenv *e = directed_env(10, 7);
 		struct flip_hook f = cases[k];
-		bool rd = f.from == 1, send = f.opcode == ROCE_RC_SEND_MIDDLE;
+		bool rd = f.from == 1, send = f.opcode == ROCE_RC_SEND_MIDDLE ||
+					      f.opcode == ROCE_RC_SEND_LAST;
 		struct snic_wqe_sge s = { e->p.bufa, len, e->p.mra };
 		struct snic_wqe_sge rs = { e->p.bufb + 4096, len + 100, e->p.mrb };
 		struct fwr w = { .wr_id = 1, .flags = SNIC_SEND_SIGNALED,

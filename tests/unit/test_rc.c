@@ -1423,6 +1423,38 @@ static void test_rc_write_middle_dma_fails(void)
 	env_free(e);
 }
 
+/* A SEND's LAST whose last word cannot be written at the responder:
+ * the RECV completes with a local protection error (recv_place), the
+ * SEND is NAKed as a remote operational error, the failure counted once,
+ * nothing written past the FIRST's bytes (the LAST's copy is one DMA). */
+static void test_rc_send_last_tail_dma_fails(void)
+{
+	struct rc_env *e = env_new();
+	struct snic_cqe c;
+	struct snic_wqe_sge s = sga(e, 0, 2000), r = sgb(e, 0, 4096);
+	uint64_t dma0 = cB(e, "dma_errors");
+
+	pattern(A(e, 0), 2000, 7);
+	memset(B(e, 0), 0x5a, 4096);
+	e->s->b.hal.fail_wr_lo = e->p.bufb + 1996;
+	e->s->b.hal.fail_wr_hi = e->p.bufb + 2000;
+	fqp_post_recv(&e->p.qb, 0x31, &r, 1);
+	struct fwr w = { .wr_id = 0x32, .opcode = SNIC_WR_SEND,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	fqp_post_send(&e->p.qa, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+	CU_ASSERT_EQUAL(c.wr_id, 0x32);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_REM_OP_ERR);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqb, &c));
+	CU_ASSERT_EQUAL(c.wr_id, 0x31);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_LOC_PROT_ERR);
+	CU_ASSERT_EQUAL(cB(e, "dma_errors"), dma0 + 1);
+	CU_ASSERT_EQUAL(cB(e, "nak_rem_op_sent"), 1);
+	CU_ASSERT_EQUAL(memcmp(B(e, 0), A(e, 0), 1024), 0);
+	CU_ASSERT_TRUE(all_is(B(e, 1024), 4096 - 1024, 0x5a));
+	env_free(e);
+}
+
 /* A CQE that cannot be written is never published: the CQ goes to
  * error with an IBV_EVENT_CQ_ERR, and the QP whose CQE it was to error
  * with an IBV_EVENT_QP_FATAL, after it (qp_cq_lost). */
@@ -1841,7 +1873,7 @@ static void test_rc_cq_overrun_mid_ack(void)
  * 9.7.5.2: a local error at the responder) and A completes it with
  * IBV_WC_REM_OP_ERR (before: B ACKed it and A saw a success for a
  * message whose completion B lost).  A 6th SEND then flushes on A. */
-static void test_rc_cq_overrun_recv(void)
+static void cq_overrun_recv(uint32_t n)
 {
 	struct fconn conn;
 	struct rc_env *e;
@@ -1855,22 +1887,22 @@ static void test_rc_cq_overrun_recv(void)
 	slot = fdev_slot(&e->s->b, e->p.cb.slot);
 	ev0 = slot->eq_pi;
 	for (uint32_t i = 0; i < 6; i++) {
-		struct snic_wqe_sge r = sgb(e, 64 * i, 64);
+		struct snic_wqe_sge r = sgb(e, (uint64_t)n * i, n);
 
 		fqp_post_recv(&e->p.qb, 0x300 + i, &r, 1);
 	}
-	memset(B(e, 0), 0, 6 * 64);
+	memset(B(e, 0), 0, 6 * n);
 	for (uint32_t i = 0; i < 5; i++) {
-		struct snic_wqe_sge s = sga(e, 64 * i, 64);
+		struct snic_wqe_sge s = sga(e, (uint64_t)n * i, n);
 		struct fwr w = { .wr_id = 0x400 + i, .opcode = SNIC_WR_SEND,
 				 .sge = &s, .num_sge = 1 };
 
-		memset(A(e, 64 * i), 0x10 + i, 64);
+		memset(A(e, (uint64_t)n * i), 0x10 + i, n);
 		fqp_post_send(&e->p.qa, &w);
 		fsim_idle(e->s, 50);
 	}
 	CU_ASSERT_EQUAL(fdev_counter(&e->s->b, "cq_overruns"), 1);
-	CU_ASSERT_TRUE(all_is(B(e, 4 * 64), 64, 0x14)); /* the 5th landed */
+	CU_ASSERT_TRUE(all_is(B(e, 4 * n), n, 0x14)); /* the 5th landed */
 	CU_ASSERT_EQUAL(fqp_state(&e->p.qb), SNIC_QPS_ERR);
 	CU_ASSERT_EQUAL_FATAL(slot->eq_pi, ev0 + 2);
 	CU_ASSERT_EQUAL(slot->eq[ev0].type, SNIC_EV_CQ_ERR);
@@ -1890,15 +1922,15 @@ static void test_rc_cq_overrun_recv(void)
 		CU_ASSERT_EQUAL_FATAL(fcq_poll(&e->p.cqb, &c), 1);
 		CU_ASSERT_EQUAL(c.wr_id, 0x300 + i);
 		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
-		CU_ASSERT_EQUAL(c.byte_len, 64);
-		CU_ASSERT_TRUE(all_is(B(e, 64 * i), 64, (uint8_t)(0x10 + i)));
+		CU_ASSERT_EQUAL(c.byte_len, n);
+		CU_ASSERT_TRUE(all_is(B(e, (uint64_t)n * i), n, (uint8_t)(0x10 + i)));
 	}
 	{
-		struct snic_wqe_sge s = sga(e, 0, 64);
+		struct snic_wqe_sge s = sga(e, 0, n);
 		struct fwr w = { .wr_id = 0x405, .opcode = SNIC_WR_SEND,
 				 .sge = &s, .num_sge = 1 };
 
-		memset(A(e, 0), 0x77, 64);
+		memset(A(e, 0), 0x77, n);
 		fqp_post_send(&e->p.qa, &w);
 	}
 	fsim_idle(e->s, 200);
@@ -1906,10 +1938,23 @@ static void test_rc_cq_overrun_recv(void)
 	CU_ASSERT_EQUAL(c.wr_id, 0x405);
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_WR_FLUSH_ERR);
 	CU_ASSERT_EQUAL(fcq_poll(&e->p.cqb, &c), 0);
-	CU_ASSERT_TRUE(all_is(B(e, 5 * 64), 64, 0));
+	CU_ASSERT_TRUE(all_is(B(e, 5 * n), n, 0));
 	CU_ASSERT_EQUAL(fdev_counter(&e->s->b, "cq_overruns"), 1);
 	CU_ASSERT_EQUAL(slot->eq_pi, ev0 + 2);
 	env_free(e);
+}
+
+static void test_rc_cq_overrun_recv(void)
+{
+	cq_overrun_recv(64);
+}
+
+/* The same with SENDs of two packets (1024 + 976 bytes): the 5th SEND's
+ * LAST, which completes its RECV, finds the CQ full (do_send): NAKed all
+ * the same, its FIRST's bytes and its LAST's in place. */
+static void test_rc_cq_overrun_recv_last(void)
+{
+	cq_overrun_recv(2000);
 }
 
 /* A signalled 16-byte WRITE from q (a QP of A) into B's buffer. */
@@ -2132,6 +2177,7 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_atomic_hal_fails),
 	   UNIT_TEST(test_rc_write_only_dma_fails),
 	   UNIT_TEST(test_rc_write_middle_dma_fails),
+	   UNIT_TEST(test_rc_send_last_tail_dma_fails),
 	   UNIT_TEST(test_rc_cqe_write_fails),
 	   UNIT_TEST(test_rc_cqe_owner_last),
 	   UNIT_TEST(test_rc_cqe_run_wrap),
@@ -2139,5 +2185,6 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_cqe_run_room),
 	   UNIT_TEST(test_rc_cq_overrun_mid_ack),
 	   UNIT_TEST(test_rc_cq_overrun_recv),
+	   UNIT_TEST(test_rc_cq_overrun_recv_last),
 	   UNIT_TEST(test_rc_cq_overrun_split_cqs),
 	   UNIT_TEST(test_rc_flush_partial_once));
