@@ -1262,25 +1262,40 @@ static void test_rc_reset_reconnect(void)
 /* ---------------------------------------------------------------------- */
 /* Local failures: nothing goes on the wire without its data.              */
 
+/* A signalled WRITE of len bytes (a pattern) from the start of A's
+ * buffer to the start of B's (0x5a, and 4 KiB past it), with one side's
+ * HAL failing the reads (rd) or the writes of [lo, hi) of that side's
+ * buffer: its CQE. */
+static struct snic_cqe write_faulted(struct rc_env *e, uint32_t len,
+				     bool at_b, bool rd, uint32_t lo,
+				     uint32_t hi, uint64_t wr_id)
+{
+	struct fake_hal *h = at_b ? &e->s->b.hal : &e->s->a.hal;
+	uint64_t buf = at_b ? e->p.bufb : e->p.bufa;
+	struct snic_wqe_sge s = sga(e, 0, len);
+	struct fwr w = { .wr_id = wr_id, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
+	struct snic_cqe c;
+
+	pattern(A(e, 0), len, (unsigned)wr_id);
+	memset(B(e, 0), 0x5a, len + 4096);
+	*(rd ? &h->fail_rd_lo : &h->fail_wr_lo) = buf + lo;
+	*(rd ? &h->fail_rd_hi : &h->fail_wr_hi) = buf + hi;
+	fqp_post_send(&e->p.qa, &w);
+	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+	CU_ASSERT_EQUAL(c.wr_id, wr_id);
+	return c;
+}
+
 /* The second half of a WRITE's source cannot be read: no frame carries
  * made-up data; the WQE completes with a local protection error. */
 static void test_rc_gather_fails(void)
 {
 	struct rc_env *e = env_new();
-	struct snic_cqe c;
-	struct snic_wqe_sge s = sga(e, 0, 65536);
 	uint64_t dma0 = cA(e, "dma_errors");
+	struct snic_cqe c = write_faulted(e, 65536, false, true, 32768, 65536, 5);
 
-	pattern(A(e, 0), 65536, 9);
-	memset(B(e, 0), 0x5a, 65536);
-	e->s->a.hal.fail_rd_lo = e->p.bufa + 32768;
-	e->s->a.hal.fail_rd_hi = e->p.bufa + 65536;
-	struct fwr w = { .wr_id = 5, .opcode = SNIC_WR_RDMA_WRITE,
-			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
-			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
-	fqp_post_send(&e->p.qa, &w);
-	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
-	CU_ASSERT_EQUAL(c.wr_id, 5);
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_LOC_PROT_ERR);
 	CU_ASSERT_EQUAL(memcmp(B(e, 0), A(e, 0), 32768), 0);
 	CU_ASSERT_TRUE(all_is(B(e, 32768), 32768, 0x5a));
@@ -1298,20 +1313,10 @@ static void test_uc_gather_fails(void)
 {
 	struct rc_env *e = env_new();
 	struct snic_cqe c;
-	struct snic_wqe_sge s = sga(e, 0, 4096);
 
 	e->s->a.nic->qps[SNIC_QPN_IDX(e->p.qa.qpn)].type = SNIC_QPT_UC;
 	e->s->b.nic->qps[SNIC_QPN_IDX(e->p.qb.qpn)].type = SNIC_QPT_UC;
-	pattern(A(e, 0), 4096, 3);
-	memset(B(e, 0), 0x5a, 4096);
-	e->s->a.hal.fail_rd_lo = e->p.bufa + 1024;
-	e->s->a.hal.fail_rd_hi = e->p.bufa + 4096;
-	struct fwr w = { .wr_id = 6, .opcode = SNIC_WR_RDMA_WRITE,
-			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
-			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
-	fqp_post_send(&e->p.qa, &w);
-	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
-	CU_ASSERT_EQUAL(c.wr_id, 6);
+	c = write_faulted(e, 4096, false, true, 1024, 4096, 6);
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_LOC_PROT_ERR);
 	CU_ASSERT_EQUAL(memcmp(B(e, 0), A(e, 0), 1024), 0); /* first packet */
 	CU_ASSERT_TRUE(all_is(B(e, 1024), 3072, 0x5a));      /* nothing more */
@@ -1373,20 +1378,9 @@ static void test_rc_atomic_hal_fails(void)
 static void test_rc_write_only_dma_fails(void)
 {
 	struct rc_env *e = env_new();
-	struct snic_cqe c;
-	struct snic_wqe_sge s = sga(e, 0, 64);
 	uint64_t dma0 = cB(e, "dma_errors");
+	struct snic_cqe c = write_faulted(e, 64, true, false, 0, 64, 8);
 
-	pattern(A(e, 0), 64, 4);
-	memset(B(e, 0), 0x5a, 128);
-	e->s->b.hal.fail_wr_lo = e->p.bufb;
-	e->s->b.hal.fail_wr_hi = e->p.bufb + 64;
-	struct fwr w = { .wr_id = 8, .opcode = SNIC_WR_RDMA_WRITE,
-			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
-			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
-	fqp_post_send(&e->p.qa, &w);
-	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
-	CU_ASSERT_EQUAL(c.wr_id, 8);
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_REM_ACCESS_ERR);
 	CU_ASSERT_EQUAL(cB(e, "dma_errors"), dma0 + 1);
 	CU_ASSERT_EQUAL(cB(e, "nak_access_sent"), 1);
@@ -1401,20 +1395,9 @@ static void test_rc_write_only_dma_fails(void)
 static void test_rc_write_middle_dma_fails(void)
 {
 	struct rc_env *e = env_new();
-	struct snic_cqe c;
-	struct snic_wqe_sge s = sga(e, 0, 3072);
 	uint64_t dma0 = cB(e, "dma_errors");
+	struct snic_cqe c = write_faulted(e, 3072, true, false, 1024, 2048, 9);
 
-	pattern(A(e, 0), 3072, 6);
-	memset(B(e, 0), 0x5a, 4096);
-	e->s->b.hal.fail_wr_lo = e->p.bufb + 1024;
-	e->s->b.hal.fail_wr_hi = e->p.bufb + 2048;
-	struct fwr w = { .wr_id = 9, .opcode = SNIC_WR_RDMA_WRITE,
-			 .flags = SNIC_SEND_SIGNALED, .sge = &s, .num_sge = 1,
-			 .remote_addr = e->p.bufb, .rkey = e->p.mrb };
-	fqp_post_send(&e->p.qa, &w);
-	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
-	CU_ASSERT_EQUAL(c.wr_id, 9);
 	CU_ASSERT_EQUAL(c.status, SNIC_WC_REM_ACCESS_ERR);
 	CU_ASSERT_EQUAL(cB(e, "dma_errors"), dma0 + 1);
 	CU_ASSERT_EQUAL(cB(e, "nak_access_sent"), 1);
