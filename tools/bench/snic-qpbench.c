@@ -336,13 +336,31 @@ static double median(double *v, unsigned n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The sum of v[0 .. n), its smallest and its largest: the aggregate and
+ * the slowest and fastest QP. */
+static uint64_t sum_lo_hi(const uint64_t *v, unsigned n, uint64_t *lo,
+			  uint64_t *hi)
+{
+	uint64_t sum = 0;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (unsigned i = 0; i < n; i++) {
+		sum += v[i];
+		*lo = v[i] < *lo ? v[i] : *lo;
+		*hi = v[i] > *hi ? v[i] : *hi;
+	}
+	return sum;
+}
+
 /* `rate`'s run on QP 0 and `many`'s on all n, taking turns (see the top
  * of the file). */
 static int ratio(unsigned n, double secs, unsigned turns, unsigned depth)
 {
 	double *r1 = calloc(turns, sizeof(*r1)), *rn = calloc(turns, sizeof(*rn));
-	double *q = calloc(turns, sizeof(*q)), lo = 1e300, hi = 0, tsum = 0;
+	double *q = calloc(turns, sizeof(*q)), tsum = 0;
 	uint64_t *done = calloc(n, sizeof(*done)), *sum = calloc(n, sizeof(*sum));
+	uint64_t lo, hi;
 
 	if (!r1 || !rn || !q || !done || !sum)
 		die("calloc");
@@ -364,16 +382,14 @@ static int ratio(unsigned n, double secs, unsigned turns, unsigned depth)
 		rn[r] = (double)all / t / 1e6;
 		q[r] = 100 * rn[r] / r1[r];
 	}
-	for (unsigned i = 0; i < n; i++) {
-		lo = (double)sum[i] < lo ? (double)sum[i] : lo;
-		hi = (double)sum[i] > hi ? (double)sum[i] : hi;
-	}
+	sum_lo_hi(sum, n, &lo, &hi);
 	{
 		double m = median(q, turns); /* sorts q: q[0] lowest */
 
 		printf("ratio %u %.1f %.1f %.1f %.3f %.3f %.2f %.2f\n", n, m,
 		       q[0], q[turns - 1], median(r1, turns),
-		       median(rn, turns), lo / tsum / 1e3, hi / tsum / 1e3);
+		       median(rn, turns), (double)lo / tsum / 1e3,
+		       (double)hi / tsum / 1e3);
 	}
 	return 0;
 }
@@ -437,7 +453,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(mode, "many") == 0 && n > 0) {
-		uint64_t sum = 0, lo = UINT64_MAX, hi = 0;
+		uint64_t sum, lo, hi;
 		unsigned depth = argc > 4 ? (unsigned)atoi(argv[4]) : DEPTH_N;
 		double t;
 
@@ -448,11 +464,7 @@ int main(int argc, char **argv)
 		setup(n, depth, 0);
 		done = calloc(nq, sizeof(*done));
 		t = run(n, depth, depth, secs, done);
-		for (unsigned i = 0; i < n; i++) {
-			sum += done[i];
-			lo = done[i] < lo ? done[i] : lo;
-			hi = done[i] > hi ? done[i] : hi;
-		}
+		sum = sum_lo_hi(done, n, &lo, &hi);
 		printf("many %u %.3f %.2f %.2f\n", n, (double)sum / t / 1e6,
 		       (double)lo / t / 1e3, (double)hi / t / 1e3);
 		return 0;
