@@ -1912,8 +1912,8 @@ static void test_loss_write_more_icrc(void)
 		{ 0, ROCE_RC_SEND_MIDDLE, .nth = 2, .at = 100 },
 		{ 0, ROCE_RC_SEND_MIDDLE, .nth = 4, .at = 1023 },
 		{ 0, ROCE_RC_SEND_MIDDLE, .nth = 3, .at = -1 },     /* PSN */
-		{ 0, ROCE_RC_SEND_LAST, .nth = 1, .at = 1 },   /* folded part */
-		{ 0, ROCE_RC_SEND_LAST, .nth = 1, .at = 4 },   /* last word */
+		{ 0, ROCE_RC_SEND_LAST, .nth = 1, .at = 1 },   /* payload */
+		{ 0, ROCE_RC_SEND_LAST, .nth = 1, .at = 4 },   /* its last byte */
 		{ 0, ROCE_RC_SEND_LAST, .nth = 1, .at = 6 },   /* pad */
 		{ 0, ROCE_RC_SEND_LAST, .nth = 1, .at = -11 }, /* pad count */
 		{ 0, ROCE_RC_SEND_LAST, .nth = 1, .at = -1 },  /* PSN */
