@@ -1353,9 +1353,8 @@ static void test_rc_read_source_fails(void)
 /* A READ's MIDDLE response cannot be written at the requester: the
  * folded placement (rx_fold, comp_read_more) declines it and the usual
  * path fails it, counted once; the WQE completes in error, the FIRST
- * response's bytes stay, nothing past them is written.  The status is
- * on_read_resp's for any failed copy, LOC_LEN_ERR (the atomic's failed
- * copy and rxe's say LOC_PROT_ERR: left as it is, noted on issue 11). */
+ * response's bytes stay, nothing past them is written.  The length fit,
+ * so the status is the sink memory's, LOC_PROT_ERR (as an atomic's). */
 static void test_rc_read_middle_sink_fails(void)
 {
 	struct rc_env *e = env_new();
@@ -1373,7 +1372,7 @@ static void test_rc_read_middle_sink_fails(void)
 	fqp_post_send(&e->p.qa, &w);
 	CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
 	CU_ASSERT_EQUAL(c.wr_id, 10);
-	CU_ASSERT_EQUAL(c.status, SNIC_WC_LOC_LEN_ERR);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_LOC_PROT_ERR);
 	CU_ASSERT_EQUAL(cA(e, "dma_errors"), dma0 + 1);
 	CU_ASSERT_EQUAL(memcmp(A(e, 0), B(e, 0), 1024), 0);
 	CU_ASSERT_TRUE(all_is(A(e, 1024), 3072, 0x21));

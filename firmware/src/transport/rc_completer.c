@@ -454,9 +454,11 @@ static void on_read_resp(struct snic_nic *nic, struct snic_qp *qp,
 		CNT_INC(&nic->core, rx_drop_read_resp_len);
 		return; /* not this response: the timer asks again */
 	}
+	/* the length fits (rd_resp_len_ok): a failed copy is the sink's
+	 * memory, LOC_PROT_ERR as a SEND's placement and an atomic's */
 	if (h->payload_len &&
 	    sgl_copy_in(nic, &qp->rd_sgl, h->payload, h->payload_len)) {
-		fail_oldest(nic, qp, SNIC_WC_LOC_LEN_ERR);
+		fail_oldest(nic, qp, SNIC_WC_LOC_PROT_ERR);
 		return;
 	}
 	rd_resp_took(nic, qp, f, fl);
