@@ -294,6 +294,26 @@ int fcq_destroy(struct fcq *cq)
 	return fctx_cmd(cq->ctx, SNIC_CMD_DESTROY_CQ, &h, sizeof(h), NULL, 0);
 }
 
+int fcq_resize(struct fcq *cq, uint32_t cnt, uint32_t *moved)
+{
+	struct snic_cmd_resize_cq in = { .cqn = cq->cqn, .cqe_cnt = cnt };
+	struct snic_cmd_handle h = { 0 };
+	int st;
+
+	in.ring_pa = fdev_alloc(cq->ctx->dev, (uint64_t)cnt * 64, 64);
+	in.dbrec_pa = fdev_alloc(cq->ctx->dev, 64, 64);
+	st = fctx_cmd(cq->ctx, SNIC_CMD_RESIZE_CQ, &in, sizeof(in), &h,
+		      sizeof(h));
+	if (st == SNIC_ST_OK) {
+		cq->ring_pa = in.ring_pa;
+		cq->dbrec_pa = in.dbrec_pa;
+		cq->cnt = cnt;
+		cq->ci = 0;
+		*moved = h.handle;
+	}
+	return st;
+}
+
 int fcq_poll(struct fcq *cq, struct snic_cqe *out)
 {
 	struct fdev *d = cq->ctx->dev;

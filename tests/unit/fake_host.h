@@ -104,6 +104,9 @@ int fctx_dereg_mr(struct fctx *c, uint32_t key);
 
 int fcq_create(struct fcq *cq, struct fctx *c, uint32_t cnt);
 int fcq_destroy(struct fcq *cq);
+/* RESIZE_CQ to a new ring of cnt entries; on success cq follows it (its
+ * unpolled CQEs moved to its start, ci 0) and *moved says how many. */
+int fcq_resize(struct fcq *cq, uint32_t cnt, uint32_t *moved);
 /* Host-side poll: 1 and the CQE when one is ready, else 0. */
 int fcq_poll(struct fcq *cq, struct snic_cqe *out);
 

@@ -237,6 +237,33 @@ static void test_cores_ring_full(void)
 	CU_ASSERT_EQUAL(fsim_free(s), 0);
 }
 
+/* Connected pairs qa[i]-qb[i] (i = 0: the pair's own) until one's QP on
+ * `d` (the pair's NIC a or b) belongs to core 1: its index, at most 3
+ * (QPNs alternate cores). */
+static uint32_t pair_on_core1(struct fsim *s, struct fpair *p,
+			      const struct fconn *conn, struct fdev *d,
+			      struct fqp qa[4], struct fqp qb[4])
+{
+	struct fqp_caps caps = { .sq_cnt = 16, .rq_cnt = 16, .max_send_sge = 1,
+				 .max_recv_sge = 1 };
+
+	qa[0] = p->qa;
+	qb[0] = p->qb;
+	for (uint32_t i = 0; i < 4; i++) {
+		if (i) {
+			CU_ASSERT_EQUAL_FATAL(fqp_create(&qa[i], &p->ca, p->pda,
+							 &p->cqa, &p->cqa, &caps), 0);
+			CU_ASSERT_EQUAL_FATAL(fqp_create(&qb[i], &p->cb, p->pdb,
+							 &p->cqb, &p->cqb, &caps), 0);
+			CU_ASSERT_EQUAL_FATAL(fqp_connect(&qa[i], &qb[i], conn), 0);
+		}
+		if (d->nic->qps[handle_idx((d == &s->a ? qa : qb)[i].qpn)].core == 1)
+			return i;
+	}
+	CU_FAIL_FATAL("no QP on core 1");
+	return 0;
+}
+
 /* A QP of core 1 whose CQE core 0 drops (the shared 4-entry CQ
  * overruns, nobody consuming): core 0 tells core 1 (SNIC_XC_CQ_LOST) and
  * the QP goes to error there, as on one core - CQ_ERR on the CQ, then
@@ -247,9 +274,7 @@ static void test_cores_cq_overrun(void)
 	struct fsim *s;
 	struct fpair p;
 	struct fconn conn;
-	struct fqp qa[3], qb[3], *q = NULL;
-	struct fqp_caps caps = { .sq_cnt = 16, .rq_cnt = 16, .max_send_sge = 1,
-				 .max_recv_sge = 1 };
+	struct fqp qa[4], qb[4], *q;
 	struct snic_ctx_slot *slot;
 	struct snic_cqe c;
 	uint32_t ev0;
@@ -258,20 +283,7 @@ static void test_cores_cq_overrun(void)
 	s = fsim_pair_new(&p, 2, &conn, 65536, 4);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL_FATAL(p.cqa.cnt, 4);
-	qa[0] = p.qa;
-	qb[0] = p.qb;
-	for (uint32_t i = 0; i < 3 && !q; i++) {
-		if (i) {
-			CU_ASSERT_EQUAL_FATAL(fqp_create(&qa[i], &p.ca, p.pda, &p.cqa,
-							 &p.cqa, &caps), 0);
-			CU_ASSERT_EQUAL_FATAL(fqp_create(&qb[i], &p.cb, p.pdb, &p.cqb,
-							 &p.cqb, &caps), 0);
-			CU_ASSERT_EQUAL_FATAL(fqp_connect(&qa[i], &qb[i], &conn), 0);
-		}
-		if (s->a.nic->qps[handle_idx(qa[i].qpn)].core == 1)
-			q = &qa[i];
-	}
-	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+	q = &qa[pair_on_core1(s, &p, &conn, &s->a, qa, qb)];
 	fsim_idle(s, 4);
 	slot = fdev_slot(&s->a, p.ca.slot);
 	ev0 = slot->eq_pi;
@@ -298,6 +310,123 @@ static void test_cores_cq_overrun(void)
 		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
 	}
 	CU_ASSERT_EQUAL(fcq_poll(&p.cqa, &c), 0);
+	CU_ASSERT_EQUAL(fsim_free(s), 0);
+}
+
+/* The responder's side of the same: B's QP on core 1 takes SENDs into a
+ * 4-entry receive CQ nobody consumes.  Its 5th RECV completion finds the
+ * CQ full while core 1 still holds the SEND, so core 1 NAKs it (remote
+ * operational error) as one core does (test_rc cq_overrun_recv): the
+ * requester sees IBV_WC_REM_OP_ERR, never a success for a message whose
+ * completion B lost.  CQ_ERR then QP_FATAL on B, in that order; the 4
+ * CQEs before read back, once. */
+static void test_cores_cq_overrun_recv(void)
+{
+	struct fsim *s;
+	struct fpair p;
+	struct fconn conn;
+	struct fqp qa[4], qb[4];
+	struct snic_ctx_slot *slot;
+	struct snic_cqe c;
+	uint32_t ev0, i, k;
+
+	fconn_default(&conn);
+	s = fsim_pair_new(&p, 2, &conn, 65536, 4);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(p.cqb.cnt, 4);
+	k = pair_on_core1(s, &p, &conn, &s->b, qa, qb);
+	fsim_idle(s, 4);
+	slot = fdev_slot(&s->b, p.cb.slot);
+	ev0 = slot->eq_pi;
+	for (i = 0; i < 6; i++) {
+		struct snic_wqe_sge r = { p.bufb + 64 * i, 64, p.mrb };
+
+		fqp_post_recv(&qb[k], 0x300 + i, &r, 1);
+	}
+	memset(fdev_ptr(&s->b, p.bufb), 0, 6 * 64);
+	for (i = 0; i < 5; i++) {
+		struct snic_wqe_sge sg = { p.bufa + 64 * i, 64, p.mra };
+		struct fwr w = { .wr_id = 0x400 + i, .opcode = SNIC_WR_SEND,
+				 .sge = &sg, .num_sge = 1 };
+
+		memset(fdev_ptr(&s->a, p.bufa + 64 * i), 0x10 + i, 64);
+		fqp_post_send(&qa[k], &w);
+		fsim_idle(s, 50);
+	}
+	CU_ASSERT_EQUAL(fdev_counter(&s->b, "cq_overruns"), 1);
+	CU_ASSERT_EQUAL(fqp_state(&qb[k]), SNIC_QPS_ERR);
+	CU_ASSERT_EQUAL_FATAL(slot->eq_pi, ev0 + 2);
+	CU_ASSERT_EQUAL(slot->eq[ev0].type, SNIC_EV_CQ_ERR);
+	CU_ASSERT_EQUAL(slot->eq[ev0].obj, p.cqb.cqn);
+	CU_ASSERT_EQUAL(slot->eq[ev0 + 1].type, SNIC_EV_QP_FATAL);
+	CU_ASSERT_EQUAL(slot->eq[ev0 + 1].obj, qb[k].qpn);
+	CU_ASSERT_EQUAL(fdev_counter(&s->b, "nak_rem_op_sent"), 1);
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "nak_rem_op_recv"), 1);
+	CU_ASSERT_EQUAL_FATAL(fcq_poll(&p.cqa, &c), 1); /* unsignaled */
+	CU_ASSERT_EQUAL(c.wr_id, 0x404);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_REM_OP_ERR);
+	CU_ASSERT_EQUAL(fcq_poll(&p.cqa, &c), 0);
+	for (i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL_FATAL(fcq_poll(&p.cqb, &c), 1);
+		CU_ASSERT_EQUAL(c.wr_id, 0x300 + i);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+		CU_ASSERT_EQUAL(c.byte_len, 64);
+	}
+	CU_ASSERT_EQUAL(fcq_poll(&p.cqb, &c), 0);
+	CU_ASSERT_EQUAL(fsim_free(s), 0);
+}
+
+/* A resized CQ keeps its claims right (cq_resize: every claim is a
+ * moved CQE): B's QP on core 1 fills 3 of a 4-entry receive CQ, the host
+ * polls one and resizes it to 8 (2 moved); 6 more SENDs then fit exactly
+ * (2 + 6 = 8, none NAKed: a claim count left at the old ring's would
+ * overrun at the 6th) and the 7th overruns. */
+static void test_cores_cq_resize_claims(void)
+{
+	struct fsim *s;
+	struct fpair p;
+	struct fconn conn;
+	struct fqp qa[4], qb[4];
+	struct snic_cqe c;
+	uint32_t i, k, moved = 0;
+
+	fconn_default(&conn);
+	s = fsim_pair_new(&p, 2, &conn, 65536, 4);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	k = pair_on_core1(s, &p, &conn, &s->b, qa, qb);
+	for (i = 0; i < 10; i++) {
+		struct snic_wqe_sge r = { p.bufb + 64 * i, 64, p.mrb };
+
+		fqp_post_recv(&qb[k], 0x300 + i, &r, 1);
+	}
+	for (i = 0; i < 10; i++) {
+		struct snic_wqe_sge sg = { p.bufa + 64 * i, 64, p.mra };
+		struct fwr w = { .wr_id = 0x400 + i, .opcode = SNIC_WR_SEND,
+				 .sge = &sg, .num_sge = 1 };
+
+		if (i == 3) {
+			CU_ASSERT_EQUAL_FATAL(fcq_poll(&p.cqb, &c), 1);
+			CU_ASSERT_EQUAL(c.wr_id, 0x300);
+			CU_ASSERT_EQUAL_FATAL(fcq_resize(&p.cqb, 8, &moved),
+					      SNIC_ST_OK);
+			CU_ASSERT_EQUAL(moved, 2);
+		}
+		fqp_post_send(&qa[k], &w);
+		fsim_idle(s, 50);
+		CU_ASSERT_EQUAL(fdev_counter(&s->b, "cq_overruns"), i == 9);
+		CU_ASSERT_EQUAL(fqp_state(&qb[k]),
+				i == 9 ? SNIC_QPS_ERR : SNIC_QPS_RTS);
+	}
+	CU_ASSERT_EQUAL(fdev_counter(&s->b, "nak_rem_op_sent"), 1);
+	CU_ASSERT_EQUAL_FATAL(fcq_poll(&p.cqa, &c), 1);
+	CU_ASSERT_EQUAL(c.wr_id, 0x409);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_REM_OP_ERR);
+	for (i = 1; i < 9; i++) {
+		CU_ASSERT_EQUAL_FATAL(fcq_poll(&p.cqb, &c), 1);
+		CU_ASSERT_EQUAL(c.wr_id, 0x300 + i);
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	}
+	CU_ASSERT_EQUAL(fcq_poll(&p.cqb, &c), 0);
 	CU_ASSERT_EQUAL(fsim_free(s), 0);
 }
 
@@ -365,5 +494,7 @@ UNIT_SUITE(cores, NULL, NULL,
 	   UNIT_TEST(test_cores_spread),
 	   UNIT_TEST(test_cores_ring_full),
 	   UNIT_TEST(test_cores_cq_overrun),
+	   UNIT_TEST(test_cores_cq_overrun_recv),
+	   UNIT_TEST(test_cores_cq_resize_claims),
 	   UNIT_TEST(test_cores_park_only_for_commands),
 	   UNIT_TEST(test_cores_loss));

@@ -39,12 +39,14 @@ struct snic_xc_ring {
 enum snic_xc_type {
 	SNIC_XC_DOORBELL = 1, /* core 0 -> owner: a = QP index             */
 	SNIC_XC_CQE,          /* owner -> core 0: a = CQ index, flag =
-			       * solicited, u.cqe                         */
+			       * solicited, u.cqe; its slot claimed        */
 	SNIC_XC_EVENT,        /* any -> core 0: a = ctx, b = type, c = obj  */
 	SNIC_XC_NEIGH,        /* core 0 -> owner: a = QP index, u.mac       */
 	SNIC_XC_RESOLVE,      /* owner -> core 0: u.ip, resolve it          */
 	SNIC_XC_CQ_LOST,      /* core 0 -> owner: a = QP index, b = qpn:
 			       * its CQE was dropped (qp_cq_lost)         */
+	SNIC_XC_CQ_OVERRUN,   /* owner -> core 0: a = CQ index, whose ring
+			       * had no room for the owner's CQE           */
 };
 
 struct snic_xc_msg {

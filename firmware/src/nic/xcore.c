@@ -217,7 +217,10 @@ static void handle(struct snic_nic *nic, struct snic_xc_msg *m)
 			qp_neigh_set(nic, qp, m->u.mac);
 		break;
 	case SNIC_XC_CQE:
-		cq_post(nic, m->a, &m->u.cqe, m->flag);
+		cq_post_claimed(nic, m->a, &m->u.cqe, m->flag);
+		break;
+	case SNIC_XC_CQ_OVERRUN:
+		cq_overrun_seen(nic, m->a);
 		break;
 	case SNIC_XC_CQ_LOST:
 		if ((qp = own_qp(nic, m->a)) != NULL && qp->qpn == m->b)

@@ -169,16 +169,130 @@ void cq_write(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx,
 	}
 }
 
+/*
+ * Several cores (nic/xcore.c): CQEs reach core 0, which writes the ring,
+ * through rings of messages, so a core that completes a RECV must know
+ * there is room before it acknowledges the message (do_send: a CQE
+ * dropped later would be a success the requester saw for a completion
+ * the host never gets).  So every CQE, on any core, first claims a slot:
+ * `claimed` counts the CQEs promised one (written, or on their way to
+ * core 0), each promise made against the host's consumer index, read
+ * again only when the one known says full.  Written CQEs never pass the
+ * promised ones, so a promised slot is free when core 0 writes it, even
+ * after another core's claim found the CQ full and failed it.  A CAS, not
+ * an add: a claim that fails promises nothing.
+ */
+/* The host's consumer index read again for a claim of the slots up to
+ * `end` (the known one said full): false when they do not fit. */
+static bool __attribute__((noinline, cold))
+cq_claim_ci(struct snic_nic *nic, struct snic_cq *cq, uint32_t c,
+	    uint32_t end, uint32_t *ci)
+{
+	if (core_dma_read(&nic->core, cq->dbrec_pa, ci, sizeof(*ci)) ||
+	    c - *ci > cq->cnt) /* nonsense from the host: full */
+		return false;
+	atomic_store_explicit(&cq->claim_ci, *ci, memory_order_relaxed);
+	return end - *ci <= cq->cnt;
+}
+
+static inline bool cq_claim(struct snic_nic *nic, struct snic_cq *cq,
+			    uint32_t n)
+{
+	uint32_t c = atomic_load_explicit(&cq->claimed, memory_order_relaxed);
+	uint32_t ci = atomic_load_explicit(&cq->claim_ci, memory_order_relaxed);
+
+	do {
+		if (c + n - ci > cq->cnt &&
+		    !cq_claim_ci(nic, cq, c, c + n, &ci))
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(
+			&cq->claimed, &c, c + n, memory_order_relaxed,
+			memory_order_relaxed));
+	return true;
+}
+
+/* A CQ with no room for a CQE: failed (cq_fail) on core 0, and once;
+ * another core tells core 0, then drops the CQE itself (its QP is that
+ * core's, cq_dropped) - in that order in its ring to core 0, so CQ_ERR
+ * precedes the QP's QP_FATAL as on one core. */
+static void cq_overrun(struct snic_nic *nic, uint32_t cq_idx,
+		       const struct snic_cqe *cqe)
+{
+	if (!nic->core.core_id) {
+		struct snic_cq *cq = &nic->cqs[cq_idx];
+
+		CNT_INC(&nic->core, cq_overruns);
+		cq_fail(nic, cq, cq_idx, cqe);
+	} else {
+		struct snic_xc_msg m = { .type = SNIC_XC_CQ_OVERRUN,
+					 .a = cq_idx };
+
+		core_xc_send_wait(&nic->core, 0, &m);
+		cq_dropped(nic, cqe);
+	}
+}
+
+void cq_overrun_seen(struct snic_nic *nic, uint32_t cq_idx)
+{
+	struct snic_cq *cq = cq_idx < SNIC_MAX_CQ ? &nic->cqs[cq_idx] : NULL;
+
+	if (!cq || !cq->in_use || cq->error)
+		return; /* failed already: counted once, as on one core */
+	CNT_INC(&nic->core, cq_overruns);
+	cq->error = true;
+	core_event(&nic->core, cq->ctx, SNIC_EV_CQ_ERR,
+		   obj_handle(&cq->obj, cq_idx));
+}
+
+/* cq_post with several cores: claim, then write (core 0) or send (the
+ * others).  cq->in_use and cq->error are core 0's, read here as a hint:
+ * a CQ failed already takes no more claims. */
+static void
+cq_post_cores(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
+	      bool solicited)
+{
+	struct snic_cq *cq = &nic->cqs[cq_idx];
+
+	if (!cq->in_use || cq->error) {
+		cq_dropped(nic, cqe);
+		return;
+	}
+	if (!cq_claim(nic, cq, 1)) {
+		cq_overrun(nic, cq_idx, cqe);
+		return;
+	}
+	if (nic->core.core_id) {
+		struct snic_xc_msg m = { .type = SNIC_XC_CQE, .a = cq_idx,
+					 .flag = solicited, .u.cqe = *cqe };
+
+		core_xc_send_wait(&nic->core, 0, &m);
+		return;
+	}
+	cq_write(nic, cq, cq_idx, cqe, 1, solicited);
+}
+
+/* Core 0: a CQE whose slot another core claimed.  Written even into a CQ
+ * failed since (another claim overran it): its slot is free and its
+ * message may have been acknowledged. */
+void cq_post_claimed(struct snic_nic *nic, uint32_t cq_idx,
+		     struct snic_cqe *cqe, bool solicited)
+{
+	struct snic_cq *cq = cq_idx < SNIC_MAX_CQ ? &nic->cqs[cq_idx] : NULL;
+
+	if (!cq || !cq->in_use) { /* not after parking: commands drain first */
+		cq_dropped(nic, cqe);
+		return;
+	}
+	cq_write(nic, cq, cq_idx, cqe, 1, solicited);
+}
+
 void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 	     bool solicited)
 {
 	struct snic_cq *cq = &nic->cqs[cq_idx];
 
-	if (nic->core.core_id) { /* CQs are core 0's (nic/xcore.c) */
-		struct snic_xc_msg m = { .type = SNIC_XC_CQE, .a = cq_idx,
-					 .flag = solicited, .u.cqe = *cqe };
-
-		core_xc_send_wait(&nic->core, 0, &m);
+	if (nic->core.xc) { /* several cores: claim first */
+		cq_post_cores(nic, cq_idx, cqe, solicited);
 		return;
 	}
 	if (!cq->in_use || cq->error) {
@@ -194,10 +308,10 @@ void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 }
 
 /* A run of two or more CQEs, in order, as cq_post would write them one
- * by one: in one go when the ring has room for all by the consumer index
- * already known; else (or on another core, or a CQ that cannot take
- * CQEs) one by one through cq_post, which asks the host and fails the CQ
- * as usual. */
+ * by one: in one go when the ring has room for all (one core: by the
+ * consumer index already known; core 0 of several: claimed at once);
+ * else (or on another core, or a CQ that cannot take CQEs) one by one
+ * through cq_post, which asks the host and fails the CQ as usual. */
 void cq_run_write(struct snic_nic *nic, struct cq_run *r)
 {
 	struct snic_cq *cq = &nic->cqs[r->cq_idx];
@@ -205,7 +319,8 @@ void cq_run_write(struct snic_nic *nic, struct cq_run *r)
 
 	r->n = 0;
 	if (!nic->core.core_id && cq->in_use && !cq->error &&
-	    cq->pi - cq->ci_cache + n <= cq->cnt) {
+	    (nic->core.xc ? cq_claim(nic, cq, n)
+			  : cq->pi - cq->ci_cache + n <= cq->cnt)) {
 		cq_write(nic, cq, r->cq_idx, r->cqe, n, false);
 		return;
 	}

@@ -63,6 +63,10 @@ int cq_resize(struct snic_nic *nic, unsigned ctx,
 	cq->cnt = in->cqe_cnt;
 	cq->pi = n;
 	cq->ci_cache = 0;
+	/* the other cores are parked and their CQEs written (commands run
+	 * so, nic/xcore.c): every claim is a CQE moved */
+	atomic_store_explicit(&cq->claimed, n, memory_order_relaxed);
+	atomic_store_explicit(&cq->claim_ci, 0, memory_order_relaxed);
 	*moved = n;
 	return SNIC_ST_OK;
 }

@@ -126,6 +126,11 @@ struct snic_cq {
 	uint32_t ci_cache;      /* last consumer index read from the host    */
 	uint32_t arm_seen;      /* arm_sn already answered with an event     */
 	uint64_t ring_pa, dbrec_pa;
+	/* several cores (cq.c cq_claim): CQEs promised a slot, written or
+	 * on their way to core 0, and the consumer index they were
+	 * promised against; any core's to update */
+	_Atomic uint32_t claimed;
+	_Atomic uint32_t claim_ci;
 };
 
 /* Device memory: pages [first, first + npages) of the DM area.  An MR on
@@ -815,6 +820,11 @@ struct snic_cq *cq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t cqn,
 			  uint32_t *idx);
 void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 	     bool solicited);
+/* Core 0, several cores: a CQE another core claimed a slot for (its
+ * SNIC_XC_CQE); the CQ's overrun another core found (SNIC_XC_CQ_OVERRUN) */
+void cq_post_claimed(struct snic_nic *nic, uint32_t cq_idx,
+		     struct snic_cqe *cqe, bool solicited);
+void cq_overrun_seen(struct snic_nic *nic, uint32_t cq_idx);
 /* A run of CQEs for one CQ and one QP (cq.c drops a failed run's as
  * the first one's QP's), written together (cq_run_flush): one ring check
  * and two DMAs for the run instead of a call, a check and two DMAs per
