@@ -58,6 +58,18 @@ int cq_destroy(struct snic_nic *nic, unsigned ctx, uint32_t cqn)
 	return obj_release(cq ? &cq->obj : NULL);
 }
 
+/* cq->error: relaxed, as a hint for the other cores (a CQE that claimed
+ * its slot before the CQ failed is still written, cq_post_claimed) */
+static inline bool cq_failed(const struct snic_cq *cq)
+{
+	return atomic_load_explicit(&cq->error, memory_order_relaxed);
+}
+
+static inline void cq_set_failed(struct snic_cq *cq)
+{
+	atomic_store_explicit(&cq->error, true, memory_order_relaxed);
+}
+
 /* The host's consumer index, re-read only when the cached one says the
  * ring is full (one DMA per wrap instead of one per CQE). */
 static bool cq_full(struct snic_nic *nic, struct snic_cq *cq)
@@ -104,7 +116,7 @@ cq_dropped(struct snic_nic *nic, const struct snic_cqe *cqe)
 static void cq_fail(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx,
 		    const struct snic_cqe *cqe)
 {
-	cq->error = true;
+	cq_set_failed(cq);
 	core_event(&nic->core, cq->ctx, SNIC_EV_CQ_ERR,
 		   obj_handle(&cq->obj, cq_idx));
 	cq_dropped(nic, cqe);
@@ -236,24 +248,24 @@ void cq_overrun_seen(struct snic_nic *nic, uint32_t cq_idx)
 {
 	struct snic_cq *cq = cq_idx < SNIC_MAX_CQ ? &nic->cqs[cq_idx] : NULL;
 
-	if (!cq || !cq->in_use || cq->error)
+	if (!cq || !cq->in_use || cq_failed(cq))
 		return; /* failed already: counted once, as on one core */
 	CNT_INC(&nic->core, cq_overruns);
-	cq->error = true;
+	cq_set_failed(cq);
 	core_event(&nic->core, cq->ctx, SNIC_EV_CQ_ERR,
 		   obj_handle(&cq->obj, cq_idx));
 }
 
 /* cq_post with several cores: claim, then write (core 0) or send (the
- * others).  cq->in_use and cq->error are core 0's, read here as a hint:
- * a CQ failed already takes no more claims. */
+ * others).  cq->in_use changes only while the other cores are parked;
+ * a CQ failed already (cq_failed, a hint) takes no more claims. */
 static void
 cq_post_cores(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 	      bool solicited)
 {
 	struct snic_cq *cq = &nic->cqs[cq_idx];
 
-	if (!cq->in_use || cq->error) {
+	if (!cq->in_use || cq_failed(cq)) {
 		cq_dropped(nic, cqe);
 		return;
 	}
@@ -295,7 +307,7 @@ void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 		cq_post_cores(nic, cq_idx, cqe, solicited);
 		return;
 	}
-	if (!cq->in_use || cq->error) {
+	if (!cq->in_use || cq_failed(cq)) {
 		cq_dropped(nic, cqe);
 		return;
 	}
@@ -318,7 +330,7 @@ void cq_run_write(struct snic_nic *nic, struct cq_run *r)
 	uint32_t n = r->n;
 
 	r->n = 0;
-	if (!nic->core.core_id && cq->in_use && !cq->error &&
+	if (!nic->core.core_id && cq->in_use && !cq_failed(cq) &&
 	    (nic->core.xc ? cq_claim(nic, cq, n)
 			  : cq->pi - cq->ci_cache + n <= cq->cnt)) {
 		cq_write(nic, cq, r->cq_idx, r->cqe, n, false);

@@ -119,7 +119,9 @@ struct snic_mr {
 struct snic_cq {
 	SNIC_OBJ_HEADER;
 	bool dirty;             /* CQEs written this pass: check arming      */
-	bool error;             /* overrun: CQ unusable                      */
+	/* overrun or ring unwritable: the CQ takes no more claims or CQEs;
+	 * core 0's to set, the other cores read it (cq_failed) */
+	_Atomic bool error;
 	bool sol_pending;       /* solicited/error CQE since the last event  */
 	uint32_t cnt;           /* CQEs in the ring (power of two)           */
 	uint32_t pi;            /* CQEs written                              */
