@@ -313,14 +313,15 @@ static void test_cores_cq_overrun(void)
 	CU_ASSERT_EQUAL(fsim_free(s), 0);
 }
 
-/* The responder's side of the same: B's QP on core 1 takes SENDs into a
+/* The responder's side of the same: B's QP on core 1 takes SENDs (or
+ * WRITEs with immediate, into its buffer, each consuming a RECV) into a
  * 4-entry receive CQ nobody consumes.  Its 5th RECV completion finds the
- * CQ full while core 1 still holds the SEND, so core 1 NAKs it (remote
+ * CQ full while core 1 still holds the request, so core 1 NAKs it (remote
  * operational error) as one core does (test_rc cq_overrun_recv): the
  * requester sees IBV_WC_REM_OP_ERR, never a success for a message whose
  * completion B lost.  CQ_ERR then QP_FATAL on B, in that order; the 4
- * CQEs before read back, once. */
-static void test_cores_cq_overrun_recv(void)
+ * CQEs before read back, once, each with its data in place. */
+static void cq_overrun_recv_core1(uint8_t opcode)
 {
 	struct fsim *s;
 	struct fpair p;
@@ -346,8 +347,10 @@ static void test_cores_cq_overrun_recv(void)
 	memset(fdev_ptr(&s->b, p.bufb), 0, 6 * 64);
 	for (i = 0; i < 5; i++) {
 		struct snic_wqe_sge sg = { p.bufa + 64 * i, 64, p.mra };
-		struct fwr w = { .wr_id = 0x400 + i, .opcode = SNIC_WR_SEND,
-				 .sge = &sg, .num_sge = 1 };
+		struct fwr w = { .wr_id = 0x400 + i, .opcode = opcode,
+				 .sge = &sg, .num_sge = 1,
+				 .imm = 0x11223300u + i,
+				 .remote_addr = p.bufb + 64 * i, .rkey = p.mrb };
 
 		memset(fdev_ptr(&s->a, p.bufa + 64 * i), 0x10 + i, 64);
 		fqp_post_send(&qa[k], &w);
@@ -371,9 +374,27 @@ static void test_cores_cq_overrun_recv(void)
 		CU_ASSERT_EQUAL(c.wr_id, 0x300 + i);
 		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
 		CU_ASSERT_EQUAL(c.byte_len, 64);
+		if (opcode == SNIC_WR_RDMA_WRITE_WITH_IMM) {
+			CU_ASSERT_EQUAL(c.opcode, SNIC_WC_RECV_RDMA_WITH_IMM);
+			CU_ASSERT_EQUAL(c.imm_data, 0x11223300u + i);
+		} else {
+			CU_ASSERT_EQUAL(c.opcode, SNIC_WC_RECV);
+		}
+		CU_ASSERT_EQUAL(*(uint8_t *)fdev_ptr(&s->b, p.bufb + 64 * i),
+				0x10 + i);
 	}
 	CU_ASSERT_EQUAL(fcq_poll(&p.cqb, &c), 0);
 	CU_ASSERT_EQUAL(fsim_free(s), 0);
+}
+
+static void test_cores_cq_overrun_recv(void)
+{
+	cq_overrun_recv_core1(SNIC_WR_SEND);
+}
+
+static void test_cores_cq_overrun_write_imm(void)
+{
+	cq_overrun_recv_core1(SNIC_WR_RDMA_WRITE_WITH_IMM);
 }
 
 /* A resized CQ keeps its claims right (cq_resize: every claim is a
@@ -495,6 +516,7 @@ UNIT_SUITE(cores, NULL, NULL,
 	   UNIT_TEST(test_cores_ring_full),
 	   UNIT_TEST(test_cores_cq_overrun),
 	   UNIT_TEST(test_cores_cq_overrun_recv),
+	   UNIT_TEST(test_cores_cq_overrun_write_imm),
 	   UNIT_TEST(test_cores_cq_resize_claims),
 	   UNIT_TEST(test_cores_park_only_for_commands),
 	   UNIT_TEST(test_cores_loss));
