@@ -561,20 +561,28 @@ static void test_hal_ops_checked(void)
 	free(d);
 }
 
-/* The doorbell record is read with the HAL's acquire load. */
+/* The doorbell record is read with the HAL's acquire load: a doorbell
+ * reads the SQ's producer index, the RQ's is read when a RECV is wanted
+ * (recv_take through qp_read_rq_pi), so a send doorbell leaves the
+ * responder's state alone. */
 static void test_dbrec_acquire(void)
 {
 	struct qp_env *e = env_new(4200);
+	struct snic_qp *qp;
 	struct snic_qp_attr a;
 	uint64_t before;
 
 	attr_init(&a);
 	CU_ASSERT_EQUAL_FATAL(fqp_modify(&e->qp, MASK_INIT, &a), SNIC_ST_OK);
+	qp = &e->dev.nic->qps[SNIC_QPN_IDX(e->qp.qpn)];
 	before = e->dev.hal.acquire_loads;
 	fqp_post_recv(&e->qp, 1, NULL, 0);
 	fdev_poll(&e->dev, 2);
-	CU_ASSERT_EQUAL(e->dev.hal.acquire_loads, before + 2); /* sq_pi, rq_pi */
-	CU_ASSERT_EQUAL(e->dev.nic->qps[SNIC_QPN_IDX(e->qp.qpn)].resp.rq_pi, 1);
+	CU_ASSERT_EQUAL(e->dev.hal.acquire_loads, before + 1); /* sq_pi */
+	CU_ASSERT_EQUAL(qp->resp.rq_pi, 0);
+	CU_ASSERT_TRUE(qp_read_rq_pi(e->dev.nic, qp));
+	CU_ASSERT_EQUAL(e->dev.hal.acquire_loads, before + 2);
+	CU_ASSERT_EQUAL(qp->resp.rq_pi, 1);
 	env_free(e);
 }
 

@@ -237,7 +237,7 @@ struct snic_resp {
 	/* multi-packet WRITE in progress */
 	bool in_write;
 	bool nak_live;          /* that NAK's error may still be running ... */
-	/* a doorbell's (the requester's QP reads nothing else here) */
+	/* the RQ's (recv_take reads rq_pi when rq_ci reaches it) */
 	uint32_t rq_ci;         /* next RQ WQE to consume                    */
 	uint32_t rq_pi;         /* last producer index read from the host    */
 	uint32_t nak_hi;        /* ... until ePSN passes the highest PSN
@@ -278,16 +278,19 @@ struct snic_qp {
 	bool ip6;               /* path over IPv6: the peer is attr.dgid     */
 	uint32_t qpn;
 	uint32_t pd, scq, rcq;  /* indexes                                   */
-	/* rings in host memory */
-	uint64_t sq_pa, rq_pa, dbrec_pa;
+	/* what a received request checks besides the above (the peer, its
+	 * length), in the first line with them */
+	uint32_t mtu;           /* path MTU in bytes                          */
+	uint32_t dip;           /* peer IPv4 (host order); 0 when ip6        */
+	/* rings in host memory (the SQ's: the requester's, next line) */
+	uint64_t rq_pa, dbrec_pa;
 	uint32_t sq_cnt, rq_cnt;
+	uint64_t sq_pa;
 	uint8_t sq_stride_log, rq_stride_log;
 	bool sq_sig_all;
 	uint32_t max_send_sge, max_recv_sge, max_inline;
-	uint32_t mtu;           /* path MTU in bytes                          */
 	uint8_t dmac[6];
 	uint16_t sport;
-	uint32_t dip;           /* peer IPv4 (host order); 0 when ip6        */
 	uint16_t srq;           /* SRQ index (XRC_RECV: of the last request) */
 	uint16_t conn;          /* connection set + 1, 0 = none (in RESET)    */
 	/* requester / completer */
@@ -331,38 +334,41 @@ struct snic_qp {
 	/* attributes as last modified (source of QUERY_QP); the data path
 	 * reads its first line (access flags, retry counts, timeout) */
 	struct snic_qp_attr attr;
-	/* rare (a path without a neighbour yet), but here: its 8 bytes put
-	 * the last counters (acks_sent, acks_recv, send_wqes) in the header
-	 * template's line, which the ACK and the request use anyway */
-	uint64_t arp_next_ns;
-	/* counters, published by stats.c (a message touches the first and
-	 * the last few) */
-	uint64_t qcnt[SNIC_QCNT_MAX];
+	uint64_t arp_next_ns;   /* rare: a path without a neighbour yet      */
+	/* cold, in what is left of the attributes' last line: the peer's
+	 * backlog (timers.c, timer_peer_backlog): the QP's acks_recv and
+	 * tx_frames at the last transport timer expiry, and the expiries
+	 * waited out at one acknowledged PSN */
+	uint64_t exp_acks, exp_tx;
+	uint32_t backlog_psn;
+	uint8_t backlog_n;
 	/* frame header template of the path (IPv4), made again after
-	 * qp_path_changed (transport/hdr.c) */
-	struct roce_tmpl tmpl;
+	 * qp_path_changed (transport/hdr.c): a line of its own, which
+	 * every request and ACK reads */
+	_Alignas(64) struct roce_tmpl tmpl;
+	/* counters, published by stats.c: the SNIC_QCNT_HOT that messages
+	 * move share the next line */
+	_Alignas(64) uint64_t qcnt[SNIC_QCNT_MAX];
 	/* the requester's current WQE (its SGEs and inline bytes last) */
 	struct snic_req_cur cur;
 	/* responder (its SGL for a multi-packet SEND last) */
 	struct snic_resp resp;
-	/* cold: path set-up, teardown, READ responses arriving */
-	_Alignas(64) uint8_t nh[16]; /* the neighbour dmac belongs to (route.c) */
-	uint64_t linger_until;  /* destroyed: duplicates re-ACKed until then */
-	struct snic_sgl rd_sgl;
-	uint16_t xrcd;          /* XRC_RECV: its XRC domain's index          */
-	/* a go-back-N pass a timer started (rc_completer.c, comp_undo):
+	/* cold, after the responder's multi-packet SEND SGL (the struct
+	 * stays 32 lines: a shift, not a multiply, finds a QP by index):
+	 * a go-back-N pass a timer started (rc_completer.c, comp_undo),
 	 * undone when an ACK shows the packets sent before it arriving */
 	bool undo_valid;
 	uint32_t undo_psn;      /* psn_hi when the pass started              */
 	uint32_t undo_cwnd;     /* the window before it (0: full)            */
 	uint32_t rs_hi;         /* the last PSN the pass has sent again      */
-	/* the peer's backlog (timers.c, timer_peer_backlog): the QP's
-	 * acks_recv and tx_frames at the last transport timer expiry, and
-	 * the expiries waited out at one acknowledged PSN */
-	uint64_t exp_acks, exp_tx;
-	uint32_t backlog_psn;
-	uint8_t backlog_n;
+	uint16_t xrcd;          /* XRC_RECV: its XRC domain's index          */
+	/* cold: path set-up, teardown, READ responses arriving */
+	_Alignas(64) uint8_t nh[16]; /* the neighbour dmac belongs to (route.c) */
+	uint64_t linger_until;  /* destroyed: duplicates re-ACKed until then */
+	struct snic_sgl rd_sgl;
 };
+/* 32 cache lines (see above); grow it by whole lines, or make room */
+_Static_assert(sizeof(struct snic_qp) == 2048, "struct snic_qp: 2 KiB");
 
 /* What a QP needs only while connected (out of RESET): the in-flight
  * window, the responder resources and the retained SGEs, 16 KiB that
@@ -985,6 +991,7 @@ void qp_flush(struct snic_nic *nic, struct snic_qp *qp);
 
 /* qp_sched.c: doorbells, work lists, deadlines, neighbours */
 bool qp_read_dbrec(struct snic_nic *nic, struct snic_qp *qp);
+bool qp_read_rq_pi(struct snic_nic *nic, struct snic_qp *qp);
 void qp_doorbell(struct snic_nic *nic, struct snic_qp *qp);
 void qp_req_schedule(struct snic_nic *nic, struct snic_qp *qp);
 void qp_resp_schedule(struct snic_nic *nic, struct snic_qp *qp);

@@ -28,37 +28,54 @@ void qp_resp_schedule(struct snic_nic *nic, struct snic_qp *qp)
 	nic->resp_list[nic->resp_tail++ % SNIC_MAX_QP] = (uint16_t)qp_idx(nic, qp);
 }
 
-/* Read the QP's doorbell record (both producer indexes).  False when the
- * DMA failed (counted in dma_errors by core_dma_read). */
-bool qp_read_dbrec(struct snic_nic *nic, struct snic_qp *qp)
+/* The producer indexes of the QP's doorbell record, read one at a time:
+ * a doorbell does not say which ring the host posted to, and reading the
+ * RQ's would bring the responder's line (resp.rq_ci) into every send
+ * doorbell's turn (issue 11 part 6), so the RQ's is read where a RECV is
+ * wanted and none is known (recv_take) and by a flush.  False when the
+ * DMA failed (counted in dma_errors by core_dma_read).  acquire: the
+ * WQEs up to each index are written before it (the host stores it with
+ * release, hostif.h).  A producer index that runs more than a ring ahead
+ * is a host bug: refused rather than read stale WQEs. */
+static bool qp_read_sq_pi(struct snic_nic *nic, struct snic_qp *qp)
 {
-	uint32_t sq_pi, rq_pi;
+	uint32_t sq_pi;
 
-	/* acquire: the WQEs up to each index are written before it (the
-	 * host stores it with release, hostif.h) */
 	if (core_dma_load_acquire32(&nic->core, qp->dbrec_pa +
-				    offsetof(struct snic_qp_dbrec, sq_pi), &sq_pi) ||
-	    core_dma_load_acquire32(&nic->core, qp->dbrec_pa +
-				    offsetof(struct snic_qp_dbrec, rq_pi), &rq_pi))
+				    offsetof(struct snic_qp_dbrec, sq_pi), &sq_pi))
 		return false;
-	/* A producer index that runs more than a ring ahead is a host bug:
-	 * refuse it rather than read stale WQEs. */
-	if (rq_pi - qp->resp.rq_ci <= qp->rq_cnt)
-		qp->resp.rq_pi = rq_pi;
 	if (sq_pi - qp->sq_fetch <= qp->sq_cnt)
 		qp->sq_pi = sq_pi;
 	return true;
 }
 
-/* The host rang this QP: read its doorbell record once. */
+bool qp_read_rq_pi(struct snic_nic *nic, struct snic_qp *qp)
+{
+	uint32_t rq_pi;
+
+	if (core_dma_load_acquire32(&nic->core, qp->dbrec_pa +
+				    offsetof(struct snic_qp_dbrec, rq_pi), &rq_pi))
+		return false;
+	if (rq_pi - qp->resp.rq_ci <= qp->rq_cnt)
+		qp->resp.rq_pi = rq_pi;
+	return true;
+}
+
+bool qp_read_dbrec(struct snic_nic *nic, struct snic_qp *qp)
+{
+	return qp_read_sq_pi(nic, qp) && qp_read_rq_pi(nic, qp);
+}
+
+/* The host rang this QP: read its SQ's producer index once (a QP in
+ * error reads both in qp_flush: WQEs posted in ERR flush, C10-39). */
 void qp_doorbell(struct snic_nic *nic, struct snic_qp *qp)
 {
-	if (!qp_read_dbrec(nic, qp))
-		return;
 	if (qp->state == SNIC_QPS_ERR) {
-		qp_flush(nic, qp); /* WQEs posted in ERR flush (C10-39) */
+		qp_flush(nic, qp);
 		return;
 	}
+	if (!qp_read_sq_pi(nic, qp))
+		return;
 	if (qp->state == SNIC_QPS_RTS && qp->sq_fetch != qp->sq_pi)
 		qp_req_schedule(nic, qp);
 }

@@ -81,8 +81,8 @@ bool recv_take(struct snic_nic *nic, struct snic_qp *qp, uint8_t *st)
 
 	if (qp->has_srq)
 		return srq_take(nic, qp, st);
-	if (r->rq_ci == r->rq_pi)
-		qp_doorbell(nic, qp); /* posted but not yet rung for? */
+	if (r->rq_ci == r->rq_pi) /* posted since it was last read? */
+		qp_read_rq_pi(nic, qp);
 	if (r->rq_ci == r->rq_pi)
 		return false;
 	return take_at(nic, qp, qp_rq_wqe_pa(qp, r->rq_ci), qp->max_recv_sge, st);
