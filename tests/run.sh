@@ -49,7 +49,7 @@ IT=tests/integration
 # case_add SUITE NAME LIMIT_SECONDS COMMAND...   (limits before scaling)
 # A normal run takes 3-6 minutes here (plus newlib's one-time build for
 # qemu/build); the limits only bound a hang, they are not expectations.
-SUITES=(unit devinfo pingpong verbs wire perftest engines multi badconfig hostile cm)
+SUITES=(unit devinfo pingpong verbs wire perftest engines multi cores badconfig hostile cm)
 C_SUITE=() C_NAME=() C_LIMIT=() C_CMD=()
 case_add() {
 	local suite=$1 name=$2 limit=$3 cmd
@@ -143,6 +143,17 @@ case_add multi    multi/snicctl          180 bash "$IT/multi.sh" snicctl
 case_add multi    multi/mpi-memif        240 bash "$IT/multi.sh" mpi-memif
 case_add multi    multi/memif-rping      240 bash "$IT/multi.sh" memif-rping
 case_add multi    multi/dev-owner        90 bash "$IT/devowner.sh"
+# Two firmware cores per NIC on real threads (cores.sh): each case is
+# another suite's, with its data checks, and must show frames steered to
+# core 1.  Issue 11: the multi-core configuration's correctness in make
+# test (its speed: tools/bench-cores.sh in make bench).
+case_add cores    cores/pingpong        120 bash "$IT/cores.sh" pingpong 25515 -n 2000 -s 4096
+case_add cores    cores/lossy           240 bash "$IT/cores.sh" lossy 25615 -n 300
+case_add cores    cores/verbs           300 bash "$IT/cores.sh" case verbs.sh
+case_add cores    cores/verbs-ext       300 bash "$IT/cores.sh" case verbs-ext.sh
+case_add cores    cores/qp-scale        180 bash "$IT/cores.sh" case qpscale.sh 1000 10000
+case_add cores    cores/write_bw         90 bash "$IT/cores.sh" case perftest.sh 25715 ib_write_bw "${PT[@]}" -s 4096 -q 4
+case_add cores    cores/hostile-slots   120 bash "$IT/cores.sh" case hostile.sh slots
 for b in unknown-vdev eal-args port-down socket-dir nic-name nic-ip6 no-port socket-in-use; do
 	case_add badconfig "badconfig/$b"     60 bash "$IT/badconfig.sh" "$b"
 done
