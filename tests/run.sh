@@ -154,6 +154,8 @@ case_add cores    cores/verbs-ext       300 bash "$IT/cores.sh" case verbs-ext.s
 case_add cores    cores/qp-scale        180 bash "$IT/cores.sh" case qpscale.sh 1000 10000
 case_add cores    cores/write_bw         90 bash "$IT/cores.sh" case perftest.sh 25715 ib_write_bw "${PT[@]}" -s 4096 -q 4
 case_add cores    cores/hostile-slots   120 bash "$IT/cores.sh" case hostile.sh slots
+case_add cores    cores/ompi            180 bash "$IT/cores.sh" case engines.sh ompi
+case_add cores    cores/mpich           180 bash "$IT/cores.sh" case engines.sh mpich
 for b in unknown-vdev eal-args port-down socket-dir nic-name nic-ip6 no-port socket-in-use; do
 	case_add badconfig "badconfig/$b"     60 bash "$IT/badconfig.sh" "$b"
 done

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fake_env.h"
 #include "fake_host.h"
 #include "nic/top.h"
 #include "unit.h"
@@ -163,6 +164,53 @@ static void test_cores_spread(void)
 	CU_ASSERT_TRUE(fdev_counter(&e->s->b, "xcore_rx_steered") > 0);
 	CU_ASSERT_EQUAL(fdev_counter(&e->s->a, "xcore_rx_drop"), 0);
 	CU_ASSERT_EQUAL(fdev_counter(&e->s->b, "xcore_rx_drop"), 0);
+	cenv_free(e);
+}
+
+/* The core of a QP of this NIC (the firmware's own record). */
+static unsigned qp_core_of(struct fdev *d, const struct fqp *q)
+{
+	return d->nic->qps[SNIC_QPN_IDX(q->qpn)].core;
+}
+
+/* A QP on an SRQ runs on the SRQ's core, (SRQ index + 1) % 2: the first
+ * SRQ's QPs go to core 1, not to core 0 with the port, the steering and
+ * the commands (objects/qp_core.c: an application with one SRQ, as UCX
+ * has, would otherwise leave core 1 idle); the second SRQ's to core 0;
+ * UD QPs stay on core 0.  (SRQ traffic on both cores: unit/cores2 runs
+ * the srq suite with 2 cores.) */
+static void test_cores_srq_placement(void)
+{
+	struct fconn conn;
+	struct cenv *e;
+	struct fsrq s1, s2;
+	struct fqp q[4], ud;
+	struct fqp_caps caps = { .sq_cnt = 16, .rq_cnt = 16,
+				 .max_send_sge = 1, .max_recv_sge = 1,
+				 .srq = true };
+	struct fqp_caps udc = { .sq_cnt = 16, .rq_cnt = 16, .max_send_sge = 1,
+				.max_recv_sge = 1, .qp_type = SNIC_QPT_UD };
+
+	fconn_default(&conn);
+	e = cenv_new(&conn);
+	CU_ASSERT_EQUAL_FATAL(fsrq_create(&s1, &e->p.cb, e->p.pdb, 16, 1, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(fsrq_create(&s2, &e->p.cb, e->p.pdb, 16, 1, 0), 0);
+	CU_ASSERT_EQUAL(SNIC_QPN_IDX(s1.srqn) % 2, 0); /* the first SRQ: index 0 */
+	for (int i = 0; i < 4; i++) {
+		caps.srqn = i < 2 ? s1.srqn : s2.srqn;
+		CU_ASSERT_EQUAL_FATAL(fqp_create(&q[i], &e->p.cb, e->p.pdb,
+						 &e->p.cqb, &e->p.cqb, &caps), 0);
+		CU_ASSERT_EQUAL(qp_core_of(&e->s->b, &q[i]),
+				(SNIC_QPN_IDX(caps.srqn) + 1) % 2);
+		/* the steering stage finds the core by the QPN alone */
+		CU_ASSERT_EQUAL(SNIC_QPN_IDX(q[i].qpn) % 2,
+				qp_core_of(&e->s->b, &q[i]));
+	}
+	CU_ASSERT_EQUAL(qp_core_of(&e->s->b, &q[0]), 1);
+	CU_ASSERT_EQUAL(qp_core_of(&e->s->b, &q[2]), 0);
+	CU_ASSERT_EQUAL_FATAL(fqp_create(&ud, &e->p.cb, e->p.pdb, &e->p.cqb,
+					 &e->p.cqb, &udc), 0);
+	CU_ASSERT_EQUAL(qp_core_of(&e->s->b, &ud), 0);
 	cenv_free(e);
 }
 
@@ -519,4 +567,5 @@ UNIT_SUITE(cores, NULL, NULL,
 	   UNIT_TEST(test_cores_cq_overrun_write_imm),
 	   UNIT_TEST(test_cores_cq_resize_claims),
 	   UNIT_TEST(test_cores_park_only_for_commands),
+	   UNIT_TEST(test_cores_srq_placement),
 	   UNIT_TEST(test_cores_loss));

@@ -4,8 +4,13 @@
  * says, QP slot idx belonging to core idx % ncores, so the steering stage
  * needs nothing but the destination QPN (as a port's RSS would hash it).
  * The QP's slot is chosen so that:
- *  - a QP on an SRQ runs on the SRQ's core (srq index % ncores): its
- *    receives take the SRQ's WQEs, which only one core may do;
+ *  - a QP on an SRQ runs on the SRQ's core, (srq index + 1) % ncores:
+ *    its receives take the SRQ's WQEs, which only one core may do.  The
+ *    first SRQ goes to core 1, not core 0: core 0 already polls the
+ *    ports, steers every frame, runs the commands and writes every
+ *    core's CQEs, and an application with one SRQ (UCX's rc_verbs has one
+ *    per worker, so Open MPI and MPICH over it) puts all its RC QPs
+ *    there: on core 0 they would leave the other cores idle;
  *  - UD, raw packet and XRC target QPs run on core 0, with the port: their
  *    receives fan out (multicast groups, flow rules, the XRC SRQ a packet
  *    names), which is core 0's work;
@@ -25,7 +30,7 @@ int qp_want_core(const struct snic_nic *nic, uint32_t qp_type, int srq)
 	case SNIC_QPT_RC:
 	case SNIC_QPT_UC:
 	case SNIC_QPT_XRC_SEND:
-		return srq >= 0 ? (int)((uint32_t)srq % n) : -1;
+		return srq >= 0 ? (int)(((uint32_t)srq + 1) % n) : -1;
 	default:
 		return 0;
 	}
