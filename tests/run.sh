@@ -145,17 +145,17 @@ case_add multi    multi/memif-rping      240 bash "$IT/multi.sh" memif-rping
 case_add multi    multi/dev-owner        90 bash "$IT/devowner.sh"
 # Two firmware cores per NIC on real threads (cores.sh): each case is
 # another suite's, with its data checks, and must show frames steered to
-# core 1.  Issue 11: the multi-core configuration's correctness in make
+# core 1 (a pingpong pair's QPs put there by SNIC_PP_HOLD_SLOT).  Issue 11: the multi-core configuration's correctness in make
 # test (its speed: tools/bench-cores.sh in make bench).
-case_add cores    cores/pingpong        120 bash "$IT/cores.sh" pingpong 25515 -n 2000 -s 4096
-case_add cores    cores/lossy           240 bash "$IT/cores.sh" lossy 25615 -n 300
-case_add cores    cores/verbs           300 bash "$IT/cores.sh" case verbs.sh
-case_add cores    cores/verbs-ext       300 bash "$IT/cores.sh" case verbs-ext.sh
-case_add cores    cores/qp-scale        180 bash "$IT/cores.sh" case qpscale.sh 1000 10000
-case_add cores    cores/write_bw         90 bash "$IT/cores.sh" case perftest.sh 25715 ib_write_bw "${PT[@]}" -s 4096 -q 4
-case_add cores    cores/hostile-slots   120 bash "$IT/cores.sh" case hostile.sh slots
-case_add cores    cores/ompi            180 bash "$IT/cores.sh" case engines.sh ompi
-case_add cores    cores/mpich           180 bash "$IT/cores.sh" case engines.sh mpich
+case_add cores    cores/pingpong        120 bash "$IT/cores.sh" pingpong.sh 25515 -c -n 2000 -s 4096
+case_add cores    cores/lossy           240 bash "$IT/cores.sh" lossy.sh 25615 -n 300
+case_add cores    cores/verbs           300 bash "$IT/cores.sh" verbs.sh
+case_add cores    cores/verbs-ext       300 bash "$IT/cores.sh" verbs-ext.sh
+case_add cores    cores/qp-scale        180 bash "$IT/cores.sh" qpscale.sh 1000 10000
+case_add cores    cores/write_bw         90 bash "$IT/cores.sh" perftest.sh 25715 ib_write_bw "${PT[@]}" -s 4096 -q 4
+case_add cores    cores/hostile-slots   120 bash "$IT/cores.sh" hostile.sh slots
+case_add cores    cores/ompi            180 bash "$IT/cores.sh" engines.sh ompi
+case_add cores    cores/mpich           180 bash "$IT/cores.sh" engines.sh mpich
 for b in unknown-vdev eal-args port-down socket-dir nic-name nic-ip6 no-port socket-in-use; do
 	case_add badconfig "badconfig/$b"     60 bash "$IT/badconfig.sh" "$b"
 done

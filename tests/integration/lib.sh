@@ -23,7 +23,8 @@
 #                        client on snic0, over TCP on 127.0.0.1 only
 #                        (SNIC_PP_PROG: ibv_ud/uc/srq_pingpong instead;
 #                        SNIC_PP_SERVER_DEV/SNIC_PP_CLIENT_DEV: other NICs,
-#                        e.g. both snic0 for loopback)
+#                        e.g. both snic0 for loopback; SNIC_PP_HOLD_SLOT=1:
+#                        the pair's QPs in the second free slot)
 #   snic_private_netns "$0" "$@"   re-run the script in a private network
 #                        namespace (only loopback) when the machine allows it
 #   snic_cpu_group PID...   put processes into one CPU cgroup of this
@@ -481,6 +482,37 @@ snic_server_client() { # PROG SDEV CDEV PORT SECS SOUT COUT [options...]
 	sed 's/^/  client| /' "$cout"
 }
 
+# SNIC_PP_HOLD_SLOT=1: while the pair runs, a waiting ibv_rc_pingpong
+# server on each NIC (it listens only once its QP exists) holds the first
+# free QP slot, so the pair's QPs take the next one: with 2 firmware cores
+# per NIC, slot 2 is core 0's and slot 3 core 1's (tests/integration/cores.sh).
+snic__hold_slots() { # PORT_BASE
+	local dev port pid
+	for dev in snic0 snic1; do
+		port=$(snic_free_port "$1") || return 1
+		ibv_rc_pingpong -d "$dev" -g 0 -p "$port" \
+			>"$SNIC_CASE_DIR/holder-$dev.out" 2>&1 </dev/null &
+		pid=$!
+		SNIC_BG_PIDS+=("$pid")
+		SNIC_PP_HOLDERS+=("$pid")
+		if ! snic_wait_listen "$port" 30 "$pid"; then
+			echo "slot holder on $dev never listened: $(cat "$SNIC_CASE_DIR/holder-$dev.out")" >&2
+			return 1
+		fi
+	done
+	snic_log "a waiting ibv_rc_pingpong server on snic0 and snic1 holds the first free QP slot"
+}
+
+snic__release_slots() {
+	local pid
+	kill -TERM "${SNIC_PP_HOLDERS[@]}" 2>/dev/null || true
+	for pid in "${SNIC_PP_HOLDERS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+		snic__untrack "$pid"
+	done
+	SNIC_PP_HOLDERS=()
+}
+
 # ibv_rc_pingpong: server on snic1, client on snic0 -> 127.0.0.1.  Both must
 # exit 0 and print the "N bytes in S seconds" line.  Leaves the result lines
 # in $SNIC_CASE_DIR/pingpong-{server,client}.out.
@@ -497,8 +529,13 @@ snic_pingpong() { # PORT_BASE [ibv_rc_pingpong options...]
 	if [[ ${SNIC_IN_NETNS:-} == 1 ]]; then
 		snic_log "TCP for the QP exchange: 127.0.0.1:$port in a private network namespace"
 	fi
+	SNIC_PP_HOLDERS=()
+	if [[ ${SNIC_PP_HOLD_SLOT:-} == 1 ]]; then
+		snic__hold_slots $((base + 40)) || { snic__release_slots; return 1; }
+	fi
 	snic_server_client "$prog" "$sdev" "$cdev" "$port" "$secs" "$sout" "$cout" \
 		-g "${SNIC_PP_GID:-0}" -p "$port" "$@"
+	snic__release_slots
 	src=$SNIC_SERVER_RC crc=$SNIC_CLIENT_RC
 	for side in server client; do
 		local rc=$src out=$sout

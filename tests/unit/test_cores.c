@@ -195,13 +195,13 @@ static void test_cores_srq_placement(void)
 	e = cenv_new(&conn);
 	CU_ASSERT_EQUAL_FATAL(fsrq_create(&s1, &e->p.cb, e->p.pdb, 16, 1, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(fsrq_create(&s2, &e->p.cb, e->p.pdb, 16, 1, 0), 0);
-	CU_ASSERT_EQUAL(SNIC_QPN_IDX(s1.srqn) % 2, 0); /* the first SRQ: index 0 */
+	CU_ASSERT_EQUAL(handle_idx(s1.srqn), 0); /* the first SRQ */
 	for (int i = 0; i < 4; i++) {
 		caps.srqn = i < 2 ? s1.srqn : s2.srqn;
 		CU_ASSERT_EQUAL_FATAL(fqp_create(&q[i], &e->p.cb, e->p.pdb,
 						 &e->p.cqb, &e->p.cqb, &caps), 0);
 		CU_ASSERT_EQUAL(qp_core_of(&e->s->b, &q[i]),
-				(SNIC_QPN_IDX(caps.srqn) + 1) % 2);
+				(handle_idx(caps.srqn) + 1) % 2);
 		/* the steering stage finds the core by the QPN alone */
 		CU_ASSERT_EQUAL(SNIC_QPN_IDX(q[i].qpn) % 2,
 				qp_core_of(&e->s->b, &q[i]));

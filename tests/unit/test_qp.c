@@ -586,6 +586,40 @@ static void test_dbrec_acquire(void)
 	env_free(e);
 }
 
+/* A producer index more than a ring ahead of the consumer is a host bug:
+ * refused, the last good one kept, so no stale WQE is read
+ * (qp_read_sq_pi at the doorbell, qp_read_rq_pi where a RECV is wanted);
+ * exactly a ring ahead is a full ring and taken. */
+static void test_dbrec_refused(void)
+{
+	struct qp_env *e = env_new(4200);
+	struct snic_qp *qp;
+	struct snic_qp_dbrec *db;
+	struct snic_qp_attr a;
+
+	attr_init(&a);
+	CU_ASSERT_EQUAL_FATAL(fqp_modify(&e->qp, MASK_INIT, &a), SNIC_ST_OK);
+	qp = &e->dev.nic->qps[SNIC_QPN_IDX(e->qp.qpn)];
+	db = fdev_ptr(&e->dev, e->qp.dbrec_pa);
+	fqp_post_recv(&e->qp, 1, NULL, 0);
+	CU_ASSERT_TRUE(qp_read_rq_pi(e->dev.nic, qp));
+	CU_ASSERT_EQUAL(qp->resp.rq_pi, 1);
+	atomic_store(&db->rq_pi, qp->resp.rq_ci + qp->rq_cnt + 1);
+	CU_ASSERT_TRUE(qp_read_rq_pi(e->dev.nic, qp));
+	CU_ASSERT_EQUAL(qp->resp.rq_pi, 1);
+	atomic_store(&db->rq_pi, qp->resp.rq_ci + qp->rq_cnt);
+	CU_ASSERT_TRUE(qp_read_rq_pi(e->dev.nic, qp));
+	CU_ASSERT_EQUAL(qp->resp.rq_pi, qp->resp.rq_ci + qp->rq_cnt);
+
+	atomic_store(&db->sq_pi, qp->sq_fetch + qp->sq_cnt + 1);
+	qp_doorbell(e->dev.nic, qp);
+	CU_ASSERT_EQUAL(qp->sq_pi, 0);
+	atomic_store(&db->sq_pi, qp->sq_fetch + qp->sq_cnt);
+	qp_doorbell(e->dev.nic, qp);
+	CU_ASSERT_EQUAL(qp->sq_pi, qp->sq_fetch + qp->sq_cnt);
+	env_free(e);
+}
+
 /* Create / destroy: references on PD and CQ, stale QPNs. */
 static void test_qp_create_destroy(void)
 {
@@ -625,6 +659,7 @@ UNIT_SUITE(qp, NULL, NULL,
 	   UNIT_TEST(test_qp_flush_budgeted),
 	   UNIT_TEST(test_hal_ops_checked),
 	   UNIT_TEST(test_dbrec_acquire),
+	   UNIT_TEST(test_dbrec_refused),
 	   UNIT_TEST(test_qp_transition_table),
 	   UNIT_TEST(test_qp_modify_path),
 	   UNIT_TEST(test_qp_modify_bad_values),

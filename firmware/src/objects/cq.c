@@ -58,18 +58,6 @@ int cq_destroy(struct snic_nic *nic, unsigned ctx, uint32_t cqn)
 	return obj_release(cq ? &cq->obj : NULL);
 }
 
-/* cq->error: relaxed, as a hint for the other cores (a CQE that claimed
- * its slot before the CQ failed is still written, cq_post_claimed) */
-static inline bool cq_failed(const struct snic_cq *cq)
-{
-	return atomic_load_explicit(&cq->error, memory_order_relaxed);
-}
-
-static inline void cq_set_failed(struct snic_cq *cq)
-{
-	atomic_store_explicit(&cq->error, true, memory_order_relaxed);
-}
-
 /* The host's consumer index, re-read only when the cached one says the
  * ring is full (one DMA per wrap instead of one per CQE). */
 static bool cq_full(struct snic_nic *nic, struct snic_cq *cq)

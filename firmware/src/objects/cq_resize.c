@@ -40,7 +40,7 @@ int cq_resize(struct snic_nic *nic, unsigned ctx,
 	st = cq_ring_args_ok(nic, ctx, in->cqe_cnt, in->ring_pa, in->dbrec_pa);
 	if (st)
 		return st;
-	if (atomic_load_explicit(&cq->error, memory_order_relaxed))
+	if (cq_failed(cq))
 		return SNIC_ST_INVAL; /* overrun: the CQ stays unusable */
 	if (core_dma_read(&nic->core, cq->dbrec_pa, &db, sizeof(db)))
 		return SNIC_ST_FAULT;

@@ -369,6 +369,11 @@ struct snic_qp {
 };
 /* 32 cache lines (see above); grow it by whole lines, or make room */
 _Static_assert(sizeof(struct snic_qp) == 2048, "struct snic_qp: 2 KiB");
+/* the counters a message moves, in qcnt's first (64-byte aligned) line */
+_Static_assert(SNIC_QCNT_HOT * sizeof(uint64_t) <= 64 &&
+	       SNIC_QCNT_retransmits == SNIC_QCNT_HOT - 1 &&
+	       SNIC_QCNT_rx_frames == 0,
+	       "SNIC_QP_COUNTERS: the hot counters first, in one line");
 
 /* What a QP needs only while connected (out of RESET): the in-flight
  * window, the responder resources and the retained SGEs, 16 KiB that
@@ -828,6 +833,17 @@ struct snic_cq *cq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t cqn,
 			  uint32_t *idx);
 void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 	     bool solicited);
+/* cq->error: relaxed, as a hint for the other cores (a CQE that claimed
+ * its slot before the CQ failed is still written, cq_post_claimed) */
+static inline bool cq_failed(const struct snic_cq *cq)
+{
+	return atomic_load_explicit(&cq->error, memory_order_relaxed);
+}
+
+static inline void cq_set_failed(struct snic_cq *cq)
+{
+	atomic_store_explicit(&cq->error, true, memory_order_relaxed);
+}
 /* Core 0, several cores: a CQE another core claimed a slot for (its
  * SNIC_XC_CQE); the CQ's overrun another core found (SNIC_XC_CQ_OVERRUN) */
 void cq_post_claimed(struct snic_nic *nic, uint32_t cq_idx,
