@@ -800,17 +800,108 @@ static void set_idle(uint32_t v)
 {
 	/* seq_cst: pairs with the host's doorbell store followed by its
 	 * load of fw_idle (Dekker-style: one of the two sides sees the
-	 * other's store). */
+	 * other's store), and with core k's (core0_kick). */
 	for (unsigned i = 0; i < emu.nnics; i++)
 		atomic_store(&bar_hdr(&emu.nic[i])->fw_idle, v);
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+/* Core k after a pass that did work, which may have handed core 0 frames
+ * or CQEs: a sleeping core 0 is kicked as a host's doorbell kicks it
+ * (run(): it looks at its rings after flagging fw_idle). */
+static void core0_kick(void)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	for (unsigned i = 0; i < emu.nnics; i++) {
+		struct snic_bar_hdr *h = bar_hdr(&emu.nic[i]);
+
+		if (atomic_load_explicit(&h->fw_idle, memory_order_relaxed) &&
+		    snic_nic_core_input(emu.nic[i].fw, 0)) {
+			atomic_fetch_add(&h->kick, 1);
+			snic_futex_wake(&h->kick);
+		}
+	}
 }
 
 /* Core k (>= 1) of every NIC: its QPs' transport, fed by core 0 through
- * rings (the firmware's nic/steer.c and nic/xcore.c).  Idle, it spins,
- * yields, then sleeps in short naps: its work arrives from core 0, which
- * has no way to wake it, so a nap bounds the latency of its first frame
- * after a quiet spell and of a command's park handshake. */
-#define CORE_NAP_NS 50000ull
+ * rings (the firmware's nic/steer.c and nic/xcore.c).  Idle, it spins a
+ * few passes, yields for YIELD_NS like core 0, then sleeps on a futex
+ * word of its own until core 0 hands it work (cores_wake) or its next
+ * timer is due (snic_nic_core_sleep_until).  The yields stay: sleeping
+ * at once made every hand-off of a ping-pong on core 1 a futex wake-up
+ * (83-157 us a 4 KiB round trip, from 26-43).  The naps of 50 us that
+ * the sleep replaces cost an idle core 16 % of a CPU.  The handshake
+ * (fw.h): doze = 1, full fence, look at the input once more; core 0:
+ * its pass's pushes, full fence, read doze. */
+#define CORE_SLEEP_MIN_NS 20000ull    /* a timer nearer than that: yield */
+#define CORE_SLEEP_MAX_NS 10000000ull /* a sleep without a timer: 10 ms   */
+
+static struct core_sync {
+	_Alignas(64) _Atomic uint32_t doze;  /* core k asleep or going to be */
+	_Atomic uint32_t seq;                /* its futex word               */
+} core_sync[16];
+
+static bool core_input(unsigned k)
+{
+	for (unsigned i = 0; i < emu.nnics; i++)
+		if (snic_nic_core_input(emu.nic[i].fw, k))
+			return true;
+	return false;
+}
+
+/* Core k after an idle pass: the earliest time a timer of any NIC's core
+ * k needs it (0: it has work now). */
+static uint64_t core_sleep_until(unsigned k)
+{
+	uint64_t until = UINT64_MAX;
+
+	for (unsigned i = 0; i < emu.nnics; i++) {
+		uint64_t u = snic_nic_core_sleep_until(
+			snic_nic_core(emu.nic[i].fw, k));
+
+		if (u < until)
+			until = u;
+	}
+	return until;
+}
+
+static void core_sleep(unsigned k, uint64_t now, uint64_t until)
+{
+	struct core_sync *cs = &core_sync[k];
+	uint32_t seq = atomic_load(&cs->seq);
+	uint64_t ns = until - now < CORE_SLEEP_MAX_NS ? until - now
+						      : CORE_SLEEP_MAX_NS;
+	void *word = &cs->seq;
+
+	atomic_store(&cs->doze, 1);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!core_input(k) &&
+	    !atomic_load_explicit(&core_stop, memory_order_acquire))
+		snic_futex_waitv(&word, &seq, 1, ns, ns);
+	atomic_store_explicit(&cs->doze, 0, memory_order_relaxed);
+}
+
+/* Core 0's thread after its pass and housekeeping: wake each core k that
+ * sleeps with input waiting - frames, messages, or work a command gave
+ * it (the firmware's poke) - or every sleeping one (`all`: the stop).
+ * Not every core after every command: that cost each command round trip
+ * 9-16 us (bench-cores). */
+static void cores_wake(bool all)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	for (unsigned k = 1; k < emu_cores; k++) {
+		struct core_sync *cs = &core_sync[k];
+
+		if (!atomic_load_explicit(&cs->doze, memory_order_relaxed) ||
+		    (!all && !core_input(k)))
+			continue;
+		/* one waker: a core that has not run yet is not woken again */
+		if (atomic_exchange(&cs->doze, 0)) {
+			atomic_fetch_add(&cs->seq, 1);
+			snic_futex_wake(&cs->seq);
+		}
+	}
+}
 
 static void *core_loop(void *arg)
 {
@@ -823,23 +914,27 @@ static void *core_loop(void *arg)
 	pthread_setname_np(pthread_self(), name);
 	while (!atomic_load_explicit(&core_stop, memory_order_acquire)) {
 		unsigned work = 0;
-		uint64_t now;
+		uint64_t now, until;
 
 		for (unsigned i = 0; i < emu.nnics; i++)
 			work += snic_nic_poll(snic_nic_core(emu.nic[i].fw, k));
 		if (work) {
+			core0_kick();
 			idle = 0;
 			continue;
 		}
 		now = snic_posix_now_ns(NULL);
-		if (++idle < SPIN_ITERS)
+		if (++idle < SPIN_ITERS) {
 			rte_pause();
-		else if (idle == SPIN_ITERS)
+			continue;
+		}
+		if (idle == SPIN_ITERS)
 			yield_until = now + YIELD_NS;
-		else if (now < yield_until)
+		if (now < yield_until ||
+		    (until = core_sleep_until(k)) < now + CORE_SLEEP_MIN_NS)
 			sched_yield();
 		else
-			sleep_ns(CORE_NAP_NS);
+			core_sleep(k, now, until);
 	}
 	return NULL;
 }
@@ -859,6 +954,7 @@ static void cores_start(void)
 static void cores_stop(void)
 {
 	atomic_store_explicit(&core_stop, 1, memory_order_release);
+	cores_wake(true);
 	for (unsigned k = 1; k <= core_threads; k++)
 		pthread_join(core_thread[k], NULL);
 	core_threads = 0;
@@ -911,6 +1007,8 @@ static void run(void)
 				next_flush = now + PCAP_FLUSH_NS;
 			}
 		}
+		if (core_threads)
+			cores_wake(false);
 		if (work != 0) {
 			if (sleeping)
 				set_idle(0);

@@ -499,6 +499,108 @@ static void test_cores_cq_resize_claims(void)
 	CU_ASSERT_EQUAL(fsim_free(s), 0);
 }
 
+/* A board lets an idle core k sleep (fw.h, snic-emu's core threads): its
+ * input from core 0 shows in snic_nic_core_input from any view, core 1's
+ * frames for the port show as core 0's input, and core 1 says how long it
+ * may sleep - not at all while a QP has frames left for its next pass,
+ * for ever with nothing pending, else until the wheel's slot of the QP's
+ * earliest deadline, at which time the tail-loss probe goes out (not a
+ * slot earlier); core 0 never sleeps on its own say.  Core 0 scheduling
+ * core 1's QP (a command, while core 1 is parked) flags core 1's input. */
+static void test_cores_sleep_until(void)
+{
+	struct snic_fault_cfg drop = { .loss = 1000000, .seed = 5 };
+	struct fsim *s;
+	struct fpair p;
+	struct fconn conn;
+	struct fqp qa[4], qb[4];
+	struct snic_nic *nic0, *k1;
+	struct snic_qp *qp;
+	struct snic_cqe c;
+	uint64_t due, until;
+	uint32_t i;
+
+	fconn_default(&conn);
+	s = fsim_pair_new(&p, 2, &conn, 1u << 20, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	i = pair_on_core1(s, &p, &conn, &s->a, qa, qb);
+	nic0 = s->a.nic;
+	k1 = snic_nic_core(nic0, 1);
+	fdev_poll(&s->a, 4);
+	CU_ASSERT_EQUAL(snic_nic_core_sleep_until(k1), UINT64_MAX);
+	CU_ASSERT_EQUAL(snic_nic_core_sleep_until(nic0), 0);
+	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 0));
+	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 1));
+	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 2)); /* no such core */
+
+	fake_hal_set_fault(&s->b.hal, &drop); /* no ACK will come */
+	/* more frames than a pass's TX budget (MTU 4096) */
+	struct snic_wqe_sge sg = { p.bufa, (SNIC_TX_BUDGET + 8) * 4096, p.mra };
+	struct fwr w = { .wr_id = 1, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &sg, .num_sge = 1,
+			 .remote_addr = p.bufb, .rkey = p.mrb };
+
+	fqp_post_send(&qa[i], &w);
+	snic_nic_poll(nic0); /* the doorbell: to core 1 */
+	CU_ASSERT_TRUE(snic_nic_core_input(nic0, 1));
+	CU_ASSERT_TRUE(snic_nic_core_input(k1, 1)); /* any view */
+	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 0));
+	CU_ASSERT_TRUE(snic_nic_poll(k1) > 0); /* a budget's frames: to core 0 */
+	CU_ASSERT_EQUAL(snic_nic_core_sleep_until(k1), 0); /* the rest */
+	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 1));
+	CU_ASSERT_TRUE(snic_nic_core_input(nic0, 0));
+	for (unsigned n = 0; n < 100; n++) /* all sent, lost on B's side */
+		if (snic_nic_poll(k1) + snic_nic_poll(nic0) == 0)
+			break;
+	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 0));
+	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 1));
+
+	CU_ASSERT_EQUAL(snic_nic_poll(k1), 0);
+	qp = qp_by_qpn(nic0, qa[i].qpn);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(qp);
+	due = qp->tlp_at && qp->tlp_at < qp->rto_at ? qp->tlp_at : qp->rto_at;
+	CU_ASSERT_FATAL(due > k1->core.now);
+	until = snic_nic_core_sleep_until(k1);
+	CU_ASSERT_EQUAL(until, ((due >> SNIC_TW_SHIFT) + 1) << SNIC_TW_SHIFT);
+
+	/* just before: nothing to do; at `until`: the probe */
+	uint64_t tx = fdev_counter(&s->a, "retransmits") +
+		      fdev_counter(&s->a, "tail_probes");
+
+	s->clock = until - 1; /* (the wheel files the QP again on its way) */
+	snic_nic_poll(k1);
+	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 0));
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "retransmits") +
+			fdev_counter(&s->a, "tail_probes"), tx);
+	CU_ASSERT_EQUAL(snic_nic_core_sleep_until(k1), until);
+	s->clock = until;
+	CU_ASSERT_TRUE(snic_nic_poll(k1) > 0);
+	CU_ASSERT_TRUE(snic_nic_core_input(nic0, 0));
+	CU_ASSERT_TRUE(fdev_counter(&s->a, "retransmits") +
+		       fdev_counter(&s->a, "tail_probes") > tx);
+	fake_hal_set_fault(&s->b.hal, NULL);
+	CU_ASSERT_TRUE_FATAL(fsim_poll_cq(s, &p.cqa, &c, 200000));
+	CU_ASSERT_EQUAL(c.wr_id, 1);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+
+	/* what a command on core 0 does when it gives core 1's QP work (to
+	 * RTS with WQEs posted, a flush longer than a budget): the QP on
+	 * core 1's list, core 1 poked until it asks whether to sleep (then
+	 * its list says it may not) */
+	CU_ASSERT_EQUAL(snic_nic_poll(k1), 0);
+	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 1));
+	qp_req_schedule(nic0, qp);
+	CU_ASSERT_TRUE(snic_nic_core_input(nic0, 1));
+	snic_nic_poll(nic0);
+	CU_ASSERT_TRUE(snic_nic_core_input(nic0, 1));
+	CU_ASSERT_EQUAL(snic_nic_core_sleep_until(k1), 0);
+	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 1));
+	snic_nic_poll(k1);
+	CU_ASSERT_EQUAL(snic_nic_core_sleep_until(k1), UINT64_MAX);
+	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 1));
+	CU_ASSERT_EQUAL(fsim_free(s), 0);
+}
+
 /* Parking the other cores is for a real command only: a bare command
  * doorbell (any context can ring it) and a context bit without a new
  * command park nobody; a deregistration waiting for a message that holds
@@ -567,5 +669,6 @@ UNIT_SUITE(cores, NULL, NULL,
 	   UNIT_TEST(test_cores_cq_overrun_write_imm),
 	   UNIT_TEST(test_cores_cq_resize_claims),
 	   UNIT_TEST(test_cores_park_only_for_commands),
+	   UNIT_TEST(test_cores_sleep_until),
 	   UNIT_TEST(test_cores_srq_placement),
 	   UNIT_TEST(test_cores_loss));

@@ -6,6 +6,7 @@
 #ifndef SNIC_FW_H
 #define SNIC_FW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,6 +89,19 @@ struct snic_nic *snic_nic_init_cores(void *mem, const struct snic_nic_config *cf
 				     unsigned ncores);
 struct snic_nic *snic_nic_core(struct snic_nic *nic, unsigned k);
 unsigned snic_nic_ncores(const struct snic_nic *nic);
+
+/* Idle cores that sleep (a board whose cores are threads sharing CPUs).
+ * snic_nic_core_sleep_until, on core k's own thread between its passes:
+ * 0 when core k (k >= 1) has work without new input, else the HAL-clock
+ * time of its next timer (UINT64_MAX: none), until which it may sleep
+ * unless input arrives; always 0 for core 0.  snic_nic_core_input, from
+ * any thread: frames or messages wait in the rings into core k, or a
+ * command gave it work since it last asked sleep_until (for k = 0: in
+ * the rings from the others).  The handshake: core k stores "asleep",
+ * full fence, asks core_input, sleeps if none; core 0 after each pass:
+ * full fence, and wakes a core flagged asleep that has input. */
+uint64_t snic_nic_core_sleep_until(struct snic_nic *nic);
+bool snic_nic_core_input(const struct snic_nic *nic, unsigned k);
 
 /* One pass of the run-to-completion loop: commands, doorbells, RX burst,
  * timers, TX flush, each with a budget.  Returns the units of work done

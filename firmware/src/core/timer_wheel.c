@@ -77,3 +77,19 @@ unsigned tw_poll(struct snic_tw *tw, uint64_t now, snic_tw_expire_fn *expire,
 	}
 	return work;
 }
+
+uint64_t tw_next(const struct snic_tw *tw)
+{
+	uint64_t first = UINT64_MAX;
+
+	if (tw->done == 0) /* never polled: the first poll places `done` */
+		return 0;
+	/* the earliest filed tick, not the next slot with an entry: a slot
+	 * also holds entries of later rounds, which tw_poll only files again
+	 * (a core that sleeps through them loses nothing: see tw_poll) */
+	for (unsigned i = 0; i < SNIC_TW_SLOTS; i++)
+		for (uint16_t id = tw->slot[i]; id; id = tw->ent[id].next)
+			if (tw->ent[id].tick < first)
+				first = tw->ent[id].tick;
+	return first == UINT64_MAX ? first : first << SNIC_TW_SHIFT;
+}

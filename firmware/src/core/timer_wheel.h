@@ -42,6 +42,10 @@ void tw_file(struct snic_tw *tw, uint16_t id, uint64_t due);
 void tw_cancel(struct snic_tw *tw, uint16_t id);
 unsigned tw_poll(struct snic_tw *tw, uint64_t now, snic_tw_expire_fn *expire,
 		 void *arg);
+/* The time (ns) from which tw_poll has an entry to hand back, UINT64_MAX
+ * when none is filed: an idle core may sleep until then.  It walks every
+ * slot and entry, so it is for a core about to sleep only. */
+uint64_t tw_next(const struct snic_tw *tw);
 /* False when no tick passed since the last tw_poll, which then would
  * visit nothing and change nothing (most polls: the caller skips it). */
 static inline bool tw_due(const struct snic_tw *tw, uint64_t now)

@@ -18,7 +18,7 @@
  * park_gen, core 0 makes park_gen odd then waits for every in_pass to
  * clear (all seq_cst: of the two, one sees the other's store, so either
  * core k skips its pass while park_gen is odd or core 0 waits for its
- * pass to end).  An idle core, napping between passes, costs core 0
+ * pass to end).  An idle core, asleep between passes, costs core 0
  * nothing.  So a command never runs beside a data pass, whichever core's
  * objects it changes (a QP's modify, a CQ's destroy, an MR's
  * deregistration, a whole context's teardown) and its writes are visible
@@ -308,6 +308,55 @@ unsigned xcore_pass(struct snic_nic *nic)
 	work += core_tx_flush(c);
 	pass_leave(nic);
 	return work;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Sleep and wake-up of the other cores (fw.h).  A board whose core k is a
+ * thread that may share a CPU lets it sleep when idle: core k flags that
+ * it sleeps, then looks at its input (snic_nic_core_input) once more;
+ * core 0, after a pass that may have handed it work, looks at the flag
+ * (both with a full fence in between: one sees the other) and wakes it. */
+
+bool snic_nic_core_input(const struct snic_nic *nic, unsigned k)
+{
+	const struct snic_xcore *xc = nic->core.xc;
+
+	if (!xc || k >= xc->ncores)
+		return false;
+	if (k != 0)
+		return xc_ring_count(xc->pkt[0][k]) ||
+		       xc_ring_count(xc->msg[0][k]) ||
+		       atomic_load_explicit(&xc->in_pass[k].poked,
+					    memory_order_relaxed);
+	for (unsigned j = 1; j < xc->ncores; j++)
+		if (xc_ring_count(xc->pkt[j][0]) || xc_ring_count(xc->msg[j][0]))
+			return true;
+	return false;
+}
+
+/* Core k between passes, asked by its board before it sleeps: 0 when
+ * frames wait for the port (its ring to core 0 was full), QPs on its work
+ * lists (a TX budget ran out) or core 0 runs a command (which may change
+ * them: asked inside the park protocol, as a pass), else the time its
+ * timer wheel next has a deadline.  It takes back the poke of a command
+ * that gave the core work (qp_view_poke): the lists say so now; a later
+ * command pokes again, which snic_nic_core_input reports. */
+uint64_t snic_nic_core_sleep_until(struct snic_nic *nic)
+{
+	const struct snic_core *c = &nic->core;
+	uint64_t until = 0;
+
+	if (!c->xc || c->core_id == 0 || !pass_enter(nic))
+		return 0;
+	/* what a command scheduled here is seen below (parked before) */
+	atomic_store_explicit(&c->xc->in_pass[c->core_id].poked, 0,
+			      memory_order_relaxed);
+	if (c->txq_tail == c->txq_head && c->ctlq_tail == c->ctlq_head &&
+	    c->loopq_tail == c->loopq_head && nic->req_tail == nic->req_head &&
+	    nic->resp_tail == nic->resp_head)
+		until = tw_next(&c->tw);
+	pass_leave(nic);
+	return until;
 }
 
 /* The NIC's counter i: every core's, less what a reset took away. */

@@ -531,6 +531,19 @@ static inline struct snic_nic *qp_view(struct snic_nic *nic,
 	return qp->core == nic->core.core_id ? nic : nic->sh->xc.views[qp->core];
 }
 
+/* qp_view for giving the owner work (a list, a deadline): a command on
+ * core 0 that schedules another core's QP also flags that core, whose
+ * board may have let it sleep (nic/xcore.c). */
+static inline struct snic_nic *qp_view_poke(struct snic_nic *nic,
+					    const struct snic_qp *qp)
+{
+	if (qp->core == nic->core.core_id)
+		return nic;
+	atomic_store_explicit(&nic->sh->xc.in_pass[qp->core].poked, 1,
+			      memory_order_relaxed);
+	return nic->sh->xc.views[qp->core];
+}
+
 /* ---------------------------------------------------------------------- */
 /* Handles of PD, CQ, SRQ and QP: generation (10 bits) above a 14-bit
  * index (SNIC_QP_IDX_BITS, the QP table), 24 bits

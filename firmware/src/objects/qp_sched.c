@@ -9,12 +9,12 @@
 #include "objects/objects.h"
 
 /* Lists and wheel are the owner core's: a command on core 0 schedules
- * another core's QP while that core is parked (nic/xcore.c). */
+ * another core's QP while that core is parked, and pokes it (nic/xcore.c). */
 void qp_req_schedule(struct snic_nic *nic, struct snic_qp *qp)
 {
 	if (qp->on_req_list)
 		return;
-	nic = qp_view(nic, qp);
+	nic = qp_view_poke(nic, qp);
 	qp->on_req_list = true;
 	nic->req_list[nic->req_tail++ % SNIC_MAX_QP] = (uint16_t)qp_idx(nic, qp);
 }
@@ -23,7 +23,7 @@ void qp_resp_schedule(struct snic_nic *nic, struct snic_qp *qp)
 {
 	if (qp->on_resp_list)
 		return;
-	nic = qp_view(nic, qp);
+	nic = qp_view_poke(nic, qp);
 	qp->on_resp_list = true;
 	nic->resp_list[nic->resp_tail++ % SNIC_MAX_QP] = (uint16_t)qp_idx(nic, qp);
 }

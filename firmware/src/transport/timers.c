@@ -72,7 +72,7 @@ void timer_arm(struct snic_nic *nic, struct snic_qp *qp)
 	uint64_t due = qp_due(qp);
 
 	if (due) /* the owner's wheel (a command may arm another core's) */
-		tw_file(&qp_view(nic, qp)->core.tw, qp_tw_id(nic, qp), due);
+		tw_file(&qp_view_poke(nic, qp)->core.tw, qp_tw_id(nic, qp), due);
 }
 
 /* timer_sent's arming part (transport.h): a probe or retransmission
