@@ -148,6 +148,7 @@ case_add multi    multi/dev-owner        90 bash "$IT/devowner.sh"
 # core 1 (a pingpong pair's QPs put there by SNIC_PP_HOLD_SLOT).  Issue 11: the multi-core configuration's correctness in make
 # test (its speed: tools/bench-cores.sh in make bench).
 case_add cores    cores/pingpong        120 bash "$IT/cores.sh" pingpong.sh 25515 -c -n 2000 -s 4096
+case_add cores    cores/events          120 bash "$IT/cores.sh" pingpong.sh 25815 -e -n 2000 -s 4096
 case_add cores    cores/lossy           240 bash "$IT/cores.sh" lossy.sh 25615 -n 300
 case_add cores    cores/verbs           300 bash "$IT/cores.sh" verbs.sh
 case_add cores    cores/verbs-ext       300 bash "$IT/cores.sh" verbs-ext.sh

@@ -2,7 +2,8 @@
 /*
  * Several firmware cores per NIC (nic/xcore.c, nic/steer.c), polled in
  * turn on the simulation's clock: QPs spread over both cores by QPN, all
- * sharing one CQ per side (so CQEs of core 1's QPs cross to core 0),
+ * sharing one CQ per side (so both cores' CQEs interleave in one ring,
+ * each core writing its own into the slots it claims),
  * WRITE and SEND traffic on every QP with its data checked, with and
  * without loss.
  */
@@ -244,10 +245,14 @@ static void test_cores_loss(void)
 	cenv_free(e);
 }
 
-/* Core 1's ring to core 0 full of messages when it must hand core 0 a
- * CQE and an event (which may not be lost): with the cores polled in
- * turn nobody else can empty it, so core 1 runs core 0's handler itself
- * (it waited for ever before); one full event, counted once. */
+/* Core 1 writes its QPs' CQEs itself, into the slot its claim got: the
+ * host reads one before core 0 has run at all.  Core 0 hears of the CQ at
+ * the end of core 1's pass (SNIC_XC_CQ_DIRTY) for the completion event
+ * of an armed CQ, which comes after core 0's next pass and not before.
+ * That message and an event (which may not be lost) find core 1's ring
+ * to core 0 full: with the cores polled in turn nobody else can empty
+ * it, so core 1 runs core 0's handler itself (it waited for ever
+ * before); one full event, counted once each. */
 static void test_cores_ring_full(void)
 {
 	struct fsim *s;
@@ -258,6 +263,8 @@ static void test_cores_ring_full(void)
 	struct snic_xc_msg junk = { .type = 0 }; /* handled as nothing */
 	struct snic_cqe cqe = { .wr_id = 0x1234, .status = SNIC_WC_SUCCESS };
 	struct snic_cqe got;
+	struct snic_cq_dbrec *db;
+	struct snic_ctx_slot *slot;
 	uint32_t n = 0;
 
 	fconn_default(&conn);
@@ -265,23 +272,37 @@ static void test_cores_ring_full(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	k1 = snic_nic_core(s->a.nic, 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(k1);
+	slot = fdev_slot(&s->a, p.ca.slot);
+	db = fdev_ptr(&s->a, p.cqa.dbrec_pa);
+	atomic_fetch_add(&db->arm_sn, 1); /* ibv_req_notify_cq(cq, 0) */
 	r = s->a.nic->sh->xc.msg[1][0];
 	while (xc_ring_push(r, &junk, 1))
 		n++;
 	CU_ASSERT_EQUAL(n, SNIC_XC_MSG_RING);
 	CU_ASSERT_EQUAL(fdev_counter(&s->a, "xcore_ring_full"), 0);
 	cq_post(k1, handle_idx(p.cqa.cqn), &cqe, false);
+	CU_ASSERT_TRUE_FATAL(fcq_poll(&p.cqa, &got)); /* no core 0 pass */
+	CU_ASSERT_EQUAL(got.wr_id, 0x1234);
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "xcore_ring_full"), 0);
+	CU_ASSERT_EQUAL(slot->eq_pi, 0);
+	cq_dirty_send(k1); /* core 1's pass ends */
 	CU_ASSERT_EQUAL(fdev_counter(&s->a, "xcore_ring_full"), 1);
+	CU_ASSERT_EQUAL(slot->eq_pi, 0); /* handled; events at pass end */
 	while (xc_ring_push(r, &junk, 1))
 		;
 	core_event(&k1->core, p.ca.slot, SNIC_EV_QP_FATAL, 7);
 	CU_ASSERT_EQUAL(fdev_counter(&s->a, "xcore_ring_full"), 2);
 	for (n = 0; n < 1000 && xc_ring_count(r); n++)
 		fdev_pass(&s->a); /* core 0: the messages before, then them */
-	CU_ASSERT_TRUE_FATAL(fcq_poll(&p.cqa, &got));
-	CU_ASSERT_EQUAL(got.wr_id, 0x1234);
-	CU_ASSERT_EQUAL(fdev_slot(&s->a, p.ca.slot)->eq_pi, 1);
-	CU_ASSERT_EQUAL(fdev_slot(&s->a, p.ca.slot)->eq[0].obj, 7);
+	/* the CQ's event first: its CQE came before the QP's event */
+	CU_ASSERT_EQUAL(slot->eq_pi, 2);
+	CU_ASSERT_EQUAL(slot->eq[0].type, SNIC_EV_COMP);
+	CU_ASSERT_EQUAL(slot->eq[0].obj, p.cqa.cqn);
+	CU_ASSERT_EQUAL(slot->eq[1].type, SNIC_EV_QP_FATAL);
+	CU_ASSERT_EQUAL(slot->eq[1].obj, 7);
+	fdev_poll(&s->a, 10);
+	CU_ASSERT_EQUAL(slot->eq_pi, 2); /* one arm, one event */
+	CU_ASSERT_FALSE(fcq_poll(&p.cqa, &got));
 	CU_ASSERT_EQUAL(fsim_free(s), 0);
 }
 
@@ -312,9 +333,9 @@ static uint32_t pair_on_core1(struct fsim *s, struct fpair *p,
 	return 0;
 }
 
-/* A QP of core 1 whose CQE core 0 drops (the shared 4-entry CQ
- * overruns, nobody consuming): core 0 tells core 1 (SNIC_XC_CQ_LOST) and
- * the QP goes to error there, as on one core - CQ_ERR on the CQ, then
+/* A QP of core 1 whose CQE finds the shared 4-entry CQ full (nobody
+ * consuming): core 1 tells core 0 (SNIC_XC_CQ_OVERRUN) and drops the CQE,
+ * and the QP goes to error there, as on one core - CQ_ERR on the CQ, then
  * QP_FATAL on the QP; the 4 CQEs before the overrun read back in order,
  * once, nothing after them. */
 static void test_cores_cq_overrun(void)
@@ -586,7 +607,8 @@ static void test_cores_sleep_until(void)
 	/* what a command on core 0 does when it gives core 1's QP work (to
 	 * RTS with WQEs posted, a flush longer than a budget): the QP on
 	 * core 1's list, core 1 poked until it asks whether to sleep (then
-	 * its list says it may not) */
+	 * its list says it may not); the link quiet first (B's last ACK) */
+	fsim_idle(s, 100);
 	CU_ASSERT_EQUAL(snic_nic_poll(k1), 0);
 	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 1));
 	qp_req_schedule(nic0, qp);

@@ -38,15 +38,18 @@ struct snic_xc_ring {
 /* What crosses cores besides frames (nic/xcore.c handles them). */
 enum snic_xc_type {
 	SNIC_XC_DOORBELL = 1, /* core 0 -> owner: a = QP index             */
-	SNIC_XC_CQE,          /* owner -> core 0: a = CQ index, flag =
-			       * solicited, u.cqe; its slot claimed        */
+	SNIC_XC_CQ_DIRTY,     /* owner -> core 0: a = CQ index, flag =
+			       * solicited: the owner wrote CQEs into it
+			       * (at most once per CQ and pass), for its
+			       * completion event                          */
 	SNIC_XC_EVENT,        /* any -> core 0: a = ctx, b = type, c = obj  */
 	SNIC_XC_NEIGH,        /* core 0 -> owner: a = QP index, u.mac       */
 	SNIC_XC_RESOLVE,      /* owner -> core 0: u.ip, resolve it          */
 	SNIC_XC_CQ_LOST,      /* core 0 -> owner: a = QP index, b = qpn:
 			       * its CQE was dropped (qp_cq_lost)         */
 	SNIC_XC_CQ_OVERRUN,   /* owner -> core 0: a = CQ index, whose ring
-			       * had no room for the owner's CQE           */
+			       * had no room for the owner's CQE (flag 1)
+			       * or could not be written (flag 0)          */
 };
 
 struct snic_xc_msg {
@@ -55,7 +58,6 @@ struct snic_xc_msg {
 	uint16_t rsvd;
 	uint32_t a, b, c;
 	union {
-		struct snic_cqe cqe;
 		uint8_t mac[6];
 		uint8_t ip[16];
 	} u;

@@ -250,7 +250,7 @@ unsigned snic_nic_poll(struct snic_nic *nic)
 		nic->core.tx_budget = core_tx_room(&nic->core);
 	work += resp_poll(nic);
 	work += req_poll(nic);
-	if (nic->core.xc) /* the other cores' CQEs, events and frames */
+	if (nic->core.xc) /* the other cores' CQs, events and frames */
 		work += xcore_poll(nic);
 	cq_flush_events(nic);
 	work += core_tx_flush(&nic->core);

@@ -7,7 +7,8 @@
  * command channel, doorbells, the port (nic/steer.c), CQs and event
  * queues, ARP/ND and the CM.  The data path crosses cores only through
  * single-producer/single-consumer rings (core/xcore.h): doorbells and
- * learnt MACs go from core 0 to the owner, CQEs, events and neighbour
+ * learnt MACs go from core 0 to the owner, events, the CQs the owner
+ * wrote CQEs into (it writes them itself, objects/cq.c) and neighbour
  * resolutions from the owner to core 0.  No locks on the data path.
  *
  * The objects tables (QPs, MRs, PDs, CQs, SRQs...) are written by
@@ -216,11 +217,11 @@ static void handle(struct snic_nic *nic, struct snic_xc_msg *m)
 		if ((qp = own_qp(nic, m->a)) != NULL)
 			qp_neigh_set(nic, qp, m->u.mac);
 		break;
-	case SNIC_XC_CQE:
-		cq_post_claimed(nic, m->a, &m->u.cqe, m->flag);
+	case SNIC_XC_CQ_DIRTY:
+		cq_dirty_seen(nic, m->a, m->flag);
 		break;
 	case SNIC_XC_CQ_OVERRUN:
-		cq_overrun_seen(nic, m->a);
+		cq_overrun_seen(nic, m->a, m->flag);
 		break;
 	case SNIC_XC_CQ_LOST:
 		if ((qp = own_qp(nic, m->a)) != NULL && qp->qpn == m->b)
@@ -278,8 +279,8 @@ static unsigned drain_to0(struct snic_nic *nic0)
 	return work;
 }
 
-/* Core 0: what the other cores sent (CQEs, events, resolutions) and the
- * frames they built; before the pass's CQ events and TX flush. */
+/* Core 0: what the other cores sent (CQs written, events, resolutions)
+ * and the frames they built; before the pass's CQ events and TX flush. */
 unsigned xcore_poll(struct snic_nic *nic0)
 {
 	return drain_to0(nic0) + steer_tx_gather(nic0);
@@ -305,6 +306,7 @@ unsigned xcore_pass(struct snic_nic *nic)
 		c->tx_budget = core_tx_room(c);
 	work += resp_poll(nic);
 	work += req_poll(nic);
+	cq_dirty_send(nic);
 	work += core_tx_flush(c);
 	pass_leave(nic);
 	return work;

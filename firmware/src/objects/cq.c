@@ -76,10 +76,11 @@ static bool cq_full(struct snic_nic *nic, struct snic_cq *cq)
 
 /* The CQE was dropped: the QP it names (every CQE names its QP; a run's
  * are all one QP's) lost a completion and goes to error (qp_cq_lost), on
- * the core that owns it - we are core 0.  Off the path of a CQE written,
- * so nothing of it costs a CQE that goes out.  The message to another
- * core is not waited for (core 0 never waits on a core that may be
- * waiting on it): with its ring full the QP learns at its next CQE. */
+ * the core that owns it: ours, or another's when core 0 wrote the CQE
+ * (a command's flush).  Off the path of a CQE written, so nothing of it
+ * costs a CQE that goes out.  The message to another core is not waited
+ * for (core 0 never waits on a core that may be waiting on it): with its
+ * ring full the QP learns at its next CQE. */
 static void __attribute__((noinline, cold))
 cq_dropped(struct snic_nic *nic, const struct snic_cqe *cqe)
 {
@@ -98,16 +99,51 @@ cq_dropped(struct snic_nic *nic, const struct snic_cqe *cqe)
 	}
 }
 
+static void cq_overrun(struct snic_nic *nic, uint32_t cq_idx,
+		       const struct snic_cqe *cqe, bool overrun);
+
 /* The CQ cannot take CQEs any more (overrun, or its ring unwritable):
  * IBTA 11.4.2.1, an affiliated asynchronous error; the CQ stays unusable.
- * The CQE that found it so is dropped, after the CQ's event. */
-static void cq_fail(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx,
-		    const struct snic_cqe *cqe)
+ * The CQE that found it so is dropped, after the CQ's event.  Core 0
+ * fails the CQ (once); another core tells core 0 (cq_overrun). */
+static void __attribute__((noinline, cold))
+cq_fail(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx,
+	const struct snic_cqe *cqe)
 {
+	if (nic->core.core_id) {
+		cq_overrun(nic, cq_idx, cqe, false);
+		return;
+	}
 	cq_set_failed(cq);
 	core_event(&nic->core, cq->ctx, SNIC_EV_CQ_ERR,
 		   obj_handle(&cq->obj, cq_idx));
 	cq_dropped(nic, cqe);
+}
+
+/* CQEs were written into the CQ: its completion event is looked at once
+ * at the end of core 0's pass (cq_flush_events).  Core k (`other`) keeps
+ * a list of its own (cq->dirty is core 0's) and hands it to core 0 at the
+ * end of its pass (cq_dirty_send). */
+static inline void cq_mark_dirty(struct snic_nic *nic, struct snic_cq *cq,
+				 uint32_t cq_idx, bool solicited, bool other)
+{
+	if (other) {
+		uint64_t bit = 1ull << (cq_idx & 63);
+
+		if (!(nic->cq_dirty_bits[cq_idx >> 6] & bit)) {
+			nic->cq_dirty_bits[cq_idx >> 6] |= bit;
+			nic->dirty_cqs[nic->ndirty++] = (uint16_t)cq_idx;
+		}
+		if (solicited)
+			nic->cq_sol_bits[cq_idx >> 6] |= bit;
+		return;
+	}
+	if (solicited)
+		cq->sol_pending = true;
+	if (!cq->dirty) {
+		cq->dirty = true;
+		nic->dirty_cqs[nic->ndirty++] = (uint16_t)cq_idx;
+	}
 }
 
 /* Where the owner byte lies in a CQE (hostif.h): the body is what comes
@@ -115,22 +151,27 @@ static void cq_fail(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx,
 #define CQE_OWNER_AT ((uint32_t)offsetof(struct snic_cqe, owner))
 _Static_assert(SNIC_WC_SUCCESS == 0, "cq_write ORs statuses: 0 is all success");
 
-/* CQEs [pi, pi + n) into the ring; the caller checked there is room.
- * The bodies go first and the first CQE's owner byte last, after a
- * release fence, so the host never sees a valid owner with a stale body
- * (it reads with acquire, in ring order: the later CQEs of a run, whose
- * owner bytes go with their bodies, only after it took the first).  A
- * single CQE's body is the bytes before its owner byte; a run's first
- * CQE goes out whole with the owner value its slot already has (not
- * valid in this lap).  A body that did not land is never published
- * (counted in dma_errors by core_dma_write).  Inlined: with n = 1
- * (cq_post) the run's part folds away. */
+/* CQEs [pos, pos + n) into the ring; the caller checked there is room:
+ * one core writes at cq->pi, several cores each at the slots its claim
+ * got (cq_claim), so a core writes its CQEs itself, and the host, which
+ * takes them in ring order by their owner bytes, sees each as soon as
+ * it is written.  The bodies go first and the first CQE's owner byte
+ * last, after a release fence, so the host never sees a valid owner with
+ * a stale body (it reads with acquire, in ring order: the later CQEs of
+ * a run, whose owner bytes go with their bodies, only after it took the
+ * first).  A single CQE's body is the bytes before its owner byte; a
+ * run's first CQE goes out whole with the owner value its slot already
+ * has (not valid in this lap).  A body that did not land is never
+ * published (counted in dma_errors by core_dma_write).  Inlined: with n
+ * = 1 (cq_post) the run's part folds away, with `several` (a constant at
+ * every call) the other mode's. */
 static inline __attribute__((always_inline))
 void cq_write(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx,
-	      struct snic_cqe *cqe, uint32_t n, bool solicited)
+	      struct snic_cqe *cqe, uint32_t n, bool solicited, uint32_t pos,
+	      bool several)
 {
-	uint32_t at = cq->pi & (cq->cnt - 1);
-	uint8_t owner = (uint8_t)((cq->pi & cq->cnt) == 0); /* cnt: 2^k */
+	uint32_t at = pos & (cq->cnt - 1);
+	uint8_t owner = (uint8_t)((pos & cq->cnt) == 0); /* cnt: 2^k */
 	uint64_t pa = cq->ring_pa + (uint64_t)at * 64;
 	/* CQEs before the ring's end (one always fits: at < cnt) */
 	uint32_t k = n == 1 || cq->cnt - at >= n ? n : cq->cnt - at;
@@ -160,27 +201,25 @@ void cq_write(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx,
 		cq_fail(nic, cq, cq_idx, cqe);
 		return;
 	}
-	cq->pi += n;
-	if (solicited || cqe[0].status != SNIC_WC_SUCCESS)
-		cq->sol_pending = true;
-	if (!cq->dirty) {
-		cq->dirty = true;
-		nic->dirty_cqs[nic->ndirty++] = (uint16_t)cq_idx;
-	}
+	if (!several)
+		cq->pi += n;
+	cq_mark_dirty(nic, cq, cq_idx,
+		      solicited || cqe[0].status != SNIC_WC_SUCCESS,
+		      several && nic->core.core_id);
 }
 
 /*
- * Several cores (nic/xcore.c): CQEs reach core 0, which writes the ring,
- * through rings of messages, so a core that completes a RECV must know
- * there is room before it acknowledges the message (do_send: a CQE
- * dropped later would be a success the requester saw for a completion
- * the host never gets).  So every CQE, on any core, first claims a slot:
- * `claimed` counts the CQEs promised one (written, or on their way to
- * core 0), each promise made against the host's consumer index, read
- * again only when the one known says full.  Written CQEs never pass the
- * promised ones, so a promised slot is free when core 0 writes it, even
- * after another core's claim found the CQ full and failed it.  A CAS, not
- * an add: a claim that fails promises nothing.
+ * Several cores (nic/xcore.c): each core writes its QPs' CQEs, so a slot
+ * is claimed before it is written, and a core that completes a RECV
+ * knows there is room before it acknowledges the message (do_send: a
+ * CQE dropped later would be a success the requester saw for a
+ * completion the host never gets).  `claimed` counts the slots given
+ * out; each claim is made against the host's consumer index, read again
+ * only when the one known says full, and the claim's old value is the
+ * position of its slots.  A CAS, not an add: a claim that fails promises
+ * nothing.  A core claims and writes in one pass, and commands run
+ * between passes, so when a command looks at the CQ (cq_resize) every
+ * claimed slot is written.
  */
 /* The host's consumer index read again for a claim of the slots up to
  * `end` (the known one said full): false when they do not fit. */
@@ -196,7 +235,7 @@ cq_claim_ci(struct snic_nic *nic, struct snic_cq *cq, uint32_t c,
 }
 
 static inline bool cq_claim(struct snic_nic *nic, struct snic_cq *cq,
-			    uint32_t n)
+			    uint32_t n, uint32_t *pos)
 {
 	uint32_t c = atomic_load_explicit(&cq->claimed, memory_order_relaxed);
 	uint32_t ci = atomic_load_explicit(&cq->claim_ci, memory_order_relaxed);
@@ -208,82 +247,95 @@ static inline bool cq_claim(struct snic_nic *nic, struct snic_cq *cq,
 	} while (!atomic_compare_exchange_weak_explicit(
 			&cq->claimed, &c, c + n, memory_order_relaxed,
 			memory_order_relaxed));
+	*pos = c;
 	return true;
 }
 
-/* A CQ with no room for a CQE: failed (cq_fail) on core 0, and once;
- * another core tells core 0, then drops the CQE itself (its QP is that
- * core's, cq_dropped) - in that order in its ring to core 0, so CQ_ERR
- * precedes the QP's QP_FATAL as on one core. */
+/* A CQ with no room for a CQE (overrun) or whose ring could not be
+ * written: failed (cq_fail) on core 0, and once; another core tells core
+ * 0, then drops the CQE itself (its QP is that core's, cq_dropped) - in
+ * that order in its ring to core 0, so CQ_ERR precedes the QP's QP_FATAL
+ * as on one core. */
 static void cq_overrun(struct snic_nic *nic, uint32_t cq_idx,
-		       const struct snic_cqe *cqe)
+		       const struct snic_cqe *cqe, bool overrun)
 {
 	if (!nic->core.core_id) {
 		struct snic_cq *cq = &nic->cqs[cq_idx];
 
-		CNT_INC(&nic->core, cq_overruns);
+		if (overrun)
+			CNT_INC(&nic->core, cq_overruns);
 		cq_fail(nic, cq, cq_idx, cqe);
 	} else {
 		struct snic_xc_msg m = { .type = SNIC_XC_CQ_OVERRUN,
-					 .a = cq_idx };
+					 .flag = overrun, .a = cq_idx };
 
 		core_xc_send_wait(&nic->core, 0, &m);
 		cq_dropped(nic, cqe);
 	}
 }
 
-void cq_overrun_seen(struct snic_nic *nic, uint32_t cq_idx)
+void cq_overrun_seen(struct snic_nic *nic, uint32_t cq_idx, bool overrun)
 {
 	struct snic_cq *cq = cq_idx < SNIC_MAX_CQ ? &nic->cqs[cq_idx] : NULL;
 
 	if (!cq || !cq->in_use || cq_failed(cq))
 		return; /* failed already: counted once, as on one core */
-	CNT_INC(&nic->core, cq_overruns);
+	if (overrun)
+		CNT_INC(&nic->core, cq_overruns);
 	cq_set_failed(cq);
 	core_event(&nic->core, cq->ctx, SNIC_EV_CQ_ERR,
 		   obj_handle(&cq->obj, cq_idx));
 }
 
-/* cq_post with several cores: claim, then write (core 0) or send (the
- * others).  cq->in_use changes only while the other cores are parked;
- * a CQ failed already (cq_failed, a hint) takes no more claims. */
+/* Core k, at the end of its pass: the CQs it wrote CQEs into, for their
+ * completion events (core 0 reads the arm state; a message per CQ and
+ * pass, however many CQEs).  The host may see a CQE before core 0 hears
+ * of it: the event follows, as the arm handshake wants (an arm after the
+ * CQE is answered when core 0 looks, cq_check_arm). */
+void cq_dirty_send(struct snic_nic *nic)
+{
+	for (uint32_t i = 0; i < nic->ndirty; i++) {
+		uint32_t idx = nic->dirty_cqs[i];
+		uint64_t bit = 1ull << (idx & 63);
+		struct snic_xc_msg m = {
+			.type = SNIC_XC_CQ_DIRTY, .a = idx,
+			.flag = (nic->cq_sol_bits[idx >> 6] & bit) != 0 };
+
+		nic->cq_dirty_bits[idx >> 6] &= ~bit;
+		nic->cq_sol_bits[idx >> 6] &= ~bit;
+		core_xc_send_wait(&nic->core, 0, &m);
+	}
+	nic->ndirty = 0;
+}
+
+/* Core 0: another core wrote CQEs into the CQ. */
+void cq_dirty_seen(struct snic_nic *nic, uint32_t cq_idx, bool solicited)
+{
+	struct snic_cq *cq = cq_idx < SNIC_MAX_CQ ? &nic->cqs[cq_idx] : NULL;
+
+	if (cq && cq->in_use)
+		cq_mark_dirty(nic, cq, cq_idx, solicited, false);
+}
+
+/* cq_post with several cores: claim, then write.  cq->in_use changes
+ * only while the other cores are parked; a CQ failed already (cq_failed,
+ * a hint) takes no more claims. */
 static void
 cq_post_cores(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 	      bool solicited)
 {
 	struct snic_cq *cq = &nic->cqs[cq_idx];
+	uint32_t pos;
 
 	if (!cq->in_use || cq_failed(cq)) {
 		cq_dropped(nic, cqe);
 		return;
 	}
-	if (!cq_claim(nic, cq, 1)) {
-		cq_overrun(nic, cq_idx, cqe);
+	if (!cq_claim(nic, cq, 1, &pos)) {
+		cq_overrun(nic, cq_idx, cqe, true);
 		return;
 	}
-	if (nic->core.core_id) {
-		struct snic_xc_msg m = { .type = SNIC_XC_CQE, .a = cq_idx,
-					 .flag = solicited, .u.cqe = *cqe };
-
-		core_xc_send_wait(&nic->core, 0, &m);
-		return;
-	}
-	cq_write(nic, cq, cq_idx, cqe, 1, solicited);
-}
-
-/* Core 0: a CQE whose slot another core claimed.  Written even into a CQ
- * failed since (another claim overran it): its slot is free and its
- * message may have been acknowledged. */
-void cq_post_claimed(struct snic_nic *nic, uint32_t cq_idx,
-		     struct snic_cqe *cqe, bool solicited)
-{
-	struct snic_cq *cq = cq_idx < SNIC_MAX_CQ ? &nic->cqs[cq_idx] : NULL;
-
-	if (!cq || !cq->in_use) { /* not after parking: commands drain first */
-		cq_dropped(nic, cqe);
-		return;
-	}
-	cq_write(nic, cq, cq_idx, cqe, 1, solicited);
+	cq_write(nic, cq, cq_idx, cqe, 1, solicited, pos, true);
 }
 
 void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
@@ -304,25 +356,32 @@ void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 		cq_fail(nic, cq, cq_idx, cqe);
 		return;
 	}
-	cq_write(nic, cq, cq_idx, cqe, 1, solicited);
+	cq_write(nic, cq, cq_idx, cqe, 1, solicited, cq->pi, false);
 }
 
 /* A run of two or more CQEs, in order, as cq_post would write them one
  * by one: in one go when the ring has room for all (one core: by the
- * consumer index already known; core 0 of several: claimed at once);
- * else (or on another core, or a CQ that cannot take CQEs) one by one
- * through cq_post, which asks the host and fails the CQ as usual. */
+ * consumer index already known; several: claimed at once); else (or a
+ * CQ that cannot take CQEs) one by one through cq_post, which asks the
+ * host and fails the CQ as usual. */
 void cq_run_write(struct snic_nic *nic, struct cq_run *r)
 {
 	struct snic_cq *cq = &nic->cqs[r->cq_idx];
-	uint32_t n = r->n;
+	uint32_t n = r->n, pos;
 
 	r->n = 0;
-	if (!nic->core.core_id && cq->in_use && !cq_failed(cq) &&
-	    (nic->core.xc ? cq_claim(nic, cq, n)
-			  : cq->pi - cq->ci_cache + n <= cq->cnt)) {
-		cq_write(nic, cq, r->cq_idx, r->cqe, n, false);
-		return;
+	if (cq->in_use && !cq_failed(cq)) {
+		if (!nic->core.xc) {
+			if (cq->pi - cq->ci_cache + n <= cq->cnt) {
+				cq_write(nic, cq, r->cq_idx, r->cqe, n, false,
+					 cq->pi, false);
+				return;
+			}
+		} else if (cq_claim(nic, cq, n, &pos)) {
+			cq_write(nic, cq, r->cq_idx, r->cqe, n, false, pos,
+				 true);
+			return;
+		}
 	}
 	for (uint32_t i = 0; i < n; i++)
 		cq_post(nic, r->cq_idx, &r->cqe[i], false);

@@ -5,7 +5,8 @@
  *
  * The host gives a new ring and doorbell record and holds its CQ lock, so
  * its consumer index stands still.  Commands run between poll passes, so
- * no CQE is being written either: the CQEs not yet polled, [ci, pi), are
+ * no CQE is being written either (with several cores every claimed slot
+ * is written, cq.c): the CQEs not yet polled, [ci, pi or claimed), are
  * moved to entries 0.. of the new ring with the owner bit of the first
  * lap, the new record starts at ci 0 with the old arm state, and the CQ
  * continues at pi = the number moved.
@@ -45,7 +46,7 @@ int cq_resize(struct snic_nic *nic, unsigned ctx,
 	if (core_dma_read(&nic->core, cq->dbrec_pa, &db, sizeof(db)))
 		return SNIC_ST_FAULT;
 	ci = atomic_load_explicit(&db.ci, memory_order_relaxed);
-	n = cq->pi - ci;
+	n = cq_produced(nic, cq) - ci;
 	/* one entry stays free, as at creation (cqe + 1 rounded up) */
 	if (n > cq->cnt || n >= in->cqe_cnt)
 		return SNIC_ST_INVAL;
@@ -64,7 +65,7 @@ int cq_resize(struct snic_nic *nic, unsigned ctx,
 	cq->pi = n;
 	cq->ci_cache = 0;
 	/* the other cores are parked and their CQEs written (commands run
-	 * so, nic/xcore.c): every claim is a CQE moved */
+	 * so, nic/xcore.c): every claim is a CQE moved, the next goes to n */
 	atomic_store_explicit(&cq->claimed, n, memory_order_relaxed);
 	atomic_store_explicit(&cq->claim_ci, 0, memory_order_relaxed);
 	*moved = n;

@@ -124,13 +124,13 @@ struct snic_cq {
 	_Atomic bool error;
 	bool sol_pending;       /* solicited/error CQE since the last event  */
 	uint32_t cnt;           /* CQEs in the ring (power of two)           */
-	uint32_t pi;            /* CQEs written                              */
+	uint32_t pi;            /* CQEs written (one core; several: claimed) */
 	uint32_t ci_cache;      /* last consumer index read from the host    */
 	uint32_t arm_seen;      /* arm_sn already answered with an event     */
 	uint64_t ring_pa, dbrec_pa;
-	/* several cores (cq.c cq_claim): CQEs promised a slot, written or
-	 * on their way to core 0, and the consumer index they were
-	 * promised against; any core's to update */
+	/* several cores (cq.c cq_claim): slots given out (the next CQE's
+	 * position) and the consumer index they were given against; any
+	 * core's to update */
 	_Atomic uint32_t claimed;
 	_Atomic uint32_t claim_ci;
 };
@@ -521,6 +521,10 @@ struct snic_nic {
 	uint32_t resp_head, resp_tail;
 	uint16_t dirty_cqs[SNIC_MAX_CQ];
 	uint32_t ndirty;
+	/* cores k >= 1: the CQs in dirty_cqs and those of them owed a
+	 * solicited event (cq.c: cq->dirty is core 0's) */
+	uint64_t cq_dirty_bits[SNIC_MAX_CQ / 64];
+	uint64_t cq_sol_bits[SNIC_MAX_CQ / 64];
 };
 
 /* The view of the core that owns qp: its work lists and timer wheel
@@ -847,7 +851,7 @@ struct snic_cq *cq_lookup(struct snic_nic *nic, unsigned ctx, uint32_t cqn,
 void cq_post(struct snic_nic *nic, uint32_t cq_idx, struct snic_cqe *cqe,
 	     bool solicited);
 /* cq->error: relaxed, as a hint for the other cores (a CQE that claimed
- * its slot before the CQ failed is still written, cq_post_claimed) */
+ * its slot before the CQ failed is still written) */
 static inline bool cq_failed(const struct snic_cq *cq)
 {
 	return atomic_load_explicit(&cq->error, memory_order_relaxed);
@@ -857,11 +861,23 @@ static inline void cq_set_failed(struct snic_cq *cq)
 {
 	atomic_store_explicit(&cq->error, true, memory_order_relaxed);
 }
-/* Core 0, several cores: a CQE another core claimed a slot for (its
- * SNIC_XC_CQE); the CQ's overrun another core found (SNIC_XC_CQ_OVERRUN) */
-void cq_post_claimed(struct snic_nic *nic, uint32_t cq_idx,
-		     struct snic_cqe *cqe, bool solicited);
-void cq_overrun_seen(struct snic_nic *nic, uint32_t cq_idx);
+
+/* The position of the CQ's next CQE: written (one core) or claimed
+ * (several, cq.c cq_claim; between passes every claim is written). */
+static inline uint32_t cq_produced(const struct snic_nic *nic,
+				   const struct snic_cq *cq)
+{
+	return nic->core.xc ? atomic_load_explicit(&cq->claimed,
+						   memory_order_relaxed)
+			    : cq->pi;
+}
+/* Several cores: core k's CQs it wrote CQEs into this pass, to core 0
+ * (SNIC_XC_CQ_DIRTY, at the end of its pass); core 0: such a CQ
+ * (cq_dirty_seen), and the CQ's overrun or failed write another core
+ * found (SNIC_XC_CQ_OVERRUN) */
+void cq_dirty_send(struct snic_nic *nic);
+void cq_dirty_seen(struct snic_nic *nic, uint32_t cq_idx, bool solicited);
+void cq_overrun_seen(struct snic_nic *nic, uint32_t cq_idx, bool overrun);
 /* A run of CQEs for one CQ and one QP (cq.c drops a failed run's as
  * the first one's QP's), written together (cq_run_flush): one ring check
  * and two DMAs for the run instead of a call, a check and two DMAs per
