@@ -94,11 +94,11 @@ struct snic_xcore {
 	/* park rendezvous (nic/xcore.c): odd = parking requested; in_pass:
 	 * core k is inside a pass (one cache line each, its own to write) */
 	_Alignas(64) _Atomic uint32_t park_gen;
-	/* in_pass[k].poked: a command on core 0 gave core k work (a QP on its lists or
-	 * wheel: qp_view_poke), so a board that lets core k sleep wakes it
-	 * (snic_nic_core_input); cleared when core k asks whether it may
-	 * sleep (snic_nic_core_sleep_until), not by every pass; in the line
-	 * core 0 reads when it parks the cores anyway */
+	/* in_pass[k].poked: a command on core 0 gave core k work (a QP on
+	 * its lists or wheel: qp_view_poke), so a board that lets core k
+	 * sleep wakes it (snic_nic_core_input); cleared when core k asks
+	 * whether it may sleep (snic_nic_core_sleep_until), not by every
+	 * pass; in the line core 0 reads when it parks the cores anyway */
 	struct {
 		_Alignas(64) _Atomic uint32_t v;
 		_Atomic uint32_t poked;
