@@ -12,6 +12,7 @@
 #include "snic/fw.h"
 
 #define EMU_MAX_NICS     8
+#define EMU_MAX_CORES    16     /* --cores: the firmware's most per NIC */
 /* A NIC's IPv4 subnet: its interface's netmask (netdev.c), on-link for
  * the NIC's routes (gw=, route=) */
 #define EMU_IPV4_PREFIX  24u

@@ -558,7 +558,7 @@ static int want_netdev(const struct emu_nic_spec *s)
 /* Firmware cores per NIC (--cores): core 0 in run(), the others each in
  * a thread of its own serving that core of every NIC (core_loop). */
 static unsigned emu_cores = 1;
-static pthread_t core_thread[16];
+static pthread_t core_thread[EMU_MAX_CORES];
 static unsigned core_threads;
 static atomic_int core_stop;
 
@@ -839,7 +839,7 @@ static void core0_kick(void)
 static struct core_sync {
 	_Alignas(64) _Atomic uint32_t doze;  /* core k asleep or going to be */
 	_Atomic uint32_t seq;                /* its futex word               */
-} core_sync[16];
+} core_sync[EMU_MAX_CORES];
 
 static bool core_input(unsigned k)
 {

@@ -307,8 +307,9 @@ static int parse_cores(const char *arg, struct emu_opts *o)
 {
 	unsigned long v;
 
-	if (parse_uint(arg, 16, &v) != 0 || v == 0) {
-		fprintf(stderr, "snic-emu: bad core count '%s' (1..16)\n", arg);
+	if (parse_uint(arg, EMU_MAX_CORES, &v) != 0 || v == 0) {
+		fprintf(stderr, "snic-emu: bad core count '%s' (1..%d)\n", arg,
+			EMU_MAX_CORES);
 		return -1;
 	}
 	o->cores = (unsigned)v;

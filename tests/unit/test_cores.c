@@ -623,6 +623,52 @@ static void test_cores_sleep_until(void)
 	CU_ASSERT_EQUAL(fsim_free(s), 0);
 }
 
+/* A CQE core 1 cannot write (its CQ's ring unwritable) is never
+ * published: core 1 tells core 0, which fails the CQ once - CQ_ERR, not
+ * counted as an overrun - and the QP goes to error on core 1 after it
+ * (QP_FATAL), as on one core (rc/cqe_write_fails). */
+static void test_cores_cqe_write_fails(void)
+{
+	struct fsim *s;
+	struct fpair p;
+	struct fconn conn;
+	struct fqp qa[4], qb[4];
+	struct snic_cqe c;
+	struct snic_ctx_slot *slot;
+	struct snic_cq *cq;
+	uint32_t i;
+
+	fconn_default(&conn);
+	s = fsim_pair_new(&p, 2, &conn, 65536, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	i = pair_on_core1(s, &p, &conn, &s->a, qa, qb);
+	slot = fdev_slot(&s->a, p.ca.slot);
+	cq = &s->a.nic->cqs[handle_idx(p.cqa.cqn)];
+	s->a.hal.fail_wr_lo = p.cqa.ring_pa;
+	s->a.hal.fail_wr_hi = p.cqa.ring_pa + 64ull * p.cqa.cnt;
+
+	struct snic_wqe_sge sg = { p.bufa, 16, p.mra };
+	struct fwr w = { .wr_id = 1, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &sg, .num_sge = 1,
+			 .remote_addr = p.bufb, .rkey = p.mrb };
+
+	fqp_post_send(&qa[i], &w);
+	for (unsigned n = 0; n < 100000 && slot->eq_pi < 2; n++)
+		fsim_step(s);
+	fsim_idle(s, 100);
+	CU_ASSERT_FALSE(fcq_poll(&p.cqa, &c));
+	CU_ASSERT_TRUE(cq_failed(cq));
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "cq_overruns"), 0);
+	CU_ASSERT_EQUAL_FATAL(slot->eq_pi, 2);
+	CU_ASSERT_EQUAL(slot->eq[0].type, SNIC_EV_CQ_ERR);
+	CU_ASSERT_EQUAL(slot->eq[0].obj, p.cqa.cqn);
+	CU_ASSERT_EQUAL(slot->eq[1].type, SNIC_EV_QP_FATAL);
+	CU_ASSERT_EQUAL(slot->eq[1].obj, qa[i].qpn);
+	CU_ASSERT_EQUAL(fqp_state(&qa[i]), SNIC_QPS_ERR);
+	s->a.hal.fail_wr_lo = s->a.hal.fail_wr_hi = 0;
+	CU_ASSERT_EQUAL(fsim_free(s), 0);
+}
+
 /* Parking the other cores is for a real command only: a bare command
  * doorbell (any context can ring it) and a context bit without a new
  * command park nobody; a deregistration waiting for a message that holds
@@ -692,5 +738,6 @@ UNIT_SUITE(cores, NULL, NULL,
 	   UNIT_TEST(test_cores_cq_resize_claims),
 	   UNIT_TEST(test_cores_park_only_for_commands),
 	   UNIT_TEST(test_cores_sleep_until),
+	   UNIT_TEST(test_cores_cqe_write_fails),
 	   UNIT_TEST(test_cores_srq_placement),
 	   UNIT_TEST(test_cores_loss));
