@@ -166,6 +166,11 @@ static void emu_dma_prepare(void *h, uint64_t pa, uint64_t len)
  * for every NIC it polls and for its own back-off (0 outside run()). */
 static _Thread_local uint64_t pass_now; /* each core's loop its own */
 
+/* Firmware cores per NIC (--cores): core 0 in run(), the others each in
+ * a thread of its own serving that core of every NIC (core_loop), each
+ * sending on a TX queue of its own where the port has one per core. */
+static unsigned emu_cores = 1;
+
 static uint64_t emu_now_ns(void *h)
 {
 	return pass_now ? pass_now : snic_posix_now_ns(&E(h)->posix);
@@ -181,6 +186,18 @@ static uint16_t emu_tx_burst(void *h, uint16_t port, struct snic_pkt **pkts,
 			     uint16_t n)
 {
 	return snic_dpdk_tx_burst(&E(h)->dpdk, port, pkts, n);
+}
+
+static uint16_t emu_tx_queues(void *h)
+{
+	return snic_dpdk_tx_queues(&E(h)->dpdk);
+}
+
+/* Core q's thread (q >= 1): its own TX queue of the port. */
+static uint16_t emu_tx_burst_queue(void *h, uint16_t port, uint16_t q,
+				   struct snic_pkt **pkts, uint16_t n)
+{
+	return snic_dpdk_tx_burst_queue(&E(h)->dpdk, port, q, pkts, n);
 }
 
 static uint16_t emu_pkt_alloc(void *h, struct snic_pkt **pkts, uint16_t n)
@@ -232,6 +249,8 @@ static void emu_netdev_rx(void *h, uint16_t port, const struct snic_pkt *p)
 	.now_ns = emu_now_ns,                                                \
 	.rx_burst = emu_rx_burst,                                            \
 	.tx_burst = emu_tx_burst,                                            \
+	.tx_queues = emu_tx_queues,                                          \
+	.tx_burst_queue = emu_tx_burst_queue,                                \
 	.pkt_alloc = emu_pkt_alloc,                                          \
 	.pkt_free = emu_pkt_free,                                            \
 	.link_up = emu_link_up,                                              \
@@ -426,6 +445,7 @@ static void setup_port(struct emu_nic *e, uint16_t port_id, int start)
 	int r;
 
 	snic_dpdk_nic_init(&e->dpdk, nic_pool(e));
+	e->dpdk.want_txq = (uint16_t)emu_cores;
 	if (choose_mtu(e, port_id) != 0)
 		die();
 	r = start ? snic_dpdk_port_add(&e->dpdk, port_id, e->cfg.eth_mtu,
@@ -448,7 +468,8 @@ static void setup_ports(int eal_argc, char **eal_argv)
 	uint16_t port[2];
 
 	if (emu.nnics == 2 && emu.nic[0].spec == &emu.pair[0]) {
-		if (snic_dpdk_ring_pair("snic0", "snic1", &port[0], &port[1]))
+		if (snic_dpdk_ring_pair("snic0", "snic1", &port[0], &port[1],
+					emu_cores))
 			die();
 		for (unsigned i = 0; i < 2; i++)
 			setup_port(&emu.nic[i], port[i], 1);
@@ -555,9 +576,6 @@ static int want_netdev(const struct emu_nic_spec *s)
 	return 1;
 }
 
-/* Firmware cores per NIC (--cores): core 0 in run(), the others each in
- * a thread of its own serving that core of every NIC (core_loop). */
-static unsigned emu_cores = 1;
 static pthread_t core_thread[EMU_MAX_CORES];
 static unsigned core_threads;
 static atomic_int core_stop;
@@ -619,6 +637,13 @@ static void print_port_counters(const struct snic_dpdk_port *p)
 	if (p->restarts != 0)
 		printf("  %-32s %" PRIu64 "\n", "hal_port_restarts",
 		       p->restarts);
+	/* with a TX queue per core: what each core sent itself */
+	for (uint16_t q = 0; p->nb_txq > 1 && q < p->nb_txq; q++) {
+		char name[40];
+
+		snprintf(name, sizeof(name), "hal_tx_queue%u_frames", q);
+		printf("  %-32s %" PRIu64 "\n", name, p->tx_frames_q[q]);
+	}
 }
 
 static void print_counters(void)
@@ -1152,6 +1177,12 @@ int main(int argc, char **argv)
 	if (emu_cores > 1)
 		printf("firmware cores per NIC: %u (core 0 polls the ports and "
 		       "steers by destination QPN)\n", emu_cores);
+	for (unsigned i = 0; emu_cores > 1 && i < emu.nnics; i++)
+		printf("%s: %u TX queue%s, %s\n", emu.nic[i].cfg.name,
+		       snic_dpdk_tx_queues(&emu.nic[i].dpdk),
+		       snic_dpdk_tx_queues(&emu.nic[i].dpdk) > 1 ? "s" : "",
+		       snic_dpdk_tx_queues(&emu.nic[i].dpdk) >= emu_cores
+		       ? "one per core" : "the other cores send through core 0");
 	printf("ready: run dir %s, host memory %s (%" PRIu64 " bytes)%s%s\n",
 	       emu.run_dir, emu.hm.path, emu.hm.size,
 	       o.pcap != NULL ? ", capture " : "", o.pcap != NULL ? o.pcap : "");

@@ -273,7 +273,8 @@ struct rte_mempool *snic_dpdk_pool_create(const char *name, unsigned n)
 /* ---------------------------------------------------------------------- */
 /* Ports.                                                                  */
 
-static struct rte_ring *make_ring(const char *from, const char *to)
+static struct rte_ring *make_ring(const char *from, const char *to,
+				  unsigned producers)
 {
 	char name[RTE_RING_NAMESIZE];
 	struct rte_ring *r;
@@ -283,9 +284,9 @@ static struct rte_ring *make_ring(const char *from, const char *to)
 		fprintf(stderr, "snic: ring %s: too many rings\n", name);
 		return NULL;
 	}
-	/* One thread sends into it and one receives from it. */
+	/* One thread receives from it; one or each TX queue's sends. */
 	r = rte_ring_create(name, SNIC_DPDK_RING_SIZE, (int)rte_socket_id(),
-			    RING_F_SP_ENQ | RING_F_SC_DEQ);
+			    (producers > 1 ? 0 : RING_F_SP_ENQ) | RING_F_SC_DEQ);
 	if (r == NULL) {
 		fprintf(stderr, "snic: cannot create ring %s: %s\n", name,
 			rte_strerror(rte_errno));
@@ -296,21 +297,31 @@ static struct rte_ring *make_ring(const char *from, const char *to)
 }
 
 int snic_dpdk_ring_pair(const char *name_a, const char *name_b,
-			uint16_t *a, uint16_t *b)
+			uint16_t *a, uint16_t *b, unsigned ntxq)
 {
-	struct rte_ring *ab = make_ring(name_a, name_b);
-	struct rte_ring *ba = make_ring(name_b, name_a);
+	struct rte_ring *ab, *ba, *tx_ab[SNIC_DPDK_MAX_TXQ], *tx_ba[SNIC_DPDK_MAX_TXQ];
 	int pa, pb;
 
+	if (ntxq < 1 || ntxq > SNIC_DPDK_MAX_TXQ) {
+		fprintf(stderr, "snic: ring pair %s/%s: %u TX queues (1..%d)\n",
+			name_a, name_b, ntxq, SNIC_DPDK_MAX_TXQ);
+		return -1;
+	}
+	ab = make_ring(name_a, name_b, ntxq);
+	ba = make_ring(name_b, name_a, ntxq);
 	if (ab == NULL || ba == NULL)
 		return -1;
-	pa = rte_eth_from_rings(name_a, &ba, 1, &ab, 1, rte_socket_id());
+	for (unsigned q = 0; q < ntxq; q++) {
+		tx_ab[q] = ab;
+		tx_ba[q] = ba;
+	}
+	pa = rte_eth_from_rings(name_a, &ba, 1, tx_ab, ntxq, rte_socket_id());
 	if (pa < 0) {
 		fprintf(stderr, "snic: cannot create ring port %s: %s\n", name_a,
 			rte_strerror(rte_errno));
 		return -1;
 	}
-	pb = rte_eth_from_rings(name_b, &ab, 1, &ba, 1, rte_socket_id());
+	pb = rte_eth_from_rings(name_b, &ab, 1, tx_ba, ntxq, rte_socket_id());
 	if (pb < 0) {
 		fprintf(stderr, "snic: cannot create ring port %s: %s\n", name_b,
 			rte_strerror(rte_errno));
@@ -333,6 +344,39 @@ static int port_fail(const struct snic_dpdk_port *p, const char *what,
 	fprintf(stderr, "snic: port %u (%s): %s: %s\n", p->port_id, p->name,
 		what, rte_strerror(err < 0 ? -err : err));
 	return -1;
+}
+
+/* TX queues for a port of this driver: want_txq where it has them and
+ * they all reach the wire that queue 0 does.  A memif queue is a ring of
+ * its own that the peer must poll (a peer with fewer RX queues would
+ * never see it), so memif keeps one. */
+static uint16_t port_txq(const struct snic_dpdk_nic *n,
+			 const struct rte_eth_dev_info *info)
+{
+	uint16_t want = n->want_txq;
+
+	if (want <= 1 || want > SNIC_DPDK_MAX_TXQ || info->max_tx_queues < want)
+		return 1;
+	if (info->driver_name && strstr(info->driver_name, "memif"))
+		return 1;
+	return want;
+}
+
+/* Close queues >= 1 to the other threads and wait for the sends under
+ * way: the port may then be stopped (hal_dpdk.h, txq_open). */
+static void txq_close(struct snic_dpdk_port *p)
+{
+	atomic_store(&p->txq_open, 0); /* seq_cst: against the busy flags */
+	for (uint16_t q = 1; q < p->nb_txq; q++)
+		while (atomic_load(&p->txq_busy[q]))
+			rte_pause();
+}
+
+static void port_stop(struct snic_dpdk_port *p)
+{
+	txq_close(p);
+	rte_eth_dev_stop(p->port_id);
+	p->started = 0;
 }
 
 uint32_t snic_dpdk_port_max_mtu(uint16_t port_id)
@@ -394,9 +438,10 @@ int snic_dpdk_port_setup(struct snic_dpdk_nic *n, uint16_t port_id,
 	}
 	memset(&conf, 0, sizeof(conf));
 	conf.rxmode.mtu = eth_mtu;
-	ret = rte_eth_dev_configure(port_id, 1, 1, &conf);
+	p->nb_txq = port_txq(n, &info);
+	ret = rte_eth_dev_configure(port_id, 1, p->nb_txq, &conf);
 	if (ret != 0)
-		return port_fail(p, "cannot configure 1 RX + 1 TX queue", ret);
+		return port_fail(p, "cannot configure its queues", ret);
 	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nb_rxd, &nb_txd);
 	if (ret != 0)
 		return port_fail(p, "cannot adjust descriptor counts", ret);
@@ -407,10 +452,14 @@ int snic_dpdk_port_setup(struct snic_dpdk_nic *n, uint16_t port_id,
 				     NULL, n->pool);
 	if (ret != 0)
 		return port_fail(p, "cannot set up RX queue 0", ret);
-	ret = rte_eth_tx_queue_setup(port_id, 0, nb_txd, (unsigned)socket,
-				     NULL);
-	if (ret != 0)
-		return port_fail(p, "cannot set up TX queue 0", ret);
+	for (uint16_t q = 0; q < p->nb_txq; q++) {
+		ret = rte_eth_tx_queue_setup(port_id, q, nb_txd,
+					     (unsigned)socket, NULL);
+		if (ret != 0)
+			return port_fail(p, "cannot set up a TX queue", ret);
+	}
+	if (n->nb_ports == 0 || p->nb_txq < n->nb_txq)
+		n->nb_txq = p->nb_txq;
 	*nic_port = n->nb_ports++;
 	return 0;
 }
@@ -426,6 +475,7 @@ static int port_start(struct snic_dpdk_port *p, uint64_t now_ns)
 	if (ret != 0)
 		return ret;
 	p->started = 1;
+	atomic_store_explicit(&p->txq_open, 1, memory_order_release);
 	/* A fresh start gets the full grace period before a restart: a
 	 * memif client stopped mid-handshake can crash its server. */
 	p->down_since_ns = now_ns;
@@ -468,8 +518,7 @@ static void port_restart(struct snic_dpdk_port *p, uint64_t now_ns)
 					    1000000u),
 		       SNIC_DPDK_RESTART_NS / 1000000u);
 	p->restart_said = 1;
-	rte_eth_dev_stop(p->port_id);
-	p->started = 0;
+	port_stop(p);
 	p->restarts++;
 	p->down_since_ns = now_ns;
 	p->next_try_ns = now_ns;
@@ -535,10 +584,8 @@ void snic_dpdk_nic_fini(struct snic_dpdk_nic *n)
 		 * not clear it on close: leave the interface as we found it. */
 		if (p->promisc_set)
 			rte_eth_promiscuous_disable(p->port_id);
-		if (p->started) {
-			rte_eth_dev_stop(p->port_id);
-			p->started = 0;
-		}
+		if (p->started)
+			port_stop(p);
 		rte_eth_dev_close(p->port_id);
 		p->cap = NULL;
 	}
@@ -637,15 +684,15 @@ static inline struct rte_mbuf *pkt_mbuf_for_tx(struct snic_pkt *pkt)
 /* TX with capture: hold an extra reference so the frames the driver took
  * (and may already have freed) can still be written; the capture holds
  * exactly the frames sent, once each, even when some are refused. */
-static uint16_t tx_captured(struct snic_dpdk_port *p, struct rte_mbuf **m,
-			    uint16_t n)
+static uint16_t tx_captured(struct snic_dpdk_port *p, uint16_t q,
+			    struct rte_mbuf **m, uint16_t n)
 {
 	uint16_t sent;
 	uint64_t ts = wall_ns();
 
 	for (uint16_t i = 0; i < n; i++)
 		rte_mbuf_refcnt_update(m[i], 1);
-	sent = rte_eth_tx_burst(p->port_id, 0, m, n);
+	sent = rte_eth_tx_burst(p->port_id, q, m, n);
 	for (uint16_t i = 0; i < sent; i++) {
 		pcap_file_write(p->cap, rte_pktmbuf_mtod(m[i], uint8_t *),
 				m[i]->data_len, ts);
@@ -656,19 +703,13 @@ static uint16_t tx_captured(struct snic_dpdk_port *p, struct rte_mbuf **m,
 	return sent;
 }
 
-uint16_t snic_dpdk_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
-			    uint16_t n)
+/* Frames onto TX queue q of a started port. */
+static uint16_t tx_queue_burst(struct snic_dpdk_port *p, uint16_t q,
+			       struct snic_pkt **pkts, uint16_t n)
 {
-	struct snic_dpdk_nic *nic = hal;
-	struct snic_dpdk_port *p;
 	struct rte_mbuf *m[HAL_BURST];
 	uint16_t done = 0;
 
-	if (unlikely(port >= nic->nb_ports))
-		return 0;
-	p = &nic->port[port];
-	if (unlikely(!p->started))
-		return 0;
 	while (done < n) {
 		uint16_t chunk = burst_chunk((uint16_t)(n - done));
 		uint16_t sent;
@@ -676,14 +717,61 @@ uint16_t snic_dpdk_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 		for (uint16_t i = 0; i < chunk; i++)
 			m[i] = pkt_mbuf_for_tx(pkts[done + i]);
 		if (likely(p->cap == NULL))
-			sent = rte_eth_tx_burst(p->port_id, 0, m, chunk);
+			sent = rte_eth_tx_burst(p->port_id, q, m, chunk);
 		else
-			sent = tx_captured(p, m, chunk);
+			sent = tx_captured(p, q, m, chunk);
 		done += sent;
 		if (sent < chunk)
 			break;
 	}
+	p->tx_frames_q[q] += done;
 	return done;
+}
+
+uint16_t snic_dpdk_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
+			    uint16_t n)
+{
+	struct snic_dpdk_nic *nic = hal;
+	struct snic_dpdk_port *p;
+
+	if (unlikely(port >= nic->nb_ports))
+		return 0;
+	p = &nic->port[port];
+	if (unlikely(!p->started))
+		return 0;
+	return tx_queue_burst(p, 0, pkts, n);
+}
+
+uint16_t snic_dpdk_tx_queues(void *hal)
+{
+	const struct snic_dpdk_nic *nic = hal;
+
+	return nic->nb_txq ? nic->nb_txq : 1;
+}
+
+/* From core q's thread while the NIC's main thread may stop the port:
+ * the busy flag, then the open gate (seq_cst both, against txq_close's
+ * store then loads), so a stop either waits for this send or is seen by
+ * it.  The capture file takes its own lock. */
+uint16_t snic_dpdk_tx_burst_queue(void *hal, uint16_t port, uint16_t q,
+				  struct snic_pkt **pkts, uint16_t n)
+{
+	struct snic_dpdk_nic *nic = hal;
+	struct snic_dpdk_port *p;
+	uint16_t sent = 0;
+
+	if (q == 0)
+		return snic_dpdk_tx_burst(hal, port, pkts, n);
+	if (unlikely(port >= nic->nb_ports))
+		return 0;
+	p = &nic->port[port];
+	if (unlikely(q >= p->nb_txq))
+		return 0;
+	atomic_store(&p->txq_busy[q], 1);
+	if (likely(atomic_load(&p->txq_open)))
+		sent = tx_queue_burst(p, q, pkts, n);
+	atomic_store_explicit(&p->txq_busy[q], 0, memory_order_release);
+	return sent;
 }
 
 uint16_t snic_dpdk_pkt_alloc(void *hal, struct snic_pkt **pkts, uint16_t n)

@@ -5,7 +5,11 @@
  * Packet buffers are mbufs from pools made by snic_dpdk_pool_create: each
  * mbuf's private area (rte_mbuf_to_priv) holds the struct snic_pkt the core
  * sees, so converting between the two is pointer arithmetic, never an
- * allocation.  Every port uses queue 0 only; one thread polls a NIC.
+ * allocation.  Every port has one RX queue, polled by the NIC's core 0
+ * thread, which also calls every set-up and watch function; TX queue 0 is
+ * that thread's too.  A NIC with several firmware cores may ask for a TX
+ * queue per core (snic_dpdk_nic.want_txq): core k's thread then sends on
+ * queue k (snic_dpdk_tx_burst_queue) beside the others.
  *
  * Set-up functions print what failed (which port, and why) and return -1;
  * the burst functions never print: they count and drop.
@@ -13,6 +17,7 @@
 #ifndef SNIC_HAL_DPDK_H
 #define SNIC_HAL_DPDK_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "snic/hal.h"
@@ -24,6 +29,7 @@ struct pcap_file;
  * ~4.2 KB); the mbuf data room is this plus RTE_PKTMBUF_HEADROOM. */
 #define SNIC_DPDK_FRAME_MAX   (4096u + 256u)
 #define SNIC_DPDK_MAX_PORTS   4
+#define SNIC_DPDK_MAX_TXQ     16      /* TX queues per port (cores)      */
 #define SNIC_DPDK_RING_SIZE   1024u   /* descriptors / ring-pair slots   */
 /* Buffers per NIC: a full ring pair (1023) plus bursts in the core and
  * the per-lcore cache, with room to spare.  Each costs a page fault at
@@ -55,9 +61,11 @@ void snic_dpdk_eal_fini(void);
 struct rte_mempool *snic_dpdk_pool_create(const char *name, unsigned n);
 
 /* Two in-process ethdev ports wired back to back through two rings (what
- * a sends, b receives, and the other way round).  Port ids in *a / *b. */
+ * a sends, b receives, and the other way round).  Port ids in *a / *b.
+ * Each port has ntxq (1..SNIC_DPDK_MAX_TXQ) TX queues, all into the one
+ * ring the peer receives from (then a multi-producer ring): a wire. */
 int snic_dpdk_ring_pair(const char *name_a, const char *name_b,
-			uint16_t *a, uint16_t *b);
+			uint16_t *a, uint16_t *b, unsigned ntxq);
 
 /* Receive hook (fault injection and the like): sees each received burst
  * (n frames in pkts, room for cap) before the core and returns how many
@@ -74,6 +82,15 @@ struct snic_dpdk_port {
 	uint8_t restart_said;           /* restarts of this outage announced */
 	uint8_t promisc_set;            /* we enabled promiscuous mode        */
 	uint8_t restart;                /* restart after a long link loss     */
+	uint16_t nb_txq;                /* TX queues configured (>= 1)        */
+	/* Queues >= 1, sent on from other threads: open while the port is
+	 * started; a stop closes it, then waits for the sends under way
+	 * (each queue's busy flag) before rte_eth_dev_stop. */
+	_Atomic uint8_t txq_open;
+	_Atomic uint8_t txq_busy[SNIC_DPDK_MAX_TXQ];
+	/* frames each TX queue took (written by that queue's thread only;
+	 * read once the threads are stopped) */
+	uint64_t tx_frames_q[SNIC_DPDK_MAX_TXQ];
 	struct pcap_file *cap;          /* capture of both directions, or NULL */
 	snic_dpdk_rx_hook rx_hook;
 	void *rx_hook_arg;
@@ -90,13 +107,19 @@ struct snic_dpdk_port {
 struct snic_dpdk_nic {
 	struct rte_mempool *pool;       /* pkt_alloc draws from it            */
 	uint16_t nb_ports;
+	/* TX queues wanted per port (the board sets it after
+	 * snic_dpdk_nic_init, before the ports; 0 or 1: one).  A port gets
+	 * them when its driver has that many and they reach the same wire
+	 * (not memif: its queues are rings the peer must poll); else 1. */
+	uint16_t want_txq;
+	uint16_t nb_txq;                /* fewest any port got (tx_queues op) */
 	struct snic_dpdk_port port[SNIC_DPDK_MAX_PORTS];
 };
 
 void snic_dpdk_nic_init(struct snic_dpdk_nic *n, struct rte_mempool *pool);
 
-/* Configure (1 RX + 1 TX queue, MTU eth_mtu, promiscuous when the PMD
- * allows) and start DPDK port port_id as the NIC's next port; its NIC-local
+/* Configure (1 RX queue, 1 or want_txq TX queues, MTU eth_mtu,
+ * promiscuous when the PMD allows) and start DPDK port port_id as the NIC's next port; its NIC-local
  * number is returned through *nic_port.  0 or -1. */
 int snic_dpdk_port_add(struct snic_dpdk_nic *n, uint16_t port_id,
 		       uint32_t eth_mtu, uint16_t *nic_port);
@@ -135,6 +158,9 @@ uint16_t snic_dpdk_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 			    uint16_t n);
 uint16_t snic_dpdk_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 			    uint16_t n);
+uint16_t snic_dpdk_tx_queues(void *hal);
+uint16_t snic_dpdk_tx_burst_queue(void *hal, uint16_t port, uint16_t q,
+				  struct snic_pkt **pkts, uint16_t n);
 uint16_t snic_dpdk_pkt_alloc(void *hal, struct snic_pkt **pkts, uint16_t n);
 void snic_dpdk_pkt_free(void *hal, struct snic_pkt **pkts, uint16_t n);
 int snic_dpdk_link_up(void *hal, uint16_t port);

@@ -11,8 +11,9 @@
 # by SNIC_PP_HOLD_SLOT (lib.sh snic_pingpong: the first slot held), and
 # its QPN must then be odd.
 # Passes when the case passes and its last snic-emu log shows 2 cores per
-# NIC and frames steered to core 1 (xcore_rx_steered > 0): QPs on core 1
-# carried the traffic.
+# NIC, frames steered to core 1 (xcore_rx_steered > 0) and frames core 1
+# sent on its own TX queue (hal_tx_queue1_frames > 0): QPs on core 1
+# carried the traffic both ways.
 #   tests/integration/cores.sh SCRIPT [ARGS...]
 set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
@@ -37,4 +38,20 @@ grep -q '^firmware cores per NIC: 2 ' "$log" ||
 steered=$(awk '$1 == "xcore_rx_steered" { s += $2 } END { print s + 0 }' "$log")
 (( steered > 0 )) ||
 	snic_fail "snic-emu steered no frame to core 1 (xcore_rx_steered 0): no QP of core 1 carried traffic"
-snic_log "$script $*: passed with 2 cores per NIC; frames steered to core 1: $steered"
+# The default pair's ring ports give each core a TX queue: core 1 sends
+# its own frames (hal_tx_queue1_frames), core 0 relays only those to the
+# NIC's own MAC (xcore_tx_relayed; hostile/slots talks to itself only).
+[[ $(grep -c '^snic[01]: 2 TX queues, one per core$' "$log") == 2 ]] ||
+	snic_fail "snic-emu did not give each core a TX queue (see $log)"
+sum() { awk -v n="$1" '$1 == n { s += $2 } END { print s + 0 }' "$log"; }
+sent1=$(sum hal_tx_queue1_frames)
+wire=$(( $(sum hal_tx_queue0_frames) + sent1 ))
+relayed=$(sum xcore_tx_relayed)
+if (( wire > 0 )); then
+	(( sent1 > 0 )) ||
+		snic_fail "core 1 sent no frame on its own TX queue (hal_tx_queue1_frames 0)"
+else
+	(( relayed > 0 )) ||
+		snic_fail "nothing on the wire, and core 0 relayed no frame of core 1 to the NIC itself"
+fi
+snic_log "$script $*: passed with 2 cores per NIC; frames steered to core 1: $steered, sent on its TX queue: $sent1, relayed by core 0: $relayed"

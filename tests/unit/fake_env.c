@@ -44,6 +44,7 @@ void fenv_free(struct fenv *e)
 
 	CU_ASSERT_EQUAL(ha->bad_frees + hb->bad_frees, 0);
 	CU_ASSERT_EQUAL(ha->overflows + hb->overflows, 0);
+	CU_ASSERT_EQUAL(ha->bad_txq + hb->bad_txq, 0);
 	CU_ASSERT_EQUAL(fsim_free(e->s), 0); /* every buffer came back */
 	free(e);
 }

@@ -246,8 +246,11 @@ static int fifo_push(struct fake_link *l, int to, const uint8_t *data,
 	return 0;
 }
 
-static uint16_t fh_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
-			    uint16_t n)
+/* tx_burst on queue q: not named fh_* (tools/bench-instr.sh stops
+ * counting in every fh_* function it enters, and starts again in a
+ * nested one) */
+static uint16_t link_tx(void *hal, uint16_t port, uint16_t q,
+			struct snic_pkt **pkts, uint16_t n)
 {
 	struct fake_hal *fh = FH(hal);
 	struct fake_link *l = fh->link;
@@ -256,6 +259,10 @@ static uint16_t fh_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 
 	if (port != 0)
 		return 0;
+	if (q >= fh->tx_queues) {
+		fh->bad_txq++;
+		return 0;
+	}
 	for (k = 0; k < n; k++) {
 		struct snic_pkt *p = pkts[k];
 		enum fl_action a = FL_PASS;
@@ -274,6 +281,7 @@ static uint16_t fh_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 			a = l->hook(l->hook_arg, fh->side, p->data, &p->len);
 		l->sent[fh->side]++;
 		fh->tx_frames++;
+		fh->tx_frames_q[q]++;
 		if (a == FL_DROP) {
 			l->dropped[fh->side]++;
 		} else {
@@ -314,6 +322,23 @@ void fake_hal_set_fault(struct fake_hal *fh, const struct snic_fault_cfg *cfg)
 	fh->fault_on = cfg != NULL;
 	if (cfg)
 		snic_fault_init(&fh->fault, cfg);
+}
+
+static uint16_t fh_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
+			    uint16_t n)
+{
+	return link_tx(hal, port, 0, pkts, n);
+}
+
+static uint16_t fh_tx_burst_queue(void *hal, uint16_t port, uint16_t q,
+				  struct snic_pkt **pkts, uint16_t n)
+{
+	return link_tx(hal, port, q, pkts, n);
+}
+
+static uint16_t fh_tx_queues(void *hal)
+{
+	return FH(hal)->tx_queues;
 }
 
 static uint16_t fh_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
@@ -408,6 +433,8 @@ static void fh_dma_prefetch(void *hal, uint64_t pa, uint32_t len)
 	.now_ns = fh_now,						\
 	.rx_burst = fh_rx_burst,					\
 	.tx_burst = fh_tx_burst,					\
+	.tx_queues = fh_tx_queues,					\
+	.tx_burst_queue = fh_tx_burst_queue,				\
 	.pkt_alloc = fh_pkt_alloc,					\
 	.pkt_free = fh_pkt_free,					\
 	.link_up = fh_link_up,						\
@@ -426,12 +453,16 @@ static const struct snic_hal_ops fake_ops = {
 static const struct snic_hal_ops fake_ops_nofold = { FAKE_OPS };
 
 bool fake_hal_fold = true;
+unsigned fake_hal_tx_queues = FH_MAX_TXQ;
 
 int fake_hal_init(struct fake_hal *fh, uint64_t mem_size)
 {
 	memset(fh, 0, sizeof(*fh));
 	fh->hal.ops = fake_hal_fold ? &fake_ops : &fake_ops_nofold;
 	fh->hal.ctx = fh;
+	fh->tx_queues = (uint16_t)(fake_hal_tx_queues >= 1 &&
+				   fake_hal_tx_queues <= FH_MAX_TXQ
+				   ? fake_hal_tx_queues : 1);
 	fh->mem = calloc(1, mem_size);
 	fh->bufs = malloc((size_t)FH_POOL_SIZE * FH_SLOT);
 	if (!fh->mem || !fh->bufs)

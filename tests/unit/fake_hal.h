@@ -25,6 +25,7 @@
 #define FH_LOG_LEN     160
 #define FL_FIFO_SIZE   8192     /* frames per link direction            */
 #define FH_PREP_KEEP   8        /* dma_prepare ranges kept              */
+#define FH_MAX_TXQ     16       /* TX queues at most (SNIC_MAX_CORES)   */
 
 struct fake_link;
 
@@ -49,6 +50,11 @@ struct fake_hal {
 	int side;                     /* 0 or 1 on the link                  */
 	int link_is_up;
 	uint64_t tx_frames, rx_frames, tx_dropped_nolink;
+	/* TX queues offered to the firmware's cores (tx_queues op, from
+	 * fake_hal_tx_queues at init) and the frames each queue took */
+	uint16_t tx_queues;
+	uint64_t tx_frames_q[FH_MAX_TXQ];
+	uint64_t bad_txq;             /* tx_burst_queue on a queue not offered */
 	/* a slow receiver path: at most one frame taken off the link every
 	 * rx_gap_ns (0: no limit); the rest waits in the link's FIFO, so a
 	 * frame queued behind a backlog arrives late (a slow peer's queue) */
@@ -106,6 +112,9 @@ int fake_hal_init(struct fake_hal *fh, uint64_t mem_size);
  * the frame, and checks a received one before it copies (the bare-metal
  * boards' way). */
 extern bool fake_hal_fold;
+/* TX queues each port offers at init (1..FH_MAX_TXQ; default
+ * FH_MAX_TXQ: every core its own; 1: the others' frames through core 0) */
+extern unsigned fake_hal_tx_queues;
 /* Frees the window and buffers.  Returns the number of buffers that did
  * not come back (0 when none leaked). */
 unsigned fake_hal_fini(struct fake_hal *fh);

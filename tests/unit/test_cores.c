@@ -151,13 +151,18 @@ static void cenv_free(struct cenv *e)
 	free(e);
 }
 
-static void test_cores_spread(void)
+/* Traffic on QPs of both cores; own_txq: the port has a TX queue per
+ * core (core 1 sends on queue 1, core 0 relays nothing), else one (core
+ * 1's frames all go through core 0, queue 1 unused). */
+static void spread_case(bool own_txq)
 {
 	struct fconn conn;
 	struct cenv *e;
 
 	fconn_default(&conn);
+	fake_hal_tx_queues = own_txq ? FH_MAX_TXQ : 1;
 	e = cenv_new(&conn);
+	fake_hal_tx_queues = FH_MAX_TXQ;
 	check_spread(e);
 	traffic(e);
 	/* frames of core 1's QPs went through the steering stage */
@@ -165,7 +170,32 @@ static void test_cores_spread(void)
 	CU_ASSERT_TRUE(fdev_counter(&e->s->b, "xcore_rx_steered") > 0);
 	CU_ASSERT_EQUAL(fdev_counter(&e->s->a, "xcore_rx_drop"), 0);
 	CU_ASSERT_EQUAL(fdev_counter(&e->s->b, "xcore_rx_drop"), 0);
+	for (struct fdev *d = &e->s->a; d; d = d == &e->s->a ? &e->s->b : NULL) {
+		uint64_t relayed = fdev_counter(d, "xcore_tx_relayed");
+
+		CU_ASSERT_EQUAL(d->hal.bad_txq, 0);
+		if (own_txq) {
+			CU_ASSERT_EQUAL(relayed, 0);
+			CU_ASSERT_TRUE(d->hal.tx_frames_q[1] > 0);
+			CU_ASSERT_TRUE(d->hal.tx_frames_q[0] > 0);
+		} else {
+			CU_ASSERT_TRUE(relayed > 0);
+			CU_ASSERT_EQUAL(d->hal.tx_frames_q[1], 0);
+		}
+		CU_ASSERT_EQUAL(d->hal.tx_frames_q[0] + d->hal.tx_frames_q[1],
+				d->hal.tx_frames);
+	}
 	cenv_free(e);
+}
+
+static void test_cores_spread(void)
+{
+	spread_case(true);
+}
+
+static void test_cores_spread_relay(void)
+{
+	spread_case(false);
 }
 
 /* The core of a QP of this NIC (the firmware's own record). */
@@ -522,13 +552,14 @@ static void test_cores_cq_resize_claims(void)
 
 /* A board lets an idle core k sleep (fw.h, snic-emu's core threads): its
  * input from core 0 shows in snic_nic_core_input from any view, core 1's
- * frames for the port show as core 0's input, and core 1 says how long it
+ * frames for the port go out on its own TX queue (own_txq) or else show
+ * as core 0's input, and core 1 says how long it
  * may sleep - not at all while a QP has frames left for its next pass,
  * for ever with nothing pending, else until the wheel's slot of the QP's
  * earliest deadline, at which time the tail-loss probe goes out (not a
  * slot earlier); core 0 never sleeps on its own say.  Core 0 scheduling
  * core 1's QP (a command, while core 1 is parked) flags core 1's input. */
-static void test_cores_sleep_until(void)
+static void sleep_until_case(bool own_txq)
 {
 	struct snic_fault_cfg drop = { .loss = 1000000, .seed = 5 };
 	struct fsim *s;
@@ -538,11 +569,13 @@ static void test_cores_sleep_until(void)
 	struct snic_nic *nic0, *k1;
 	struct snic_qp *qp;
 	struct snic_cqe c;
-	uint64_t due, until;
+	uint64_t due, until, q1;
 	uint32_t i;
 
 	fconn_default(&conn);
+	fake_hal_tx_queues = own_txq ? FH_MAX_TXQ : 1;
 	s = fsim_pair_new(&p, 2, &conn, 1u << 20, 64);
+	fake_hal_tx_queues = FH_MAX_TXQ;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	i = pair_on_core1(s, &p, &conn, &s->a, qa, qb);
 	nic0 = s->a.nic;
@@ -566,10 +599,14 @@ static void test_cores_sleep_until(void)
 	CU_ASSERT_TRUE(snic_nic_core_input(nic0, 1));
 	CU_ASSERT_TRUE(snic_nic_core_input(k1, 1)); /* any view */
 	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 0));
-	CU_ASSERT_TRUE(snic_nic_poll(k1) > 0); /* a budget's frames: to core 0 */
+	q1 = s->a.hal.tx_frames_q[1];
+	/* a budget's frames: out on queue 1, or to core 0 */
+	CU_ASSERT_TRUE(snic_nic_poll(k1) > 0);
 	CU_ASSERT_EQUAL(snic_nic_core_sleep_until(k1), 0); /* the rest */
 	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 1));
-	CU_ASSERT_TRUE(snic_nic_core_input(nic0, 0));
+	CU_ASSERT_EQUAL(snic_nic_core_input(nic0, 0), !own_txq);
+	q1 = s->a.hal.tx_frames_q[1] - q1;
+	CU_ASSERT_TRUE(own_txq ? q1 > 0 && q1 <= SNIC_TX_BUDGET : q1 == 0);
 	for (unsigned n = 0; n < 100; n++) /* all sent, lost on B's side */
 		if (snic_nic_poll(k1) + snic_nic_poll(nic0) == 0)
 			break;
@@ -595,8 +632,10 @@ static void test_cores_sleep_until(void)
 			fdev_counter(&s->a, "tail_probes"), tx);
 	CU_ASSERT_EQUAL(snic_nic_core_sleep_until(k1), until);
 	s->clock = until;
+	q1 = s->a.hal.tx_frames_q[1];
 	CU_ASSERT_TRUE(snic_nic_poll(k1) > 0);
-	CU_ASSERT_TRUE(snic_nic_core_input(nic0, 0));
+	CU_ASSERT_EQUAL(snic_nic_core_input(nic0, 0), !own_txq);
+	CU_ASSERT_EQUAL(s->a.hal.tx_frames_q[1] > q1, own_txq);
 	CU_ASSERT_TRUE(fdev_counter(&s->a, "retransmits") +
 		       fdev_counter(&s->a, "tail_probes") > tx);
 	fake_hal_set_fault(&s->b.hal, NULL);
@@ -620,7 +659,19 @@ static void test_cores_sleep_until(void)
 	snic_nic_poll(k1);
 	CU_ASSERT_EQUAL(snic_nic_core_sleep_until(k1), UINT64_MAX);
 	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 1));
+	CU_ASSERT_EQUAL(s->a.hal.bad_txq + s->b.hal.bad_txq, 0);
 	CU_ASSERT_EQUAL(fsim_free(s), 0);
+}
+
+static void test_cores_sleep_until(void)
+{
+	sleep_until_case(true);
+}
+
+/* The same with one TX queue per port: core 1's frames through core 0. */
+static void test_cores_sleep_until_relay(void)
+{
+	sleep_until_case(false);
 }
 
 /* A CQE core 1 cannot write (its CQ's ring unwritable) is never
@@ -731,6 +782,7 @@ static void test_cores_park_only_for_commands(void)
 
 UNIT_SUITE(cores, NULL, NULL,
 	   UNIT_TEST(test_cores_spread),
+	   UNIT_TEST(test_cores_spread_relay),
 	   UNIT_TEST(test_cores_ring_full),
 	   UNIT_TEST(test_cores_cq_overrun),
 	   UNIT_TEST(test_cores_cq_overrun_recv),
@@ -738,6 +790,7 @@ UNIT_SUITE(cores, NULL, NULL,
 	   UNIT_TEST(test_cores_cq_resize_claims),
 	   UNIT_TEST(test_cores_park_only_for_commands),
 	   UNIT_TEST(test_cores_sleep_until),
+	   UNIT_TEST(test_cores_sleep_until_relay),
 	   UNIT_TEST(test_cores_cqe_write_fails),
 	   UNIT_TEST(test_cores_srq_placement),
 	   UNIT_TEST(test_cores_loss));

@@ -73,6 +73,8 @@ struct snic_xc_port {
 	struct snic_hal_ops ops;    /* hal.ops                              */
 	const struct snic_hal *real;/* the board's                          */
 	struct snic_nic *view;
+	uint16_t txq;               /* the port's TX queue of this core's own
+				     * (tx_burst_queue), 0: through core 0 */
 	struct snic_pkt *loop[SNIC_XC_PKT_RING];
 	uint32_t loop_head, loop_tail;
 };

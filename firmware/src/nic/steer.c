@@ -6,9 +6,11 @@
  * reads each frame's destination QPN and hands the frame to the core that
  * owns that QP through a single-producer/single-consumer ring.  The other
  * cores see a port of their own: rx_burst pops what core 0 steered to
- * them, tx_burst pushes to core 0, which transmits.  Frames to our own
- * MAC (two QPs of this NIC) are steered the same way instead of looping
- * on the core that built them.  Everything that is not RoCE to a known
+ * them.  Their tx_burst goes straight to a TX queue of their own where
+ * the HAL has one per core (tx_burst_queue: DPDK queue k, no hand-off),
+ * else it pushes to core 0, which transmits.  Frames to our own MAC (two
+ * QPs of this NIC) go to core 0 and are steered the same way instead of
+ * looping on the core that built them.  Everything that is not RoCE to a known
  * QP of another core (ARP, ND, CM on QP1, multicast, unknown QPNs, other
  * traffic) stays on core 0.
  */
@@ -100,8 +102,25 @@ static uint16_t rx0(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
 	return k;
 }
 
-/* Frames to our own MAC turn round here (steered); the others go to the
- * port.  Returns how many of the first frames were taken. */
+static inline bool to_self(const struct snic_nic *nic,
+			   const struct snic_pkt *p)
+{
+	return memcmp(p->data, nic->core.cfg.mac, 6) == 0;
+}
+
+/* The frames of pkts[0 .. n) up to the first one to our own MAC. */
+static uint16_t run_to_port(const struct snic_nic *nic,
+			    struct snic_pkt **pkts, uint16_t n)
+{
+	uint16_t run = 0;
+
+	while (run < n && !to_self(nic, pkts[run]))
+		run++;
+	return run;
+}
+
+/* Core 0: frames to our own MAC turn round here (steered); the others go
+ * to the port.  Returns how many of the first frames were taken. */
 static uint16_t tx0(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
 {
 	struct snic_xc_port *pt = h;
@@ -109,16 +128,14 @@ static uint16_t tx0(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
 	uint16_t i = 0;
 
 	while (i < n) {
-		uint16_t run = 0, sent;
+		uint16_t run, sent;
 
-		while (i < n && memcmp(pkts[i]->data, nic->core.cfg.mac, 6) == 0) {
+		while (i < n && to_self(nic, pkts[i])) {
 			CNT_INC(&nic->core, loopback_frames);
 			steer_to(nic, pkts[i], frame_owner(nic, pkts[i]));
 			i++;
 		}
-		while (i + run < n &&
-		       memcmp(pkts[i + run]->data, nic->core.cfg.mac, 6) != 0)
-			run++;
+		run = run_to_port(nic, pkts + i, (uint16_t)(n - i));
 		if (!run)
 			continue;
 		sent = pt->real->ops->tx_burst(pt->real->ctx, port, pkts + i, run);
@@ -152,6 +169,7 @@ unsigned steer_tx_gather(struct snic_nic *nic0)
 		} while (n == SNIC_BURST && taken < SNIC_TX_BUDGET);
 		work += taken;
 	}
+	CNT_ADD(&nic0->core, xcore_tx_relayed, work);
 	return work;
 }
 
@@ -173,6 +191,7 @@ static uint16_t rxk(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
 				     pkts, n);
 }
 
+/* Through core 0, which transmits (steer_tx_gather, tx0). */
 static uint16_t txk(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
 {
 	struct snic_xc_port *pt = h;
@@ -181,6 +200,38 @@ static uint16_t txk(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
 	(void)port;
 	return (uint16_t)xc_ring_push(nic->sh->xc.pkt[nic->core.core_id][0],
 				      pkts, n);
+}
+
+/* On the core's own TX queue; frames to our own MAC still go to core 0,
+ * which steers them to their QP's core (tx0). */
+static uint16_t txk_own(void *h, uint16_t port, struct snic_pkt **pkts,
+			uint16_t n)
+{
+	struct snic_xc_port *pt = h;
+	struct snic_nic *nic = pt->view;
+	uint16_t i = 0;
+
+	while (i < n) {
+		uint16_t run = 0, sent;
+
+		while (i + run < n && to_self(nic, pkts[i + run]))
+			run++;
+		if (run) {
+			sent = txk(h, port, pkts + i, run);
+			i = (uint16_t)(i + sent);
+			if (sent < run)
+				break;
+		}
+		run = run_to_port(nic, pkts + i, (uint16_t)(n - i));
+		if (!run)
+			continue;
+		sent = pt->real->ops->tx_burst_queue(pt->real->ctx, port,
+						     pt->txq, pkts + i, run);
+		i = (uint16_t)(i + sent);
+		if (sent < run)
+			break;
+	}
+	return i;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -280,6 +331,7 @@ static void s_dma_prefetch(void *h, uint64_t pa, uint32_t len)
 
 static const struct snic_hal_ops ops0 = SHIM_OPS(rx0, tx0);
 static const struct snic_hal_ops opsk = SHIM_OPS(rxk, txk);
+static const struct snic_hal_ops opsk_own = SHIM_OPS(rxk, txk_own);
 
 /* The optional ops, only where the board has them (NULL keeps meaning
  * "absent", core.h). */
@@ -305,7 +357,13 @@ const struct snic_hal *steer_port_init(struct snic_xc_port *pt,
 	pt->real = real;
 	pt->view = view;
 	pt->loop_head = pt->loop_tail = 0;
-	pt->hal.ops = shim_ops(real->ops, k ? &opsk : &ops0, &pt->ops);
+	pt->txq = 0;
+	if (k && real->ops->tx_queues && real->ops->tx_burst_queue &&
+	    k < real->ops->tx_queues(real->ctx))
+		pt->txq = (uint16_t)k;
+	pt->hal.ops = shim_ops(real->ops,
+			       !k ? &ops0 : pt->txq ? &opsk_own : &opsk,
+			       &pt->ops);
 	pt->hal.ctx = pt;
 	return &pt->hal;
 }

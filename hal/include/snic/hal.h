@@ -127,6 +127,19 @@ struct snic_hal_ops {
 	 * window is ignored.  The later dma_read checks as always.  NULL:
 	 * no read-ahead. */
 	void (*dma_prefetch)(void *hal, uint64_t pa, uint32_t len);
+
+	/* Optional (both or neither; may be NULL): TX queues of their own
+	 * for the cores of a NIC with several (DESIGN.md "Many cores").
+	 * tx_queues: how many queues every port has, queue 0 being
+	 * tx_burst's; fixed once the firmware is initialised.
+	 * tx_burst_queue: tx_burst on queue q (1 <= q < tx_queues), called
+	 * only from the thread of core q, while other threads call the
+	 * other ops; frames of all queues go out on the same wire.  NULL,
+	 * or tx_queues 1: core k >= 1 hands its frames to core 0, which
+	 * transmits them on queue 0. */
+	uint16_t (*tx_queues)(void *hal);
+	uint16_t (*tx_burst_queue)(void *hal, uint16_t port, uint16_t q,
+				   struct snic_pkt **pkts, uint16_t n);
 };
 
 struct snic_hal {
