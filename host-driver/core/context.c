@@ -230,6 +230,10 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	/* our QPs' doorbells: the slot's own page (hostif.h "Doorbells") */
 	ctx->cdb = (struct snic_ctx_doorbells *)(void *)(
 		(uint8_t *)ctx->slot + SNIC_CTX_DB_OFF);
+	/* and over which cores they spread (written before the slot opened;
+	 * snic_db_core takes an out-of-range value as one core) */
+	ctx->db_cores = atomic_load_explicit(&ctx->slot->db_cores,
+					     memory_order_acquire);
 
 	err = hd_cmd(ctx, SNIC_CMD_QUERY_DEVICE, NULL, 0, &ctx->dattr,
 		     sizeof(ctx->dattr));

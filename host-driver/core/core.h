@@ -151,6 +151,7 @@ struct hd_context {
 	struct snic_doorbells *db;
 	struct snic_ctx_slot *slot;
 	struct snic_ctx_doorbells *cdb; /* the slot's doorbell page: our QPs'  */
+	uint32_t db_cores;          /* firmware cores (the slot's db_cores) */
 	unsigned slot_idx;
 	struct hd_hostmem *hm;
 	/* the broker's socket (broker.c): open for the context's life, its

@@ -212,6 +212,7 @@ struct ibv_qp *hd_qp_create(struct ibv_context *context, struct ibv_pd *pd,
 	qp->ibqp.srq = attr->srq;
 	qp->ibqp.handle = qp->obj.handle;
 	qp->ibqp.qp_num = qp->obj.handle;
+	qp->db_core = snic_db_core(SNIC_QPN_IDX(qp->ibqp.qp_num), ctx->db_cores);
 	qp->ibqp.state = IBV_QPS_RESET;
 	qp->ibqp.qp_type = attr->qp_type;
 	qp->ibqp.events_completed = 0;

@@ -20,10 +20,11 @@ void hd_qp_ring_doorbell(struct hd_qp *qp)
 	struct hd_context *ctx = qp->obj.ctx;
 
 	if (ctx->broker_fd >= 0) /* the firmware looks at our page */
-		snic_db_ring_own(ctx->cdb, SNIC_QPN_IDX(qp->ibqp.qp_num));
+		snic_db_ring_own(ctx->cdb, SNIC_QPN_IDX(qp->ibqp.qp_num),
+				 qp->db_core);
 	else
 		snic_db_ring_ctx(ctx->db, ctx->cdb, ctx->slot_idx,
-				 SNIC_QPN_IDX(qp->ibqp.qp_num));
+				 SNIC_QPN_IDX(qp->ibqp.qp_num), qp->db_core);
 	hd_kick(ctx);
 }
 

@@ -197,6 +197,7 @@ struct hd_qp {
 	uint8_t *ex_wqe;            /* the WQE being built, NULL: none       */
 	int ex_err;
 	struct hd_obj obj;          /* handle: QPN; rings: dbrec, SQ, RQ    */
+	uint32_t db_core;           /* the firmware core that runs it        */
 	struct hd_cq *scq, *rcq;
 	struct snic_qp_dbrec *dbrec;
 	struct hd_wq sq, rq;

@@ -190,6 +190,7 @@ struct ibv_qp *hd_open_qp(struct ibv_context *context,
 			      ? a->qp_context : NULL;
 	qp->ibqp.handle = orig->ibqp.handle;
 	qp->ibqp.qp_num = orig->ibqp.qp_num;
+	qp->db_core = orig->db_core;
 	qp->ibqp.state = orig->ibqp.state;
 	qp->ibqp.qp_type = IBV_QPT_XRC_RECV;
 	pthread_mutex_init(&qp->ibqp.mutex, NULL);

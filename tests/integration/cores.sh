@@ -13,7 +13,8 @@
 # Passes when the case passes and its last snic-emu log shows 2 cores per
 # NIC, frames steered to core 1 (xcore_rx_steered > 0) and frames core 1
 # sent on its own TX queue (hal_tx_queue1_frames > 0): QPs on core 1
-# carried the traffic both ways.
+# carried the traffic both ways; and no doorbell handed from core 0 to
+# core 1 (xcore_doorbells 0: the host rings core 1's words).
 #   tests/integration/cores.sh SCRIPT [ARGS...]
 set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
@@ -54,4 +55,9 @@ else
 	(( relayed > 0 )) ||
 		snic_fail "nothing on the wire, and core 0 relayed no frame of core 1 to the NIC itself"
 fi
-snic_log "$script $*: passed with 2 cores per NIC; frames steered to core 1: $steered, sent on its TX queue: $sent1, relayed by core 0: $relayed"
+# Core 1 takes its QPs' doorbells from the context pages itself: core 0
+# hands none over (only a ring in the NIC page's bitmap would be).
+handed=$(sum xcore_doorbells)
+(( handed == 0 )) ||
+	snic_fail "core 0 handed $handed doorbells to core 1 (xcore_doorbells): the host rang core 0's words"
+snic_log "$script $*: passed with 2 cores per NIC; frames steered to core 1: $steered, sent on its TX queue: $sent1, relayed by core 0: $relayed, doorbells handed over: $handed"

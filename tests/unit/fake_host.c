@@ -557,8 +557,13 @@ void fqp_ring(struct fqp *qp)
 	struct snic_ctx_doorbells *cdb = (struct snic_ctx_doorbells *)(void *)(
 		(uint8_t *)fdev_slot(c->dev, c->slot) + SNIC_CTX_DB_OFF);
 
-	/* as the host driver: the context's own doorbell page */
-	snic_db_ring_ctx(dbs(c->dev), cdb, c->slot, qp->qpn & (SNIC_MAX_QP - 1));
+	uint32_t i = qp->qpn & (SNIC_MAX_QP - 1);
+
+	/* as the host driver: the context's own doorbell page, the group
+	 * words of the QP's core */
+	snic_db_ring_ctx(dbs(c->dev), cdb, c->slot, i,
+			 snic_db_core(i, atomic_load(&fdev_slot(c->dev,
+							      c->slot)->db_cores)));
 }
 
 void fqp_write_send(struct fqp *qp, const struct fwr *wr)

@@ -674,6 +674,93 @@ static void test_cores_sleep_until_relay(void)
 	sleep_until_case(false);
 }
 
+/* Doorbells with several cores (hostif.h "Doorbells"): the host rings
+ * core 1's QP in core 1's group words of its context page, and core 1
+ * takes it itself - its input shows it before core 0 has run, core 0's
+ * pass leaves its bit in the QP word the two QPs share (taking only its
+ * own QP's), and core 1's pass alone sends the request.  A doorbell in
+ * the NIC page's bitmap (hosts that predate context pages) still reaches
+ * core 1, handed over by core 0 (xcore_doorbells). */
+static void test_cores_doorbell_own_core(void)
+{
+	struct fsim *s;
+	struct fpair p;
+	struct fconn conn;
+	struct fqp qa[4], qb[4];
+	struct snic_nic *nic0, *k1;
+	struct snic_ctx_doorbells *cdb;
+	struct snic_cqe c;
+	uint32_t i, j, ii, ij;
+	uint64_t q1, d0, h0;
+
+	fconn_default(&conn);
+	s = fsim_pair_new(&p, 2, &conn, 65536, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	i = pair_on_core1(s, &p, &conn, &s->a, qa, qb);
+	nic0 = s->a.nic;
+	k1 = snic_nic_core(nic0, 1);
+	j = i ? i - 1 : 1; /* QPNs alternate cores: a QP of core 0 */
+	if (i == 0) {
+		struct fqp_caps caps = { .sq_cnt = 16, .rq_cnt = 16,
+					 .max_send_sge = 1, .max_recv_sge = 1 };
+
+		CU_ASSERT_EQUAL_FATAL(fqp_create(&qa[1], &p.ca, p.pda, &p.cqa,
+						 &p.cqa, &caps), 0);
+		CU_ASSERT_EQUAL_FATAL(fqp_create(&qb[1], &p.cb, p.pdb, &p.cqb,
+						 &p.cqb, &caps), 0);
+		CU_ASSERT_EQUAL_FATAL(fqp_connect(&qa[1], &qb[1], &conn), 0);
+	}
+	ii = SNIC_QPN_IDX(qa[i].qpn);
+	ij = SNIC_QPN_IDX(qa[j].qpn);
+	CU_ASSERT_EQUAL_FATAL(nic0->qps[ij].core, 0);
+	CU_ASSERT_EQUAL_FATAL(ii / 64, ij / 64); /* one QP word */
+	CU_ASSERT_EQUAL(atomic_load(&fdev_slot(&s->a, p.ca.slot)->db_cores), 2);
+	cdb = (struct snic_ctx_doorbells *)(void *)(
+		(uint8_t *)fdev_slot(&s->a, p.ca.slot) + SNIC_CTX_DB_OFF);
+	fsim_idle(s, 100);
+
+	struct snic_wqe_sge sg = { p.bufa, 64, p.mra };
+	struct fwr w = { .wr_id = 1, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &sg, .num_sge = 1,
+			 .remote_addr = p.bufb, .rkey = p.mrb };
+
+	q1 = s->a.hal.tx_frames_q[1];
+	d0 = fdev_counter(&s->a, "doorbells");
+	h0 = fdev_counter(&s->a, "xcore_doorbells");
+	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 1));
+	fqp_post_send(&qa[i], &w);
+	w.wr_id = 2;
+	fqp_post_send(&qa[j], &w);
+	CU_ASSERT_TRUE(snic_nic_core_input(nic0, 1)); /* before core 0 ran */
+	snic_nic_poll(nic0);
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "doorbells"), d0 + 1);
+	CU_ASSERT_TRUE(atomic_load(&cdb->qp_bits[ii / 64]) & (1ull << (ii % 64)));
+	CU_ASSERT_FALSE(atomic_load(&cdb->qp_bits[ij / 64]) & (1ull << (ij % 64)));
+	CU_ASSERT_EQUAL(s->a.hal.tx_frames_q[1], q1);
+	snic_nic_poll(k1);
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "doorbells"), d0 + 2);
+	CU_ASSERT_FALSE(atomic_load(&cdb->qp_bits[ii / 64]) & (1ull << (ii % 64)));
+	CU_ASSERT_EQUAL(s->a.hal.tx_frames_q[1], q1 + 1);
+	CU_ASSERT_FALSE(snic_nic_core_input(nic0, 1));
+	for (unsigned n = 0; n < 2; n++) {
+		CU_ASSERT_TRUE_FATAL(fsim_poll_cq(s, &p.cqa, &c, 100000));
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	}
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "xcore_doorbells"), h0);
+
+	/* the NIC page: core 0 hands it over */
+	w.wr_id = 3;
+	fqp_write_send(&qa[i], &w);
+	snic_db_ring_qp((struct snic_doorbells *)(void *)(s->a.bar +
+							  SNIC_BAR_DB_OFF), ii);
+	CU_ASSERT_TRUE_FATAL(fsim_poll_cq(s, &p.cqa, &c, 100000));
+	CU_ASSERT_EQUAL(c.wr_id, 3);
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "xcore_doorbells"), h0 + 1);
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "doorbells_foreign"), 0);
+	CU_ASSERT_EQUAL(fsim_free(s), 0);
+}
+
 /* A CQE core 1 cannot write (its CQ's ring unwritable) is never
  * published: core 1 tells core 0, which fails the CQ once - CQ_ERR, not
  * counted as an overrun - and the QP goes to error on core 1 after it
@@ -791,6 +878,7 @@ UNIT_SUITE(cores, NULL, NULL,
 	   UNIT_TEST(test_cores_park_only_for_commands),
 	   UNIT_TEST(test_cores_sleep_until),
 	   UNIT_TEST(test_cores_sleep_until_relay),
+	   UNIT_TEST(test_cores_doorbell_own_core),
 	   UNIT_TEST(test_cores_cqe_write_fails),
 	   UNIT_TEST(test_cores_srq_placement),
 	   UNIT_TEST(test_cores_loss));

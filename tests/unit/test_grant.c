@@ -233,14 +233,15 @@ static void test_grant_doorbell_attribution(void)
 	uint32_t i = qp_of_a(e);
 	uint64_t f0 = fdev_counter(&e->dev, "doorbells_foreign");
 	uint64_t d0 = fdev_counter(&e->dev, "doorbells");
+	uint32_t c = snic_db_core(i, atomic_load(&fdev_slot(&e->dev, 1)->db_cores));
 
-	snic_db_ring_ctx(db, page_of(e, 2), 2, i);      /* b's page */
+	snic_db_ring_ctx(db, page_of(e, 2), 2, i, c);   /* b's page */
 	fdev_poll(&e->dev, 4);
 	CU_ASSERT_EQUAL(fdev_counter(&e->dev, "doorbells_foreign"), f0 + 1);
 	snic_db_ring_qp(db, i);                         /* the NIC page */
 	fdev_poll(&e->dev, 4);
 	CU_ASSERT_EQUAL(fdev_counter(&e->dev, "doorbells_foreign"), f0 + 2);
-	snic_db_ring_ctx(db, page_of(e, 1), 1, i);      /* a's own */
+	snic_db_ring_ctx(db, page_of(e, 1), 1, i, c);   /* a's own */
 	fdev_poll(&e->dev, 4);
 	CU_ASSERT_EQUAL(fdev_counter(&e->dev, "doorbells_foreign"), f0 + 2);
 	CU_ASSERT_EQUAL(fdev_counter(&e->dev, "doorbells"), d0 + 3);

@@ -868,12 +868,14 @@ static void doorbell_attacker(int unused)
 	for (int k = 0; k < DB_ROUNDS; k++)
 		for (int q = 0; q < 2; q++) {
 			uint32_t i = SNIC_QPN_IDX(E[q].qp->qp_num);
+			/* the core the firmware takes QP i's bit on */
+			uint32_t c = snic_db_core(i, atomic_load(&r.slot->db_cores));
 
 			snic_db_ring_qp(db, i);
 			wait_taken(db->qp_bits, i);
-			snic_db_ring_ctx(db, own, r.idx, i);
+			snic_db_ring_ctx(db, own, r.idx, i, c);
 			wait_taken(own->qp_bits, i);
-			snic_db_ring_ctx(db, theirs, (uint32_t)vs, i);
+			snic_db_ring_ctx(db, theirs, (uint32_t)vs, i, c);
 			sleep_ms(3);
 		}
 	_exit(0);

@@ -29,7 +29,7 @@
 #include <stdatomic.h>
 
 #define SNIC_HOSTIF_MAGIC   0x43494e53u /* "SNIC" */
-#define SNIC_HOSTIF_VERSION 9u /* 2: statistics area; 3: CM (QP1) commands and
+#define SNIC_HOSTIF_VERSION 10u /* 2: statistics area; 3: CM (QP1) commands and
 				* state; 4: device memory in the BAR, rereg/resize;
 				* 5: memory windows, XRC, multicast, raw packet
 				* QPs and flows, the broker, 16,384 QPs (three-level
@@ -47,7 +47,9 @@
 				* 9: a send WQE's data at offset 48 (in place of
 				* the atomic operands) for the connected QPs'
 				* work requests that have none, was 64
-				* (snic_wqe_data_off) */
+				* (snic_wqe_data_off); 10: per-core group and
+				* summary words in a context's doorbell page,
+				* the slot's db_cores */
 
 #define SNIC_PAGE_SHIFT 12
 #define SNIC_PAGE_SIZE  (1u << SNIC_PAGE_SHIFT)
@@ -173,6 +175,16 @@ struct snic_bar_hdr {
  * pass, so nothing another process writes into, or clears in, the NIC's
  * page delays it; the host driver does not map the NIC's page then.
  *
+ * Several firmware cores (fw.h snic_nic_init_cores): QP index i runs on
+ * core i % n, n = db_cores of the context's slot (the firmware writes it
+ * before the context opens).  The QP bits stay where they are, but the
+ * group and summary words are per core: core 0's are those above, core
+ * c >= 1's are cdb->core[c - 1], which core c looks at in every open
+ * context's page each pass and takes its own QPs' bits from the QP words
+ * (the others' stay), so a doorbell reaches the QP's core with no
+ * hand-off; snic_db_ring_own/_ctx take c (snic_db_core).  The NIC
+ * page's bitmap stays core 0's, which hands other cores' QPs over.
+ *
  * Attribution (nic/doorbell.c): a doorbell is the context's whose page it
  * came in.  A QP flagged in context c's page is served only if context c
  * owns it; one flagged in the NIC page's own QP bitmap (snic_db_ring_qp,
@@ -197,12 +209,23 @@ struct snic_doorbells {
 	_Atomic uint64_t qp_bits[SNIC_DB_QP_WORDS];
 };
 
+/* Firmware cores a context's doorbells may be spread over. */
+#define SNIC_DB_MAX_CORES   16
+
+/* Core c >= 1's group and summary words in a context's page. */
+struct snic_db_core_words {
+	_Atomic uint64_t summary;
+	_Atomic uint64_t grp_bits[SNIC_DB_GRP_WORDS];
+	_Atomic uint64_t rsvd[3];
+};
+
 /* A context's own doorbell page: the same bitmap, for its QPs only. */
 struct snic_ctx_doorbells {
-	_Atomic uint64_t summary;       /* group words with bits              */
+	_Atomic uint64_t summary;       /* group words with bits (core 0's)   */
 	_Atomic uint64_t rsvd[3];
-	_Atomic uint64_t grp_bits[SNIC_DB_GRP_WORDS];
-	_Atomic uint64_t qp_bits[SNIC_DB_QP_WORDS];
+	_Atomic uint64_t grp_bits[SNIC_DB_GRP_WORDS];   /* core 0's           */
+	_Atomic uint64_t qp_bits[SNIC_DB_QP_WORDS];     /* every core's QPs   */
+	struct snic_db_core_words core[SNIC_DB_MAX_CORES - 1];
 };
 
 _Static_assert(SNIC_DB_GRP_WORDS <= 62, "summary bits for the group words");
@@ -231,19 +254,35 @@ static inline void snic_db_ring_qp(struct snic_doorbells *db, uint32_t i)
 	snic_db_set(db->qp_bits, db->grp_bits, &db->summary, i);
 }
 
-/* A context a board opened (the broker's) rings its own page only: the
- * firmware looks at that page, and at its mailbox, every pass. */
-static inline void snic_db_ring_own(struct snic_ctx_doorbells *cdb,
-				    uint32_t i)
+/* The core that runs QP index i of a context whose slot says db_cores
+ * (1 when out of range: everything to core 0's words). */
+static inline uint32_t snic_db_core(uint32_t i, uint32_t db_cores)
 {
-	snic_db_set(cdb->qp_bits, cdb->grp_bits, &cdb->summary, i);
+	return db_cores > 1 && db_cores <= SNIC_DB_MAX_CORES ? i % db_cores : 0;
 }
 
+/* A context a board opened (the broker's) rings its own page only: the
+ * firmware looks at that page, and at its mailbox, every pass.  core:
+ * snic_db_core(i, slot's db_cores). */
+static inline void snic_db_ring_own(struct snic_ctx_doorbells *cdb,
+				    uint32_t i, uint32_t core)
+{
+	if (core == 0 || core >= SNIC_DB_MAX_CORES)
+		snic_db_set(cdb->qp_bits, cdb->grp_bits, &cdb->summary, i);
+	else
+		snic_db_set(cdb->qp_bits, cdb->core[core - 1].grp_bits,
+			    &cdb->core[core - 1].summary, i);
+}
+
+/* Core c >= 1 looks at every open context's page by itself: the NIC
+ * page's hint is core 0's. */
 static inline void snic_db_ring_ctx(struct snic_doorbells *db,
 				    struct snic_ctx_doorbells *cdb,
-				    uint32_t slot, uint32_t i)
+				    uint32_t slot, uint32_t i, uint32_t core)
 {
-	snic_db_ring_own(cdb, i);
+	snic_db_ring_own(cdb, i, core);
+	if (core != 0 && core < SNIC_DB_MAX_CORES)
+		return;
 	atomic_fetch_or_explicit(&db->ctx_bits, 1ull << slot,
 				 memory_order_release);
 	/* seq_cst: the idle handshake reads fw_idle after it (command.c) */
@@ -591,7 +630,10 @@ struct snic_ctx_slot {
 	_Atomic uint32_t eq_ci;
 	/* CM: bumped (and futex-woken) when a MAD is queued for CM_RECV */
 	_Atomic uint32_t cm_pi;
-	uint32_t rsvd[9];
+	/* firmware cores the context's QPs run on ("Doorbells"), written by
+	 * the firmware before the context opens */
+	_Atomic uint32_t db_cores;
+	uint32_t rsvd[8];
 	struct snic_cmd cmd;
 	struct snic_eqe eq[SNIC_EQ_SIZE];
 };

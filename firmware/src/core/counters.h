@@ -47,7 +47,7 @@
 	X(netdev_rx_frames) X(netdev_tx_frames) X(netdev_tx_drop_arp_reply)  \
 	X(netdev_tx_drop_bad_frame)                                          \
 	X(xcore_ring_full) X(xcore_rx_steered) X(xcore_rx_drop)              \
-	X(xcore_parks) X(xcore_tx_relayed)
+	X(xcore_parks) X(xcore_tx_relayed) X(xcore_doorbells)
 
 enum snic_counter {
 #define SNIC_CNT_ENUM(n) SNIC_CNT_##n,

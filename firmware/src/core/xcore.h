@@ -88,6 +88,9 @@ struct snic_xcore {
 	struct snic_xc_ring *pkt[SNIC_MAX_CORES][SNIC_MAX_CORES];
 	struct snic_xc_ring *msg[SNIC_MAX_CORES][SNIC_MAX_CORES];
 	struct snic_xc_port port[SNIC_MAX_CORES];
+	/* open contexts, whose doorbell pages the other cores look at
+	 * (nic/doorbell.c); core 0's to write */
+	_Atomic uint64_t db_ctx;
 	/* the other cores' counters at the last statistics reset */
 	uint64_t cnt_base[SNIC_MAX_CORES][SNIC_CNT_MAX];
 	/* A core waits for room in its full ring to core `to` (nic/xcore.c:

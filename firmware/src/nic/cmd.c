@@ -44,7 +44,7 @@ void ctx_destroy(struct snic_nic *nic, unsigned ctx)
 	for (uint32_t i = 0; i < SNIC_MAX_PD; i++)
 		if (nic->pds[i].in_use && nic->pds[i].ctx == ctx)
 			nic->pds[i].in_use = false;
-	nic->core.ctx_open[ctx] = false;
+	doorbell_ctx_open(nic, ctx, false);
 	nic->core.ctx_pid[ctx] = 0;
 	/* no pages at all until the board frees the slot (ctx_granted) */
 	nic->core.seg_npages[ctx] = 0;
@@ -232,7 +232,7 @@ static int ctx_cmd(struct snic_nic *nic, unsigned ctx, uint16_t op,
 			return SNIC_ST_PERM;
 		if (nic->core.ctx_open[ctx])
 			return SNIC_ST_BUSY;
-		nic->core.ctx_open[ctx] = true;
+		doorbell_ctx_open(nic, ctx, true);
 		/* our copy of the owner: the BAR's may be rewritten by anyone
 		 * (nic/guard.c puts it back) */
 		nic->core.ctx_pid[ctx] = ((const struct snic_cmd_ctx_open *)in)->pid;

@@ -6,8 +6,17 @@
  * it flags.  A doorbell belongs to the context whose page it
  * came in: a QP it does not own is ignored and counted (hostif.h
  * "Attribution").
+ *
+ * Several cores: core k >= 1 takes its own QPs' doorbells from every open
+ * context's page (its group and summary words there, and its bits of the
+ * QP words, which it shares with the other cores), with no hand-off from
+ * core 0; core 0 takes only its bits from those words, and all of the
+ * NIC page's, handing other cores' QPs over (xcore_doorbell).
  */
 #include "nic/top.h"
+
+_Static_assert(SNIC_DB_MAX_CORES == SNIC_MAX_CORES,
+	       "a context page has group words for every core");
 
 /* Whose page a bitmap is: a context slot, or the NIC page. */
 #define DB_NIC_PAGE SNIC_MAX_CTX
@@ -52,11 +61,25 @@ static void db_reflag(struct snic_nic *nic, unsigned page, unsigned w,
 	}
 }
 
+/* Take this core's bits of QP word w of a page: all of them with one
+ * core and in the NIC page; else those of its QPs, leaving the others'. */
+static uint64_t qp_word_take(const struct snic_nic *nic,
+			     _Atomic uint64_t *word, unsigned w, unsigned page)
+{
+	uint64_t mask;
+
+	if (!nic->core.xc || page == DB_NIC_PAGE)
+		return atomic_exchange_explicit(word, 0, memory_order_acquire);
+	mask = nic->db_mask[w];
+	return atomic_fetch_and_explicit(word, ~mask, memory_order_acquire) &
+	       mask;
+}
+
 /* The QPs flagged in QP word w of a page. */
 static unsigned qp_word_poll(struct snic_nic *nic, _Atomic uint64_t *word,
 			     unsigned w, unsigned page)
 {
-	uint64_t bits = atomic_exchange_explicit(word, 0, memory_order_acquire);
+	uint64_t bits = qp_word_take(nic, word, w, page);
 	unsigned work = 0;
 
 	while (bits) {
@@ -75,8 +98,10 @@ static unsigned qp_word_poll(struct snic_nic *nic, _Atomic uint64_t *word,
 			CNT_INC(&nic->core, doorbells_foreign);
 			continue;
 		}
-		if (!qp->core)
+		if (qp->core == nic->core.core_id)
 			qp_doorbell(nic, qp);
+		else if (nic->core.core_id || page != DB_NIC_PAGE)
+			CNT_INC(&nic->core, doorbells_foreign); /* not its core's */
 		else if (!xcore_doorbell(nic, qp)) /* to its core: ring full */
 			db_reflag(nic, page, w, b);
 	}
@@ -212,4 +237,88 @@ unsigned doorbell_poll(struct snic_nic *nic)
 		work += ctx_pages_poll(nic);
 	return work + groups_poll(nic, sum, db->grp_bits, db->qp_bits,
 				  DB_NIC_PAGE);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Several cores.                                                          */
+
+/* Core k's bits of each QP word: slot i runs on core i % n (qp_core.c). */
+void doorbell_masks_init(struct snic_nic *view, unsigned k, unsigned n)
+{
+	for (unsigned w = 0; w < SNIC_DB_QP_WORDS; w++) {
+		uint64_t m = 0;
+
+		for (unsigned b = 0; b < 64; b++)
+			if ((w * 64 + b) % n == k)
+				m |= 1ull << b;
+		view->db_mask[w] = m;
+	}
+}
+
+/* Core 0, on the command path: context `slot` opens or ends.  An open one
+ * learns how its QPs' doorbells spread over the cores (hostif.h), and the
+ * other cores look at its page from their next pass. */
+void doorbell_ctx_open(struct snic_nic *nic, unsigned slot, bool open)
+{
+	struct snic_xcore *xc = nic->core.xc;
+
+	nic->core.ctx_open[slot] = open;
+	if (open)
+		atomic_store_explicit(&core_ctx_slot(&nic->core, slot)->db_cores,
+				      xc ? xc->ncores : 1, memory_order_relaxed);
+	if (!xc)
+		return;
+	if (open)
+		atomic_fetch_or_explicit(&xc->db_ctx, 1ull << slot,
+					 memory_order_release);
+	else
+		atomic_fetch_and_explicit(&xc->db_ctx, ~(1ull << slot),
+					  memory_order_release);
+}
+
+static struct snic_db_core_words *core_words(struct snic_core *c,
+					     unsigned slot, unsigned k)
+{
+	return &ctx_page(c, slot)->core[k - 1];
+}
+
+/* Core k >= 1, each pass: its QPs' doorbells in every open context's
+ * page.  One word per context when nothing is new. */
+unsigned doorbell_poll_core(struct snic_nic *nic)
+{
+	struct snic_core *c = &nic->core;
+	uint64_t bits = atomic_load_explicit(&c->xc->db_ctx,
+					     memory_order_acquire);
+	unsigned work = 0;
+
+	while (bits) {
+		unsigned s = (unsigned)__builtin_ctzll(bits);
+		struct snic_db_core_words *h = core_words(c, s, c->core_id);
+
+		bits &= bits - 1;
+		if (!atomic_load_explicit(&h->summary, memory_order_relaxed))
+			continue;
+		work += groups_poll(nic, atomic_exchange_explicit(
+			&h->summary, 0, memory_order_acquire),
+			h->grp_bits, ctx_page(c, s)->qp_bits, s);
+	}
+	return work;
+}
+
+/* Any thread: doorbells wait for core k >= 1 (its board wakes it). */
+bool doorbell_core_pending(const struct snic_nic *nic0, unsigned k)
+{
+	struct snic_core *c = (struct snic_core *)&nic0->core;
+	uint64_t bits = atomic_load_explicit(&c->xc->db_ctx,
+					     memory_order_acquire);
+
+	while (bits) {
+		unsigned s = (unsigned)__builtin_ctzll(bits);
+
+		bits &= bits - 1;
+		if (atomic_load_explicit(&core_words(c, s, k)->summary,
+					 memory_order_relaxed))
+			return true;
+	}
+	return false;
 }

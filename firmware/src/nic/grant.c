@@ -33,7 +33,7 @@ int snic_nic_ctx_grant(struct snic_nic *nic, unsigned slot, uint32_t pid,
 	c->own_pages |= 1ull << slot;
 	c->seg_first[slot] = first_page;
 	c->seg_npages[slot] = npages;
-	c->ctx_open[slot] = true;
+	doorbell_ctx_open(nic, slot, true);
 	c->ctx_pid[slot] = pid;
 	c->eq_pi[slot] = 0;
 	atomic_store_explicit(&s->eq_ci, 0, memory_order_relaxed);

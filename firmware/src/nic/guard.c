@@ -28,6 +28,12 @@ static void guard_slot(struct snic_nic *nic, unsigned c)
 		CNT_INC(&nic->core, bar_restored);
 		atomic_store_explicit(&s->state, SNIC_CTX_OPEN, memory_order_release);
 	}
+	if (atomic_load_explicit(&s->db_cores, memory_order_relaxed) !=
+	    snic_nic_ncores(nic)) {
+		CNT_INC(&nic->core, bar_restored);
+		atomic_store_explicit(&s->db_cores, snic_nic_ncores(nic),
+				      memory_order_relaxed);
+	}
 	if (atomic_load_explicit(&s->owner_pid, memory_order_relaxed) !=
 	    nic->core.ctx_pid[c]) {
 		CNT_INC(&nic->core, bar_restored);

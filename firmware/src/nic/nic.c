@@ -200,6 +200,8 @@ struct snic_nic *snic_nic_init_cores(void *mem, const struct snic_nic_config *cf
 		view_init(sh->xc.views[k], nic, cfg,
 			  steer_port_init(&sh->xc.port[k], real, sh->xc.views[k], k),
 			  bar, k);
+	for (unsigned k = 0; ncores > 1 && k < ncores; k++)
+		doorbell_masks_init(sh->xc.views[k], k, ncores);
 	qp_slots_init(nic);
 	mr_init(nic, cfg->seed ? cfg->seed
 			       : hal->ops->now_ns(hal->ctx) ^ cfg->node_guid);

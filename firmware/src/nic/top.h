@@ -23,6 +23,10 @@ bool bar_header_ok(const struct snic_nic *nic);
 
 /* doorbell.c */
 unsigned doorbell_poll(struct snic_nic *nic);
+unsigned doorbell_poll_core(struct snic_nic *nic);
+bool doorbell_core_pending(const struct snic_nic *nic0, unsigned k);
+void doorbell_ctx_open(struct snic_nic *nic, unsigned slot, bool open);
+void doorbell_masks_init(struct snic_nic *view, unsigned k, unsigned n);
 
 /* netdev.c: the exception path to the host's network interface */
 void netdev_rx(struct snic_nic *nic, const struct snic_pkt *p);

@@ -193,7 +193,10 @@ bool xcore_doorbell(struct snic_nic *nic0, struct snic_qp *qp)
 	struct snic_xc_msg m = { .type = SNIC_XC_DOORBELL,
 				 .a = qp_idx(nic0, qp) };
 
-	return core_xc_send(&nic0->core, qp->core, &m);
+	if (!core_xc_send(&nic0->core, qp->core, &m))
+		return false;
+	CNT_INC(&nic0->core, xcore_doorbells);
+	return true;
 }
 
 /* A QP slot named in a message, when it is still this core's. */
@@ -287,8 +290,9 @@ unsigned xcore_poll(struct snic_nic *nic0)
 }
 
 /* ---------------------------------------------------------------------- */
-/* The pass of a core other than 0: no commands, doorbells, statistics or
- * port of its own (steer.c gives it core 0's frames). */
+/* The pass of a core other than 0: no commands, statistics or port of its
+ * own (steer.c gives it core 0's frames); its QPs' doorbells it takes
+ * from the context pages itself (doorbell.c). */
 unsigned xcore_pass(struct snic_nic *nic)
 {
 	struct snic_core *c = &nic->core;
@@ -300,6 +304,7 @@ unsigned xcore_pass(struct snic_nic *nic)
 	c->link_up = c->xc->views[0]->core.link_up;
 	work += timer_poll(nic);
 	work += drain(nic, c->xc->msg[0][c->core_id]);
+	work += doorbell_poll_core(nic);
 	work += rx_poll(nic);
 	c->tx_budget = SNIC_TX_BUDGET;
 	if (c->tx_budget > core_tx_room(c))
@@ -329,7 +334,8 @@ bool snic_nic_core_input(const struct snic_nic *nic, unsigned k)
 		return xc_ring_count(xc->pkt[0][k]) ||
 		       xc_ring_count(xc->msg[0][k]) ||
 		       atomic_load_explicit(&xc->in_pass[k].poked,
-					    memory_order_relaxed);
+					    memory_order_relaxed) ||
+		       doorbell_core_pending(xc->views[0], k);
 	for (unsigned j = 1; j < xc->ncores; j++)
 		if (xc_ring_count(xc->pkt[j][0]) || xc_ring_count(xc->msg[j][0]))
 			return true;

@@ -525,6 +525,9 @@ struct snic_nic {
 	 * solicited event (cq.c: cq->dirty is core 0's) */
 	uint64_t cq_dirty_bits[SNIC_MAX_CQ / 64];
 	uint64_t cq_sol_bits[SNIC_MAX_CQ / 64];
+	/* several cores: this core's QPs' bits in each QP word of a
+	 * context's doorbell page (slot i is core i % ncores's) */
+	uint64_t db_mask[SNIC_DB_QP_WORDS];
 };
 
 /* The view of the core that owns qp: its work lists and timer wheel
