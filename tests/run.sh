@@ -79,10 +79,10 @@ case_add unit     unit/broker-id        30 "$SNIC_BUILD/tests/hostagent/ctx_brok
 # hal/posix/users.c: a symlink is not followed when sharing a path
 case_add unit     unit/users-share      30 "$SNIC_BUILD/tests/hostagent/users_share"
 # the fuzz targets, 40 s each from the seed corpus (tools/fuzz.sh): the
-# limit follows SNIC_FUZZ_SECONDS (3 targets), plus 600 s for the ASan
+# limit follows SNIC_FUZZ_SECONDS (4 targets), plus 600 s for the ASan
 # build of the firmware before them (a fixed 400 s left ~280 s for it)
 FUZZ_SECS=${SNIC_FUZZ_SECONDS:-40}
-case_add unit     unit/fuzz  $(( 3 * FUZZ_SECS + 600 )) bash tools/fuzz.sh run "$FUZZ_SECS"
+case_add unit     unit/fuzz  $(( 4 * FUZZ_SECS + 600 )) bash tools/fuzz.sh run "$FUZZ_SECS"
 case_add devinfo  devinfo/list          45 bash "$IT/devinfo.sh" list
 case_add devinfo  devinfo/snic0         45 bash "$IT/devinfo.sh" port snic0 198.18.0.1 fd00:5e1c::c612:1
 case_add devinfo  devinfo/snic1         45 bash "$IT/devinfo.sh" port snic1 198.18.0.2 fd00:5e1c::c612:2

@@ -16,7 +16,10 @@ cd "$(dirname "$0")/.."
 
 OUT=${SNIC_FUZZ_BUILD:-build-fuzz}
 CC=${FUZZ_CC:-clang-14}
-TARGETS=(fuzz_rx fuzz_cmd fuzz_wqe)
+TARGETS=(fuzz_rx fuzz_cmd fuzz_wqe fuzz_cores)
+# a target's seed corpus (tests/fuzz/corpus/<it>): its own name's, but
+# fuzz_cores (fuzz_wqe with two cores per NIC) reads fuzz_wqe's
+seeds_of() { [[ $1 == fuzz_cores ]] && echo fuzz_wqe || echo "$1"; }
 INC=(-Ifirmware/include -Ihal/include -Ifirmware/src -Ifirmware -Itests/unit -Ihal/fault -Itests/fuzz)
 FW=$(ls firmware/src/*/*.c firmware/arch/*/*.c)
 HOST=(tests/unit/fake_env.c tests/unit/fake_frames.c tests/unit/fake_hal.c
@@ -64,7 +67,7 @@ run() {
 			UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 			"./$t" -max_total_time="$secs" \
 			-timeout=$(( 30 * ${SNIC_TIMEOUT_SCALE:-1} )) -rss_limit_mb=4096 \
-			-print_final_stats=1 "corpus/$t" "../tests/fuzz/corpus/$t" \
+			-print_final_stats=1 "corpus/$t" "../tests/fuzz/corpus/$(seeds_of "$t")" \
 			> "$t.log" 2>&1) || { rc=1; echo "fuzz: $t FAILED (see $OUT/$t.log)"; tail -40 "$OUT/$t.log"; }
 		grep -E "stat::number_of_executed_units|cov:" "$OUT/$t.log" | tail -2 || true
 	done
@@ -78,7 +81,7 @@ cover() {
 	for t in "${TARGETS[@]}"; do
 		mkdir -p "$OUT/corpus/$t"
 		(cd "$dir" && LLVM_PROFILE_FILE="$t.profraw" "./$t" -runs=0 \
-			"../corpus/$t" "../../tests/fuzz/corpus/$t" > "$t.cov.log" 2>&1)
+			"../corpus/$t" "../../tests/fuzz/corpus/$(seeds_of "$t")" > "$t.cov.log" 2>&1)
 		files+=("$dir/$t.profraw")
 	done
 	llvm-profdata-14 merge -o "$dir/all.profdata" "${files[@]}"
@@ -97,7 +100,7 @@ seeds() {
 	mkdir -p "$OUT"
 	$CC -std=c11 -O1 -D_GNU_SOURCE -Wall -Wextra -Werror "${INC[@]}" \
 		tests/fuzz/fuzz_seeds.c -o "$OUT/fuzz_seeds"
-	for t in "${TARGETS[@]}"; do rm -f tests/fuzz/corpus/$t/gen-*; done
+	for t in "${TARGETS[@]}"; do rm -f tests/fuzz/corpus/$(seeds_of "$t")/gen-*; done
 	"$OUT/fuzz_seeds" tests/fuzz/corpus
 	echo "fuzz: $(ls tests/fuzz/corpus/*/gen-* | wc -l) generated seeds"
 }

@@ -6,9 +6,14 @@
  * (the next index, or anything) and rings; the simulation then runs, so
  * the WQEs are fetched, checked, executed or completed in error.  FZ_H/FZ_A
  * markers in a WQE (fuzz_env.h) become live keys and addresses; the
- * virtual clock may jump (timers, retransmission).
+ * virtual clock may jump (timers, retransmission).  A doorbell may also
+ * be raw bits ORed into any word of the context's doorbell page (the
+ * summary, group and QP words, and each core's group and summary words:
+ * hostif.h "Doorbells"), as a hostile host may write them.  fuzz_cores
+ * runs the same inputs with two firmware cores per NIC.
  */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuzz_env.h"
@@ -26,6 +31,22 @@ static void write_ring(struct fz_world *w, struct fdev *d, uint64_t ring,
 	fz_subst(w, 0, p, len);
 	in->p += n;
 	in->n -= n;
+}
+
+/* Bits of the input's choosing ORed into one word of the QP's context's
+ * doorbell page: any word the host may write there. */
+static void raw_doorbell(struct fqp *qp, struct fz_in *in)
+{
+	struct snic_ctx_doorbells *cdb = (struct snic_ctx_doorbells *)(void *)(
+		(uint8_t *)fdev_slot(qp->ctx->dev, qp->ctx->slot) +
+		SNIC_CTX_DB_OFF);
+	size_t nwords = sizeof(*cdb) / sizeof(uint64_t);
+	uint32_t at = fz_u32(in) % (uint32_t)nwords;
+	uint64_t bits = (uint64_t)fz_u32(in) << 32;
+
+	bits |= fz_u32(in);
+
+	atomic_fetch_or((_Atomic uint64_t *)(void *)cdb + at, bits);
 }
 
 static void one(struct fz_world *w, struct fz_in *in)
@@ -56,15 +77,35 @@ static void one(struct fz_world *w, struct fz_in *in)
 		break;
 	}
 	default: /* a doorbell alone, the record left as it is */
+		if (c & 0x40) {
+			raw_doorbell(qp, in);
+			return;
+		}
 		break;
 	}
 	fqp_ring(qp);
 }
 
+#ifdef FZ_WQE_CORES
+/* fuzz_cores.c: every fake NIC of the world with this many cores. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fdev_cores_force = FZ_WQE_CORES;
+	return 0;
+}
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_world *w = fz_world();
 	struct fz_in in = { data, size };
+
+#ifdef FZ_WQE_CORES
+	if (snic_nic_ncores(w->e->a.dev->nic) != FZ_WQE_CORES)
+		abort(); /* not the world this target is for */
+#endif
 
 	for (unsigned k = 0; in.n && k < 32; k++) {
 		one(w, &in);
