@@ -1177,12 +1177,13 @@ int main(int argc, char **argv)
 	if (emu_cores > 1)
 		printf("firmware cores per NIC: %u (core 0 polls the ports and "
 		       "steers by destination QPN)\n", emu_cores);
-	for (unsigned i = 0; emu_cores > 1 && i < emu.nnics; i++)
-		printf("%s: %u TX queue%s, %s\n", emu.nic[i].cfg.name,
-		       snic_dpdk_tx_queues(&emu.nic[i].dpdk),
-		       snic_dpdk_tx_queues(&emu.nic[i].dpdk) > 1 ? "s" : "",
-		       snic_dpdk_tx_queues(&emu.nic[i].dpdk) >= emu_cores
-		       ? "one per core" : "the other cores send through core 0");
+	for (unsigned i = 0; emu_cores > 1 && i < emu.nnics; i++) {
+		unsigned q = snic_dpdk_tx_queues(&emu.nic[i].dpdk);
+
+		printf("%s: %u TX queue%s, %s\n", emu.nic[i].cfg.name, q,
+		       q > 1 ? "s" : "", q >= emu_cores ? "one per core"
+		       : "the other cores send through core 0");
+	}
 	printf("ready: run dir %s, host memory %s (%" PRIu64 " bytes)%s%s\n",
 	       emu.run_dir, emu.hm.path, emu.hm.size,
 	       o.pcap != NULL ? ", capture " : "", o.pcap != NULL ? o.pcap : "");

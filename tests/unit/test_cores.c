@@ -761,6 +761,31 @@ static void test_cores_doorbell_own_core(void)
 	CU_ASSERT_EQUAL(fsim_free(s), 0);
 }
 
+/* A context's db_cores is the firmware's to say (the host driver rings
+ * by it): a value rewritten in the BAR is put back at the next heartbeat
+ * (nic/guard.c) and counted in bar_restored. */
+static void test_cores_db_cores_guarded(void)
+{
+	struct fsim *s;
+	struct fpair p;
+	struct fconn conn;
+	_Atomic uint32_t *dbc;
+	uint64_t r0;
+
+	fconn_default(&conn);
+	s = fsim_pair_new(&p, 2, &conn, 65536, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	dbc = &fdev_slot(&s->a, p.ca.slot)->db_cores;
+	CU_ASSERT_EQUAL(atomic_load(dbc), 2);
+	r0 = fdev_counter(&s->a, "bar_restored");
+	atomic_store(dbc, 7);
+	s->clock += 2ull * SNIC_HEARTBEAT_NS;
+	fsim_idle(s, 4);
+	CU_ASSERT_EQUAL(atomic_load(dbc), 2);
+	CU_ASSERT_EQUAL(fdev_counter(&s->a, "bar_restored"), r0 + 1);
+	CU_ASSERT_EQUAL(fsim_free(s), 0);
+}
+
 /* A CQE core 1 cannot write (its CQ's ring unwritable) is never
  * published: core 1 tells core 0, which fails the CQ once - CQ_ERR, not
  * counted as an overrun - and the QP goes to error on core 1 after it
@@ -879,6 +904,7 @@ UNIT_SUITE(cores, NULL, NULL,
 	   UNIT_TEST(test_cores_sleep_until),
 	   UNIT_TEST(test_cores_sleep_until_relay),
 	   UNIT_TEST(test_cores_doorbell_own_core),
+	   UNIT_TEST(test_cores_db_cores_guarded),
 	   UNIT_TEST(test_cores_cqe_write_fails),
 	   UNIT_TEST(test_cores_srq_placement),
 	   UNIT_TEST(test_cores_loss));

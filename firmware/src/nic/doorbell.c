@@ -36,29 +36,14 @@ static bool db_attributed(const struct snic_core *c, const struct snic_qp *qp,
 	return page == DB_NIC_PAGE ? !c->ctx_granted[qp->ctx] : qp->ctx == page;
 }
 
-/* Flag QP bit (w, b) again in the page it came in, for the next pass
- * (hostif.h "Doorbells": the host's own order of stores). */
-static void db_reflag(struct snic_nic *nic, unsigned page, unsigned w,
-		      unsigned b)
+/* Flag QP index i again in the NIC page, for the next pass (hostif.h
+ * "Doorbells": the host's own order of stores).  Only that page's bits
+ * are handed to another core: a context page's are taken by their core. */
+static void db_reflag(struct snic_nic *nic, uint32_t i)
 {
 	struct snic_doorbells *db = nic->core.db;
-	_Atomic uint64_t *qpb = db->qp_bits, *grp = db->grp_bits;
-	_Atomic uint64_t *sum = &db->summary;
 
-	if (page != DB_NIC_PAGE) {
-		struct snic_ctx_doorbells *p = ctx_page(&nic->core, page);
-
-		qpb = p->qp_bits;
-		grp = p->grp_bits;
-		sum = &p->summary;
-	}
-	snic_db_set(qpb, grp, sum, w * 64 + b);
-	if (page != DB_NIC_PAGE) {
-		atomic_fetch_or_explicit(&db->ctx_bits, 1ull << page,
-					 memory_order_relaxed);
-		atomic_fetch_or_explicit(&db->summary, SNIC_DB_SUMMARY_CTX,
-					 memory_order_release);
-	}
+	snic_db_set(db->qp_bits, db->grp_bits, &db->summary, i);
 }
 
 /* Take this core's bits of QP word w of a page: all of them with one
@@ -103,7 +88,7 @@ static unsigned qp_word_poll(struct snic_nic *nic, _Atomic uint64_t *word,
 		else if (nic->core.core_id || page != DB_NIC_PAGE)
 			CNT_INC(&nic->core, doorbells_foreign); /* not its core's */
 		else if (!xcore_doorbell(nic, qp)) /* to its core: ring full */
-			db_reflag(nic, page, w, b);
+			db_reflag(nic, w * 64 + b);
 	}
 	return work;
 }
@@ -276,10 +261,10 @@ void doorbell_ctx_open(struct snic_nic *nic, unsigned slot, bool open)
 					  memory_order_release);
 }
 
-static struct snic_db_core_words *core_words(struct snic_core *c,
+static struct snic_db_core_words *core_words(const struct snic_core *c,
 					     unsigned slot, unsigned k)
 {
-	return &ctx_page(c, slot)->core[k - 1];
+	return &ctx_page((struct snic_core *)c, slot)->core[k - 1];
 }
 
 /* Core k >= 1, each pass: its QPs' doorbells in every open context's
@@ -308,7 +293,7 @@ unsigned doorbell_poll_core(struct snic_nic *nic)
 /* Any thread: doorbells wait for core k >= 1 (its board wakes it). */
 bool doorbell_core_pending(const struct snic_nic *nic0, unsigned k)
 {
-	struct snic_core *c = (struct snic_core *)&nic0->core;
+	const struct snic_core *c = &nic0->core;
 	uint64_t bits = atomic_load_explicit(&c->xc->db_ctx,
 					     memory_order_acquire);
 

@@ -119,26 +119,56 @@ static uint16_t run_to_port(const struct snic_nic *nic,
 	return run;
 }
 
-/* Core 0: frames to our own MAC turn round here (steered); the others go
- * to the port.  Returns how many of the first frames were taken. */
-static uint16_t tx0(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
+/* Frames to our own MAC: core 0 steers each to its QP's core; another
+ * core hands them to core 0 (its ring, which may take fewer). */
+static uint16_t tx_self(struct snic_xc_port *pt, struct snic_pkt **pkts,
+			uint16_t n)
+{
+	struct snic_nic *nic = pt->view;
+
+	if (nic->core.core_id)
+		return (uint16_t)xc_ring_push(
+			nic->sh->xc.pkt[nic->core.core_id][0], pkts, n);
+	for (uint16_t i = 0; i < n; i++) {
+		CNT_INC(&nic->core, loopback_frames);
+		steer_to(nic, pkts[i], frame_owner(nic, pkts[i]));
+	}
+	return n;
+}
+
+/* The port: queue 0 (core 0), or the core's own (pt->txq). */
+static uint16_t tx_port(struct snic_xc_port *pt, uint16_t port,
+			struct snic_pkt **pkts, uint16_t n)
+{
+	const struct snic_hal *r = pt->real;
+
+	return pt->txq ? r->ops->tx_burst_queue(r->ctx, port, pt->txq, pkts, n)
+		       : r->ops->tx_burst(r->ctx, port, pkts, n);
+}
+
+/* Core 0, and another core with a TX queue of its own: runs of frames to
+ * our own MAC (tx_self) and to the port (tx_port), in order.  Returns how
+ * many of the first frames were taken. */
+static uint16_t tx_split(void *h, uint16_t port, struct snic_pkt **pkts,
+			 uint16_t n)
 {
 	struct snic_xc_port *pt = h;
 	struct snic_nic *nic = pt->view;
 	uint16_t i = 0;
 
 	while (i < n) {
-		uint16_t run, sent;
+		uint16_t run = 0, sent;
 
-		while (i < n && to_self(nic, pkts[i])) {
-			CNT_INC(&nic->core, loopback_frames);
-			steer_to(nic, pkts[i], frame_owner(nic, pkts[i]));
-			i++;
-		}
+		while (i + run < n && to_self(nic, pkts[i + run]))
+			run++;
+		sent = run ? tx_self(pt, pkts + i, run) : 0;
+		i = (uint16_t)(i + sent);
+		if (sent < run)
+			break;
 		run = run_to_port(nic, pkts + i, (uint16_t)(n - i));
 		if (!run)
 			continue;
-		sent = pt->real->ops->tx_burst(pt->real->ctx, port, pkts + i, run);
+		sent = tx_port(pt, port, pkts + i, run);
 		i = (uint16_t)(i + sent);
 		if (sent < run)
 			break;
@@ -191,47 +221,12 @@ static uint16_t rxk(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
 				     pkts, n);
 }
 
-/* Through core 0, which transmits (steer_tx_gather, tx0). */
+/* Everything through core 0, which transmits (steer_tx_gather,
+ * tx_split): a core without a TX queue of its own. */
 static uint16_t txk(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
 {
-	struct snic_xc_port *pt = h;
-	struct snic_nic *nic = pt->view;
-
 	(void)port;
-	return (uint16_t)xc_ring_push(nic->sh->xc.pkt[nic->core.core_id][0],
-				      pkts, n);
-}
-
-/* On the core's own TX queue; frames to our own MAC still go to core 0,
- * which steers them to their QP's core (tx0). */
-static uint16_t txk_own(void *h, uint16_t port, struct snic_pkt **pkts,
-			uint16_t n)
-{
-	struct snic_xc_port *pt = h;
-	struct snic_nic *nic = pt->view;
-	uint16_t i = 0;
-
-	while (i < n) {
-		uint16_t run = 0, sent;
-
-		while (i + run < n && to_self(nic, pkts[i + run]))
-			run++;
-		if (run) {
-			sent = txk(h, port, pkts + i, run);
-			i = (uint16_t)(i + sent);
-			if (sent < run)
-				break;
-		}
-		run = run_to_port(nic, pkts + i, (uint16_t)(n - i));
-		if (!run)
-			continue;
-		sent = pt->real->ops->tx_burst_queue(pt->real->ctx, port,
-						     pt->txq, pkts + i, run);
-		i = (uint16_t)(i + sent);
-		if (sent < run)
-			break;
-	}
-	return i;
+	return tx_self(h, pkts, n);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -329,9 +324,9 @@ static void s_dma_prefetch(void *h, uint64_t pa, uint32_t len)
 	  .pkt_alloc = s_alloc, .pkt_free = s_free, .link_up = s_link_up,   \
 	  .notify_host = s_notify, .log = s_log }
 
-static const struct snic_hal_ops ops0 = SHIM_OPS(rx0, tx0);
+static const struct snic_hal_ops ops0 = SHIM_OPS(rx0, tx_split);
 static const struct snic_hal_ops opsk = SHIM_OPS(rxk, txk);
-static const struct snic_hal_ops opsk_own = SHIM_OPS(rxk, txk_own);
+static const struct snic_hal_ops opsk_own = SHIM_OPS(rxk, tx_split);
 
 /* The optional ops, only where the board has them (NULL keeps meaning
  * "absent", core.h). */
