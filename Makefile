@@ -362,4 +362,5 @@ include $(sort $(wildcard boards/*/board.mk))
 # Header dependencies: the .d files of the objects this Makefile knows (a
 # wildcard, not a walk of the build tree on every invocation).
 -include $(wildcard $(patsubst %.o,%.d,$(FW_OBJS) $(EMU_OBJS) $(QA_OBJS) $(HD_OBJS) $(CM_OBJS) \
-	$(UNIT_OBJS) $(FAULT_HAL_OBJS) $(BENCH_INSTR_OBJS) $(PORTBENCH_OBJS)))
+	$(UNIT_OBJS) $(FAULT_HAL_OBJS) $(BENCH_INSTR_OBJS) $(PORTBENCH_OBJS) \
+	$(BUILD)/obj/tools/bench/snic-portbench.o))

@@ -72,6 +72,11 @@ static uint16_t fp_rx(void *arg, uint16_t port, struct snic_pkt **pkts,
 	return snic_fault_rx(&fp->f, pkts, n, cap, mono_ns(), &fp->io);
 }
 
+int emu_fault_enabled(void)
+{
+	return enabled;
+}
+
 void emu_fault_attach(struct snic_dpdk_nic *n, const char *nic_name)
 {
 	for (uint16_t i = 0; enabled && i < n->nb_ports; i++) {

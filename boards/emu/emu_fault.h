@@ -14,6 +14,8 @@ struct snic_dpdk_nic;
 int emu_fault_parse(const char *spec);
 /* Hook every port of the NIC (no-op without --fault). */
 void emu_fault_attach(struct snic_dpdk_nic *n, const char *nic_name);
+/* --fault was given (the ports then keep one RX queue). */
+int emu_fault_enabled(void);
 /* Print what was injected, one line per port; give back held frames. */
 void emu_fault_fini(void);
 

@@ -200,6 +200,23 @@ static uint16_t emu_tx_burst_queue(void *h, uint16_t port, uint16_t q,
 	return snic_dpdk_tx_burst_queue(&E(h)->dpdk, port, q, pkts, n);
 }
 
+static uint16_t emu_rx_queues(void *h)
+{
+	return snic_dpdk_rx_queues(&E(h)->dpdk);
+}
+
+/* Core q's thread (q >= 1): its own RX queue of the port. */
+static uint16_t emu_rx_burst_queue(void *h, uint16_t port, uint16_t q,
+				   struct snic_pkt **pkts, uint16_t n)
+{
+	return snic_dpdk_rx_burst_queue(&E(h)->dpdk, port, q, pkts, n);
+}
+
+static int emu_rx_ready(void *h, uint16_t port, uint16_t q)
+{
+	return snic_dpdk_rx_ready(&E(h)->dpdk, port, q);
+}
+
 static uint16_t emu_pkt_alloc(void *h, struct snic_pkt **pkts, uint16_t n)
 {
 	return snic_dpdk_pkt_alloc(&E(h)->dpdk, pkts, n);
@@ -251,6 +268,9 @@ static void emu_netdev_rx(void *h, uint16_t port, const struct snic_pkt *p)
 	.tx_burst = emu_tx_burst,                                            \
 	.tx_queues = emu_tx_queues,                                          \
 	.tx_burst_queue = emu_tx_burst_queue,                                \
+	.rx_queues = emu_rx_queues,                                          \
+	.rx_burst_queue = emu_rx_burst_queue,                                \
+	.rx_ready = emu_rx_ready,                                            \
 	.pkt_alloc = emu_pkt_alloc,                                          \
 	.pkt_free = emu_pkt_free,                                            \
 	.link_up = emu_link_up,                                              \
@@ -439,6 +459,20 @@ static int choose_mtu(struct emu_nic *e, uint16_t port_id)
 	return 0;
 }
 
+/* RX queues per port of the default pair: one per core, the port
+ * steering by destination QPN, where the firmware can use them (a power
+ * of two of cores, few enough for the ring pair's queues) and no fault
+ * injection runs (its receive hook runs on one thread); else 1, and core
+ * 0 steers in software. */
+static unsigned emu_rxq(void)
+{
+	if (emu_cores < 2 || (emu_cores & (emu_cores - 1)) != 0 ||
+	    emu_cores > SNIC_DPDK_MAX_RXQ ||
+	    emu_cores * emu_cores > SNIC_DPDK_MAX_TXQ || emu_fault_enabled())
+		return 1;
+	return emu_cores;
+}
+
 static void setup_port(struct emu_nic *e, uint16_t port_id, int start)
 {
 	uint16_t nic_port;
@@ -446,6 +480,7 @@ static void setup_port(struct emu_nic *e, uint16_t port_id, int start)
 
 	snic_dpdk_nic_init(&e->dpdk, nic_pool(e));
 	e->dpdk.want_txq = (uint16_t)emu_cores;
+	e->dpdk.want_rxq = (uint16_t)emu_rxq();
 	if (choose_mtu(e, port_id) != 0)
 		die();
 	r = start ? snic_dpdk_port_add(&e->dpdk, port_id, e->cfg.eth_mtu,
@@ -469,7 +504,7 @@ static void setup_ports(int eal_argc, char **eal_argv)
 
 	if (emu.nnics == 2 && emu.nic[0].spec == &emu.pair[0]) {
 		if (snic_dpdk_ring_pair("snic0", "snic1", &port[0], &port[1],
-					emu_cores))
+					emu_cores, emu_rxq()))
 			die();
 		for (unsigned i = 0; i < 2; i++)
 			setup_port(&emu.nic[i], port[i], 1);
@@ -643,6 +678,13 @@ static void print_port_counters(const struct snic_dpdk_port *p)
 
 		snprintf(name, sizeof(name), "hal_tx_queue%u_frames", q);
 		printf("  %-32s %" PRIu64 "\n", name, p->tx_frames_q[q]);
+	}
+	/* with an RX queue per core: what each core took itself */
+	for (uint16_t q = 0; p->nb_rxq > 1 && q < p->nb_rxq; q++) {
+		char name[40];
+
+		snprintf(name, sizeof(name), "hal_rx_queue%u_frames", q);
+		printf("  %-32s %" PRIu64 "\n", name, p->rx_frames_q[q]);
 	}
 }
 
@@ -906,9 +948,12 @@ static void core_sleep(unsigned k, uint64_t now, uint64_t until)
 	atomic_store_explicit(&cs->doze, 0, memory_order_relaxed);
 }
 
-/* Core 0's thread after its pass and housekeeping: wake each core k that
- * sleeps with input waiting - frames, messages, or work a command gave
- * it (the firmware's poke) - or every sleeping one (`all`: the stop).
+/* Core 0's thread after its pass and housekeeping, core k's after a pass
+ * that did work: wake each core k that sleeps with input waiting -
+ * frames (in a ring from core 0, or on its RX queue, where the pair's
+ * ports steer: core j's frames to the other NIC land there), messages,
+ * or work a command gave it (the firmware's poke) - or every sleeping one
+ * (`all`: the stop).
  * Not every core after every command: that cost each command round trip
  * 9-16 us (bench-cores). */
 static void cores_wake(bool all)
@@ -944,7 +989,10 @@ static void *core_loop(void *arg)
 		for (unsigned i = 0; i < emu.nnics; i++)
 			work += snic_nic_poll(snic_nic_core(emu.nic[i].fw, k));
 		if (work) {
+			/* frames it sent may wait on another core's RX
+			 * queue of the other NIC (the pair steers) */
 			core0_kick();
+			cores_wake(false);
 			idle = 0;
 			continue;
 		}
@@ -1175,14 +1223,19 @@ int main(int argc, char **argv)
 		       snic_users_text(o.users, who, sizeof(who)));
 	}
 	if (emu_cores > 1)
-		printf("firmware cores per NIC: %u (core 0 polls the ports and "
-		       "steers by destination QPN)\n", emu_cores);
+		printf("firmware cores per NIC: %u (each QP on one core, by "
+		       "its QPN)\n", emu_cores);
 	for (unsigned i = 0; emu_cores > 1 && i < emu.nnics; i++) {
 		unsigned q = snic_dpdk_tx_queues(&emu.nic[i].dpdk);
+		unsigned r = snic_dpdk_rx_queues(&emu.nic[i].dpdk);
 
-		printf("%s: %u TX queue%s, %s\n", emu.nic[i].cfg.name, q,
-		       q > 1 ? "s" : "", q >= emu_cores ? "one per core"
-		       : "the other cores send through core 0");
+		printf("%s: %u TX queue%s, %s; %u RX queue%s, %s\n",
+		       emu.nic[i].cfg.name, q, q > 1 ? "s" : "",
+		       q >= emu_cores ? "one per core"
+		       : "the other cores send through core 0",
+		       r, r > 1 ? "s" : "", r == emu_cores
+		       ? "one per core, the port steering by destination QPN"
+		       : "core 0 steers by destination QPN");
 	}
 	printf("ready: run dir %s, host memory %s (%" PRIu64 " bytes)%s%s\n",
 	       emu.run_dir, emu.hm.path, emu.hm.size,

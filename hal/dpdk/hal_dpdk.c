@@ -37,6 +37,14 @@ static unsigned nb_made_rings;
 static struct rte_mempool *made_pools[MAX_MADE];
 static unsigned nb_made_pools;
 
+/* The ring pairs' ports: their own rings and their peer's RX queues
+ * (port_setup takes them from here). */
+static struct ring_port {
+	uint16_t port_id, nrx, peer_rxq;
+	struct rte_ring *rx[SNIC_DPDK_MAX_RXQ];
+} ring_ports[MAX_MADE];
+static unsigned nb_ring_ports;
+
 /* ---------------------------------------------------------------------- */
 /* EAL.                                                                    */
 
@@ -221,6 +229,7 @@ void snic_dpdk_eal_fini(void)
 		rte_ring_free(made_rings[i]);
 	}
 	nb_made_rings = 0;
+	nb_ring_ports = 0;
 	/* The pools are not freed one by one: DPDK's heap zeroes what it
 	 * frees, which faults in every untouched page of the packet buffers
 	 * (~0.5 s without hugepages).  The process is about to exit and EAL
@@ -274,18 +283,18 @@ struct rte_mempool *snic_dpdk_pool_create(const char *name, unsigned n)
 /* Ports.                                                                  */
 
 static struct rte_ring *make_ring(const char *from, const char *to,
-				  unsigned producers)
+				  unsigned q, unsigned size, unsigned producers)
 {
 	char name[RTE_RING_NAMESIZE];
 	struct rte_ring *r;
 
-	snprintf(name, sizeof(name), "%s>%s", from, to);
+	snprintf(name, sizeof(name), "%s>%s.%u", from, to, q);
 	if (nb_made_rings == MAX_MADE) {
 		fprintf(stderr, "snic: ring %s: too many rings\n", name);
 		return NULL;
 	}
 	/* One thread receives from it; one or each TX queue's sends. */
-	r = rte_ring_create(name, SNIC_DPDK_RING_SIZE, (int)rte_socket_id(),
+	r = rte_ring_create(name, size, (int)rte_socket_id(),
 			    (producers > 1 ? 0 : RING_F_SP_ENQ) | RING_F_SC_DEQ);
 	if (r == NULL) {
 		fprintf(stderr, "snic: cannot create ring %s: %s\n", name,
@@ -296,40 +305,74 @@ static struct rte_ring *make_ring(const char *from, const char *to,
 	return r;
 }
 
-int snic_dpdk_ring_pair(const char *name_a, const char *name_b,
-			uint16_t *a, uint16_t *b, unsigned ntxq)
+/* One port of a pair: it receives from rx[0 .. nrxq), and its TX queue
+ * q, ring r of the peer's is ethdev queue q * nrxq + r. */
+static int ring_port(const char *name, struct rte_ring **rx,
+		     struct rte_ring **peer_rx, unsigned ntxq, unsigned nrxq)
 {
-	struct rte_ring *ab, *ba, *tx_ab[SNIC_DPDK_MAX_TXQ], *tx_ba[SNIC_DPDK_MAX_TXQ];
+	struct rte_ring *tx[SNIC_DPDK_MAX_TXQ];
+	struct ring_port *rp;
+	int id;
+
+	for (unsigned q = 0; q < ntxq; q++)
+		for (unsigned r = 0; r < nrxq; r++)
+			tx[q * nrxq + r] = peer_rx[r];
+	id = rte_eth_from_rings(name, rx, nrxq, tx, ntxq * nrxq,
+				rte_socket_id());
+	if (id < 0 || nb_ring_ports == MAX_MADE) {
+		fprintf(stderr, "snic: cannot create ring port %s: %s\n", name,
+			id < 0 ? rte_strerror(rte_errno) : "too many");
+		return -1;
+	}
+	rp = &ring_ports[nb_ring_ports++];
+	rp->port_id = (uint16_t)id;
+	rp->nrx = (uint16_t)nrxq;
+	rp->peer_rxq = (uint16_t)nrxq;
+	for (unsigned r = 0; r < nrxq; r++)
+		rp->rx[r] = rx[r];
+	return id;
+}
+
+int snic_dpdk_ring_pair(const char *name_a, const char *name_b,
+			uint16_t *a, uint16_t *b, unsigned ntxq,
+			unsigned nrxq)
+{
+	struct rte_ring *ab[SNIC_DPDK_MAX_RXQ], *ba[SNIC_DPDK_MAX_RXQ];
+	unsigned size;
 	int pa, pb;
 
-	if (ntxq < 1 || ntxq > SNIC_DPDK_MAX_TXQ) {
-		fprintf(stderr, "snic: ring pair %s/%s: %u TX queues (1..%d)\n",
-			name_a, name_b, ntxq, SNIC_DPDK_MAX_TXQ);
+	if (ntxq < 1 || ntxq > SNIC_DPDK_MAX_TXQ || nrxq < 1 ||
+	    nrxq > SNIC_DPDK_MAX_RXQ || (nrxq & (nrxq - 1)) != 0 ||
+	    ntxq * nrxq > SNIC_DPDK_MAX_TXQ) {
+		fprintf(stderr, "snic: ring pair %s/%s: %u TX and %u RX queues "
+			"(TX 1..%d, RX a power of two up to %d, TX x RX up to "
+			"%d)\n", name_a, name_b, ntxq, nrxq, SNIC_DPDK_MAX_TXQ,
+			SNIC_DPDK_MAX_RXQ, SNIC_DPDK_MAX_TXQ);
 		return -1;
 	}
-	ab = make_ring(name_a, name_b, ntxq);
-	ba = make_ring(name_b, name_a, ntxq);
-	if (ab == NULL || ba == NULL)
-		return -1;
-	for (unsigned q = 0; q < ntxq; q++) {
-		tx_ab[q] = ab;
-		tx_ba[q] = ba;
+	/* the pool holds about two directions' worth of slots */
+	size = SNIC_DPDK_RING_SIZE / nrxq;
+	for (unsigned r = 0; r < nrxq; r++) {
+		ab[r] = make_ring(name_a, name_b, r, size, ntxq);
+		ba[r] = make_ring(name_b, name_a, r, size, ntxq);
+		if (ab[r] == NULL || ba[r] == NULL)
+			return -1;
 	}
-	pa = rte_eth_from_rings(name_a, &ba, 1, tx_ab, ntxq, rte_socket_id());
-	if (pa < 0) {
-		fprintf(stderr, "snic: cannot create ring port %s: %s\n", name_a,
-			rte_strerror(rte_errno));
+	pa = ring_port(name_a, ba, ab, ntxq, nrxq);
+	pb = pa < 0 ? -1 : ring_port(name_b, ab, ba, ntxq, nrxq);
+	if (pa < 0 || pb < 0)
 		return -1;
-	}
-	pb = rte_eth_from_rings(name_b, &ab, 1, tx_ba, ntxq, rte_socket_id());
-	if (pb < 0) {
-		fprintf(stderr, "snic: cannot create ring port %s: %s\n", name_b,
-			rte_strerror(rte_errno));
-		return -1;
-	}
 	*a = (uint16_t)pa;
 	*b = (uint16_t)pb;
 	return 0;
+}
+
+static const struct ring_port *ring_port_of(uint16_t port_id)
+{
+	for (unsigned i = 0; i < nb_ring_ports; i++)
+		if (ring_ports[i].port_id == port_id)
+			return &ring_ports[i];
+	return NULL;
 }
 
 void snic_dpdk_nic_init(struct snic_dpdk_nic *n, struct rte_mempool *pool)
@@ -404,6 +447,7 @@ int snic_dpdk_port_setup(struct snic_dpdk_nic *n, uint16_t port_id,
 	struct snic_dpdk_port *p;
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
+	const struct ring_port *rp;
 	uint16_t nb_rxd = SNIC_DPDK_RING_SIZE, nb_txd = SNIC_DPDK_RING_SIZE;
 	int socket, ret;
 
@@ -439,7 +483,19 @@ int snic_dpdk_port_setup(struct snic_dpdk_nic *n, uint16_t port_id,
 	memset(&conf, 0, sizeof(conf));
 	conf.rxmode.mtu = eth_mtu;
 	p->nb_txq = port_txq(n, &info);
-	ret = rte_eth_dev_configure(port_id, 1, p->nb_txq, &conf);
+	p->nb_rxq = 1;
+	p->peer_rxq = 1;
+	rp = ring_port_of(port_id);
+	if (rp != NULL) {
+		/* every ring is read and reached: it has them all */
+		p->nb_rxq = rp->nrx;
+		p->peer_rxq = rp->peer_rxq;
+		memcpy(p->rx_ring, rp->rx, sizeof(p->rx_ring));
+		if ((unsigned)p->nb_txq * p->peer_rxq > info.max_tx_queues)
+			p->nb_txq = 1;
+	}
+	ret = rte_eth_dev_configure(port_id, p->nb_rxq,
+				    (uint16_t)(p->nb_txq * p->peer_rxq), &conf);
 	if (ret != 0)
 		return port_fail(p, "cannot configure its queues", ret);
 	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nb_rxd, &nb_txd);
@@ -448,11 +504,13 @@ int snic_dpdk_port_setup(struct snic_dpdk_nic *n, uint16_t port_id,
 	socket = rte_eth_dev_socket_id(port_id);
 	if (socket < 0)
 		socket = SOCKET_ID_ANY;
-	ret = rte_eth_rx_queue_setup(port_id, 0, nb_rxd, (unsigned)socket,
-				     NULL, n->pool);
-	if (ret != 0)
-		return port_fail(p, "cannot set up RX queue 0", ret);
-	for (uint16_t q = 0; q < p->nb_txq; q++) {
+	for (uint16_t q = 0; q < p->nb_rxq; q++) {
+		ret = rte_eth_rx_queue_setup(port_id, q, nb_rxd,
+					     (unsigned)socket, NULL, n->pool);
+		if (ret != 0)
+			return port_fail(p, "cannot set up an RX queue", ret);
+	}
+	for (uint16_t q = 0; q < p->nb_txq * p->peer_rxq; q++) {
 		ret = rte_eth_tx_queue_setup(port_id, q, nb_txd,
 					     (unsigned)socket, NULL);
 		if (ret != 0)
@@ -460,6 +518,8 @@ int snic_dpdk_port_setup(struct snic_dpdk_nic *n, uint16_t port_id,
 	}
 	if (n->nb_ports == 0 || p->nb_txq < n->nb_txq)
 		n->nb_txq = p->nb_txq;
+	if (n->nb_ports == 0 || p->nb_rxq < n->nb_rxq)
+		n->nb_rxq = p->nb_rxq;
 	*nic_port = n->nb_ports++;
 	return 0;
 }
@@ -627,20 +687,14 @@ static uint64_t wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint16_t snic_dpdk_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
-			    uint16_t n)
+/* A burst from RX queue q of a started port. */
+static uint16_t rx_queue_burst(struct snic_dpdk_port *p, uint16_t port,
+			       uint16_t q, struct snic_pkt **pkts, uint16_t n)
 {
-	struct snic_dpdk_nic *nic = hal;
-	struct snic_dpdk_port *p;
 	struct rte_mbuf *m[HAL_BURST];
 	uint16_t nb, k = 0;
 
-	if (unlikely(port >= nic->nb_ports))
-		return 0;
-	p = &nic->port[port];
-	if (unlikely(!p->started))
-		return 0;
-	nb = rte_eth_rx_burst(p->port_id, 0, m, n < HAL_BURST ? n : HAL_BURST);
+	nb = rte_eth_rx_burst(p->port_id, q, m, n < HAL_BURST ? n : HAL_BURST);
 	for (uint16_t i = 0; i < nb; i++) {
 		/* Only single-segment frames in our own kind of buffer reach
 		 * the core (a chained jumbo frame from a PMD with small
@@ -664,7 +718,80 @@ uint16_t snic_dpdk_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 		for (uint16_t i = 0; i < k; i++)
 			pcap_file_write(p->cap, pkts[i]->data, pkts[i]->len, ts);
 	}
+	if (q < SNIC_DPDK_MAX_RXQ)
+		p->rx_frames_q[q] += k;
 	return k;
+}
+
+uint16_t snic_dpdk_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
+			    uint16_t n)
+{
+	struct snic_dpdk_nic *nic = hal;
+	struct snic_dpdk_port *p;
+	uint16_t k;
+
+	if (unlikely(port >= nic->nb_ports))
+		return 0;
+	p = &nic->port[port];
+	if (unlikely(!p->started))
+		return 0;
+	k = rx_queue_burst(p, port, 0, pkts, n);
+	/* queues no core of its own polls (the firmware uses fewer) */
+	for (uint16_t q = nic->nb_rxq; q < p->nb_rxq && k < n; q++)
+		k = (uint16_t)(k + rx_queue_burst(p, port, q, pkts + k,
+						  (uint16_t)(n - k)));
+	return k;
+}
+
+/* From core q's thread.  A ring pair's port never stops (its link is
+ * always up), the only kind with several RX queues. */
+uint16_t snic_dpdk_rx_burst_queue(void *hal, uint16_t port, uint16_t q,
+				  struct snic_pkt **pkts, uint16_t n)
+{
+	struct snic_dpdk_nic *nic = hal;
+	struct snic_dpdk_port *p;
+
+	if (q == 0)
+		return snic_dpdk_rx_burst(hal, port, pkts, n);
+	if (unlikely(port >= nic->nb_ports || q >= nic->nb_rxq))
+		return 0;
+	p = &nic->port[port];
+	if (unlikely(!p->started))
+		return 0;
+	return rx_queue_burst(p, port, q, pkts, n);
+}
+
+uint16_t snic_dpdk_rx_queues(void *hal)
+{
+	const struct snic_dpdk_nic *nic = hal;
+
+	if (nic->nb_rxq <= 1 || nic->nb_rxq != nic->want_rxq)
+		return 1;
+	for (uint16_t i = 0; i < nic->nb_ports; i++)
+		if (nic->port[i].rx_hook != NULL)
+			return 1;
+	return nic->nb_rxq;
+}
+
+/* Frames wait on queue q (from any thread): a ring pair's ring count;
+ * other ports cannot tell (0). */
+int snic_dpdk_rx_ready(void *hal, uint16_t port, uint16_t q)
+{
+	const struct snic_dpdk_nic *nic = hal;
+	const struct snic_dpdk_port *p;
+	uint16_t last;
+
+	if (port >= nic->nb_ports)
+		return 0;
+	p = &nic->port[port];
+	if (q >= p->nb_rxq || p->rx_ring[0] == NULL)
+		return 0;
+	/* queue 0 also stands for the queues nobody else polls */
+	last = q == 0 && snic_dpdk_rx_queues(hal) == 1 ? p->nb_rxq : q + 1;
+	for (uint16_t r = q; r < last; r++)
+		if (rte_ring_count(p->rx_ring[r]) != 0)
+			return 1;
+	return 0;
 }
 
 /* The core may have changed len (and in principle data) since the buffer
@@ -703,7 +830,29 @@ static uint16_t tx_captured(struct snic_dpdk_port *p, uint16_t q,
 	return sent;
 }
 
-/* Frames onto TX queue q of a started port. */
+/* How many of the first frames go to the same queue of the peer's (a
+ * ring pair steering, peer_rxq > 1; else all), and which: *eq, the
+ * ethdev TX queue of TX queue q that reaches it. */
+static uint16_t tx_run(const struct snic_dpdk_port *p, uint16_t q,
+		       struct snic_pkt **pkts, uint16_t n, uint16_t *eq)
+{
+	uint16_t r, run = 1;
+
+	if (likely(p->peer_rxq <= 1)) {
+		*eq = q;
+		return n;
+	}
+	r = snic_hal_rx_queue(pkts[0]->data, pkts[0]->len, p->peer_rxq);
+	while (run < n &&
+	       snic_hal_rx_queue(pkts[run]->data, pkts[run]->len,
+				 p->peer_rxq) == r)
+		run++;
+	*eq = (uint16_t)(q * p->peer_rxq + r);
+	return run;
+}
+
+/* Frames onto TX queue q of a started port, in order: a run that the
+ * wire takes only in part ends the burst. */
 static uint16_t tx_queue_burst(struct snic_dpdk_port *p, uint16_t q,
 			       struct snic_pkt **pkts, uint16_t n)
 {
@@ -711,15 +860,17 @@ static uint16_t tx_queue_burst(struct snic_dpdk_port *p, uint16_t q,
 	uint16_t done = 0;
 
 	while (done < n) {
-		uint16_t chunk = burst_chunk((uint16_t)(n - done));
+		uint16_t eq, chunk = tx_run(p, q, pkts + done,
+					    burst_chunk((uint16_t)(n - done)),
+					    &eq);
 		uint16_t sent;
 
 		for (uint16_t i = 0; i < chunk; i++)
 			m[i] = pkt_mbuf_for_tx(pkts[done + i]);
 		if (likely(p->cap == NULL))
-			sent = rte_eth_tx_burst(p->port_id, q, m, chunk);
+			sent = rte_eth_tx_burst(p->port_id, eq, m, chunk);
 		else
-			sent = tx_captured(p, q, m, chunk);
+			sent = tx_captured(p, eq, m, chunk);
 		done += sent;
 		if (sent < chunk)
 			break;

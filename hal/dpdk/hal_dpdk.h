@@ -5,11 +5,14 @@
  * Packet buffers are mbufs from pools made by snic_dpdk_pool_create: each
  * mbuf's private area (rte_mbuf_to_priv) holds the struct snic_pkt the core
  * sees, so converting between the two is pointer arithmetic, never an
- * allocation.  Every port has one RX queue, polled by the NIC's core 0
- * thread, which also calls every set-up and watch function; TX queue 0 is
- * that thread's too.  A NIC with several firmware cores may ask for a TX
- * queue per core (snic_dpdk_nic.want_txq): core k's thread then sends on
- * queue k (snic_dpdk_tx_burst_queue) beside the others.
+ * allocation.  RX queue 0 is polled by the NIC's core 0 thread, which
+ * also calls every set-up and watch function; TX queue 0 is that
+ * thread's too.  A NIC with several firmware cores may ask for a TX queue
+ * per core (snic_dpdk_nic.want_txq): core k's thread then sends on queue
+ * k (snic_dpdk_tx_burst_queue) beside the others; and for an RX queue per
+ * core (want_rxq), which a ring pair made with them has: the port steers
+ * by the destination QPN (hal.h snic_hal_rx_queue) and core k's thread
+ * polls queue k (snic_dpdk_rx_burst_queue).
  *
  * Set-up functions print what failed (which port, and why) and return -1;
  * the burst functions never print: they count and drop.
@@ -30,6 +33,7 @@ struct pcap_file;
 #define SNIC_DPDK_FRAME_MAX   (4096u + 256u)
 #define SNIC_DPDK_MAX_PORTS   4
 #define SNIC_DPDK_MAX_TXQ     16      /* TX queues per port (cores)      */
+#define SNIC_DPDK_MAX_RXQ     4       /* RX queues of a ring pair's port */
 #define SNIC_DPDK_RING_SIZE   1024u   /* descriptors / ring-pair slots   */
 /* Buffers per NIC: a full ring pair (1023) plus bursts in the core and
  * the per-lcore cache, with room to spare.  Each costs a page fault at
@@ -60,12 +64,18 @@ void snic_dpdk_eal_fini(void);
 /* A pool of n packet buffers (n + 1 a power of two is best). */
 struct rte_mempool *snic_dpdk_pool_create(const char *name, unsigned n);
 
-/* Two in-process ethdev ports wired back to back through two rings (what
- * a sends, b receives, and the other way round).  Port ids in *a / *b.
- * Each port has ntxq (1..SNIC_DPDK_MAX_TXQ) TX queues, all into the one
- * ring the peer receives from (then a multi-producer ring): a wire. */
+/* Two in-process ethdev ports wired back to back through rings (what a
+ * sends, b receives, and the other way round).  Port ids in *a / *b.
+ * Each port has nrxq RX queues (1, or a power of two up to
+ * SNIC_DPDK_MAX_RXQ), a ring each, and ntxq (1..SNIC_DPDK_MAX_TXQ) TX
+ * queues that all reach every ring of the peer (multi-producer rings): a
+ * wire and the receiving port's steering in one.  With nrxq > 1 a frame
+ * goes into the ring of the queue snic_hal_rx_queue names, as the
+ * receiving NIC's RSS or flow rules would place it; the sending thread
+ * computes it (ntxq * nrxq <= SNIC_DPDK_MAX_TXQ). */
 int snic_dpdk_ring_pair(const char *name_a, const char *name_b,
-			uint16_t *a, uint16_t *b, unsigned ntxq);
+			uint16_t *a, uint16_t *b, unsigned ntxq,
+			unsigned nrxq);
 
 /* Receive hook (fault injection and the like): sees each received burst
  * (n frames in pkts, room for cap) before the core and returns how many
@@ -83,6 +93,13 @@ struct snic_dpdk_port {
 	uint8_t promisc_set;            /* we enabled promiscuous mode        */
 	uint8_t restart;                /* restart after a long link loss     */
 	uint16_t nb_txq;                /* TX queues configured (>= 1)        */
+	uint16_t nb_rxq;                /* RX queues configured (>= 1)        */
+	/* a ring pair's port: its peer's RX queues (TX queue q is ethdev
+	 * queues q * peer_rxq + r, r the peer's queue), and its own rings */
+	uint16_t peer_rxq;
+	struct rte_ring *rx_ring[SNIC_DPDK_MAX_RXQ];
+	/* frames each RX queue handed over (written by that queue's thread) */
+	uint64_t rx_frames_q[SNIC_DPDK_MAX_RXQ];
 	/* Queues >= 1, sent on from other threads: open while the port is
 	 * started; a stop closes it, then waits for the sends under way
 	 * (each queue's busy flag) before rte_eth_dev_stop. */
@@ -113,6 +130,12 @@ struct snic_dpdk_nic {
 	 * (not memif: its queues are rings the peer must poll); else 1. */
 	uint16_t want_txq;
 	uint16_t nb_txq;                /* fewest any port got (tx_queues op) */
+	/* RX queues wanted per port (0 or 1: one).  Only a ring pair's port
+	 * made with them has several; nb_rxq is want_rxq when every port
+	 * has that many and none has a receive hook (which runs on one
+	 * thread), else 1: then rx_burst polls all of a port's queues. */
+	uint16_t want_rxq;
+	uint16_t nb_rxq;
 	struct snic_dpdk_port port[SNIC_DPDK_MAX_PORTS];
 };
 
@@ -159,6 +182,10 @@ uint16_t snic_dpdk_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 uint16_t snic_dpdk_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 			    uint16_t n);
 uint16_t snic_dpdk_tx_queues(void *hal);
+uint16_t snic_dpdk_rx_queues(void *hal);
+uint16_t snic_dpdk_rx_burst_queue(void *hal, uint16_t port, uint16_t q,
+				  struct snic_pkt **pkts, uint16_t n);
+int snic_dpdk_rx_ready(void *hal, uint16_t port, uint16_t q);
 uint16_t snic_dpdk_tx_burst_queue(void *hal, uint16_t port, uint16_t q,
 				  struct snic_pkt **pkts, uint16_t n);
 uint16_t snic_dpdk_pkt_alloc(void *hal, struct snic_pkt **pkts, uint16_t n);

@@ -11,10 +11,14 @@
 # by SNIC_PP_HOLD_SLOT (lib.sh snic_pingpong: the first slot held), and
 # its QPN must then be odd.
 # Passes when the case passes and its last snic-emu log shows 2 cores per
-# NIC, frames steered to core 1 (xcore_rx_steered > 0) and frames core 1
-# sent on its own TX queue (hal_tx_queue1_frames > 0): QPs on core 1
-# carried the traffic both ways; and no doorbell handed from core 0 to
-# core 1 (xcore_doorbells 0: the host rings core 1's words).
+# NIC, frames core 1 took off its own RX queue (hal_rx_queue1_frames > 0:
+# the pair's ports steer by destination QPN) or, where the ports keep one
+# queue (--fault: the lossy case), frames core 0 steered to it in
+# software (xcore_rx_steered > 0), none on the wrong queue
+# (xcore_rx_misrouted 0), and frames core 1 sent on its own TX queue
+# (hal_tx_queue1_frames > 0): QPs on core 1 carried the traffic both
+# ways; and no doorbell handed from core 0 to core 1 (xcore_doorbells 0:
+# the host rings core 1's words).
 #   tests/integration/cores.sh SCRIPT [ARGS...]
 set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
@@ -36,18 +40,32 @@ log=$SNIC_CASE_DIR/snic-emu.log
 [[ -f $log ]] || snic_fail "no snic-emu log in $SNIC_CASE_DIR"
 grep -q '^firmware cores per NIC: 2 ' "$log" ||
 	snic_fail "snic-emu did not run 2 cores per NIC (see $log)"
-steered=$(awk '$1 == "xcore_rx_steered" { s += $2 } END { print s + 0 }' "$log")
-(( steered > 0 )) ||
-	snic_fail "snic-emu steered no frame to core 1 (xcore_rx_steered 0): no QP of core 1 carried traffic"
-# The default pair's ring ports give each core a TX queue: core 1 sends
-# its own frames (hal_tx_queue1_frames), core 0 relays only those to the
-# NIC's own MAC (xcore_tx_relayed; hostile/slots talks to itself only).
-[[ $(grep -c '^snic[01]: 2 TX queues, one per core$' "$log") == 2 ]] ||
-	snic_fail "snic-emu did not give each core a TX queue (see $log)"
 sum() { awk -v n="$1" '$1 == n { s += $2 } END { print s + 0 }' "$log"; }
+steered=$(sum xcore_rx_steered)
+took1=$(sum hal_rx_queue1_frames)
+misrouted=$(sum xcore_rx_misrouted)
+# The default pair's ring ports give each core a TX queue, and an RX
+# queue unless faults are injected: core 1 sends its own frames
+# (hal_tx_queue1_frames) and takes its own (hal_rx_queue1_frames); core
+# 0 relays and steers only those to the NIC's own MAC (xcore_tx_relayed,
+# xcore_rx_steered; hostile/slots talks to itself only).
+[[ $(grep -c '^snic[01]: 2 TX queues, one per core;' "$log") == 2 ]] ||
+	snic_fail "snic-emu did not give each core a TX queue (see $log)"
+(( misrouted == 0 )) ||
+	snic_fail "$misrouted frames reached a core on the wrong RX queue (xcore_rx_misrouted)"
 sent1=$(sum hal_tx_queue1_frames)
 wire=$(( $(sum hal_tx_queue0_frames) + sent1 ))
 relayed=$(sum xcore_tx_relayed)
+if ! grep -q '2 RX queues, one per core' "$log"; then
+	(( steered > 0 )) ||
+		snic_fail "core 0 steered no frame to core 1 (xcore_rx_steered 0): no QP of core 1 carried traffic"
+elif (( wire > 0 )); then
+	(( took1 > 0 )) ||
+		snic_fail "core 1 took no frame off its own RX queue (hal_rx_queue1_frames 0): no QP of core 1 carried traffic"
+else
+	(( steered > 0 )) ||
+		snic_fail "nothing on the wire, and core 0 steered no frame of the NIC itself to core 1"
+fi
 if (( wire > 0 )); then
 	(( sent1 > 0 )) ||
 		snic_fail "core 1 sent no frame on its own TX queue (hal_tx_queue1_frames 0)"
@@ -60,4 +78,4 @@ fi
 handed=$(sum xcore_doorbells)
 (( handed == 0 )) ||
 	snic_fail "core 0 handed $handed doorbells to core 1 (xcore_doorbells): the host rang core 0's words"
-snic_log "$script $*: passed with 2 cores per NIC; frames steered to core 1: $steered, sent on its TX queue: $sent1, relayed by core 0: $relayed, doorbells handed over: $handed"
+snic_log "$script $*: passed with 2 cores per NIC; frames core 1 took off its RX queue: $took1, steered to it by core 0: $steered, sent on its TX queue: $sent1, relayed by core 0: $relayed, doorbells handed over: $handed"

@@ -341,15 +341,17 @@ static uint16_t fh_tx_queues(void *hal)
 	return FH(hal)->tx_queues;
 }
 
-static uint16_t fh_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
-			    uint16_t n)
+/* Frames off the link, as the wire and the receive faults let them.
+ * This and the queue helpers below are not named fh_* (link_tx says
+ * why): called from an fh_* op, they stay uncounted. */
+static uint16_t link_take(struct fake_hal *fh, struct snic_pkt **pkts,
+			  uint16_t n)
 {
-	struct fake_hal *fh = FH(hal);
 	struct fake_link *l = fh->link;
 	int me = fh->side;
 	uint16_t k = 0;
 
-	if (port != 0 || !l)
+	if (!l)
 		return 0;
 	if (fh->fault_on && n > SNIC_FAULT_BURST)
 		n = SNIC_FAULT_BURST;
@@ -380,6 +382,98 @@ static uint16_t fh_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 	if (fh->fault_on)
 		k = snic_fault_rx(&fh->fault, pkts, k, n, *fh->clock, &fh->fault_io);
 	return k;
+}
+
+/* The port's steering: what the link brings, onto the queues. */
+static void rxq_fill(struct fake_hal *fh)
+{
+	struct snic_pkt *p[32];
+	uint16_t n = link_take(fh, p, 32);
+
+	for (uint16_t i = 0; i < n; i++) {
+		unsigned q = fh->rxq_force >= 0
+			? (unsigned)fh->rxq_force
+			: snic_hal_rx_queue(p[i]->data, p[i]->len, fh->rx_queues);
+
+		if (q >= fh->rx_queues ||
+		    fh->rxq[q].tail - fh->rxq[q].head >= FH_RXQ_SIZE) {
+			fh->rxq_full++;
+			pool_put(fh, p[i]);
+			continue;
+		}
+		fh->rxq[q].p[fh->rxq[q].tail++ % FH_RXQ_SIZE] = p[i];
+		fh->rx_frames_q[q]++;
+	}
+}
+
+static uint16_t rxq_pop(struct fake_hal *fh, uint16_t q,
+			   struct snic_pkt **pkts, uint16_t n)
+{
+	uint16_t k = 0;
+
+	if (fh->rxq[q].head == fh->rxq[q].tail)
+		rxq_fill(fh);
+	while (k < n && fh->rxq[q].head != fh->rxq[q].tail)
+		pkts[k++] = fh->rxq[q].p[fh->rxq[q].head++ % FH_RXQ_SIZE];
+	return k;
+}
+
+static uint16_t fh_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
+			    uint16_t n)
+{
+	struct fake_hal *fh = FH(hal);
+
+	if (port != 0)
+		return 0;
+	if (fh->rx_queues > 1)
+		return rxq_pop(fh, 0, pkts, n);
+	return link_take(fh, pkts, n);
+}
+
+static uint16_t fh_rx_burst_queue(void *hal, uint16_t port, uint16_t q,
+				  struct snic_pkt **pkts, uint16_t n)
+{
+	struct fake_hal *fh = FH(hal);
+
+	if (port != 0 || q == 0 || q >= fh->rx_queues) {
+		fh->bad_rxq++;
+		return 0;
+	}
+	return rxq_pop(fh, q, pkts, n);
+}
+
+static uint16_t fh_rx_queues(void *hal)
+{
+	return FH(hal)->rx_queues;
+}
+
+/* Frames wait for queue q: on it, or on the link bound for it. */
+static int fh_rx_ready(void *hal, uint16_t port, uint16_t q)
+{
+	struct fake_hal *fh = FH(hal);
+	const struct fake_link *l = fh->link;
+
+	if (port != 0 || q >= fh->rx_queues)
+		return 0;
+	if (fh->rx_queues > 1 && fh->rxq[q].head != fh->rxq[q].tail)
+		return 1;
+	for (uint32_t i = l ? l->head[fh->side] : 0;
+	     l && i != l->tail[fh->side]; i++) {
+		const struct fl_frame *f = &l->fifo[fh->side][i % FL_FIFO_SIZE];
+		unsigned want = fh->rxq_force >= 0
+			? (unsigned)fh->rxq_force
+			: snic_hal_rx_queue(f->data, f->len, fh->rx_queues);
+
+		if (want == q)
+			return 1;
+	}
+	return 0;
+}
+
+void fake_hal_set_rx_queues(struct fake_hal *fh, unsigned n)
+{
+	fh->rx_queues = (uint16_t)(n >= 1 && n <= FH_MAX_RXQ &&
+				   (n & (n - 1)) == 0 ? n : 1);
 }
 
 static int fh_link_up(void *hal, uint16_t port)
@@ -434,6 +528,9 @@ static void fh_dma_prefetch(void *hal, uint64_t pa, uint32_t len)
 	.rx_burst = fh_rx_burst,					\
 	.tx_burst = fh_tx_burst,					\
 	.tx_queues = fh_tx_queues,					\
+	.rx_queues = fh_rx_queues,					\
+	.rx_burst_queue = fh_rx_burst_queue,				\
+	.rx_ready = fh_rx_ready,					\
 	.tx_burst_queue = fh_tx_burst_queue,				\
 	.pkt_alloc = fh_pkt_alloc,					\
 	.pkt_free = fh_pkt_free,					\
@@ -454,6 +551,7 @@ static const struct snic_hal_ops fake_ops_nofold = { FAKE_OPS };
 
 bool fake_hal_fold = true;
 unsigned fake_hal_tx_queues = FH_MAX_TXQ;
+unsigned fake_hal_rx_queues;
 
 int fake_hal_init(struct fake_hal *fh, uint64_t mem_size)
 {
@@ -471,6 +569,8 @@ int fake_hal_init(struct fake_hal *fh, uint64_t mem_size)
 	fh->clock = &fh->own_clock;
 	fh->own_clock = 1000000; /* not 0: "0 = unset" bugs show up */
 	fh->link_is_up = 1;
+	fh->rx_queues = 1;
+	fh->rxq_force = -1;
 	for (uint32_t i = 0; i < FH_POOL_SIZE; i++) {
 		struct snic_pkt *p = &fh->pkts[i];
 
@@ -485,9 +585,19 @@ int fake_hal_init(struct fake_hal *fh, uint64_t mem_size)
 	return 0;
 }
 
+/* Frames on the port's RX queues: the HAL's, not yet the core's. */
+static unsigned rxq_held(const struct fake_hal *fh)
+{
+	unsigned n = 0;
+
+	for (unsigned q = 0; q < FH_MAX_RXQ; q++)
+		n += fh->rxq[q].tail - fh->rxq[q].head;
+	return n;
+}
+
 unsigned fake_hal_outstanding(const struct fake_hal *fh)
 {
-	return FH_POOL_SIZE - fh->nfree;
+	return FH_POOL_SIZE - fh->nfree - rxq_held(fh);
 }
 
 unsigned fake_hal_fini(struct fake_hal *fh)

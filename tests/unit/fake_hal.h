@@ -26,6 +26,8 @@
 #define FL_FIFO_SIZE   8192     /* frames per link direction            */
 #define FH_PREP_KEEP   8        /* dma_prepare ranges kept              */
 #define FH_MAX_TXQ     16       /* TX queues at most (SNIC_MAX_CORES)   */
+#define FH_MAX_RXQ     16       /* RX queues at most                    */
+#define FH_RXQ_SIZE    512      /* frames an RX queue holds             */
 
 struct fake_link;
 
@@ -55,6 +57,18 @@ struct fake_hal {
 	uint16_t tx_queues;
 	uint64_t tx_frames_q[FH_MAX_TXQ];
 	uint64_t bad_txq;             /* tx_burst_queue on a queue not offered */
+	/* RX queues (rx_queues op; 1: none, rx_burst takes frames straight
+	 * off the link): frames taken off the link go to the queue
+	 * snic_hal_rx_queue names, or all to rxq_force when >= 0 (a port
+	 * that steers wrongly); a full queue drops (rxq_full) */
+	uint16_t rx_queues;
+	int rxq_force;
+	struct {
+		struct snic_pkt *p[FH_RXQ_SIZE];
+		uint32_t head, tail;
+	} rxq[FH_MAX_RXQ];
+	uint64_t rx_frames_q[FH_MAX_RXQ];
+	uint64_t rxq_full, bad_rxq;
 	/* a slow receiver path: at most one frame taken off the link every
 	 * rx_gap_ns (0: no limit); the rest waits in the link's FIFO, so a
 	 * frame queued behind a backlog arrives late (a slow peer's queue) */
@@ -115,6 +129,11 @@ extern bool fake_hal_fold;
 /* TX queues each port offers at init (1..FH_MAX_TXQ; default
  * FH_MAX_TXQ: every core its own; 1: the others' frames through core 0) */
 extern unsigned fake_hal_tx_queues;
+/* RX queues steered by the destination QPN (hal.h rx_queues), set by
+ * fake_hal_set_rx_queues (fdev_init: fake_hal_rx_queues, else the NIC's
+ * number of cores when a power of two; 1: every frame through rx_burst) */
+extern unsigned fake_hal_rx_queues;
+void fake_hal_set_rx_queues(struct fake_hal *fh, unsigned n);
 /* Frees the window and buffers.  Returns the number of buffers that did
  * not come back (0 when none leaked). */
 unsigned fake_hal_fini(struct fake_hal *fh);

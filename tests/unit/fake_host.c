@@ -27,6 +27,8 @@ void fdev_init(struct fdev *d, const char *name, const uint8_t mac[6],
 	fake_hal_init(&d->hal, FDEV_MEM_SIZE);
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	d->ncores = fdev_cores();
+	fake_hal_set_rx_queues(&d->hal, fake_hal_rx_queues ? fake_hal_rx_queues
+							   : d->ncores);
 	d->nic_mem = aligned_alloc(64, (snic_nic_size_cores(d->ncores) + 63) &
 				   ~(size_t)63);
 	d->bar = aligned_alloc(64, SNIC_BAR_SIZE);

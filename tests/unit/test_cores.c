@@ -151,29 +151,34 @@ static void cenv_free(struct cenv *e)
 	free(e);
 }
 
-/* Traffic on QPs of both cores; own_txq: the port has a TX queue per
+/* Traffic on QPs of both cores.  own_txq: the port has a TX queue per
  * core (core 1 sends on queue 1, core 0 relays nothing), else one (core
- * 1's frames all go through core 0, queue 1 unused). */
-static void spread_case(bool own_txq)
+ * 1's frames all go through core 0, queue 1 unused).  own_rxq: the port
+ * steers by the destination QPN (hal.h rx_queues: core 1 takes its
+ * frames off queue 1 itself, core 0 steers nothing), else core 0 polls
+ * the port and steers in software. */
+static void spread_case(bool own_txq, bool own_rxq)
 {
 	struct fconn conn;
 	struct cenv *e;
 
 	fconn_default(&conn);
 	fake_hal_tx_queues = own_txq ? FH_MAX_TXQ : 1;
+	fake_hal_rx_queues = own_rxq ? 0 : 1;
 	e = cenv_new(&conn);
 	fake_hal_tx_queues = FH_MAX_TXQ;
+	fake_hal_rx_queues = 0;
 	check_spread(e);
 	traffic(e);
-	/* frames of core 1's QPs went through the steering stage */
-	CU_ASSERT_TRUE(fdev_counter(&e->s->a, "xcore_rx_steered") > 0);
-	CU_ASSERT_TRUE(fdev_counter(&e->s->b, "xcore_rx_steered") > 0);
-	CU_ASSERT_EQUAL(fdev_counter(&e->s->a, "xcore_rx_drop"), 0);
-	CU_ASSERT_EQUAL(fdev_counter(&e->s->b, "xcore_rx_drop"), 0);
 	for (struct fdev *d = &e->s->a; d; d = d == &e->s->a ? &e->s->b : NULL) {
 		uint64_t relayed = fdev_counter(d, "xcore_tx_relayed");
+		uint64_t steered = fdev_counter(d, "xcore_rx_steered");
 
+		CU_ASSERT_EQUAL(fdev_counter(d, "xcore_rx_drop"), 0);
+		CU_ASSERT_EQUAL(fdev_counter(d, "xcore_rx_misrouted"), 0);
 		CU_ASSERT_EQUAL(d->hal.bad_txq, 0);
+		CU_ASSERT_EQUAL(d->hal.bad_rxq, 0);
+		CU_ASSERT_EQUAL(d->hal.rxq_full, 0);
 		if (own_txq) {
 			CU_ASSERT_EQUAL(relayed, 0);
 			CU_ASSERT_TRUE(d->hal.tx_frames_q[1] > 0);
@@ -184,18 +189,97 @@ static void spread_case(bool own_txq)
 		}
 		CU_ASSERT_EQUAL(d->hal.tx_frames_q[0] + d->hal.tx_frames_q[1],
 				d->hal.tx_frames);
+		if (own_rxq) {
+			/* nothing through core 0: every frame on its core's
+			 * queue, both queues used */
+			CU_ASSERT_EQUAL(d->hal.rx_queues, 2);
+			CU_ASSERT_EQUAL(steered, 0);
+			CU_ASSERT_TRUE(d->hal.rx_frames_q[0] > 0);
+			CU_ASSERT_TRUE(d->hal.rx_frames_q[1] > 0);
+			CU_ASSERT_EQUAL(d->hal.rx_frames_q[0] +
+					d->hal.rx_frames_q[1], d->hal.rx_frames);
+		} else {
+			CU_ASSERT_EQUAL(d->hal.rx_queues, 1);
+			CU_ASSERT_TRUE(steered > 0);
+		}
 	}
 	cenv_free(e);
 }
 
 static void test_cores_spread(void)
 {
-	spread_case(true);
+	spread_case(true, true);
+}
+
+static void test_cores_spread_sw_steer(void)
+{
+	spread_case(true, false);
+}
+
+/* A port with two RX queues that puts every frame on queue 0 (one that
+ * steers only some frames, or none): core 0 checks the owner of what its
+ * queue brings and steers core 1's frames in software; nothing lost. */
+static void test_cores_rx_unsteered(void)
+{
+	struct fconn conn;
+	struct cenv *e;
+
+	fconn_default(&conn);
+	e = cenv_new(&conn);
+	CU_ASSERT_EQUAL_FATAL(e->s->a.hal.rx_queues, 2);
+	e->s->a.hal.rxq_force = 0;
+	e->s->b.hal.rxq_force = 0;
+	traffic(e);
+	for (struct fdev *d = &e->s->a; d; d = d == &e->s->a ? &e->s->b : NULL) {
+		CU_ASSERT_TRUE(fdev_counter(d, "xcore_rx_steered") > 0);
+		CU_ASSERT_EQUAL(fdev_counter(d, "xcore_rx_misrouted"), 0);
+		CU_ASSERT_EQUAL(d->hal.rx_frames_q[1], 0);
+	}
+	cenv_free(e);
+}
+
+/* A port that puts frames on the wrong core's queue: core 1 touches no
+ * frame of core 0's QP (nor of core 0's kind: ARP, QP1), it drops and
+ * counts them, as a port's error; the QP's sender retransmits them once
+ * the port steers right, and the data arrives whole. */
+static void test_cores_rx_misrouted(void)
+{
+	struct fconn conn;
+	struct fsim *s;
+	struct fpair p;
+	struct snic_cqe c;
+	struct snic_wqe_sge sg;
+	struct fwr w = { .wr_id = 7, .opcode = SNIC_WR_RDMA_WRITE,
+			 .flags = SNIC_SEND_SIGNALED, .sge = &sg, .num_sge = 1 };
+	uint64_t rx0;
+
+	fconn_default(&conn);
+	s = fsim_pair_new(&p, 2, &conn, 65536, 16);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(s->b.nic->qps[handle_idx(p.qb.qpn)].core, 0);
+	for (uint32_t i = 0; i < 4096; i++)
+		((uint8_t *)fdev_ptr(&s->a, p.bufa))[i] = (uint8_t)(i * 13u + 5u);
+	sg = (struct snic_wqe_sge){ p.bufa, 4096, p.mra };
+	w.remote_addr = p.bufb;
+	w.rkey = p.mrb;
+	rx0 = fdev_counter(&s->b, "rx_frames");
+	s->b.hal.rxq_force = 1;
+	fqp_post_send(&p.qa, &w);
+	CU_ASSERT_FALSE(fsim_poll_cq(s, &p.cqa, &c, 200));
+	CU_ASSERT_TRUE(fdev_counter(&s->b, "xcore_rx_misrouted") > 0);
+	CU_ASSERT_EQUAL(fdev_counter(&s->b, "rx_frames"), rx0);
+	s->b.hal.rxq_force = -1;
+	CU_ASSERT_TRUE_FATAL(fsim_poll_cq(s, &p.cqa, &c, 2000000));
+	CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+	CU_ASSERT_EQUAL(c.wr_id, 7);
+	CU_ASSERT_EQUAL(memcmp(fdev_ptr(&s->b, p.bufb), fdev_ptr(&s->a, p.bufa),
+			       4096), 0);
+	CU_ASSERT_EQUAL(fsim_free(s), 0);
 }
 
 static void test_cores_spread_relay(void)
 {
-	spread_case(false);
+	spread_case(false, false);
 }
 
 /* The core of a QP of this NIC (the firmware's own record). */
@@ -895,6 +979,9 @@ static void test_cores_park_only_for_commands(void)
 UNIT_SUITE(cores, NULL, NULL,
 	   UNIT_TEST(test_cores_spread),
 	   UNIT_TEST(test_cores_spread_relay),
+	   UNIT_TEST(test_cores_spread_sw_steer),
+	   UNIT_TEST(test_cores_rx_unsteered),
+	   UNIT_TEST(test_cores_rx_misrouted),
 	   UNIT_TEST(test_cores_ring_full),
 	   UNIT_TEST(test_cores_cq_overrun),
 	   UNIT_TEST(test_cores_cq_overrun_recv),

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 		return 1;
 	snic_dpdk_nic_init(&a, snic_dpdk_pool_create("pb-a", SNIC_DPDK_POOL_MBUFS));
 	snic_dpdk_nic_init(&b, snic_dpdk_pool_create("pb-b", SNIC_DPDK_POOL_MBUFS));
-	if (!a.pool || !b.pool || snic_dpdk_ring_pair("pba", "pbb", &pa, &pb, 1) ||
+	if (!a.pool || !b.pool || snic_dpdk_ring_pair("pba", "pbb", &pa, &pb, 1, 1) ||
 	    snic_dpdk_port_add(&a, pa, 4200, &na) ||
 	    snic_dpdk_port_add(&b, pb, 4200, &nb))
 		return 1;

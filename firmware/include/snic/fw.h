@@ -82,7 +82,9 @@ struct snic_nic *snic_nic_init(void *mem, const struct snic_nic_config *cfg,
  * snic_nic_poll(snic_nic_core(nic, k)) on core k, one loop per core, and
  * calls everything else (ctx_dead, ctx_grant, netdev_tx, counters, fini)
  * from core 0's loop only; fini after the other loops stopped.  Core 0
- * polls the port and steers frames to the others (0 for a bad count). */
+ * polls the port and steers frames to the others, or, where the HAL's
+ * port steers (rx_queues, hal.h), core k polls queue k (0 for a bad
+ * count). */
 size_t snic_nic_size_cores(unsigned ncores);
 struct snic_nic *snic_nic_init_cores(void *mem, const struct snic_nic_config *cfg,
 				     const struct snic_hal *hal, void *bar,
@@ -95,11 +97,14 @@ unsigned snic_nic_ncores(const struct snic_nic *nic);
  * 0 when core k (k >= 1) has work without new input, else the HAL-clock
  * time of its next timer (UINT64_MAX: none), until which it may sleep
  * unless input arrives; always 0 for core 0.  snic_nic_core_input, from
- * any thread: frames or messages wait in the rings into core k, or a
- * command gave it work since it last asked sleep_until (for k = 0: in
- * the rings from the others).  The handshake: core k stores "asleep",
- * full fence, asks core_input, sleeps if none; core 0 after each pass:
- * full fence, and wakes a core flagged asleep that has input. */
+ * any thread: frames or messages wait in the rings into core k or on
+ * its RX queue (where the HAL says, rx_ready), or a command gave it work
+ * since it last asked sleep_until (for k = 0: in the rings from the
+ * others, on queue 0).  The handshake: core k stores "asleep", full
+ * fence, asks core_input, sleeps if none; a thread after a pass that
+ * may have given a core input (core 0 after each; any core whose frames
+ * reach a port of these NICs): full fence, and wakes a core flagged
+ * asleep that has input. */
 uint64_t snic_nic_core_sleep_until(struct snic_nic *nic);
 bool snic_nic_core_input(const struct snic_nic *nic, unsigned k);
 

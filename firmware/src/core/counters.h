@@ -47,7 +47,8 @@
 	X(netdev_rx_frames) X(netdev_tx_frames) X(netdev_tx_drop_arp_reply)  \
 	X(netdev_tx_drop_bad_frame)                                          \
 	X(xcore_ring_full) X(xcore_rx_steered) X(xcore_rx_drop)              \
-	X(xcore_parks) X(xcore_tx_relayed) X(xcore_doorbells)
+	X(xcore_parks) X(xcore_tx_relayed) X(xcore_doorbells)                \
+	X(xcore_rx_misrouted)
 
 enum snic_counter {
 #define SNIC_CNT_ENUM(n) SNIC_CNT_##n,

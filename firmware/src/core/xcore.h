@@ -75,6 +75,8 @@ struct snic_xc_port {
 	struct snic_nic *view;
 	uint16_t txq;               /* the port's TX queue of this core's own
 				     * (tx_burst_queue), 0: through core 0 */
+	uint16_t rxq;               /* the port's RX queue of this core's own
+				     * (rx_burst_queue), 0: core 0 steers */
 	struct snic_pkt *loop[SNIC_XC_PKT_RING];
 	uint32_t loop_head, loop_tail;
 };

@@ -1,60 +1,38 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The software steering stage of a NIC with several cores.  A port with
- * RSS would hash the destination QPN into the owner's queue; the DPDK
- * ring and memif ports here have one queue, so core 0 polls the port,
- * reads each frame's destination QPN and hands the frame to the core that
- * owns that QP through a single-producer/single-consumer ring.  The other
- * cores see a port of their own: rx_burst pops what core 0 steered to
- * them.  Their tx_burst goes straight to a TX queue of their own where
- * the HAL has one per core (tx_burst_queue: DPDK queue k, no hand-off),
- * else it pushes to core 0, which transmits.  Frames to our own MAC (two
- * QPs of this NIC) go to core 0 and are steered the same way instead of
- * looping on the core that built them.  Everything that is not RoCE to a known
- * QP of another core (ARP, ND, CM on QP1, multicast, unknown QPNs, other
- * traffic) stays on core 0.
+ * Frames to the core that owns their QP, on a NIC with several cores.
+ * Where the port steers by the BTH destination QPN (HAL ops rx_queues,
+ * rx_burst_queue: a NIC's RSS or flow rules, the default pair's ring
+ * ports), core k polls RX queue k itself and nothing crosses cores.
+ * Where it cannot (a memif or af_packet port has one queue), this is the
+ * steering stage in software: core 0 polls the port, reads each frame's
+ * destination QPN and hands the frame to the core that owns that QP
+ * through a single-producer/single-consumer ring.  Core 0 checks the
+ * owner of what its queue brings in both cases, so a port that steers
+ * only some frames loses none.  The other cores see a port of their own:
+ * rx_burst pops what core 0 steered to them, then their own queue.
+ * Their tx_burst goes straight to a TX queue of their own where the HAL
+ * has one per core (tx_burst_queue: DPDK queue k, no hand-off), else it
+ * pushes to core 0, which transmits.  Frames to our own MAC (two QPs of
+ * this NIC) go to core 0 and are steered the same way instead of looping
+ * on the core that built them.  Everything that is not RoCE to a QP of
+ * another core (ARP, ND, CM on QP1, multicast, other traffic) stays on
+ * core 0 (snic_hal_rx_queue's rule, hal.h).
  */
 #include <string.h>
 
 #include "nic/top.h"
 
-/* The destination QPN of a RoCEv2 frame (IPv4 or IPv6, UDP 4791), or
- * 0xffffffff: enough to steer, the receive path checks the rest. */
-static uint32_t frame_dqpn(const struct snic_pkt *p)
-{
-	const uint8_t *d = p->data;
-	uint32_t l4;
-
-	if (p->len < ROCE_ETH_HLEN)
-		return ~0u;
-	if (d[12] == 0x08 && d[13] == 0x00) {
-		if (p->len < ROCE_ETH_HLEN + 20 || d[ROCE_ETH_HLEN + 9] != 17)
-			return ~0u;
-		l4 = ROCE_ETH_HLEN + 4u * (d[ROCE_ETH_HLEN] & 0x0f);
-	} else if (d[12] == 0x86 && d[13] == 0xdd) {
-		if (p->len < ROCE_ETH_HLEN + 40 || d[ROCE_ETH_HLEN + 6] != 17)
-			return ~0u;
-		l4 = ROCE_ETH_HLEN + 40;
-	} else {
-		return ~0u;
-	}
-	if (p->len < l4 + 8 + 12 ||
-	    (((uint32_t)d[l4 + 2] << 8) | d[l4 + 3]) != ROCE_UDP_PORT)
-		return ~0u;
-	d += l4 + 8; /* BTH: DestQP in bytes 5..7 (IBTA 9.2) */
-	return ((uint32_t)d[5] << 16) | ((uint32_t)d[6] << 8) | d[7];
-}
-
-/* The core that owns the frame's QP (0 when not a live QP's). */
+/* The core that owns the frame's QP: the core of its QPN's slot
+ * (qp_slot_core, whether or not a QP lives there: a stale QPN is that
+ * core's to drop), core 0 for anything but RoCE to a QP >= 2. */
 static unsigned frame_owner(struct snic_nic *nic, const struct snic_pkt *p)
 {
-	uint32_t dqpn = frame_dqpn(p);
-	struct snic_qp *qp;
+	uint32_t dqpn = snic_hal_frame_dqpn(p->data, p->len);
 
-	if (dqpn > 0xffffff)
+	if (dqpn <= 1 || dqpn >= 0xffffff)
 		return 0;
-	qp = qp_by_qpn(nic, dqpn);
-	return qp ? qp->core : 0;
+	return qp_slot_core(nic, handle_idx(dqpn));
 }
 
 /* Core 0: the frame to core `to` (0: core 0's own loop queue); dropped
@@ -221,6 +199,34 @@ static uint16_t rxk(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
 				     pkts, n);
 }
 
+/* A core with an RX queue of its own: what core 0 steered here (frames
+ * to our own MAC), then the port's queue.  A frame the port put on the
+ * wrong queue is not this core's to touch (another core runs its QP, or
+ * it is core 0's kind): dropped and counted, as a port's error. */
+static uint16_t rxk_own(void *h, uint16_t port, struct snic_pkt **pkts,
+			uint16_t n)
+{
+	struct snic_xc_port *pt = h;
+	struct snic_nic *nic = pt->view;
+	const struct snic_hal *r = pt->real;
+	uint16_t k = rxk(h, port, pkts, n), got, end;
+
+	if (k == n)
+		return k;
+	got = r->ops->rx_burst_queue(r->ctx, port, pt->rxq, pkts + k,
+				     (uint16_t)(n - k));
+	end = (uint16_t)(k + got);
+	for (uint16_t i = k; i < end; i++) {
+		if (frame_owner(nic, pkts[i]) == pt->rxq) {
+			pkts[k++] = pkts[i];
+			continue;
+		}
+		CNT_INC(&nic->core, xcore_rx_misrouted);
+		r->ops->pkt_free(r->ctx, &pkts[i], 1);
+	}
+	return k;
+}
+
 /* Everything through core 0, which transmits (steer_tx_gather,
  * tx_split): a core without a TX queue of its own. */
 static uint16_t txk(void *h, uint16_t port, struct snic_pkt **pkts, uint16_t n)
@@ -327,6 +333,8 @@ static void s_dma_prefetch(void *h, uint64_t pa, uint32_t len)
 static const struct snic_hal_ops ops0 = SHIM_OPS(rx0, tx_split);
 static const struct snic_hal_ops opsk = SHIM_OPS(rxk, txk);
 static const struct snic_hal_ops opsk_own = SHIM_OPS(rxk, tx_split);
+static const struct snic_hal_ops opsk_rxq = SHIM_OPS(rxk_own, txk);
+static const struct snic_hal_ops opsk_own_rxq = SHIM_OPS(rxk_own, tx_split);
 
 /* The optional ops, only where the board has them (NULL keeps meaning
  * "absent", core.h). */
@@ -344,21 +352,37 @@ static const struct snic_hal_ops *shim_ops(const struct snic_hal_ops *real,
 	return own;
 }
 
+/* The port steers to our cores (hal.h rx_queues): one queue per core. */
+static bool port_steers(const struct snic_hal *real, unsigned ncores)
+{
+	const struct snic_hal_ops *o = real->ops;
+
+	return o->rx_queues && o->rx_burst_queue && ncores > 1 &&
+	       (ncores & (ncores - 1)) == 0 &&
+	       o->rx_queues(real->ctx) == ncores;
+}
+
 /* Core k's port in front of the board's HAL. */
 const struct snic_hal *steer_port_init(struct snic_xc_port *pt,
 				       const struct snic_hal *real,
 				       struct snic_nic *view, unsigned k)
 {
+	const struct snic_hal_ops *base = &ops0;
+
 	pt->real = real;
 	pt->view = view;
 	pt->loop_head = pt->loop_tail = 0;
 	pt->txq = 0;
+	pt->rxq = 0;
 	if (k && real->ops->tx_queues && real->ops->tx_burst_queue &&
 	    k < real->ops->tx_queues(real->ctx))
 		pt->txq = (uint16_t)k;
-	pt->hal.ops = shim_ops(real->ops,
-			       !k ? &ops0 : pt->txq ? &opsk_own : &opsk,
-			       &pt->ops);
+	if (k && port_steers(real, view->sh->xc.ncores))
+		pt->rxq = (uint16_t)k;
+	if (k)
+		base = pt->rxq ? (pt->txq ? &opsk_own_rxq : &opsk_rxq)
+			       : (pt->txq ? &opsk_own : &opsk);
+	pt->hal.ops = shim_ops(real->ops, base, &pt->ops);
 	pt->hal.ctx = pt;
 	return &pt->hal;
 }

@@ -324,6 +324,18 @@ unsigned xcore_pass(struct snic_nic *nic)
  * core 0, after a pass that may have handed it work, looks at the flag
  * (both with a full fence in between: one sees the other) and wakes it. */
 
+/* Frames wait on core k's RX queue of the port, as far as the HAL can
+ * tell (rx_ready; queue 0 is core 0's, and core k >= 1 has one only
+ * where the port steers). */
+static bool port_rx_ready(const struct snic_xcore *xc, unsigned k)
+{
+	const struct snic_hal *r = xc->port[k].real;
+
+	if (k != 0 && !xc->port[k].rxq)
+		return false;
+	return r->ops->rx_ready && r->ops->rx_ready(r->ctx, 0, (uint16_t)k);
+}
+
 bool snic_nic_core_input(const struct snic_nic *nic, unsigned k)
 {
 	const struct snic_xcore *xc = nic->core.xc;
@@ -335,11 +347,12 @@ bool snic_nic_core_input(const struct snic_nic *nic, unsigned k)
 		       xc_ring_count(xc->msg[0][k]) ||
 		       atomic_load_explicit(&xc->in_pass[k].poked,
 					    memory_order_relaxed) ||
-		       doorbell_core_pending(xc->views[0], k);
+		       doorbell_core_pending(xc->views[0], k) ||
+		       port_rx_ready(xc, k);
 	for (unsigned j = 1; j < xc->ncores; j++)
 		if (xc_ring_count(xc->pkt[j][0]) || xc_ring_count(xc->msg[j][0]))
 			return true;
-	return false;
+	return port_rx_ready(xc, 0);
 }
 
 /* Core k between passes, asked by its board before it sleeps: 0 when

@@ -140,7 +140,66 @@ struct snic_hal_ops {
 	uint16_t (*tx_queues)(void *hal);
 	uint16_t (*tx_burst_queue)(void *hal, uint16_t port, uint16_t q,
 				   struct snic_pkt **pkts, uint16_t n);
+
+	/* Optional (both or neither; may be NULL): RX queues of their own
+	 * for the cores of a NIC, the port steering by the BTH destination
+	 * QPN as a NIC's RSS or flow rules would (DESIGN.md "Many cores").
+	 * rx_queues: how many queues every port has, queue 0 being
+	 * rx_burst's; each frame arrives on queue snic_hal_rx_queue(frame,
+	 * len, rx_queues); a power of two, fixed once the firmware is
+	 * initialised.  rx_burst_queue: rx_burst on queue q (1 <= q <
+	 * rx_queues), called only from the thread of core q.  NULL, or a
+	 * count the firmware cannot use (not its number of cores): every
+	 * frame comes through rx_burst and core 0 steers it in software. */
+	uint16_t (*rx_queues)(void *hal);
+	uint16_t (*rx_burst_queue)(void *hal, uint16_t port, uint16_t q,
+				   struct snic_pkt **pkts, uint16_t n);
+	/* Optional (may be NULL: not known): nonzero when frames wait on RX
+	 * queue q of the port; from any thread, a hint (a board wakes a
+	 * sleeping core with it, fw.h snic_nic_core_input). */
+	int (*rx_ready)(void *hal, uint16_t port, uint16_t q);
 };
+
+/* The RX queue of nq (a power of two) that a port steering for the
+ * firmware puts a frame on: a RoCEv2 frame (IPv4 or IPv6, UDP port 4791)
+ * on the queue of the low bits of its BTH destination QPN (IBTA 9.2),
+ * the core that runs that QP (the firmware places QPs so); everything
+ * else - QP1's MADs, multicast (QPN 0xffffff), ARP, ND, other traffic -
+ * on queue 0.  A rule a NIC's flow steering can express with nq
+ * patterns on the destination QPN's low bits. */
+static inline uint32_t snic_hal_frame_dqpn(const uint8_t *d, uint32_t len)
+{
+	uint32_t l4;
+
+	if (len < 14)
+		return ~0u;
+	if (d[12] == 0x08 && d[13] == 0x00) {
+		if (len < 14 + 20 || d[14 + 9] != 17)
+			return ~0u;
+		l4 = 14 + 4u * (d[14] & 0x0f);
+	} else if (d[12] == 0x86 && d[13] == 0xdd) {
+		if (len < 14 + 40 || d[14 + 6] != 17)
+			return ~0u;
+		l4 = 14 + 40;
+	} else {
+		return ~0u;
+	}
+	if (len < l4 + 8 + 12 ||
+	    (((uint32_t)d[l4 + 2] << 8) | d[l4 + 3]) != 4791)
+		return ~0u;
+	d += l4 + 8; /* BTH: DestQP in bytes 5..7 */
+	return ((uint32_t)d[5] << 16) | ((uint32_t)d[6] << 8) | d[7];
+}
+
+static inline uint16_t snic_hal_rx_queue(const uint8_t *frame, uint32_t len,
+					 uint16_t nq)
+{
+	uint32_t dqpn = snic_hal_frame_dqpn(frame, len);
+
+	if (nq <= 1 || dqpn <= 1 || dqpn >= 0xffffff)
+		return 0;
+	return (uint16_t)(dqpn & (nq - 1u));
+}
 
 struct snic_hal {
 	const struct snic_hal_ops *ops;
