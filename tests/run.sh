@@ -61,8 +61,12 @@ case_add() {
 # s; 303-361 s and 271 s were measured at load 10-16 on 2 cores, 150 and
 # 60 + 60 s the limits before) and a little more
 case_add unit     unit                 960 bash "$IT/unit.sh"
-# every unit test again with 2 firmware cores per fake NIC (polled in turn)
+# every unit test again with 2 firmware cores per fake NIC (polled in turn),
+# with 4 (the fake port steering into 4 RX queues; cores >= 2) and with 3
+# (not a power of two: core 0 steers in software)
 case_add unit     unit/cores2          960 env SNIC_UNIT_CORES=2 bash "$IT/unit.sh"
+case_add unit     unit/cores4          960 env SNIC_UNIT_CORES=4 bash "$IT/unit.sh"
+case_add unit     unit/cores3          960 env SNIC_UNIT_CORES=3 bash "$IT/unit.sh"
 case_add unit     unit/layers           30 bash tools/check-layers.sh
 case_add unit     unit/abi-doc        1260 bash "$IT/abi-doc.sh"
 case_add unit     unit/verbs-table      30 bash "$IT/verbs-table.sh"

@@ -83,8 +83,9 @@ static void retire_oldest(struct snic_nic *nic, struct snic_qp *qp,
  * progress is noted (timer_progress).  With `runs` (an ACK, which may
  * complete many messages) the CQEs go out in runs of up to SNIC_CQ_RUN,
  * the first one too (cq_run_flush writes a run of one as cq_post would;
- * not on another core than 0, whose CQEs each go to core 0 in a message)
- * and what follows from the window's new head is done once (retired);
+ * on every core: each claims its run's slots and writes them itself,
+ * objects/cq.c) and what follows from the window's new head is done once
+ * (retired);
  * inlined twice, so the other callers (a READ response completes one)
  * carry none of it. */
 static inline __attribute__((always_inline))
@@ -93,7 +94,7 @@ void retire_in(struct snic_nic *nic, struct snic_qp *qp, uint32_t psn,
 {
 	struct snic_inflight *f, *last = NULL;
 	struct cq_run run; /* not cleared: 520 bytes, each CQE is filled */
-	struct cq_run *r = runs && !nic->core.core_id ? &run : NULL;
+	struct cq_run *r = runs ? &run : NULL;
 
 	run.cq_idx = qp->scq;
 	run.n = 0;
