@@ -1615,7 +1615,7 @@ static void post_writes(struct rc_env *e, uint32_t n, uint64_t id)
  * posted after the one being read (or not at a slot's start). */
 struct ahead_watch {
 	struct rc_env *e;
-	uint32_t calls, bad, max_ahead;
+	uint32_t calls, bad, max_ahead, multi;
 };
 
 static void ahead_hook(void *arg, uint64_t pa, uint32_t len)
@@ -1626,22 +1626,29 @@ static void ahead_hook(void *arg, uint64_t pa, uint32_t len)
 		&w->e->s->a.nic->qps[SNIC_QPN_IDX(fq->qpn)];
 	uint64_t off = pa - fq->sq_pa, slot = off >> fq->sq_stride_log;
 	uint32_t ahead = (uint32_t)(slot - qp->sq_fetch) & (fq->sq_cnt - 1);
+	uint32_t stride = 1u << fq->sq_stride_log;
+	/* the slots it touches: from `slot`, whole ones past the first
+	 * (a WQE's header and first SGE, or several whole WQEs) */
+	uint32_t n = len <= stride ? 1 : len / stride, last = ahead + n - 1;
 
 	w->calls++;
 	if (pa < fq->sq_pa || slot >= fq->sq_cnt ||
-	    (off & ((1u << fq->sq_stride_log) - 1)) || len == 0 ||
-	    len > 1u << fq->sq_stride_log || ahead == 0 ||
-	    ahead >= qp->sq_pi - qp->sq_fetch)
+	    (off & (stride - 1)) || len == 0 ||
+	    (len > stride && len % stride) || slot + n > fq->sq_cnt ||
+	    ahead == 0 || last >= qp->sq_pi - qp->sq_fetch)
 		w->bad++;
-	if (ahead > w->max_ahead)
-		w->max_ahead = ahead;
+	if (n > 1)
+		w->multi++;
+	if (last > w->max_ahead)
+		w->max_ahead = last;
 }
 
 /* The WQE read-ahead (sq.c, the HAL's dma_prefetch): batches of 1..9
  * WRITEs around the 64-slot send queue, twice round.  Every prefetch is of
- * a slot the host has posted after the WQE being read, never the one it
- * may be writing next; it happens, 3 ahead (sq.c's distance); every
- * WRITE completes and lands. */
+ * slots the host has posted after the WQE being read, never the one it
+ * may be writing next, nor past the ring's end; it happens, up to 3 ahead
+ * (sq.c's distance), and with only a few posted as one call for all of
+ * them (a short list's nearer WQEs); every WRITE completes and lands. */
 static void test_rc_wqe_read_ahead(void)
 {
 	struct rc_env *e = env_new();
@@ -1666,6 +1673,7 @@ static void test_rc_wqe_read_ahead(void)
 		CU_ASSERT_EQUAL(memcmp(A(e, 0), B(e, 0), 16), 0);
 	}
 	CU_ASSERT(w.calls > 0);
+	CU_ASSERT(w.multi > 0);
 	CU_ASSERT_EQUAL(w.bad, 0);
 	CU_ASSERT_EQUAL(w.max_ahead, 3);
 	CU_ASSERT_EQUAL(e->s->b.hal.prefetches, 0); /* B posted no sends */

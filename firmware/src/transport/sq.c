@@ -19,22 +19,44 @@ _Static_assert(offsetof(struct snic_req_cur, sge0) ==
  * ~3 WQEs' work covers a line's trip from the host's core. */
 #define SQ_READ_AHEAD 3u
 
+/* 1 to SQ_READ_AHEAD WQEs posted after the one being read: a QP that
+ * took its turn with a short list (1,000 QPs with 4 WRITEs per list),
+ * whose nearer WQEs no read before asked for, or the end of a list: all
+ * of them, in one call, up to the ring's end.  Out of line: the common
+ * case's read stays small enough to be inlined where it is called. */
+static void __attribute__((noinline))
+sq_read_ahead_short(struct snic_nic *nic, const struct snic_qp *qp,
+		    uint32_t past)
+{
+	uint32_t slot = (qp->sq_fetch + 1) & (qp->sq_cnt - 1);
+
+	if (past > qp->sq_cnt - slot)
+		past = qp->sq_cnt - slot;
+	core_dma_prefetch(&nic->core, qp_sq_wqe_pa(qp, qp->sq_fetch + 1),
+			  past << qp->sq_stride_log);
+}
+
 /* Ask the HAL to bring the WQE SQ_READ_AHEAD past sq_fetch when the host
  * has posted it: it has just written those lines, so they sit in its
  * core's cache (a card's: across PCIe), and reading each only when its
  * turn came was a fifth of the NIC thread's time on a 64-B ib_write_bw
- * (perf, issue 11).  Never at or past sq_pi: a slot the host may be
- * writing now stays with it.  sq_pi is the host's (bounded at the
- * doorbell, qp_read_dbrec, but sq_fetch moves back on a rewind): the one
- * compare tests idx < sq_pi and keeps a distance past the ring out; the
+ * (perf, issue 11); the reads before asked for the nearer ones, unless
+ * only a few are posted (sq_read_ahead_short).  Never at or past sq_pi:
+ * a slot the host may be writing now stays with it.  sq_pi is the
+ * host's (bounded at the doorbell, qp_read_dbrec, but sq_fetch moves
+ * back on a rewind): the compares keep a distance past the ring out; the
  * slot's address is the ring's whatever the index. */
 static inline void sq_read_ahead(struct snic_nic *nic,
 				 const struct snic_qp *qp, uint32_t len)
 {
-	uint32_t idx = qp->sq_fetch + SQ_READ_AHEAD;
+	uint32_t past = qp->sq_pi - qp->sq_fetch - 1; /* posted after it */
 
-	if (qp->sq_pi - idx - 1 < qp->sq_cnt) /* idx before sq_pi */
-		core_dma_prefetch(&nic->core, qp_sq_wqe_pa(qp, idx), len);
+	if (past - 1 < SQ_READ_AHEAD)
+		sq_read_ahead_short(nic, qp, past);
+	else if (past - SQ_READ_AHEAD < qp->sq_cnt) /* fetch + 3 < sq_pi */
+		core_dma_prefetch(&nic->core,
+				  qp_sq_wqe_pa(qp, qp->sq_fetch + SQ_READ_AHEAD),
+				  len);
 }
 
 /* Read the WQE at sq_fetch into qp->cur and check its control part; its
