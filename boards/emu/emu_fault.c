@@ -10,8 +10,11 @@
 
 #define EMU_FAULT_MAX 16        /* hooked ports, all NICs together */
 
+/* A hooked port: a fault state per RX queue, each its polling thread's
+ * (hal_dpdk.h snic_dpdk_rx_hook). */
 struct emu_fault_port {
-	struct snic_fault f;
+	struct snic_fault f[SNIC_DPDK_MAX_RXQ];
+	uint16_t nq;
 	struct snic_fault_io io;
 	struct snic_dpdk_nic *nic;
 	char name[24];
@@ -63,18 +66,15 @@ static struct snic_pkt *fp_clone(void *ctx, const struct snic_pkt *p)
 	return c;
 }
 
-static uint16_t fp_rx(void *arg, uint16_t port, struct snic_pkt **pkts,
-		      uint16_t n, uint16_t cap)
+static uint16_t fp_rx(void *arg, uint16_t port, uint16_t q,
+		      struct snic_pkt **pkts, uint16_t n, uint16_t cap)
 {
 	struct emu_fault_port *fp = arg;
 
 	(void)port;
-	return snic_fault_rx(&fp->f, pkts, n, cap, mono_ns(), &fp->io);
-}
-
-int emu_fault_enabled(void)
-{
-	return enabled;
+	if (q >= fp->nq) /* not a queue the port has: nothing to do */
+		return n;
+	return snic_fault_rx(&fp->f[q], pkts, n, cap, mono_ns(), &fp->io);
 }
 
 void emu_fault_attach(struct snic_dpdk_nic *n, const char *nic_name)
@@ -90,8 +90,15 @@ void emu_fault_attach(struct snic_dpdk_nic *n, const char *nic_name)
 			return;
 		}
 		fp = &ports[nports];
-		c.seed = cfg.seed + nports++;
-		snic_fault_init(&fp->f, &c);
+		fp->nq = n->port[i].nb_rxq;
+		if (fp->nq > SNIC_DPDK_MAX_RXQ)
+			fp->nq = SNIC_DPDK_MAX_RXQ;
+		/* queue 0 with the seed one queue had; the others their own */
+		for (uint16_t q = 0; q < fp->nq; q++) {
+			c.seed = cfg.seed + nports + 1000u * q;
+			snic_fault_init(&fp->f[q], &c);
+		}
+		nports++;
 		fp->io.ctx = n;
 		fp->io.free = fp_free;
 		fp->io.clone = fp_clone;
@@ -100,8 +107,10 @@ void emu_fault_attach(struct snic_dpdk_nic *n, const char *nic_name)
 		n->port[i].rx_hook_arg = fp;
 		n->port[i].rx_hook = fp_rx;
 		printf("snic-emu: %s: faults on receive: loss %u dup %u reorder "
-		       "%u corrupt %u ppm, seed %llu\n", fp->name, c.loss, c.dup,
-		       c.reorder, c.corrupt, (unsigned long long)c.seed);
+		       "%u corrupt %u ppm, seed %llu%s\n", fp->name, c.loss,
+		       c.dup, c.reorder, c.corrupt,
+		       (unsigned long long)fp->f[0].cfg.seed,
+		       fp->nq > 1 ? " (queue q: + 1000 q)" : "");
 	}
 }
 
@@ -109,11 +118,19 @@ void emu_fault_fini(void)
 {
 	for (unsigned i = 0; i < nports; i++) {
 		struct emu_fault_port *fp = &ports[i];
-		char line[200];
 
-		snic_fault_drain(&fp->f, &fp->io);
-		snic_fault_format(&fp->f, line, sizeof(line));
-		printf("snic-emu: %s: faults %s\n", fp->name, line);
+		for (uint16_t q = 0; q < fp->nq; q++) {
+			char line[200];
+
+			snic_fault_drain(&fp->f[q], &fp->io);
+			snic_fault_format(&fp->f[q], line, sizeof(line));
+			if (fp->nq > 1)
+				printf("snic-emu: %s queue %u: faults %s\n",
+				       fp->name, q, line);
+			else
+				printf("snic-emu: %s: faults %s\n", fp->name,
+				       line);
+		}
 	}
 	nports = 0;
 }

@@ -2,7 +2,8 @@
 /*
  * snic-emu --fault SPEC: the fault injection of hal/fault on the receive
  * path of every NIC's ports (each port its own seeded generator: seed,
- * seed + 1, ...), through the DPDK HAL's receive hook.
+ * seed + 1, ...; each of a port's RX queues too, a queue per core: seed
+ * + 1000 q on queue q), through the DPDK HAL's receive hook.
  */
 #ifndef SNIC_EMU_FAULT_H
 #define SNIC_EMU_FAULT_H
@@ -14,9 +15,8 @@ struct snic_dpdk_nic;
 int emu_fault_parse(const char *spec);
 /* Hook every port of the NIC (no-op without --fault). */
 void emu_fault_attach(struct snic_dpdk_nic *n, const char *nic_name);
-/* --fault was given (the ports then keep one RX queue). */
-int emu_fault_enabled(void);
-/* Print what was injected, one line per port; give back held frames. */
+/* Print what was injected, one line per port (per queue where it has
+ * several); give back held frames. */
 void emu_fault_fini(void);
 
 #endif /* SNIC_EMU_FAULT_H */

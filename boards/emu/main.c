@@ -461,14 +461,13 @@ static int choose_mtu(struct emu_nic *e, uint16_t port_id)
 
 /* RX queues per port of the default pair: one per core, the port
  * steering by destination QPN, where the firmware can use them (a power
- * of two of cores, few enough for the ring pair's queues) and no fault
- * injection runs (its receive hook runs on one thread); else 1, and core
- * 0 steers in software. */
+ * of two of cores, few enough for the ring pair's queues); else 1, and
+ * core 0 steers in software.  --fault keeps a state per queue. */
 static unsigned emu_rxq(void)
 {
 	if (emu_cores < 2 || (emu_cores & (emu_cores - 1)) != 0 ||
 	    emu_cores > SNIC_DPDK_MAX_RXQ ||
-	    emu_cores * emu_cores > SNIC_DPDK_MAX_TXQ || emu_fault_enabled())
+	    emu_cores * emu_cores > SNIC_DPDK_MAX_TXQ)
 		return 1;
 	return emu_cores;
 }

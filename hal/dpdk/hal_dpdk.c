@@ -710,7 +710,7 @@ static uint16_t rx_queue_burst(struct snic_dpdk_port *p, uint16_t port,
 	/* The receive hook (e.g. fault injection) sees frames before the
 	 * capture: the capture shows what the core got. */
 	if (unlikely(p->rx_hook != NULL))
-		k = p->rx_hook(p->rx_hook_arg, port, pkts, k,
+		k = p->rx_hook(p->rx_hook_arg, port, q, pkts, k,
 			       n < HAL_BURST ? n : HAL_BURST);
 	if (unlikely(p->cap != NULL && k != 0)) {
 		uint64_t ts = wall_ns();
@@ -767,9 +767,6 @@ uint16_t snic_dpdk_rx_queues(void *hal)
 
 	if (nic->nb_rxq <= 1 || nic->nb_rxq != nic->want_rxq)
 		return 1;
-	for (uint16_t i = 0; i < nic->nb_ports; i++)
-		if (nic->port[i].rx_hook != NULL)
-			return 1;
 	return nic->nb_rxq;
 }
 

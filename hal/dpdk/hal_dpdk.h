@@ -77,11 +77,13 @@ int snic_dpdk_ring_pair(const char *name_a, const char *name_b,
 			uint16_t *a, uint16_t *b, unsigned ntxq,
 			unsigned nrxq);
 
-/* Receive hook (fault injection and the like): sees each received burst
- * (n frames in pkts, room for cap) before the core and returns how many
- * frames it left there (it frees what it drops, and may add frames it
- * held back, up to cap).  NULL: none; the data path pays one branch. */
-typedef uint16_t (*snic_dpdk_rx_hook)(void *arg, uint16_t port,
+/* Receive hook (fault injection and the like): sees each burst received
+ * on RX queue q (n frames in pkts, room for cap) before the core and
+ * returns how many frames it left there (it frees what it drops, and may
+ * add frames it held back, up to cap).  Called from the thread that
+ * polls queue q (several queues: several threads, so its state is per
+ * queue).  NULL: none; the data path pays one branch. */
+typedef uint16_t (*snic_dpdk_rx_hook)(void *arg, uint16_t port, uint16_t q,
 				      struct snic_pkt **pkts, uint16_t n,
 				      uint16_t cap);
 
@@ -131,9 +133,9 @@ struct snic_dpdk_nic {
 	uint16_t want_txq;
 	uint16_t nb_txq;                /* fewest any port got (tx_queues op) */
 	/* RX queues wanted per port (0 or 1: one).  Only a ring pair's port
-	 * made with them has several; nb_rxq is want_rxq when every port
-	 * has that many and none has a receive hook (which runs on one
-	 * thread), else 1: then rx_burst polls all of a port's queues. */
+	 * made with them has several; the rx_queues op gives want_rxq when
+	 * every port has that many, else 1: then rx_burst polls all of a
+	 * port's queues. */
 	uint16_t want_rxq;
 	uint16_t nb_rxq;
 	struct snic_dpdk_port port[SNIC_DPDK_MAX_PORTS];

@@ -12,9 +12,9 @@
 # its QPN must then be odd.
 # Passes when the case passes and its last snic-emu log shows 2 cores per
 # NIC, frames core 1 took off its own RX queue (hal_rx_queue1_frames > 0:
-# the pair's ports steer by destination QPN) or, where the ports keep one
-# queue (--fault: the lossy case), frames core 0 steered to it in
-# software (xcore_rx_steered > 0), none on the wrong queue
+# the pair's ports steer by destination QPN; the lossy case's --fault
+# injects on each queue) or, where the ports keep one queue, frames core
+# 0 steered to it in software (xcore_rx_steered > 0), none on the wrong queue
 # (xcore_rx_misrouted 0), and frames core 1 sent on its own TX queue
 # (hal_tx_queue1_frames > 0): QPs on core 1 carried the traffic both
 # ways; and no doorbell handed from core 0 to core 1 (xcore_doorbells 0:
@@ -44,8 +44,8 @@ sum() { awk -v n="$1" '$1 == n { s += $2 } END { print s + 0 }' "$log"; }
 steered=$(sum xcore_rx_steered)
 took1=$(sum hal_rx_queue1_frames)
 misrouted=$(sum xcore_rx_misrouted)
-# The default pair's ring ports give each core a TX queue, and an RX
-# queue unless faults are injected: core 1 sends its own frames
+# The default pair's ring ports give each core a TX queue and an RX
+# queue: core 1 sends its own frames
 # (hal_tx_queue1_frames) and takes its own (hal_rx_queue1_frames); core
 # 0 relays and steers only those to the NIC's own MAC (xcore_tx_relayed,
 # xcore_rx_steered; hostile/slots talks to itself only).
