@@ -874,10 +874,10 @@ static void set_idle(uint32_t v)
 
 /* Core k after a pass that did work, which may have handed core 0 frames
  * or CQEs: a sleeping core 0 is kicked as a host's doorbell kicks it
- * (run(): it looks at its rings after flagging fw_idle). */
+ * (run(): it looks at its rings after flagging fw_idle).  After the
+ * caller's full fence (cores_kick). */
 static void core0_kick(void)
 {
-	atomic_thread_fence(memory_order_seq_cst);
 	for (unsigned i = 0; i < emu.nnics; i++) {
 		struct snic_bar_hdr *h = bar_hdr(&emu.nic[i]);
 
@@ -954,10 +954,10 @@ static void core_sleep(unsigned k, uint64_t now, uint64_t until)
  * or work a command gave it (the firmware's poke) - or every sleeping one
  * (`all`: the stop).
  * Not every core after every command: that cost each command round trip
- * 9-16 us (bench-cores). */
-static void cores_wake(bool all)
+ * 9-16 us (bench-cores).  After the caller's full fence (cores_wake,
+ * cores_kick): the other side of the sleep handshake. */
+static void cores_wake_fenced(bool all)
 {
-	atomic_thread_fence(memory_order_seq_cst);
 	for (unsigned k = 1; k < emu_cores; k++) {
 		struct core_sync *cs = &core_sync[k];
 
@@ -970,6 +970,22 @@ static void cores_wake(bool all)
 			snic_futex_wake(&cs->seq);
 		}
 	}
+}
+
+static void cores_wake(bool all)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	cores_wake_fenced(all);
+}
+
+/* Core k after a pass that did work: its frames may wait on another
+ * core's RX queue of the other NIC (the pair steers), its CQEs and
+ * frames for core 0 in their rings; one fence for both looks. */
+static void cores_kick(void)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	core0_kick();
+	cores_wake_fenced(false);
 }
 
 static void *core_loop(void *arg)
@@ -988,10 +1004,7 @@ static void *core_loop(void *arg)
 		for (unsigned i = 0; i < emu.nnics; i++)
 			work += snic_nic_poll(snic_nic_core(emu.nic[i].fw, k));
 		if (work) {
-			/* frames it sent may wait on another core's RX
-			 * queue of the other NIC (the pair steers) */
-			core0_kick();
-			cores_wake(false);
+			cores_kick();
 			idle = 0;
 			continue;
 		}

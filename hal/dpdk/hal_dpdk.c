@@ -723,17 +723,23 @@ static uint16_t rx_queue_burst(struct snic_dpdk_port *p, uint16_t port,
 	return k;
 }
 
+/* The NIC's port `port` when it exists and is started, else NULL. */
+static inline struct snic_dpdk_port *started_port(struct snic_dpdk_nic *nic,
+						  uint16_t port)
+{
+	if (unlikely(port >= nic->nb_ports || !nic->port[port].started))
+		return NULL;
+	return &nic->port[port];
+}
+
 uint16_t snic_dpdk_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 			    uint16_t n)
 {
 	struct snic_dpdk_nic *nic = hal;
-	struct snic_dpdk_port *p;
+	struct snic_dpdk_port *p = started_port(nic, port);
 	uint16_t k;
 
-	if (unlikely(port >= nic->nb_ports))
-		return 0;
-	p = &nic->port[port];
-	if (unlikely(!p->started))
+	if (p == NULL)
 		return 0;
 	k = rx_queue_burst(p, port, 0, pkts, n);
 	/* queues no core of its own polls (the firmware uses fewer) */
@@ -749,14 +755,11 @@ uint16_t snic_dpdk_rx_burst_queue(void *hal, uint16_t port, uint16_t q,
 				  struct snic_pkt **pkts, uint16_t n)
 {
 	struct snic_dpdk_nic *nic = hal;
-	struct snic_dpdk_port *p;
+	struct snic_dpdk_port *p = started_port(nic, port);
 
 	if (q == 0)
 		return snic_dpdk_rx_burst(hal, port, pkts, n);
-	if (unlikely(port >= nic->nb_ports || q >= nic->nb_rxq))
-		return 0;
-	p = &nic->port[port];
-	if (unlikely(!p->started))
+	if (p == NULL || unlikely(q >= nic->nb_rxq))
 		return 0;
 	return rx_queue_burst(p, port, q, pkts, n);
 }
@@ -879,15 +882,9 @@ static uint16_t tx_queue_burst(struct snic_dpdk_port *p, uint16_t q,
 uint16_t snic_dpdk_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 			    uint16_t n)
 {
-	struct snic_dpdk_nic *nic = hal;
-	struct snic_dpdk_port *p;
+	struct snic_dpdk_port *p = started_port(hal, port);
 
-	if (unlikely(port >= nic->nb_ports))
-		return 0;
-	p = &nic->port[port];
-	if (unlikely(!p->started))
-		return 0;
-	return tx_queue_burst(p, 0, pkts, n);
+	return p != NULL ? tx_queue_burst(p, 0, pkts, n) : 0;
 }
 
 uint16_t snic_dpdk_tx_queues(void *hal)
