@@ -140,6 +140,12 @@ BENCH_VERBS_SRCS := $(sort $(wildcard tools/bench/snic-*bench.c))
 BENCH_VERBS_SRCS := $(filter-out tools/bench/snic-portbench.c,$(BENCH_VERBS_SRCS))
 BENCH_BINS := $(BENCH_VERBS_SRCS:tools/bench/%.c=$(BUILD)/bin/%) $(BUILD)/bin/snic-portbench
 PORTBENCH_OBJS := $(POSIX_HAL_SRCS:%.c=$(BUILD)/obj/%.o) $(DPDK_HAL_SRCS:%.c=$(BUILD)/obj/%.o)
+# The DPDK HAL's ring pair on its own (tests/hal): EAL, pools and ports
+# brought up as snic-portbench does, so built and linked as it is; and
+# rte_eal_cleanup wrapped, to count the pools after the HAL's teardown
+# drained the rings but before EAL's memory goes.
+HAL_TEST_OBJ := $(BUILD)/obj/tests/hal/dpdk_ring.o
+HAL_TEST_BIN := $(BUILD)/tests/hal/dpdk_ring
 
 # Simulation workloads (two NICs over tests/unit's fake HAL and host, no
 # OS): the unit-test helpers without the CUnit suites (some helpers assert
@@ -178,7 +184,7 @@ CBH_OBJS := $(BUILD)/obj/boards/common/host/ctx_broker.o \
 
 ALL := $(FW_LIB) $(EMU_BIN) $(HD_LIB) $(CM_LIB) $(UNIT_BIN) $(BENCH_INSTR_BIN) \
 	$(BENCH_BINS) $(VT_BINS) $(WIRE_BINS) $(TOOLS_BINS) $(MPI_BINS) $(SIM_BINS) \
-	$(HDT_BINS) $(QA_BIN) $(QA_SHIM) $(HAT_BINS)
+	$(HDT_BINS) $(QA_BIN) $(QA_SHIM) $(HAT_BINS) $(HAL_TEST_BIN)
 
 .PHONY: all deps demo test unit fuzz asan bench bench-instr clean firmware emu host-driver interop
 all: $(ALL)
@@ -267,6 +273,15 @@ $(BUILD)/bin/snic-portbench: $(BUILD)/obj/tools/bench/snic-portbench.o $(PORTBEN
 	$(CC) $(SAN) $(FW_LDFLAGS) -o $@ $< $(PORTBENCH_OBJS) $(FW_LIB) $(DPDK_LDLIBS)
 
 $(BUILD)/obj/tools/bench/snic-portbench.o: tools/bench/snic-portbench.c
+	@mkdir -p $(@D)
+	$(CC) $(EMU_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(HAL_TEST_BIN): $(HAL_TEST_OBJ) $(PORTBENCH_OBJS) $(FW_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(SAN) $(FW_LDFLAGS) -Wl,--wrap=rte_eal_cleanup -o $@ $< \
+		$(PORTBENCH_OBJS) $(FW_LIB) $(DPDK_LDLIBS)
+
+$(HAL_TEST_OBJ): tests/hal/dpdk_ring.c
 	@mkdir -p $(@D)
 	$(CC) $(EMU_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
@@ -363,4 +378,4 @@ include $(sort $(wildcard boards/*/board.mk))
 # wildcard, not a walk of the build tree on every invocation).
 -include $(wildcard $(patsubst %.o,%.d,$(FW_OBJS) $(EMU_OBJS) $(QA_OBJS) $(HD_OBJS) $(CM_OBJS) \
 	$(UNIT_OBJS) $(FAULT_HAL_OBJS) $(BENCH_INSTR_OBJS) $(PORTBENCH_OBJS) \
-	$(BUILD)/obj/tools/bench/snic-portbench.o))
+	$(BUILD)/obj/tools/bench/snic-portbench.o $(HAL_TEST_OBJ)))

@@ -78,6 +78,8 @@ case_add unit     unit/kick-window      30 "$SNIC_BUILD/tests/hostdrv/kick_windo
 case_add unit     unit/window-fill      30 "$SNIC_BUILD/tests/hostdrv/window_fill"
 # its streaming copy and fill against memcpy/memset (tests/hostdrv)
 case_add unit     unit/stream-copy      30 "$SNIC_BUILD/tests/hostdrv/stream_copy"
+# the DPDK HAL's ring pair: bad queue counts, steering, a stop under way (tests/hal)
+case_add unit     unit/dpdk-ring        60 "$SNIC_BUILD/tests/hal/dpdk_ring"
 # the boards' context broker keys segments by pid and start time (tests/hostagent)
 case_add unit     unit/broker-id        30 "$SNIC_BUILD/tests/hostagent/ctx_broker_id"
 # hal/posix/users.c: a symlink is not followed when sharing a path

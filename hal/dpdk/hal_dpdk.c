@@ -305,13 +305,21 @@ static struct rte_ring *make_ring(const char *from, const char *to,
 	return r;
 }
 
+static struct ring_port *ring_port_of(uint16_t port_id)
+{
+	for (unsigned i = 0; i < nb_ring_ports; i++)
+		if (ring_ports[i].port_id == port_id)
+			return &ring_ports[i];
+	return NULL;
+}
+
 /* One port of a pair: it receives from rx[0 .. nrxq), and its TX queue
  * q, ring r of the peer's is ethdev queue q * nrxq + r. */
 static int ring_port(const char *name, struct rte_ring **rx,
 		     struct rte_ring **peer_rx, unsigned ntxq, unsigned nrxq)
 {
 	struct rte_ring *tx[SNIC_DPDK_MAX_TXQ];
-	struct ring_port *rp;
+	struct ring_port *rp = NULL;
 	int id;
 
 	for (unsigned q = 0; q < ntxq; q++)
@@ -319,12 +327,17 @@ static int ring_port(const char *name, struct rte_ring **rx,
 			tx[q * nrxq + r] = peer_rx[r];
 	id = rte_eth_from_rings(name, rx, nrxq, tx, ntxq * nrxq,
 				rte_socket_id());
-	if (id < 0 || nb_ring_ports == MAX_MADE) {
+	/* closing a port frees its id for the next one: a closed pair's
+	 * entry is this port's now, not a stale one before it */
+	if (id >= 0)
+		rp = ring_port_of((uint16_t)id);
+	if (id < 0 || (rp == NULL && nb_ring_ports == MAX_MADE)) {
 		fprintf(stderr, "snic: cannot create ring port %s: %s\n", name,
 			id < 0 ? rte_strerror(rte_errno) : "too many");
 		return -1;
 	}
-	rp = &ring_ports[nb_ring_ports++];
+	if (rp == NULL)
+		rp = &ring_ports[nb_ring_ports++];
 	rp->port_id = (uint16_t)id;
 	rp->nrx = (uint16_t)nrxq;
 	rp->peer_rxq = (uint16_t)nrxq;
@@ -365,14 +378,6 @@ int snic_dpdk_ring_pair(const char *name_a, const char *name_b,
 	*a = (uint16_t)pa;
 	*b = (uint16_t)pb;
 	return 0;
-}
-
-static const struct ring_port *ring_port_of(uint16_t port_id)
-{
-	for (unsigned i = 0; i < nb_ring_ports; i++)
-		if (ring_ports[i].port_id == port_id)
-			return &ring_ports[i];
-	return NULL;
 }
 
 void snic_dpdk_nic_init(struct snic_dpdk_nic *n, struct rte_mempool *pool)
@@ -742,8 +747,9 @@ uint16_t snic_dpdk_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 	if (p == NULL)
 		return 0;
 	k = rx_queue_burst(p, port, 0, pkts, n);
-	/* queues no core of its own polls (the firmware uses fewer) */
-	for (uint16_t q = nic->nb_rxq; q < p->nb_rxq && k < n; q++)
+	/* queues no core of its own polls (the firmware uses fewer: as many
+	 * as rx_queues says, which may be 1 when the port has more) */
+	for (uint16_t q = snic_dpdk_rx_queues(nic); q < p->nb_rxq && k < n; q++)
 		k = (uint16_t)(k + rx_queue_burst(p, port, q, pkts + k,
 						  (uint16_t)(n - k)));
 	return k;
@@ -759,7 +765,8 @@ uint16_t snic_dpdk_rx_burst_queue(void *hal, uint16_t port, uint16_t q,
 
 	if (q == 0)
 		return snic_dpdk_rx_burst(hal, port, pkts, n);
-	if (p == NULL || unlikely(q >= nic->nb_rxq))
+	/* one poller per ring: rx_burst's queues are not also served here */
+	if (p == NULL || unlikely(q >= snic_dpdk_rx_queues(nic)))
 		return 0;
 	return rx_queue_burst(p, port, q, pkts, n);
 }
