@@ -924,9 +924,14 @@ static uint64_t core_sleep_until(unsigned k)
 	for (unsigned i = 0; i < emu.nnics; i++) {
 		uint64_t u = snic_nic_core_sleep_until(
 			snic_nic_core(emu.nic[i].fw, k));
+		/* a frame --fault holds back on our queue: its delay, not
+		 * our sleep's length, decides when the firmware sees it */
+		uint64_t f = emu_fault_next_due(&emu.nic[i].dpdk, (uint16_t)k);
 
 		if (u < until)
 			until = u;
+		if (f < until)
+			until = f;
 	}
 	return until;
 }
@@ -1045,6 +1050,23 @@ static void cores_stop(void)
 	core_threads = 0;
 }
 
+/* Core 0's sleep from now: SLEEP_NS, or less when a frame --fault holds
+ * back on a queue core 0 polls is due sooner (0: it is due). */
+static uint64_t core0_sleep_ns(uint64_t now)
+{
+	uint64_t ns = SLEEP_NS;
+
+	for (unsigned i = 0; i < emu.nnics; i++) {
+		uint64_t due = emu_fault_next_due(&emu.nic[i].dpdk, 0);
+
+		if (due <= now)
+			return 0;
+		if (due - now < ns)
+			ns = due - now;
+	}
+	return ns;
+}
+
 /*
  * The sleep handshake with the host driver, which after ringing a doorbell
  * does: if (fw_idle) { kick++; FUTEX_WAKE(kick); }.
@@ -1059,7 +1081,7 @@ static void run(void)
 {
 	void *kick[EMU_MAX_NICS];
 	uint32_t expect[EMU_MAX_NICS];
-	uint64_t now, next_hk, next_flush, yield_until = 0;
+	uint64_t now, next_hk, next_flush, yield_until = 0, nap;
 	unsigned idle = 0;
 	int sleeping = 0;
 
@@ -1123,8 +1145,11 @@ static void run(void)
 			}
 			continue;
 		}
-		if (snic_futex_waitv(kick, expect, emu.nnics, SLEEP_NS,
-				     SLEEP_FALLBACK_NS)) {
+		if ((nap = core0_sleep_ns(now)) == 0)
+			continue; /* a held frame is due: poll for it */
+		if (snic_futex_waitv(kick, expect, emu.nnics, nap,
+				     nap < SLEEP_FALLBACK_NS ? nap
+							     : SLEEP_FALLBACK_NS)) {
 			/* Kicked: the host has work for us. */
 			set_idle(0);
 			sleeping = 0;

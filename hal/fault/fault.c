@@ -279,6 +279,11 @@ uint16_t snic_fault_rx(struct snic_fault *f, struct snic_pkt **pkts,
 	return k;
 }
 
+uint64_t snic_fault_next_due(const struct snic_fault *f)
+{
+	return f->q_len ? f->q[f->q_head].due : UINT64_MAX;
+}
+
 unsigned snic_fault_drain(struct snic_fault *f, const struct snic_fault_io *io)
 {
 	unsigned n = 0;

@@ -79,6 +79,12 @@ uint16_t snic_fault_rx(struct snic_fault *f, struct snic_pkt **pkts,
 		       uint16_t n, uint16_t cap, uint64_t now,
 		       const struct snic_fault_io *io);
 
+/* When the oldest held frame is due (the clock snic_fault_rx is given);
+ * UINT64_MAX when none is held.  A caller that polls only on work asks
+ * it before sleeping, so that a held frame's delay stays the configured
+ * one and not its sleep (held frames leave in FIFO order). */
+uint64_t snic_fault_next_due(const struct snic_fault *f);
+
 /* Give back every held frame (teardown).  Returns how many. */
 unsigned snic_fault_drain(struct snic_fault *f, const struct snic_fault_io *io);
 

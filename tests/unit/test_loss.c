@@ -1384,6 +1384,45 @@ static void test_loss_fault_dup_cap(void)
 	}
 }
 
+/* snic_fault_next_due: none held, UINT64_MAX; frames held back with
+ * fixed delays, the oldest's due time, which moves to the next once that
+ * one leaves, and not before its time (snic-emu's threads sleep until
+ * it: boards/emu emu_fault_next_due). */
+static void test_loss_fault_next_due(void)
+{
+	const struct snic_fault_cfg fc = {
+		.reorder = SNIC_FAULT_PPM, .delay_min_ns = 5000,
+		.delay_max_ns = 5000, .seed = 3,
+	};
+	struct dup_pool d = { 0, 0 };
+	const struct snic_fault_io io = { &d, dup_pool_free, dup_pool_clone };
+	struct snic_pkt *pkts[4];
+	struct snic_fault f;
+	uint16_t k;
+
+	snic_fault_init(&f, &fc);
+	CU_ASSERT_EQUAL(snic_fault_next_due(&f), UINT64_MAX);
+	dup_pool_burst(&d, pkts, 1);
+	CU_ASSERT_EQUAL(snic_fault_rx(&f, pkts, 1, 4, 1000, &io), 0);
+	CU_ASSERT_EQUAL(snic_fault_next_due(&f), 6000);
+	dup_pool_burst(&d, pkts, 1);
+	CU_ASSERT_EQUAL(snic_fault_rx(&f, pkts, 1, 4, 2000, &io), 0);
+	CU_ASSERT_EQUAL(snic_fault_next_due(&f), 6000); /* the oldest's */
+	/* an empty poll before the time: nothing leaves */
+	CU_ASSERT_EQUAL(snic_fault_rx(&f, pkts, 0, 4, 5999, &io), 0);
+	CU_ASSERT_EQUAL(snic_fault_next_due(&f), 6000);
+	/* at it the first leaves, and the second's time is next */
+	k = snic_fault_rx(&f, pkts, 0, 1, 6000, &io);
+	CU_ASSERT_EQUAL_FATAL(k, 1);
+	dup_pool_free(&d, pkts[0]);
+	CU_ASSERT_EQUAL(snic_fault_next_due(&f), 7000);
+	k = snic_fault_rx(&f, pkts, 0, 4, 7000, &io);
+	CU_ASSERT_EQUAL_FATAL(k, 1);
+	dup_pool_free(&d, pkts[0]);
+	CU_ASSERT_EQUAL(snic_fault_next_due(&f), UINT64_MAX);
+	CU_ASSERT_EQUAL(d.live, 0);
+}
+
 static void test_loss_dup_only_write(void)
 {
 	dup_only_run(SNIC_WR_RDMA_WRITE, "WRITE");
@@ -1983,6 +2022,7 @@ UNIT_SUITE(loss, NULL, NULL,
 	   UNIT_TEST(test_loss_backlog_acks_end),
 	   UNIT_TEST(test_loss_dup_only_read),
 	   UNIT_TEST(test_loss_fault_dup_cap),
+	   UNIT_TEST(test_loss_fault_next_due),
 	   UNIT_TEST(test_loss_read_slow_responder),
 	   UNIT_TEST(test_loss_read_nak_keeps_active),
 	   UNIT_TEST(test_loss_silent_peer),
