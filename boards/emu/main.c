@@ -1002,6 +1002,14 @@ static void *core_loop(void *arg)
 
 	snprintf(name, sizeof(name), "snic-core%u", k);
 	pthread_setname_np(pthread_self(), name);
+	/* an lcore id of its own, so that the packet pools give this thread
+	 * a cache (DPDK's are per lcore): without one every frame it
+	 * allocates or frees goes through the pool's shared ring, and the
+	 * ring hands out the buffer freed longest ago (out of the cache) */
+	if (rte_thread_register() != 0)
+		fprintf(stderr, "snic-emu: core %u: no DPDK lcore id (%s): its "
+			"frame buffers come from the pools' shared rings\n", k,
+			rte_strerror(rte_errno));
 	while (!atomic_load_explicit(&core_stop, memory_order_acquire)) {
 		unsigned work = 0;
 		uint64_t now, until;
@@ -1026,6 +1034,7 @@ static void *core_loop(void *arg)
 		else
 			core_sleep(k, now, until);
 	}
+	rte_thread_unregister(); /* none registered: a no-op */
 	return NULL;
 }
 
