@@ -40,6 +40,10 @@ log=$SNIC_CASE_DIR/snic-emu.log
 [[ -f $log ]] || snic_fail "no snic-emu log in $SNIC_CASE_DIR"
 grep -q '^firmware cores per NIC: 2 ' "$log" ||
 	snic_fail "snic-emu did not run 2 cores per NIC (see $log)"
+# core 1's thread is a DPDK lcore: its frame buffers come from a pool
+# cache of its own, not the pools' shared rings (boards/emu core_loop)
+! grep -q 'no DPDK lcore id' "$log" ||
+	snic_fail "core 1's thread got no DPDK lcore id: $(grep 'no DPDK lcore id' "$log")"
 sum() { awk -v n="$1" '$1 == n { s += $2 } END { print s + 0 }' "$log"; }
 steered=$(sum xcore_rx_steered)
 took1=$(sum hal_rx_queue1_frames)
