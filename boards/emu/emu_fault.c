@@ -122,7 +122,10 @@ uint64_t emu_fault_next_due(const struct snic_dpdk_nic *n, uint16_t q)
 	for (uint16_t i = 0; enabled && i < n->nb_ports; i++) {
 		const struct emu_fault_port *fp = n->port[i].rx_hook_arg;
 
-		if (n->port[i].rx_hook != fp_rx)
+		/* a stopped port's receive hook is not called (its held
+		 * frames wait for the start): its due times would only keep
+		 * core 0 from sleeping */
+		if (n->port[i].rx_hook != fp_rx || !n->port[i].started)
 			continue;
 		for (uint16_t r = 0; r < fp->nq; r++) {
 			uint64_t d;
