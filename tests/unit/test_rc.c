@@ -680,6 +680,53 @@ static void test_rc_rnr_then_recv(void)
 	env_free(e);
 }
 
+/* Eight one-packet SENDs and no RECV: the responder RNR-NAKs the first
+ * and NAKs the rest as out of sequence, naming the same PSN.  That NAK
+ * is the RNR's echo, not a loss: the requester keeps its full window
+ * (cwnd 0) and waits out the RNR timer (no resend before it), and once
+ * RECVs are there every SEND lands once, in order. */
+static void test_rc_rnr_seq_echo(void)
+{
+	struct rc_env *e = env_new();
+	struct snic_qp *qa = &e->s->a.nic->qps[SNIC_QPN_IDX(e->p.qa.qpn)];
+	struct snic_wqe_sge s[8], rs[8];
+	struct snic_cqe c;
+
+	for (unsigned i = 0; i < 8; i++) {
+		s[i] = sga(e, 256 * i, 200);
+		rs[i] = sgb(e, 256 * i, 256);
+		pattern(A(e, 256 * i), 200, (uint8_t)(40 + i));
+		struct fwr w = { .wr_id = 70 + i, .opcode = SNIC_WR_SEND,
+				 .flags = SNIC_SEND_SIGNALED, .sge = &s[i],
+				 .num_sge = 1 };
+		fqp_post_send(&e->p.qa, &w);
+	}
+	fsim_idle(e->s, 30);
+	CU_ASSERT_TRUE(cA(e, "rnr_nak_recv") >= 1);
+	CU_ASSERT_TRUE(cB(e, "nak_seq_sent") >= 1);
+	CU_ASSERT_TRUE(cA(e, "nak_seq_recv") >= 1);
+	/* every sequence NAK the requester took was the RNR's echo */
+	CU_ASSERT_EQUAL(cA(e, "nak_seq_rnr"), cA(e, "nak_seq_recv"));
+	CU_ASSERT_EQUAL(qa->cwnd, 0);
+	for (unsigned i = 0; i < 8; i++)
+		fqp_post_recv(&e->p.qb, 80 + i, &rs[i], 1);
+	for (unsigned i = 0; i < 8; i++) {
+		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqb, &c));
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+		CU_ASSERT_EQUAL(c.wr_id, 80 + i);
+		CU_ASSERT_EQUAL(c.byte_len, 200);
+		CU_ASSERT_EQUAL(memcmp(B(e, 256 * i), A(e, 256 * i), 200), 0);
+	}
+	for (unsigned i = 0; i < 8; i++) {
+		CU_ASSERT_TRUE_FATAL(wait_cqe(e, &e->p.cqa, &c));
+		CU_ASSERT_EQUAL(c.status, SNIC_WC_SUCCESS);
+		CU_ASSERT_EQUAL(c.wr_id, 70 + i);
+	}
+	CU_ASSERT_EQUAL(qa->cwnd, 0);
+	CU_ASSERT_EQUAL(cB(e, "recv_wqes"), 8);
+	env_free(e);
+}
+
 static void test_rc_rnr_retry_exceeded(void)
 {
 	struct fconn conn;
@@ -2208,6 +2255,7 @@ UNIT_SUITE(rc, NULL, NULL,
 	   UNIT_TEST(test_rc_bad_rkey_read),
 	   UNIT_TEST(test_rc_qp_access_flags),
 	   UNIT_TEST(test_rc_rnr_then_recv),
+	   UNIT_TEST(test_rc_rnr_seq_echo),
 	   UNIT_TEST(test_rc_rnr_retry_exceeded),
 	   UNIT_TEST(test_rc_rnr_write_imm),
 	   UNIT_TEST(test_rc_malformed_frames),

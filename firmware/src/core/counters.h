@@ -20,7 +20,7 @@
 	X(nak_seq_sent) X(nak_inv_req_sent) X(nak_access_sent)               \
 	X(nak_rem_op_sent) X(rnr_nak_sent)                                   \
 	X(nak_seq_recv) X(nak_inv_req_recv) X(nak_access_recv)               \
-	X(nak_rem_op_recv) X(rnr_nak_recv)                                   \
+	X(nak_rem_op_recv) X(rnr_nak_recv) X(nak_seq_rnr)                    \
 	X(acks_sent) X(acks_recv) X(retransmits)                             \
 	X(tx_no_buffer) X(tx_queue_full)                                     \
 	X(arp_requests_sent) X(arp_replies_sent) X(neigh_learned)            \

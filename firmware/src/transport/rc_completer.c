@@ -202,6 +202,15 @@ static void on_nak_seq(struct snic_nic *nic, struct snic_qp *qp,
 	retire_upto(nic, qp, h->psn, true);
 	qp->nak_valid = true;
 	qp->nak_psn = h->psn;
+	/* The echo of an RNR NAK (9.7.5.2.8): the responder, which could
+	 * not take the packet at ePSN, found the ones behind it out of
+	 * sequence and names the same PSN (rxe does so too).  The RNR wait
+	 * sends it again from there anyway: nothing was lost, so the
+	 * window stays as it is and the wait is not cut short. */
+	if (qp->wait_until && h->psn == qp->npsn) {
+		CNT_INC(&nic->core, nak_seq_rnr);
+		return;
+	}
 	req_resend_lost(nic, qp, h->psn);
 }
 
