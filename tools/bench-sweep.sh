@@ -4,8 +4,9 @@
 # DPDK ring pair's raw frame rate through the HAL: snic-portbench) and what
 # goes through two emu NICs (one snic-emu, ring pair):
 #   - Debian's unmodified perftest, ib_{write,read,send}_{bw,lat}, 8 B ..
-#     1 MiB: message rate, bandwidth, typical latency; and the 64-B WRITE
-#     rate again timed (ib_write_bw -D), the median of 5 runs;
+#     1 MiB: message rate, bandwidth, typical latency, the RNR NAKs of the
+#     bandwidth run (snicctl); and the 64-B WRITE rate again timed
+#     (ib_write_bw -D), the median of 5 runs;
 #   - registration: ibv_reg_mr + ibv_dereg_mr 4 KiB .. 256 MiB of a fresh
 #     buffer (first; fresh: one never written) and again of the same
 #     buffer (reg), a 4 KiB pair
@@ -60,17 +61,29 @@ memcpy_for() {
 snic_emu_start >/dev/null
 port=$(snic_free_port 24515)
 
+# RNR NAKs the server's NIC has sent so far (snicctl asks the firmware:
+# exact).  A SEND run whose server process loses its CPU runs its receive
+# queue dry, and each RNR NAK holds the client for perftest's RNR timer
+# (0.64 ms): on this shared machine a counted ib_send_bw came out at 3.0-3.3
+# or at 0.75-1.16 M msg/s by that alone (README, session 24's make bench).
+rnr_sent() {
+	"$BIN/snicctl" show -a snic1 2>/dev/null |
+		awk '$1 == "rnr_nak_sent" { print $2; found = 1; exit } END { if (!found) print 0 }'
+}
+
 # pt PROGRAM ARGS...: server on snic1, client on snic0; the client's first
-# result row on stdout.
+# result row on stdout, and after it the RNR NAKs of the run.
 pt() {
-	local prog=$1 out=$SNIC_CASE_DIR/sweep-client.out spid
+	local prog=$1 out=$SNIC_CASE_DIR/sweep-client.out spid rnr0
 	shift
+	rnr0=$(rnr_sent)
 	timeout -k 5 180 "$prog" -d snic1 -F -x 0 -p "$port" "$@" >/dev/null 2>&1 </dev/null &
 	spid=$!
 	snic_wait_listen "$port" 30 "$spid" >/dev/null || { kill "$spid" 2>/dev/null; return 1; }
 	timeout -k 5 180 "$prog" -d snic0 -F -x 0 -p "$port" "$@" 127.0.0.1 >"$out" 2>&1 </dev/null
 	wait "$spid"
-	awk '/#bytes/ { hdr = 1; next } hdr && $1 ~ /^[0-9]+$/ { print; exit }' "$out"
+	awk -v rnr=$(( $(rnr_sent) - rnr0 )) \
+		'/#bytes/ { hdr = 1; next } hdr && $1 ~ /^[0-9]+$/ { print $0, rnr; exit }' "$out"
 }
 
 # median COL: of the rows on stdin, the one with the median value in
@@ -94,8 +107,8 @@ for op in write read send; do
 	for size in $SIZES; do
 		bw=$(rep 5 pt "ib_${op}_bw" -s "$size" -n "$(iters "$size" bw)")
 		lat=$(rep 5 pt "ib_${op}_lat" -s "$size" -n "$(iters "$size" lat)")
-		# size MB/s(2^20) Mmsg/s typical_us
-		echo "$size $(awk '{ print $4, $5 }' <<<"$bw") $(awk '{ print $5 }' <<<"$lat")" >>"$DAT/$op.dat"
+		# size MB/s(2^20) Mmsg/s typical_us RNR-NAKs(of the bw row)
+		echo "$size $(awk '{ print $4, $5 }' <<<"$bw") $(awk '{ print $5 }' <<<"$lat") $(awk '{ print $NF }' <<<"$bw")" >>"$DAT/$op.dat"
 	done
 done
 
@@ -150,15 +163,16 @@ snic_emu_stop >/dev/null
 	printf '  DPDK ring pair, 64-B frames through the HAL   %s M frames/s\n' "$PORT_MPPS"
 	echo
 	echo "perftest (client snic0, server snic1; GB/s = 10^9 B/s of payload)"
-	printf '  %-6s %8s  %9s %8s  %9s %8s  %9s\n' op bytes 'Mmsg/s' '/port' 'GB/s' '/memcpy' 'lat us'
+	printf '  %-6s %8s  %9s %8s  %9s %8s  %9s %5s\n' op bytes 'Mmsg/s' '/port' 'GB/s' '/memcpy' 'lat us' 'RNR'
 	for op in write read send; do
-		while read -r size mbs mpps lat; do
+		while read -r size mbs mpps lat rnr; do
 			gbs=$(awk -v m="$mbs" 'BEGIN { printf "%.3f", m * 1048576 / 1e9 }')
-			printf '  %-6s %8s  %9s %8s  %9s %8s  %9s\n' "$op" "$size" "$mpps" \
+			printf '  %-6s %8s  %9s %8s  %9s %8s  %9s %5s\n' "$op" "$size" "$mpps" \
 				"$(ratio "$mpps" "$PORT_MPPS")" "$gbs" \
-				"$(ratio "$gbs" "$(memcpy_for "$size")")" "$lat"
+				"$(ratio "$gbs" "$(memcpy_for "$size")")" "$lat" "$rnr"
 		done <"$DAT/$op.dat"
 	done
+	echo "  RNR: RNR NAKs snic1 sent during the bandwidth run shown (each holds the client for perftest's RNR timer, 0.64 ms)"
 	read -r t_med t_lo t_hi <<<"$TIMED"
 	printf '  write 64 B timed (ib_write_bw -D %s, %s runs): %s M msg/s median (%s .. %s), %s of the port\n' \
 		"$TIMED_S" "$TIMED_RUNS" "$t_med" "$t_lo" "$t_hi" "$(ratio "$t_med" "$PORT_MPPS")"
