@@ -68,13 +68,13 @@ port=$(snic_free_port 24515)
 # or at 0.75-1.16 M msg/s by that alone (README, session 24's make bench).
 rnr_sent() {
 	"$BIN/snicctl" show -a snic1 2>/dev/null |
-		awk '$1 == "rnr_nak_sent" { print $2; found = 1; exit } END { if (!found) print 0 }'
+		awk '$1 == "rnr_nak_sent" { print $2; exit }'
 }
 
 # pt PROGRAM ARGS...: server on snic1, client on snic0; the client's first
 # result row on stdout, and after it the RNR NAKs of the run.
 pt() {
-	local prog=$1 out=$SNIC_CASE_DIR/sweep-client.out spid rnr0
+	local prog=$1 out=$SNIC_CASE_DIR/sweep-client.out spid rnr0 rnr1 rnr=-
 	shift
 	rnr0=$(rnr_sent)
 	timeout -k 5 180 "$prog" -d snic1 -F -x 0 -p "$port" "$@" >/dev/null 2>&1 </dev/null &
@@ -82,7 +82,10 @@ pt() {
 	snic_wait_listen "$port" 30 "$spid" >/dev/null || { kill "$spid" 2>/dev/null; return 1; }
 	timeout -k 5 180 "$prog" -d snic0 -F -x 0 -p "$port" "$@" 127.0.0.1 >"$out" 2>&1 </dev/null
 	wait "$spid"
-	awk -v rnr=$(( $(rnr_sent) - rnr0 )) \
+	rnr1=$(rnr_sent)
+	# "-" when snicctl could not tell (before or after)
+	[[ -n $rnr0 && -n $rnr1 ]] && rnr=$(( rnr1 - rnr0 ))
+	awk -v rnr="$rnr" \
 		'/#bytes/ { hdr = 1; next } hdr && $1 ~ /^[0-9]+$/ { print $0, rnr; exit }' "$out"
 }
 

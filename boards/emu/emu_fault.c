@@ -117,7 +117,6 @@ void emu_fault_attach(struct snic_dpdk_nic *n, const char *nic_name)
 uint64_t emu_fault_next_due(const struct snic_dpdk_nic *n, uint16_t q)
 {
 	uint64_t due = UINT64_MAX;
-	uint16_t own = snic_dpdk_rx_queues((void *)(uintptr_t)n);
 
 	for (uint16_t i = 0; enabled && i < n->nb_ports; i++) {
 		const struct emu_fault_port *fp = n->port[i].rx_hook_arg;
@@ -130,7 +129,7 @@ uint64_t emu_fault_next_due(const struct snic_dpdk_nic *n, uint16_t q)
 		for (uint16_t r = 0; r < fp->nq; r++) {
 			uint64_t d;
 
-			if (r != q && (q != 0 || r < own))
+			if (snic_dpdk_rx_poller(n, r) != q)
 				continue; /* another thread's queue */
 			d = snic_fault_next_due(&fp->f[r]);
 			if (d < due)

@@ -18,10 +18,9 @@ int emu_fault_parse(const char *spec);
 /* Hook every port of the NIC (no-op without --fault). */
 void emu_fault_attach(struct snic_dpdk_nic *n, const char *nic_name);
 /* The earliest time a frame held back on the NIC's RX queue q is due
- * (UINT64_MAX: none), for the thread that polls q before it sleeps;
- * queue 0's thread also polls the queues no core of their own does
- * (hal_dpdk.c snic_dpdk_rx_burst).  From that thread only: the fault
- * state of a queue is its poller's. */
+ * (UINT64_MAX: none), for the thread that polls q before it sleeps:
+ * the rings whose poller q is (snic_dpdk_rx_poller).  From that thread
+ * only: the fault state of a queue is its poller's. */
 uint64_t emu_fault_next_due(const struct snic_dpdk_nic *n, uint16_t q);
 /* Print what was injected, one line per port (per queue where it has
  * several); give back held frames. */

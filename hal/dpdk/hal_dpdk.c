@@ -728,6 +728,20 @@ static uint16_t rx_queue_burst(struct snic_dpdk_port *p, uint16_t port,
 	return k;
 }
 
+/* The RX queues the firmware polls a core each (the rx_queues op):
+ * want_rxq where every port has that many, else 1.  Queue 0's poll also
+ * takes the queues past them (snic_dpdk_rx_poller). */
+static inline uint16_t own_rxq(const struct snic_dpdk_nic *nic)
+{
+	return nic->nb_rxq <= 1 || nic->nb_rxq != nic->want_rxq ? 1
+								 : nic->nb_rxq;
+}
+
+uint16_t snic_dpdk_rx_poller(const struct snic_dpdk_nic *nic, uint16_t r)
+{
+	return r < own_rxq(nic) ? r : 0;
+}
+
 /* The NIC's port `port` when it exists and is started, else NULL. */
 static inline struct snic_dpdk_port *started_port(struct snic_dpdk_nic *nic,
 						  uint16_t port)
@@ -747,9 +761,8 @@ uint16_t snic_dpdk_rx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 	if (p == NULL)
 		return 0;
 	k = rx_queue_burst(p, port, 0, pkts, n);
-	/* queues no core of its own polls (the firmware uses fewer: as many
-	 * as rx_queues says, which may be 1 when the port has more) */
-	for (uint16_t q = snic_dpdk_rx_queues(nic); q < p->nb_rxq && k < n; q++)
+	/* queues no core of its own polls (snic_dpdk_rx_poller) */
+	for (uint16_t q = own_rxq(nic); q < p->nb_rxq && k < n; q++)
 		k = (uint16_t)(k + rx_queue_burst(p, port, q, pkts + k,
 						  (uint16_t)(n - k)));
 	return k;
@@ -766,18 +779,14 @@ uint16_t snic_dpdk_rx_burst_queue(void *hal, uint16_t port, uint16_t q,
 	if (q == 0)
 		return snic_dpdk_rx_burst(hal, port, pkts, n);
 	/* one poller per ring: rx_burst's queues are not also served here */
-	if (p == NULL || unlikely(q >= snic_dpdk_rx_queues(nic)))
+	if (p == NULL || unlikely(q >= own_rxq(nic)))
 		return 0;
 	return rx_queue_burst(p, port, q, pkts, n);
 }
 
 uint16_t snic_dpdk_rx_queues(void *hal)
 {
-	const struct snic_dpdk_nic *nic = hal;
-
-	if (nic->nb_rxq <= 1 || nic->nb_rxq != nic->want_rxq)
-		return 1;
-	return nic->nb_rxq;
+	return own_rxq(hal);
 }
 
 /* Frames wait on queue q (from any thread): a ring pair's ring count;
@@ -786,17 +795,16 @@ int snic_dpdk_rx_ready(void *hal, uint16_t port, uint16_t q)
 {
 	const struct snic_dpdk_nic *nic = hal;
 	const struct snic_dpdk_port *p;
-	uint16_t last;
 
 	if (port >= nic->nb_ports)
 		return 0;
 	p = &nic->port[port];
 	if (q >= p->nb_rxq || p->rx_ring[0] == NULL)
 		return 0;
-	/* queue 0 also stands for the queues nobody else polls */
-	last = q == 0 && snic_dpdk_rx_queues(hal) == 1 ? p->nb_rxq : q + 1;
-	for (uint16_t r = q; r < last; r++)
-		if (rte_ring_count(p->rx_ring[r]) != 0)
+	/* ring q, and for queue 0 also the rings its poll takes */
+	for (uint16_t r = q; r < p->nb_rxq; r++)
+		if ((r == q || snic_dpdk_rx_poller(nic, r) == q) &&
+		    rte_ring_count(p->rx_ring[r]) != 0)
 			return 1;
 	return 0;
 }

@@ -185,6 +185,11 @@ uint16_t snic_dpdk_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 			    uint16_t n);
 uint16_t snic_dpdk_tx_queues(void *hal);
 uint16_t snic_dpdk_rx_queues(void *hal);
+/* The RX queue whose poll takes the frames of the port's RX ring r: r
+ * where the firmware polls a queue per core (rx_queues), else 0 (rx_burst
+ * also polls the rings past them).  The one rule for which thread owns a
+ * ring's frames (and any state kept per queue, like --fault's). */
+uint16_t snic_dpdk_rx_poller(const struct snic_dpdk_nic *nic, uint16_t r);
 uint16_t snic_dpdk_rx_burst_queue(void *hal, uint16_t port, uint16_t q,
 				  struct snic_pkt **pkts, uint16_t n);
 int snic_dpdk_rx_ready(void *hal, uint16_t port, uint16_t q);

@@ -511,6 +511,15 @@ static void steer_pair(const char *tag, unsigned ntxq, unsigned nrxq,
 	       nic[1].port[e[1].port].nb_rxq == nrxq,
 	       "%s: tx_queues %u, %u RX queues a port", tag, ntxq, nrxq);
 	for (int s = 0; s < 2; s++) {
+		int own = snic_dpdk_rx_queues(&nic[s]) == nrxq, ok = 1;
+
+		for (unsigned r = 0; r < nrxq; r++)
+			ok &= snic_dpdk_rx_poller(&nic[s], (uint16_t)r) ==
+			      (own ? r : 0);
+		checkf(ok, "%s: NIC %c's ring r polled by queue %s", tag,
+		       'A' + s, own ? "r" : "0");
+	}
+	for (int s = 0; s < 2; s++) {
 		exchange(&e[s], &e[!s], ntxq, nrxq, dir[s]);
 		one_each(&e[s], &e[!s], nrxq, dir[s]);
 	}
