@@ -113,6 +113,7 @@ case_add verbs    verbs/ext            300 bash "$IT/verbs-ext.sh"
 case_add verbs    verbs/ipv6           300 bash "$IT/verbs.sh" --gid-index 1
 case_add verbs    verbs/ext-ipv6       300 bash "$IT/verbs-ext.sh" --gid-index 1
 case_add verbs    verbs/qp-scale       180 bash "$IT/qpscale.sh" 1000 10000
+case_add verbs    verbs/cq-tight       120 bash "$IT/qpscale.sh" tight 100 4
 case_add wire     wire/capture         240 bash "$IT/wire.sh" capture
 case_add wire     wire/scapy           120 bash "$IT/wire.sh" scapy
 case_add wire     wire/tshark          120 bash "$IT/wire.sh" tshark
@@ -159,6 +160,7 @@ case_add cores    cores/lossy           240 bash "$IT/cores.sh" lossy.sh 25615 -
 case_add cores    cores/verbs           300 bash "$IT/cores.sh" verbs.sh
 case_add cores    cores/verbs-ext       300 bash "$IT/cores.sh" verbs-ext.sh
 case_add cores    cores/qp-scale        180 bash "$IT/cores.sh" qpscale.sh 1000 10000
+case_add cores    cores/cq-tight        120 bash "$IT/cores.sh" qpscale.sh tight 100 8
 case_add cores    cores/write_bw         90 bash "$IT/cores.sh" perftest.sh 25715 ib_write_bw "${PT[@]}" -s 4096 -q 4
 case_add cores    cores/hostile-slots   120 bash "$IT/cores.sh" hostile.sh slots
 case_add cores    cores/ompi            180 bash "$IT/cores.sh" engines.sh ompi

@@ -31,6 +31,17 @@
  *                                  of two runs SECS apart (0.5) moves
  *                                  far less than one of two separate
  *                                  processes' runs
+ *   snic-qpbench tight N SECS      N pairs as `many` drives them (4 per
+ *                                  list, one CQE per list) on a CQ of N
+ *                                  entries: never more than N CQEs are
+ *                                  outstanding, so the CQ is often
+ *                                  nearly full and the NIC reads the
+ *                                  host's consumer index again and again
+ *                                  (with several cores, the claims'
+ *                                  slow path, firmware objects/cq.c
+ *                                  cq_claim_ci); an error completion or
+ *                                  a stall fails it (a CQ overrun puts
+ *                                  every QP in error)
  *   snic-qpbench check N [IDLE]    N pairs, each WRITEs its own pattern
  *                                  into its own 4 KiB of the peer, 8
  *                                  messages per QP; every byte checked;
@@ -44,7 +55,8 @@
  * Prints one line, "rate IDLE MMSGS", "many N MMSGS MIN_KMSGS MAX_KMSGS",
  * "ratio N MEDIAN_PCT LO_PCT HI_PCT MMSGS_1 MMSGS_N MIN_KMSGS MAX_KMSGS"
  * (the rates: medians of the turns; MIN/MAX: the slowest and fastest
- * QP over all turns), "check N ok" or "conns LIMIT ok"; exit status 1
+ * QP over all turns), "tight N ok MMSGS", "check N ok" or "conns LIMIT
+ * ok"; exit status 1
  * on any failure.
  */
 #include <errno.h>
@@ -74,6 +86,7 @@ struct side {
 };
 
 static struct side s0, s1;
+static int cq0_entries; /* snic0's CQ size when not 0 (tight) */
 static struct ibv_qp **qa, **qb;
 static struct ibv_qp **idle; /* idle QPs: 2 i on snic0, 2 i + 1 on snic1 */
 static unsigned nq;
@@ -102,8 +115,8 @@ static void side_open(struct side *s, struct ibv_device **list,
 	if (!s->ctx)
 		die(name);
 	s->pd = ibv_alloc_pd(s->ctx);
-	s->cq = ibv_create_cq(s->ctx, (int)(nqp * depth + nidle_qp + 16), NULL,
-			      NULL, 0);
+	s->cq = ibv_create_cq(s->ctx, s == &s0 && cq0_entries ? cq0_entries :
+			      (int)(nqp * depth + nidle_qp + 16), NULL, NULL, 0);
 	s->buf = calloc(nqp ? nqp : 1, SLOT);
 	if (!s->pd || !s->cq || !s->buf)
 		die("pd/cq/buffer");
@@ -469,6 +482,23 @@ int main(int argc, char **argv)
 		       (double)lo / t / 1e3, (double)hi / t / 1e3);
 		return 0;
 	}
+	if (strcmp(mode, "tight") == 0 && n > 0) {
+		uint64_t sum, lo, hi;
+		double t;
+
+		/* one list of DEPTH_N per QP in flight, one CQE each: n */
+		cq0_entries = (int)n;
+		setup(n, DEPTH_N, 0);
+		done = calloc(nq, sizeof(*done));
+		t = run(n, DEPTH_N, DEPTH_N, secs, done);
+		sum = sum_lo_hi(done, n, &lo, &hi);
+		if (lo == 0) {
+			fprintf(stderr, "snic-qpbench: a QP completed nothing\n");
+			return 1;
+		}
+		printf("tight %u ok %.3f\n", n, (double)sum / t / 1e6);
+		return 0;
+	}
 	if (strcmp(mode, "ratio") == 0 && n > 0 && argc > 4) {
 		unsigned turns = (unsigned)atoi(argv[4]);
 		unsigned depth = argc > 5 ? (unsigned)atoi(argv[5]) : DEPTH_N;
@@ -487,6 +517,7 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "conns") == 0 && n > 0)
 		return conns(n);
 	fprintf(stderr, "usage: snic-qpbench rate IDLE [SECS] | many N [SECS [DEPTH]] | "
-		"ratio N SECS TURNS [DEPTH] | check N [IDLE] | conns N\n");
+		"ratio N SECS TURNS [DEPTH] | tight N SECS | check N [IDLE] | "
+		"conns N\n");
 	return 2;
 }

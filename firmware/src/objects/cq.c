@@ -221,17 +221,28 @@ void cq_write(struct snic_nic *nic, struct snic_cq *cq, uint32_t cq_idx,
  * between passes, so when a command looks at the CQ (cq_resize) every
  * claimed slot is written.
  */
-/* The host's consumer index read again for a claim of the slots up to
- * `end` (the known one said full): false when they do not fit. */
+/* The host's consumer index read again for a claim of n slots (the known
+ * one said full): false when they do not fit.  *c is refreshed after the
+ * read: the c the caller holds may be older than the host's index (other
+ * cores claimed, wrote and the host took CQEs since it was loaded), and
+ * that c against a newer index would look like a ring with more than its
+ * size outstanding.  The acquire fence orders the claims the host's index
+ * counts (each made before its CQE's release-fenced owner byte) before
+ * the load of `claimed`, so a fresh c is never behind an honest index:
+ * an index ahead of it (or behind it by more than the ring) is the
+ * host's nonsense, full. */
 static bool __attribute__((noinline, cold))
-cq_claim_ci(struct snic_nic *nic, struct snic_cq *cq, uint32_t c,
-	    uint32_t end, uint32_t *ci)
+cq_claim_ci(struct snic_nic *nic, struct snic_cq *cq, uint32_t *c,
+	    uint32_t n, uint32_t *ci)
 {
-	if (core_dma_read(&nic->core, cq->dbrec_pa, ci, sizeof(*ci)) ||
-	    c - *ci > cq->cnt) /* nonsense from the host: full */
+	if (core_dma_read(&nic->core, cq->dbrec_pa, ci, sizeof(*ci)))
+		return false;
+	atomic_thread_fence(memory_order_acquire);
+	*c = atomic_load_explicit(&cq->claimed, memory_order_relaxed);
+	if (*c - *ci > cq->cnt)
 		return false;
 	atomic_store_explicit(&cq->claim_ci, *ci, memory_order_relaxed);
-	return end - *ci <= cq->cnt;
+	return *c + n - *ci <= cq->cnt;
 }
 
 static inline bool cq_claim(struct snic_nic *nic, struct snic_cq *cq,
@@ -241,8 +252,8 @@ static inline bool cq_claim(struct snic_nic *nic, struct snic_cq *cq,
 	uint32_t ci = atomic_load_explicit(&cq->claim_ci, memory_order_relaxed);
 
 	do {
-		if (c + n - ci > cq->cnt &&
-		    !cq_claim_ci(nic, cq, c, c + n, &ci))
+		/* (a cached index ahead of c wraps here: the slow path) */
+		if (c + n - ci > cq->cnt && !cq_claim_ci(nic, cq, &c, n, &ci))
 			return false;
 	} while (!atomic_compare_exchange_weak_explicit(
 			&cq->claimed, &c, c + n, memory_order_relaxed,
