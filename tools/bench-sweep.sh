@@ -15,7 +15,9 @@
 #   - QP scaling: the 1-QP 64-B WRITE rate with no other QP and with IDLE
 #     idle QPs created on each NIC, and 1,000 active QPs (4 and 16 WRITEs
 #     per list) against one QP of the same set, the two runs alternating:
-#     aggregate, slowest and fastest QP (snic-qpbench).
+#     aggregate, slowest and fastest QP (snic-qpbench);
+#   - 1 and 2 firmware cores per NIC: WRITE rates and bandwidth, the
+#     1,000-QP ratio, a command's round trip (tools/bench-cores.sh).
 # Each figure with its ratio to the limit it is bounded by.  Writes
 # build/bench/bench.txt (the table) and PNG plots (gnuplot) there.
 # Figures, not verdicts: fails only when a program fails.
@@ -157,6 +159,12 @@ read -r _ _ R_MANY16 R_MANY16_LO R_MANY16_HI MANY16_1 MANY16 MANY16_LO MANY16_HI
 	"$BIN/snic-qpbench" ratio 1000 "$QP_SLICE" "$QP_TURNS" 16)
 snic_emu_stop >/dev/null
 
+# ---------------------------------------------------------------- cores
+# 1 and 2 firmware cores per NIC (tools/bench-cores.sh, its own snic-emus)
+SNIC_IN_NETNS=1 SNIC_BENCH_REPEAT=$REPEAT \
+	SNIC_BENCH_MEMCPY="$(for s in "${!MEMCPY[@]}"; do printf '%s %s ' "$s" "${MEMCPY[$s]}"; done)" \
+	bash "$(dirname "${BASH_SOURCE[0]}")/bench-cores.sh" >"$DAT/cores.txt"
+
 # ---------------------------------------------------------------- table
 {
 	echo "snic make bench: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1 /proc/loadavg); two NICs in one snic-emu (ring pair); median of $REPEAT runs"
@@ -197,6 +205,8 @@ snic_emu_stop >/dev/null
 	printf '  16 per list: 1 QP %s, 1000 QPs %s M msg/s   %s %% of the 1-QP rate (%s .. %s; posted as the 1-QP run posts)\n' \
 		"$MANY16_1" "$MANY16" "$R_MANY16" "$R_MANY16_LO" "$R_MANY16_HI"
 	printf '  per QP: slowest %s, fastest %s k msg/s\n' "$MANY16_LO" "$MANY16_HI"
+	echo
+	cat "$DAT/cores.txt"
 	echo
 	echo "(a shared 2-core machine: noisy; compare ratios, not absolutes)"
 } | tee "$TXT"

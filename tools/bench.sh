@@ -227,8 +227,6 @@ for step in "resolve addr" connect disconnect; do
 done
 snic_emu_stop >/dev/null
 
-echo
-SNIC_IN_NETNS=1 bash "$(dirname "${BASH_SOURCE[0]}")/bench-cores.sh"
 
 # snic against Linux's soft-RoCE (tests/interop/): the software RoCE a
 # user of this machine would otherwise run, beside the snic<->snic figures
