@@ -68,9 +68,10 @@ port=$(snic_free_port 24515)
 # queue dry, and each RNR NAK holds the client for perftest's RNR timer
 # (0.64 ms): on this shared machine a counted ib_send_bw came out at 3.0-3.3
 # or at 0.75-1.16 M msg/s by that alone (README, session 24's make bench).
-rnr_sent() {
+rnr_sent() { # (awk reads to the end: exiting at the match could stop
+	     # snicctl with SIGPIPE, failing the pipeline and the script)
 	"$BIN/snicctl" show -a snic1 2>/dev/null |
-		awk '$1 == "rnr_nak_sent" { print $2; exit }'
+		awk '$1 == "rnr_nak_sent" && n++ == 0 { print $2 }'
 }
 
 # pt PROGRAM ARGS...: server on snic1, client on snic0; the client's first
