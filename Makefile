@@ -362,14 +362,14 @@ fuzz: deps
 
 # With two firmware cores per NIC on real threads (suite cores): the cases
 # whose programs are ours (Debian's cannot load an ASan libibverbs).
-ASAN_CORES = cores/verbs cores/verbs-ext cores/qp-scale cores/hostile-slots
+ASAN_CORES = cores/verbs cores/verbs-ext cores/qp-scale cores/cq-tight cores/hostile-slots
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" all
 	SNIC_BUILD=build-asan tests/run.sh unit verbs $(ASAN_CORES)
 
 clean:
-	rm -rf build build-asan build-aarch64 build-fuzz
+	rm -rf build build-asan build-aarch64 build-fuzz build-tsan
 
 # Boards other than emu bring their own rules (e.g. the bare-metal image).
 include $(sort $(wildcard boards/*/board.mk))

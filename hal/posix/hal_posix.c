@@ -417,7 +417,8 @@ void snic_futex_wake(const void *word)
 	syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-static int futex_waitv_missing = -1;    /* -1: not yet known */
+/* -1: not yet known.  Atomic: every core thread sleeps through here. */
+static _Atomic int futex_waitv_missing = -1;
 
 static int futex_wait_one(void *word, uint32_t expected, uint64_t ns)
 {
@@ -440,12 +441,14 @@ int snic_futex_waitv(void *const *words, const uint32_t *expected,
 
 	if (n == 0)
 		return 0;
-	if (futex_waitv_missing < 0) {
+	if (atomic_load_explicit(&futex_waitv_missing, memory_order_relaxed) < 0) {
 		const char *s = getenv("SNIC_NO_FUTEX_WAITV");
 
-		futex_waitv_missing = s != NULL && s[0] == '1';
+		atomic_store_explicit(&futex_waitv_missing, s != NULL && s[0] == '1',
+				      memory_order_relaxed);
 	}
-	if (futex_waitv_missing || n > SNIC_FUTEX_WAITV_MAX)
+	if (atomic_load_explicit(&futex_waitv_missing, memory_order_relaxed) ||
+	    n > SNIC_FUTEX_WAITV_MAX)
 		goto fallback;
 	for (unsigned i = 0; i < n; i++) {
 		w[i].val = expected[i];
@@ -465,7 +468,7 @@ int snic_futex_waitv(void *const *words, const uint32_t *expected,
 		return 1;
 	if (errno != ENOSYS)
 		return 0;               /* ETIMEDOUT, EINTR */
-	futex_waitv_missing = 1;
+	atomic_store_explicit(&futex_waitv_missing, 1, memory_order_relaxed);
 fallback:
 	return futex_wait_one(words[0], expected[0],
 			      timeout_ns < fallback_ns ? timeout_ns : fallback_ns);

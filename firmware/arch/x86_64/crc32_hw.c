@@ -27,6 +27,7 @@
 
 #if defined(__x86_64__) && !defined(SNIC_NO_SIMD)
 #include <immintrin.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #define CLMUL __attribute__((target("pclmul,sse4.1")))
@@ -86,15 +87,20 @@ CLMUL static inline __attribute__((always_inline)) uint32_t reduce(__m128i x)
 
 #define CLMUL512 __attribute__((target("avx512f,avx512vl,vpclmulqdq,pclmul,sse4.1")))
 
+/* Atomic (relaxed: a plain load and store here): cores on several
+ * threads may ask first at once; each finds the same answer. */
 static bool vclmul_ok(void)
 {
-	static int ok = -1;
+	static _Atomic int ok = -1;
+	int v = atomic_load_explicit(&ok, memory_order_relaxed);
 
-	if (ok < 0)
-		ok = __builtin_cpu_supports("avx512f") &&
-		     __builtin_cpu_supports("avx512vl") &&
-		     __builtin_cpu_supports("vpclmulqdq");
-	return ok != 0;
+	if (v < 0) {
+		v = __builtin_cpu_supports("avx512f") &&
+		    __builtin_cpu_supports("avx512vl") &&
+		    __builtin_cpu_supports("vpclmulqdq");
+		atomic_store_explicit(&ok, v, memory_order_relaxed);
+	}
+	return v != 0;
 }
 
 /* Fold constants for a distance of D bits: x^(D+32) and x^(D-32) mod P,

@@ -206,6 +206,10 @@ struct snic_nic *snic_nic_init_cores(void *mem, const struct snic_nic_config *cf
 	mr_init(nic, cfg->seed ? cfg->seed
 			       : hal->ops->now_ns(hal->ctx) ^ cfg->node_guid);
 	bar_init(nic);
+	/* the ICRC's CPU probe sets a global the first time it is asked
+	 * (arch/crc32_hw.h): asked here, before the board starts any other
+	 * core, so the cores' data paths only read it */
+	(void)snic_dma_crc_ok();
 	return nic;
 }
 
