@@ -149,17 +149,25 @@ static bool tx_ring_flush(struct snic_core *c, struct snic_pkt **q,
 	while (*head != tail) {
 		uint32_t at = *head % qsize, n = tail - *head, i;
 		struct snic_pkt **burst = q + at;
+		uint32_t bytes = 0;     /* <= SNIC_BURST frames */
 		uint16_t sent;
 
 		if (n > SNIC_BURST)
 			n = SNIC_BURST;
 		if (n > qsize - at)
 			n = qsize - at;
-		for (i = 0; i < n; i++)
+		/* the bytes are summed before the port takes the frames: a
+		 * frame it took is no longer ours to read (another thread may
+		 * already have received, freed and reused it); the ones it
+		 * left are, and come off the sum */
+		for (i = 0; i < n; i++) {
 			core_trace(c, SNIC_TR_TX, burst[i]->len);
+			bytes += burst[i]->len;
+		}
 		sent = c->ops->tx_burst(c->hal_ctx, 0, burst, (uint16_t)n);
-		for (i = 0; i < sent; i++)
-			CNT_ADD(c, tx_bytes, burst[i]->len);
+		for (i = sent; i < n; i++)
+			bytes -= burst[i]->len;
+		CNT_ADD(c, tx_bytes, bytes);
 		CNT_ADD(c, tx_frames, sent);
 		*head += sent;
 		*sent_total += sent;
