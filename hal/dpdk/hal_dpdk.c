@@ -672,6 +672,75 @@ static inline uint16_t burst_chunk(uint16_t left)
 	return left < HAL_BURST ? left : (uint16_t)HAL_BURST;
 }
 
+/*
+ * Frame buffers change threads inside DPDK (a ring port's ring, a pool's
+ * shared ring), whose code is not built with ThreadSanitizer, so TSan
+ * (tools/tsan.sh) would see the new owner's first touch race with the
+ * old owner's last.  Under TSan each hand-off is told: a release on the
+ * mbuf where we give it to DPDK (TX, free), an acquire where we take it
+ * back (RX, alloc); the pool's own code is split so that nothing of ours
+ * touches the mbuf between the release and the put, or between the get
+ * and the acquire.  Without TSan the plain DPDK calls, as before.
+ */
+#ifdef __SANITIZE_THREAD__
+#include <sanitizer/tsan_interface.h>
+
+static inline void mbuf_give(struct rte_mbuf *m)
+{
+	__tsan_release(m);
+}
+
+static inline void mbuf_take(struct rte_mbuf *m)
+{
+	__tsan_acquire(m);
+}
+
+static inline int mbuf_alloc_bulk(struct rte_mempool *pool,
+				  struct rte_mbuf **m, unsigned n)
+{
+	if (rte_mempool_get_bulk(pool, (void **)m, n) != 0)
+		return -1;
+	for (unsigned i = 0; i < n; i++) {
+		mbuf_take(m[i]);
+		rte_pktmbuf_reset(m[i]);
+	}
+	return 0;
+}
+
+static inline void mbuf_free_bulk(struct rte_mbuf **m, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct rte_mbuf *f = rte_pktmbuf_prefree_seg(m[i]);
+
+		if (f != NULL) {   /* our frames are one segment each */
+			mbuf_give(f);
+			rte_mempool_put(f->pool, f);
+		}
+	}
+}
+#else
+static inline void mbuf_give(struct rte_mbuf *m)
+{
+	(void)m;
+}
+
+static inline void mbuf_take(struct rte_mbuf *m)
+{
+	(void)m;
+}
+
+static inline int mbuf_alloc_bulk(struct rte_mempool *pool,
+				  struct rte_mbuf **m, unsigned n)
+{
+	return rte_pktmbuf_alloc_bulk(pool, m, n);
+}
+
+static inline void mbuf_free_bulk(struct rte_mbuf **m, unsigned n)
+{
+	rte_pktmbuf_free_bulk(m, n);
+}
+#endif
+
 static inline struct snic_pkt *mbuf_pkt(struct rte_mbuf *m, uint16_t port)
 {
 	struct snic_pkt *pkt = rte_mbuf_to_priv(m);
@@ -701,12 +770,13 @@ static uint16_t rx_queue_burst(struct snic_dpdk_port *p, uint16_t port,
 
 	nb = rte_eth_rx_burst(p->port_id, q, m, n < HAL_BURST ? n : HAL_BURST);
 	for (uint16_t i = 0; i < nb; i++) {
+		mbuf_take(m[i]);
 		/* Only single-segment frames in our own kind of buffer reach
 		 * the core (a chained jumbo frame from a PMD with small
 		 * buffers, or a foreign mbuf, is dropped and counted). */
 		if (unlikely(m[i]->nb_segs != 1 ||
 			     m[i]->priv_size < sizeof(struct snic_pkt))) {
-			rte_pktmbuf_free(m[i]);
+			mbuf_free_bulk(&m[i], 1);
 			p->rx_dropped++;
 			continue;
 		}
@@ -832,13 +902,15 @@ static uint16_t tx_captured(struct snic_dpdk_port *p, uint16_t q,
 	uint16_t sent;
 	uint64_t ts = wall_ns();
 
-	for (uint16_t i = 0; i < n; i++)
+	for (uint16_t i = 0; i < n; i++) {
 		rte_mbuf_refcnt_update(m[i], 1);
+		mbuf_give(m[i]);
+	}
 	sent = rte_eth_tx_burst(p->port_id, q, m, n);
 	for (uint16_t i = 0; i < sent; i++) {
 		pcap_file_write(p->cap, rte_pktmbuf_mtod(m[i], uint8_t *),
 				m[i]->data_len, ts);
-		rte_pktmbuf_free(m[i]);
+		mbuf_free_bulk(&m[i], 1);
 	}
 	for (uint16_t i = sent; i < n; i++)
 		rte_mbuf_refcnt_update(m[i], -1);
@@ -882,8 +954,11 @@ static uint16_t tx_queue_burst(struct snic_dpdk_port *p, uint16_t q,
 
 		for (uint16_t i = 0; i < chunk; i++)
 			m[i] = pkt_mbuf_for_tx(pkts[done + i]);
-		if (likely(p->cap == NULL))
+		if (likely(p->cap == NULL)) {
+			for (uint16_t i = 0; i < chunk; i++)
+				mbuf_give(m[i]);
 			sent = rte_eth_tx_burst(p->port_id, eq, m, chunk);
+		}
 		else
 			sent = tx_captured(p, eq, m, chunk);
 		done += sent;
@@ -944,12 +1019,11 @@ uint16_t snic_dpdk_pkt_alloc(void *hal, struct snic_pkt **pkts, uint16_t n)
 		uint16_t chunk = burst_chunk((uint16_t)(n - got));
 		int partial = 0;
 
-		if (unlikely(rte_pktmbuf_alloc_bulk(nic->pool, m, chunk) != 0)) {
+		if (unlikely(mbuf_alloc_bulk(nic->pool, m, chunk) != 0)) {
 			/* The pool is nearly dry: take what is left. */
 			uint16_t k = 0;
 
-			while (k < chunk && (m[k] = rte_pktmbuf_alloc(nic->pool))
-			       != NULL)
+			while (k < chunk && mbuf_alloc_bulk(nic->pool, &m[k], 1) == 0)
 				k++;
 			chunk = k;
 			partial = 1;
@@ -980,7 +1054,7 @@ void snic_dpdk_pkt_free(void *hal, struct snic_pkt **pkts, uint16_t n)
 		for (uint16_t i = 0; i < chunk; i++)
 			if (pkts[done + i] != NULL)
 				m[k++] = pkts[done + i]->priv;
-		rte_pktmbuf_free_bulk(m, k);
+		mbuf_free_bulk(m, k);
 		done += chunk;
 	}
 }
