@@ -461,8 +461,11 @@ int main(int argc, char **argv)
 
 		setup(1, DEPTH_1, n);
 		done = calloc(nq, sizeof(*done));
+		if (!done)
+			die("calloc");
 		t = run(1, DEPTH_1, SIG, secs, done);
 		printf("rate %u %.3f\n", n, (double)done[0] / t / 1e6);
+		free(done);
 		return 0;
 	}
 	if (strcmp(mode, "many") == 0 && n > 0) {
@@ -476,10 +479,13 @@ int main(int argc, char **argv)
 		}
 		setup(n, depth, 0);
 		done = calloc(nq, sizeof(*done));
+		if (!done)
+			die("calloc");
 		t = run(n, depth, depth, secs, done);
 		sum = sum_lo_hi(done, n, &lo, &hi);
 		printf("many %u %.3f %.2f %.2f\n", n, (double)sum / t / 1e6,
 		       (double)lo / t / 1e3, (double)hi / t / 1e3);
+		free(done);
 		return 0;
 	}
 	if (strcmp(mode, "tight") == 0 && n > 0) {
@@ -490,8 +496,11 @@ int main(int argc, char **argv)
 		cq0_entries = (int)n;
 		setup(n, DEPTH_N, 0);
 		done = calloc(nq, sizeof(*done));
+		if (!done)
+			die("calloc");
 		t = run(n, DEPTH_N, DEPTH_N, secs, done);
 		sum = sum_lo_hi(done, n, &lo, &hi);
+		free(done);
 		if (lo == 0) {
 			fprintf(stderr, "snic-qpbench: a QP completed nothing\n");
 			return 1;
