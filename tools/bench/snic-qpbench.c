@@ -449,6 +449,25 @@ static int check(unsigned n)
 	return 0;
 }
 
+/* `many`'s run (and `tight`'s): n pairs, depth WRITEs per QP posted as
+ * one list, for secs; the aggregate messages and the slowest and fastest
+ * QP's.  Returns the seconds it ran. */
+static double many_run(unsigned n, unsigned depth, double secs,
+		       uint64_t *sum, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t *done;
+	double t;
+
+	setup(n, depth, 0);
+	done = calloc(nq, sizeof(*done));
+	if (!done)
+		die("calloc");
+	t = run(n, depth, depth, secs, done);
+	*sum = sum_lo_hi(done, n, lo, hi);
+	free(done);
+	return t;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -477,15 +496,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "snic-qpbench: DEPTH 1..%u\n", SIG);
 			return 2;
 		}
-		setup(n, depth, 0);
-		done = calloc(nq, sizeof(*done));
-		if (!done)
-			die("calloc");
-		t = run(n, depth, depth, secs, done);
-		sum = sum_lo_hi(done, n, &lo, &hi);
+		t = many_run(n, depth, secs, &sum, &lo, &hi);
 		printf("many %u %.3f %.2f %.2f\n", n, (double)sum / t / 1e6,
 		       (double)lo / t / 1e3, (double)hi / t / 1e3);
-		free(done);
 		return 0;
 	}
 	if (strcmp(mode, "tight") == 0 && n > 0) {
@@ -494,13 +507,7 @@ int main(int argc, char **argv)
 
 		/* one list of DEPTH_N per QP in flight, one CQE each: n */
 		cq0_entries = (int)n;
-		setup(n, DEPTH_N, 0);
-		done = calloc(nq, sizeof(*done));
-		if (!done)
-			die("calloc");
-		t = run(n, DEPTH_N, DEPTH_N, secs, done);
-		sum = sum_lo_hi(done, n, &lo, &hi);
-		free(done);
+		t = many_run(n, DEPTH_N, secs, &sum, &lo, &hi);
 		if (lo == 0) {
 			fprintf(stderr, "snic-qpbench: a QP completed nothing\n");
 			return 1;
