@@ -322,6 +322,11 @@ $(BUILD)/tests/wire/%: tests/wire/%.c $(FW_LIB) hal/posix/pcap_file.c
 	$(CC) $(TEST_CFLAGS) -Ihal/posix $(SAN) -o $@ $< hal/posix/pcap_file.c $(FW_LIB)
 
 # (tools read the BAR: rebuilt when the host interface changes)
+# snic-membench times the firmware's own ICRC passes too: linked with it.
+$(BUILD)/bin/snic-membench: tools/snic-membench.c $(FW_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $(SAN) $(FW_LDFLAGS) -o $@ $< $(FW_LIB)
+
 $(BUILD)/bin/%: tools/%.c firmware/include/snic/hostif.h hal/posix/live_lock.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -D_GNU_SOURCE -Ihal/posix $(SAN) -o $@ $<
