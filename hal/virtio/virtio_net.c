@@ -59,6 +59,8 @@ static struct vnet_buf *buf_get(struct snic_vnet *v)
 	if (v->nfree_bufs == 0)
 		return NULL;
 	b = v->free_bufs[--v->nfree_bufs];
+	b->pkt.data = b->mem + VNET_BUF_HEAD;   /* the core may have moved */
+	b->pkt.cap = VNET_FRAME_MAX;            /* them (hal.h)            */
 	b->pkt.len = 0;
 	b->pkt.port = 0;
 	return b;
@@ -343,9 +345,13 @@ uint16_t snic_vnet_tx_burst(void *hal, uint16_t port, struct snic_pkt **pkts,
 
 		if (len > VNET_FRAME_MAX)
 			len = VNET_FRAME_MAX;   /* the core never does this */
-		memset(buf_hdr(b), 0, VNET_HDR_LEN);
+		/* the header right before the frame, wherever the core put
+		 * the frame's start (hal.h) */
+		uint8_t *hdr = pkts[sent]->data - VNET_HDR_LEN;
+
+		memset(hdr, 0, VNET_HDR_LEN);
 		q->buf[d] = b;
-		q->desc[d].addr = (uint64_t)(uintptr_t)buf_hdr(b);
+		q->desc[d].addr = (uint64_t)(uintptr_t)hdr;
 		q->desc[d].len = VNET_HDR_LEN + len;
 		q->desc[d].flags = 0;
 		q->desc[d].next = 0;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fake_frames.h"
+#include "wire/roce_wire.h"
 
 #define ETH_HLEN 14
 
@@ -107,4 +108,17 @@ uint32_t fcrc32_bits(const uint8_t *p, size_t n)
 			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
 	}
 	return ~c;
+}
+
+enum fl_action falign_hook(void *arg, int from, uint8_t *frame, uint16_t *len)
+{
+	struct falign *a = arg;
+	struct roce_hdrs r;
+
+	(void)from;
+	if (roce_parse(frame, *len, &r) == ROCE_OK && r.payload_len >= 512) {
+		a->big++;
+		a->aligned += ((uintptr_t)r.payload & 63u) == 0;
+	}
+	return FL_PASS;
 }

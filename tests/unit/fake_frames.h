@@ -56,4 +56,14 @@ enum fl_action ftap_hook(void *arg, int from, uint8_t *frame, uint16_t *len);
  * is no longer kept or not seen yet. */
 const uint8_t *ftap_frame(const struct ftap *t, uint64_t k, uint16_t *len);
 
+/* A tap on both sides counting the RoCE frames (IPv4 or IPv6) with at
+ * least 512 payload bytes (those the sender copies in with the ICRC
+ * folded), and of them the ones whose payload begins on a 64-byte line
+ * (core_pkt_align).  Install with fake_link_set_hook(&sim->link,
+ * falign_hook, &seen). */
+struct falign {
+	unsigned big, aligned;
+};
+enum fl_action falign_hook(void *arg, int from, uint8_t *frame, uint16_t *len);
+
 #endif

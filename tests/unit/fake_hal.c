@@ -172,6 +172,12 @@ static uint64_t fh_now(void *hal)
 /* ---------------------------------------------------------------------- */
 /* Pool.                                                                   */
 
+/* Buffer i's own start (a frame's data may begin up to 63 bytes in). */
+static uint8_t *fh_buf(struct fake_hal *fh, size_t i)
+{
+	return fh->bufs + i * FH_SLOT;
+}
+
 static struct snic_pkt *pool_get(struct fake_hal *fh)
 {
 	uint32_t out = FH_POOL_SIZE - fh->nfree;
@@ -182,6 +188,8 @@ static struct snic_pkt *pool_get(struct fake_hal *fh)
 	struct snic_pkt *p = &fh->pkts[i];
 
 	fh->in_use[i] = true;
+	p->data = fh_buf(fh, i);        /* the core may have moved them */
+	p->cap = FH_BUF_CAP;            /* (hal.h)                      */
 	p->len = 0;
 	p->port = 0;
 	fh->allocs++;
@@ -197,9 +205,10 @@ static void pool_put(struct fake_hal *fh, struct snic_pkt *p)
 		return;
 	}
 	for (unsigned g = 0; g < FH_GUARD; g++)
-		if (p->data[FH_BUF_CAP + g] != FH_CANARY) {
+		if (fh_buf(fh, (size_t)i)[FH_BUF_CAP + g] != FH_CANARY) {
 			fh->overflows++;
-			memset(p->data + FH_BUF_CAP, FH_CANARY, FH_GUARD);
+			memset(fh_buf(fh, (size_t)i) + FH_BUF_CAP, FH_CANARY,
+			       FH_GUARD);
 			break;
 		}
 	fh->in_use[i] = false;
@@ -574,7 +583,7 @@ int fake_hal_init(struct fake_hal *fh, uint64_t mem_size)
 	for (uint32_t i = 0; i < FH_POOL_SIZE; i++) {
 		struct snic_pkt *p = &fh->pkts[i];
 
-		p->data = fh->bufs + (size_t)i * FH_SLOT;
+		p->data = fh_buf(fh, i);
 		p->cap = FH_BUF_CAP;
 		p->priv = fh;
 		memset(p->data + FH_BUF_CAP, FH_CANARY, FH_GUARD);

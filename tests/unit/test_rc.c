@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "arch/crc32_hw.h"
+#include "fake_frames.h"
 #include "fake_host.h"
 #include "nic/top.h"
 #include "unit.h"
@@ -235,12 +236,14 @@ static void rc_write_read_fold(bool fold)
 {
 	static const uint32_t lens[] = { 1, 3, 4, 13, 60, 61, 255, 1021, 1024,
 					 4099, 9000 };
+	struct falign al = { 0, 0 };
 	struct rc_env *e;
 	struct snic_cqe c;
 
 	fake_hal_fold = fold;
 	e = env_new();
 	fake_hal_fold = true;
+	fake_link_set_hook(&e->s->link, falign_hook, &al);
 	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		uint32_t len = lens[i];
 		struct snic_wqe_sge ss[4];
@@ -274,6 +277,12 @@ static void rc_write_read_fold(bool fold)
 	/* and the WRITEs' MIDDLE and LAST packets were placed with their
 	 * check folded in (resp_write_more) where the HAL has it */
 	CU_ASSERT_EQUAL(e->s->b.hal.crc_writes != 0, fold && crc32_hw_ok());
+	/* each one's payload on a line (core_pkt_align): WRITE packets and
+	 * READ responses of 512 bytes and more, at MTU
+	 * 1024: 1021 and 1024 one each, 4099 four, 9000 nine, each way
+	 * (FIRST, MIDDLE, LAST, ONLY: three header lengths) */
+	CU_ASSERT_EQUAL(al.big, 2 * (1 + 1 + 4 + 9));
+	CU_ASSERT_EQUAL(al.aligned, al.big);
 	env_free(e);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fake_env.h"
+#include "fake_frames.h"
 #include "unit.h"
 
 #define STEPS  4000
@@ -65,10 +66,12 @@ static bool cqe(struct ud_env *u, struct fcq *cq, struct snic_cqe *c)
 static void test_ud_send_recv_grh(void)
 {
 	static const uint32_t sizes[] = { 0, 1, 100, 1024, 4096 };
+	struct falign al = { 0, 0 };
 	struct ud_env u;
 	struct snic_cqe c;
 
 	ud_setup(&u);
+	fake_link_set_hook(&u.e->s->link, falign_hook, &al);
 	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		uint32_t len = sizes[i];
 		uint64_t roff = RBUF + i * 8192;
@@ -111,6 +114,10 @@ static void test_ud_send_recv_grh(void)
 	CU_ASSERT_EQUAL(fside_counter(&u.e->b, "recv_wqes"), 5);
 	CU_ASSERT_EQUAL(fside_counter(&u.e->a, "send_wqes"), 5);
 	CU_ASSERT_EQUAL(fside_counter(&u.e->b, "rx_drop_qkey"), 0);
+	/* the 1024- and 4096-byte datagrams' payloads on a line, after
+	 * headers with a DETH and an ImmDt (core_pkt_align) */
+	CU_ASSERT_EQUAL(al.big, 2);
+	CU_ASSERT_EQUAL(al.aligned, 2);
 	fenv_free(u.e);
 }
 

@@ -75,7 +75,7 @@ static bool rd_packet(struct snic_nic *nic, struct snic_qp *qp,
 		nak_fatal(nic, qp, rd->psn, ROCE_NAK_REM_ACCESS);
 		return false;
 	}
-	p = core_pkt_alloc(&nic->core);
+	p = pkt_alloc_qp(nic, qp, op, n);
 	if (!p)
 		return false;
 	pkt_qp_hdrs(qp, &h, op, rd->psn);

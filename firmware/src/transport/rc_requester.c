@@ -237,7 +237,7 @@ static bool send_packet(struct snic_nic *nic, struct snic_qp *qp)
 		if (n > qp->mtu)
 			n = qp->mtu;
 	}
-	p = core_pkt_alloc(&nic->core);
+	p = pkt_alloc_qp(nic, qp, op, n);
 	if (!p)
 		return false;
 	/* AckReq on the last packet and periodically in long messages, so the

@@ -245,6 +245,24 @@ uint32_t pkt_fold_mr(struct snic_nic *nic, struct snic_qp *qp,
  * stores (bench-instr: +116 instructions on a 64-B WRITE). */
 #define PKT_FOLD_MIN 512u
 
+/* A frame buffer for a connected QP's packet of opcode op with n payload
+ * bytes: for a payload the fold copies in (n >= PKT_FOLD_MIN), one whose
+ * payload begins on a cache line (core_pkt_align).  NULL as
+ * core_pkt_alloc. */
+static inline struct snic_pkt *pkt_alloc_qp(struct snic_nic *nic,
+					    const struct snic_qp *qp,
+					    uint8_t op, uint32_t n)
+{
+	struct snic_pkt *p = core_pkt_alloc(&nic->core);
+
+	if (p && n >= PKT_FOLD_MIN) {
+		uint32_t hl = qp_hdr_len(qp, op);
+
+		core_pkt_align(p, hl, hl + ((n + 3u) & ~3u) + ROCE_ICRC_LEN);
+	}
+	return p;
+}
+
 /* A connected QP's frame (h) with n payload bytes of the current message
  * (or of mr at va): the copy and then the ICRC over the frame, or for a
  * large payload both in one pass (pkt_fold_*).  0: the payload could not

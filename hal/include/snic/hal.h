@@ -16,7 +16,12 @@
 #include <stdint.h>
 
 /* A packet buffer owned by the HAL (DPDK: lives in the mbuf's private
- * area).  The core reads/writes data[0 .. cap) and sets len before TX. */
+ * area).  The core reads/writes data[0 .. cap) and sets len before TX.
+ * Before it writes a frame into a buffer from pkt_alloc, the core may
+ * move data forward (by less than 64 bytes, taking as much off cap) to
+ * put the frame's payload on a cache line: tx_burst sends from data as
+ * it is then, and pkt_alloc and rx_burst hand out buffers whose data and
+ * cap are the implementation's own again. */
 struct snic_pkt {
 	uint8_t *data;          /* first byte of the Ethernet frame           */
 	uint16_t len;           /* frame length                               */
