@@ -20,7 +20,9 @@
  *          may not be used before the check (rx.c);
  *   fold   a MIDDLE or LAST placed with its ICRC checked in the copy
  *          (rc_write_only.h's resp_more).
- * Each from L1 (the same buffers again and again): the best case.
+ * Each from L1 (the same buffers again and again), the payload on a
+ * 64-byte line in the frame as the firmware puts it (core_pkt_align):
+ * the best case.
  * Prints "icrc KIND 4096 GBPS" (payload bytes); every frame's ICRC is
  * checked against an independent recomputation first (exit 1 if not).
  */
@@ -77,7 +79,7 @@ static double memcpy_gbps(size_t size)
 struct icrc_bench {
 	struct roce_tmpl t;
 	struct roce_hdrs only, mid;     /* a WRITE ONLY and a WRITE MIDDLE */
-	uint8_t *src, *dst, *frame;     /* host buffer, MR, frame          */
+	uint8_t *src, *dst, *buf;       /* host buffer, MR, frame buffer   */
 	uint32_t len_only, len_mid;     /* frame lengths                   */
 };
 
@@ -89,16 +91,25 @@ static uint32_t icrc_stored(const uint8_t *frame, uint32_t len)
 	       (uint32_t)p[3] << 24;
 }
 
+/* Where a frame of h's opcode starts in the buffer: its payload on a
+ * 64-byte line, as the firmware places it (core_pkt_align). */
+#define PAYLOAD_AT 128u
+static uint8_t *frame_of(struct icrc_bench *b, const struct roce_hdrs *h)
+{
+	return b->buf + PAYLOAD_AT - roce_hdr_len(h->opcode);
+}
+
 /* The requester's frame: headers, their ICRC register, the payload
  * copied and folded, the ICRC stored (pkt_gather.c's build). */
 static uint32_t pass_tx(struct icrc_bench *b, const struct roce_hdrs *h)
 {
+	uint8_t *f = frame_of(b, h);
 	uint32_t hl = roce_hdr_len(h->opcode);
-	uint32_t len = roce_build_tmpl_hdrs(b->frame, &b->t, h, FRAME_PAYLOAD);
-	uint32_t c = roce_icrc4_hdrs(b->frame, hl);
+	uint32_t len = roce_build_tmpl_hdrs(f, &b->t, h, FRAME_PAYLOAD);
+	uint32_t c = roce_icrc4_hdrs(f, hl);
 
-	c = snic_dma_copy_crc(c, b->frame + hl, b->src, FRAME_PAYLOAD);
-	roce_icrc_put(b->frame, len, ~c);
+	c = snic_dma_copy_crc(c, f + hl, b->src, FRAME_PAYLOAD);
+	roce_icrc_put(f, len, ~c);
 	return len;
 }
 
@@ -110,21 +121,23 @@ static void *(*volatile hal_copy)(void *, const void *, size_t) = memcpy;
 /* The responder's FIRST/ONLY: the check over the frame, then the copy. */
 static int pass_check(struct icrc_bench *b, uint32_t len)
 {
-	if (roce_icrc(b->frame, len - ROCE_ICRC_LEN) !=
-	    icrc_stored(b->frame, len))
+	const uint8_t *f = frame_of(b, &b->only);
+
+	if (roce_icrc(f, len - ROCE_ICRC_LEN) != icrc_stored(f, len))
 		return -1;
-	hal_copy(b->dst, b->frame + roce_hdr_len(b->only.opcode), FRAME_PAYLOAD);
+	hal_copy(b->dst, f + roce_hdr_len(b->only.opcode), FRAME_PAYLOAD);
 	return 0;
 }
 
 /* The responder's MIDDLE/LAST: placed and checked in one pass. */
 static int pass_fold(struct icrc_bench *b, uint32_t len)
 {
+	const uint8_t *f = frame_of(b, &b->mid);
 	uint32_t hl = roce_hdr_len(b->mid.opcode);
-	uint32_t c = roce_icrc4_hdrs(b->frame, hl);
+	uint32_t c = roce_icrc4_hdrs(f, hl);
 
-	c = snic_dma_copy_crc_in(c, b->dst, b->frame + hl, FRAME_PAYLOAD);
-	return ~c == icrc_stored(b->frame, len) ? 0 : -1;
+	c = snic_dma_copy_crc_in(c, b->dst, f + hl, FRAME_PAYLOAD);
+	return ~c == icrc_stored(f, len) ? 0 : -1;
 }
 
 static void icrc_setup(struct icrc_bench *b)
@@ -156,8 +169,8 @@ static void icrc_setup(struct icrc_bench *b)
 	b->mid.opcode = ROCE_RC_WRITE_MIDDLE;
 	b->src = aligned_alloc(64, FRAME_PAYLOAD);
 	b->dst = aligned_alloc(64, FRAME_PAYLOAD);
-	b->frame = aligned_alloc(64, (cap + 63) & ~(size_t)63);
-	if (!b->src || !b->dst || !b->frame) {
+	b->buf = aligned_alloc(64, (PAYLOAD_AT + cap + 63) & ~(size_t)63);
+	if (!b->src || !b->dst || !b->buf) {
 		fprintf(stderr, "snic-membench: out of memory\n");
 		exit(1);
 	}
@@ -171,9 +184,11 @@ static void icrc_setup(struct icrc_bench *b)
 static void icrc_verify(struct icrc_bench *b)
 {
 	uint32_t len = pass_tx(b, &b->only);
+	uint8_t *f = frame_of(b, &b->only);
+	bool bad;
 
-	if (roce_icrc(b->frame, len - ROCE_ICRC_LEN) != icrc_stored(b->frame, len) ||
-	    memcmp(b->frame + roce_hdr_len(b->only.opcode), b->src, FRAME_PAYLOAD) ||
+	if (roce_icrc(f, len - ROCE_ICRC_LEN) != icrc_stored(f, len) ||
+	    memcmp(f + roce_hdr_len(b->only.opcode), b->src, FRAME_PAYLOAD) ||
 	    pass_check(b, len) || memcmp(b->dst, b->src, FRAME_PAYLOAD)) {
 		fprintf(stderr, "snic-membench: the ONLY frame's ICRC or copy is wrong\n");
 		exit(1);
@@ -184,8 +199,11 @@ static void icrc_verify(struct icrc_bench *b)
 		fprintf(stderr, "snic-membench: the MIDDLE frame's ICRC or copy is wrong\n");
 		exit(1);
 	}
-	b->frame[roce_hdr_len(b->mid.opcode) + 100] ^= 1;       /* a bad one */
-	if (!pass_fold(b, b->len_mid) || !pass_check(b, b->len_mid)) {
+	b->buf[PAYLOAD_AT + 100] ^= 1;                  /* a bad MIDDLE */
+	bad = !pass_fold(b, b->len_mid);
+	b->len_only = pass_tx(b, &b->only);
+	b->buf[PAYLOAD_AT + 100] ^= 1;                  /* a bad ONLY   */
+	if (bad || !pass_check(b, b->len_only)) {
 		fprintf(stderr, "snic-membench: a corrupted frame passed\n");
 		exit(1);
 	}
@@ -236,7 +254,7 @@ static int icrc_main(void)
 		printf("icrc %s %u %.2f\n", kind[k], FRAME_PAYLOAD, icrc_gbps(&b, k));
 	free(b.src);
 	free(b.dst);
-	free(b.frame);
+	free(b.buf);
 	return 0;
 }
 
