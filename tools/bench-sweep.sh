@@ -212,6 +212,9 @@ floor_4k() {
 		done <"$DAT/$op.dat"
 	done
 	echo "  RNR: RNR NAKs snic1 sent during the bandwidth run shown (each holds the client for perftest's RNR timer, 0.64 ms)"
+	read -r t_med t_lo t_hi <<<"$TIMED"
+	printf '  write 64 B timed (ib_write_bw -D %s, %s runs): %s M msg/s median (%s .. %s), %s of the port\n' \
+		"$TIMED_S" "$TIMED_RUNS" "$t_med" "$t_lo" "$t_hi" "$(ratio "$t_med" "$PORT_MPPS")"
 	if [[ -n ${ICRC[tx]:-} ]] && grep -q '^4096 ' "$DAT/write.dat" &&
 	   grep -q '^8 ' "$DAT/write.dat"; then
 		read -r fns alone ceil fixed < <(floor_4k)
@@ -223,9 +226,6 @@ floor_4k() {
 			"$fns" "$alone" "$(ratio "$alone" "${MEMCPY[4096]}")" "$ceil" \
 			"$(ratio "$ceil" "${MEMCPY[4096]}")" "$gbs" "$(ratio "$gbs" "$ceil")"
 	fi
-	read -r t_med t_lo t_hi <<<"$TIMED"
-	printf '  write 64 B timed (ib_write_bw -D %s, %s runs): %s M msg/s median (%s .. %s), %s of the port\n' \
-		"$TIMED_S" "$TIMED_RUNS" "$t_med" "$t_lo" "$t_hi" "$(ratio "$t_med" "$PORT_MPPS")"
 	echo
 	echo "registration (snic0; us per ibv_reg_mr + ibv_dereg_mr pair)"
 	printf '  %-6s %10s  %10s %8s %8s\n' kind bytes 'us/pair' 'GB/s' '/memcpy'
