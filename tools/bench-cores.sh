@@ -52,8 +52,6 @@ write_bw() { # SIZE -> "MB/s Mmsg/s" of the client's row
 	awk '/#bytes/ { hdr = 1; next } hdr && $1 ~ /^[0-9]+$/ { print $4, $5; exit }' "$out"
 }
 
-# median_row COL: of the rows on stdin, the one with the median in COL
-median_row() { sort -g -k "$1,$1" | awk '{ r[NR] = $0 } END { print r[int((NR + 1) / 2)] }'; }
 
 cmd_rtt() { # CORES: one line of snic-cmdbench's figures
 	local pd cq
@@ -63,7 +61,6 @@ cmd_rtt() { # CORES: one line of snic-cmdbench's figures
 		"$([[ $1 == 1 ]] && echo " " || echo s)" "$pd" "$cq"
 }
 
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.1f %%", 100 * a / b; else print "-" }'; }
 
 echo "firmware cores per NIC (snic-emu --cores N; ib_write_bw -q 2 -D $SECS, median of $REPEAT runs; $(nproc) CPUs shared with perftest: reported, not asserted; load $(cut -d' ' -f1-3 /proc/loadavg))"
 declare -A rate qp1 qpn
@@ -73,11 +70,11 @@ for n in 1 2; do
 	cmd_rtt "$n"
 	[[ ${1:-} == cmd ]] && { snic_emu_stop >/dev/null; continue; }
 	for s in 64 4096 65536; do
-		read -r mbs mps < <(for (( i = 0; i < REPEAT; i++ )); do write_bw "$s"; done | median_row 2)
+		read -r mbs mps < <(for (( i = 0; i < REPEAT; i++ )); do write_bw "$s"; done | snic_median_row 2)
 		rate[$n,$s]=$mps
 		gbs=$(awk -v m="$mbs" 'BEGIN { printf "%.2f", m * 1048576 / 1e9 }')
 		printf '  %s  WRITE %6s B  %9s M msg/s  %7s GB/s  %8s of memcpy\n' "$cores" "$s" \
-			"$mps" "$gbs" "$(pct "$gbs" "${MEMCPY[$s]:-${MEMCPY[4096]:-}}")"
+			"$mps" "$gbs" "$(snic_pct "$gbs" "${MEMCPY[$s]:-${MEMCPY[4096]:-}}")"
 	done
 	# "ratio N MEDIAN_PCT LO_PCT HI_PCT MMSGS_1 MMSGS_N MIN_K MAX_K"
 	read -r _ _ r lo hi one many slow fast < <("$BIN/snic-qpbench" ratio 1000 0.5 "$TURNS" 4)
@@ -91,4 +88,4 @@ for s in 64 4096 65536; do
 	awk -v a="${rate[1,$s]}" -v b="${rate[2,$s]}" -v s="$s" 'BEGIN {
 		if (a > 0) printf "  WRITE %6s B: 2 cores / 1 core = %.2f\n", s, b / a }'
 done
-printf '  1000 QPs with 2 cores: %s of the 1-QP rate with 1 core\n' "$(pct "${qpn[2]}" "${qp1[1]}")"
+printf '  1000 QPs with 2 cores: %s of the 1-QP rate with 1 core\n' "$(snic_pct "${qpn[2]}" "${qp1[1]}")"

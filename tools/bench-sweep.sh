@@ -44,7 +44,6 @@ DAT=$OUT/data
 rm -rf "$DAT" && mkdir -p "$DAT"
 BIN=$SNIC_BUILD/bin
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.1f %%", 100 * a / b; else print "-" }'; }
 
 # ---------------------------------------------------------------- limits
 declare -A MEMCPY ICRC
@@ -95,15 +94,12 @@ pt() {
 		'/#bytes/ { hdr = 1; next } hdr && $1 ~ /^[0-9]+$/ { print $0, rnr; exit }' "$out"
 }
 
-# median COL: of the rows on stdin, the one with the median value in
-# column COL (repeated runs: one outlier of a shared machine drops out).
-median() { sort -g -k "$1,$1" | awk '{ r[NR] = $0 } END { print r[int((NR + 1) / 2)] }'; }
 
 # rep COL CMD...: CMD (which prints one row) REPEAT times, the median row.
 rep() {
 	local col=$1 i
 	shift
-	for (( i = 0; i < REPEAT; i++ )); do "$@"; done | median "$col"
+	for (( i = 0; i < REPEAT; i++ )); do "$@"; done | snic_median_row "$col"
 }
 
 iters() { # SIZE KIND: a latency run 2000 round trips (200 at 1 MiB)
@@ -207,14 +203,14 @@ floor_4k() {
 		while read -r size mbs mpps lat rnr; do
 			gbs=$(awk -v m="$mbs" 'BEGIN { printf "%.3f", m * 1048576 / 1e9 }')
 			printf '  %-6s %8s  %9s %8s  %9s %8s  %9s %5s\n' "$op" "$size" "$mpps" \
-				"$(ratio "$mpps" "$PORT_MPPS")" "$gbs" \
-				"$(ratio "$gbs" "$(memcpy_for "$size")")" "$lat" "$rnr"
+				"$(snic_pct "$mpps" "$PORT_MPPS")" "$gbs" \
+				"$(snic_pct "$gbs" "$(memcpy_for "$size")")" "$lat" "$rnr"
 		done <"$DAT/$op.dat"
 	done
 	echo "  RNR: RNR NAKs snic1 sent during the bandwidth run shown (each holds the client for perftest's RNR timer, 0.64 ms)"
 	read -r t_med t_lo t_hi <<<"$TIMED"
 	printf '  write 64 B timed (ib_write_bw -D %s, %s runs): %s M msg/s median (%s .. %s), %s of the port\n' \
-		"$TIMED_S" "$TIMED_RUNS" "$t_med" "$t_lo" "$t_hi" "$(ratio "$t_med" "$PORT_MPPS")"
+		"$TIMED_S" "$TIMED_RUNS" "$t_med" "$t_lo" "$t_hi" "$(snic_pct "$t_med" "$PORT_MPPS")"
 	if [[ -n ${ICRC[tx]:-} ]] && grep -q '^4096 ' "$DAT/write.dat" &&
 	   grep -q '^8 ' "$DAT/write.dat"; then
 		read -r fns alone ceil fixed < <(floor_4k)
@@ -223,15 +219,15 @@ floor_4k() {
 		echo "payload floor of a 4096-B WRITE, one thread (its two passes at the ICRC speeds above; a message besides its"
 		printf '  payload costs 1 / the 8-B WRITE rate, %s ns)\n' "$fixed"
 		printf '  payload alone %s ns: %s GB/s, %s of memcpy; with the message: %s GB/s, %s of memcpy; measured %s GB/s, %s of that\n' \
-			"$fns" "$alone" "$(ratio "$alone" "${MEMCPY[4096]}")" "$ceil" \
-			"$(ratio "$ceil" "${MEMCPY[4096]}")" "$gbs" "$(ratio "$gbs" "$ceil")"
+			"$fns" "$alone" "$(snic_pct "$alone" "${MEMCPY[4096]}")" "$ceil" \
+			"$(snic_pct "$ceil" "${MEMCPY[4096]}")" "$gbs" "$(snic_pct "$gbs" "$ceil")"
 	fi
 	echo
 	echo "registration (snic0; us per ibv_reg_mr + ibv_dereg_mr pair)"
 	printf '  %-6s %10s  %10s %8s %8s\n' kind bytes 'us/pair' 'GB/s' '/memcpy'
 	while read -r kind size us gbs; do
 		if [[ $us == fail ]]; then printf '  %-6s %10s  failed (errno %s)\n' "$kind" "$size" "$gbs"; continue; fi
-		printf '  %-6s %10s  %10s %8s %8s\n' "$kind" "$size" "$us" "$gbs" "$(ratio "$gbs" "${MEMCPY[1048576]}")"
+		printf '  %-6s %10s  %10s %8s %8s\n' "$kind" "$size" "$us" "$gbs" "$(snic_pct "$gbs" "${MEMCPY[1048576]}")"
 	done <"$DAT/reg.raw"
 	echo
 	echo "QP scaling (64-B RDMA WRITE, snic-qpbench; idle: $QP_ROUNDS rounds, the runs taking turns: medians, ratios within a round)"

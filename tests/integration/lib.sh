@@ -387,6 +387,15 @@ snic__tcp_port() { # PORT [STATE_HEX]
 }
 
 # First TCP port from BASE on that no local socket uses.
+# snic_median_row COL: of the rows on stdin, the one whose column COL
+# is the median (make bench's repeated runs: one outlier of a shared
+# machine drops out).
+snic_median_row() { sort -g -k "$1,$1" | awk '{ r[NR] = $0 } END { print r[int((NR + 1) / 2)] }'; }
+
+# snic_pct A B: A as a percentage of B ("12.3 %"); "-" when A is empty
+# or B is not above 0.
+snic_pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.1f %%", 100 * a / b; else print "-" }'; }
+
 # snic_bw_iters SIZE: perftest -n for a bandwidth run of SIZE-byte
 # messages (make bench): 512 MiB or 200,000 messages, whichever is fewer,
 # at least 500.  At -n 5000 a 64-B run lasted ~2 ms and a 4 KiB one ~4 ms,
