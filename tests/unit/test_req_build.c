@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "core/core.h"
 #include "unit.h"
 #include "wire/roce_wire.h"
 
@@ -134,5 +135,46 @@ static void test_tmpl_req_vs_tmpl(void)
 	CU_ASSERT_EQUAL(bad, 0);
 }
 
+/* core_pkt_align: a frame's start moved forward (< 64 bytes, cap with
+ * it) so that the payload after hl header bytes begins on a 64-byte
+ * line; not moved when the buffer would lack need bytes after it. */
+static void test_pkt_align(void)
+{
+	_Alignas(64) static uint8_t buf[256];
+	struct snic_pkt p;
+
+	for (uint32_t start = 0; start < 64; start++) {
+		for (uint32_t hl = 54; hl <= 110; hl += 4) {
+			memset(&p, 0, sizeof(p));
+			p.data = buf + start;
+			p.cap = (uint16_t)(sizeof(buf) - start);
+			core_pkt_align(&p, hl, 100);
+			CU_ASSERT_EQUAL((uintptr_t)(p.data + hl) & 63u, 0);
+			CU_ASSERT_TRUE(p.data >= buf + start &&
+				       p.data < buf + start + 64);
+			CU_ASSERT_EQUAL(p.data + p.cap, buf + sizeof(buf));
+		}
+	}
+	/* no room: 70 header bytes at offset 0 need a move of 58, and
+	 * need + 58 > cap */
+	p.data = buf;
+	p.cap = 150;
+	core_pkt_align(&p, 70, 100);
+	CU_ASSERT_PTR_EQUAL(p.data, buf);
+	CU_ASSERT_EQUAL(p.cap, 150);
+	/* exactly enough: moved */
+	p.cap = 158;
+	core_pkt_align(&p, 70, 100);
+	CU_ASSERT_PTR_EQUAL(p.data, buf + 58);
+	CU_ASSERT_EQUAL(p.cap, 100);
+	/* already on a line: nothing to move */
+	p.data = buf + 58;
+	p.cap = 100;
+	core_pkt_align(&p, 70, 100);
+	CU_ASSERT_PTR_EQUAL(p.data, buf + 58);
+	CU_ASSERT_EQUAL(p.cap, 100);
+}
+
 UNIT_SUITE(req_build, NULL, NULL,
-	   UNIT_TEST(test_tmpl_req_vs_tmpl))
+	   UNIT_TEST(test_tmpl_req_vs_tmpl),
+	   UNIT_TEST(test_pkt_align))
