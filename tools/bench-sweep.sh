@@ -148,8 +148,7 @@ for (( r = 0; r < QP_ROUNDS; r++ )); do
 	echo "$r0 $ri $(awk -v a="$ri" -v z="$r0" 'BEGIN { printf "%.1f", 100 * a / z }')"
 done >"$DAT/qp.raw"
 col_median() { # COL: the median of column COL of qp.raw
-	awk -v c="$1" '{ print $c }' "$DAT/qp.raw" | sort -g |
-		awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+	awk -v c="$1" '{ print $c }' "$DAT/qp.raw" | snic_median_row 1
 }
 RATE0=$(col_median 1) RATEI=$(col_median 2) R_IDLE=$(col_median 3)
 # "ratio N MEDIAN_PCT LO_PCT HI_PCT MMSGS_1 MMSGS_N MIN_K MAX_K"

@@ -49,8 +49,8 @@ if [[ $only == all ]]; then
 		mbs=$(awk '{ print $4 }' <<<"$row")        # MB/s (perftest: 2^20)
 		gbs=$(awk -v m="$mbs" 'BEGIN { printf "%.2f", m * 1048576 / 1e9 }')
 		lim=${mc[$size]:-${mc[65536]}}
-		printf '  %-12s %7s B  %8s GB/s   %5.1f %% of memcpy at that size\n' \
-			"$prog" "$size" "$gbs" "$(awk -v a="$gbs" -v b="$lim" 'BEGIN { print 100 * a / b }')"
+		printf '  %-12s %7s B  %8s GB/s   %7s of memcpy at that size\n' \
+			"$prog" "$size" "$gbs" "$(snic_pct "$gbs" "$lim")"
 	done
 
 	echo

@@ -710,11 +710,16 @@ static inline int mbuf_alloc_bulk(struct rte_mempool *pool,
 static inline void mbuf_free_bulk(struct rte_mbuf **m, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		struct rte_mbuf *f = rte_pktmbuf_prefree_seg(m[i]);
+		/* every segment: rx_queue_burst drops chained frames here */
+		for (struct rte_mbuf *s = m[i], *next; s != NULL; s = next) {
+			struct rte_mbuf *f;
 
-		if (f != NULL) {   /* our frames are one segment each */
-			mbuf_give(f);
-			rte_mempool_put(f->pool, f);
+			next = s->next;
+			f = rte_pktmbuf_prefree_seg(s);
+			if (f != NULL) {
+				mbuf_give(f);
+				rte_mempool_put(f->pool, f);
+			}
 		}
 	}
 }

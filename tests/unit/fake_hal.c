@@ -284,7 +284,7 @@ static uint16_t link_tx(void *hal, uint16_t port, uint16_t q,
 		/* need room for a duplicate too */
 		if (l->tail[to] - l->head[to] + 2 > FL_FIFO_SIZE)
 			break;
-		if (p->len > FH_BUF_CAP)
+		if (p->len > p->cap)    /* its data may begin inside it */
 			fh->overflows++;
 		if (l->hook)
 			a = l->hook(l->hook_arg, fh->side, p->data, &p->len);

@@ -243,8 +243,7 @@ bool sq_unrel_packet(struct snic_nic *nic, struct snic_qp *qp,
 	p = core_pkt_alloc(&nic->core);
 	if (!p)
 		return false;
-	if (n >= PKT_FOLD_MIN) /* the copy's stores and the ICRC's loads */
-		core_pkt_align(p, roce_hdrs_len(h), roce_frame_len(h, n));
+	pkt_align(p, roce_hdrs_len(h), n); /* the copy's stores, the ICRC's loads */
 	if (n && sq_gather(nic, cur, p->data + roce_hdrs_len(h), n)) {
 		/* no frame without its data: the WQE fails (its MR went
 		 * away, or the DMA failed) */
